@@ -1,0 +1,90 @@
+package money
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in, cur string
+		want    string
+		ok      bool
+	}{
+		{"100", "AED", "100", true},
+		{"100.00", "AED", "100", true},
+		{"100.005", "AED", "", false},
+		{"100.005", "KWD", "100.005", true},
+		{"1.0001", "KWD", "", false},
+		{"0.01", "SAR", "0.01", true},
+		{"-5", "SAR", "-5", true},
+		{"1e3", "AED", "", false},
+		{"NaN", "AED", "", false},
+		{"", "AED", "", false},
+		{"1,000", "AED", "", false},
+		{"1.", "AED", "", false},
+		{".5", "AED", "", false},
+		{" 7.5 ", "aed", "7.5", true},
+	}
+	for _, c := range cases {
+		d, err := Parse(c.in, c.cur)
+		if c.ok != (err == nil) {
+			t.Errorf("Parse(%q,%q) err=%v, want ok=%v", c.in, c.cur, err, c.ok)
+			continue
+		}
+		if err != nil {
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Errorf("Parse(%q) error %T is not *money.Error", c.in, err)
+			}
+			continue
+		}
+		if d.String() != c.want {
+			t.Errorf("Parse(%q)=%s want %s", c.in, d, c.want)
+		}
+	}
+}
+
+func TestSigns(t *testing.T) {
+	if _, err := ParsePositive("0", "AED"); err == nil {
+		t.Error("zero accepted as positive")
+	}
+	if _, err := ParsePositive("-1", "AED"); err == nil {
+		t.Error("negative accepted as positive")
+	}
+	if _, err := ParseNonNegative("0", "AED"); err != nil {
+		t.Errorf("zero refused as non-negative: %v", err)
+	}
+	if _, err := ParseNonNegative("-0.01", "AED"); err == nil {
+		t.Error("negative accepted as non-negative")
+	}
+}
+
+func TestFormat(t *testing.T) {
+	d, _ := Parse("12.5", "KWD")
+	if got := Format(d, "KWD"); got != "12.500" {
+		t.Errorf("Format KWD = %s", got)
+	}
+	if got := Format(d, "AED"); got != "12.50" {
+		t.Errorf("Format AED = %s", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"1", "1.23", "-0.001", "NaN", "1e9", "", "١٢"} {
+		f.Add(s, "KWD")
+	}
+	f.Fuzz(func(t *testing.T, s, cur string) {
+		d, err := Parse(s, cur)
+		if err != nil {
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("rejection is not a validation error: %T", err)
+			}
+			return
+		}
+		if d.Exponent() < -Places(cur) {
+			t.Fatalf("accepted %q with more than %d places", s, Places(cur))
+		}
+	})
+}
