@@ -1,0 +1,17 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/cmd/payments"
+	"github.com/bnpl-cli/bnpl/cmd/version"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+)
+
+// addCommands registers every noun of the surface.
+func addCommands(root *cobra.Command, f *cmdutil.Factory) {
+	root.AddCommand(
+		payments.NewCmd(f),
+		version.NewCmd(f),
+	)
+}

@@ -1,0 +1,57 @@
+package payments
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// GetOptions are the inputs of `payments get`.
+type GetOptions struct {
+	ID      string
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+}
+
+func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
+	opts := &GetOptions{Client: f.Client, Printer: f.Printer}
+	return &cobra.Command{
+		Use:   "get <payment-id>",
+		Short: "Show a payment with its captures, refunds and totals",
+		Long: `Show a payment with its captures and refunds, and the totals a merchant acts on:
+captured, refunded, capturable (what a capture may still take) and refundable.`,
+		Example: `  bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6
+  bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status`,
+		Args: cmdutil.ExactArgs(1, "a payment id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if err := cmdutil.CheckUUID("payment", opts.ID); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return getRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func getRun(ctx context.Context, opts *GetOptions) error {
+	printer, err := opts.Printer()
+	if err != nil {
+		return err
+	}
+	client, err := opts.Client()
+	if err != nil {
+		return err
+	}
+	p, err := client.GetPayment(ctx, opts.ID)
+	if err != nil {
+		return err
+	}
+	return printer.Object(p.Raw(), Detail(p))
+}

@@ -1,0 +1,165 @@
+// Package cmd assembles the bnpl command tree: global flags, the factory and
+// the one place where errors become exit codes.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/buildinfo"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// Execute runs bnpl with the process's arguments and returns its exit code.
+func Execute() int {
+	version, commit, date := buildinfo.Info()
+	f := cmdutil.New(version, commit, date)
+	defer f.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	root := NewRootCmd(f)
+	root.SetArgs(os.Args[1:])
+	err := root.ExecuteContext(ctx)
+	return handleError(f, root, err)
+}
+
+func handleError(f *cmdutil.Factory, root *cobra.Command, err error) int {
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	if isCobraUsage(err) {
+		err = &cmdutil.UsageError{Err: err}
+	}
+	code := cmdutil.ExitCode(err)
+	var silent *cmdutil.Silent
+	if code == cmdutil.ExitOK || errors.As(err, &silent) {
+		return code
+	}
+	output.PrintError(f.IO, err, wantsJSON(f))
+	if cmdutil.ShowsUsage(err) {
+		if c, _, ferr := root.Find(os.Args[1:]); ferr == nil && c != nil {
+			f.IO.ErrOut.Write([]byte("\n" + c.UsageString()))
+		}
+	}
+	return code
+}
+
+// Cobra reports unknown commands and flags as plain errors; they are usage
+// errors all the same.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "required flag", "if any flags in the group", "accepts "} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, "required flag(s)") {
+			return true
+		}
+	}
+	return false
+}
+
+func wantsJSON(f *cmdutil.Factory) bool {
+	switch f.Global.Output {
+	case "json", "jsonl":
+		return true
+	}
+	return f.Global.JQ != ""
+}
+
+// NewRootCmd builds the command tree over f.
+func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
+	g := f.Global
+	root := &cobra.Command{
+		Use:   "bnpl <noun> <verb> [flags]",
+		Short: "Merchant command line for an installment payment service, with a local sandbox",
+		Long: `bnpl captures, refunds and inspects installment payments, disputes and webhooks
+from a terminal or a script, and runs a faithful local sandbox of the service.
+
+With no profile configured it talks to the embedded sandbox, so it works on a fresh
+machine with no network and no real money.`,
+		Example: `  bnpl checkout create --file testdata/checkout.json
+  bnpl sandbox approve <session-or-payment-id>
+  bnpl payments capture <payment-id> --amount 100.00
+  bnpl payments list --status authorized -o json --jq '.[].id'`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return applyEnv(f, cmd)
+		},
+	}
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &cmdutil.UsageError{Err: err}
+	})
+
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.Profile, "profile", "p", "", "profile to use (env BNPL_PROFILE)")
+	pf.BoolVar(&g.Live, "live", false, "use the profile's live key; the test key is the default (env BNPL_LIVE=1)")
+	pf.BoolVar(&g.Sandbox, "sandbox", false, "use the embedded sandbox whatever the profiles say")
+	pf.StringVarP(&g.Output, "output", "o", "", "output format: table, json, jsonl, tsv, csv (env BNPL_OUTPUT; default table on a terminal, tsv when piped)")
+	pf.StringVar(&g.JQ, "jq", "", "filter the JSON result with a jq expression")
+	pf.StringVar(&g.Template, "template", "", "format the JSON result with a Go template")
+	pf.StringSliceVar(&g.Columns, "columns", nil, "table columns to show, by name or JSON path (a,b,c)")
+	pf.BoolVar(&g.NoHeader, "no-header", false, "omit the header row of tables, tsv and csv")
+	pf.BoolVar(&g.DryRun, "dry-run", false, "print the request that would be sent and send nothing")
+	pf.BoolVar(&g.Debug, "debug", false, "log each HTTP exchange to stderr, secrets masked (env BNPL_DEBUG=1)")
+	pf.DurationVar(&g.Timeout, "timeout", g.Timeout, "per-request timeout")
+	pf.IntVar(&g.Retries, "retries", g.Retries, "retries of safe-to-retry failures")
+	pf.BoolVarP(&g.Yes, "yes", "y", false, "skip the confirmation that live money moves ask for")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "no notices on stderr")
+	pf.BoolVar(&g.NoColor, "no-color", false, "no colour (also NO_COLOR, CLICOLOR=0)")
+
+	addCommands(root, f)
+	return root
+}
+
+// applyEnv lets the environment fill flags the command line did not set:
+// flag > env > profile.
+func applyEnv(f *cmdutil.Factory, cmd *cobra.Command) error {
+	g := f.Global
+	changed := func(name string) bool {
+		fl := cmd.Flags().Lookup(name)
+		return fl != nil && fl.Changed
+	}
+	if !changed("profile") {
+		g.Profile = f.Getenv("BNPL_PROFILE")
+	}
+	if !changed("live") && truthy(f.Getenv("BNPL_LIVE")) {
+		g.Live = true
+	}
+	if !changed("output") && g.Output == "" {
+		g.Output = f.Getenv("BNPL_OUTPUT")
+	}
+	if !changed("debug") && truthy(f.Getenv("BNPL_DEBUG")) {
+		g.Debug = true
+	}
+	if g.NoColor {
+		f.IO.DisableColor()
+	}
+	if g.Retries < 0 {
+		return cmdutil.Usagef("--retries must be 0 or more, got %d", g.Retries)
+	}
+	if g.Timeout <= 0 {
+		return cmdutil.Usagef("--timeout must be positive, got %s", g.Timeout)
+	}
+	if g.JQ != "" && g.Template != "" {
+		return cmdutil.Usagef("--jq and --template cannot be used together")
+	}
+	return nil
+}
+
+func truthy(v string) bool {
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return strings.EqualFold(strings.TrimSpace(v), "yes")
+	}
+	return b
+}

@@ -1,0 +1,50 @@
+package cmdutil
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+)
+
+// ExactArgs is cobra.ExactArgs with a usage error that names what is
+// missing, so `bnpl payments get` says "needs a payment id".
+func ExactArgs(n int, names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == n {
+			return nil
+		}
+		if len(args) < n {
+			return Usagef("%s needs %s", cmd.CommandPath(), strings.Join(names[len(args):], " and "))
+		}
+		return Usagef("%s takes %d argument(s), got %d: %s", cmd.CommandPath(), n, len(args), strings.Join(args, " "))
+	}
+}
+
+// MinArgs requires at least n arguments.
+func MinArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return Usagef("%s needs at least %d %s", cmd.CommandPath(), n, what)
+		}
+		return nil
+	}
+}
+
+// NoArgs refuses positional arguments.
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return Usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+// CheckUUID validates an id locally, so a typo never reaches the service.
+func CheckUUID(what, id string) error {
+	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		return UsageHint(fmt.Sprintf("%s ids look like 3fa85f64-5717-4562-b3fc-2c963f66afa6", what),
+			"invalid %s id %q: not a UUID", what, id)
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+// Package cmdutil holds what every command shares: the factory that builds
+// dependencies lazily, the usage error, and the mapping of errors to the
+// documented exit codes.
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exit codes of the command-line surface.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitBadData     = 3
+	ExitAuth        = 4
+	ExitPermission  = 5
+	ExitNotFound    = 6
+	ExitConflict    = 7
+	ExitRateLimited = 8
+	ExitServer      = 9
+	ExitNetwork     = 10
+	ExitBulkFailed  = 11
+	ExitInterrupted = 130
+)
+
+// UsageError is a mistake in how the command was called: nothing was sent.
+// The root prints the command's usage after it.
+type UsageError struct {
+	Err  error
+	hint string
+}
+
+func (e *UsageError) Error() string    { return e.Err.Error() }
+func (e *UsageError) Unwrap() error    { return e.Err }
+func (e *UsageError) ExitCode() int    { return ExitUsage }
+func (e *UsageError) Hint() string     { return e.hint }
+func (e *UsageError) ShowsUsage() bool { return true }
+
+// Usagef makes a UsageError from a format.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// UsageHint makes a UsageError with a hint line.
+func UsageHint(hint, format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...), hint: hint}
+}
+
+// LocalError is a refusal decided before anything was sent (a missing live
+// key, a file of the wrong type, a live move without confirmation). It
+// exits 2 like a usage error but does not print the usage.
+type LocalError struct {
+	Msg  string
+	hint string
+}
+
+func (e *LocalError) Error() string { return e.Msg }
+func (e *LocalError) ExitCode() int { return ExitUsage }
+func (e *LocalError) Hint() string  { return e.hint }
+
+// Refuse makes a LocalError with a hint.
+func Refuse(hint, format string, args ...any) error {
+	return &LocalError{Msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// ExitCode maps err to the documented exit code. Errors carry their own code
+// (ExitCode() int); anything else is an unexpected failure.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
+	if errors.Is(err, context.Canceled) {
+		return ExitInterrupted
+	}
+	return ExitError
+}
+
+// ShowsUsage reports whether the root should print the usage after err.
+func ShowsUsage(err error) bool {
+	var u interface{ ShowsUsage() bool }
+	return errors.As(err, &u) && u.ShowsUsage()
+}
+
+// Silent marks an error whose message was already shown (a failed smoke test
+// with its own report, a dry run): only its exit code matters.
+type Silent struct{ Code int }
+
+func (s *Silent) Error() string { return fmt.Sprintf("exit status %d", s.Code) }
+func (s *Silent) ExitCode() int { return s.Code }

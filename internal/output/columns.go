@@ -1,0 +1,243 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Column is one column of a table, TSV or CSV rendering of records.
+type Column struct {
+	// Header is shown in the header row, e.g. "ID".
+	Header string
+	// Path is a dotted path into the record: "id", "order.reference_id",
+	// "captures.0.amount". Numeric segments index arrays.
+	Path string
+	// Value computes the cell from the decoded record (e.g. a captured
+	// total); when set it wins over Path.
+	Value func(rec map[string]any) string
+}
+
+func (c Column) cell(rec map[string]any) string {
+	if c.Value != nil {
+		return c.Value(rec)
+	}
+	v, _ := Lookup(rec, c.Path)
+	return String(v)
+}
+
+// decode turns one raw record into Go values, keeping numbers as
+// json.Number: an amount must print exactly as the service sent it.
+func decode(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("decoding record: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("decoding record: more than one JSON value")
+	}
+	return v, nil
+}
+
+// Lookup follows a dotted path through decoded JSON. Object keys are matched
+// exactly; a numeric segment indexes an array.
+func Lookup(rec map[string]any, path string) (any, bool) {
+	if rec == nil || path == "" {
+		return nil, false
+	}
+	var cur any = rec
+	for path != "" {
+		seg := path
+		if i := strings.IndexByte(path, '.'); i >= 0 {
+			seg, path = path[:i], path[i+1:]
+		} else {
+			path = ""
+		}
+		switch node := cur.(type) {
+		case map[string]any:
+			v, ok := node[seg]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil, false
+			}
+			cur = node[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// String renders a decoded JSON value for a cell: strings as they are,
+// numbers verbatim, null as empty, and objects or arrays as compact JSON.
+func String(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	default:
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return fmt.Sprint(v)
+		}
+		return strings.TrimSuffix(buf.String(), "\n")
+	}
+}
+
+// topLevelScalars lists the record's top-level keys holding strings,
+// numbers, booleans or null, in the order the service sent them (a decoded
+// map would lose that order).
+func topLevelScalars(raw []byte) ([]Field, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("decoding record: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, nil
+	}
+	var fields []Field
+	for dec.More() {
+		keyTok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("decoding record: %w", err)
+		}
+		key, _ := keyTok.(string)
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("decoding record: %w", err)
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			continue
+		}
+		fields = append(fields, Field{Label: key, Value: String(v)})
+	}
+	return fields, nil
+}
+
+// resolveColumns picks the columns to show.
+//
+// With no --columns every given column is shown; when the caller gave none
+// either (e.g. a raw API call), the first record's top-level scalar fields
+// become the columns.
+//
+// Each --columns name is matched against the columns' headers
+// (case-insensitively), then their paths; a name matching neither is taken
+// as a dotted path into the JSON, headed by the name as typed. Such a path is
+// refused, as a likely typo, only when it resolves in none of the sample
+// records; with no records there is nothing to check against and it is kept.
+func resolveColumns(cols []Column, names []string, first []byte, sample []map[string]any) ([]Column, error) {
+	if len(cols) == 0 && len(names) == 0 && first != nil {
+		fields, err := topLevelScalars(first)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fields {
+			cols = append(cols, Column{Header: f.Label, Path: f.Label})
+		}
+	}
+	if len(names) == 0 {
+		return cols, nil
+	}
+	picked := make([]Column, 0, len(names))
+	var unknown []string
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if c, ok := findColumn(cols, name); ok {
+			picked = append(picked, c)
+			continue
+		}
+		if len(sample) > 0 && !resolvesInAny(sample, name) {
+			unknown = append(unknown, name)
+			continue
+		}
+		picked = append(picked, Column{Header: name, Path: name})
+	}
+	if len(unknown) > 0 {
+		return nil, &Error{
+			Message:  fmt.Sprintf("unknown column %s", strings.Join(quoteAll(unknown), ", ")),
+			HintText: columnsHint(cols),
+			Code:     2,
+		}
+	}
+	if len(picked) == 0 {
+		return nil, &Error{Message: "--columns names no column", HintText: columnsHint(cols), Code: 2}
+	}
+	return picked, nil
+}
+
+func findColumn(cols []Column, name string) (Column, bool) {
+	for _, c := range cols {
+		if strings.EqualFold(c.Header, name) {
+			return c, true
+		}
+	}
+	for _, c := range cols {
+		if c.Path != "" && c.Path == name {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
+func resolvesInAny(sample []map[string]any, path string) bool {
+	for _, rec := range sample {
+		if _, ok := Lookup(rec, path); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func columnsHint(cols []Column) string {
+	if len(cols) == 0 {
+		return "name a field of the JSON output as a dotted path, e.g. --columns id,buyer.email"
+	}
+	names := make([]string, 0, len(cols))
+	for _, c := range cols {
+		names = append(names, strings.ToLower(c.Header))
+	}
+	return "columns: " + strings.Join(names, ", ") + "; or any dotted path into the JSON output, e.g. buyer.email"
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// asObject gives Column.Value and Lookup a map even when a record is not an
+// object, so a stray scalar renders as empty cells instead of a panic.
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}

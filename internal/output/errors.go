@@ -1,0 +1,163 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// ErrorDetailer is implemented by errors that carry structured facts about
+// a failed request, so that `-o json` can hand them to scripts on stderr.
+// The API client's error type implements it with these keys (others are
+// passed through too, after them):
+//
+//	"status"    int             HTTP status
+//	"errorType" string          the service's errorType, e.g. "bad_data"
+//	"errors"    any             the service's field errors
+//	"method"    string          request method
+//	"path"      string          request path, without query secrets
+//
+// The keys "error", "hint" and "exit_code" belong to PrintError and are
+// never taken from the details.
+type ErrorDetailer interface {
+	ErrorDetails() map[string]any
+}
+
+// Error is this package's own error: a message, a hint saying what to do
+// next, and the exit code (2 for bad output options, 1 otherwise).
+type Error struct {
+	Message  string
+	HintText string
+	Code     int
+	Err      error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil && e.Message == "" {
+		return e.Err.Error()
+	}
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Hint() string  { return e.HintText }
+func (e *Error) Unwrap() error { return e.Err }
+
+func (e *Error) ExitCode() int {
+	if e.Code == 0 {
+		return 1
+	}
+	return e.Code
+}
+
+// detailOrder puts the documented keys first, so the object reads the same
+// way every time.
+var detailOrder = []string{"status", "errorType", "errors", "method", "path"}
+
+// PrintError reports err to a person on stderr ("error: …" and, when the
+// error has one, "hint: …"). With asJSON it also writes one JSON object line
+// for scripts that run with -o json.
+func PrintError(ios *IOStreams, err error, asJSON bool) {
+	if err == nil {
+		return
+	}
+	cs := ios.ErrColors()
+	msg := err.Error()
+	hint := errorHint(err)
+
+	var b strings.Builder
+	b.WriteString(cs.Red("error:"))
+	b.WriteString(" ")
+	b.WriteString(msg)
+	b.WriteString("\n")
+	if hint != "" {
+		b.WriteString(cs.Yellow("hint:"))
+		b.WriteString(" ")
+		b.WriteString(hint)
+		b.WriteString("\n")
+	}
+	if asJSON {
+		b.Write(errorJSON(err, msg, hint))
+		b.WriteString("\n")
+	}
+	// One write, so concurrent notices cannot split the report.
+	_, _ = io.WriteString(ios.ErrOut, b.String())
+}
+
+func errorHint(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}
+
+func errorExitCode(err error) int {
+	var c interface{ ExitCode() int }
+	if errors.As(err, &c) {
+		return c.ExitCode()
+	}
+	return 1
+}
+
+func errorJSON(err error, msg, hint string) []byte {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	writeMember(&buf, "error", msg, true)
+	if hint != "" {
+		writeMember(&buf, "hint", hint, false)
+	}
+	writeMember(&buf, "exit_code", errorExitCode(err), false)
+
+	var d ErrorDetailer
+	if errors.As(err, &d) {
+		details := d.ErrorDetails()
+		seen := map[string]bool{"error": true, "hint": true, "exit_code": true}
+		for _, k := range detailOrder {
+			if v, ok := details[k]; ok {
+				writeMember(&buf, k, v, false)
+				seen[k] = true
+			}
+		}
+		rest := make([]string, 0, len(details))
+		for k := range details {
+			if !seen[k] {
+				rest = append(rest, k)
+			}
+		}
+		sort.Strings(rest)
+		for _, k := range rest {
+			writeMember(&buf, k, details[k], false)
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+func writeMember(buf *bytes.Buffer, key string, value any, first bool) {
+	if !first {
+		buf.WriteByte(',')
+	}
+	buf.Write(marshalNoEscape(key))
+	buf.WriteByte(':')
+	buf.Write(marshalNoEscape(value))
+}
+
+// marshalNoEscape keeps "<", ">" and "&" readable: the output goes to a
+// terminal or a script, never into HTML.
+func marshalNoEscape(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		buf.Reset()
+		_ = enc.Encode(fmt.Sprint(v))
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}

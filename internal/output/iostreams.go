@@ -1,0 +1,170 @@
+package output
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+
+	"golang.org/x/term"
+)
+
+// IOStreams is the one place that knows where data, notices and input go,
+// and what those places are: terminals or not, how wide, whether colour is
+// wanted. Commands read it instead of asking os.Stdout themselves, so tests
+// can pretend to be a terminal.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdinTTY  bool
+	stdoutTTY bool
+	stderrTTY bool
+
+	// width is resolved on first use: most commands never print a table, and
+	// an ioctl per run is cheap but not free.
+	width      int
+	widthKnown bool
+	widthFunc  func() int
+
+	outColor bool
+	errColor bool
+}
+
+// System returns streams bound to the process's stdin, stdout and stderr.
+func System() *IOStreams {
+	return systemWith(os.Getenv, os.Stdin, os.Stdout, os.Stderr, term.IsTerminal, term.GetSize)
+}
+
+// systemWith is System with its environment and terminal probes injected, so
+// the colour rules can be tested without a terminal.
+func systemWith(
+	getenv func(string) string,
+	stdin, stdout, stderr *os.File,
+	isTerminal func(fd int) bool,
+	getSize func(fd int) (width, height int, err error),
+) *IOStreams {
+	s := &IOStreams{
+		In:        stdin,
+		Out:       stdout,
+		ErrOut:    stderr,
+		stdinTTY:  stdin != nil && isTerminal(int(stdin.Fd())),
+		stdoutTTY: stdout != nil && isTerminal(int(stdout.Fd())),
+		stderrTTY: stderr != nil && isTerminal(int(stderr.Fd())),
+	}
+	s.outColor = colorWanted(getenv, s.stdoutTTY)
+	s.errColor = colorWanted(getenv, s.stderrTTY)
+	s.widthFunc = func() int {
+		if s.stdoutTTY && stdout != nil {
+			if w, _, err := getSize(int(stdout.Fd())); err == nil && w > 0 {
+				return w
+			}
+		}
+		return widthFromEnv(getenv)
+	}
+	return s
+}
+
+// colorWanted applies the common conventions: CLICOLOR_FORCE (set and not
+// "0") wins, as it exists to colour output that goes to a pager or a CI log;
+// otherwise colour needs a terminal, an empty NO_COLOR and CLICOLOR not "0".
+func colorWanted(getenv func(string) string, tty bool) bool {
+	if f := getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
+		return true
+	}
+	if !tty {
+		return false
+	}
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	return getenv("CLICOLOR") != "0"
+}
+
+const defaultWidth = 80
+
+func widthFromEnv(getenv func(string) string) int {
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return defaultWidth
+}
+
+// Test returns streams over buffers. None is a terminal, colour is off and
+// the width is 80 until a test says otherwise.
+func Test() (ios *IOStreams, in *bytes.Buffer, out *bytes.Buffer, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	ios = &IOStreams{In: in, Out: out, ErrOut: errOut, width: defaultWidth, widthKnown: true}
+	return ios, in, out, errOut
+}
+
+func (s *IOStreams) IsStdinTTY() bool  { return s.stdinTTY }
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+func (s *IOStreams) SetStdinTTY(tty bool)  { s.stdinTTY = tty }
+func (s *IOStreams) SetStdoutTTY(tty bool) { s.stdoutTTY = tty }
+func (s *IOStreams) SetStderrTTY(tty bool) { s.stderrTTY = tty }
+
+// TerminalWidth is the width tables are fitted to: the terminal's when stdout
+// is one, else $COLUMNS, else 80.
+func (s *IOStreams) TerminalWidth() int {
+	if !s.widthKnown {
+		s.width = defaultWidth
+		if s.widthFunc != nil {
+			s.width = s.widthFunc()
+		}
+		s.widthKnown = true
+	}
+	return s.width
+}
+
+func (s *IOStreams) SetTerminalWidth(width int) {
+	s.width = width
+	s.widthKnown = true
+}
+
+// ColorEnabled reports whether output on stdout may be coloured.
+func (s *IOStreams) ColorEnabled() bool { return s.outColor }
+
+// ErrColorEnabled reports whether output on stderr may be coloured; it is
+// decided apart from stdout because `bnpl ... | jq` still has a terminal for
+// its errors.
+func (s *IOStreams) ErrColorEnabled() bool { return s.errColor }
+
+// SetColorEnabled turns colour on or off for both stdout and stderr.
+func (s *IOStreams) SetColorEnabled(enabled bool) {
+	s.outColor = enabled
+	s.errColor = enabled
+}
+
+// DisableColor is what --no-color does; it beats every environment variable.
+func (s *IOStreams) DisableColor() { s.SetColorEnabled(false) }
+
+// Colors styles text for stdout.
+func (s *IOStreams) Colors() *ColorScheme { return &ColorScheme{enabled: s.outColor} }
+
+// ErrColors styles text for stderr.
+func (s *IOStreams) ErrColors() *ColorScheme { return &ColorScheme{enabled: s.errColor} }
+
+// ColorScheme wraps text in ANSI styles, or returns it unchanged when colour
+// is off, so callers never branch on colour themselves.
+type ColorScheme struct {
+	enabled bool
+}
+
+func (c *ColorScheme) Enabled() bool { return c.enabled }
+
+func (c *ColorScheme) Bold(s string) string   { return c.wrap("1", s) }
+func (c *ColorScheme) Red(s string) string    { return c.wrap("31", s) }
+func (c *ColorScheme) Green(s string) string  { return c.wrap("32", s) }
+func (c *ColorScheme) Yellow(s string) string { return c.wrap("33", s) }
+func (c *ColorScheme) Gray(s string) string   { return c.wrap("90", s) }
+
+func (c *ColorScheme) wrap(code, s string) string {
+	if !c.enabled || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}

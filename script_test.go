@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/bnpl-cli/bnpl/cmd"
+)
+
+// TestMain lets the test binary be the real bnpl inside scripts.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"bnpl": func() { os.Exit(cmd.Execute()) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar against the real binary. Each
+// script gets its own home, config and state directories, and two free
+// loopback addresses ($AE_ADDR, $SA_ADDR) for a sandbox it starts itself.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".state"))
+			env.Setenv("NO_COLOR", "1")
+			for _, k := range []string{"AE_ADDR", "SA_ADDR", "HOOK_ADDR"} {
+				addr, err := freeAddr()
+				if err != nil {
+					return err
+				}
+				env.Setenv(k, addr)
+			}
+			env.Setenv("AE_URL", "http://"+env.Getenv("AE_ADDR"))
+			env.Setenv("SA_URL", "http://"+env.Getenv("SA_ADDR"))
+			env.Setenv("HOOK_URL", "http://"+env.Getenv("HOOK_ADDR"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfor": waitFor,
+		},
+	})
+}
+
+// waitfor URL... polls each URL until it answers, so a script can start a
+// server in the background and go on once it listens.
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: waitfor URL...")
+	}
+	client := &http.Client{Timeout: time.Second}
+	for _, url := range args {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			resp, err := client.Get(url)
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("%s did not answer: %v", url, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("no free port: %w", err)
+	}
+	defer l.Close()
+	return strings.Replace(l.Addr().String(), "[::1]", "127.0.0.1", 1), nil
+}
