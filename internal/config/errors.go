@@ -21,13 +21,13 @@ type InvalidError struct {
 	Advice  string
 }
 
-func (e *InvalidError) Error() string { return e.Problem }
+func (e *InvalidError) Error() string { return redactKeys(e.Problem) }
 
 // ExitCode is 2: nothing was sent.
 func (e *InvalidError) ExitCode() int { return exitUsage }
 
 // Hint tells what to do next.
-func (e *InvalidError) Hint() string { return e.Advice }
+func (e *InvalidError) Hint() string { return redactKeys(e.Advice) }
 
 // ProfileNotFoundError is a profile named by --profile, BNPL_PROFILE or
 // current_profile that the config does not hold.
@@ -47,10 +47,11 @@ func (e *ProfileNotFoundError) Error() string {
 	case SourceProfile:
 		from = " (the config's current_profile)"
 	}
+	// A key pasted after --profile by mistake must not come back out.
 	if len(e.Known) == 0 {
-		return fmt.Sprintf("profile %q%s not found: no profiles are configured", e.Name, from)
+		return redactKeys(fmt.Sprintf("profile %q%s not found: no profiles are configured", e.Name, from))
 	}
-	return fmt.Sprintf("profile %q%s not found; known profiles: %s", e.Name, from, strings.Join(e.Known, ", "))
+	return redactKeys(fmt.Sprintf("profile %q%s not found; known profiles: %s", e.Name, from, strings.Join(e.Known, ", ")))
 }
 
 // ExitCode is 2: nothing was sent.
@@ -59,9 +60,9 @@ func (e *ProfileNotFoundError) ExitCode() int { return exitUsage }
 // Hint points at creating the profile, or at choosing an existing one.
 func (e *ProfileNotFoundError) Hint() string {
 	if len(e.Known) == 0 {
-		return fmt.Sprintf("create it with `bnpl login --profile %s`", e.Name)
+		return redactKeys(fmt.Sprintf("create it with `bnpl login --profile %s`", e.Name))
 	}
-	return fmt.Sprintf("use one of the known profiles (`bnpl profiles list`), or create it with `bnpl login --profile %s`", e.Name)
+	return redactKeys(fmt.Sprintf("use one of the known profiles (`bnpl profiles list`), or create it with `bnpl login --profile %s`", e.Name))
 }
 
 // ProfileChoiceError is several profiles, none of them chosen, and no key in
@@ -72,7 +73,7 @@ type ProfileChoiceError struct {
 }
 
 func (e *ProfileChoiceError) Error() string {
-	return "several profiles are configured and none is chosen: " + strings.Join(e.Known, ", ")
+	return redactKeys("several profiles are configured and none is chosen: " + strings.Join(e.Known, ", "))
 }
 
 // ExitCode is 2: nothing was sent.
@@ -91,9 +92,9 @@ type MissingKeyError struct {
 
 func (e *MissingKeyError) Error() string {
 	if e.Live {
-		return fmt.Sprintf("profile %q has no live key (sk_...)", e.Profile)
+		return redactKeys(fmt.Sprintf("profile %q has no live key (sk_...)", e.Profile))
 	}
-	return fmt.Sprintf("profile %q has no test key (sk_test_...)", e.Profile)
+	return redactKeys(fmt.Sprintf("profile %q has no test key (sk_test_...)", e.Profile))
 }
 
 // ExitCode is 2: nothing was sent.
@@ -106,7 +107,7 @@ func (e *MissingKeyError) Hint() string {
 	if e.Live {
 		kind = "live"
 	}
-	return fmt.Sprintf("add it with `bnpl login --profile %s --with-key` (reads the %s key from stdin)", e.Profile, kind)
+	return redactKeys(fmt.Sprintf("add it with `bnpl login --profile %s --with-key` (reads the %s key from stdin)", e.Profile, kind))
 }
 
 // FileError is a config file that cannot be understood.
@@ -118,9 +119,9 @@ type FileError struct {
 
 func (e *FileError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("config file %s, line %d: %s", e.Path, e.Line, e.Problem)
+		return redactKeys(fmt.Sprintf("config file %s, line %d: %s", e.Path, e.Line, e.Problem))
 	}
-	return fmt.Sprintf("config file %s: %s", e.Path, e.Problem)
+	return redactKeys(fmt.Sprintf("config file %s: %s", e.Path, e.Problem))
 }
 
 // ExitCode is 2: nothing was sent.
@@ -131,24 +132,35 @@ func (e *FileError) Hint() string {
 	return fmt.Sprintf("fix the file, or move it aside and run `bnpl login` to write a new one (%s)", e.Path)
 }
 
-// redactKeys masks anything in s that looks like a secret key. A parser may
-// quote the offending text of a config file, and that text can be a key.
+// redactKeys masks every word of s that starts like a secret key. Errors
+// quote what a person typed or a file held (a profile name, a region, a
+// line the parser choked on), and a key can end up in any of those places
+// by mistake. Words that merely contain "sk_" (task_list) are left alone.
 func redactKeys(s string) string {
 	var out strings.Builder
-	for {
-		i := strings.Index(s, "sk_")
-		if i < 0 {
-			out.WriteString(s)
-			return out.String()
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], liveKeyPrefix) && (i == 0 || !(isAlnum(rune(s[i-1])) || s[i-1] == '_')) {
+			end := i
+			for end < len(s) && isKeyByte(s[end]) {
+				end++
+			}
+			// "sk_..." and "sk_test_" in advice are prefixes, not keys.
+			word := s[i:end]
+			body := strings.TrimPrefix(strings.TrimPrefix(word, liveKeyPrefix), "test_")
+			if strings.ContainsFunc(body, isAlnum) {
+				out.WriteString(secret.MaskKey(word))
+				i = end
+				continue
+			}
 		}
-		end := i
-		for end < len(s) && isKeyByte(s[end]) {
-			end++
-		}
-		out.WriteString(s[:i])
-		out.WriteString(secret.MaskKey(s[i:end]))
-		s = s[end:]
+		out.WriteByte(s[i])
+		i++
 	}
+	return out.String()
+}
+
+func isAlnum(r rune) bool {
+	return ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
 }
 
 // isKeyByte is the character set of key material: anything a parser's

@@ -1,0 +1,347 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
+)
+
+// Environment variables read by Resolve.
+const (
+	EnvProfile      = "BNPL_PROFILE"
+	EnvLive         = "BNPL_LIVE"
+	EnvSecretKey    = "BNPL_SECRET_KEY"
+	EnvMerchantCode = "BNPL_MERCHANT_CODE"
+	EnvRegion       = "BNPL_REGION"
+	EnvBaseURL      = "BNPL_BASE_URL"
+)
+
+// Where a Target's field came from, the values of Target.Sources.
+const (
+	SourceFlag     = "flag"
+	SourceEnv      = "env"
+	SourceProfile  = "profile"
+	SourceDefault  = "default"
+	SourceEmbedded = "embedded"
+)
+
+// defaultRegion is the region when nothing names one: the UAE base address.
+const defaultRegion = "ae"
+
+// Target is what a command talks to, resolved from flags, environment and
+// profile.
+type Target struct {
+	Profile      string // "" for env-only or embedded
+	Region       string
+	MerchantCode string
+	SecretKey    string // never print it; use Masked()
+	Live         bool
+	BaseURL      string
+	Embedded     bool // the embedded sandbox (no profile configured and no BNPL_SECRET_KEY, or --sandbox)
+	// Sources tells, for `bnpl profiles show` and `bnpl doctor`, where each
+	// field came from. Its keys are the file's field names ("profile",
+	// "region", "merchant_code", "secret_key", "live", "base_url"); its
+	// values are SourceFlag, SourceEnv, SourceProfile, SourceDefault or
+	// SourceEmbedded. A field that is unset (a merchant code nobody gave)
+	// has no entry.
+	Sources map[string]string
+}
+
+// Masked is the key as it may be shown: "sk_test_****abcd".
+func (t *Target) Masked() string { return secret.MaskKey(t.SecretKey) }
+
+// String masks the key, so that printing a target by mistake leaks
+// nothing.
+func (t Target) String() string {
+	name := t.Profile
+	switch {
+	case t.Embedded:
+		name = "(embedded sandbox)"
+	case name == "":
+		name = "(environment)"
+	}
+	return fmt.Sprintf("target %s: region=%s merchant_code=%s secret_key=%s live=%t base_url=%s",
+		name, t.Region, t.MerchantCode, t.Masked(), t.Live, t.BaseURL)
+}
+
+// GoString masks the key for %#v too.
+func (t Target) GoString() string { return t.String() }
+
+// LogValue masks the key when a target is logged with slog.
+func (t Target) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("profile", t.Profile),
+		slog.String(keyRegion, t.Region),
+		slog.String(keyMerchantCode, t.MerchantCode),
+		slog.String("secret_key", t.Masked()),
+		slog.Bool("live", t.Live),
+		slog.String(keyBaseURL, t.BaseURL),
+		slog.Bool("embedded", t.Embedded),
+	)
+}
+
+// MarshalJSON writes the target with the key masked, for `-o json`.
+func (t Target) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Profile      string            `json:"profile"`
+		Region       string            `json:"region"`
+		MerchantCode string            `json:"merchant_code"`
+		SecretKey    string            `json:"secret_key"`
+		Live         bool              `json:"live"`
+		BaseURL      string            `json:"base_url"`
+		Embedded     bool              `json:"embedded"`
+		Sources      map[string]string `json:"sources"`
+	}{t.Profile, t.Region, t.MerchantCode, t.Masked(), t.Live, t.BaseURL, t.Embedded, t.Sources})
+}
+
+// Overrides are the global flags that bear on the target.
+type Overrides struct {
+	Profile string // --profile (flag)
+	Live    bool   // --live
+	Sandbox bool   // --sandbox
+}
+
+// Resolve decides the target, field by field, flag > env > profile >
+// default. getenv is injected so that tests never see the real
+// environment; nil means an empty one. c may be nil for no config.
+//
+// The profile is the one named by --profile, else BNPL_PROFILE, else
+// current_profile, else the only one there is. Several profiles with none
+// chosen and no BNPL_SECRET_KEY is an error rather than a guess. With no
+// profile and no BNPL_SECRET_KEY, or with --sandbox, the target is the
+// embedded sandbox.
+func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error) {
+	if c == nil {
+		c = &Config{}
+	}
+	env := func(name string) string {
+		if getenv == nil {
+			return ""
+		}
+		return strings.TrimSpace(getenv(name))
+	}
+
+	live, liveSource := false, SourceDefault
+	switch {
+	case o.Live:
+		live, liveSource = true, SourceFlag
+	case truthy(env(EnvLive)):
+		live, liveSource = true, SourceEnv
+	}
+	envKey := env(EnvSecretKey)
+
+	p, profileSource, err := pickProfile(c, o, env(EnvProfile))
+	if err != nil {
+		var choice *ProfileChoiceError
+		if !(errors.As(err, &choice) && envKey != "") {
+			return nil, err
+		}
+		// A key in the environment makes an env-only target: no profile
+		// is needed, so none has to be chosen.
+		profileSource = ""
+	}
+	found := profileSource != ""
+
+	if o.Sandbox || (!found && envKey == "") {
+		return resolveEmbedded(p, found, live, liveSource, env)
+	}
+
+	t := &Target{Live: live, Sources: map[string]string{}}
+	if found {
+		t.Profile = p.Name
+		t.Sources["profile"] = profileSource
+	}
+
+	t.Region, t.Sources[keyRegion] = defaultRegion, SourceDefault
+	if r := env(EnvRegion); r != "" {
+		t.Region, t.Sources[keyRegion] = strings.ToLower(r), SourceEnv
+	} else if p.Region != "" {
+		t.Region, t.Sources[keyRegion] = p.Region, SourceProfile
+	}
+	if !ValidRegion(t.Region) {
+		return nil, regionError(t.Region, t.Sources[keyRegion], p.Name)
+	}
+
+	if m := env(EnvMerchantCode); m != "" {
+		t.MerchantCode, t.Sources[keyMerchantCode] = m, SourceEnv
+	} else if p.MerchantCode != "" {
+		t.MerchantCode, t.Sources[keyMerchantCode] = p.MerchantCode, SourceProfile
+	}
+
+	if envKey != "" {
+		keyLive, ok := KeyKind(envKey)
+		if !ok {
+			return nil, &InvalidError{Field: "secret_key",
+				Problem: EnvSecretKey + " is not a secret key: keys start with sk_test_ (test) or sk_ (live)",
+				Advice:  "set " + EnvSecretKey + " to the secret key from the merchant dashboard, or unset it to use the profile's key"}
+		}
+		if live && !keyLive {
+			return nil, liveNeedsLiveKey(liveSource, EnvSecretKey+" holds a test key (sk_test_...): set it to a live key, or drop "+liveSwitch(liveSource))
+		}
+		// The key's own prefix is the truth about which mode a request
+		// runs in, so Live follows it.
+		t.Live = keyLive
+		if liveSource == SourceDefault {
+			liveSource = SourceEnv
+		}
+		t.SecretKey, t.Sources["secret_key"] = envKey, SourceEnv
+	} else {
+		key, field := p.TestSecretKey, keyTestSecretKey
+		if live {
+			key, field = p.LiveSecretKey, keyLiveSecretKey
+		}
+		if key == "" {
+			return nil, &MissingKeyError{Profile: p.Name, Live: live}
+		}
+		if keyLive, ok := KeyKind(key); !ok || keyLive != live {
+			want := "sk_test_"
+			if live {
+				want = "sk_ (not sk_test_)"
+			}
+			return nil, &InvalidError{Field: field,
+				Problem: fmt.Sprintf("profile %q: %s does not start with %s", p.Name, field, want),
+				Advice:  fmt.Sprintf("store the key again with `bnpl login --profile %s --with-key`", p.Name)}
+		}
+		t.SecretKey, t.Sources["secret_key"] = key, SourceProfile
+	}
+	t.Sources["live"] = liveSource
+
+	switch {
+	case env(EnvBaseURL) != "":
+		t.BaseURL, t.Sources[keyBaseURL] = env(EnvBaseURL), SourceEnv
+		if err := validateBaseURL(t.BaseURL, EnvBaseURL); err != nil {
+			return nil, err
+		}
+	case p.BaseURL != "":
+		t.BaseURL, t.Sources[keyBaseURL] = p.BaseURL, SourceProfile
+		if err := validateBaseURL(t.BaseURL, fmt.Sprintf("profile %q: base_url", p.Name)); err != nil {
+			return nil, err
+		}
+	default:
+		t.BaseURL, _ = RegionBaseURL(t.Region)
+		t.Sources[keyBaseURL] = SourceDefault
+	}
+	return t, nil
+}
+
+// pickProfile finds the profile to use and says how it was chosen: a
+// source of "" means none. A stale current_profile is ignored under
+// --sandbox, which uses the sandbox whatever the profiles say; a name given
+// on the command line or in the environment is never ignored.
+func pickProfile(c *Config, o Overrides, envName string) (Profile, string, error) {
+	name, source := "", ""
+	switch {
+	case strings.TrimSpace(o.Profile) != "":
+		name, source = strings.TrimSpace(o.Profile), SourceFlag
+	case envName != "":
+		name, source = envName, SourceEnv
+	case c.current != "":
+		name, source = c.current, SourceProfile
+	}
+	if name != "" {
+		if p, ok := c.Profile(name); ok {
+			if source == SourceProfile {
+				source = SourceDefault // chosen by `bnpl profiles use`, not named now
+			}
+			return p, source, nil
+		}
+		if source == SourceProfile && o.Sandbox {
+			return Profile{}, "", nil
+		}
+		return Profile{}, "", &ProfileNotFoundError{Name: name, Source: source, Known: c.profileNames()}
+	}
+	switch len(c.profiles) {
+	case 0:
+		return Profile{}, "", nil
+	case 1:
+		for _, sp := range c.profiles {
+			return sp.Profile, SourceDefault, nil
+		}
+	}
+	if o.Sandbox {
+		return Profile{}, "", nil
+	}
+	return Profile{}, "", &ProfileChoiceError{Known: c.profileNames()}
+}
+
+// resolveEmbedded makes the embedded sandbox's target. The merchant is,
+// in order: the one whose sandbox key is in BNPL_SECRET_KEY, a built-in
+// named by BNPL_MERCHANT_CODE, the built-in of BNPL_REGION, the profile's
+// merchant when it is a built-in, else ae-sandbox. Real merchant codes,
+// keys and base URLs are ignored: the sandbox knows only its own.
+func resolveEmbedded(p Profile, found bool, live bool, liveSource string, env func(string) string) (*Target, error) {
+	m, _ := embeddedMerchant("ae-sandbox")
+	source := SourceEmbedded
+	keySource := SourceEmbedded
+	if km, keyLive, ok := embeddedMerchantByKey(env(EnvSecretKey)); ok {
+		if live && !keyLive {
+			return nil, liveNeedsLiveKey(liveSource, EnvSecretKey+" holds a sandbox test key: use "+km.LiveKey+", or drop "+liveSwitch(liveSource))
+		}
+		m, live, source, keySource = km, keyLive, SourceEnv, SourceEnv
+		if liveSource == SourceDefault {
+			liveSource = SourceEnv
+		}
+	} else if em, ok := embeddedMerchant(env(EnvMerchantCode)); ok {
+		m, source = em, SourceEnv
+	} else if r := strings.ToLower(env(EnvRegion)); r != "" {
+		rm, ok := embeddedRegionDefault(r)
+		if !ok {
+			return nil, regionError(r, SourceEnv, "")
+		}
+		m, source = rm, SourceEnv
+	} else if pm, ok := embeddedMerchant(p.MerchantCode); found && ok {
+		m, source = pm, SourceProfile
+	}
+	t := &Target{
+		Region:       m.Region,
+		MerchantCode: m.Code,
+		SecretKey:    m.TestKey,
+		Live:         live,
+		Embedded:     true,
+		Sources: map[string]string{
+			keyRegion:       source,
+			keyMerchantCode: source,
+			"secret_key":    keySource,
+			"live":          liveSource,
+			keyBaseURL:      SourceEmbedded,
+		},
+	}
+	if live {
+		t.SecretKey = m.LiveKey
+	}
+	t.BaseURL, _ = EmbeddedBaseURL(m.Region)
+	return t, nil
+}
+
+func truthy(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
+}
+
+// liveSwitch names what asked for live mode, for messages.
+func liveSwitch(liveSource string) string {
+	if liveSource == SourceEnv {
+		return EnvLive + "=1"
+	}
+	return "--live"
+}
+
+func liveNeedsLiveKey(liveSource, advice string) error {
+	return &InvalidError{Field: "secret_key",
+		Problem: liveSwitch(liveSource) + " needs a live key (sk_...)",
+		Advice:  advice}
+}
+
+func regionError(region, source, profile string) error {
+	from := map[string]string{SourceEnv: " (from " + EnvRegion + ")", SourceProfile: fmt.Sprintf(" (profile %q)", profile)}[source]
+	return &InvalidError{Field: keyRegion,
+		Problem: fmt.Sprintf("region %q%s is not ae or sa", region, from),
+		Advice:  "use ae for the UAE and Kuwait, sa for KSA"}
+}
