@@ -77,8 +77,7 @@ func PrintError(ios *IOStreams, err error, asJSON bool) {
 	b.WriteString(msg)
 	b.WriteString("\n")
 	if hint != "" {
-		b.WriteString(cs.Yellow("hint:"))
-		b.WriteString(" ")
+		b.WriteString("hint: ")
 		b.WriteString(hint)
 		b.WriteString("\n")
 	}

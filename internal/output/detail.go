@@ -1,0 +1,136 @@
+package output
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+
+	"github.com/clipperhouse/displaywidth"
+)
+
+// Detail is how one record reads for a person: labelled fields first, then
+// sections such as the captures and refunds of a payment. Table, TSV and CSV
+// render it; JSON formats print the record itself.
+type Detail struct {
+	Fields   []Field
+	Sections []Section
+}
+
+// Field is one labelled value of a Detail.
+type Field struct{ Label, Value string }
+
+// Section is a titled sub-list of a Detail, e.g. "Captures".
+type Section struct {
+	Title   string
+	Columns []Column
+	Records []json.RawMessage
+}
+
+// renderDetail writes a Detail.
+//
+// Table: "Label:  value" lines with the values aligned, then each section
+// as a blank line, its title and a table ("none" when empty).
+// TSV/CSV: one "label, value" row per field; each section follows after an
+// empty line as a row holding its title, the header (unless --no-header)
+// and its rows, so `grep`/`cut` still work on the fields.
+func (p *Printer) renderDetail(d *Detail) error {
+	switch p.format {
+	case FormatTable:
+		return p.renderDetailTable(d)
+	default:
+		return p.renderDetailDelimited(d)
+	}
+}
+
+func (p *Printer) renderDetailTable(d *Detail) error {
+	cs := p.ios.Colors()
+	var b strings.Builder
+	labelWidth := 0
+	for _, f := range d.Fields {
+		labelWidth = max(labelWidth, displaywidth.String(sanitize(f.Label))+1)
+	}
+	for _, f := range d.Fields {
+		label := sanitize(f.Label) + ":"
+		b.WriteString(cs.Bold(label))
+		// Values are not cut here: a detail view is where a person copies
+		// a whole URL or reference from.
+		if value := sanitize(f.Value); value != "" {
+			b.WriteString(strings.Repeat(" ", labelWidth-displaywidth.String(label)+columnGap))
+			b.WriteString(value)
+		}
+		b.WriteString("\n")
+	}
+	if _, err := p.ios.Out.Write([]byte(b.String())); err != nil {
+		return err
+	}
+	for i, sec := range d.Sections {
+		if len(d.Fields) > 0 || i > 0 {
+			if _, err := p.ios.Out.Write([]byte("\n")); err != nil {
+				return err
+			}
+		}
+		title := sanitize(sec.Title)
+		if len(sec.Records) == 0 {
+			if _, err := p.ios.Out.Write([]byte(cs.Bold(title) + ": none\n")); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := p.ios.Out.Write([]byte(cs.Bold(title) + "\n")); err != nil {
+			return err
+		}
+		if err := p.sectionPrinter().List(sec.Columns, sec.Records); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sectionPrinter renders a section's rows like a list, without --columns,
+// which chooses the columns of lists, not of a detail view's sections.
+func (p *Printer) sectionPrinter() *Printer {
+	return &Printer{ios: p.ios, format: p.format, noHeader: p.noHeader}
+}
+
+func (p *Printer) renderDetailDelimited(d *Detail) error {
+	comma := '\t'
+	if p.format == FormatCSV {
+		comma = ','
+	}
+	for _, f := range d.Fields {
+		if err := p.writeDelimited(comma, []string{f.Label, f.Value}); err != nil {
+			return err
+		}
+	}
+	for i, sec := range d.Sections {
+		if len(d.Fields) > 0 || i > 0 {
+			if _, err := p.ios.Out.Write([]byte("\n")); err != nil {
+				return err
+			}
+		}
+		if err := p.writeDelimited(comma, []string{sec.Title}); err != nil {
+			return err
+		}
+		if err := p.sectionPrinter().List(sec.Columns, sec.Records); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Printer) writeDelimited(comma rune, fields []string) error {
+	if comma == ',' {
+		w := csv.NewWriter(p.ios.Out)
+		if err := w.Write(fields); err != nil {
+			return err
+		}
+		w.Flush()
+		return w.Error()
+	}
+	clean := make([]string, len(fields))
+	for i, f := range fields {
+		clean[i] = sanitize(f)
+	}
+	_, err := p.ios.Out.Write([]byte(strings.Join(clean, "\t") + "\n"))
+	return err
+}

@@ -1,0 +1,231 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/itchyny/gojq"
+)
+
+// Output formats accepted by -o.
+const (
+	FormatTable = "table"
+	FormatJSON  = "json"
+	FormatJSONL = "jsonl"
+	FormatTSV   = "tsv"
+	FormatCSV   = "csv"
+)
+
+var validFormats = []string{FormatTable, FormatJSON, FormatJSONL, FormatTSV, FormatCSV}
+
+// Options are the global output flags.
+type Options struct {
+	// Format is -o; empty means table on a terminal and tsv when piped.
+	Format string
+	// JQ is --jq; it takes precedence over Format.
+	JQ string
+	// Template is --template; it takes precedence over Format.
+	Template string
+	// Columns is --columns: headers, column paths or dotted JSON paths.
+	Columns []string
+	// NoHeader is --no-header.
+	NoHeader bool
+}
+
+// Printer writes a command's result to stdout in the chosen format.
+type Printer struct {
+	ios      *IOStreams
+	format   string
+	jq       *gojq.Code
+	tmpl     *template.Template
+	columns  []string
+	noHeader bool
+}
+
+// NewPrinter checks the output options up front, so a bad --jq, --template
+// or -o fails with exit code 2 before any request is sent.
+func NewPrinter(ios *IOStreams, o Options) (*Printer, error) {
+	p := &Printer{ios: ios, noHeader: o.NoHeader}
+	for _, c := range o.Columns {
+		for _, name := range strings.Split(c, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				p.columns = append(p.columns, name)
+			}
+		}
+	}
+
+	format := strings.ToLower(strings.TrimSpace(o.Format))
+	switch format {
+	case "":
+		format = FormatTSV
+		if ios.IsStdoutTTY() {
+			format = FormatTable
+		}
+	case FormatTable, FormatJSON, FormatJSONL, FormatTSV, FormatCSV:
+	default:
+		return nil, &Error{
+			Message:  fmt.Sprintf("unknown output format %q", o.Format),
+			HintText: "use one of: " + strings.Join(validFormats, ", "),
+			Code:     2,
+		}
+	}
+	p.format = format
+
+	if o.JQ != "" && o.Template != "" {
+		return nil, &Error{
+			Message:  "--jq and --template cannot be used together",
+			HintText: "pick values with --jq or lay them out with --template; a template can select fields too",
+			Code:     2,
+		}
+	}
+	if o.JQ != "" {
+		code, err := compileJQ(o.JQ)
+		if err != nil {
+			return nil, err
+		}
+		p.jq = code
+		p.format = FormatJSON
+	}
+	if o.Template != "" {
+		tmpl, err := compileTemplate(o.Template)
+		if err != nil {
+			return nil, err
+		}
+		p.tmpl = tmpl
+	}
+	return p, nil
+}
+
+// Format is the effective format: the -o value, its default, "json" when
+// --jq is given and "template" when --template is.
+func (p *Printer) Format() string {
+	if p.tmpl != nil {
+		return "template"
+	}
+	return p.format
+}
+
+// IsJSON reports whether stdout carries machine-readable output, so errors
+// should also be reported as JSON and notices kept off stdout.
+func (p *Printer) IsJSON() bool {
+	return p.jq != nil || p.tmpl != nil || p.format == FormatJSON || p.format == FormatJSONL
+}
+
+// pretty is true when JSON is for a person.
+func (p *Printer) pretty() bool { return p.ios.IsStdoutTTY() }
+
+// List prints a whole list of records. --jq and --template see the list as
+// one JSON array. The other formats share Stream's code, so a list and a
+// stream of the same records print the same bytes; the differences are that
+// a table is fitted to all its rows at once, and --columns paths are checked
+// against every record rather than the first.
+func (p *Printer) List(cols []Column, records []json.RawMessage) error {
+	if p.jq != nil || p.tmpl != nil {
+		arr := make([]any, 0, len(records))
+		for _, r := range records {
+			v, err := decode(r)
+			if err != nil {
+				return err
+			}
+			arr = append(arr, v)
+		}
+		return p.transform(arr)
+	}
+	s := p.Stream(cols)
+	if p.format == FormatJSON || p.format == FormatJSONL {
+		for _, r := range records {
+			if err := s.Write(r); err != nil {
+				return err
+			}
+		}
+		return s.Close()
+	}
+	objs := make([]map[string]any, len(records))
+	for i, r := range records {
+		v, err := decode(r)
+		if err != nil {
+			return err
+		}
+		objs[i] = asObject(v)
+	}
+	s.batch = 0
+	for i, r := range records {
+		if err := s.writeRow(r, objs[i], objs); err != nil {
+			return err
+		}
+	}
+	return s.Close()
+}
+
+// Object prints one record. JSON-ish formats print the record itself;
+// table, TSV and CSV render view, or the record's top-level scalar fields
+// when view is nil.
+func (p *Printer) Object(rec json.RawMessage, view *Detail) error {
+	switch {
+	case p.jq != nil, p.tmpl != nil:
+		v, err := decode(rec)
+		if err != nil {
+			return err
+		}
+		return p.transform(v)
+	case p.format == FormatJSON:
+		return p.writeJSON(rec)
+	case p.format == FormatJSONL:
+		return p.writeJSONLine(rec)
+	}
+	if view == nil {
+		fields, err := topLevelScalars(rec)
+		if err != nil {
+			return err
+		}
+		view = &Detail{Fields: fields}
+	}
+	return p.renderDetail(view)
+}
+
+func (p *Printer) transform(v any) error {
+	var buf bytes.Buffer
+	var err error
+	if p.jq != nil {
+		err = p.runJQ(&buf, v)
+	} else {
+		err = p.runTemplate(&buf, v)
+	}
+	// What the filter produced before failing is still worth showing.
+	if _, werr := p.ios.Out.Write(buf.Bytes()); werr != nil && err == nil {
+		err = werr
+	}
+	return err
+}
+
+// writeJSON prints a JSON value as the service sent it: indented for a
+// terminal, compacted when piped. Neither reorders nor drops a field, which
+// decoding and re-encoding would.
+func (p *Printer) writeJSON(raw []byte) error {
+	var buf bytes.Buffer
+	var err error
+	if p.pretty() {
+		err = json.Indent(&buf, raw, "", "  ")
+	} else {
+		err = json.Compact(&buf, raw)
+	}
+	if err != nil {
+		return fmt.Errorf("invalid JSON in the response: %w", err)
+	}
+	buf.WriteByte('\n')
+	_, err = p.ios.Out.Write(buf.Bytes())
+	return err
+}
+
+func (p *Printer) writeJSONLine(raw []byte) error {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return fmt.Errorf("invalid JSON in the response: %w", err)
+	}
+	buf.WriteByte('\n')
+	_, err := p.ios.Out.Write(buf.Bytes())
+	return err
+}

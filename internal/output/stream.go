@@ -1,0 +1,287 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// DefaultTableBatch is how many rows a streamed table holds before it
+// renders them. Twenty rows fill a screen without making the first page of
+// an --all run wait for the last.
+const DefaultTableBatch = 20
+
+// Stream prints records one at a time, for lists too long to hold (--all
+// over tens of thousands of payments). Memory stays constant:
+//
+//   - jsonl, tsv and csv write each record as it comes;
+//   - json writes "[" before the first record, commas between, and "]" on
+//     Close, so the output is valid JSON even for no records;
+//   - --jq and --template run once per record, not over the whole list;
+//   - table holds up to DefaultTableBatch rows (or what arrived before
+//     Flush) and renders them as one table. The header is printed once, with
+//     the first batch, and the column widths that batch fitted to the
+//     terminal are kept, so later batches line up under it; a later value
+//     wider than its column is cut with "…", except in the last column,
+//     which may use the rest of the terminal's width.
+//
+// Output is buffered; Flush at page boundaries to show what has arrived,
+// and always Close.
+type Stream struct {
+	p    *Printer
+	cols []Column
+
+	out *bufio.Writer
+	csv *csv.Writer
+
+	resolved []Column
+	ready    bool
+	count    int
+	scratch  bytes.Buffer
+	fields   []string
+
+	batch      int
+	pending    [][]string
+	widths     []int
+	headerDone bool
+	closed     bool
+}
+
+// Stream starts printing a list record by record. cols may be nil: the
+// first record's top-level scalar fields then become the columns.
+func (p *Printer) Stream(cols []Column) *Stream {
+	s := &Stream{p: p, cols: cols, out: bufio.NewWriter(p.ios.Out), batch: DefaultTableBatch}
+	if p.format == FormatCSV && p.jq == nil && p.tmpl == nil {
+		// csv.NewWriter reuses s.out (a bufio.Writer of the default size)
+		// rather than wrapping it, so direct writes to s.out stay in order.
+		s.csv = csv.NewWriter(s.out)
+	}
+	return s
+}
+
+// Write prints one record, or queues it for the next table batch.
+func (s *Stream) Write(rec json.RawMessage) error {
+	if s.closed {
+		return fmt.Errorf("output: write to a closed stream")
+	}
+	p := s.p
+	switch {
+	case p.jq != nil || p.tmpl != nil:
+		v, err := decode(rec)
+		if err != nil {
+			return err
+		}
+		s.scratch.Reset()
+		if p.jq != nil {
+			err = p.runJQ(&s.scratch, v)
+		} else {
+			err = p.runTemplate(&s.scratch, v)
+		}
+		if _, werr := s.out.Write(s.scratch.Bytes()); werr != nil && err == nil {
+			err = werr
+		}
+		s.count++
+		return err
+	case p.format == FormatJSON:
+		return s.writeJSONElement(rec)
+	case p.format == FormatJSONL:
+		s.scratch.Reset()
+		if err := json.Compact(&s.scratch, rec); err != nil {
+			return fmt.Errorf("invalid JSON in the response: %w", err)
+		}
+		s.scratch.WriteByte('\n')
+		_, err := s.out.Write(s.scratch.Bytes())
+		s.count++
+		return err
+	}
+	v, err := decode(rec)
+	if err != nil {
+		return err
+	}
+	return s.writeRow(rec, asObject(v), nil)
+}
+
+// writeRow turns a decoded record into cells. sample, when given, is what
+// --columns names are checked against (List passes every record).
+func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]any) error {
+	if !s.ready {
+		if sample == nil {
+			sample = []map[string]any{obj}
+		}
+		if err := s.resolve(raw, sample); err != nil {
+			return err
+		}
+	}
+	s.count++
+	switch s.p.format {
+	case FormatTable:
+		row := make([]string, len(s.resolved))
+		for i, c := range s.resolved {
+			row[i] = sanitize(c.cell(obj))
+		}
+		s.pending = append(s.pending, row)
+		if s.batch > 0 && len(s.pending) >= s.batch {
+			// A batch exists to be seen as soon as it is complete.
+			if err := s.renderPending(); err != nil {
+				return err
+			}
+			return s.out.Flush()
+		}
+		return nil
+	case FormatCSV:
+		s.fields = s.fields[:0]
+		for _, c := range s.resolved {
+			s.fields = append(s.fields, c.cell(obj))
+		}
+		if len(s.fields) == 1 && s.fields[0] == "" {
+			// encoding/csv writes a lone empty field as an empty line,
+			// which CSV readers skip: the row would vanish.
+			_, err := s.out.WriteString("\"\"\n")
+			return err
+		}
+		return s.csv.Write(s.fields)
+	default:
+		for i, c := range s.resolved {
+			if i > 0 {
+				s.out.WriteByte('\t')
+			}
+			s.out.WriteString(sanitize(c.cell(obj)))
+		}
+		return s.out.WriteByte('\n')
+	}
+}
+
+func (s *Stream) resolve(first []byte, sample []map[string]any) error {
+	cols, err := resolveColumns(s.cols, s.p.columns, first, sample)
+	if err != nil {
+		return err
+	}
+	s.resolved = cols
+	s.ready = true
+	if s.p.noHeader || s.p.format == FormatTable || len(cols) == 0 {
+		return nil
+	}
+	headers := make([]string, len(cols))
+	for i, c := range cols {
+		headers[i] = c.Header
+	}
+	if s.csv != nil {
+		return s.csv.Write(headers)
+	}
+	for i, h := range headers {
+		headers[i] = sanitize(h)
+	}
+	_, err = s.out.WriteString(strings.Join(headers, "\t") + "\n")
+	return err
+}
+
+func (s *Stream) writeJSONElement(rec []byte) error {
+	s.scratch.Reset()
+	if s.count == 0 {
+		s.scratch.WriteByte('[')
+	} else {
+		s.scratch.WriteByte(',')
+	}
+	var err error
+	if s.p.pretty() {
+		// Indenting each element as the whole array would be indented gives
+		// the same bytes as List, without holding the list.
+		s.scratch.WriteString("\n  ")
+		err = json.Indent(&s.scratch, rec, "  ", "  ")
+	} else {
+		err = json.Compact(&s.scratch, rec)
+	}
+	if err != nil {
+		return fmt.Errorf("invalid JSON in the response: %w", err)
+	}
+	s.count++
+	_, err = s.out.Write(s.scratch.Bytes())
+	return err
+}
+
+func (s *Stream) renderPending() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	var headers []string
+	if !s.headerDone && !s.p.noHeader {
+		headers = make([]string, len(s.resolved))
+		for i, c := range s.resolved {
+			headers[i] = sanitize(c.Header)
+		}
+	}
+	if s.widths == nil {
+		measured := headers
+		if measured == nil {
+			measured = make([]string, len(s.resolved))
+		}
+		s.widths = tableWidths(measured, s.pending, s.p.ios.TerminalWidth())
+	}
+	widths := s.widths
+	if s.headerDone && len(widths) > 0 {
+		// Nothing sits right of the last column, so a later batch may use
+		// the rest of the terminal there without breaking the alignment.
+		widths = append([]int(nil), s.widths...)
+		room := s.p.ios.TerminalWidth()
+		for _, w := range widths[:len(widths)-1] {
+			room -= w + columnGap
+		}
+		widths[len(widths)-1] = max(widths[len(widths)-1], room)
+	}
+	err := renderTable(s.out, s.p.ios.Colors(), headers, s.pending, widths)
+	s.headerDone = true
+	clear(s.pending)
+	s.pending = s.pending[:0]
+	return err
+}
+
+// Flush renders a pending table batch and pushes buffered output to
+// stdout. Call it at page boundaries.
+func (s *Stream) Flush() error {
+	if s.p.format == FormatTable && s.p.jq == nil && s.p.tmpl == nil {
+		if err := s.renderPending(); err != nil {
+			return err
+		}
+	}
+	if s.csv != nil {
+		s.csv.Flush()
+		if err := s.csv.Error(); err != nil {
+			return err
+		}
+	}
+	return s.out.Flush()
+}
+
+// Close finishes the output: the closing "]" of a JSON array, the header
+// of an empty TSV or CSV list, the last table batch. A table with no rows
+// prints nothing at all; saying "no payments" is the caller's job, on
+// stderr.
+func (s *Stream) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	p := s.p
+	switch {
+	case p.jq != nil || p.tmpl != nil:
+	case p.format == FormatJSON:
+		switch {
+		case s.count == 0:
+			s.out.WriteString("[]\n")
+		case p.pretty():
+			s.out.WriteString("\n]\n")
+		default:
+			s.out.WriteString("]\n")
+		}
+	case p.format == FormatTSV || p.format == FormatCSV:
+		if !s.ready {
+			if err := s.resolve(nil, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return s.Flush()
+}
