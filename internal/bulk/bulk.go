@@ -1,0 +1,216 @@
+// Package bulk runs one money move (capture, refund or close) over many
+// payments read from a file: it validates every row before anything is
+// sent, sends rows through a small worker pool that never runs two rows of
+// the same payment at once, keeps a journal so an interrupted or crashed run
+// can be resumed without moving money twice, and writes a per-row report.
+//
+// The package knows nothing of HTTP: it drives a Client (the api client's
+// method set) and learns what an error means through Options.Classify, so
+// the command layer decides how API and network errors are read.
+//
+// # Ordering
+//
+// Rows are grouped by payment, in input order. A worker takes a payment's
+// whole group and runs its rows one after the other, because the service
+// locks a payment for each request; the other workers go on with other
+// payments meanwhile. Groups with the most rows start first, since they can
+// only be worked through one row at a time.
+//
+// # Journal
+//
+// The journal is what lets a run be stopped at any instant, by Ctrl-C or a
+// crash, and run again without moving money twice. It is a file of JSON
+// lines, only ever appended to, each record fsync'ed before the run goes on.
+// Three kinds of record:
+//
+//	{"event":"run","op":"capture","format":1,"at":"2026-11-21T12:00:00Z"}
+//	{"event":"send","op":"capture","key":"…","line":7,"payment_id":"…","reference_id":"…","amount":"250.00","at":"…"}
+//	{"event":"result","op":"capture","key":"…","line":7,"payment_id":"…","reference_id":"…","amount":"250.00",
+//	 "outcome":"failed","http_status":400,"error_type":"bad_data","message":"…","payment_status":"CLOSED","at":"…"}
+//
+// "run" opens each run, for people reading the file. "send" is written
+// before a row's request goes out and holds the reference_id (the row's own,
+// or a new UUID) and the exact amount sent, so that a row for a "full"
+// amount is re-sent with the same amount even if the payment has changed
+// since. "result" is written once the answer is known; its outcome is ok,
+// reconciled, failed (a definite refusal, or a row refused before sending,
+// which then has no "send") or unknown (no answer: the request may or may
+// not have taken effect). Zero-valued fields are left out, and readers
+// ignore fields and events they do not know, so the format can grow.
+//
+// key names a row by its content, not its place: a hash of the op,
+// payment_id, amount (as a number, so 100.0 and 100.00 agree), reference_id,
+// tax, shipping and discount amounts, reason, and how many identical rows
+// came before it in the input. An edited row therefore does not match its
+// old records and is treated as new, while inserting or moving other rows
+// does not orphan the journal, which would send the same money again under
+// fresh reference_ids. The line is recorded only to help people. Because
+// the op is part of the key, runs of different ops over the same input may
+// share one journal.
+//
+// On a re-run the last records of each key decide: a row whose result is ok
+// or reconciled is not sent again; one that failed is not sent again unless
+// Options.RetryFailed (it keeps its reference_id); one with a "send" and no
+// result, or an unknown one, is re-sent with the recorded reference_id and
+// amount, and the client reconciles it with the service. A crash can tear
+// the last line; that partial record is cut off when the journal is opened,
+// which is safe because its record had not been completed: a torn "send"
+// means its request never went out, a torn "result" leaves the row unknown,
+// to be re-sent with the same reference_id. A damaged line anywhere else
+// stops the run: it was not made by a crash, and guessing could move money
+// twice.
+//
+// # Report
+//
+// The report has one line per input row, in input order: line, payment_id,
+// reference_id, amount (as sent), outcome (ok, reconciled, failed or
+// skipped), http_status, error_type, message and payment_status (after the
+// row, when known). It is CSV with a header, or JSON lines with those keys.
+package bulk
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+)
+
+// Op is the money move a bulk run makes on every row.
+type Op string
+
+const (
+	OpCapture Op = "capture"
+	OpRefund  Op = "refund"
+	OpClose   Op = "close"
+)
+
+func (op Op) valid() bool { return op == OpCapture || op == OpRefund || op == OpClose }
+
+// Row is one instruction of the input, as written there (trimmed). Amount is
+// a positive decimal or "full"; fields an op does not use are empty.
+type Row struct {
+	// Line is where the row starts in the input, 1-based, counting the
+	// CSV header; it is what people are told when a row is wrong.
+	Line           int
+	PaymentID      string
+	Amount         string
+	ReferenceID    string
+	TaxAmount      string
+	ShippingAmount string
+	DiscountAmount string
+	Reason         string
+}
+
+// FullAmount is the Amount that asks for whatever the payment still allows:
+// the capturable remainder for a capture, the refundable one for a refund.
+const FullAmount = "full"
+
+// Full reports whether the row moves the whole remaining amount.
+func (r Row) Full() bool { return r.Amount == FullAmount }
+
+// Client is the part of the API client a bulk run uses. The real client
+// retries safely-retryable failures with the same reference_id, reconciles
+// unknown outcomes and honours 429 across every goroutine sharing it; the
+// run relies on that and does not retry by itself.
+type Client interface {
+	GetPayment(ctx context.Context, id string) (*api.Payment, error)
+	Capture(ctx context.Context, id string, req api.CaptureRequest) (*api.MoveResult, error)
+	Refund(ctx context.Context, id string, req api.RefundRequest) (*api.MoveResult, error)
+	Close(ctx context.Context, id string) (*api.MoveResult, error)
+}
+
+// ClassifyFunc reads an error returned by the Client. status and errorType
+// come from an API answer (0 and "" when there was none); unknown is true
+// when the request may or may not have taken effect (a network failure or a
+// timeout after the client's own retries), so that a later run re-sends the
+// row with the same reference_id instead of treating it as failed.
+type ClassifyFunc func(err error) (status int, errorType, message string, unknown bool)
+
+// Options of a bulk run. Only Op is required.
+type Options struct {
+	Op Op
+	// Concurrency is how many payments are worked on at once; default 8.
+	Concurrency int
+	// Rate caps the requests per second across all workers; 0 means no
+	// cap beyond what the client does on 429.
+	Rate float64
+	// RowTimeout bounds the requests of one row, retries included; 0
+	// leaves it to the client's per-request timeout.
+	RowTimeout time.Duration
+
+	// JournalPath is the resume journal; empty runs without one.
+	JournalPath string
+	// ReportPath gets one line per row: CSV, or JSON lines when it ends in
+	// .jsonl or .ndjson; empty writes no report.
+	ReportPath string
+
+	// Invalid are the rows ReadRows refused. The run stops before sending
+	// anything when there are some, unless SkipInvalid, which reports them
+	// as skipped.
+	Invalid     []RowError
+	SkipInvalid bool
+	// RetryFailed sends again the rows the journal records as definitely
+	// failed; without it a resumed run keeps their earlier answer.
+	RetryFailed bool
+
+	// Progress receives the progress display and the final summary line;
+	// nil shows nothing. ProgressTTY draws a bar instead of printing a
+	// summary line every SummaryEvery (default 10s).
+	Progress     io.Writer
+	ProgressTTY  bool
+	SummaryEvery time.Duration
+
+	// Classify reads the client's errors; nil treats every error as an
+	// unknown outcome, the choice that can never lose a row: a re-run
+	// sends it again with the same reference_id.
+	Classify ClassifyFunc
+
+	// Test seams: a limiter to wait on before every request, a clock for
+	// journal times, and a ticker for the periodic summary.
+	limiter waiter
+	now     func() time.Time
+	ticker  func(time.Duration) (<-chan time.Time, func())
+}
+
+// Outcome of a row, as the report and the journal write it.
+type Outcome string
+
+const (
+	OutcomeOK         Outcome = "ok"
+	OutcomeReconciled Outcome = "reconciled"
+	OutcomeFailed     Outcome = "failed"
+	OutcomeSkipped    Outcome = "skipped"
+)
+
+// Summary counts the rows of a run by outcome. Rows settled by an earlier
+// run of the same journal are counted under their recorded outcome and also
+// in Earlier, so a re-run gives the same verdict until the failures are
+// dealt with.
+type Summary struct {
+	Total      int `json:"total"`
+	OK         int `json:"ok"`
+	Reconciled int `json:"reconciled"`
+	Failed     int `json:"failed"`
+	// Skipped are invalid rows passed over with SkipInvalid.
+	Skipped int `json:"skipped"`
+	// NotSent are rows an interruption left untouched; the report lists
+	// them as skipped.
+	NotSent     int  `json:"not_sent"`
+	Earlier     int  `json:"earlier"`
+	Interrupted bool `json:"interrupted"`
+}
+
+// String is the final summary line.
+func (s Summary) String() string {
+	line := fmt.Sprintf("%d rows: %d ok, %d reconciled, %d failed, %d skipped",
+		s.Total, s.OK, s.Reconciled, s.Failed, s.Skipped+s.NotSent)
+	if s.Earlier > 0 {
+		line += fmt.Sprintf(" (%d settled by an earlier run)", s.Earlier)
+	}
+	if s.Interrupted {
+		line += fmt.Sprintf("; interrupted, %d not sent", s.NotSent)
+	}
+	return line
+}

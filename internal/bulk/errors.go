@@ -1,0 +1,122 @@
+package bulk
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RowError says why one input row cannot be sent.
+type RowError struct {
+	Line int
+	// PaymentID as written, possibly empty or malformed, so that a skipped
+	// row can still be told apart in the report.
+	PaymentID string
+	Field     string
+	Message   string
+}
+
+func (e RowError) String() string {
+	if e.Field == "" {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Message)
+	}
+	return fmt.Sprintf("line %d: %s: %s", e.Line, e.Field, e.Message)
+}
+
+// InputError is an input that cannot be read as rows at all: no header, an
+// unknown column, an unreadable stream. Nothing was sent.
+type InputError struct {
+	Name    string
+	Line    int
+	Message string
+}
+
+func (e *InputError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", e.Name, e.Line, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Name, e.Message)
+}
+
+func (e *InputError) ExitCode() int { return 2 }
+
+func (e *InputError) Hint() string {
+	return "the input is CSV with a header row (payment_id,amount,...) or one JSON object per line"
+}
+
+// maxListed keeps an error about a large file readable; the report, not the
+// error, is where every row is listed.
+const maxListed = 20
+
+// InvalidRowsError stops a run that found invalid rows before sending any.
+type InvalidRowsError struct{ Rows []RowError }
+
+func (e *InvalidRowsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d invalid %s, nothing was sent:", len(e.Rows), plural(len(e.Rows), "row", "rows"))
+	for i, r := range e.Rows {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Rows)-maxListed)
+			break
+		}
+		b.WriteString("\n  ")
+		b.WriteString(r.String())
+	}
+	return b.String()
+}
+
+func (e *InvalidRowsError) ExitCode() int { return 2 }
+
+func (e *InvalidRowsError) Hint() string {
+	return "fix the rows listed, or pass --skip-invalid to send the valid rows and report the others as skipped"
+}
+
+// RunError ends a run in which rows failed or that was interrupted; the
+// Summary says how far it got.
+type RunError struct {
+	Op          Op
+	Summary     Summary
+	JournalPath string
+	ReportPath  string
+}
+
+func (e *RunError) Error() string {
+	if e.Summary.Interrupted {
+		return fmt.Sprintf("bulk %s interrupted: %s", e.Op, e.Summary)
+	}
+	return fmt.Sprintf("bulk %s: %d of %d rows failed", e.Op, e.Summary.Failed, e.Summary.Total)
+}
+
+// ExitCode is 130 for an interruption, even with failed rows, because the
+// first thing to do is to finish the run.
+func (e *RunError) ExitCode() int {
+	if e.Summary.Interrupted {
+		return 130
+	}
+	return 11
+}
+
+func (e *RunError) Hint() string {
+	var hints []string
+	if e.Summary.Interrupted {
+		if e.JournalPath != "" {
+			hints = append(hints, fmt.Sprintf("run the same command again to resume from %s: finished rows are skipped and rows in flight are re-sent with the same reference_id", e.JournalPath))
+		} else {
+			hints = append(hints, "no journal was kept, so a re-run sends every row again: take the rows not sent from the report")
+		}
+	}
+	if e.Summary.Failed > 0 {
+		where := "the report"
+		if e.ReportPath != "" {
+			where = e.ReportPath
+		}
+		hints = append(hints, fmt.Sprintf("%s says why each failed row failed; after fixing the cause, re-run with --retry-failed", where))
+	}
+	return strings.Join(hints, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,117 @@
+package bulk
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+const defaultSummaryEvery = 10 * time.Second
+
+// progress shows how a run is going on stderr: a bar on a terminal, where
+// it redraws in place, and otherwise a line every so often, because a CI
+// log would keep every redraw.
+type progress struct {
+	w     io.Writer
+	op    Op
+	total int // rows to send in this run
+	start time.Time
+
+	done, failed atomic.Int64
+
+	bar  *progressbar.ProgressBar
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func startProgress(o Options, total int) *progress {
+	p := &progress{w: o.Progress, op: o.Op, total: total, start: time.Now(), stop: make(chan struct{})}
+	if p.w == nil || total == 0 {
+		return p
+	}
+	if o.ProgressTTY {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(string(o.Op)),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("rows"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+		)
+		return p
+	}
+	every := o.SummaryEvery
+	if every <= 0 {
+		every = defaultSummaryEvery
+	}
+	tick, stopTicker := o.ticker(every)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer stopTicker()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-tick:
+				fmt.Fprintln(p.w, p.line())
+			}
+		}
+	}()
+	return p
+}
+
+func realTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+func (p *progress) rowDone(failed bool) {
+	p.done.Add(1)
+	if failed {
+		p.failed.Add(1)
+	}
+	if p.bar != nil {
+		if failed {
+			p.bar.Describe(fmt.Sprintf("%s (%d failed)", p.op, p.failed.Load()))
+		}
+		_ = p.bar.Add(1)
+	}
+}
+
+// line is the periodic summary: "capture: 120/1000 rows, 3 failed,
+// 12.5 rows/s, ETA 1m10s".
+func (p *progress) line() string {
+	done, failed := p.done.Load(), p.failed.Load()
+	return progressLine(p.op, done, failed, int64(p.total), time.Since(p.start))
+}
+
+func progressLine(op Op, done, failed, total int64, elapsed time.Duration) string {
+	s := fmt.Sprintf("%s: %d/%d rows, %d failed", op, done, total, failed)
+	if done == 0 || elapsed <= 0 {
+		return s
+	}
+	perSecond := float64(done) / elapsed.Seconds()
+	eta := time.Duration(float64(total-done) / perSecond * float64(time.Second)).Round(time.Second)
+	return s + fmt.Sprintf(", %.1f rows/s, ETA %s", perSecond, eta)
+}
+
+// finish stops the display and prints the final summary line.
+func (p *progress) finish(s Summary) {
+	close(p.stop)
+	p.wg.Wait()
+	if p.w == nil {
+		return
+	}
+	if p.bar != nil {
+		_ = p.bar.Exit()
+		_ = p.bar.Clear()
+	}
+	fmt.Fprintf(p.w, "%s: %s\n", p.op, s)
+}

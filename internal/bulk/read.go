@@ -1,0 +1,376 @@
+package bulk
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/bnpl-cli/bnpl/internal/money"
+)
+
+// Column names of the input, for CSV headers and JSON keys alike.
+const (
+	colPaymentID      = "payment_id"
+	colAmount         = "amount"
+	colReferenceID    = "reference_id"
+	colTaxAmount      = "tax_amount"
+	colShippingAmount = "shipping_amount"
+	colDiscountAmount = "discount_amount"
+	colReason         = "reason"
+)
+
+var columns = []string{colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason}
+
+func knownColumn(name string) bool {
+	for _, c := range columns {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// maxPlaces is the most places any settled currency allows (KWD). Before a
+// row's payment is read its currency is unknown, so this is all that can be
+// checked up front; the currency's own rule is checked when the row runs.
+const maxPlaces = 3
+
+// ReadRows reads and validates the rows of a bulk op from r, returning the
+// valid rows and, separately, what is wrong with the others, both in input
+// order. name is the input's file name, "-" for stdin: an extension of .csv,
+// or .jsonl or .ndjson, picks the format; otherwise a first non-blank
+// character of '{' means JSON lines and anything else CSV.
+//
+// CSV needs a header row naming its columns; JSON lines carry one object per
+// line with the same names as keys, amounts as strings or numbers. The
+// columns are payment_id, amount (a positive decimal or "full"),
+// reference_id, tax_amount, shipping_amount, discount_amount and reason; a
+// column the op does not use must be absent or empty, so that a file meant
+// for another op is not half-understood.
+//
+// The error is for an input that cannot be read as rows at all (an
+// *InputError); a bad row only adds a RowError.
+func ReadRows(r io.Reader, name string, op Op) ([]Row, []RowError, error) {
+	if !op.valid() {
+		return nil, nil, fmt.Errorf("bulk: unknown op %q", op)
+	}
+	br := bufio.NewReader(r)
+	// A byte-order mark from a spreadsheet export would otherwise become
+	// part of the first column's name.
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3)
+	}
+	v := newValidator(op)
+	var err error
+	if jsonLines(br, name) {
+		err = readJSONLines(br, name, v)
+	} else {
+		err = readCSV(br, name, op, v)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return v.rows, v.invalid, nil
+}
+
+func jsonLines(br *bufio.Reader, name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv":
+		return false
+	case ".jsonl", ".ndjson":
+		return true
+	}
+	for i := 1; ; i++ {
+		b, _ := br.Peek(i)
+		if len(b) < i {
+			return false
+		}
+		switch c := b[i-1]; c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return c == '{'
+		}
+	}
+}
+
+func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1 // a short row is a row error, not the end of the file
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return &InputError{Name: name, Message: "is empty: expected a header row such as payment_id,amount"}
+	}
+	if err != nil {
+		return &InputError{Name: name, Message: err.Error()}
+	}
+	index := map[string]int{}
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if !knownColumn(h) {
+			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: the columns are %s",
+				header[i], strings.Join(columns, ", "))}
+		}
+		if _, dup := index[h]; dup {
+			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("column %s appears twice", h)}
+		}
+		index[h] = i
+	}
+	if _, ok := index[colPaymentID]; !ok {
+		return &InputError{Name: name, Line: 1, Message: "the header has no payment_id column (the first row must name the columns)"}
+	}
+	if _, ok := index[colAmount]; !ok && op != OpClose {
+		return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("the header has no amount column, which %s needs", op)}
+	}
+	for {
+		record, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var perr *csv.ParseError
+		if errors.As(err, &perr) {
+			v.reject(RowError{Line: perr.StartLine, Message: "is not valid CSV: " + perr.Err.Error()})
+			continue
+		}
+		if err != nil {
+			return &InputError{Name: name, Message: err.Error()}
+		}
+		line, _ := cr.FieldPos(0)
+		if blankRecord(record) {
+			continue
+		}
+		if len(record) != len(header) {
+			pid := ""
+			if i := index[colPaymentID]; i < len(record) {
+				pid = strings.TrimSpace(record[i])
+			}
+			v.reject(RowError{Line: line, PaymentID: pid, Message: fmt.Sprintf("has %d fields, the header has %d", len(record), len(header))})
+			continue
+		}
+		fields := make(map[string]string, len(index))
+		for col, i := range index {
+			fields[col] = strings.TrimSpace(record[i])
+		}
+		v.check(line, fields, nil)
+	}
+}
+
+// blankRecord is a row of empty cells, which spreadsheets like to leave at
+// the end of an export.
+func blankRecord(record []string) bool {
+	for _, f := range record {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func readJSONLines(br *bufio.Reader, name string, v *validator) error {
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return &InputError{Name: name, Line: line, Message: err.Error()}
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			fields, problems := decodeJSONRow(b)
+			v.check(line, fields, problems)
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+// decodeJSONRow turns one JSON object into column values. Numbers are kept
+// as their literal text, never as floats, so 10.10 stays 10.10.
+func decodeJSONRow(b []byte) (map[string]string, []RowError) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || obj == nil || dec.More() {
+		return nil, []RowError{{Message: "is not a JSON object"}}
+	}
+	fields := map[string]string{}
+	var problems []RowError
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // stable messages
+	for _, k := range keys {
+		if !knownColumn(k) {
+			problems = append(problems, RowError{Field: k, Message: "is not a known field: the fields are " + strings.Join(columns, ", ")})
+			continue
+		}
+		switch val := obj[k].(type) {
+		case nil:
+		case string:
+			fields[k] = strings.TrimSpace(val)
+		case json.Number:
+			fields[k] = val.String()
+		default:
+			problems = append(problems, RowError{Field: k, Message: "must be a string"})
+		}
+	}
+	return fields, problems
+}
+
+// validator checks rows one at a time, remembering what it needs to catch
+// duplicates across rows.
+type validator struct {
+	op      Op
+	rows    []Row
+	invalid []RowError
+	// refLines finds a reference_id used twice: the service would take the
+	// second row as a retry of the first and move no money for it.
+	refLines map[string]int
+	// closeLines finds a payment closed twice, which can only fail.
+	closeLines map[string]int
+}
+
+func newValidator(op Op) *validator {
+	return &validator{op: op, refLines: map[string]int{}, closeLines: map[string]int{}}
+}
+
+func (v *validator) reject(e RowError) { v.invalid = append(v.invalid, e) }
+
+func (v *validator) check(line int, f map[string]string, problems []RowError) {
+	row := Row{
+		Line:           line,
+		PaymentID:      strings.ToLower(f[colPaymentID]),
+		Amount:         f[colAmount],
+		ReferenceID:    f[colReferenceID],
+		TaxAmount:      f[colTaxAmount],
+		ShippingAmount: f[colShippingAmount],
+		DiscountAmount: f[colDiscountAmount],
+		Reason:         f[colReason],
+	}
+	// One problem per field is enough: a value of the wrong JSON type need
+	// not also be reported as missing.
+	bad := func(field, msg string) {
+		for _, p := range problems {
+			if p.Field == field || p.Field == "" {
+				return
+			}
+		}
+		problems = append(problems, RowError{Field: field, Message: msg})
+	}
+
+	switch {
+	case row.PaymentID == "":
+		bad(colPaymentID, "is required")
+	case !isUUID(row.PaymentID):
+		bad(colPaymentID, fmt.Sprintf("%q is not a payment id (a UUID such as 6f1c2a9e-0b8d-4c3e-9a51-2d7f4e8b1c06)", f[colPaymentID]))
+	}
+
+	if v.op == OpClose {
+		if row.Amount != "" {
+			bad(colAmount, "close moves no amount: leave it empty")
+		}
+		if row.ReferenceID != "" {
+			bad(colReferenceID, "close sends no reference_id: leave it empty")
+		}
+	} else {
+		switch {
+		case row.Amount == "":
+			bad(colAmount, "is required: a positive amount such as 100.00, or full")
+		case strings.EqualFold(row.Amount, FullAmount):
+			row.Amount = FullAmount
+		default:
+			if msg := checkAmount(row.Amount, true); msg != "" {
+				bad(colAmount, msg)
+			}
+		}
+	}
+
+	extras := []struct{ col, val string }{
+		{colTaxAmount, row.TaxAmount}, {colShippingAmount, row.ShippingAmount}, {colDiscountAmount, row.DiscountAmount},
+	}
+	for _, x := range extras {
+		switch {
+		case x.val == "":
+		case v.op != OpCapture:
+			bad(x.col, "is only for capture: leave it empty")
+		default:
+			if msg := checkAmount(x.val, false); msg != "" {
+				bad(x.col, msg)
+			}
+		}
+	}
+	if row.Reason != "" && v.op != OpRefund {
+		bad(colReason, "is only for refund: leave it empty")
+	}
+
+	if len(problems) == 0 {
+		if row.ReferenceID != "" {
+			if first, dup := v.refLines[row.ReferenceID]; dup {
+				bad(colReferenceID, fmt.Sprintf("%q is also on line %d: the service would take this row as a retry of that one", row.ReferenceID, first))
+			} else {
+				v.refLines[row.ReferenceID] = line
+			}
+		}
+		if v.op == OpClose {
+			if first, dup := v.closeLines[row.PaymentID]; dup {
+				bad(colPaymentID, fmt.Sprintf("payment is already closed by line %d", first))
+			} else {
+				v.closeLines[row.PaymentID] = line
+			}
+		}
+	}
+
+	if len(problems) > 0 {
+		for _, p := range problems {
+			p.Line, p.PaymentID = line, f[colPaymentID]
+			v.reject(p)
+		}
+		return
+	}
+	v.rows = append(v.rows, row)
+}
+
+// isUUID accepts only the canonical 36-character form: uuid.Parse also takes
+// braces and urn: prefixes, which the service's paths do not.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
+// checkAmount applies the rules that hold whatever the currency; it returns
+// what is wrong, or "".
+func checkAmount(s string, positive bool) string {
+	parse := money.ParseNonNegative
+	if positive {
+		parse = money.ParsePositive
+	}
+	if _, err := parse(s, ""); err != nil {
+		var merr *money.Error
+		if errors.As(err, &merr) {
+			return fmt.Sprintf("%q %s", s, merr.Reason)
+		}
+		return err.Error()
+	}
+	if p := places(s); p > maxPlaces {
+		return fmt.Sprintf("%q has %d decimal places; no currency allows more than %d", s, p, maxPlaces)
+	}
+	return ""
+}
+
+// places counts the decimal places as written: "10.50" has 2.
+func places(s string) int {
+	if _, frac, ok := strings.Cut(s, "."); ok {
+		return len(frac)
+	}
+	return 0
+}

@@ -1,0 +1,596 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"golang.org/x/time/rate"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
+)
+
+const defaultConcurrency = 8
+
+// waiter is what the run needs of a rate limiter.
+type waiter interface {
+	Wait(ctx context.Context) error
+}
+
+// newLimiter spaces requests evenly: a burst of one, so that a rate of 5
+// never sends 5 requests in the same instant.
+func newLimiter(perSecond float64) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(perSecond), 1)
+}
+
+// task is a row still to be sent in this run.
+type task struct {
+	index int
+	row   Row
+	key   string
+	// referenceID and amount come from the journal's "send" record: a row
+	// sent before keeps its reference_id, and a row whose outcome is
+	// unknown is re-sent with exactly the amount sent then.
+	referenceID string
+	amount      string
+}
+
+// paymentQueue holds one payment's rows in input order. A worker takes a
+// whole queue and runs its rows one after the other, which is how rows of
+// the same payment never overlap (the service locks a payment for each
+// request) while other workers go on with other payments.
+type paymentQueue struct {
+	paymentID string
+	tasks     []*task
+	// currency is learnt from the first read of the payment, if any row
+	// needs it.
+	currency string
+}
+
+type runner struct {
+	c        Client
+	o        Options
+	journal  *journal
+	progress *progress
+	limiter  waiter
+
+	stopOnce sync.Once
+	stopErr  error
+	stop     context.CancelFunc
+}
+
+// Run sends rows, as validated by ReadRows, and reports what became of each.
+//
+// With a journal, rows already settled by an earlier run are not sent again
+// (see the journal's documentation). On ctx's cancellation Run stops taking
+// new rows, lets the requests in flight finish, since cutting one off would
+// only make its outcome unknown, records them, and returns with
+// Summary.Interrupted set.
+//
+// The error is an *InvalidRowsError when o.Invalid has rows and
+// o.SkipInvalid is false (nothing is sent then), a *RunError when rows
+// failed or the run was interrupted, or another error when the journal or
+// the report could not be written.
+func Run(ctx context.Context, c Client, rows []Row, o Options) (Summary, error) {
+	if !o.Op.valid() {
+		return Summary{}, fmt.Errorf("bulk: unknown op %q", o.Op)
+	}
+	skipped := skippedResults(o.Invalid)
+	if len(skipped) > 0 && !o.SkipInvalid {
+		return Summary{Total: len(rows) + len(skipped)}, &InvalidRowsError{Rows: o.Invalid}
+	}
+	o = withDefaults(o)
+
+	r := &runner{c: c, o: o, limiter: o.limiter}
+	var entries map[string]*journalEntry
+	if o.JournalPath != "" {
+		var err error
+		if r.journal, entries, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
+			return Summary{}, err
+		}
+		defer r.journal.close()
+	}
+	var rep *report
+	if o.ReportPath != "" {
+		var err error
+		if rep, err = createReport(o.ReportPath); err != nil {
+			return Summary{}, err
+		}
+	}
+
+	results := make([]rowResult, len(rows))
+	queues := r.plan(rows, entries, results)
+
+	r.progress = startProgress(o, countTasks(queues))
+	r.runQueues(ctx, queues, results)
+
+	summary := Summary{Total: len(rows) + len(skipped), Skipped: len(skipped)}
+	for i := range results {
+		res := &results[i]
+		if res.Outcome == "" {
+			res.Line, res.PaymentID, res.Outcome = rows[i].Line, rows[i].PaymentID, OutcomeSkipped
+			res.notSent = true
+			res.Message = "not sent: the run was interrupted"
+			if r.stopErr != nil {
+				res.Message = "not sent: the run stopped: " + r.stopErr.Error()
+			}
+		}
+		summary.count(*res)
+	}
+	// Rows left untouched mean the run did not finish, whatever stopped
+	// it; a cancellation that came after the last row changes nothing.
+	summary.Interrupted = summary.NotSent > 0
+
+	var reportErr error
+	if rep != nil {
+		reportErr = rep.write(append(results, skipped...))
+	}
+	r.progress.finish(summary)
+
+	switch {
+	case r.stopErr != nil:
+		return summary, r.stopErr
+	case summary.Interrupted || summary.Failed > 0:
+		runErr := &RunError{Op: o.Op, Summary: summary, JournalPath: o.JournalPath, ReportPath: o.ReportPath}
+		if reportErr != nil {
+			return summary, errors.Join(runErr, reportErr)
+		}
+		return summary, runErr
+	}
+	return summary, reportErr
+}
+
+func withDefaults(o Options) Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = defaultConcurrency
+	}
+	if o.limiter == nil && o.Rate > 0 {
+		o.limiter = newLimiter(o.Rate)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.ticker == nil {
+		o.ticker = realTicker
+	}
+	if o.Classify == nil {
+		o.Classify = func(err error) (int, string, string, bool) { return 0, "", err.Error(), true }
+	}
+	return o
+}
+
+func (s *Summary) count(res rowResult) {
+	switch {
+	case res.notSent:
+		s.NotSent++
+	case res.Outcome == OutcomeOK:
+		s.OK++
+	case res.Outcome == OutcomeReconciled:
+		s.Reconciled++
+	case res.Outcome == OutcomeFailed:
+		s.Failed++
+	}
+	if res.earlier {
+		s.Earlier++
+	}
+}
+
+// skippedResults turns the invalid rows into report lines, one per input
+// line whatever the number of problems on it.
+func skippedResults(invalid []RowError) []rowResult {
+	byLine := map[int]*rowResult{}
+	var lines []int
+	for _, e := range invalid {
+		res := byLine[e.Line]
+		if res == nil {
+			res = &rowResult{Line: e.Line, PaymentID: e.PaymentID, Outcome: OutcomeSkipped, Message: "invalid: "}
+			byLine[e.Line] = res
+			lines = append(lines, e.Line)
+		} else {
+			res.Message += "; "
+		}
+		if e.Field != "" {
+			res.Message += e.Field + " "
+		}
+		res.Message += e.Message
+	}
+	sort.Ints(lines)
+	out := make([]rowResult, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, *byLine[l])
+	}
+	return out
+}
+
+// plan fills in the rows an earlier run settled and queues the others by
+// payment.
+func (r *runner) plan(rows []Row, entries map[string]*journalEntry, results []rowResult) []*paymentQueue {
+	keys := rowKeys(r.o.Op, rows)
+	byPayment := map[string]*paymentQueue{}
+	var queues []*paymentQueue
+	matched := 0
+	for i, row := range rows {
+		t := &task{index: i, row: row, key: keys[i]}
+		if e := entries[t.key]; e != nil {
+			matched++
+			if res, settled := settledResult(row, e, r.o.RetryFailed); settled {
+				results[i] = res
+				continue
+			}
+			if e.send != nil {
+				t.referenceID = e.send.ReferenceID
+				if e.result == nil || e.result.Outcome == outcomeUnknown {
+					t.amount = e.send.Amount
+				}
+			}
+		}
+		q := byPayment[row.PaymentID]
+		if q == nil {
+			q = &paymentQueue{paymentID: row.PaymentID}
+			byPayment[row.PaymentID] = q
+			queues = append(queues, q)
+		}
+		q.tasks = append(q.tasks, t)
+	}
+	// Longest queues first: a payment with many rows can only run them one
+	// by one, so starting it late would leave the run waiting on it alone.
+	sort.SliceStable(queues, func(a, b int) bool { return len(queues[a].tasks) > len(queues[b].tasks) })
+	stray := 0
+	for _, e := range entries {
+		if (e.send != nil && e.send.Op == r.o.Op) || (e.result != nil && e.result.Op == r.o.Op) {
+			stray++
+		}
+	}
+	if stray -= matched; stray > 0 && r.o.Progress != nil {
+		fmt.Fprintf(r.o.Progress, "%s: journal %s has records of %d %s not in this input (edited since?); they are ignored\n",
+			r.o.Op, r.o.JournalPath, stray, plural(stray, "row", "rows"))
+	}
+	return queues
+}
+
+// settledResult reports whether the journal holds a final answer for the
+// row, and that answer as a report line.
+func settledResult(row Row, e *journalEntry, retryFailed bool) (rowResult, bool) {
+	rec := e.result
+	if rec == nil {
+		return rowResult{}, false
+	}
+	switch {
+	case rec.Outcome == OutcomeOK, rec.Outcome == OutcomeReconciled:
+	case rec.Outcome == OutcomeFailed && !retryFailed:
+	default:
+		return rowResult{}, false
+	}
+	msg := "settled by an earlier run"
+	if rec.Message != "" {
+		msg += ": " + rec.Message
+	}
+	return rowResult{
+		Line: row.Line, PaymentID: row.PaymentID, ReferenceID: rec.ReferenceID, Amount: rec.Amount,
+		Outcome: rec.Outcome, HTTPStatus: rec.HTTPStatus, ErrorType: rec.ErrorType, Message: msg,
+		PaymentStatus: rec.PaymentStatus, earlier: true,
+	}, true
+}
+
+func countTasks(queues []*paymentQueue) int {
+	n := 0
+	for _, q := range queues {
+		n += len(q.tasks)
+	}
+	return n
+}
+
+// runQueues hands payment queues to the workers until they are all done,
+// ctx is cancelled or the run has to stop.
+func (r *runner) runQueues(ctx context.Context, queues []*paymentQueue, results []rowResult) {
+	ctx, r.stop = context.WithCancel(ctx)
+	defer r.stop()
+	work := make(chan *paymentQueue)
+	go func() {
+		defer close(work)
+		for _, q := range queues {
+			select {
+			case work <- q:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range min(r.o.Concurrency, len(queues)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for q := range work {
+				for _, t := range q.tasks {
+					if ctx.Err() != nil {
+						break
+					}
+					res := r.process(ctx, q, t)
+					results[t.index] = res
+					if !res.notSent {
+						r.progress.rowDone(res.Outcome == OutcomeFailed)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// halt stops the run for a reason that makes going on unsafe, such as a
+// journal that cannot be written.
+func (r *runner) halt(err error) {
+	r.stopOnce.Do(func() {
+		r.stopErr = err
+		r.stop()
+	})
+}
+
+func (r *runner) wait(ctx context.Context) error {
+	if r.limiter == nil {
+		return ctx.Err()
+	}
+	return r.limiter.Wait(ctx)
+}
+
+// process runs one row. ctx is the run's context: once it is done no new
+// request starts, but a money move already sent is completed under a
+// context of its own.
+func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResult {
+	row := t.row
+	res := rowResult{Line: row.Line, PaymentID: row.PaymentID}
+	notSent := func() rowResult {
+		res.notSent, res.Outcome = true, ""
+		return res
+	}
+
+	var req moveRequest
+	if r.o.Op != OpClose {
+		req.referenceID = firstNonEmpty(t.referenceID, row.ReferenceID)
+		if req.referenceID == "" {
+			req.referenceID = uuid.NewString()
+		}
+		req.reason = row.Reason
+		res.ReferenceID = req.referenceID
+		res.Amount = t.amount
+		if t.amount == "" {
+			var refused *rowResult
+			var waitErr error
+			res, refused, waitErr = r.resolveAmounts(ctx, q, t, res)
+			if waitErr != nil || ctx.Err() != nil {
+				return notSent()
+			}
+			if refused != nil {
+				return *refused
+			}
+		}
+		var err error
+		if req.amounts, err = parseAmounts(row, res.Amount); err != nil {
+			res.Outcome, res.Message = OutcomeFailed, err.Error()
+			r.record(t, res)
+			return res
+		}
+	}
+
+	if r.wait(ctx) != nil || ctx.Err() != nil {
+		return notSent()
+	}
+	if r.journal != nil {
+		err := r.journal.append(journalRecord{Event: eventSend, Op: r.o.Op, Key: t.key, Line: row.Line,
+			PaymentID: row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount})
+		if err != nil {
+			r.halt(err)
+			return notSent()
+		}
+	}
+
+	// The request is in flight from here: Ctrl-C must not cut it off, or
+	// its outcome would become unknown for no gain.
+	reqCtx := context.WithoutCancel(ctx)
+	if r.o.RowTimeout > 0 {
+		var cancel context.CancelFunc
+		reqCtx, cancel = context.WithTimeout(reqCtx, r.o.RowTimeout)
+		defer cancel()
+	}
+	moved, err := r.send(reqCtx, row.PaymentID, req)
+
+	// A status read before sending is stale now; only the answer tells.
+	res.PaymentStatus = ""
+	var journalOutcome Outcome
+	if err == nil {
+		res.Outcome = OutcomeOK
+		if moved != nil {
+			if moved.Reconciled {
+				res.Outcome = OutcomeReconciled
+			}
+			if moved.Payment != nil {
+				res.PaymentStatus = moved.Payment.Status
+			}
+		}
+		journalOutcome = res.Outcome
+	} else {
+		status, errorType, message, unknown := r.o.Classify(err)
+		res.Outcome, res.HTTPStatus, res.ErrorType, res.Message = OutcomeFailed, status, errorType, message
+		journalOutcome = OutcomeFailed
+		if unknown {
+			journalOutcome = outcomeUnknown
+			res.Message += " (outcome unknown: running again with the same journal re-sends it with the same reference_id)"
+		}
+	}
+	if r.journal != nil {
+		err := r.journal.append(journalRecord{Event: eventResult, Op: r.o.Op, Key: t.key, Line: row.Line,
+			PaymentID: row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount,
+			Outcome: journalOutcome, HTTPStatus: res.HTTPStatus, ErrorType: res.ErrorType,
+			Message: res.Message, PaymentStatus: res.PaymentStatus})
+		if err != nil {
+			// The row itself is done; without its result a re-run re-sends
+			// it with the same reference_id, which is safe.
+			r.halt(err)
+		}
+	}
+	return res
+}
+
+// resolveAmounts settles the amount to send: it reads the payment when the
+// row is for the full amount, or when an amount has 3 places, which only
+// some currencies allow. A non-nil second result is the row's final,
+// failed, result: nothing is to be sent. The error means the run is
+// stopping and the row was left alone.
+func (r *runner) resolveAmounts(ctx context.Context, q *paymentQueue, t *task, res rowResult) (rowResult, *rowResult, error) {
+	row := t.row
+	res.Amount = row.Amount
+	if !row.Full() && (q.currency != "" || !needsCurrency(row)) {
+		return res, r.checkPlaces(q, t, res), nil
+	}
+	if err := r.wait(ctx); err != nil {
+		return res, nil, err
+	}
+	p, err := r.c.GetPayment(ctx, row.PaymentID)
+	if ctx.Err() != nil {
+		return res, nil, ctx.Err()
+	}
+	if err != nil {
+		status, errorType, message, unknown := r.o.Classify(err)
+		failed := res
+		failed.Outcome, failed.HTTPStatus, failed.ErrorType = OutcomeFailed, status, errorType
+		failed.Message = "reading the payment: " + message
+		if !unknown {
+			// A definite answer (no such payment, say) is recorded; after
+			// an unknown one the row simply runs again next time.
+			r.record(t, failed)
+		}
+		return res, &failed, nil
+	}
+	q.currency = p.Currency
+	res.PaymentStatus = p.Status
+	if row.Full() {
+		remaining, what := p.Capturable(), "capture"
+		if r.o.Op == OpRefund {
+			remaining, what = p.Refundable(), "refund"
+		}
+		if !remaining.IsPositive() {
+			failed := res
+			failed.Outcome, failed.Amount = OutcomeFailed, ""
+			failed.Message = fmt.Sprintf("nothing left to %s: the payment is %s with %s captured and %s refunded",
+				what, p.Status, money.Format(p.Captured(), p.Currency), money.Format(p.Refunded(), p.Currency))
+			r.record(t, failed)
+			return res, &failed, nil
+		}
+		res.Amount = money.Format(remaining, p.Currency)
+	}
+	return res, r.checkPlaces(q, t, res), nil
+}
+
+// checkPlaces applies the currency's places, once known, to the row's
+// amounts; with the currency unknown no amount has more than two places,
+// which every currency allows.
+func (r *runner) checkPlaces(q *paymentQueue, t *task, res rowResult) *rowResult {
+	row := t.row
+	if q.currency == "" {
+		return nil
+	}
+	for _, a := range []struct{ name, value string }{
+		{colAmount, res.Amount}, {colTaxAmount, row.TaxAmount}, {colShippingAmount, row.ShippingAmount}, {colDiscountAmount, row.DiscountAmount},
+	} {
+		if a.value == "" {
+			continue
+		}
+		if _, err := money.Parse(a.value, q.currency); err != nil {
+			failed := res
+			failed.Outcome = OutcomeFailed
+			failed.Message = a.name + ": " + err.Error()
+			r.record(t, failed)
+			return &failed
+		}
+	}
+	return nil
+}
+
+// record journals the definite failure of a row refused before anything
+// was sent, so that a re-run keeps it unless RetryFailed.
+func (r *runner) record(t *task, res rowResult) {
+	if r.journal == nil {
+		return
+	}
+	err := r.journal.append(journalRecord{Event: eventResult, Op: r.o.Op, Key: t.key, Line: t.row.Line,
+		PaymentID: t.row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount,
+		Outcome: OutcomeFailed, HTTPStatus: res.HTTPStatus, ErrorType: res.ErrorType,
+		Message: res.Message, PaymentStatus: res.PaymentStatus})
+	if err != nil {
+		r.halt(err)
+	}
+}
+
+func needsCurrency(row Row) bool {
+	for _, s := range []string{row.Amount, row.TaxAmount, row.ShippingAmount, row.DiscountAmount} {
+		if s != FullAmount && places(s) > 2 {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// moveRequest is what process sends, whatever the op.
+type moveRequest struct {
+	referenceID string
+	reason      string
+	amounts
+}
+
+type amounts struct {
+	amount                  decimal.Decimal
+	tax, shipping, discount *decimal.Decimal
+}
+
+func parseAmounts(row Row, amount string) (amounts, error) {
+	var a amounts
+	var err error
+	if a.amount, err = money.Parse(amount, ""); err != nil {
+		return a, err
+	}
+	optional := func(s string) (*decimal.Decimal, error) {
+		if s == "" {
+			return nil, nil
+		}
+		d, err := money.Parse(s, "")
+		return &d, err
+	}
+	if a.tax, err = optional(row.TaxAmount); err != nil {
+		return a, err
+	}
+	if a.shipping, err = optional(row.ShippingAmount); err != nil {
+		return a, err
+	}
+	a.discount, err = optional(row.DiscountAmount)
+	return a, err
+}
+
+func (r *runner) send(ctx context.Context, paymentID string, req moveRequest) (*api.MoveResult, error) {
+	switch r.o.Op {
+	case OpCapture:
+		return r.c.Capture(ctx, paymentID, api.CaptureRequest{
+			Amount: req.amount, ReferenceID: req.referenceID,
+			TaxAmount: req.tax, ShippingAmount: req.shipping, DiscountAmount: req.discount,
+		})
+	case OpRefund:
+		return r.c.Refund(ctx, paymentID, api.RefundRequest{Amount: req.amount, ReferenceID: req.referenceID, Reason: req.reason})
+	default:
+		return r.c.Close(ctx, paymentID)
+	}
+}

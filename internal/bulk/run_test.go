@@ -1,0 +1,785 @@
+package bulk
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/shopspring/decimal"
+	"golang.org/x/time/rate"
+)
+
+func testOptions(t *testing.T, op Op) Options {
+	dir := t.TempDir()
+	return Options{
+		Op:          op,
+		Concurrency: 8,
+		JournalPath: filepath.Join(dir, "input.csv.journal"),
+		ReportPath:  filepath.Join(dir, "report.csv"),
+		Classify:    classifyFake,
+	}
+}
+
+func exitCode(err error) int {
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// readReport returns the report's rows keyed by column name.
+func readReport(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, rec := range records[1:] {
+		m := map[string]string{}
+		for i, col := range records[0] {
+			m[col] = rec[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func captureRows(ids []string, amount string) []Row {
+	rows := make([]Row, len(ids))
+	for i, id := range ids {
+		rows[i] = Row{Line: i + 2, PaymentID: id, Amount: amount}
+	}
+	return rows
+}
+
+func addPayments(f *fakeClient, n int, currency, amount, status string) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = f.add(currency, amount, status)
+	}
+	return ids
+}
+
+func TestRowsOfOnePaymentRunInOrderAndNeverOverlap(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 20, "AED", "1000", api.StatusAuthorized)
+	var rows []Row
+	for k := 1; k <= 10; k++ { // interleaved: every payment's rows are spread over the input
+		for _, id := range ids {
+			rows = append(rows, Row{Line: len(rows) + 2, PaymentID: id, Amount: fmt.Sprint(k)})
+		}
+	}
+	o := testOptions(t, OpCapture)
+	sum, err := Run(context.Background(), f, rows, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.OK != 200 || sum.Total != 200 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if f.overlaps != 0 {
+		t.Fatalf("%d requests overlapped on one payment", f.overlaps)
+	}
+	perPayment := map[string][]string{}
+	for _, c := range f.callsOf("capture") {
+		perPayment[c.paymentID] = append(perPayment[c.paymentID], c.amount)
+	}
+	want := "1 2 3 4 5 6 7 8 9 10"
+	for _, id := range ids {
+		if got := strings.Join(perPayment[id], " "); got != want {
+			t.Errorf("payment %s captured in order %s, want %s", id, got, want)
+		}
+	}
+}
+
+func TestAPaymentWithManyRowsDoesNotHoldUpOthers(t *testing.T) {
+	f := newFake(t)
+	busy := f.add("AED", "1000", api.StatusAuthorized)
+	others := addPayments(f, 10, "AED", "1000", api.StatusAuthorized)
+	othersDone := make(chan struct{})
+	var finished atomic.Int32
+	var once sync.Once
+	f.beforeCommit = func(ctx context.Context, c call) error {
+		if c.paymentID == busy {
+			once.Do(func() {
+				select {
+				case <-othersDone:
+				case <-time.After(30 * time.Second): // a guard against a hang, not a timing check
+					t.Error("the other payments waited for the busy one")
+				}
+			})
+		}
+		return nil
+	}
+	f.afterCommit = func(ctx context.Context, c call) error {
+		if c.paymentID != busy && finished.Add(1) == int32(len(others)) {
+			close(othersDone)
+		}
+		return nil
+	}
+	rows := captureRows(append([]string{busy, busy, busy, busy, busy}, others...), "10")
+	o := testOptions(t, OpCapture)
+	o.Concurrency = 2
+	if _, err := Run(context.Background(), f, rows, o); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.payment(busy).Captures); got != 5 {
+		t.Fatalf("busy payment has %d captures", got)
+	}
+}
+
+// countingLimiter admits every request and counts them.
+type countingLimiter struct{ waits atomic.Int64 }
+
+func (l *countingLimiter) Wait(ctx context.Context) error {
+	l.waits.Add(1)
+	return ctx.Err()
+}
+
+func TestEveryRequestWaitsOnTheRateLimiter(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 6, "KWD", "100", api.StatusAuthorized)
+	rows := captureRows(ids[:3], "10")
+	rows = append(rows, captureRows(ids[3:], FullAmount)...) // these read the payment first
+	for i := range rows {
+		rows[i].Line = i + 2
+	}
+	o := testOptions(t, OpCapture)
+	lim := &countingLimiter{}
+	o.limiter = lim
+	if _, err := Run(context.Background(), f, rows, o); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	requests := len(f.calls)
+	f.mu.Unlock()
+	if requests != 9 || lim.waits.Load() != int64(requests) {
+		t.Fatalf("%d requests, %d waits on the limiter", requests, lim.waits.Load())
+	}
+}
+
+func TestRateOptionConfiguresALimiter(t *testing.T) {
+	o := withDefaults(Options{Op: OpCapture, Rate: 2.5})
+	lim, ok := o.limiter.(*rate.Limiter)
+	if !ok {
+		t.Fatalf("limiter is %T", o.limiter)
+	}
+	if lim.Limit() != 2.5 || lim.Burst() != 1 {
+		t.Fatalf("limit %v burst %d", lim.Limit(), lim.Burst())
+	}
+	if o := withDefaults(Options{Op: OpCapture}); o.limiter != nil || o.Concurrency != defaultConcurrency {
+		t.Fatalf("defaults: limiter %v, concurrency %d", o.limiter, o.Concurrency)
+	}
+}
+
+func TestInvalidRowsStopTheRunBeforeAnythingIsSent(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
+	o := testOptions(t, OpCapture)
+	o.Invalid = []RowError{{Line: 3, PaymentID: "x", Field: "payment_id", Message: "is not a payment id"}}
+	_, err := Run(context.Background(), f, captureRows(ids, "10"), o)
+	var ie *InvalidRowsError
+	if !errors.As(err, &ie) || exitCode(err) != 2 || !strings.Contains(err.Error(), "line 3: payment_id") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(f.calls) != 0 {
+		t.Fatalf("%d requests sent", len(f.calls))
+	}
+	if _, err := os.Stat(o.JournalPath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("journal created: %v", err)
+	}
+}
+
+func TestReportHasALineForEveryOutcome(t *testing.T) {
+	for _, name := range []string{"report.csv", "report.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			f := newFake(t)
+			okID := f.add("AED", "100", api.StatusAuthorized)
+			reconciledID := f.add("AED", "100", api.StatusAuthorized)
+			closedID := f.add("AED", "100", api.StatusClosed)
+			f.reconciled = map[string]bool{reconciledID: true}
+			rows := []Row{
+				{Line: 2, PaymentID: okID, Amount: "40", ReferenceID: "r-ok", TaxAmount: "2"},
+				{Line: 3, PaymentID: reconciledID, Amount: "100", ReferenceID: "r-rec"},
+				{Line: 5, PaymentID: closedID, Amount: "1.50", ReferenceID: "r-fail"},
+			}
+			o := testOptions(t, OpCapture)
+			o.ReportPath = filepath.Join(filepath.Dir(o.ReportPath), name)
+			o.Invalid = []RowError{
+				{Line: 4, PaymentID: "nope", Field: "payment_id", Message: "is not a payment id"},
+				{Line: 4, PaymentID: "nope", Field: "amount", Message: "is required"},
+			}
+			o.SkipInvalid = true
+			sum, err := Run(context.Background(), f, rows, o)
+			if exitCode(err) != 11 {
+				t.Fatalf("err = %v (exit %d), want exit 11", err, exitCode(err))
+			}
+			want := Summary{Total: 4, OK: 1, Reconciled: 1, Failed: 1, Skipped: 1}
+			if sum != want {
+				t.Fatalf("summary %+v, want %+v", sum, want)
+			}
+			for _, c := range f.callsOf("capture") {
+				if c.paymentID == okID && c.tax != "2" {
+					t.Errorf("tax sent %q", c.tax)
+				}
+			}
+			data, err := os.ReadFile(o.ReportPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if strings.HasSuffix(name, ".jsonl") {
+				got = string(data)
+			} else {
+				got = strings.ReplaceAll(string(data), "\r\n", "\n")
+			}
+			var wantReport string
+			if strings.HasSuffix(name, ".jsonl") {
+				wantReport = `{"line":2,"payment_id":"` + okID + `","reference_id":"r-ok","amount":"40","outcome":"ok","payment_status":"AUTHORIZED"}
+{"line":3,"payment_id":"` + reconciledID + `","reference_id":"r-rec","amount":"100","outcome":"reconciled","payment_status":"CLOSED"}
+{"line":4,"payment_id":"nope","outcome":"skipped","message":"invalid: payment_id is not a payment id; amount is required"}
+{"line":5,"payment_id":"` + closedID + `","reference_id":"r-fail","amount":"1.50","outcome":"failed","http_status":400,"error_type":"bad_data","message":"already closed"}
+`
+			} else {
+				wantReport = `line,payment_id,reference_id,amount,outcome,http_status,error_type,message,payment_status
+2,` + okID + `,r-ok,40,ok,,,,AUTHORIZED
+3,` + reconciledID + `,r-rec,100,reconciled,,,,CLOSED
+4,nope,,,skipped,,,invalid: payment_id is not a payment id; amount is required,
+5,` + closedID + `,r-fail,1.50,failed,400,bad_data,already closed,
+`
+			}
+			if got != wantReport {
+				t.Fatalf("report\n got:\n%s\nwant:\n%s", got, wantReport)
+			}
+		})
+	}
+}
+
+func TestFailedRowsExit11AndAreKeptUnlessRetryFailed(t *testing.T) {
+	f := newFake(t)
+	id := f.add("AED", "100", api.StatusAuthorized)
+	rows := []Row{{Line: 2, PaymentID: id, Amount: "150"}}
+	o := testOptions(t, OpCapture)
+
+	sum, err := Run(context.Background(), f, rows, o)
+	var re *RunError
+	if !errors.As(err, &re) || exitCode(err) != 11 || sum.Failed != 1 {
+		t.Fatalf("first run: err %v, summary %+v", err, sum)
+	}
+	if !strings.Contains(re.Hint(), "--retry-failed") || !strings.Contains(re.Hint(), o.ReportPath) {
+		t.Errorf("hint %q", re.Hint())
+	}
+
+	// The same run again keeps the definite failure without sending.
+	sum, err = Run(context.Background(), f, rows, o)
+	if exitCode(err) != 11 || sum.Failed != 1 || sum.Earlier != 1 || len(f.callsOf("capture")) != 1 {
+		t.Fatalf("second run: err %v, summary %+v, %d captures sent", err, sum, len(f.callsOf("capture")))
+	}
+	if rep := readReport(t, o.ReportPath); !strings.HasPrefix(rep[0]["message"], "settled by an earlier run: could not capture") {
+		t.Errorf("report %v", rep)
+	}
+
+	// Once the cause is fixed, RetryFailed sends it again, same reference_id.
+	f.mu.Lock()
+	f.payments[id].amount = decimal.RequireFromString("200")
+	f.mu.Unlock()
+	o.RetryFailed = true
+	sum, err = Run(context.Background(), f, rows, o)
+	if err != nil || sum.OK != 1 {
+		t.Fatalf("retry: err %v, summary %+v", err, sum)
+	}
+	captures := f.callsOf("capture")
+	if len(captures) != 2 || captures[0].referenceID != captures[1].referenceID {
+		t.Fatalf("captures %+v", captures)
+	}
+}
+
+func TestCrashAfterSomeSendsThenResume(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 30, "SAR", "100", api.StatusAuthorized)
+	rows := captureRows(ids, "25")
+	o := testOptions(t, OpCapture)
+	o.Concurrency = 4
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var committed atomic.Int32
+	f.afterCommit = func(context.Context, call) error {
+		if committed.Add(1) == 5 {
+			cancel() // the process is told to stop after the fifth capture
+		}
+		return nil
+	}
+	first, err := Run(ctx, f, rows, o)
+	if exitCode(err) != 130 || !first.Interrupted {
+		t.Fatalf("first run: err %v, summary %+v", err, first)
+	}
+	if first.OK < 5 || first.OK+first.NotSent != 30 || first.Failed != 0 {
+		t.Fatalf("first run summary %+v", first)
+	}
+	f.afterCommit = nil
+
+	second, err := Run(context.Background(), f, rows, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.OK != 30 || second.Earlier != first.OK {
+		t.Fatalf("second run summary %+v after %+v", second, first)
+	}
+	if n := len(f.callsOf("capture")); n != 30 {
+		t.Fatalf("%d captures sent for 30 rows", n)
+	}
+	for _, id := range ids {
+		if n := len(f.payment(id).Captures); n != 1 {
+			t.Errorf("payment %s has %d captures", id, n)
+		}
+	}
+	if d := f.duplicates(); len(d) > 0 {
+		t.Fatalf("money moved twice: %v", d)
+	}
+}
+
+func TestUnknownOutcomeIsResentWithTheSameReferenceID(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 3, "AED", "100", api.StatusAuthorized)
+	lost := ids[1]
+	var dropped atomic.Bool
+	f.afterCommit = func(_ context.Context, c call) error {
+		if c.paymentID == lost && dropped.CompareAndSwap(false, true) {
+			return errDropped // committed, but the answer never arrived
+		}
+		return nil
+	}
+	rows := captureRows(ids, "30")
+	o := testOptions(t, OpCapture)
+
+	sum, err := Run(context.Background(), f, rows, o)
+	if exitCode(err) != 11 || sum.Failed != 1 {
+		t.Fatalf("first run: err %v, summary %+v", err, sum)
+	}
+	rep := readReport(t, o.ReportPath)
+	if rep[1]["outcome"] != "failed" || !strings.Contains(rep[1]["message"], "outcome unknown") {
+		t.Fatalf("report %v", rep[1])
+	}
+
+	sum, err = Run(context.Background(), f, rows, o)
+	if err != nil || sum.OK != 3 || sum.Earlier != 2 {
+		t.Fatalf("second run: err %v, summary %+v", err, sum)
+	}
+	var sent []string
+	for _, c := range f.callsOf("capture") {
+		if c.paymentID == lost {
+			sent = append(sent, c.referenceID)
+		}
+	}
+	if len(sent) != 2 || sent[0] != sent[1] || sent[0] != rep[1]["reference_id"] {
+		t.Fatalf("lost row sent with reference_ids %v, reported %q", sent, rep[1]["reference_id"])
+	}
+	if len(f.payment(lost).Captures) != 1 || len(f.duplicates()) != 0 {
+		t.Fatalf("captures %+v", f.payment(lost).Captures)
+	}
+}
+
+func TestFullAmountIsJournaledAndResentUnchanged(t *testing.T) {
+	f := newFake(t)
+	id := f.add("KWD", "300.250", api.StatusAuthorized)
+	var dropped atomic.Bool
+	f.afterCommit = func(context.Context, call) error {
+		if dropped.CompareAndSwap(false, true) {
+			return errDropped
+		}
+		return nil
+	}
+	rows := []Row{{Line: 2, PaymentID: id, Amount: FullAmount}}
+	o := testOptions(t, OpCapture)
+	if _, err := Run(context.Background(), f, rows, o); exitCode(err) != 11 {
+		t.Fatalf("first run: %v", err)
+	}
+	journal, _ := os.ReadFile(o.JournalPath)
+	if !strings.Contains(string(journal), `"event":"send"`) || !strings.Contains(string(journal), `"amount":"300.250"`) {
+		t.Fatalf("journal lacks the computed amount:\n%s", journal)
+	}
+
+	// The capture was made, so a fresh read would find nothing left to
+	// capture; the resumed row must send the journaled amount instead.
+	sum, err := Run(context.Background(), f, rows, o)
+	if err != nil || sum.OK != 1 {
+		t.Fatalf("second run: err %v, summary %+v", err, sum)
+	}
+	captures := f.callsOf("capture")
+	if len(captures) != 2 || captures[1].amount != "300.25" || captures[0].referenceID != captures[1].referenceID {
+		t.Fatalf("captures %+v", captures)
+	}
+	if gets := len(f.callsOf("get")); gets != 1 {
+		t.Fatalf("payment read %d times; the resumed row must not read it again", gets)
+	}
+}
+
+func TestFullAmounts(t *testing.T) {
+	f := newFake(t)
+	toCapture := f.add("AED", "250.5", api.StatusAuthorized)
+	toRefund := f.add("AED", "100", api.StatusAuthorized)
+	nothing := f.add("AED", "100", api.StatusAuthorized)
+	if _, err := f.Capture(context.Background(), toRefund, api.CaptureRequest{Amount: decimal.RequireFromString("100"), ReferenceID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Refund(context.Background(), toRefund, api.RefundRequest{Amount: decimal.RequireFromString("30"), ReferenceID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+
+	o := testOptions(t, OpCapture)
+	if _, err := Run(context.Background(), f, []Row{{Line: 2, PaymentID: toCapture, Amount: FullAmount}}, o); err != nil {
+		t.Fatal(err)
+	}
+	if rep := readReport(t, o.ReportPath); rep[0]["amount"] != "250.50" || rep[0]["payment_status"] != api.StatusClosed {
+		t.Fatalf("capture report %v", rep)
+	}
+
+	o = testOptions(t, OpRefund)
+	rows := []Row{
+		{Line: 2, PaymentID: toRefund, Amount: FullAmount, Reason: "returned"},
+		{Line: 3, PaymentID: nothing, Amount: FullAmount},
+	}
+	sum, err := Run(context.Background(), f, rows, o)
+	if exitCode(err) != 11 || sum.OK != 1 || sum.Failed != 1 {
+		t.Fatalf("refund: err %v, summary %+v", err, sum)
+	}
+	refunds := f.callsOf("refund")
+	last := refunds[len(refunds)-1]
+	if last.amount != "70" || last.reason != "returned" || last.paymentID != toRefund {
+		t.Fatalf("refund sent %+v", last)
+	}
+	rep := readReport(t, o.ReportPath)
+	if rep[1]["outcome"] != "failed" || !strings.Contains(rep[1]["message"], "nothing left to refund") {
+		t.Fatalf("report %v", rep[1])
+	}
+	for _, r := range refunds {
+		if r.paymentID == nothing {
+			t.Fatal("a refund was sent for a payment with nothing to refund")
+		}
+	}
+}
+
+func TestCurrencyPlacesAreCheckedOnceThePaymentIsRead(t *testing.T) {
+	f := newFake(t)
+	aed := f.add("AED", "100", api.StatusAuthorized)
+	kwd := f.add("KWD", "100", api.StatusAuthorized)
+	rows := []Row{
+		{Line: 2, PaymentID: aed, Amount: "10.005"},
+		{Line: 3, PaymentID: kwd, Amount: "10.005"},
+		{Line: 4, PaymentID: kwd, Amount: "1", ShippingAmount: "0.125"},
+		{Line: 5, PaymentID: aed, Amount: "2.50"}, // two places need no read
+	}
+	o := testOptions(t, OpCapture)
+	o.Concurrency = 1
+	sum, err := Run(context.Background(), f, rows, o)
+	if exitCode(err) != 11 || sum.Failed != 1 || sum.OK != 3 {
+		t.Fatalf("err %v, summary %+v", err, sum)
+	}
+	rep := readReport(t, o.ReportPath)
+	if !strings.Contains(rep[0]["message"], "AED allows at most 2 decimal places") {
+		t.Fatalf("report %v", rep[0])
+	}
+	for _, c := range f.callsOf("capture") {
+		if c.paymentID == aed && c.amount != "2.5" {
+			t.Fatalf("sent %+v", c)
+		}
+	}
+	// One read per payment: the currency is remembered.
+	if gets := len(f.callsOf("get")); gets != 2 {
+		t.Fatalf("%d reads", gets)
+	}
+}
+
+func TestCloseRows(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 3, "AED", "100", api.StatusAuthorized)
+	f.mu.Lock()
+	f.payments[ids[2]].status = api.StatusExpired
+	f.mu.Unlock()
+	rows := []Row{{Line: 2, PaymentID: ids[0]}, {Line: 3, PaymentID: ids[1]}, {Line: 4, PaymentID: ids[2]}}
+	o := testOptions(t, OpClose)
+	sum, err := Run(context.Background(), f, rows, o)
+	if exitCode(err) != 11 || sum.OK != 2 || sum.Failed != 1 {
+		t.Fatalf("err %v, summary %+v", err, sum)
+	}
+	rep := readReport(t, o.ReportPath)
+	if rep[0]["reference_id"] != "" || rep[0]["payment_status"] != api.StatusClosed || rep[2]["message"] != "only authorized payments can be closed" {
+		t.Fatalf("report %v", rep)
+	}
+}
+
+func TestInterruptFinishesRowsInFlight(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 10, "AED", "100", api.StatusAuthorized)
+	entered := make(chan string, len(ids))
+	gate := make(chan struct{})
+	f.beforeCommit = func(ctx context.Context, c call) error {
+		entered <- c.paymentID
+		<-gate
+		return nil
+	}
+	o := testOptions(t, OpCapture)
+	o.Concurrency = 2
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	type outcome struct {
+		sum Summary
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		sum, err := Run(ctx, f, captureRows(ids, "10"), o)
+		done <- outcome{sum, err}
+	}()
+	<-entered
+	<-entered
+	cancel() // Ctrl-C with two captures in flight
+	close(gate)
+	got := <-done
+
+	if exitCode(got.err) != 130 {
+		t.Fatalf("err %v, exit %d", got.err, exitCode(got.err))
+	}
+	want := Summary{Total: 10, OK: 2, NotSent: 8, Interrupted: true}
+	if got.sum != want {
+		t.Fatalf("summary %+v, want %+v", got.sum, want)
+	}
+	var re *RunError
+	if errors.As(got.err, &re); !strings.Contains(re.Hint(), "resume") {
+		t.Errorf("hint %q", re.Hint())
+	}
+	sent := 0
+	for _, row := range readReport(t, o.ReportPath) {
+		switch row["outcome"] {
+		case "ok":
+			sent++
+		case "skipped":
+			if row["message"] != "not sent: the run was interrupted" {
+				t.Errorf("skipped row %v", row)
+			}
+		default:
+			t.Errorf("row %v", row)
+		}
+	}
+	if sent != 2 {
+		t.Fatalf("%d rows reported sent", sent)
+	}
+	journal, _ := os.ReadFile(o.JournalPath)
+	if n := strings.Count(string(journal), `"outcome":"ok"`); n != 2 {
+		t.Fatalf("journal holds %d results:\n%s", n, journal)
+	}
+}
+
+func TestJournalRecordsTheSendBeforeTheRequest(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 5, "AED", "100", api.StatusAuthorized)
+	o := testOptions(t, OpCapture)
+	keys := rowKeys(OpCapture, captureRows(ids, "10"))
+	f.beforeCommit = func(_ context.Context, c call) error {
+		data, err := os.ReadFile(o.JournalPath)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		found := false
+		for _, line := range strings.Split(string(data), "\n") {
+			var rec journalRecord
+			if json.Unmarshal([]byte(line), &rec) != nil {
+				continue
+			}
+			if rec.Event == eventSend && slices.Contains(keys, rec.Key) && rec.ReferenceID == c.referenceID && rec.PaymentID == c.paymentID {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("capture %s sent before its journal record:\n%s", c.referenceID, data)
+		}
+		return nil
+	}
+	if _, err := Run(context.Background(), f, captureRows(ids, "10"), o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncBuffer is written by the progress goroutine and read by the test.
+type syncBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines chan string
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.lines != nil {
+		b.lines <- string(p)
+	}
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestPeriodicProgressLine(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 3, "AED", "100", api.StatusAuthorized)
+	gate := make(chan struct{})
+	f.beforeCommit = func(context.Context, call) error { <-gate; return nil }
+
+	tick := make(chan time.Time)
+	var every time.Duration
+	out := &syncBuffer{lines: make(chan string, 10)}
+	o := testOptions(t, OpCapture)
+	o.Progress = out
+	o.SummaryEvery = 3 * time.Second
+	o.ticker = func(d time.Duration) (<-chan time.Time, func()) {
+		every = d
+		return tick, func() {}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), f, captureRows(ids, "10"), o)
+		done <- err
+	}()
+	tick <- time.Now()
+	if line := <-out.lines; line != "capture: 0/3 rows, 0 failed\n" {
+		t.Fatalf("progress line %q", line)
+	}
+	close(gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if every != 3*time.Second {
+		t.Errorf("ticker every %s", every)
+	}
+	if !strings.HasSuffix(out.String(), "capture: 3 rows: 3 ok, 0 reconciled, 0 failed, 0 skipped\n") {
+		t.Fatalf("output %q", out.String())
+	}
+}
+
+func TestProgressBarOnATerminal(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 4, "AED", "100", api.StatusClosed)
+	out := &syncBuffer{}
+	o := testOptions(t, OpCapture)
+	o.Progress, o.ProgressTTY = out, true
+	_, err := Run(context.Background(), f, captureRows(ids, "10"), o)
+	if exitCode(err) != 11 {
+		t.Fatalf("err %v", err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "capture (4 failed)") || !strings.HasSuffix(s, "capture: 4 rows: 0 ok, 0 reconciled, 4 failed, 0 skipped\n") {
+		t.Fatalf("output %q", s)
+	}
+}
+
+func TestProgressLineFormat(t *testing.T) {
+	got := progressLine(OpRefund, 50, 2, 100, 10*time.Second)
+	if want := "refund: 50/100 rows, 2 failed, 5.0 rows/s, ETA 10s"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestUnwritableJournalOrReportStopsBeforeSending(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
+	dir := t.TempDir()
+
+	o := testOptions(t, OpCapture)
+	o.JournalPath = dir // a directory cannot be a journal
+	if _, err := Run(context.Background(), f, captureRows(ids, "10"), o); err == nil {
+		t.Fatal("no error for an unusable journal")
+	}
+	o = testOptions(t, OpCapture)
+	o.ReportPath = filepath.Join(dir, "missing", "report.csv")
+	if _, err := Run(context.Background(), f, captureRows(ids, "10"), o); err == nil || !strings.Contains(err.Error(), "report") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(f.calls) != 0 {
+		t.Fatalf("%d requests sent", len(f.calls))
+	}
+}
+
+func TestWithoutClassifyEveryErrorIsAnUnknownOutcome(t *testing.T) {
+	f := newFake(t)
+	id := f.add("AED", "100", api.StatusClosed)
+	o := testOptions(t, OpCapture)
+	o.Classify = nil
+	o.JournalPath = "" // and without a journal the hint says so
+	_, err := Run(context.Background(), f, []Row{{Line: 2, PaymentID: id, Amount: "5"}}, o)
+	if exitCode(err) != 11 {
+		t.Fatalf("err %v", err)
+	}
+	if rep := readReport(t, o.ReportPath); !strings.Contains(rep[0]["message"], "already closed (outcome unknown") {
+		t.Fatalf("report %v", rep)
+	}
+}
+
+func TestRowTimeoutBoundsTheRequestButNotCancellation(t *testing.T) {
+	f := newFake(t)
+	id := f.add("AED", "100", api.StatusAuthorized)
+	f.beforeCommit = func(ctx context.Context, c call) error {
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("request context has no deadline")
+		}
+		return nil
+	}
+	o := testOptions(t, OpCapture)
+	o.RowTimeout = time.Minute
+	if _, err := Run(context.Background(), f, []Row{{Line: 2, PaymentID: id, Amount: "5"}}, o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOneJournalServesSeveralOpsAndNoticesEditedRows(t *testing.T) {
+	f := newFake(t)
+	id := f.add("AED", "100", api.StatusAuthorized)
+	out := &syncBuffer{}
+	o := testOptions(t, OpCapture)
+	o.Progress = out
+	if _, err := Run(context.Background(), f, []Row{{Line: 2, PaymentID: id, Amount: "100"}}, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Op = OpRefund
+	sum, err := Run(context.Background(), f, []Row{{Line: 2, PaymentID: id, Amount: "100"}}, o)
+	if err != nil || sum.OK != 1 || sum.Earlier != 0 {
+		t.Fatalf("refund over the capture's journal: err %v, summary %+v", err, sum)
+	}
+	if strings.Contains(out.String(), "not in this input") {
+		t.Fatalf("the capture's records were taken for edited rows:\n%s", out)
+	}
+	// The refund row edited: its old record matches nothing, and is said so.
+	if _, err := Run(context.Background(), f, []Row{{Line: 2, PaymentID: id, Amount: "99"}}, o); exitCode(err) != 11 {
+		t.Fatalf("err %v", err)
+	}
+	if !strings.Contains(out.String(), "has records of 1 row not in this input") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
