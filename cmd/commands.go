@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/cmd/payments"
+	"github.com/bnpl-cli/bnpl/cmd/profiles"
 	"github.com/bnpl-cli/bnpl/cmd/version"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
@@ -12,6 +13,8 @@ import (
 func addCommands(root *cobra.Command, f *cmdutil.Factory) {
 	root.AddCommand(
 		payments.NewCmd(f),
+		profiles.NewLoginCmd(f),
+		profiles.NewCmd(f),
 		version.NewCmd(f),
 	)
 }

@@ -43,7 +43,7 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 // CheckUUID validates an id locally, so a typo never reaches the service.
 func CheckUUID(what, id string) error {
 	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
-		return UsageHint(fmt.Sprintf("%s ids look like 3fa85f64-5717-4562-b3fc-2c963f66afa6", what),
+		return Refuse(fmt.Sprintf("%s ids are UUIDs such as 3fa85f64-5717-4562-b3fc-2c963f66afa6", what),
 			"invalid %s id %q: not a UUID", what, id)
 	}
 	return nil
