@@ -5,6 +5,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/cmd/payments"
 	"github.com/bnpl-cli/bnpl/cmd/profiles"
+	"github.com/bnpl-cli/bnpl/cmd/sandbox"
 	"github.com/bnpl-cli/bnpl/cmd/version"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
@@ -15,6 +16,7 @@ func addCommands(root *cobra.Command, f *cmdutil.Factory) {
 		payments.NewCmd(f),
 		profiles.NewLoginCmd(f),
 		profiles.NewCmd(f),
+		sandbox.NewCmd(f),
 		version.NewCmd(f),
 	)
 }

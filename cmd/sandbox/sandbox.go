@@ -1,0 +1,172 @@
+// Package sandbox holds `bnpl sandbox`: serving the emulator, and playing the
+// customer and the service on a running sandbox or on the embedded state.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/cmd/payments"
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+)
+
+// NewCmd returns `bnpl sandbox` and its verbs.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sandbox <verb>",
+		Short: "Run the local sandbox, and play the customer on it",
+		Long: `The sandbox emulates the service on loopback: the same paths, keys, statuses,
+error bodies and messages, with state. Its verbs play what the API does not expose:
+the customer approving, rejecting or cancelling at checkout, an authorization
+lapsing, and a reset.
+
+The verbs act on the sandbox named by --sandbox-url (or BNPL_SANDBOX_URL), else on
+the embedded sandbox's state that commands use when no profile is configured.`,
+	}
+	cmd.PersistentFlags().StringVar(&f.Global.SandboxURL, "sandbox-url", "", "base URL of a running sandbox (env BNPL_SANDBOX_URL); default: the embedded state")
+	cmd.AddCommand(newServeCmd(f))
+	for _, v := range []struct{ verb, short, what string }{
+		{"approve", "Approve a checkout as the customer: the payment becomes AUTHORIZED", "session or payment"},
+		{"reject", "Reject a checkout as the customer: the payment becomes REJECTED", "session or payment"},
+		{"cancel", "Cancel a checkout as the customer: the payment becomes EXPIRED", "session or payment"},
+		{"expire-auth", "Make a payment's authorization lapse now", "payment"},
+	} {
+		cmd.AddCommand(newMoveCmd(f, v.verb, v.short, v.what))
+	}
+	cmd.AddCommand(newResetCmd(f), newClockCmd(f))
+	for _, add := range extraVerbs {
+		cmd.AddCommand(add(f))
+	}
+	return cmd
+}
+
+// extraVerbs are added by other files of this package (disputes).
+var extraVerbs []func(*cmdutil.Factory) *cobra.Command
+
+// Control calls a /_sandbox endpoint on the running sandbox, or on the
+// embedded one through its in-process transport: both go through the same
+// handler, so the verbs behave the same either way.
+func Control(ctx context.Context, f *cmdutil.Factory, method, path string, query url.Values, body any) (json.RawMessage, error) {
+	opts := api.Options{Version: f.Version, Timeout: f.Global.Timeout, Retries: 0}
+	if base := f.SandboxURL(); base != "" {
+		opts.BaseURL = base
+	} else {
+		sb, err := f.EmbeddedSandbox()
+		if err != nil {
+			return nil, err
+		}
+		region := "ae"
+		if t, err := f.Target(); err == nil && t.Embedded {
+			region = t.Region
+		}
+		opts.BaseURL = "http://127.0.0.1"
+		opts.Transport = sb.Transport(region)
+	}
+	if f.Global.Debug {
+		opts.Debug = f.IO.ErrOut
+	}
+	c, err := api.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	req := api.RawRequest{Method: method, Path: path, Query: query}
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = b
+		req.Header = http.Header{"Content-Type": {"application/json"}}
+	}
+	resp, err := c.Raw(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+func newMoveCmd(f *cmdutil.Factory, verb, short, what string) *cobra.Command {
+	return &cobra.Command{
+		Use:   verb + " <id>",
+		Short: short,
+		Example: fmt.Sprintf(`  bnpl sandbox %s 3fa85f64-5717-4562-b3fc-2c963f66afa6
+  bnpl sandbox %s 3fa85f64-5717-4562-b3fc-2c963f66afa6 --sandbox-url http://127.0.0.1:8700`, verb, verb),
+		Args: cmdutil.ExactArgs(1, "a "+what+" id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cmdutil.CheckUUID(what, args[0]); err != nil {
+				return err
+			}
+			path := "/_sandbox/payments/" + args[0] + "/" + verb
+			raw, err := Control(cmd.Context(), f, http.MethodPost, path, nil, nil)
+			if err != nil {
+				return err
+			}
+			return printPayment(f, raw)
+		},
+	}
+}
+
+func printPayment(f *cmdutil.Factory, raw json.RawMessage) error {
+	var p api.Payment
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("sandbox answered something that is not a payment: %w", err)
+	}
+	printer, err := f.Printer()
+	if err != nil {
+		return err
+	}
+	return printer.Object(p.Raw(), payments.Detail(&p))
+}
+
+func newResetCmd(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "reset",
+		Short:   "Forget every payment, session, dispute and webhook of the sandbox",
+		Example: "  bnpl sandbox reset\n  bnpl sandbox reset --sandbox-url http://127.0.0.1:8700",
+		Args:    cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := Control(cmd.Context(), f, http.MethodPost, "/_sandbox/reset", nil, nil); err != nil {
+				return err
+			}
+			f.Noticef("sandbox reset")
+			return nil
+		},
+	}
+}
+
+func newClockCmd(f *cmdutil.Factory) *cobra.Command {
+	var advance string
+	cmd := &cobra.Command{
+		Use:   "clock",
+		Short: "Show the sandbox's time, or move it forward so timers fire without waiting",
+		Long: `The sandbox keeps its own time: the machine's clock plus an offset stored with its
+state. Moving it forward makes sessions, unfinished payments and authorizations
+expire, and dispute deadlines pass, without waiting.`,
+		Example: "  bnpl sandbox clock\n  bnpl sandbox clock --advance 31m\n  bnpl sandbox clock --advance 8d",
+		Args:    cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			method, path := http.MethodGet, "/_sandbox/clock"
+			var q url.Values
+			if advance != "" {
+				method, path, q = http.MethodPost, "/_sandbox/clock/advance", url.Values{"by": {advance}}
+			}
+			raw, err := Control(cmd.Context(), f, method, path, q, nil)
+			if err != nil {
+				return err
+			}
+			printer, err := f.Printer()
+			if err != nil {
+				return err
+			}
+			return printer.Object(raw, nil)
+		},
+	}
+	cmd.Flags().StringVar(&advance, "advance", "", "move the clock forward by a duration (90s, 1h30m, 7d)")
+	return cmd
+}

@@ -1,0 +1,560 @@
+// Package api is the typed client of the installment-payment service: the
+// wire models, one method per endpoint, the errors the service answers, the
+// retry policy, and the reconciliation that makes money moves safe to retry.
+//
+// A Client is safe for concurrent use; bulk runs share one, so that they
+// share its connections and its rate-limit pause.
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-resty/resty/v2"
+	"github.com/google/uuid"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
+)
+
+// Options configure a Client.
+type Options struct {
+	// BaseURL is the regional base address, https://api.tabby.ai or a
+	// sandbox such as http://127.0.0.1:8700.
+	BaseURL   string
+	SecretKey string
+	// MerchantCode is sent as X-Merchant-Code on payment-webhook and
+	// dispute-webhook calls.
+	MerchantCode string
+	// Region of the key ("ae", "sa"), named in the wrong-region hint; may be
+	// empty.
+	Region string
+	// Version goes into the User-Agent, bnpl/<version>.
+	Version string
+	// Timeout bounds each attempt; 0 means 30s.
+	Timeout time.Duration
+	// Retries is how many times a safe-to-retry failure is retried; 0
+	// means never, a negative value means the default of 3.
+	Retries int
+	// Transport carries the requests; nil is a keep-alive transport of the
+	// client's own. Tests and the in-process sandbox swap it.
+	Transport http.RoundTripper
+	// Debug, when set, receives every exchange with the key and signing
+	// header values masked.
+	Debug io.Writer
+	// DryRun, when set, receives the request that would be sent instead of
+	// sending it; the call returns ErrDryRun.
+	DryRun io.Writer
+	// Sleep waits between attempts; nil waits on a timer and returns early
+	// with ctx's error when ctx ends. Tests inject one that does not wait.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+const (
+	defaultTimeout = 30 * time.Second
+	defaultRetries = 3
+)
+
+// Client talks to one base address with one key.
+type Client struct {
+	rc           *resty.Client
+	baseURL      string // without a trailing slash
+	header       http.Header
+	key          string
+	maskedKey    string
+	merchantCode string
+	region       string
+	retries      int
+	debug        io.Writer
+	dryRun       io.Writer
+	sleep        func(ctx context.Context, d time.Duration) error
+	now          func() time.Time
+
+	writeMu sync.Mutex // keeps concurrent debug blocks whole
+	gate    rateGate
+}
+
+// New builds a client. It refuses to send a key over plain http:// to a
+// host that is not loopback, since anyone on the path could read it.
+func New(o Options) (*Client, error) {
+	base, err := url.Parse(strings.TrimSpace(o.BaseURL))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, &OptionsError{
+			Msg:  fmt.Sprintf("invalid base URL %q", o.BaseURL),
+			hint: "use an absolute address such as https://api.tabby.ai or http://127.0.0.1:8700",
+		}
+	}
+	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
+		return nil, &OptionsError{
+			Msg:  fmt.Sprintf("invalid base URL %q: it may not carry credentials, a query or a fragment", o.BaseURL),
+			hint: "use an address such as https://api.tabby.ai",
+		}
+	}
+	if o.SecretKey != "" && base.Scheme == "http" && !isLoopback(base.Hostname()) {
+		return nil, &OptionsError{
+			Msg:  fmt.Sprintf("refusing to send the secret key over plain http to %s", base.Host),
+			hint: "use an https:// base URL; plain http is allowed only to localhost, 127.0.0.0/8 and ::1",
+		}
+	}
+
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = defaultTimeout
+	}
+	retries := o.Retries
+	if retries < 0 {
+		retries = defaultRetries
+	}
+	transport := o.Transport
+	if transport == nil {
+		transport = newTransport()
+	}
+	version := o.Version
+	if version == "" {
+		version = "dev"
+	}
+
+	header := http.Header{}
+	header.Set("User-Agent", "bnpl/"+version)
+	header.Set("Accept", "application/json")
+	if o.SecretKey != "" {
+		header.Set("Authorization", "Bearer "+o.SecretKey)
+	}
+
+	// Retries are ours (retry.go): resty's own would sleep on its own timer,
+	// retry POSTs blindly and know nothing of reconciliation.
+	hc := &http.Client{Transport: transport, Timeout: timeout, CheckRedirect: checkRedirect}
+	rc := resty.NewWithClient(hc).
+		SetLogger(quietLogger{}).
+		SetRetryCount(0).
+		SetRetryResetReaders(true)
+
+	sleep := o.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	return &Client{
+		rc:           rc,
+		baseURL:      strings.TrimRight(base.String(), "/"),
+		header:       header,
+		key:          o.SecretKey,
+		maskedKey:    secret.MaskKey(o.SecretKey),
+		merchantCode: o.MerchantCode,
+		region:       o.Region,
+		retries:      retries,
+		debug:        o.Debug,
+		dryRun:       o.DryRun,
+		sleep:        sleep,
+		now:          time.Now,
+	}, nil
+}
+
+// BaseURL is the base address the client sends to.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkRedirect stops at a redirect that would carry the key over plain
+// http to a remote host (Go keeps the Authorization header when only the
+// scheme changes); the 3xx is then handed back as an APIError.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return http.ErrUseLastResponse
+	}
+	if req.URL.Scheme != "https" && !isLoopback(req.URL.Hostname()) {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// newTransport keeps enough idle connections for a bulk run's workers,
+// which all talk to the one host.
+func newTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// quietLogger keeps resty from writing to stderr; what a person should see
+// goes through Options.Debug.
+type quietLogger struct{}
+
+func (quietLogger) Errorf(string, ...any) {}
+func (quietLogger) Warnf(string, ...any)  {}
+func (quietLogger) Debugf(string, ...any) {}
+
+// call is one logical request, which may be sent several times.
+type call struct {
+	method string
+	path   string // escaped, beginning with "/"
+	// op names the request in errors with the ids left as placeholders, so
+	// that messages group well: "POST /api/v2/payments/{id}/captures".
+	op     string
+	query  url.Values
+	header http.Header // beyond the client's own
+	body   []byte      // JSON; nil for none
+	file   *fileBody
+	policy retryPolicy
+}
+
+type fileBody struct {
+	field, name string
+	r           io.ReadSeeker
+	size        int64
+}
+
+func (cl *call) opName() string {
+	if cl.op != "" {
+		return cl.op
+	}
+	return cl.method + " " + cl.path
+}
+
+func (c *Client) url(cl *call) string {
+	u := c.baseURL + cl.path
+	if len(cl.query) > 0 {
+		u += "?" + cl.query.Encode()
+	}
+	return u
+}
+
+// requestHeader is every header a request carries; the one place where the
+// key is put on a request.
+func (c *Client) requestHeader(cl *call) http.Header {
+	h := c.header.Clone()
+	for k, vs := range cl.header {
+		h[k] = append([]string(nil), vs...)
+	}
+	if cl.body != nil && h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	return h
+}
+
+// merchantHeader is the X-Merchant-Code header of webhook calls.
+func (c *Client) merchantHeader() http.Header {
+	h := http.Header{}
+	if c.merchantCode != "" {
+		h.Set("X-Merchant-Code", c.merchantCode)
+	}
+	return h
+}
+
+// newJSONCall marshals body (nil for none) into a call.
+func newJSONCall(method, path, op string, body any, policy retryPolicy) (*call, error) {
+	cl := &call{method: method, path: path, op: method + " " + op, policy: policy}
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encoding the request: %w", cl.op, err)
+		}
+		cl.body = b
+	}
+	return cl, nil
+}
+
+// attempt is what one sending of a call produced.
+type attempt struct {
+	status int
+	header http.Header
+	body   []byte
+	err    error // the transport's: no answer
+	local  error // ours: the request could not be made; never retried
+}
+
+func (c *Client) send(ctx context.Context, cl *call, n int) attempt {
+	u := c.url(cl)
+	h := c.requestHeader(cl)
+	req := c.rc.R().SetContext(ctx)
+	req.Header = h.Clone()
+	if cl.body != nil {
+		req.SetBody(cl.body)
+	}
+	if cl.file != nil {
+		// Every attempt must send the whole file again.
+		if _, err := cl.file.r.Seek(0, io.SeekStart); err != nil {
+			return attempt{local: fmt.Errorf("%s: rewinding %s: %w", cl.opName(), cl.file.name, err)}
+		}
+		req.SetFileReader(cl.file.field, cl.file.name, cl.file.r)
+	}
+	start := time.Now()
+	resp, err := req.Execute(cl.method, u)
+	took := time.Since(start)
+	var a attempt
+	if err != nil {
+		a.err = err
+	} else {
+		a.status = resp.StatusCode()
+		a.header = resp.Header()
+		a.body = resp.Body()
+	}
+	if c.debug != nil {
+		sentHeader := h
+		if resp != nil && resp.Request != nil && resp.Request.RawRequest != nil {
+			sentHeader = resp.Request.RawRequest.Header
+		}
+		c.logExchange(cl, u, sentHeader, n, a, took)
+	}
+	return a
+}
+
+// ---- what a person sees: dry run and debug ----
+
+func (c *Client) writeDryRun(cl *call) error {
+	var b strings.Builder
+	b.WriteString(cl.method + " " + c.url(cl) + "\n")
+	c.writeHeader(&b, "", c.requestHeader(cl))
+	if body := c.requestBodyText(cl); body != "" {
+		b.WriteString("\n" + body + "\n")
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := io.WriteString(c.dryRun, c.scrub(b.String()))
+	return err
+}
+
+func (c *Client) logExchange(cl *call, u string, reqHeader http.Header, n int, a attempt, took time.Duration) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "> %s %s", cl.method, u)
+	if n > 1 {
+		fmt.Fprintf(&b, " (attempt %d)", n)
+	}
+	b.WriteString("\n")
+	c.writeHeader(&b, "> ", reqHeader)
+	if body := c.requestBodyText(cl); body != "" {
+		b.WriteString(">\n" + prefixLines("> ", body))
+	}
+	if a.err != nil {
+		cause := a.err
+		var ue *url.Error
+		if errors.As(cause, &ue) {
+			cause = ue.Err // the method and URL are on the line above
+		}
+		fmt.Fprintf(&b, "< no answer after %s: %v\n", took.Round(time.Millisecond), cause)
+	} else {
+		fmt.Fprintf(&b, "< %d %s (%s)\n", a.status, http.StatusText(a.status), took.Round(time.Millisecond))
+		c.writeHeader(&b, "< ", a.header)
+		if body := bodyText(a.header.Get("Content-Type"), a.body); body != "" {
+			b.WriteString("<\n" + prefixLines("< ", body))
+		}
+	}
+	b.WriteString("\n")
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	// Debug output is best effort: a failing stderr must not fail the call.
+	_, _ = io.WriteString(c.debug, c.scrub(b.String()))
+}
+
+func (c *Client) writeHeader(b *strings.Builder, prefix string, h http.Header) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			if strings.EqualFold(k, "Authorization") {
+				v = secret.MaskAuthorization(v)
+			}
+			b.WriteString(prefix + k + ": " + v + "\n")
+		}
+	}
+}
+
+func (c *Client) requestBodyText(cl *call) string {
+	if cl.file != nil {
+		return fmt.Sprintf("[multipart/form-data: %s=%q, %d bytes]", cl.file.field, cl.file.name, cl.file.size)
+	}
+	if cl.body == nil {
+		return ""
+	}
+	return bodyText("application/json", cl.body)
+}
+
+// scrub is the last guard: whatever path the key took into a text, it
+// leaves masked.
+func (c *Client) scrub(s string) string {
+	if c.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.key, c.maskedKey)
+}
+
+func prefixLines(prefix, s string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(prefix + line + "\n")
+	}
+	return b.String()
+}
+
+// bodyText renders a body for a person: JSON indented with signing header
+// values masked, text as is, anything else as its size.
+func bodyText(contentType string, body []byte) string {
+	if len(body) == 0 {
+		return ""
+	}
+	if json.Valid(body) {
+		return string(maskJSON(body))
+	}
+	if utf8.Valid(body) && bytes.IndexByte(body, 0) < 0 {
+		const max = 64 << 10
+		if len(body) > max {
+			return string(body[:max]) + fmt.Sprintf("\n[… %d more bytes]", len(body)-max)
+		}
+		return string(body)
+	}
+	if contentType == "" {
+		contentType = http.DetectContentType(body)
+	}
+	return fmt.Sprintf("[%d bytes of %s]", len(body), contentType)
+}
+
+// maskJSON indents a JSON document and masks every "header": {"value": …}
+// in it: the signing header values of webhooks, which the service treats
+// as secrets. Key order is kept unless something had to be masked.
+func maskJSON(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err == nil && maskHeaderValues(doc) {
+		var out bytes.Buffer
+		enc := json.NewEncoder(&out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if enc.Encode(doc) == nil {
+			return bytes.TrimRight(out.Bytes(), "\n")
+		}
+	}
+	var out bytes.Buffer
+	if json.Indent(&out, body, "", "  ") != nil {
+		return body
+	}
+	return out.Bytes()
+}
+
+// maskedValue masks v unless the service already did: a masked value is
+// "****" and at most four more characters, and masking it again would lose
+// the four that help a person recognise it.
+func maskedValue(v string) string {
+	if v == "" || (strings.HasPrefix(v, "****") && len(v) <= 8) {
+		return v
+	}
+	return secret.MaskValue(v)
+}
+
+func maskHeaderValues(v any) bool {
+	changed := false
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			if h, ok := child.(map[string]any); ok && k == "header" {
+				if s, ok := h["value"].(string); ok && maskedValue(s) != s {
+					h["value"] = maskedValue(s)
+					changed = true
+				}
+			}
+			if maskHeaderValues(child) {
+				changed = true
+			}
+		}
+	case []any:
+		for _, child := range t {
+			if maskHeaderValues(child) {
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// maskRaw returns b with every signing header value masked, compact, and
+// whether anything had to be masked.
+func maskRaw(b []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil || !maskHeaderValues(doc) {
+		return b, false
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(doc) != nil {
+		return b, false
+	}
+	return bytes.TrimRight(out.Bytes(), "\n"), true
+}
+
+// ---- local validation shared by the endpoints ----
+
+// checkID adds a problem unless id is a UUID in its canonical 36-character
+// form; uuid.Parse alone would also take braces, urn: prefixes and bare hex,
+// which the service's paths do not.
+func checkID(v *ValidationError, what, id string) {
+	if len(id) != 36 {
+		v.Add(what, "%q is not a UUID (ids look like 3f0c8a4e-5d2b-4c1a-9e7f-2b6d8c0a1e3f)", id)
+		return
+	}
+	if _, err := uuid.Parse(id); err != nil {
+		v.Add(what, "%q is not a UUID (ids look like 3f0c8a4e-5d2b-4c1a-9e7f-2b6d8c0a1e3f)", id)
+	}
+}
+
+func validID(what, id string) error {
+	v := &ValidationError{}
+	checkID(v, what, id)
+	return v.Err()
+}
+
+// ---- running a call ----
+
+// doJSON runs cl and decodes a 2xx answer into out (nil to ignore it).
+func (c *Client) doJSON(ctx context.Context, cl *call, out any) error {
+	res, err := c.execute(ctx, cl)
+	if err != nil {
+		return err
+	}
+	return decodeInto(cl, res.body, out)
+}
+
+func decodeInto(cl *call, body []byte, out any) error {
+	if out == nil {
+		return nil
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return fmt.Errorf("%s: the service answered an empty body", cl.opName())
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("%s: could not read the answer: %w", cl.opName(), err)
+	}
+	return nil
+}

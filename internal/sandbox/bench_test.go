@@ -1,0 +1,130 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func benchEnv(b *testing.B, file bool) *env {
+	opts := Options{}
+	if file {
+		opts.StatePath = filepath.Join(b.TempDir(), "bench.db")
+	}
+	return newEnv(b, opts)
+}
+
+func BenchmarkGetPayment(b *testing.B) {
+	for _, mode := range []string{"memory", "file"} {
+		b.Run(mode, func(b *testing.B) {
+			e := benchEnv(b, mode == "file")
+			id := e.authorized("100.00")
+			h := e.sb.Handler("ae")
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("GET", "/api/v2/payments/"+id, nil)
+					req.Header.Set("Authorization", "Bearer "+aeTest)
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != 200 {
+						b.Fatalf("%d %s", w.Code, w.Body)
+					}
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkCapture(b *testing.B) {
+	for _, mode := range []string{"memory", "file"} {
+		b.Run(mode, func(b *testing.B) {
+			e := benchEnv(b, mode == "file")
+			h := e.sb.Handler("ae")
+			// One payment large enough for every capture of the run.
+			s := e.createSession(checkoutBody("ae-sandbox", "AED", "40000.00"), aeTest)
+			if _, err := e.sb.Approve(context.Background(), s.ID); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "b%d"}`, i)
+				req := httptest.NewRequest("POST", "/api/v2/payments/"+s.Payment.ID+"/captures", stringsReader(body))
+				req.Header.Set("Authorization", "Bearer "+aeTest)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 && w.Code != 400 {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkServeGetPayment reads one payment through Serve over 32
+// keep-alive loopback connections, with the state in a file as `bnpl
+// sandbox serve --state` keeps it.
+func BenchmarkServeGetPayment(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ae, sa := freeAddr(b), freeAddr(b)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, ServeOptions{AEAddr: ae, SAAddr: sa, Options: Options{StatePath: filepath.Join(b.TempDir(), "s.db")}}, io.Discard)
+	}()
+	defer func() { cancel(); <-done }()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32, MaxConnsPerHost: 32}}
+	base := "http://" + ae
+	var id string
+	for range 100 {
+		req, _ := http.NewRequest("POST", base+"/api/v2/checkout", stringsReader(mustJSON(b, checkoutBody("ae-sandbox", "AED", "10"))))
+		req.Header.Set("Authorization", "Bearer "+aeTest)
+		res, err := client.Do(req)
+		if err != nil {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		var s struct {
+			Payment struct{ ID string } `json:"payment"`
+		}
+		decodeJSON(b, res, &s)
+		id = s.Payment.ID
+		break
+	}
+	if id == "" {
+		b.Fatal("sandbox did not come up")
+	}
+	var failures atomic.Int64
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest("GET", base+"/api/v2/payments/"+id, nil)
+			req.Header.Set("Authorization", "Bearer "+aeTest)
+			res, err := client.Do(req)
+			if err != nil {
+				failures.Add(1)
+				continue
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				failures.Add(1)
+			}
+		}
+	})
+	b.StopTimer()
+	if n := failures.Load(); n > 0 {
+		b.Fatalf("%d failed reads", n)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+}

@@ -1,0 +1,229 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+)
+
+// The customer's and the service's own moves, which the API does not
+// expose. Each is a moveFunc, so it commits through Sandbox.move like every
+// other change.
+
+func (s *Sandbox) approveMove(rec *record, now time.Time) (string, error) {
+	if err := needCreated(rec, "approved"); err != nil {
+		return "", err
+	}
+	if rec.SessionStatus == api.SessionRejected {
+		return "", badData(fmt.Sprintf("could not approve: the checkout was rejected at pre-scoring (%s)", rec.RejectionReason))
+	}
+	if rec.Payment.Buyer != nil && strings.EqualFold(strings.TrimSpace(rec.Payment.Buyer.Email), otpRejectedEmail) {
+		rec.Payment.Status = api.StatusRejected
+		return "rejected", nil
+	}
+	at := now
+	expires := now.Add(s.authExpiry)
+	rec.Payment.Status = api.StatusAuthorized
+	rec.Payment.ExpiresAt = &expires
+	rec.AuthorizedAt = &at
+	rec.AuthExpiresAt = &expires
+	return "authorized", nil
+}
+
+func rejectMove(rec *record, now time.Time) (string, error) {
+	if err := needCreated(rec, "rejected"); err != nil {
+		return "", err
+	}
+	rec.Payment.Status = api.StatusRejected
+	return "rejected", nil
+}
+
+func cancelMove(rec *record, now time.Time) (string, error) {
+	if err := needCreated(rec, "cancelled"); err != nil {
+		return "", err
+	}
+	rec.Payment.Status = api.StatusExpired
+	return "expired", nil
+}
+
+func expireAuthMove(rec *record, now time.Time) (string, error) {
+	if rec.Payment.Status != api.StatusAuthorized {
+		return "", badData(fmt.Sprintf("only authorized payments have an authorization to expire; this one is %s", rec.Payment.Status))
+	}
+	if rec.authExpired(now) {
+		return "", nil
+	}
+	at := now
+	rec.AuthExpiresAt = &at
+	rec.Payment.ExpiresAt = &at
+	return "auth_expired", nil
+}
+
+func needCreated(rec *record, verb string) error {
+	if rec.Payment.Status != api.StatusCreated {
+		return badData(fmt.Sprintf("only CREATED payments can be %s; this one is %s", verb, rec.Payment.Status))
+	}
+	return nil
+}
+
+// customerMove runs a move on a payment named by its id or its session's.
+func (s *Sandbox) customerMove(ctx context.Context, id string, fn moveFunc) (*api.Payment, error) {
+	if !validUUID(id) {
+		return nil, errInvalidID
+	}
+	paymentID, err := s.resolvePaymentID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.move(ctx, paymentID, nil, fn)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.Payment, nil
+}
+
+// Approve completes checkout as the customer would: the payment becomes
+// AUTHORIZED (REJECTED for the OTP-rejected test buyer). id is a session id
+// or a payment id. Refusals are errors with a StatusCode() method.
+func (s *Sandbox) Approve(ctx context.Context, id string) (*api.Payment, error) {
+	return s.customerMove(ctx, id, s.approveMove)
+}
+
+// Reject ends checkout as refused: the payment becomes REJECTED.
+func (s *Sandbox) Reject(ctx context.Context, id string) (*api.Payment, error) {
+	return s.customerMove(ctx, id, rejectMove)
+}
+
+// Cancel ends checkout as abandoned by the customer: the payment becomes
+// EXPIRED.
+func (s *Sandbox) Cancel(ctx context.Context, id string) (*api.Payment, error) {
+	return s.customerMove(ctx, id, cancelMove)
+}
+
+// ExpireAuth makes an AUTHORIZED payment's authorization lapse now: it
+// stays AUTHORIZED, but close and capture are refused from then on.
+func (s *Sandbox) ExpireAuth(ctx context.Context, paymentID string) (*api.Payment, error) {
+	if !validUUID(paymentID) {
+		return nil, errInvalidID
+	}
+	rec, err := s.move(ctx, paymentID, nil, expireAuthMove)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.Payment, nil
+}
+
+// Now is the sandbox's current time (its clock plus any advance).
+func (s *Sandbox) Now(ctx context.Context) (time.Time, error) { return s.now(ctx) }
+
+// AdvanceClock moves the sandbox's time forward by d, for every process
+// sharing the state, and answers the new time.
+func (s *Sandbox) AdvanceClock(ctx context.Context, d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return time.Time{}, badData("the sandbox clock only moves forward")
+	}
+	if err := s.advanceClock(ctx, d); err != nil {
+		return time.Time{}, err
+	}
+	return s.now(ctx)
+}
+
+func (s *Sandbox) controlRoutes(mux *http.ServeMux, region string) {
+	moves := map[string]func(context.Context, string) (*api.Payment, error){
+		"approve": s.Approve, "reject": s.Reject, "cancel": s.Cancel,
+	}
+	for name, fn := range moves {
+		h := loopbackOnly(s.controlMoveHandler(fn))
+		mux.HandleFunc("POST /_sandbox/checkout/{id}/"+name, h)
+		mux.HandleFunc("POST /_sandbox/payments/{id}/"+name, h)
+	}
+	mux.HandleFunc("POST /_sandbox/payments/{id}/expire-auth", loopbackOnly(s.controlMoveHandler(s.ExpireAuth)))
+	mux.HandleFunc("POST /_sandbox/reset", loopbackOnly(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.Reset(r.Context()); err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "reset"})
+	}))
+	mux.HandleFunc("GET /_sandbox/clock", loopbackOnly(s.handleClock))
+	mux.HandleFunc("POST /_sandbox/clock/advance", loopbackOnly(s.handleClockAdvance))
+}
+
+func (s *Sandbox) controlMoveHandler(fn func(context.Context, string) (*api.Payment, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, err := fn(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p)
+	}
+}
+
+type clockView struct {
+	Now    time.Time `json:"now"`
+	Offset string    `json:"offset"`
+}
+
+func (s *Sandbox) handleClock(w http.ResponseWriter, r *http.Request) {
+	now, err := s.now(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	offset, err := s.clockOffset(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clockView{Now: now, Offset: offset.String()})
+}
+
+// handleClockAdvance takes the duration as ?by=, as a JSON body {"by": ...}
+// or as a bare body; durations are Go's (90s, 1h30m) plus whole days (7d).
+func (s *Sandbox) handleClockAdvance(w http.ResponseWriter, r *http.Request) {
+	by := r.URL.Query().Get("by")
+	if by == "" {
+		body, err := readBody(r)
+		if err != nil {
+			writeError(w, badData("failed to decode request"))
+			return
+		}
+		var req struct {
+			By string `json:"by"`
+		}
+		if json.Unmarshal(body, &req) == nil {
+			by = req.By
+		} else {
+			by = strings.Trim(strings.TrimSpace(string(body)), `"`)
+		}
+	}
+	d, err := parseDuration(by)
+	if err != nil {
+		writeError(w, badData(fmt.Sprintf("invalid duration %q: use Go durations such as 90s, 1h30m, or days such as 7d", by)))
+		return
+	}
+	if _, err := s.AdvanceClock(r.Context(), d); err != nil {
+		writeError(w, err)
+		return
+	}
+	s.handleClock(w, r)
+}
+
+func parseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return 0, err
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(v)
+}

@@ -1,0 +1,198 @@
+package sandbox
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/chromedp/chromedp"
+	"github.com/shopspring/decimal"
+)
+
+func TestSchedule(t *testing.T) {
+	for _, c := range []struct {
+		amount, currency string
+		want             []string
+	}{
+		{"100.00", "AED", []string{"25.00", "25.00", "25.00", "25.00"}},
+		{"100.01", "AED", []string{"25.01", "25.00", "25.00", "25.00"}},
+		{"10.00", "SAR", []string{"2.50", "2.50", "2.50", "2.50"}},
+		{"0.07", "AED", []string{"0.04", "0.01", "0.01", "0.01"}},
+		{"10.001", "KWD", []string{"2.501", "2.500", "2.500", "2.500"}},
+	} {
+		plan := schedule(decimal.RequireFromString(c.amount), c.currency, testStart)
+		sum := decimal.Zero
+		for i, in := range plan {
+			if in.Amount != c.want[i] {
+				t.Fatalf("%s %s: installment %d = %s, want %s", c.amount, c.currency, i, in.Amount, c.want[i])
+			}
+			sum = sum.Add(decimal.RequireFromString(in.Amount))
+		}
+		if !sum.Equal(decimal.RequireFromString(c.amount)) {
+			t.Fatalf("%s: installments add up to %s", c.amount, sum)
+		}
+		if plan[0].Due != "Today" || plan[3].Due != "10 Jun 2026" {
+			t.Fatalf("dates %+v", plan)
+		}
+	}
+}
+
+// The hosted page over plain HTTP: the page, a button, the redirect.
+func TestHostedPageFlow(t *testing.T) {
+	e := newEnv(t, Options{})
+	noRedirect := func(method, path string) resp {
+		req := httptest.NewRequest(method, path, nil)
+		if method == "POST" {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		req.RemoteAddr = "203.0.113.9:5555" // the customer need not be local
+		w := httptest.NewRecorder()
+		e.sb.Handler("ae").ServeHTTP(w, req)
+		return resp{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
+	}
+	for _, c := range []struct {
+		action, status, target string
+	}{
+		{"approve", api.StatusAuthorized, "https://shop.example/ok"},
+		{"reject", api.StatusRejected, "https://shop.example/fail"},
+		{"cancel", api.StatusExpired, "https://shop.example/cancel"},
+	} {
+		t.Run(c.action, func(t *testing.T) {
+			s := e.createSession(checkoutBody("ae-sandbox", "AED", "100.01"), aeTest)
+			u, _ := url.Parse(s.WebURL())
+			page := noRedirect("GET", u.Path)
+			if page.status != 200 || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") {
+				t.Fatalf("page: %d %s", page.status, page.header)
+			}
+			html := string(page.body)
+			for _, want := range []string{`id="approve"`, `id="reject"`, `id="cancel"`, "Sandbox Store UAE", "100.01", "25.01", "Shoes", "order-1"} {
+				if !strings.Contains(html, want) {
+					t.Fatalf("page lacks %q", want)
+				}
+			}
+			done := noRedirect("POST", u.Path+"/"+c.action)
+			if done.status != http.StatusSeeOther {
+				t.Fatalf("%s: %d %s", c.action, done.status, done.body)
+			}
+			if got, want := done.header.Get("Location"), c.target+"?payment_id="+s.Payment.ID; got != want {
+				t.Fatalf("Location %q, want %q", got, want)
+			}
+			if p := e.get(s.Payment.ID); p.Status != c.status {
+				t.Fatalf("payment %s, want %s", p.Status, c.status)
+			}
+			after := string(noRedirect("GET", u.Path).body)
+			if strings.Contains(after, `id="approve"`) {
+				t.Fatal("a finished checkout should offer no buttons")
+			}
+			again := noRedirect("POST", u.Path+"/approve")
+			if again.status != 400 || !strings.Contains(string(again.body), `id="error"`) {
+				t.Fatalf("second action: %d", again.status)
+			}
+		})
+	}
+	t.Run("no merchant urls", func(t *testing.T) {
+		s := e.createSession(set(checkoutBody("ae-sandbox", "AED", "10"), "merchant_urls", nil), aeTest)
+		u, _ := url.Parse(s.WebURL())
+		done := noRedirect("POST", u.Path+"/approve")
+		if done.status != 303 || done.header.Get("Location") != u.Path {
+			t.Fatalf("%d %s", done.status, done.header.Get("Location"))
+		}
+	})
+	t.Run("unknown session", func(t *testing.T) {
+		wantPlain404(t, noRedirect("GET", "/_sandbox/hpp/"+unknownID))
+		wantPlain404(t, noRedirect("GET", "/_sandbox/hpp/nope"))
+	})
+}
+
+// The hosted page in a real headless browser: click Approve, land on the
+// merchant's success URL, find the payment AUTHORIZED.
+func TestHostedPageInBrowser(t *testing.T) {
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skip("skipping the browser test: /usr/bin/chromium is not installed (apt-get install -y chromium)")
+	}
+	if testing.Short() {
+		t.Skip("skipping the browser test in -short mode")
+	}
+	e := newEnv(t, Options{PublicURLs: map[string]string{}})
+	mux := http.NewServeMux()
+	var landed atomic.Value
+	landed.Store("")
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+		landed.Store(r.URL.Query().Get("payment_id"))
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><h1 id="thanks">Thank you</h1></body></html>`))
+	})
+	shop := httptest.NewServer(mux)
+	defer shop.Close()
+	srv := httptest.NewServer(e.sb.Handler("ae"))
+	defer srv.Close()
+
+	body := set(checkoutBody("ae-sandbox", "AED", "250.00"), "merchant_urls.success", shop.URL+"/ok")
+	req, _ := http.NewRequest("POST", srv.URL+"/api/v2/checkout", strings.NewReader(mustJSON(t, body)))
+	req.Header.Set("Authorization", "Bearer "+aeTest)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s api.CheckoutSession
+	decodeJSON(t, res, &s)
+	if !strings.HasPrefix(s.WebURL(), srv.URL) {
+		t.Fatalf("web_url %s should point at the server %s", s.WebURL(), srv.URL)
+	}
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+	)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelTimeout()
+
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(s.WebURL()),
+		chromedp.WaitVisible(chromedp.ID("approve")),
+	)
+	if err != nil {
+		t.Fatalf("browser: open the page: %v", err)
+	}
+	total, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("total")))
+	if err != nil {
+		t.Fatalf("browser: read the total: %v", err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.ID("approve")),
+		chromedp.WaitVisible(chromedp.ID("thanks")),
+	)
+	if err != nil {
+		t.Fatalf("browser: approve: %v", err)
+	}
+	thanks, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("thanks")))
+	if err != nil {
+		t.Fatalf("browser: read the landing page: %v", err)
+	}
+	if !strings.Contains(total, "250.00 AED") || thanks != "Thank you" {
+		t.Fatalf("total %q, landing %q", total, thanks)
+	}
+	if got := landed.Load().(string); got != s.Payment.ID {
+		t.Fatalf("merchant got payment_id %q, want %q", got, s.Payment.ID)
+	}
+	if p := e.get(s.Payment.ID); p.Status != api.StatusAuthorized {
+		t.Fatalf("payment %s", p.Status)
+	}
+}

@@ -1,0 +1,201 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// apiError is a refusal in the service's error body.
+type apiError struct {
+	status    int
+	errorType string
+	message   string // "" leaves "error" out, as some 401/403 answers do
+	fields    []fieldError
+}
+
+type fieldError struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *apiError) Error() string {
+	if e.message != "" {
+		return e.message
+	}
+	if len(e.fields) > 0 {
+		return e.fields[0].Field + ": " + e.fields[0].Message
+	}
+	return e.errorType
+}
+
+// StatusCode is the HTTP status the service answers with.
+func (e *apiError) StatusCode() int { return e.status }
+
+func badData(msg string) *apiError { return &apiError{status: 400, errorType: "bad_data", message: msg} }
+
+func fieldErrors(fields ...fieldError) *apiError {
+	return &apiError{status: 400, errorType: "bad_data", fields: fields}
+}
+
+func notAuthorized(msg string) *apiError {
+	return &apiError{status: 401, errorType: "not_authorized", message: msg}
+}
+
+var (
+	errNoSuchPayment  = &apiError{status: 404, errorType: "not_found", message: "no such payment"}
+	errNoSuchSession  = &apiError{status: 404, errorType: "not_found", message: "no such checkout session"}
+	errLocked         = &apiError{status: 409, errorType: "conflict", message: "could not acquire lock: payment is locked"}
+	errInvalidID      = badData("invalid payment id")
+	errWrongRegion    = &apiError{status: 403, errorType: "no_permission", message: "merchant region does not match cluster region"}
+	errTokensDisabled = &apiError{status: 403, errorType: "no_permission"}
+)
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte{'\n'})
+}
+
+// writeError answers err in the service's error body; anything that is not
+// a refusal is an internal failure.
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = &apiError{status: 500, errorType: "internal", message: "Internal Server Error"}
+	}
+	body := map[string]any{"status": "error", "errorType": ae.errorType}
+	if len(ae.fields) > 0 {
+		body["errors"] = ae.fields
+	} else if ae.message != "" {
+		body["error"] = ae.message
+	}
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(ae.status)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte{'\n'})
+}
+
+// validUUID accepts only the canonical 36-character form, as ids appear in
+// the service's answers.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
+// caller is who a request acts for, after authentication.
+type caller struct {
+	merchant *Merchant
+	isTest   bool
+}
+
+func (c caller) visibility() *visibility {
+	return &visibility{merchantCode: c.merchant.Code, isTest: c.isTest}
+}
+
+// authenticate reads the bearer key. A header that is absent or not a
+// Bearer one is "missing Bearer scheme"; a value that cannot be a secret key
+// (no sk_ prefix) is "invalid secret key"; a well-formed key nobody has is
+// "api key not found". A key of the other region's merchant is 403.
+func (s *Sandbox) authenticate(r *http.Request, region string) (caller, error) {
+	h := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return caller{}, notAuthorized("missing Bearer scheme")
+	}
+	key = strings.TrimSpace(key)
+	if !strings.HasPrefix(key, "sk_") {
+		return caller{}, notAuthorized("invalid secret key")
+	}
+	info, found := s.keys[key]
+	if !found {
+		return caller{}, notAuthorized("api key not found")
+	}
+	if info.merchant.Region != region {
+		return caller{}, errWrongRegion
+	}
+	return caller{merchant: info.merchant, isTest: info.isTest}, nil
+}
+
+// authed wraps an API handler with authentication.
+func (s *Sandbox) authed(region string, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.authenticate(r, region)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		h(w, r, c)
+	}
+}
+
+// loopbackOnly keeps the sandbox's control endpoints to the local machine.
+func loopbackOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		ip := net.ParseIP(host)
+		if ip == nil || !ip.IsLoopback() {
+			writeError(w, &apiError{status: 403, errorType: "no_permission", message: "sandbox control endpoints answer loopback clients only"})
+			return
+		}
+		h(w, r)
+	}
+}
+
+// Extension points for the areas added in other files of this package
+// (webhooks, disputes, faults). Append to them from an init function; the
+// hooks run once per handler, when the handler is first built.
+var (
+	// routeRegistrars add routes to a region's mux.
+	routeRegistrars []func(s *Sandbox, mux *http.ServeMux, region string)
+	// middlewares wrap a region's whole handler, outermost last.
+	middlewares []func(s *Sandbox, region string, h http.Handler) http.Handler
+)
+
+// routes registers every endpoint of one region. Patterns carry their
+// method; a wrong method falls through to a plain 404 (see buildHandler).
+func (s *Sandbox) routes(mux *http.ServeMux, region string) {
+	s.checkoutRoutes(mux, region)
+	s.paymentRoutes(mux, region)
+	s.controlRoutes(mux, region)
+	s.hppRoutes(mux, region)
+	for _, reg := range routeRegistrars {
+		reg(s, mux, region)
+	}
+}
+
+func (s *Sandbox) buildHandler(region string) http.Handler {
+	mux := http.NewServeMux()
+	s.routes(mux, region)
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// ServeMux answers 405 for a known path with another method, and
+		// redirects unclean paths; the service answers a plain 404 for both.
+		if _, pattern := mux.Handler(r); pattern == "" {
+			http.NotFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	for _, m := range middlewares {
+		h = m(s, region, h)
+	}
+	return h
+}

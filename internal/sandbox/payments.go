@@ -1,0 +1,452 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+func (s *Sandbox) paymentRoutes(mux *http.ServeMux, region string) {
+	mux.HandleFunc("GET /api/v2/payments", s.authed(region, s.handleListPayments))
+	mux.HandleFunc("GET /api/v2/payments/{id}", s.authed(region, s.handleGetPayment))
+	mux.HandleFunc("PUT /api/v2/payments/{id}", s.authed(region, s.handleUpdatePayment))
+	mux.HandleFunc("POST /api/v2/payments/{id}/captures", s.authed(region, s.handleCapture))
+	mux.HandleFunc("POST /api/v2/payments/{id}/refunds", s.authed(region, s.handleRefund))
+	mux.HandleFunc("POST /api/v2/payments/{id}/close", s.authed(region, s.handleClose))
+}
+
+// view is the payment as the service shows it now: a CREATED payment past
+// its timeout reads EXPIRED even before anything writes that down.
+func view(rec *record, now time.Time) *api.Payment {
+	rec.settle(now)
+	return &rec.Payment
+}
+
+func (s *Sandbox) handleGetPayment(w http.ResponseWriter, r *http.Request, c caller) {
+	id := r.PathValue("id")
+	if !validUUID(id) {
+		writeError(w, errInvalidID)
+		return
+	}
+	rec, err := s.loadPayment(r.Context(), id, c.visibility())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	now, err := s.now(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view(rec, now))
+}
+
+// runMove answers the outcome of a payment move as the service does: the
+// whole payment, or the error body.
+func (s *Sandbox) runMove(w http.ResponseWriter, r *http.Request, paymentID string, vis *visibility, fn moveFunc) {
+	rec, err := s.move(r.Context(), paymentID, vis, fn)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, &rec.Payment)
+}
+
+func (s *Sandbox) handleUpdatePayment(w http.ResponseWriter, r *http.Request, c caller) {
+	id := r.PathValue("id")
+	if !validUUID(id) {
+		writeError(w, errInvalidID)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, badData("failed to decode request"))
+		return
+	}
+	var req api.UpdatePaymentRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, badData("failed to decode request"))
+		return
+	}
+	if strings.TrimSpace(req.Order.ReferenceID) == "" {
+		writeError(w, fieldErrors(fieldError{Field: "$.order.reference_id", Code: "required", Message: "is required"}))
+		return
+	}
+	s.runMove(w, r, id, c.visibility(), updateReference(req.Order.ReferenceID))
+}
+
+func updateReference(ref string) moveFunc {
+	return func(rec *record, now time.Time) (string, error) {
+		st := rec.Payment.Status
+		if st != api.StatusAuthorized && st != api.StatusClosed {
+			return "", badData("could not update payment: only authorized or closed payments can be updated")
+		}
+		if rec.Payment.Order == nil {
+			rec.Payment.Order = &api.Order{}
+		}
+		if rec.Payment.Order.ReferenceID == ref {
+			return "", nil
+		}
+		rec.Payment.Order.ReferenceID = ref
+		return "updated", nil
+	}
+}
+
+// decodeMoveBody reads a capture or refund body. An empty or cut-off body
+// is "EOF", as the service says it.
+func decodeMoveBody(r *http.Request, into any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return badData("EOF")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(into); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return badData("EOF")
+		}
+		return badData("failed to decode request")
+	}
+	return nil
+}
+
+// captureBody is a capture request with its amounts kept raw, so that each
+// bad amount gets the service's own message instead of a decoding error.
+type captureBody struct {
+	Amount         json.RawMessage `json:"amount"`
+	ReferenceID    string          `json:"reference_id"`
+	TaxAmount      json.RawMessage `json:"tax_amount"`
+	ShippingAmount json.RawMessage `json:"shipping_amount"`
+	DiscountAmount json.RawMessage `json:"discount_amount"`
+	Items          []api.OrderItem `json:"items"`
+}
+
+// rawAmount reads an amount sent as a JSON string or number. ok is false
+// when the field was absent or null.
+func rawAmount(raw json.RawMessage) (text string, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	return string(raw), true
+}
+
+// parseAmount reads text as a decimal in currency; reason says what is
+// wrong, in the service's words.
+func parseAmount(text, currency string) (d decimal.Decimal, reason string) {
+	d, err := decimal.NewFromString(strings.TrimSpace(text))
+	if err != nil || strings.ContainsAny(text, "eE") && !isPlainNumber(text) {
+		return decimal.Zero, fmt.Sprintf("error decoding string '%s': can't convert %s to decimal", text, text)
+	}
+	if -d.Exponent() > money.Places(currency) {
+		return decimal.Zero, placesMessage(currency, &d)
+	}
+	return d, ""
+}
+
+func isPlainNumber(s string) bool {
+	_, err := money.Parse(s, "")
+	return err == nil
+}
+
+func captureError(reason string) error {
+	return badData("Errors: [invalid_value($.amount): " + reason + "]")
+}
+
+func (s *Sandbox) handleCapture(w http.ResponseWriter, r *http.Request, c caller) {
+	id := r.PathValue("id")
+	if !validUUID(id) {
+		writeError(w, errInvalidID)
+		return
+	}
+	var body captureBody
+	if err := decodeMoveBody(r, &body); err != nil {
+		writeError(w, err)
+		return
+	}
+	text, sent := rawAmount(body.Amount)
+	if !sent {
+		writeError(w, captureError("amount is required"))
+		return
+	}
+	amount, reason := parseAmount(text, c.merchant.Currency)
+	if reason == "" && !amount.IsPositive() {
+		reason = "amount should be positive"
+	}
+	if reason != "" {
+		writeError(w, captureError(reason))
+		return
+	}
+	capture := api.Capture{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Items: body.Items}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **decimal.Decimal
+	}{{"tax_amount", body.TaxAmount, &capture.TaxAmount}, {"shipping_amount", body.ShippingAmount, &capture.ShippingAmount}, {"discount_amount", body.DiscountAmount, &capture.DiscountAmount}} {
+		text, sent := rawAmount(f.raw)
+		if !sent {
+			continue
+		}
+		d, reason := parseAmount(text, c.merchant.Currency)
+		if reason == "" && d.IsNegative() {
+			reason = "should be positive or zero"
+		}
+		if reason != "" {
+			writeError(w, badData("Errors: [invalid_value($."+f.name+"): "+reason+"]"))
+			return
+		}
+		*f.dst = &d
+	}
+	s.runMove(w, r, id, c.visibility(), captureMove(capture))
+}
+
+func captureMove(capture api.Capture) moveFunc {
+	return func(rec *record, now time.Time) (string, error) {
+		p := &rec.Payment
+		if capture.ReferenceID != "" && p.CaptureByReference(capture.ReferenceID) != nil {
+			return "", nil // a retry of a capture already made
+		}
+		switch {
+		case p.Status == api.StatusClosed:
+			return "", badData("already closed")
+		case p.Status != api.StatusAuthorized:
+			return "", badData("could not capture not authorized payments")
+		case rec.authExpired(now):
+			return "", badData("could not capture: payment was already expired")
+		}
+		remaining := p.Amount.Sub(p.Captured())
+		if capture.Amount.GreaterThan(remaining) {
+			return "", badData(fmt.Sprintf("could not capture: could not capture more than not captured yet: %s > %s",
+				money.Format(capture.Amount, p.Currency), money.Format(remaining, p.Currency)))
+		}
+		at := now
+		capture.CreatedAt = &at
+		p.Captures = append(p.Captures, capture)
+		if capture.Amount.Equal(remaining) {
+			p.Status = api.StatusClosed
+			rec.ClosedAt = &at
+		}
+		return "captured", nil
+	}
+}
+
+type refundBody struct {
+	Amount      json.RawMessage `json:"amount"`
+	ReferenceID string          `json:"reference_id"`
+	Reason      string          `json:"reason"`
+	Items       []api.OrderItem `json:"items"`
+}
+
+func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller) {
+	id := r.PathValue("id")
+	if !validUUID(id) {
+		writeError(w, errInvalidID)
+		return
+	}
+	var body refundBody
+	if err := decodeMoveBody(r, &body); err != nil {
+		writeError(w, err)
+		return
+	}
+	amount := decimal.Zero
+	if text, sent := rawAmount(body.Amount); sent {
+		d, err := decimal.NewFromString(strings.TrimSpace(text))
+		if err != nil {
+			writeError(w, badData(fmt.Sprintf("error decoding string '%s': can't convert %s to decimal", text, text)))
+			return
+		}
+		if -d.Exponent() > money.Places(c.merchant.Currency) {
+			writeError(w, fieldErrors(fieldError{Field: "$.amount", Code: "invalid_value", Message: placesMessage(c.merchant.Currency, &d)}))
+			return
+		}
+		amount = d
+	}
+	if !amount.IsPositive() {
+		writeError(w, badData("refund amount is less then or equals zero"))
+		return
+	}
+	refund := api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: body.Items}
+	s.runMove(w, r, id, c.visibility(), s.refundMove(refund))
+}
+
+// refundGuards may refuse a refund for reasons kept outside the payment,
+// such as an active dispute (409 "payment is disputed"). Later areas append
+// to it from an init function; a guard runs with the payment locked.
+var refundGuards []func(s *Sandbox, rec *record) error
+
+func (s *Sandbox) refundMove(refund api.Refund) moveFunc {
+	return func(rec *record, now time.Time) (string, error) {
+		p := &rec.Payment
+		if refund.ReferenceID != "" && p.RefundByReference(refund.ReferenceID) != nil {
+			return "", nil // a retry of a refund already made
+		}
+		if p.Status != api.StatusClosed || len(p.Captures) == 0 {
+			return "", badData("can not refund payment that has no captures and not closed")
+		}
+		for _, guard := range refundGuards {
+			if err := guard(s, rec); err != nil {
+				return "", err
+			}
+		}
+		if refund.Amount.GreaterThan(p.Captured().Sub(p.Refunded())) {
+			return "", badData("refund amount should be less or equal than billed amount")
+		}
+		at := now
+		refund.CreatedAt = &at
+		p.Refunds = append(p.Refunds, refund)
+		return "refunded", nil
+	}
+}
+
+func (s *Sandbox) handleClose(w http.ResponseWriter, r *http.Request, c caller) {
+	id := r.PathValue("id")
+	if !validUUID(id) {
+		writeError(w, errInvalidID)
+		return
+	}
+	s.runMove(w, r, id, c.visibility(), closeMove)
+}
+
+func closeMove(rec *record, now time.Time) (string, error) {
+	p := &rec.Payment
+	switch {
+	case p.Status == api.StatusClosed:
+		return "", badData("already closed")
+	case p.Status != api.StatusAuthorized:
+		return "", badData("only authorized payments can be closed")
+	case rec.authExpired(now):
+		return "", badData("could not cancel payment: payment was already expired")
+	}
+	at := now
+	p.Status = api.StatusClosed
+	rec.ClosedAt = &at
+	return "closed", nil
+}
+
+// Status filter of the payments list: the service's three API statuses and
+// the dashboard's four, each as a SQL condition on the effective status
+// (eff) and the bookkeeping columns.
+var statusFilters = map[string]string{
+	"authorized": `eff = 'AUTHORIZED'`,
+	"closed":     `eff = 'CLOSED'`,
+	"rejected":   `eff = 'REJECTED'`,
+	"new":        `eff = 'CREATED'`,
+	"captured":   `has_captures = 1 AND fully_refunded = 0`,
+	"refunded":   `has_refunds = 1`,
+	"cancelled":  `(eff = 'EXPIRED' OR (eff = 'CLOSED' AND has_captures = 0))`,
+}
+
+const defaultListFilter = `eff IN ('AUTHORIZED', 'CLOSED')`
+
+// parseListTime reads a created_at bound: a bare date (midnight UTC) or an
+// RFC 3339 time.
+func parseListTime(v string) (time.Time, bool) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, true
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}
+
+func (s *Sandbox) handleListPayments(w http.ResponseWriter, r *http.Request, c caller) {
+	q := r.URL.Query()
+	bad := badData("failed to decode request")
+	limit, offset := api.MaxPageLimit, 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, bad)
+			return
+		}
+		if n > 0 {
+			limit = min(n, api.MaxPageLimit)
+		}
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, bad)
+			return
+		}
+		offset = n
+	}
+	now, err := s.now(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	conds := []string{"merchant_code = ?", "is_test = ?"}
+	args := []any{c.merchant.Code, c.isTest}
+	filter := defaultListFilter
+	if v := q.Get("status"); v != "" {
+		f, ok := statusFilters[strings.ToLower(v)]
+		if !ok {
+			writeError(w, bad)
+			return
+		}
+		filter = f
+	}
+	conds = append(conds, filter)
+	for _, b := range []struct{ name, op string }{{"created_at__gte", ">="}, {"created_at__lte", "<="}} {
+		if v := q.Get(b.name); v != "" {
+			t, ok := parseListTime(v)
+			if !ok {
+				writeError(w, bad)
+				return
+			}
+			conds = append(conds, "created_at "+b.op+" ?")
+			args = append(args, t.UnixNano())
+		}
+	}
+	// eff is the status a reader sees now; see record.settle.
+	from := `(SELECT *, CASE WHEN status = 'CREATED' AND created_at <= ? THEN 'EXPIRED' ELSE status END AS eff FROM payments)`
+	where := strings.Join(conds, " AND ")
+	allArgs := append([]any{now.Add(-paymentTimeout).UnixNano()}, args...)
+	var total int
+	if err := s.db.QueryRowContext(r.Context(), `SELECT count(*) FROM `+from+` WHERE `+where, allArgs...).Scan(&total); err != nil {
+		writeError(w, err)
+		return
+	}
+	rows, err := s.db.QueryContext(r.Context(), `SELECT doc FROM `+from+` WHERE `+where+
+		` ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`, append(allArgs, limit, offset)...)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer rows.Close()
+	list := api.PaymentList{Payments: []api.Payment{}, Pagination: api.Pagination{Limit: limit, Offset: offset, TotalCount: total}}
+	for rows.Next() {
+		var doc []byte
+		if err := rows.Scan(&doc); err != nil {
+			writeError(w, err)
+			return
+		}
+		rec, err := decodeRecord(doc)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		list.Payments = append(list.Payments, *view(rec, now))
+	}
+	if err := rows.Err(); err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, &list)
+}

@@ -1,0 +1,302 @@
+// Package sandbox is a stateful, local stand-in for the installment payment
+// service: one http.Handler per region that answers the checkout and payment
+// endpoints with the service's paths, authentication, statuses, error bodies
+// and messages, keeps its state in SQLite (in memory or in a file several
+// processes may share), and adds what a real customer would do (approve,
+// reject or cancel at checkout) through /_sandbox endpoints and a hosted
+// payment page.
+//
+// Endpoints beyond the service's own, on every regional handler:
+//
+//	GET  /_sandbox/hpp/{session_id}                  hosted payment page (HTML)
+//	POST /_sandbox/hpp/{session_id}/{approve|reject|cancel}
+//	                                                 the page's buttons; 303 to the merchant URL
+//	POST /_sandbox/checkout/{id}/{approve|reject|cancel}
+//	POST /_sandbox/payments/{id}/{approve|reject|cancel}
+//	                                                 id is a session id or a payment id
+//	POST /_sandbox/payments/{id}/expire-auth         make the authorization lapse now
+//	POST /_sandbox/reset                             forget every payment
+//	GET  /_sandbox/clock                             {"now": ..., "offset": ...}
+//	POST /_sandbox/clock/advance?by=DURATION         or a body {"by": "1h30m"}
+//
+// The /_sandbox control endpoints need no key but answer only requests whose
+// RemoteAddr is a loopback address (the in-process Transport uses
+// 127.0.0.1:0); the hosted page is open to any client because a phone that
+// scans the QR code plays the customer. Control endpoints answer the payment
+// as JSON, or the service's error body.
+//
+// Time: the sandbox's "now" is the Options.Clock plus an offset stored in the
+// state, so /_sandbox/clock/advance works with the real clock and is seen by
+// every process sharing the state file. With a FakeClock the offset still
+// applies on top of it; tests usually call FakeClock.Advance directly.
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"go.yaml.in/yaml/v3"
+)
+
+// Merchant is a store the sandbox knows, with the keys that act for it.
+type Merchant struct {
+	Code          string `json:"code" yaml:"code"`
+	Region        string `json:"region" yaml:"region"`
+	Currency      string `json:"currency" yaml:"currency"`
+	Name          string `json:"name" yaml:"name"`
+	TestKey       string `json:"test_key" yaml:"test_key"`
+	LiveKey       string `json:"live_key" yaml:"live_key"`
+	TokensEnabled bool   `json:"tokens_enabled" yaml:"tokens_enabled"`
+}
+
+// BuiltinMerchants are the merchants every sandbox has unless told otherwise.
+// Their keys are public by design: they move no real money.
+func BuiltinMerchants() []Merchant {
+	return []Merchant{
+		{Code: "ae-sandbox", Region: "ae", Currency: "AED", Name: "Sandbox Store UAE", TestKey: "sk_test_ae_sandbox", LiveKey: "sk_ae_sandbox"},
+		{Code: "kw-sandbox", Region: "ae", Currency: "KWD", Name: "Sandbox Store Kuwait", TestKey: "sk_test_kw_sandbox", LiveKey: "sk_kw_sandbox"},
+		{Code: "sa-sandbox", Region: "sa", Currency: "SAR", Name: "Sandbox Store KSA", TestKey: "sk_test_sa_sandbox", LiveKey: "sk_sa_sandbox"},
+	}
+}
+
+// LoadMerchants reads the merchants of a --merchants file. The file is YAML
+// (JSON, being YAML, works too): either a list of merchants or an object
+// with a "merchants" list. Each merchant has code, region (ae or sa),
+// currency (AED or KWD on ae, SAR on sa), name, test_key (prefix sk_test_),
+// live_key (prefix sk_, not sk_test_) and optionally tokens_enabled:
+//
+//	merchants:
+//	  - code: my-store
+//	    region: ae
+//	    currency: AED
+//	    name: My Store
+//	    test_key: sk_test_my_store
+//	    live_key: sk_my_store
+//	    tokens_enabled: true
+//
+// Codes and keys must be unique; at least one key is needed per merchant.
+func LoadMerchants(path string) ([]Merchant, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var list []Merchant
+	if err := yaml.Unmarshal(b, &list); err != nil {
+		var wrapped struct {
+			Merchants []Merchant `yaml:"merchants"`
+		}
+		if err2 := yaml.Unmarshal(b, &wrapped); err2 != nil {
+			return nil, fmt.Errorf("%s: %w", path, err2)
+		}
+		list = wrapped.Merchants
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%s: no merchants found (expected a list, or an object with a \"merchants\" list)", path)
+	}
+	if err := validateMerchants(list); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return list, nil
+}
+
+func validateMerchants(list []Merchant) error {
+	codes := map[string]bool{}
+	keys := map[string]bool{}
+	for i := range list {
+		m := &list[i]
+		m.Region = strings.ToLower(strings.TrimSpace(m.Region))
+		m.Currency = strings.ToUpper(strings.TrimSpace(m.Currency))
+		if m.Code == "" {
+			return fmt.Errorf("merchant %d: code is required", i+1)
+		}
+		if codes[m.Code] {
+			return fmt.Errorf("merchant %q: code used twice", m.Code)
+		}
+		codes[m.Code] = true
+		if m.Region != "ae" && m.Region != "sa" {
+			return fmt.Errorf("merchant %q: region must be ae or sa, got %q", m.Code, m.Region)
+		}
+		if !money.Known(m.Currency) {
+			return fmt.Errorf("merchant %q: currency must be one of %s, got %q", m.Code, strings.Join(money.Currencies(), ", "), m.Currency)
+		}
+		if (m.Currency == "SAR") != (m.Region == "sa") {
+			return fmt.Errorf("merchant %q: currency %s does not belong to region %s (SAR is sa; AED and KWD are ae)", m.Code, m.Currency, m.Region)
+		}
+		if m.Name == "" {
+			m.Name = m.Code
+		}
+		if m.TestKey == "" && m.LiveKey == "" {
+			return fmt.Errorf("merchant %q: needs a test_key or a live_key", m.Code)
+		}
+		if m.TestKey != "" && !strings.HasPrefix(m.TestKey, "sk_test_") {
+			return fmt.Errorf("merchant %q: test_key must start with sk_test_", m.Code)
+		}
+		if m.LiveKey != "" && (!strings.HasPrefix(m.LiveKey, "sk_") || strings.HasPrefix(m.LiveKey, "sk_test_")) {
+			return fmt.Errorf("merchant %q: live_key must start with sk_ (and not sk_test_)", m.Code)
+		}
+		for _, k := range []string{m.TestKey, m.LiveKey} {
+			if k == "" {
+				continue
+			}
+			if keys[k] {
+				return fmt.Errorf("merchant %q: a key is used twice", m.Code)
+			}
+			keys[k] = true
+		}
+	}
+	return nil
+}
+
+// Options configure a Sandbox; the zero value is a usable in-memory sandbox.
+type Options struct {
+	StatePath  string            // "" = in memory; else an SQLite file
+	Merchants  []Merchant        // nil = BuiltinMerchants()
+	Clock      Clock             // nil = real clock
+	AuthExpiry time.Duration     // lifetime of an authorization (default 7*24h)
+	PublicURLs map[string]string // region -> base URL for web_url and qr_code; default: the request's host
+}
+
+// Defaults of the service's timers (see docs/sandbox.md).
+const (
+	DefaultAuthExpiry = 7 * 24 * time.Hour
+	// A CREATED payment nobody finishes expires after this.
+	paymentTimeout = 30 * time.Minute
+	// A session's configuration.expires_at is this long after creation.
+	sessionLifetime = 20 * time.Minute
+)
+
+// Sandbox is the emulated service. It is safe for concurrent use.
+type Sandbox struct {
+	db         *sql.DB
+	clock      Clock
+	authExpiry time.Duration
+	publicURLs map[string]string
+	merchants  map[string]*Merchant // by code
+	keys       map[string]keyInfo   // by secret key
+
+	handlersOnce sync.Once
+	handlers     map[string]http.Handler
+
+	observersMu sync.RWMutex
+	observers   []func(context.Context, Change)
+}
+
+type keyInfo struct {
+	merchant *Merchant
+	isTest   bool
+}
+
+// New opens (or creates) the state and prepares the handlers.
+func New(opts Options) (*Sandbox, error) {
+	merchants := opts.Merchants
+	if merchants == nil {
+		merchants = BuiltinMerchants()
+	}
+	merchants = append([]Merchant(nil), merchants...)
+	if err := validateMerchants(merchants); err != nil {
+		return nil, err
+	}
+	s := &Sandbox{
+		clock:      opts.Clock,
+		authExpiry: opts.AuthExpiry,
+		publicURLs: map[string]string{},
+		merchants:  map[string]*Merchant{},
+		keys:       map[string]keyInfo{},
+	}
+	if s.clock == nil {
+		s.clock = realClock{}
+	}
+	if s.authExpiry <= 0 {
+		s.authExpiry = DefaultAuthExpiry
+	}
+	for region, u := range opts.PublicURLs {
+		s.publicURLs[region] = strings.TrimRight(u, "/")
+	}
+	for i := range merchants {
+		m := &merchants[i]
+		s.merchants[m.Code] = m
+		if m.TestKey != "" {
+			s.keys[m.TestKey] = keyInfo{merchant: m, isTest: true}
+		}
+		if m.LiveKey != "" {
+			s.keys[m.LiveKey] = keyInfo{merchant: m, isTest: false}
+		}
+	}
+	db, err := openStore(opts.StatePath)
+	if err != nil {
+		return nil, err
+	}
+	s.db = db
+	return s, nil
+}
+
+// Close releases the state. Handlers must not be used afterwards.
+func (s *Sandbox) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// Merchants lists the sandbox's merchants in a stable order.
+func (s *Sandbox) Merchants() []Merchant {
+	out := make([]Merchant, 0, len(s.merchants))
+	for _, m := range s.merchants {
+		out = append(out, *m)
+	}
+	sortMerchants(out)
+	return out
+}
+
+// Handler is the service of one region, "ae" (UAE and Kuwait) or "sa" (KSA).
+// Any other region answers every request with 404.
+func (s *Sandbox) Handler(region string) http.Handler {
+	s.handlersOnce.Do(func() {
+		s.handlers = map[string]http.Handler{}
+		for _, r := range []string{"ae", "sa"} {
+			s.handlers[r] = s.buildHandler(r)
+		}
+	})
+	if h, ok := s.handlers[region]; ok {
+		return h
+	}
+	return http.NotFoundHandler()
+}
+
+// Change describes one committed change of a payment, for observers such as
+// webhook delivery.
+type Change struct {
+	Event        string // authorized, rejected, expired, captured, closed, refunded, updated, created, auth_expired
+	Before       string // status before the change
+	Payment      api.Payment
+	MerchantCode string
+}
+
+// OnPaymentChange registers f to be called after every committed change of
+// a payment, in the goroutine of the request that made it (keep f quick).
+func (s *Sandbox) OnPaymentChange(f func(context.Context, Change)) {
+	s.observersMu.Lock()
+	defer s.observersMu.Unlock()
+	s.observers = append(s.observers, f)
+}
+
+func (s *Sandbox) notify(ctx context.Context, c Change) {
+	s.observersMu.RLock()
+	obs := s.observers
+	s.observersMu.RUnlock()
+	for _, f := range obs {
+		f(ctx, c)
+	}
+}
+
+// errClosed is reported when the sandbox is used after Close.
+var errClosed = errors.New("sandbox: closed")

@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"text/tabwriter"
+	"time"
+)
+
+// ServeOptions configure Serve.
+type ServeOptions struct {
+	AEAddr string // default 127.0.0.1:8700
+	SAAddr string // default 127.0.0.1:8701
+	Options
+}
+
+// Serve runs the sandbox on one listener per region until ctx is done,
+// after printing the base URLs and the merchants with their keys to out
+// (sandbox keys move no money; printing them is the point).
+func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
+	addrs := []struct{ region, addr string }{{"ae", o.AEAddr}, {"sa", o.SAAddr}}
+	if addrs[0].addr == "" {
+		addrs[0].addr = "127.0.0.1:8700"
+	}
+	if addrs[1].addr == "" {
+		addrs[1].addr = "127.0.0.1:8701"
+	}
+	listeners := make([]net.Listener, 0, 2)
+	closeAll := func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}
+	public := map[string]string{}
+	for region, u := range o.PublicURLs {
+		public[region] = u
+	}
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("sandbox %s listener: %w", a.region, err)
+		}
+		listeners = append(listeners, l)
+		if public[a.region] == "" {
+			public[a.region] = "http://" + l.Addr().String()
+		}
+	}
+	opts := o.Options
+	opts.PublicURLs = public
+	sb, err := New(opts)
+	if err != nil {
+		closeAll()
+		return err
+	}
+	defer sb.Close()
+
+	fmt.Fprintf(out, "bnpl sandbox is running\n")
+	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", public["ae"])
+	fmt.Fprintf(out, "  sa (KSA)          %s\n", public["sa"])
+	if o.StatePath != "" {
+		fmt.Fprintf(out, "  state             %s\n", o.StatePath)
+	} else {
+		fmt.Fprintf(out, "  state             in memory\n")
+	}
+	fmt.Fprintf(out, "\n")
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MERCHANT\tREGION\tCURRENCY\tTEST KEY\tLIVE KEY")
+	for _, m := range sb.Merchants() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Code, m.Region, m.Currency, m.TestKey, m.LiveKey)
+	}
+	tw.Flush()
+
+	servers := make([]*http.Server, len(listeners))
+	errs := make(chan error, len(listeners))
+	for i, l := range listeners {
+		servers[i] = &http.Server{Handler: sb.Handler(addrs[i].region), ReadHeaderTimeout: 10 * time.Second}
+		go func(srv *http.Server, l net.Listener) {
+			errs <- srv.Serve(l)
+		}(servers[i], l)
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errs:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		_ = srv.Shutdown(shutdownCtx)
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return nil
+}

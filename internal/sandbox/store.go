@@ -1,0 +1,409 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// migrations build the schema, in order; PRAGMA user_version records how
+// many have run. Append new steps (disputes, webhooks, ...) at the end and
+// never edit a step that has shipped: state files outlive binaries.
+var migrations = []string{
+	// Payments and their sessions: one row per checkout. The document holds
+	// everything; the columns exist for lookups, listing and the lock.
+	`CREATE TABLE payments (
+		seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+		id             TEXT NOT NULL UNIQUE,
+		session_id     TEXT NOT NULL UNIQUE,
+		merchant_code  TEXT NOT NULL,
+		is_test        INTEGER NOT NULL,
+		status         TEXT NOT NULL,
+		created_at     INTEGER NOT NULL,
+		has_captures   INTEGER NOT NULL DEFAULT 0,
+		has_refunds    INTEGER NOT NULL DEFAULT 0,
+		fully_refunded INTEGER NOT NULL DEFAULT 0,
+		lock_owner     TEXT NOT NULL DEFAULT '',
+		lock_until     INTEGER NOT NULL DEFAULT 0,
+		doc            BLOB NOT NULL
+	);
+	CREATE INDEX payments_by_merchant ON payments (merchant_code, is_test, created_at DESC, seq DESC);
+	CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);`,
+}
+
+// resetTables are emptied by Reset; later areas append their tables.
+var resetTables = []string{"payments", "meta"}
+
+// openStore opens the state. A file is opened in WAL mode with a busy
+// timeout so that several processes can share it; every write transaction
+// is BEGIN IMMEDIATE, so a writer queues for the file lock at the start
+// instead of failing half-way with SQLITE_BUSY. In memory, one connection
+// holds the database (each new connection to ":memory:" would be a new,
+// empty database).
+func openStore(path string) (*sql.DB, error) {
+	var dsn string
+	memory := path == ""
+	if memory {
+		dsn = "file::memory:?_txlock=immediate&_pragma=foreign_keys(1)"
+	} else {
+		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() +
+			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox state: %w", err)
+	}
+	if memory {
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+	} else {
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
+	}
+	if err := migrate(db); err != nil {
+		db.Close()
+		if path != "" {
+			return nil, fmt.Errorf("sandbox state %s: %w", path, err)
+		}
+		return nil, fmt.Errorf("sandbox state: %w", err)
+	}
+	return db, nil
+}
+
+func migrate(db *sql.DB) error {
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil) // IMMEDIATE: two processes do not migrate at once
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("state file was written by a newer bnpl (schema %d, this one knows %d)", version, len(migrations))
+	}
+	for i := version; i < len(migrations); i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations))); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// record is what the sandbox keeps per checkout: the payment as the service
+// shows it plus the session and the timers behind it.
+type record struct {
+	Payment          api.Payment       `json:"payment"`
+	SessionID        string            `json:"session_id"`
+	MerchantCode     string            `json:"merchant_code"`
+	Region           string            `json:"region"`
+	Lang             string            `json:"lang"`
+	MerchantURLs     *api.MerchantURLs `json:"merchant_urls,omitempty"`
+	Token            *string           `json:"token"`
+	SessionStatus    string            `json:"session_status"`
+	RejectionReason  string            `json:"rejection_reason,omitempty"`
+	SessionExpiresAt time.Time         `json:"session_expires_at"`
+	AuthorizedAt     *time.Time        `json:"authorized_at,omitempty"`
+	AuthExpiresAt    *time.Time        `json:"auth_expires_at,omitempty"`
+	ClosedAt         *time.Time        `json:"closed_at,omitempty"`
+}
+
+// settle applies the timers that run without anyone calling: a CREATED
+// payment nobody finished expires. It reports whether it changed anything.
+func (r *record) settle(now time.Time) bool {
+	if r.Payment.Status == api.StatusCreated && r.Payment.CreatedAt != nil &&
+		!now.Before(r.Payment.CreatedAt.Add(paymentTimeout)) {
+		r.Payment.Status = api.StatusExpired
+		return true
+	}
+	return false
+}
+
+// authExpired tells whether an authorized payment's authorization lapsed.
+func (r *record) authExpired(now time.Time) bool {
+	return r.Payment.Status == api.StatusAuthorized && r.AuthExpiresAt != nil && !now.Before(*r.AuthExpiresAt)
+}
+
+// visibility limits lookups to what one key may see; nil sees everything
+// (the customer moves of the sandbox itself).
+type visibility struct {
+	merchantCode string
+	isTest       bool
+}
+
+// now is the sandbox's time: the clock plus the offset kept in the state.
+func (s *Sandbox) now(ctx context.Context) (time.Time, error) {
+	var offset int64
+	err := s.db.QueryRowContext(ctx, `SELECT v FROM meta WHERE k = 'clock_offset'`).Scan(&offset)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, err
+	}
+	return s.clock.Now().Add(time.Duration(offset)).UTC(), nil
+}
+
+// advanceClock moves the sandbox's time forward for every process sharing
+// the state.
+func (s *Sandbox) advanceClock(ctx context.Context, d time.Duration) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('clock_offset', ?)
+		ON CONFLICT (k) DO UPDATE SET v = v + excluded.v`, int64(d))
+	return err
+}
+
+func (s *Sandbox) clockOffset(ctx context.Context) (time.Duration, error) {
+	var offset int64
+	err := s.db.QueryRowContext(ctx, `SELECT v FROM meta WHERE k = 'clock_offset'`).Scan(&offset)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	return time.Duration(offset), nil
+}
+
+func decodeRecord(doc []byte) (*record, error) {
+	var r record
+	if err := json.Unmarshal(doc, &r); err != nil {
+		return nil, fmt.Errorf("corrupt payment in state: %w", err)
+	}
+	if r.Payment.Captures == nil {
+		r.Payment.Captures = []api.Capture{}
+	}
+	if r.Payment.Refunds == nil {
+		r.Payment.Refunds = []api.Refund{}
+	}
+	return &r, nil
+}
+
+// loadPayment reads a payment visible to vis; errNoSuchPayment if none.
+func (s *Sandbox) loadPayment(ctx context.Context, id string, vis *visibility) (*record, error) {
+	var doc []byte
+	var err error
+	if vis == nil {
+		err = s.db.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = ?`, id).Scan(&doc)
+	} else {
+		err = s.db.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = ? AND merchant_code = ? AND is_test = ?`,
+			id, vis.merchantCode, vis.isTest).Scan(&doc)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoSuchPayment
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeRecord(doc)
+}
+
+// loadSession reads the record of a session visible to vis.
+func (s *Sandbox) loadSession(ctx context.Context, sessionID string, vis *visibility) (*record, error) {
+	var doc []byte
+	var err error
+	if vis == nil {
+		err = s.db.QueryRowContext(ctx, `SELECT doc FROM payments WHERE session_id = ?`, sessionID).Scan(&doc)
+	} else {
+		err = s.db.QueryRowContext(ctx, `SELECT doc FROM payments WHERE session_id = ? AND merchant_code = ? AND is_test = ?`,
+			sessionID, vis.merchantCode, vis.isTest).Scan(&doc)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoSuchSession
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeRecord(doc)
+}
+
+// resolvePaymentID accepts a payment id or a session id.
+func (s *Sandbox) resolvePaymentID(ctx context.Context, id string) (string, error) {
+	var paymentID string
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM payments WHERE id = ? OR session_id = ?`, id, id).Scan(&paymentID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", errNoSuchPayment
+	}
+	return paymentID, err
+}
+
+// insertRecord stores a new checkout. Creation goes through here and
+// nowhere else, so observers hear of every payment.
+func (s *Sandbox) insertRecord(ctx context.Context, r *record, isTest bool) error {
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status, r.Payment.CreatedAt.UnixNano(), doc)
+	if err != nil {
+		return err
+	}
+	s.notify(ctx, Change{Event: "created", Payment: r.Payment, MerchantCode: r.MerchantCode})
+	return nil
+}
+
+// lockLease is how long a payment lock lasts if its holder dies without
+// releasing it (a crashed process sharing the state file).
+const lockLease = 15 * time.Second
+
+// A moveFunc changes a payment. It answers the event name of the change, ""
+// when nothing changed (an idempotent repeat), or an error (an *apiError
+// for a refusal) and then must leave r as the stored state it found.
+type moveFunc func(r *record, now time.Time) (event string, err error)
+
+// move runs one state change of a payment: it takes the payment's lock (a
+// lease row, so it holds across processes; a busy payment answers 409 at
+// once instead of waiting, as the service does), applies fn in a short
+// IMMEDIATE transaction that also releases the lock, and tells observers.
+// Every change of an existing payment commits here.
+func (s *Sandbox) move(ctx context.Context, paymentID string, vis *visibility, fn moveFunc) (*record, error) {
+	if s.db == nil {
+		return nil, errClosed
+	}
+	owner := newLockOwner()
+	if err := s.acquire(ctx, paymentID, vis, owner); err != nil {
+		return nil, err
+	}
+	now, err := s.now(ctx)
+	if err != nil {
+		s.release(paymentID, owner)
+		return nil, err
+	}
+	rec, change, err := s.apply(ctx, paymentID, owner, now, fn)
+	if change != nil {
+		s.notify(ctx, *change)
+	}
+	return rec, err
+}
+
+func (s *Sandbox) acquire(ctx context.Context, paymentID string, vis *visibility, owner string) error {
+	wallNow := time.Now()
+	query := `UPDATE payments SET lock_owner = ?, lock_until = ? WHERE id = ? AND lock_until < ?`
+	args := []any{owner, wallNow.Add(lockLease).UnixNano(), paymentID, wallNow.UnixNano()}
+	if vis != nil {
+		query += ` AND merchant_code = ? AND is_test = ?`
+		args = append(args, vis.merchantCode, vis.isTest)
+	}
+	res, err := s.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	// Nothing taken: either the payment is not there for this key, or
+	// someone holds it.
+	if _, err := s.loadPayment(ctx, paymentID, vis); err != nil {
+		return err
+	}
+	return errLocked
+}
+
+// release drops a lock without changing the payment; it must work even when
+// the request's context is gone, or the payment stays locked for a lease.
+func (s *Sandbox) release(paymentID, owner string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = s.db.ExecContext(ctx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ? AND lock_owner = ?`, paymentID, owner)
+}
+
+func (s *Sandbox) apply(ctx context.Context, paymentID, owner string, now time.Time, fn moveFunc) (*record, *Change, error) {
+	// The request may be cancelled; the lock must still be released, so the
+	// transaction runs on a context of its own, bounded in time.
+	txCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	tx, err := s.db.BeginTx(txCtx, nil)
+	if err != nil {
+		s.release(paymentID, owner)
+		return nil, nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			// Roll back first: in memory the transaction holds the only
+			// connection that release needs.
+			_ = tx.Rollback()
+			s.release(paymentID, owner)
+		}
+	}()
+	var doc []byte
+	var lockOwner string
+	if err := tx.QueryRowContext(txCtx, `SELECT doc, lock_owner FROM payments WHERE id = ?`, paymentID).Scan(&doc, &lockOwner); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, errNoSuchPayment // reset under our feet
+		}
+		return nil, nil, err
+	}
+	if lockOwner != owner {
+		return nil, nil, errLocked // our lease ran out and someone else took it
+	}
+	rec, err := decodeRecord(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	before := rec.Payment.Status
+	settled := rec.settle(now)
+	event, moveErr := fn(rec, now)
+	if moveErr != nil && settled {
+		event = "expired"
+	}
+	var change *Change
+	if event != "" || settled {
+		if event == "" {
+			event = "expired"
+		}
+		doc, err = json.Marshal(rec)
+		if err != nil {
+			return nil, nil, err
+		}
+		refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
+		_, err = tx.ExecContext(txCtx, `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
+			doc = ?, lock_owner = '', lock_until = 0 WHERE id = ?`,
+			rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
+			captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, paymentID)
+		change = &Change{Event: event, Before: before, Payment: rec.Payment, MerchantCode: rec.MerchantCode}
+	} else {
+		_, err = tx.ExecContext(txCtx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ?`, paymentID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, nil, err
+	}
+	committed = true
+	return rec, change, moveErr
+}
+
+func newLockOwner() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Reset forgets every payment (and whatever later areas registered in
+// resetTables), and the clock offset.
+func (s *Sandbox) Reset(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, t := range resetTables {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,91 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+)
+
+// Transport is an http.RoundTripper that hands requests straight to the
+// region's handler, with no socket: the embedded sandbox of the CLI. The
+// request appears to come from 127.0.0.1, so the loopback-only control
+// endpoints accept it.
+func (s *Sandbox) Transport(region string) http.RoundTripper {
+	return &inProcessTransport{handler: s.Handler(region)}
+}
+
+type inProcessTransport struct{ handler http.Handler }
+
+func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The handler may read the body after RoundTrip's caller gave up, so it
+	// gets its own copy; a RoundTripper must also close the request body.
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	inner := req.Clone(ctx)
+	inner.Body = io.NopCloser(bytes.NewReader(body))
+	inner.ContentLength = int64(len(body))
+	inner.RemoteAddr = "127.0.0.1:0"
+	inner.RequestURI = req.URL.RequestURI()
+	if inner.Host == "" {
+		inner.Host = req.URL.Host
+	}
+	if inner.Proto == "" {
+		inner.Proto, inner.ProtoMajor, inner.ProtoMinor = "HTTP/1.1", 1, 1
+	}
+
+	rec := httptest.NewRecorder()
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		t.handler.ServeHTTP(rec, inner)
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case p := <-done:
+		if p != nil {
+			return nil, fmt.Errorf("sandbox handler panicked: %v", p)
+		}
+	}
+	resp := rec.Result()
+	resp.Request = req
+	resp.Proto, resp.ProtoMajor, resp.ProtoMinor = "HTTP/1.1", 1, 1
+	if req.Method == http.MethodHead {
+		resp.Body = http.NoBody
+	}
+	if resp.ContentLength < 0 {
+		b := rec.Body.Bytes()
+		resp.ContentLength = int64(len(b))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
+	}
+	resp.Body = &ctxBody{ReadCloser: resp.Body, ctx: req}
+	return resp, nil
+}
+
+// ctxBody stops reading once the request's context is done, as a body read
+// from a network connection would.
+type ctxBody struct {
+	io.ReadCloser
+	ctx *http.Request
+}
+
+func (b *ctxBody) Read(p []byte) (int, error) {
+	if err := b.ctx.Context().Err(); err != nil {
+		return 0, err
+	}
+	return b.ReadCloser.Read(p)
+}
