@@ -49,20 +49,23 @@ func BenchmarkCapture(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			e := benchEnv(b, mode == "file")
 			h := e.sb.Handler("ae")
-			// One payment large enough for every capture of the run.
-			s := e.createSession(checkoutBody("ae-sandbox", "AED", "40000.00"), aeTest)
-			if _, err := e.sb.Approve(context.Background(), s.ID); err != nil {
-				b.Fatal(err)
-			}
+			// Ten captures of 1.00 close a payment; a fresh one is made
+			// (off the clock) every ten, so documents stay of a usual size.
+			var id string
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "b%d"}`, i)
-				req := httptest.NewRequest("POST", "/api/v2/payments/"+s.Payment.ID+"/captures", stringsReader(body))
+				if i%10 == 0 {
+					b.StopTimer()
+					id = e.authorized("10.00")
+					b.StartTimer()
+				}
+				body := fmt.Sprintf(`{"amount": "1.00", "reference_id": "b%d"}`, i)
+				req := httptest.NewRequest("POST", "/api/v2/payments/"+id+"/captures", stringsReader(body))
 				req.Header.Set("Authorization", "Bearer "+aeTest)
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)
-				if w.Code != 200 && w.Code != 400 {
+				if w.Code != 200 {
 					b.Fatalf("%d %s", w.Code, w.Body)
 				}
 			}

@@ -239,7 +239,7 @@ func regionAddress(region string) string {
 func (s *Sandbox) handleGetCheckout(w http.ResponseWriter, r *http.Request, c caller) {
 	id := r.PathValue("id")
 	if !validUUID(id) {
-		writeError(w, badData("invalid checkout id"))
+		writeError(w, errInvalidID)
 		return
 	}
 	rec, err := s.loadSession(r.Context(), id, c.visibility())
@@ -260,7 +260,7 @@ func (s *Sandbox) handleGetCheckout(w http.ResponseWriter, r *http.Request, c ca
 func (s *Sandbox) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !validUUID(id) {
-		writeError(w, badData("invalid checkout id"))
+		writeError(w, errInvalidID)
 		return
 	}
 	rec, err := s.loadSession(r.Context(), id, nil)
@@ -287,8 +287,12 @@ var (
 // problem at once in the field-validation form.
 func validateCheckout(req *api.CheckoutRequest, amountSent bool) error {
 	var errs []fieldError
-	required := func(path string) { errs = append(errs, fieldError{Field: path, Code: "required", Message: "is required"}) }
-	invalid := func(path, msg string) { errs = append(errs, fieldError{Field: path, Code: "invalid_value", Message: msg}) }
+	required := func(path string) {
+		errs = append(errs, fieldError{Field: path, Code: "required", Message: "is required"})
+	}
+	invalid := func(path, msg string) {
+		errs = append(errs, fieldError{Field: path, Code: "invalid_value", Message: msg})
+	}
 	places := func(path string, d *decimal.Decimal) {
 		if d != nil && -d.Exponent() > money.Places(req.Payment.Currency) {
 			invalid(path, placesMessage(req.Payment.Currency, d))

@@ -34,6 +34,10 @@ func TestAuthentication(t *testing.T) {
 				{"GET", "/api/v2/payments"},
 				{"GET", "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6"},
 				{"POST", "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/close"},
+				{"PUT", "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6"},
+				{"POST", "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/captures"},
+				{"POST", "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/refunds"},
+				{"GET", "/api/v2/checkout/3fa85f64-5717-4562-b3fc-2c963f66afa6"},
 			} {
 				req := e.do(c.region, target.method, target.path, "", body)
 				if c.header != "" {
@@ -232,7 +236,7 @@ func TestSessionShape(t *testing.T) {
 		t.Fatalf("merchant_urls %v", mu)
 	}
 
-	wantError(t, e.do("ae", "GET", "/api/v2/checkout/nope", aeTest, nil), 400, "bad_data", "invalid checkout id")
+	wantError(t, e.do("ae", "GET", "/api/v2/checkout/nope", aeTest, nil), 400, "bad_data", "invalid payment id")
 	wantError(t, e.do("ae", "GET", "/api/v2/checkout/"+s.ID, kwTest, nil), 404, "not_found", "no such checkout session")
 
 	qr := e.do("ae", "GET", "/api/v2/checkout/"+s.ID+"/hpp_link_qr", "", nil)

@@ -26,7 +26,7 @@ func TestConcurrentMoves(t *testing.T) {
 			var wg sync.WaitGroup
 			var mu sync.Mutex
 			counts := map[int]int{}
-			for g := range 24 {
+			for g := range 12 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()

@@ -89,6 +89,9 @@ func TestTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type %q", ct)
+	}
 	var s api.CheckoutSession
 	decodeJSON(t, res, &s)
 	if !strings.HasPrefix(s.WebURL(), "http://ae.sandbox.test/") {

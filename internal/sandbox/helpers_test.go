@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/shopspring/decimal"
 )
 
 const (
@@ -309,3 +310,5 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 }
 
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
+
+func decimalFromInt(n int) decimal.Decimal { return decimal.NewFromInt(int64(n)) }

@@ -37,7 +37,9 @@ func (e *apiError) Error() string {
 // StatusCode is the HTTP status the service answers with.
 func (e *apiError) StatusCode() int { return e.status }
 
-func badData(msg string) *apiError { return &apiError{status: 400, errorType: "bad_data", message: msg} }
+func badData(msg string) *apiError {
+	return &apiError{status: 400, errorType: "bad_data", message: msg}
+}
 
 func fieldErrors(fields ...fieldError) *apiError {
 	return &apiError{status: 400, errorType: "bad_data", fields: fields}
@@ -68,6 +70,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write([]byte{'\n'})
 }
 
+// writeRawJSON answers JSON already encoded.
+func writeRawJSON(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte{'\n'})
+}
+
+// errorBody is the service's error body, in its field order.
+type errorBody struct {
+	Status    string       `json:"status"`
+	ErrorType string       `json:"errorType"`
+	Error     string       `json:"error,omitempty"`
+	Errors    []fieldError `json:"errors,omitempty"`
+}
+
 // writeError answers err in the service's error body; anything that is not
 // a refusal is an internal failure.
 func writeError(w http.ResponseWriter, err error) {
@@ -75,11 +93,11 @@ func writeError(w http.ResponseWriter, err error) {
 	if !errors.As(err, &ae) {
 		ae = &apiError{status: 500, errorType: "internal", message: "Internal Server Error"}
 	}
-	body := map[string]any{"status": "error", "errorType": ae.errorType}
+	body := errorBody{Status: "error", ErrorType: ae.errorType}
 	if len(ae.fields) > 0 {
-		body["errors"] = ae.fields
-	} else if ae.message != "" {
-		body["error"] = ae.message
+		body.Errors = ae.fields
+	} else {
+		body.Error = ae.message
 	}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -129,7 +147,7 @@ func (s *Sandbox) authenticate(r *http.Request, region string) (caller, error) {
 	if info.merchant.Region != region {
 		return caller{}, errWrongRegion
 	}
-	return caller{merchant: info.merchant, isTest: info.isTest}, nil
+	return caller(info), nil
 }
 
 // authed wraps an API handler with authentication.

@@ -152,7 +152,7 @@ func TestRefunds(t *testing.T) {
 	if r := refund(id, map[string]any{"amount": "20"}); r.status != 200 || !r.payment(t).Refunded().Equal(r.payment(t).Captured()) {
 		t.Fatalf("full refund: %s", r.body)
 	}
-	wantError(t, refund(id, map[string]any{"amount": "0.01"}), 400, "bad_data", "refund amount should be less or equal than billed amount")
+	wantError(t, refund(id, map[string]any{"amount": "0.01"}), 400, "bad_data", "already closed")
 
 	t.Run("closed without captures", func(t *testing.T) {
 		id := e.authorized("10.00")
@@ -393,4 +393,55 @@ func TestListPayments(t *testing.T) {
 	e.clock.Advance(31 * time.Minute)
 	check("status=new")
 	check("status=cancelled", cancelled, closedEmpty, created)
+}
+
+func TestRefundGuard(t *testing.T) {
+	e := newEnv(t, Options{})
+	id := e.authorized("10.00")
+	e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "10"})
+	saved := refundGuards
+	t.Cleanup(func() { refundGuards = saved })
+	refundGuards = append(refundGuards, func(s *Sandbox, rec *record) error {
+		if rec.Payment.ID == id {
+			return &apiError{status: 409, errorType: "conflict", message: "payment is disputed"}
+		}
+		return nil
+	})
+	wantError(t, e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1"}), 409, "conflict", "payment is disputed")
+	if p := e.get(id); len(p.Refunds) != 0 {
+		t.Fatal("a refused refund was recorded")
+	}
+	// The lock was released: the next call is answered on its merits.
+	refundGuards = saved
+	if r := e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1"}); r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+}
+
+func TestChangeDetails(t *testing.T) {
+	e := newEnv(t, Options{AuthExpiry: time.Hour})
+	var got []Change
+	e.sb.OnPaymentChange(func(_ context.Context, c Change) { got = append(got, c) })
+	id := e.authorized("10.00")
+	e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil)
+	last := got[len(got)-1]
+	if last.Event != "closed" || last.Before != api.StatusAuthorized || last.ClosedAt == nil || last.IsExpired || last.MerchantCode != "ae-sandbox" {
+		t.Fatalf("%+v", last)
+	}
+	s := e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest)
+	e.clock.Advance(31 * time.Minute)
+	e.sb.Approve(context.Background(), s.ID) // refused, but the expiry it found is committed
+	last = got[len(got)-1]
+	if last.Event != "expired" || !last.IsExpired || last.Payment.ID != s.Payment.ID {
+		t.Fatalf("%+v", last)
+	}
+}
+
+func TestInternalError(t *testing.T) {
+	e := newEnv(t, Options{})
+	id := e.authorized("10.00")
+	e.sb.Close()
+	wantError(t, e.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil), 500, "internal", "Internal Server Error")
+	wantError(t, e.do("ae", "POST", "/api/v2/checkout", aeTest, checkoutBody("ae-sandbox", "AED", "10")), 500, "internal", "Internal Server Error")
+	wantError(t, e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil), 500, "internal", "Internal Server Error")
 }

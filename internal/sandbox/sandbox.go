@@ -273,12 +273,16 @@ func (s *Sandbox) Handler(region string) http.Handler {
 }
 
 // Change describes one committed change of a payment, for observers such as
-// webhook delivery.
+// webhook delivery. Timers are applied lazily, so "expired" is reported when
+// a later write finds the payment timed out, not at the minute it happened.
 type Change struct {
-	Event        string // authorized, rejected, expired, captured, closed, refunded, updated, created, auth_expired
-	Before       string // status before the change
+	Event        string // created, authorized, rejected, expired, captured, closed, refunded, updated, auth_expired
+	Before       string // status before the change ("" for created)
 	Payment      api.Payment
 	MerchantCode string
+	Token        *string    // the session's token, as sent at checkout
+	ClosedAt     *time.Time // when the payment became CLOSED
+	IsExpired    bool       // EXPIRED, or AUTHORIZED with its authorization lapsed
 }
 
 // OnPaymentChange registers f to be called after every committed change of

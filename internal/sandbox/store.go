@@ -19,8 +19,10 @@ import (
 // many have run. Append new steps (disputes, webhooks, ...) at the end and
 // never edit a step that has shipped: state files outlive binaries.
 var migrations = []string{
-	// Payments and their sessions: one row per checkout. The document holds
-	// everything; the columns exist for lookups, listing and the lock.
+	// Payments and their sessions: one row per checkout. doc holds the whole
+	// record; view is the payment's JSON as GET answers it, kept ready so a
+	// read need not decode and encode (only a CREATED payment can change by
+	// the clock alone); the other columns serve lookups, listing and the lock.
 	`CREATE TABLE payments (
 		seq            INTEGER PRIMARY KEY AUTOINCREMENT,
 		id             TEXT NOT NULL UNIQUE,
@@ -34,7 +36,8 @@ var migrations = []string{
 		fully_refunded INTEGER NOT NULL DEFAULT 0,
 		lock_owner     TEXT NOT NULL DEFAULT '',
 		lock_until     INTEGER NOT NULL DEFAULT 0,
-		doc            BLOB NOT NULL
+		doc            BLOB NOT NULL,
+		view           BLOB NOT NULL
 	);
 	CREATE INDEX payments_by_merchant ON payments (merchant_code, is_test, created_at DESC, seq DESC);
 	CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);`,
@@ -140,6 +143,14 @@ func (r *record) authExpired(now time.Time) bool {
 	return r.Payment.Status == api.StatusAuthorized && r.AuthExpiresAt != nil && !now.Before(*r.AuthExpiresAt)
 }
 
+func (r *record) change(event, before string, now time.Time) *Change {
+	return &Change{
+		Event: event, Before: before, Payment: r.Payment, MerchantCode: r.MerchantCode,
+		Token: r.Token, ClosedAt: r.ClosedAt,
+		IsExpired: r.Payment.Status == api.StatusExpired || r.authExpired(now),
+	}
+}
+
 // visibility limits lookups to what one key may see; nil sees everything
 // (the customer moves of the sandbox itself).
 type visibility struct {
@@ -207,6 +218,40 @@ func (s *Sandbox) loadPayment(ctx context.Context, id string, vis *visibility) (
 	return decodeRecord(doc)
 }
 
+// paymentView answers the payment's JSON as a reader sees it now, straight
+// from the stored view unless the clock has expired a CREATED payment. It
+// reads the clock offset in the same query: this is the hot path.
+func (s *Sandbox) paymentView(ctx context.Context, id string, vis *visibility) ([]byte, error) {
+	var status string
+	var createdAt, offset int64
+	var view []byte
+	err := s.db.QueryRowContext(ctx, `SELECT status, created_at, view,
+		COALESCE((SELECT v FROM meta WHERE k = 'clock_offset'), 0)
+		FROM payments WHERE id = ? AND merchant_code = ? AND is_test = ?`,
+		id, vis.merchantCode, vis.isTest).Scan(&status, &createdAt, &view, &offset)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoSuchPayment
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now().Add(time.Duration(offset))
+	return settledView(status, createdAt, view, now)
+}
+
+// settledView applies record.settle to a stored view.
+func settledView(status string, createdAt int64, view []byte, now time.Time) ([]byte, error) {
+	if status != api.StatusCreated || now.Before(time.Unix(0, createdAt).Add(paymentTimeout)) {
+		return view, nil
+	}
+	var p api.Payment
+	if err := json.Unmarshal(view, &p); err != nil {
+		return nil, fmt.Errorf("corrupt payment in state: %w", err)
+	}
+	p.Status = api.StatusExpired
+	return json.Marshal(&p)
+}
+
 // loadSession reads the record of a session visible to vis.
 func (s *Sandbox) loadSession(ctx context.Context, sessionID string, vis *visibility) (*record, error) {
 	var doc []byte
@@ -243,13 +288,17 @@ func (s *Sandbox) insertRecord(ctx context.Context, r *record, isTest bool) erro
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status, r.Payment.CreatedAt.UnixNano(), doc)
+	view, err := json.Marshal(&r.Payment)
 	if err != nil {
 		return err
 	}
-	s.notify(ctx, Change{Event: "created", Payment: r.Payment, MerchantCode: r.MerchantCode})
+	_, err = s.db.ExecContext(ctx, `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status, r.Payment.CreatedAt.UnixNano(), doc, view)
+	if err != nil {
+		return err
+	}
+	s.notify(ctx, *r.change("created", "", *r.Payment.CreatedAt))
 	return nil
 }
 
@@ -367,12 +416,16 @@ func (s *Sandbox) apply(ctx context.Context, paymentID, owner string, now time.T
 		if err != nil {
 			return nil, nil, err
 		}
+		var view []byte
+		if view, err = json.Marshal(&rec.Payment); err != nil {
+			return nil, nil, err
+		}
 		refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
 		_, err = tx.ExecContext(txCtx, `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
-			doc = ?, lock_owner = '', lock_until = 0 WHERE id = ?`,
+			doc = ?, view = ?, lock_owner = '', lock_until = 0 WHERE id = ?`,
 			rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
-			captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, paymentID)
-		change = &Change{Event: event, Before: before, Payment: rec.Payment, MerchantCode: rec.MerchantCode}
+			captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
+		change = rec.change(event, before, now)
 	} else {
 		_, err = tx.ExecContext(txCtx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ?`, paymentID)
 	}

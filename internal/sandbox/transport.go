@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 )
 
@@ -47,7 +46,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		inner.Proto, inner.ProtoMajor, inner.ProtoMinor = "HTTP/1.1", 1, 1
 	}
 
-	rec := httptest.NewRecorder()
+	rec := &recorder{header: http.Header{}}
 	done := make(chan any, 1)
 	go func() {
 		defer func() { done <- recover() }()
@@ -61,30 +60,73 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 			return nil, fmt.Errorf("sandbox handler panicked: %v", p)
 		}
 	}
-	resp := rec.Result()
-	resp.Request = req
-	resp.Proto, resp.ProtoMajor, resp.ProtoMinor = "HTTP/1.1", 1, 1
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	answer := rec.body.Bytes()
+	resp := &http.Response{
+		Status:        strconv.Itoa(status) + " " + http.StatusText(status),
+		StatusCode:    status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        rec.sent,
+		ContentLength: int64(len(answer)),
+		Request:       req,
+	}
+	if resp.Header == nil {
+		resp.Header = rec.header.Clone()
+	}
+	resp.Header.Set("Content-Length", strconv.Itoa(len(answer)))
 	if req.Method == http.MethodHead {
 		resp.Body = http.NoBody
+	} else {
+		resp.Body = &ctxBody{ReadCloser: io.NopCloser(bytes.NewReader(answer)), req: req}
 	}
-	if resp.ContentLength < 0 {
-		b := rec.Body.Bytes()
-		resp.ContentLength = int64(len(b))
-		resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
-	}
-	resp.Body = &ctxBody{ReadCloser: resp.Body, ctx: req}
 	return resp, nil
+}
+
+// recorder collects a handler's answer. The header is frozen when the
+// status is written, as on a real connection.
+type recorder struct {
+	header http.Header
+	sent   http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status != 0 {
+		return
+	}
+	r.status = status
+	r.sent = r.header.Clone()
+}
+
+// Write sniffs the content type of a body that did not declare one, as
+// net/http does.
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.WriteHeader(http.StatusOK)
+	}
+	if r.body.Len() == 0 && len(p) > 0 && r.sent.Get("Content-Type") == "" {
+		r.sent.Set("Content-Type", http.DetectContentType(p))
+	}
+	return r.body.Write(p)
 }
 
 // ctxBody stops reading once the request's context is done, as a body read
 // from a network connection would.
 type ctxBody struct {
 	io.ReadCloser
-	ctx *http.Request
+	req *http.Request
 }
 
 func (b *ctxBody) Read(p []byte) (int, error) {
-	if err := b.ctx.Context().Err(); err != nil {
+	if err := b.req.Context().Err(); err != nil {
 		return 0, err
 	}
 	return b.ReadCloser.Read(p)
