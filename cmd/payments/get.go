@@ -2,12 +2,14 @@ package payments
 
 import (
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // GetOptions are the inputs of `payments get`.
@@ -15,10 +17,12 @@ type GetOptions struct {
 	ID      string
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
+	// Seen remembers the printed payment for shell completion; nil skips.
+	Seen func(...recent.Entry)
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Client: f.Client, Printer: f.Printer}
+	opts := &GetOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv)}
 	return &cobra.Command{
 		Use:   "get <payment-id>",
 		Short: "Show a payment with its captures, refunds and totals",
@@ -26,7 +30,8 @@ func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error)
 captured, refunded, capturable (what a capture may still take) and refundable.`,
 		Example: `  bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status`,
-		Args: cmdutil.ExactArgs(1, "a payment id"),
+		Args:              cmdutil.ExactArgs(1, "a payment id"),
+		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if err := cmdutil.CheckUUID("payment", opts.ID); err != nil {
@@ -53,5 +58,17 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
-	return printer.Object(p.Raw(), Detail(p))
+	if err := printer.Object(p.Raw(), Detail(p)); err != nil {
+		return err
+	}
+	if opts.Seen != nil {
+		opts.Seen(recentEntry(p))
+	}
+	return nil
+}
+
+// recentEntry is how a payment is remembered for completion: its id, with
+// what tells it apart at a glance.
+func recentEntry(p *api.Payment) recent.Entry {
+	return recent.Entry{ID: p.ID, Note: strings.TrimSpace(p.Status + " " + p.Amount.String() + " " + p.Currency)}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // Statuses the list filter takes: three API statuses and four dashboard ones.
@@ -29,10 +30,13 @@ type ListOptions struct {
 	Now     func() time.Time
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
+	// Seen remembers the newest printed payments for shell completion;
+	// nil skips.
+	Seen func(...recent.Entry)
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Client: f.Client, Printer: f.Printer, Now: time.Now}
+	opts := &ListOptions{Client: f.Client, Printer: f.Printer, Now: time.Now, Seen: recent.Recorder(f.Getenv)}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List payments, newest first",
@@ -127,12 +131,18 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		for i := range page.Payments {
 			recs = append(recs, page.Payments[i].Raw())
 		}
-		return printer.List(ListColumns, recs)
+		if err := printer.List(ListColumns, recs); err != nil {
+			return err
+		}
+		o.remember(page.Payments)
+		return nil
 	}
 	// Walk every page, printing as pages arrive: memory stays one page deep
 	// however many payments there are.
 	stream := printer.Stream(ListColumns)
 	params.Limit = api.MaxPageLimit
+	// Only the newest are remembered, so memory stays flat however long the walk.
+	var newest []recent.Entry
 	for {
 		page, err := client.ListPayments(ctx, params)
 		if err != nil {
@@ -147,6 +157,9 @@ func listRun(ctx context.Context, o *ListOptions) error {
 			if err := stream.Write(p.Raw()); err != nil {
 				return err
 			}
+			if len(newest) < recent.Max {
+				newest = append(newest, recentEntry(p))
+			}
 		}
 		stream.Flush()
 		params.Offset += len(page.Payments)
@@ -154,5 +167,22 @@ func listRun(ctx context.Context, o *ListOptions) error {
 			break
 		}
 	}
-	return stream.Close()
+	if err := stream.Close(); err != nil {
+		return err
+	}
+	if o.Seen != nil && len(newest) > 0 {
+		o.Seen(newest...)
+	}
+	return nil
+}
+
+func (o *ListOptions) remember(payments []api.Payment) {
+	if o.Seen == nil || len(payments) == 0 {
+		return
+	}
+	entries := make([]recent.Entry, 0, len(payments))
+	for i := range payments {
+		entries = append(entries, recentEntry(&payments[i]))
+	}
+	o.Seen(entries...)
 }

@@ -15,13 +15,14 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Payments are created by checkout and authorized by the customer. A merchant then
 captures them (fully or in parts), closes them, and refunds captured money.`,
 	}
-	cmd.AddCommand(newGetCmd(f, nil), newListCmd(f, nil))
-	for _, add := range extraVerbs {
-		cmd.AddCommand(add(f))
-	}
+	cmd.AddCommand(
+		newGetCmd(f, nil),
+		newListCmd(f, nil),
+		newWaitCmd(f, nil),
+		newUpdateCmd(f, nil),
+		newCaptureCmd(f, nil),
+		newRefundCmd(f, nil),
+		newCloseCmd(f, nil),
+	)
 	return cmd
 }
-
-// extraVerbs are registered by the files of this package that define
-// further verbs, so each verb stays in its own file.
-var extraVerbs []func(*cmdutil.Factory) *cobra.Command

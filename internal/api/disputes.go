@@ -109,11 +109,18 @@ func (c *Client) GetDispute(ctx context.Context, id string) (*Dispute, error) {
 // http.DetectContentType names them.
 var allowedAttachmentTypes = []string{"image/png", "image/jpeg", "application/pdf"}
 
-// UploadAttachment uploads a PNG, JPEG or PDF of at most 5 MB as the
-// multipart field "attachment" and returns its id, for evidence and
-// challenges. r is rewound before every attempt. A repeated upload only
-// leaves an unused attachment behind, so failures are retried like a read.
-func (c *Client) UploadAttachment(ctx context.Context, filename string, r io.ReadSeeker) (*AttachmentUpload, error) {
+// AttachmentType names the format of a file from its first bytes (up to
+// 512 are looked at) and tells whether the service takes it. The content
+// decides, not the file name: a renamed text file is still refused.
+func AttachmentType(head []byte) (kind string, ok bool) {
+	kind, _, _ = strings.Cut(http.DetectContentType(head), ";")
+	return kind, slices.Contains(allowedAttachmentTypes, kind)
+}
+
+// CheckAttachment applies the upload's local rules (a name, not empty, at
+// most 5 MB, PNG, JPEG or PDF by content) and returns the size. It leaves r
+// rewound, so callers can check every file before uploading any.
+func CheckAttachment(filename string, r io.ReadSeeker) (int64, error) {
 	v := &ValidationError{}
 	name := filepath.Base(filename)
 	if filename == "" || name == "." || name == string(filepath.Separator) {
@@ -121,14 +128,14 @@ func (c *Client) UploadAttachment(ctx context.Context, filename string, r io.Rea
 	}
 	if r == nil {
 		v.Add("attachment", "no file to upload")
-		return nil, v
+		return 0, v
 	}
 	size, err := r.Seek(0, io.SeekEnd)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filename, err)
+		return 0, fmt.Errorf("reading %s: %w", filename, err)
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filename, err)
+		return 0, fmt.Errorf("reading %s: %w", filename, err)
 	}
 	switch {
 	case size == 0:
@@ -139,16 +146,28 @@ func (c *Client) UploadAttachment(ctx context.Context, filename string, r io.Rea
 		head := make([]byte, 512)
 		n, err := io.ReadFull(r, head)
 		if err != nil && err != io.ErrUnexpectedEOF {
-			return nil, fmt.Errorf("reading %s: %w", filename, err)
+			return 0, fmt.Errorf("reading %s: %w", filename, err)
 		}
-		kind, _, _ := strings.Cut(http.DetectContentType(head[:n]), ";")
-		if !slices.Contains(allowedAttachmentTypes, kind) {
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return 0, fmt.Errorf("reading %s: %w", filename, err)
+		}
+		if kind, ok := AttachmentType(head[:n]); !ok {
 			v.Add("attachment", "%s is %s; the service takes PNG, JPEG or PDF", name, kind)
 		}
 	}
-	if err := v.Err(); err != nil {
+	return size, v.Err()
+}
+
+// UploadAttachment uploads a PNG, JPEG or PDF of at most 5 MB as the
+// multipart field "attachment" and returns its id, for evidence and
+// challenges. r is rewound before every attempt. A repeated upload only
+// leaves an unused attachment behind, so failures are retried like a read.
+func (c *Client) UploadAttachment(ctx context.Context, filename string, r io.ReadSeeker) (*AttachmentUpload, error) {
+	size, err := CheckAttachment(filename, r)
+	if err != nil {
 		return nil, err
 	}
+	name := filepath.Base(filename)
 	cl := &call{
 		method: http.MethodPost,
 		path:   "/api/v1/disputes/attachments/upload",

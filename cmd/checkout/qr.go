@@ -1,0 +1,122 @@
+package checkout
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/skip2/go-qrcode"
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// QROptions are the inputs of `checkout qr`.
+type QROptions struct {
+	ID     string
+	PNG    string
+	Invert bool
+
+	IO      *output.IOStreams
+	Notice  func(format string, args ...any)
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+}
+
+func newQRCmd(f *cmdutil.Factory, run func(context.Context, *QROptions) error) *cobra.Command {
+	opts := &QROptions{IO: f.IO, Notice: f.Noticef, Client: f.Client, Printer: f.Printer}
+	cmd := &cobra.Command{
+		Use:   "qr <session-id>",
+		Short: "Show the checkout URL as a QR code to scan with a phone",
+		Long: `Draw the session's checkout URL as a QR code in the terminal, with the URL under
+it, so that a person can open the checkout by scanning the screen with a phone.
+The code is drawn light on dark; --invert draws it for a light background.
+
+--png FILE saves instead the PNG image that the service serves for the session
+(its hpp_link_qr), "-" writing it to stdout. With -o json or --jq the session id,
+status, checkout URL and QR image URL are printed instead of the drawing.`,
+		Example: `  bnpl checkout qr 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c
+  bnpl checkout qr 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c --invert
+  bnpl checkout qr 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c --png checkout-qr.png`,
+		Args: cmdutil.ExactArgs(1, "a session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if err := cmdutil.CheckUUID("session", opts.ID); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return qrRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.PNG, "png", "", "save the service's PNG of the QR code to this file (- for stdout)")
+	cmd.Flags().BoolVar(&opts.Invert, "invert", false, "draw dark on light, for terminals with a light background")
+	return cmd
+}
+
+func qrRun(ctx context.Context, o *QROptions) error {
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	if o.PNG != "" {
+		img, err := client.GetCheckoutQR(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		if o.PNG == "-" {
+			_, err = o.IO.Out.Write(img)
+			return err
+		}
+		if err := os.WriteFile(o.PNG, img, 0o644); err != nil {
+			return fmt.Errorf("saving the QR code: %w", err)
+		}
+		o.Notice("saved the QR code of session %s to %s (%d bytes)", o.ID, o.PNG, len(img))
+		return nil
+	}
+
+	s, err := client.GetCheckout(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	url := s.WebURL()
+	if url == "" {
+		return &noURLError{session: s}
+	}
+	if printer.IsJSON() {
+		rec, err := json.Marshal(map[string]string{"id": s.ID, "status": s.Status, "web_url": url, "qr_code": s.QRCodeURL()})
+		if err != nil {
+			return err
+		}
+		return printer.Object(rec, nil)
+	}
+	code, err := qrcode.New(url, qrcode.Medium)
+	if err != nil {
+		return fmt.Errorf("drawing the QR code: %w", err)
+	}
+	_, err = fmt.Fprintf(o.IO.Out, "%s%s\n", code.ToSmallString(o.Invert), url)
+	return err
+}
+
+// noURLError is a session that has no checkout to open: pre-scoring
+// refused it.
+type noURLError struct{ session *api.CheckoutSession }
+
+func (e *noURLError) Error() string {
+	if r := e.session.RejectionReason(); r != "" {
+		return fmt.Sprintf("session %s has no checkout URL: pre-scoring rejected it (%s)", e.session.ID, r)
+	}
+	return fmt.Sprintf("session %s has no checkout URL (status %s)", e.session.ID, e.session.Status)
+}
+
+func (e *noURLError) Hint() string {
+	return "a rejected session cannot be checked out; create a new one (`bnpl checkout create`)"
+}

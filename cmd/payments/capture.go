@@ -1,0 +1,216 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/recent"
+)
+
+// CaptureOptions are the inputs of `payments capture`.
+type CaptureOptions struct {
+	ID             string
+	Amount         string
+	Full           bool
+	ReferenceID    string
+	TaxAmount      string
+	ShippingAmount string
+	DiscountAmount string
+	ItemsFile      string
+	Bulk           BulkOptions
+
+	// madeBefore: the payment already showed this reference_id.
+	madeBefore bool
+
+	MoveDeps
+}
+
+func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions) error) *cobra.Command {
+	opts := &CaptureOptions{MoveDeps: newMoveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "capture <payment-id> (--amount A | --full)",
+		Short: "Capture funds of an authorized payment, or of many from a file",
+		Long: `Capture funds of an AUTHORIZED payment: part of it with --amount, or whatever is
+left with --full. Capturing the whole remainder closes the payment.
+
+The payment is read first, so that an amount with too many decimals for its
+currency, above what is left to capture, or a payment that is not AUTHORIZED is
+refused locally (exit 2) with nothing sent. --dry-run skips that read and prints
+the request after checking its syntax only.
+
+Retries are safe: every attempt carries one reference_id, the service's
+idempotency key. Without --reference-id one is made and printed on stderr before
+anything is sent; run the command again with it after an unknown outcome (exit 10)
+and the capture is never made twice. A move found already made is reported as a
+success.
+
+In live mode the capture is confirmed on the terminal (naming the amount, the
+payment and the merchant); --yes skips the question, and without a terminal the
+capture is refused unless --yes is given.
+
+With --from-file the rows of a CSV (header payment_id,amount,reference_id,
+tax_amount,shipping_amount,discount_amount) or JSON-lines file are captured, amount
+"full" taking the remainder; see --journal, --report and --retry-failed.`,
+		Example: `  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 500.00
+  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
+  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id ORDER-1001-C1 --tax-amount 4.76
+  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 10 --dry-run
+  bnpl payments capture --from-file testdata/captures.csv --report captures-report.csv`,
+		Args:              moveArgs,
+		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.bind(f)
+			id, err := paymentIDArg(cmd, args, &opts.Bulk)
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			if opts.Bulk.FromFile != "" {
+				if err := refuseSingleFlags(cmd, "amount", "full", "reference-id", "tax-amount", "shipping-amount", "discount-amount", "items-file"); err != nil {
+					return err
+				}
+			} else if err := amountChoice(opts.Amount, opts.Full); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return captureRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Amount, "amount", "", "amount to capture, including tax and shipping, excluding discounts")
+	fl.BoolVar(&opts.Full, "full", false, "capture whatever is left to capture")
+	fl.StringVar(&opts.ReferenceID, "reference-id", "", "idempotency key; default a new UUID, printed on stderr")
+	fl.StringVar(&opts.TaxAmount, "tax-amount", "", "tax included in the capture")
+	fl.StringVar(&opts.ShippingAmount, "shipping-amount", "", "shipping included in the capture")
+	fl.StringVar(&opts.DiscountAmount, "discount-amount", "", "discount of the capture, zero or more")
+	fl.StringVar(&opts.ItemsFile, "items-file", "", "JSON array of the items captured (- for stdin)")
+	addBulkFlags(cmd, &opts.Bulk)
+	return cmd
+}
+
+func captureRun(ctx context.Context, o *CaptureOptions) error {
+	if o.Bulk.FromFile != "" {
+		return bulkRun(ctx, bulk.OpCapture, &o.Bulk, &o.MoveDeps)
+	}
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	target, err := o.Target()
+	if err != nil {
+		return err
+	}
+	confirmer := o.Confirmer(target.Live)
+	if err := checkLiveEarly(confirmer, fmt.Sprintf("capture on payment %s of merchant %s", o.ID, merchantOf(target))); err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+
+	currency := ""
+	req := api.CaptureRequest{ReferenceID: o.ReferenceID}
+	if !o.DryRun {
+		p, err := client.GetPayment(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		currency = p.Currency
+		if err := o.resolveAmount(p, &req); err != nil {
+			return err
+		}
+	} else {
+		if o.Full {
+			return cmdutil.UsageHint("give the amount with --amount to see the request",
+				"--full needs to read the payment, which --dry-run does not do")
+		}
+		if req.Amount, err = parseAmountFlag("amount", o.Amount, "", true); err != nil {
+			return err
+		}
+	}
+	if req.TaxAmount, err = optionalAmount("tax-amount", o.TaxAmount, currency); err != nil {
+		return err
+	}
+	if req.ShippingAmount, err = optionalAmount("shipping-amount", o.ShippingAmount, currency); err != nil {
+		return err
+	}
+	if req.DiscountAmount, err = optionalAmount("discount-amount", o.DiscountAmount, currency); err != nil {
+		return err
+	}
+	if req.Items, err = readItemsFile(o.ItemsFile, currency, o.IO.In); err != nil {
+		return err
+	}
+
+	if !o.DryRun {
+		what := fmt.Sprintf("capture %s on payment %s of merchant %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
+		if err := confirmer.Confirm(what); err != nil {
+			return err
+		}
+	}
+	req.ReferenceID = o.referenceFor(req.ReferenceID)
+	res, err := client.Capture(ctx, o.ID, req)
+	if err != nil {
+		return err
+	}
+	return o.printMoved(printer, "capture", res, o.madeBefore)
+}
+
+// resolveAmount settles the amount from the flags and the payment as read,
+// and refuses what the service would refuse.
+func (o *CaptureOptions) resolveAmount(p *api.Payment, req *api.CaptureRequest) error {
+	cur := p.Currency
+	// A capture already made under the given reference_id is a re-run of
+	// it: it goes out unchanged, with its recorded amount for --full, and
+	// the client reports it made instead of refusing it as too much.
+	if prior := p.CaptureByReference(o.ReferenceID); o.ReferenceID != "" && prior != nil {
+		if o.Full {
+			req.Amount = prior.Amount
+		} else {
+			amount, err := parseAmountFlag("amount", o.Amount, cur, true)
+			if err != nil {
+				return err
+			}
+			req.Amount = amount
+		}
+		o.madeBefore = req.Amount.Equal(prior.Amount)
+		return nil
+	}
+	if err := statusRefusal(p, "capture"); err != nil {
+		return err
+	}
+	if p.Status == api.StatusClosed {
+		return cmdutil.Refuse("nothing more can be captured; refunds still work (`bnpl payments refund`)",
+			"payment %s is already closed: captured %s of %s", p.ID, amountText(p.Captured(), cur), amountText(p.Amount, cur))
+	}
+	if p.Status != api.StatusAuthorized {
+		return cmdutil.Refuse("only AUTHORIZED payments can be captured", "cannot capture payment %s: it is %s", p.ID, p.Status)
+	}
+	capturable := p.Capturable()
+	if o.Full {
+		if !capturable.IsPositive() {
+			return cmdutil.Refuse("close the payment instead: `bnpl payments close "+p.ID+"`",
+				"nothing is left to capture on payment %s", p.ID)
+		}
+		req.Amount = capturable
+		return nil
+	}
+	amount, err := parseAmountFlag("amount", o.Amount, cur, true)
+	if err != nil {
+		return err
+	}
+	if amount.GreaterThan(capturable) {
+		return cmdutil.Refuse(fmt.Sprintf("capture at most %s, or use --full", money.Format(capturable, cur)),
+			"cannot capture %s on payment %s: only %s is left to capture", amountText(amount, cur), p.ID, amountText(capturable, cur))
+	}
+	req.Amount = amount
+	return nil
+}

@@ -1,0 +1,120 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/recent"
+)
+
+// CloseOptions are the inputs of `payments close`.
+type CloseOptions struct {
+	ID   string
+	Bulk BulkOptions
+
+	MoveDeps
+}
+
+func newCloseCmd(f *cmdutil.Factory, run func(context.Context, *CloseOptions) error) *cobra.Command {
+	opts := &CloseOptions{MoveDeps: newMoveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "close <payment-id>",
+		Short: "Close an authorized payment, or many from a file",
+		Long: `Close an AUTHORIZED payment. With no captures the customer gets back everything
+paid; after partial captures the uncaptured rest is not charged.
+
+The payment is read first, so that closing a payment that is not AUTHORIZED
+(already closed, not yet approved, rejected, expired) is refused locally (exit 2)
+with the reason and nothing sent. --dry-run skips that read and prints the request.
+
+A close whose outcome was unknown is retried; a retry refused as "already closed"
+is checked against the payment and reported as a success when it is CLOSED.
+
+In live mode the close is confirmed on the terminal; --yes skips the question,
+and without a terminal the close is refused unless --yes is given.
+
+With --from-file the payments of a CSV (header payment_id) or JSON-lines file are
+closed; see --journal, --report and --retry-failed.`,
+		Example: `  bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6
+  bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status
+  bnpl payments close --from-file testdata/closes.csv --report closes-report.csv`,
+		Args:              moveArgs,
+		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.bind(f)
+			id, err := paymentIDArg(cmd, args, &opts.Bulk)
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return closeRun(cmd.Context(), opts)
+		},
+	}
+	addBulkFlags(cmd, &opts.Bulk)
+	return cmd
+}
+
+func closeRun(ctx context.Context, o *CloseOptions) error {
+	if o.Bulk.FromFile != "" {
+		return bulkRun(ctx, bulk.OpClose, &o.Bulk, &o.MoveDeps)
+	}
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	target, err := o.Target()
+	if err != nil {
+		return err
+	}
+	confirmer := o.Confirmer(target.Live)
+	if err := checkLiveEarly(confirmer, fmt.Sprintf("close payment %s of merchant %s", o.ID, merchantOf(target))); err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	if !o.DryRun {
+		p, err := client.GetPayment(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		if err := closable(p); err != nil {
+			return err
+		}
+		uncaptured := p.Capturable()
+		what := fmt.Sprintf("close payment %s of merchant %s (%s captured; the uncaptured %s will not be charged)",
+			o.ID, merchantOf(target), amountText(p.Captured(), p.Currency), amountText(uncaptured, p.Currency))
+		if err := confirmer.Confirm(what); err != nil {
+			return err
+		}
+	}
+	res, err := client.Close(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	return o.printMoved(printer, "close", res, false)
+}
+
+// closable explains locally why a payment cannot be closed.
+func closable(p *api.Payment) error {
+	if err := statusRefusal(p, "close"); err != nil {
+		return err
+	}
+	switch p.Status {
+	case api.StatusAuthorized:
+		return nil
+	case api.StatusClosed:
+		return cmdutil.Refuse("there is nothing left to do; refunds still work (`bnpl payments refund`)",
+			"payment %s is already closed: captured %s of %s", p.ID, amountText(p.Captured(), p.Currency), amountText(p.Amount, p.Currency))
+	}
+	return cmdutil.Refuse("only AUTHORIZED payments can be closed", "cannot close payment %s: it is %s", p.ID, p.Status)
+}

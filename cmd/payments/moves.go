@@ -1,0 +1,262 @@
+package payments
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/recent"
+)
+
+// MoveDeps are what capture, refund and close depend on, as functions so
+// that tests can stub any of them.
+type MoveDeps struct {
+	IO        *output.IOStreams
+	Client    func() (*api.Client, error)
+	Printer   func() (*output.Printer, error)
+	Target    func() (*config.Target, error)
+	Confirmer func(live bool) cmdutil.Confirmer
+	Notice    func(format string, args ...any)
+	// NewReferenceID makes the idempotency key of a move given none.
+	NewReferenceID func() string
+	DryRun         bool
+	Quiet          bool
+	// Seen remembers moved payments for shell completion; nil skips.
+	Seen func(...recent.Entry)
+}
+
+func newMoveDeps(f *cmdutil.Factory) MoveDeps {
+	return MoveDeps{
+		IO:             f.IO,
+		Client:         f.Client,
+		Printer:        f.Printer,
+		Target:         f.Target,
+		Confirmer:      f.Confirmer,
+		Notice:         f.Noticef,
+		NewReferenceID: uuid.NewString,
+		Seen:           recent.Recorder(f.Getenv),
+	}
+}
+
+// bind reads the global flags that are only known once the command runs.
+func (d *MoveDeps) bind(f *cmdutil.Factory) {
+	d.DryRun = f.Global.DryRun
+	d.Quiet = f.Global.Quiet
+}
+
+// moveArgs accepts one payment id, or none with --from-file; which of the
+// two applies is checked once the flags are parsed.
+func moveArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return cmdutil.Usagef("%s takes one payment id, got %d arguments", cmd.CommandPath(), len(args))
+	}
+	return nil
+}
+
+// paymentIDArg checks the argument against --from-file.
+func paymentIDArg(cmd *cobra.Command, args []string, b *BulkOptions) (string, error) {
+	if b.FromFile != "" {
+		if len(args) > 0 {
+			return "", cmdutil.Usagef("a payment id and --from-file exclude each other: the file names the payments")
+		}
+		return "", nil
+	}
+	if err := b.checkUnused(cmd); err != nil {
+		return "", err
+	}
+	if len(args) == 0 {
+		return "", cmdutil.Usagef("%s needs a payment id, or --from-file", cmd.CommandPath())
+	}
+	if err := cmdutil.CheckUUID("payment", args[0]); err != nil {
+		return "", err
+	}
+	return args[0], nil
+}
+
+// refuseSingleFlags stops flags of a single move from being given with
+// --from-file, whose columns carry those values per row.
+func refuseSingleFlags(cmd *cobra.Command, names ...string) error {
+	for _, n := range names {
+		if fl := cmd.Flags().Lookup(n); fl != nil && fl.Changed {
+			return cmdutil.UsageHint("put the value in the file's "+columnFor(n)+" column instead",
+				"--%s does not apply with --from-file", n)
+		}
+	}
+	return nil
+}
+
+func columnFor(flag string) string {
+	switch flag {
+	case "full":
+		return "amount (full)"
+	case "items-file":
+		return "(none: bulk rows carry no items)"
+	}
+	return map[string]string{
+		"amount": "amount", "reference-id": "reference_id", "tax-amount": "tax_amount",
+		"shipping-amount": "shipping_amount", "discount-amount": "discount_amount", "reason": "reason",
+	}[flag]
+}
+
+// amountChoice checks that exactly one of --amount and --full was given.
+func amountChoice(amount string, full bool) error {
+	switch {
+	case amount != "" && full:
+		return cmdutil.Usagef("--amount and --full exclude each other")
+	case amount == "" && !full:
+		return cmdutil.UsageHint("--full moves whatever is left; `bnpl payments get ID` shows the totals",
+			"give --amount or --full")
+	}
+	return nil
+}
+
+// checkLiveEarly refuses a live move that nobody can confirm before
+// anything, the read of the payment included, is sent.
+func checkLiveEarly(c cmdutil.Confirmer, what string) error {
+	if c.Live && !c.Yes && !c.Terminal {
+		return c.Confirm(what)
+	}
+	return nil
+}
+
+// parseAmountFlag reads a money flag. With no currency (a dry run, which
+// does not read the payment) only what holds for every currency is checked.
+func parseAmountFlag(flag, value, currency string, positive bool) (decimal.Decimal, error) {
+	parse := money.ParseNonNegative
+	if positive {
+		parse = money.ParsePositive
+	}
+	d, err := parse(value, currency)
+	if err != nil {
+		var merr *money.Error
+		if errors.As(err, &merr) {
+			return d, cmdutil.Refuse(placesHint(currency), "invalid --%s %q: %s", flag, value, merr.Reason)
+		}
+		return d, err
+	}
+	if currency == "" && -d.Exponent() > 3 {
+		return d, cmdutil.Refuse(placesHint(""), "invalid --%s %q: no currency allows more than 3 decimal places", flag, value)
+	}
+	return d, nil
+}
+
+func placesHint(currency string) string {
+	if currency != "" {
+		return fmt.Sprintf("amounts in %s take at most %d decimal places, such as %s", currency,
+			money.Places(currency), money.Format(decimal.NewFromInt(100), currency))
+	}
+	return "amounts are plain decimals such as 100.00: 2 places for AED and SAR, 3 for KWD"
+}
+
+// optionalAmount parses an optional money flag into a pointer.
+func optionalAmount(flag, value, currency string) (*decimal.Decimal, error) {
+	if value == "" {
+		return nil, nil
+	}
+	d, err := parseAmountFlag(flag, value, currency, false)
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// readItemsFile reads --items-file: a JSON array of order items ("-" for
+// stdin), validated with the currency's places.
+func readItemsFile(path, currency string, stdin io.Reader) ([]api.OrderItem, error) {
+	if path == "" {
+		return nil, nil
+	}
+	var b []byte
+	var err error
+	if path == "-" {
+		b, err = io.ReadAll(stdin)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, cmdutil.Refuse("check the path given to --items-file", "cannot read --items-file: %v", err)
+	}
+	if v := api.ValidateOrderItems(b, currency); v != nil {
+		return nil, v
+	}
+	var items []api.OrderItem
+	if err := json.Unmarshal(b, &items); err != nil {
+		return nil, cmdutil.Refuse("the file holds a JSON array of items with title, quantity, unit_price and category",
+			"cannot read --items-file %s: %v", path, err)
+	}
+	return items, nil
+}
+
+// referenceFor returns the move's idempotency key, making and announcing
+// one when none was given. It is announced before anything is sent, so
+// that a person whose terminal died mid-request still has it.
+func (d *MoveDeps) referenceFor(given string) string {
+	if given != "" {
+		return given
+	}
+	ref := d.NewReferenceID()
+	if !d.DryRun {
+		d.Notice("reference_id: %s (re-run with --reference-id %s to retry safely)", ref, ref)
+	}
+	return ref
+}
+
+// printMoved prints the payment after a move, and says so when the move
+// turned out to have been made by an earlier attempt.
+//
+// madeBefore is true when the payment read before sending already showed a
+// move with the given reference_id: the service answers such a repeat as
+// if it were new, but nothing moved.
+func (d *MoveDeps) printMoved(printer *output.Printer, kind string, res *api.MoveResult, madeBefore bool) error {
+	if res.Reconciled || madeBefore {
+		if res.ReferenceID != "" {
+			d.Notice("the %s with reference_id %s was found already made: nothing was moved twice", kind, res.ReferenceID)
+		} else {
+			d.Notice("the payment was found already closed by an earlier attempt")
+		}
+	}
+	if err := printer.Object(res.Payment.Raw(), Detail(res.Payment)); err != nil {
+		return err
+	}
+	if d.Seen != nil {
+		d.Seen(recentEntry(res.Payment))
+	}
+	return nil
+}
+
+func merchantOf(t *config.Target) string {
+	if t.MerchantCode == "" {
+		return "(merchant of the key)"
+	}
+	return t.MerchantCode
+}
+
+func amountText(d decimal.Decimal, currency string) string {
+	return money.Format(d, currency) + " " + currency
+}
+
+// statusRefusal explains locally why a payment's status does not allow a
+// move; the same refusal the service would give, without sending it.
+func statusRefusal(p *api.Payment, verb string) error {
+	id := p.ID
+	switch p.Status {
+	case api.StatusCreated:
+		return cmdutil.Refuse(fmt.Sprintf("wait for the customer with `bnpl payments wait %s --status AUTHORIZED`", id),
+			"cannot %s payment %s: it is CREATED, the customer has not completed checkout yet", verb, id)
+	case api.StatusRejected, api.StatusExpired:
+		return cmdutil.Refuse("no money was taken on this payment; there is nothing to "+verb,
+			"cannot %s payment %s: it is %s", verb, id, p.Status)
+	}
+	return nil
+}

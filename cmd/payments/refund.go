@@ -1,0 +1,200 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/recent"
+)
+
+// RefundOptions are the inputs of `payments refund`.
+type RefundOptions struct {
+	ID          string
+	Amount      string
+	Full        bool
+	ReferenceID string
+	Reason      string
+	ItemsFile   string
+	Bulk        BulkOptions
+
+	// madeBefore: the payment already showed this reference_id.
+	madeBefore bool
+
+	MoveDeps
+}
+
+func newRefundCmd(f *cmdutil.Factory, run func(context.Context, *RefundOptions) error) *cobra.Command {
+	opts := &RefundOptions{MoveDeps: newMoveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "refund <payment-id> (--amount A | --full)",
+		Short: "Refund captured money of a closed payment, or of many from a file",
+		Long: `Refund captured money of a CLOSED payment: part of it with --amount, or everything
+still refundable with --full.
+
+The payment is read first, so that an amount with too many decimals, above what is
+still refundable, or a payment that is not CLOSED or has no captures is refused
+locally (exit 2) with the reason and nothing sent. --dry-run skips that read and
+prints the request after checking its syntax only.
+
+Retries are safe: every attempt carries one reference_id, the service's
+idempotency key. Without --reference-id one is made and printed on stderr before
+anything is sent; run the command again with it after an unknown outcome (exit 10).
+
+In live mode the refund is confirmed on the terminal; --yes skips the question,
+and without a terminal the refund is refused unless --yes is given.
+
+With --from-file the rows of a CSV (header payment_id,amount,reference_id,reason)
+or JSON-lines file are refunded; see --journal, --report and --retry-failed.`,
+		Example: `  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100.00 --reason "returned bottle"
+  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
+  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id RET-1001 -o json --jq .refunds
+  bnpl payments refund --from-file testdata/refunds.csv --report refunds-report.csv`,
+		Args:              moveArgs,
+		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.bind(f)
+			id, err := paymentIDArg(cmd, args, &opts.Bulk)
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			if opts.Bulk.FromFile != "" {
+				if err := refuseSingleFlags(cmd, "amount", "full", "reference-id", "reason", "items-file"); err != nil {
+					return err
+				}
+			} else if err := amountChoice(opts.Amount, opts.Full); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return refundRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Amount, "amount", "", "amount to refund")
+	fl.BoolVar(&opts.Full, "full", false, "refund everything still refundable")
+	fl.StringVar(&opts.ReferenceID, "reference-id", "", "idempotency key; default a new UUID, printed on stderr")
+	fl.StringVar(&opts.Reason, "reason", "", "why the money is returned")
+	fl.StringVar(&opts.ItemsFile, "items-file", "", "JSON array of the items refunded (- for stdin)")
+	addBulkFlags(cmd, &opts.Bulk)
+	return cmd
+}
+
+func refundRun(ctx context.Context, o *RefundOptions) error {
+	if o.Bulk.FromFile != "" {
+		return bulkRun(ctx, bulk.OpRefund, &o.Bulk, &o.MoveDeps)
+	}
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	target, err := o.Target()
+	if err != nil {
+		return err
+	}
+	confirmer := o.Confirmer(target.Live)
+	if err := checkLiveEarly(confirmer, fmt.Sprintf("refund on payment %s of merchant %s", o.ID, merchantOf(target))); err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+
+	currency := ""
+	req := api.RefundRequest{ReferenceID: o.ReferenceID, Reason: o.Reason}
+	if !o.DryRun {
+		p, err := client.GetPayment(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		currency = p.Currency
+		if err := o.resolveAmount(p, &req); err != nil {
+			return err
+		}
+	} else {
+		if o.Full {
+			return cmdutil.UsageHint("give the amount with --amount to see the request",
+				"--full needs to read the payment, which --dry-run does not do")
+		}
+		if req.Amount, err = parseAmountFlag("amount", o.Amount, "", true); err != nil {
+			return err
+		}
+	}
+	if req.Items, err = readItemsFile(o.ItemsFile, currency, o.IO.In); err != nil {
+		return err
+	}
+
+	if !o.DryRun {
+		what := fmt.Sprintf("refund %s on payment %s of merchant %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
+		if err := confirmer.Confirm(what); err != nil {
+			return err
+		}
+	}
+	req.ReferenceID = o.referenceFor(req.ReferenceID)
+	res, err := client.Refund(ctx, o.ID, req)
+	if err != nil {
+		return err
+	}
+	return o.printMoved(printer, "refund", res, o.madeBefore)
+}
+
+// resolveAmount settles the amount from the flags and the payment as read,
+// and explains locally why a refund cannot be made.
+func (o *RefundOptions) resolveAmount(p *api.Payment, req *api.RefundRequest) error {
+	cur := p.Currency
+	// A refund already made under the given reference_id is a re-run:
+	// send it as it was, and let the client report it made.
+	if prior := p.RefundByReference(o.ReferenceID); o.ReferenceID != "" && prior != nil {
+		if o.Full {
+			req.Amount = prior.Amount
+		} else {
+			amount, err := parseAmountFlag("amount", o.Amount, cur, true)
+			if err != nil {
+				return err
+			}
+			req.Amount = amount
+		}
+		o.madeBefore = req.Amount.Equal(prior.Amount)
+		return nil
+	}
+	if err := statusRefusal(p, "refund"); err != nil {
+		return err
+	}
+	switch {
+	case p.Status == api.StatusAuthorized:
+		return cmdutil.Refuse(fmt.Sprintf("capture it first: `bnpl payments capture %s --full` captures the rest and closes it", p.ID),
+			"cannot refund payment %s: it is AUTHORIZED; only CLOSED payments with captures can be refunded", p.ID)
+	case p.Status != api.StatusClosed:
+		return cmdutil.Refuse("only CLOSED payments with captures can be refunded", "cannot refund payment %s: it is %s", p.ID, p.Status)
+	case len(p.Captures) == 0:
+		return cmdutil.Refuse("closing without a capture charged the customer nothing",
+			"cannot refund payment %s: it was closed without captures, so there is nothing to refund", p.ID)
+	}
+	refundable := p.Refundable()
+	if !refundable.IsPositive() {
+		return cmdutil.Refuse("`bnpl payments get "+p.ID+"` lists the refunds",
+			"nothing is left to refund on payment %s: all %s captured has been refunded", p.ID, amountText(p.Captured(), cur))
+	}
+	if o.Full {
+		req.Amount = refundable
+		return nil
+	}
+	amount, err := parseAmountFlag("amount", o.Amount, cur, true)
+	if err != nil {
+		return err
+	}
+	if amount.GreaterThan(refundable) {
+		return cmdutil.Refuse(fmt.Sprintf("refund at most %s, or use --full", money.Format(refundable, cur)),
+			"cannot refund %s on payment %s: only %s is still refundable", amountText(amount, cur), p.ID, amountText(refundable, cur))
+	}
+	req.Amount = amount
+	return nil
+}

@@ -1,0 +1,188 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/recent"
+)
+
+// waitStatuses are the payment statuses `payments wait` can wait for.
+var waitStatuses = []string{api.StatusCreated, api.StatusAuthorized, api.StatusClosed, api.StatusRejected, api.StatusExpired}
+
+// laterStatuses are the statuses a payment may still reach from each one.
+// A payment in a final status, or past the awaited one, can stop the wait
+// at once instead of at the timeout.
+var laterStatuses = map[string][]string{
+	api.StatusCreated:    {api.StatusAuthorized, api.StatusRejected, api.StatusExpired, api.StatusClosed},
+	api.StatusAuthorized: {api.StatusClosed, api.StatusExpired},
+}
+
+// WaitOptions are the inputs of `payments wait`.
+type WaitOptions struct {
+	ID       string
+	Status   string
+	Timeout  time.Duration
+	Interval time.Duration
+
+	Now     func() time.Time
+	Sleep   func(ctx context.Context, d time.Duration) error
+	Notice  func(format string, args ...any)
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+}
+
+func newWaitCmd(f *cmdutil.Factory, run func(context.Context, *WaitOptions) error) *cobra.Command {
+	opts := &WaitOptions{Client: f.Client, Printer: f.Printer, Notice: f.Noticef, Now: time.Now, Sleep: sleepContext}
+	cmd := &cobra.Command{
+		Use:   "wait <payment-id> --status S",
+		Short: "Wait until a payment reaches a status (for CI)",
+		Long: `Read the payment every --interval until its status is --status, then print it and
+exit 0. Statuses: ` + strings.Join(waitStatuses, ", ") + ` (any case).
+
+The wait fails with exit code 1 when --timeout passes first, and at once when the
+payment reaches a status from which the awaited one can no longer be reached (for
+example REJECTED while waiting for AUTHORIZED). Errors of the reads keep their own
+exit codes (6 for an unknown payment, 10 for the network); Ctrl-C exits 130.
+
+Here --timeout bounds the whole wait, not each read.`,
+		Example: `  bnpl payments wait 3fa85f64-5717-4562-b3fc-2c963f66afa6 --status AUTHORIZED
+  bnpl payments wait 3fa85f64-5717-4562-b3fc-2c963f66afa6 --status closed --timeout 2m --interval 5s -o json --jq .status`,
+		Args:              cmdutil.ExactArgs(1, "a payment id"),
+		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if err := cmdutil.CheckUUID("payment", opts.ID); err != nil {
+				return err
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return waitRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Status, "status", "", "the status to wait for (required): "+strings.Join(waitStatuses, ", "))
+	fl.DurationVar(&opts.Timeout, "timeout", 5*time.Minute, "give up after this long (exit 1)")
+	fl.DurationVar(&opts.Interval, "interval", 2*time.Second, "time between reads")
+	return cmd
+}
+
+func (o *WaitOptions) validate() error {
+	if o.Status == "" {
+		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", "), "give the status to wait for with --status")
+	}
+	o.Status = strings.ToUpper(strings.TrimSpace(o.Status))
+	known := false
+	for _, s := range waitStatuses {
+		known = known || s == o.Status
+	}
+	if !known {
+		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", "), "invalid --status %q", o.Status)
+	}
+	if o.Timeout <= 0 {
+		return cmdutil.Usagef("--timeout must be positive, got %s", o.Timeout)
+	}
+	if o.Interval <= 0 {
+		return cmdutil.Usagef("--interval must be positive, got %s", o.Interval)
+	}
+	return nil
+}
+
+// WaitError ends a wait that did not see the status. It exits 1: the
+// surface's codes all describe an answer of the service, and this is none.
+type WaitError struct {
+	PaymentID string
+	Want      string
+	Last      string
+	TimedOut  bool
+	Waited    time.Duration
+}
+
+func (e *WaitError) Error() string {
+	if e.TimedOut {
+		return fmt.Sprintf("timed out after %s waiting for payment %s to become %s: it is %s", e.Waited.Round(time.Second), e.PaymentID, e.Want, e.Last)
+	}
+	return fmt.Sprintf("payment %s is %s and can no longer become %s", e.PaymentID, e.Last, e.Want)
+}
+
+func (e *WaitError) ExitCode() int { return cmdutil.ExitError }
+
+func (e *WaitError) Hint() string {
+	if e.TimedOut {
+		if e.Last == api.StatusCreated {
+			return "the customer has not finished checkout; wait longer with --timeout, or in the sandbox play the customer with `bnpl sandbox approve " + e.PaymentID + "`"
+		}
+		return "wait longer with --timeout"
+	}
+	return "`bnpl payments get " + e.PaymentID + "` shows the payment"
+}
+
+func waitRun(ctx context.Context, o *WaitOptions) error {
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	start := o.Now()
+	deadline := start.Add(o.Timeout)
+	last := ""
+	for {
+		p, err := client.GetPayment(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		if p.Status != last {
+			if last != "" {
+				o.Notice("payment %s is now %s", o.ID, p.Status)
+			}
+			last = p.Status
+		}
+		if p.Status == o.Status {
+			return printer.Object(p.Raw(), Detail(p))
+		}
+		if !canBecome(p.Status, o.Status) {
+			return &WaitError{PaymentID: o.ID, Want: o.Status, Last: p.Status}
+		}
+		now := o.Now()
+		if !now.Before(deadline) {
+			return &WaitError{PaymentID: o.ID, Want: o.Status, Last: p.Status, TimedOut: true, Waited: now.Sub(start)}
+		}
+		if err := o.Sleep(ctx, min(o.Interval, deadline.Sub(now))); err != nil {
+			return err
+		}
+	}
+}
+
+func canBecome(from, to string) bool {
+	for _, s := range laterStatuses[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
