@@ -48,13 +48,40 @@ func TestScripts(t *testing.T) {
 			env.Setenv("AE_URL", "http://"+env.Getenv("AE_ADDR"))
 			env.Setenv("SA_URL", "http://"+env.Getenv("SA_ADDR"))
 			env.Setenv("HOOK_URL", "http://"+env.Getenv("HOOK_ADDR"))
-			return nil
+			return copyExamples(filepath.Join(env.WorkDir, "testdata"))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor": waitFor,
-			"exits":   exits,
+			"waitfor":    waitFor,
+			"exits":      exits,
+			"stdout2env": stdoutToEnv,
 		},
 	})
+}
+
+// copyExamples puts the repository's example payloads and CSVs in the
+// script's testdata folder, so scripts use the very files the README and
+// the guides name.
+func copyExamples(dst string) error {
+	files, err := filepath.Glob("testdata/*")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if info, err := os.Stat(f); err != nil || info.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // waitfor URL... polls each URL until it answers, so a script can start a
@@ -111,4 +138,13 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return strings.Replace(l.Addr().String(), "[::1]", "127.0.0.1", 1), nil
+}
+
+// stdout2env VAR sets VAR to the last command's stdout, trimmed, so that a
+// script can pass an id one command printed to the next.
+func stdoutToEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stdout2env VAR")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
 }

@@ -3,6 +3,8 @@ package payments
 import (
 	"encoding/json"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -18,19 +20,28 @@ var ListColumns = []output.Column{
 	{Header: "CREATED", Path: "created_at"},
 }
 
-var captureColumns = []output.Column{
-	{Header: "ID", Path: "id"},
-	{Header: "AMOUNT", Path: "amount"},
-	{Header: "REFERENCE", Path: "reference_id"},
-	{Header: "CREATED", Path: "created_at"},
+// moveColumns are the columns of a payment's captures or refunds, amounts
+// written with the currency's places like the totals above them.
+func moveColumns(currency string, extra ...output.Column) []output.Column {
+	cols := []output.Column{
+		{Header: "ID", Path: "id"},
+		{Header: "AMOUNT", Path: "amount", Value: func(rec map[string]any) string {
+			return formatAmount(output.String(rec["amount"]), currency)
+		}},
+		{Header: "REFERENCE", Path: "reference_id"},
+	}
+	cols = append(cols, extra...)
+	return append(cols, output.Column{Header: "CREATED", Path: "created_at"})
 }
 
-var refundColumns = []output.Column{
-	{Header: "ID", Path: "id"},
-	{Header: "AMOUNT", Path: "amount"},
-	{Header: "REFERENCE", Path: "reference_id"},
-	{Header: "REASON", Path: "reason"},
-	{Header: "CREATED", Path: "created_at"},
+// formatAmount writes a service amount with the currency's places, or as
+// sent when it is not a plain decimal.
+func formatAmount(v, currency string) string {
+	d, err := decimal.NewFromString(v)
+	if err != nil {
+		return v
+	}
+	return money.Format(d, currency)
 }
 
 // Detail is the view of one payment for people: its fields, the totals a
@@ -70,10 +81,10 @@ func Detail(p *api.Payment) *output.Detail {
 	)
 	d := &output.Detail{Fields: fields}
 	if recs := subRecords(p.Raw(), "captures"); len(recs) > 0 {
-		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: captureColumns, Records: recs})
+		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: moveColumns(cur), Records: recs})
 	}
 	if recs := subRecords(p.Raw(), "refunds"); len(recs) > 0 {
-		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: refundColumns, Records: recs})
+		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason"}), Records: recs})
 	}
 	return d
 }
