@@ -39,15 +39,9 @@ the embedded sandbox's state that commands use when no profile is configured.`,
 	} {
 		cmd.AddCommand(newMoveCmd(f, v.verb, v.short, v.what))
 	}
-	cmd.AddCommand(newResetCmd(f), newClockCmd(f))
-	for _, add := range extraVerbs {
-		cmd.AddCommand(add(f))
-	}
+	cmd.AddCommand(newResetCmd(f), newClockCmd(f), newDisputeCmd(f))
 	return cmd
 }
-
-// extraVerbs are added by other files of this package (disputes).
-var extraVerbs []func(*cmdutil.Factory) *cobra.Command
 
 // Control calls a /_sandbox endpoint on the running sandbox, or on the
 // embedded one through its in-process transport: both go through the same

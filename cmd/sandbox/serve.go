@@ -16,6 +16,13 @@ type ServeOptions struct {
 	State      string
 	Merchants  string
 	AuthExpiry time.Duration
+	Faults     string
+	Seed       int64
+	RateLimit  bool
+	// AllowLocalWebhooks admits loopback webhook URLs; RetryScale scales
+	// the 1-4 minute delays between webhook delivery attempts.
+	AllowLocalWebhooks bool
+	RetryScale         float64
 }
 
 func newServeCmd(f *cmdutil.Factory) *cobra.Command {
@@ -29,12 +36,25 @@ prints the base URLs and the built-in merchants with their keys, then serves unt
 interrupted. State is in memory unless --state names a file; the file may be shared
 with other processes, including the embedded sandbox.`,
 		Example: `  bnpl sandbox serve
-  bnpl sandbox serve --state sandbox.db --ae-addr 127.0.0.1:9700 --sa-addr 127.0.0.1:9701`,
+  bnpl sandbox serve --state sandbox.db --ae-addr 127.0.0.1:9700 --sa-addr 127.0.0.1:9701
+  bnpl sandbox serve --faults '500-after=0.1,drop-after=0.1,latency=5ms' --seed 7
+  bnpl sandbox serve --rate-limit
+  bnpl sandbox serve --allow-local-webhooks --webhook-retry-scale 0.01`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so := sandbox.ServeOptions{AEAddr: opts.AEAddr, SAAddr: opts.SAAddr}
 			so.StatePath = opts.State
 			so.AuthExpiry = opts.AuthExpiry
+			faults, err := sandbox.ParseFaultSpec(opts.Faults)
+			if err != nil {
+				return cmdutil.Usagef("--faults: %v", err)
+			}
+			so.Faults, so.Seed, so.RateLimit = faults, opts.Seed, opts.RateLimit
+			if opts.RetryScale <= 0 {
+				return cmdutil.Usagef("--webhook-retry-scale must be positive, got %g", opts.RetryScale)
+			}
+			so.AllowLocalWebhooks, so.WebhookRetryScale = opts.AllowLocalWebhooks, opts.RetryScale
+			so.DeliveryLog = f.IO.ErrOut
 			if opts.Merchants != "" {
 				ms, err := sandbox.LoadMerchants(opts.Merchants)
 				if err != nil {
@@ -51,5 +71,10 @@ with other processes, including the embedded sandbox.`,
 	fl.StringVar(&opts.State, "state", "", "SQLite file for the state (default: in memory)")
 	fl.StringVar(&opts.Merchants, "merchants", "", "file defining merchants beyond the built-in ones")
 	fl.DurationVar(&opts.AuthExpiry, "auth-expiry", sandbox.DefaultAuthExpiry, "how long an authorization lasts before it expires")
+	fl.StringVar(&opts.Faults, "faults", "", "inject failures on /api paths: kind=rate pairs of 500-before, 500-after, drop-after, lock, 429, plus latency=DURATION")
+	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the --faults draws, to repeat a run (default: random, printed at start)")
+	fl.BoolVar(&opts.RateLimit, "rate-limit", false, "enforce the test-key limits: 10 checkouts per 10s, 50 other requests per second")
+	fl.BoolVar(&opts.AllowLocalWebhooks, "allow-local-webhooks", false, "accept webhook URLs on loopback (http://127.0.0.1:PORT/...), which the service refuses, and deliver to them")
+	fl.Float64Var(&opts.RetryScale, "webhook-retry-scale", 1, "multiply the 1, 2, 3 and 4 minute waits between webhook delivery attempts (0.01 makes them 0.6s to 2.4s)")
 	return cmd
 }

@@ -18,6 +18,9 @@
 //	POST /_sandbox/reset                             forget every payment
 //	GET  /_sandbox/clock                             {"now": ..., "offset": ...}
 //	POST /_sandbox/clock/advance?by=DURATION         or a body {"by": "1h30m"}
+//	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute (disputes.go)
+//	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
+//	GET  /_sandbox/deliveries                        webhook deliveries (delivery.go)
 //
 // The /_sandbox control endpoints need no key but answer only requests whose
 // RemoteAddr is a loopback address (the in-process Transport uses
@@ -36,6 +39,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -44,6 +48,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/webhook"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -163,6 +168,25 @@ type Options struct {
 	Clock      Clock             // nil = real clock
 	AuthExpiry time.Duration     // lifetime of an authorization (default 7*24h)
 	PublicURLs map[string]string // region -> base URL for web_url and qr_code; default: the request's host
+
+	// Faults injects failures on the service's paths (see faults.go);
+	// Seed makes their draws repeatable (0 picks a seed, see FaultSeed).
+	Faults FaultSpec
+	Seed   int64
+	// RateLimit enforces the service's test-key limits (see ratelimit.go).
+	RateLimit bool
+
+	// Webhooks (see delivery.go). AllowLocalWebhooks admits loopback
+	// receivers (http://127.0.0.1:PORT/...), which the service refuses.
+	// WebhookRetryScale multiplies the 1-4 minute retry delays (0 = 1).
+	// Resolver looks up webhook hosts (nil = the system's). OnDelivery
+	// hears every delivery attempt's outcome. DeliveryLog receives a line
+	// per failed or dropped delivery (nil = discarded).
+	AllowLocalWebhooks bool
+	WebhookRetryScale  float64
+	Resolver           webhook.Resolver
+	OnDelivery         func(Delivery)
+	DeliveryLog        io.Writer
 }
 
 // Defaults of the service's timers (see docs/sandbox.md).
@@ -188,6 +212,11 @@ type Sandbox struct {
 
 	observersMu sync.RWMutex
 	observers   []func(context.Context, Change)
+
+	faults *faultInjector // nil: no faults
+	limits *rateLimiter   // nil: no rate limit
+
+	hooks *deliverer // webhook rules and delivery workers
 }
 
 type keyInfo struct {
@@ -215,6 +244,12 @@ func New(opts Options) (*Sandbox, error) {
 	if s.clock == nil {
 		s.clock = realClock{}
 	}
+	if opts.Faults.Enabled() {
+		s.faults = newFaultInjector(opts.Faults, opts.Seed)
+	}
+	if opts.RateLimit {
+		s.limits = newRateLimiter(s.clock)
+	}
 	if s.authExpiry <= 0 {
 		s.authExpiry = DefaultAuthExpiry
 	}
@@ -236,6 +271,7 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	s.db = db
+	s.hooks = startDelivery(s, opts)
 	return s, nil
 }
 
@@ -244,6 +280,7 @@ func (s *Sandbox) Close() error {
 	if s.db == nil {
 		return nil
 	}
+	s.hooks.stop() // workers write to the state: stop them first
 	return s.db.Close()
 }
 

@@ -67,6 +67,14 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "  state             in memory\n")
 	}
+	if sb.faults != nil {
+		// The seed is printed even when picked at random, so that a run
+		// whose faults found a bug can be repeated with --seed.
+		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.spec, sb.faults.seed)
+	}
+	if sb.limits != nil {
+		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", sessionLimit, sessionWindow, callLimit)
+	}
 	fmt.Fprintf(out, "\n")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MERCHANT\tREGION\tCURRENCY\tTEST KEY\tLIVE KEY")

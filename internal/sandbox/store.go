@@ -41,10 +41,13 @@ var migrations = []string{
 	);
 	CREATE INDEX payments_by_merchant ON payments (merchant_code, is_test, created_at DESC, seq DESC);
 	CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);`,
+	// Disputes, their attachments, both webhook families and the log of
+	// deliveries (see disputes.go, webhooks.go and delivery.go).
+	migrationDisputesWebhooks,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
-var resetTables = []string{"payments", "meta"}
+var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries"}
 
 // openStore opens the state. A file is opened in WAL mode with a busy
 // timeout so that several processes can share it; every write transaction
@@ -125,6 +128,11 @@ type record struct {
 	AuthorizedAt     *time.Time        `json:"authorized_at,omitempty"`
 	AuthExpiresAt    *time.Time        `json:"auth_expires_at,omitempty"`
 	ClosedAt         *time.Time        `json:"closed_at,omitempty"`
+
+	// tx is the transaction a move runs in, so that guards and moves that
+	// keep state beside the payment (disputes) read and write in it: in
+	// memory it holds the only connection. nil outside a move.
+	tx *sql.Tx
 }
 
 // settle applies the timers that run without anyone calling: a CREATED
@@ -401,6 +409,8 @@ func (s *Sandbox) apply(ctx context.Context, paymentID, owner string, now time.T
 	if err != nil {
 		return nil, nil, err
 	}
+	rec.tx = tx
+	defer func() { rec.tx = nil }()
 	before := rec.Payment.Status
 	settled := rec.settle(now)
 	event, moveErr := fn(rec, now)

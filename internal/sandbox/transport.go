@@ -56,6 +56,11 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case p := <-done:
+		if p == http.ErrAbortHandler {
+			// The handler dropped the connection on purpose (the
+			// drop-after fault): the client sees what a socket would give.
+			return nil, io.ErrUnexpectedEOF
+		}
 		if p != nil {
 			return nil, fmt.Errorf("sandbox handler panicked: %v", p)
 		}

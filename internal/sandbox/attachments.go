@@ -1,0 +1,104 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/google/uuid"
+)
+
+// Attachment upload: multipart/form-data with one file field
+// "attachment", PNG, JPEG or PDF by its first bytes (api.AttachmentType,
+// the sniffer the CLI uses), at most api.MaxAttachmentBytes (5 MiB). Any
+// refusal is 400 bad_data "bad_request". The bytes are kept with their
+// hash, for the merchant that uploaded them.
+
+var errUploadRefused = badData("bad_request")
+
+// multipartSlack is what the multipart framing may add to the file.
+const multipartSlack = 64 << 10
+
+func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request, c caller) {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" {
+		writeError(w, errUploadRefused)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, api.MaxAttachmentBytes+multipartSlack)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		writeError(w, errUploadRefused)
+		return
+	}
+	var data []byte
+	found := false
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			writeError(w, errUploadRefused)
+			return
+		}
+		if part.FormName() != "attachment" || found {
+			_, _ = io.Copy(io.Discard, part)
+			continue
+		}
+		data, err = io.ReadAll(io.LimitReader(part, api.MaxAttachmentBytes+1))
+		if err != nil {
+			writeError(w, errUploadRefused)
+			return
+		}
+		found = true
+		if len(data) > api.MaxAttachmentBytes {
+			writeError(w, errUploadRefused)
+			return
+		}
+	}
+	if !found || len(data) == 0 {
+		writeError(w, errUploadRefused)
+		return
+	}
+	kind, ok := api.AttachmentType(data[:min(len(data), 512)])
+	if !ok {
+		writeError(w, errUploadRefused)
+		return
+	}
+	sum := sha256.Sum256(data)
+	id := uuid.NewString()
+	_, err = s.db.ExecContext(r.Context(), `INSERT INTO dispute_attachments (id, merchant_code, content_type, size, sha256, data, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, c.merchant.Code, kind, len(data), hex.EncodeToString(sum[:]), data, time.Now().UnixNano())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.AttachmentUpload{ID: id})
+}
+
+// checkAttachmentIDs tells whether every id is an attachment the merchant
+// uploaded; q is the transaction when there is one.
+func checkAttachmentIDs(ctx context.Context, q querier, merchant string, ids []string) (bool, error) {
+	for _, id := range ids {
+		if !validUUID(id) {
+			return false, nil
+		}
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM dispute_attachments WHERE id = ? AND merchant_code = ?`,
+			strings.ToLower(id), merchant).Scan(&n); err != nil {
+			return false, err
+		}
+		if n == 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}

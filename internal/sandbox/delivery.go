@@ -1,0 +1,527 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/webhook"
+	"github.com/google/uuid"
+)
+
+// Webhook delivery. A change (of a payment, through OnPaymentChange, or of
+// a dispute) becomes an event on a bounded queue; worker goroutines look up
+// the merchant's webhooks, POST the notification to each with its static
+// header, and retry a delivery that did not get a 200 four times, after 1,
+// 2, 3 and 4 minutes (times Options.WebhookRetryScale). The request that
+// made the change never waits: when the queue is full the event is dropped
+// with a log line, as a busy service would lose it. Every delivery is kept
+// in the deliveries table (GET /_sandbox/deliveries) and reported to
+// Options.OnDelivery.
+
+// Delivery is one notification to one webhook, as it stands after its
+// latest attempt. It never holds the header value.
+type Delivery struct {
+	ID           string          `json:"id"`
+	Kind         string          `json:"kind"` // payment or dispute
+	WebhookID    string          `json:"webhook_id"`
+	MerchantCode string          `json:"merchant_code"`
+	IsTest       bool            `json:"is_test"`
+	URL          string          `json:"url"`
+	Event        string          `json:"event"`      // the change: captured, refunded, ...; a dispute's new status
+	SubjectID    string          `json:"subject_id"` // the payment id or the dispute id
+	Attempts     int             `json:"attempts"`
+	Status       string          `json:"status"` // pending, delivered or failed
+	HTTPStatus   int             `json:"http_status,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+	Payload      json.RawMessage `json:"payload"`
+}
+
+const (
+	deliveryPending   = "pending"
+	deliveryDelivered = "delivered"
+	deliveryFailed    = "failed"
+
+	hookKindPayment = "payment"
+	hookKindDispute = "dispute"
+
+	deliveryQueueSize = 256
+	deliveryWorkers   = 4
+	// The service expects its answer within a minute.
+	deliveryTimeout = time.Minute
+	// Close lets queued first attempts go out for this long, so that a
+	// short-lived process (the embedded sandbox of one command) still
+	// delivers what it changed; retries still waiting are dropped.
+	deliveryDrain = 2 * time.Second
+)
+
+// retryDelays are the waits before the 2nd to 5th attempts.
+var retryDelays = []time.Duration{time.Minute, 2 * time.Minute, 3 * time.Minute, 4 * time.Minute}
+
+// paymentEvents are the payment changes the service notifies.
+var paymentEvents = map[string]bool{
+	"authorized": true, "captured": true, "closed": true, "rejected": true,
+	"refunded": true, "updated": true, "expired": true, "auth_expired": true,
+}
+
+type deliverer struct {
+	s          *Sandbox
+	allowLocal bool
+	resolver   webhook.Resolver
+	scale      float64
+	onDelivery func(Delivery)
+	log        io.Writer
+	logMu      sync.Mutex
+	client     *http.Client
+
+	queue  chan deliveryJob
+	busy   atomic.Int64 // jobs queued or being worked on
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	stopped bool
+	timers  map[*time.Timer]struct{}
+}
+
+// deliveryJob is either an event to fan out to webhooks, or one attempt of
+// one delivery.
+type deliveryJob struct {
+	event   *hookEvent
+	attempt *Delivery
+	header  *api.WebhookHeader
+}
+
+type hookEvent struct {
+	kind         string
+	merchantCode string
+	isTest       bool
+	event        string
+	subjectID    string
+	payload      []byte
+}
+
+func startDelivery(s *Sandbox, opts Options) *deliverer {
+	d := &deliverer{
+		s:          s,
+		allowLocal: opts.AllowLocalWebhooks,
+		resolver:   opts.Resolver,
+		scale:      opts.WebhookRetryScale,
+		onDelivery: opts.OnDelivery,
+		log:        opts.DeliveryLog,
+		queue:      make(chan deliveryJob, deliveryQueueSize),
+		timers:     map[*time.Timer]struct{}{},
+	}
+	if d.scale <= 0 {
+		d.scale = 1
+	}
+	if d.log == nil {
+		d.log = io.Discard
+	}
+	if d.resolver == nil {
+		d.resolver = net.DefaultResolver
+	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.checkDial}
+	d.client = &http.Client{
+		Timeout: deliveryTimeout,
+		Transport: &http.Transport{
+			Proxy:               nil, // the receiver is reached directly, as the rules judged it
+			DialContext:         dialer.DialContext,
+			TLSHandshakeTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost: 2,
+			IdleConnTimeout:     30 * time.Second,
+		},
+		// A redirect is not a 200: the delivery is retried, never sent on
+		// to an address the rules did not see.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	for range deliveryWorkers {
+		d.wg.Add(1)
+		go d.work()
+	}
+	s.OnPaymentChange(d.onPaymentChange)
+	return d
+}
+
+// checkDial refuses to connect to an address the URL rules would refuse,
+// whatever the name resolved to by the time of the delivery.
+func (d *deliverer) checkDial(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return fmt.Errorf("webhook delivery: %s is not an address", host)
+	}
+	if publicIP(ip) || d.allowLocal && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("webhook delivery: refusing to connect to %s, which is not a public address", host)
+}
+
+func publicIP(ip net.IP) bool {
+	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
+		ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast())
+}
+
+func (d *deliverer) stop() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return
+	}
+	d.stopped = true
+	// A timer that already fired but has not yet taken the lock finds
+	// itself gone from the set and leaves the count alone.
+	for t := range d.timers {
+		t.Stop()
+		d.busy.Add(-1)
+	}
+	d.timers = nil
+	d.mu.Unlock()
+	deadline := time.Now().Add(deliveryDrain)
+	for d.busy.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	d.cancel()
+	d.wg.Wait()
+	d.client.CloseIdleConnections()
+}
+
+func (d *deliverer) logf(format string, args ...any) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	fmt.Fprintf(d.log, "sandbox: "+format+"\n", args...)
+}
+
+var (
+	errQueueFull = errors.New("dropped: the delivery queue is full")
+	errStopping  = errors.New("the sandbox is closing")
+)
+
+// enqueue never blocks: a full queue loses the job.
+func (d *deliverer) enqueue(j deliveryJob) error {
+	d.mu.Lock()
+	stopped := d.stopped
+	d.mu.Unlock()
+	if stopped {
+		return errStopping
+	}
+	d.busy.Add(1)
+	select {
+	case d.queue <- j:
+		return nil
+	default:
+		d.busy.Add(-1)
+		return errQueueFull
+	}
+}
+
+func (d *deliverer) work() {
+	defer d.wg.Done()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case j := <-d.queue:
+			if j.event != nil {
+				d.fanOut(j.event)
+			} else {
+				d.attempt(j.attempt, j.header)
+			}
+			d.busy.Add(-1)
+		}
+	}
+}
+
+// onPaymentChange runs in the request's goroutine: it only encodes the
+// notification and queues it.
+func (d *deliverer) onPaymentChange(_ context.Context, c Change) {
+	if !paymentEvents[c.Event] {
+		return
+	}
+	body, err := json.Marshal(paymentNotification(c))
+	if err != nil {
+		d.logf("payment %s: could not encode the notification: %v", c.Payment.ID, err)
+		return
+	}
+	ev := &hookEvent{kind: hookKindPayment, merchantCode: c.MerchantCode, isTest: c.Payment.IsTest,
+		event: c.Event, subjectID: c.Payment.ID, payload: body}
+	if err := d.enqueue(deliveryJob{event: ev}); err != nil {
+		d.logf("the %s notification of payment %s was not sent: %v", c.Event, c.Payment.ID, err)
+	}
+}
+
+// disputeChanged queues the notification of a dispute's new status.
+func (d *deliverer) disputeChanged(doc *disputeDoc) {
+	n := api.DisputeNotification{Status: doc.Status, DisputeID: doc.ID, PaymentID: doc.PaymentID,
+		Amount: doc.Amount, Currency: doc.Currency}
+	created := doc.CreatedAt
+	n.CreatedAt = &created
+	body, err := json.Marshal(n)
+	if err != nil {
+		return
+	}
+	ev := &hookEvent{kind: hookKindDispute, merchantCode: doc.MerchantCode, event: doc.Status, subjectID: doc.ID, payload: body}
+	if err := d.enqueue(deliveryJob{event: ev}); err != nil {
+		d.logf("the %s notification of dispute %s was not sent: %v", doc.Status, doc.ID, err)
+	}
+}
+
+func paymentNotification(c Change) api.PaymentNotification {
+	p := c.Payment
+	n := api.PaymentNotification{
+		ID: p.ID, CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, ClosedAt: c.ClosedAt,
+		Status: strings.ToLower(p.Status), IsTest: p.IsTest, IsExpired: c.IsExpired,
+		Amount: money.Format(p.Amount, p.Currency), Currency: p.Currency,
+		Captures: p.Captures, Refunds: p.Refunds, Meta: p.Meta, Token: c.Token,
+	}
+	if p.Order != nil {
+		n.Order.ReferenceID = p.Order.ReferenceID
+	}
+	if n.Captures == nil {
+		n.Captures = []api.Capture{}
+	}
+	if n.Refunds == nil {
+		n.Refunds = []api.Refund{}
+	}
+	if n.Meta == nil {
+		n.Meta = map[string]any{"order_id": nil, "customer": nil}
+	}
+	return n
+}
+
+// fanOut turns an event into one delivery per matching webhook. A URL the
+// rules refuse now (a name that stopped resolving, a sandbox restarted
+// without --allow-local-webhooks) is recorded as failed, not contacted.
+func (d *deliverer) fanOut(ev *hookEvent) {
+	hooks, err := listHooks(d.ctx, d.s.db, ev.kind, ev.merchantCode, ev.isTest)
+	if err != nil {
+		if d.ctx.Err() == nil {
+			d.logf("webhook lookup for %s %s: %v", ev.kind, ev.subjectID, err)
+		}
+		return
+	}
+	for _, h := range hooks {
+		now := time.Now().UTC()
+		del := &Delivery{ID: uuid.NewString(), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
+			IsTest: ev.isTest, URL: h.URL, Event: ev.event, SubjectID: ev.subjectID, Status: deliveryPending,
+			CreatedAt: now, UpdatedAt: now, Payload: ev.payload}
+		ctx, cancel := context.WithTimeout(d.ctx, 10*time.Second)
+		_, urlErr := d.s.checkWebhookURL(ctx, h.URL, false)
+		cancel()
+		if urlErr != nil {
+			del.Status, del.Error = deliveryFailed, "the URL no longer passes the rules: "+urlErr.Error()
+		}
+		if err := d.record(del, true); err != nil {
+			return
+		}
+		if del.Status == deliveryFailed {
+			d.report(del)
+			d.logf("%s webhook %s: %s", ev.kind, h.ID, del.Error)
+			continue
+		}
+		if err := d.enqueue(deliveryJob{attempt: del, header: h.Header}); errors.Is(err, errQueueFull) {
+			d.fail(del, err.Error())
+		}
+	}
+}
+
+func (d *deliverer) attempt(del *Delivery, header *api.WebhookHeader) {
+	del.Attempts++
+	status, err := d.post(del, header)
+	del.HTTPStatus, del.Error = status, ""
+	del.UpdatedAt = time.Now().UTC()
+	switch {
+	case err == nil && status == http.StatusOK:
+		del.Status = deliveryDelivered
+		_ = d.record(del, false)
+		d.report(del)
+		return
+	case err != nil:
+		del.Error = err.Error()
+	default:
+		del.Error = fmt.Sprintf("answered %d, want 200", status)
+	}
+	if d.ctx.Err() != nil {
+		return // stopping: the attempt was cut short, not refused
+	}
+	if del.Attempts > len(retryDelays) {
+		d.fail(del, del.Error)
+		return
+	}
+	_ = d.record(del, false)
+	d.report(del)
+	d.retryLater(del, header, time.Duration(float64(retryDelays[del.Attempts-1])*d.scale))
+}
+
+func (d *deliverer) fail(del *Delivery, reason string) {
+	del.Status, del.Error, del.UpdatedAt = deliveryFailed, reason, time.Now().UTC()
+	_ = d.record(del, false)
+	d.report(del)
+	d.logf("%s notification %s of %s to webhook %s failed after %d attempt(s): %s",
+		del.Kind, del.Event, del.SubjectID, del.WebhookID, del.Attempts, reason)
+}
+
+func (d *deliverer) retryLater(del *Delivery, header *api.WebhookHeader, wait time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return
+	}
+	// A waiting retry counts as work, so that the count reaches zero only
+	// when nothing is left; Close stops the timers before it drains.
+	d.busy.Add(1)
+	var t *time.Timer
+	t = time.AfterFunc(wait, func() {
+		d.mu.Lock()
+		if _, mine := d.timers[t]; !mine {
+			d.mu.Unlock()
+			return // Close took it, and its count
+		}
+		delete(d.timers, t)
+		d.mu.Unlock()
+		if err := d.enqueue(deliveryJob{attempt: del, header: header}); errors.Is(err, errQueueFull) {
+			d.fail(del, err.Error())
+		}
+		d.busy.Add(-1)
+	})
+	d.timers[t] = struct{}{}
+}
+
+// post sends one attempt; the header goes on the wire as registered.
+func (d *deliverer) post(del *Delivery, header *api.WebhookHeader) (int, error) {
+	req, err := http.NewRequestWithContext(d.ctx, http.MethodPost, del.URL, strings.NewReader(string(del.Payload)))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "bnpl-sandbox-webhooks/1")
+	if header != nil && header.Title != "" {
+		req.Header.Set(header.Title, header.Value)
+	}
+	res, err := d.client.Do(req)
+	if err != nil {
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) {
+			err = ue.Unwrap() // drop the repeated method and URL
+		}
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	res.Body.Close()
+	return res.StatusCode, nil
+}
+
+func (d *deliverer) report(del *Delivery) {
+	if d.onDelivery != nil {
+		d.onDelivery(*del)
+	}
+}
+
+// record writes the delivery's row: inserted at fan-out, updated after
+// each attempt.
+func (d *deliverer) record(del *Delivery, insert bool) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
+	defer cancel()
+	var err error
+	if insert {
+		_, err = d.s.db.ExecContext(ctx, `INSERT INTO deliveries (id, kind, webhook_id, merchant_code, is_test, url, event,
+			subject_id, payload, attempts, status, http_status, error, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			del.ID, del.Kind, del.WebhookID, del.MerchantCode, del.IsTest, del.URL, del.Event, del.SubjectID,
+			[]byte(del.Payload), del.Attempts, del.Status, del.HTTPStatus, del.Error, del.CreatedAt.UnixNano(), del.UpdatedAt.UnixNano())
+	} else {
+		_, err = d.s.db.ExecContext(ctx, `UPDATE deliveries SET attempts = ?, status = ?, http_status = ?, error = ?, updated_at = ?
+			WHERE id = ?`, del.Attempts, del.Status, del.HTTPStatus, del.Error, del.UpdatedAt.UnixNano(), del.ID)
+	}
+	if err != nil && d.ctx.Err() == nil {
+		d.logf("recording delivery %s: %v", del.ID, err)
+	}
+	return err
+}
+
+// Deliveries lists the most recent deliveries, newest first, optionally
+// only those of one payment or dispute (subject) or of one kind.
+func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit int) ([]Delivery, error) {
+	if limit <= 0 || limit > 500 {
+		limit = 100
+	}
+	conds, args := []string{"1 = 1"}, []any{}
+	if kind != "" {
+		conds, args = append(conds, "kind = ?"), append(args, kind)
+	}
+	if subject != "" {
+		conds, args = append(conds, "subject_id = ?"), append(args, subject)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, webhook_id, merchant_code, is_test, url, event, subject_id, payload,
+		attempts, status, http_status, error, created_at, updated_at FROM deliveries WHERE `+strings.Join(conds, " AND ")+
+		` ORDER BY seq DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Delivery{}
+	for rows.Next() {
+		var del Delivery
+		var payload []byte
+		var created, updated int64
+		if err := rows.Scan(&del.ID, &del.Kind, &del.WebhookID, &del.MerchantCode, &del.IsTest, &del.URL, &del.Event,
+			&del.SubjectID, &payload, &del.Attempts, &del.Status, &del.HTTPStatus, &del.Error, &created, &updated); err != nil {
+			return nil, err
+		}
+		del.Payload = json.RawMessage(payload)
+		del.CreatedAt, del.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+		out = append(out, del)
+	}
+	return out, rows.Err()
+}
+
+func (s *Sandbox) handleDeliveries(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	kind := q.Get("kind")
+	if kind != "" && kind != hookKindPayment && kind != hookKindDispute {
+		writeError(w, badData("kind must be payment or dispute"))
+		return
+	}
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &limit); err != nil || limit < 0 {
+			writeError(w, badData("limit must be a positive number"))
+			return
+		}
+	}
+	list, err := s.Deliveries(r.Context(), kind, q.Get("subject"), limit)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deliveries": list})
+}
+
+// querier is what reads need of *sql.DB and *sql.Tx alike.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}

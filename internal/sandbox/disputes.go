@@ -1,0 +1,814 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Disputes. The service's customer opens them (here: `bnpl sandbox
+// dispute open`, POST /_sandbox/payments/{id}/dispute) on a live CLOSED
+// payment with captures; the merchant answers through the API; the
+// service's support closes them (here: `bnpl sandbox dispute resolve`).
+//
+// States (our reading of the statuses the service is known to use):
+//
+//	new                 opened by the customer; the merchant has 14 days
+//	  provide-evidence  -> in_progress
+//	  challenge         -> in_progress
+//	  approve           -> refunded (the disputed amount is refunded)
+//	evidence_merchant   support asks the merchant for (more) evidence
+//	  provide-evidence  -> in_progress
+//	  approve           -> refunded
+//	evidence_customer   support waits for the customer; approve -> refunded
+//	in_progress         support reviews;                approve -> refunded
+//	declined, cancelled, refunded are final.
+//
+// Support's moves (resolve) go from any open state to any other state but
+// new, refunded recording the refund. While a dispute is open, refunds of
+// its payment are refused with 409 "payment is disputed".
+
+const (
+	// disputeLifetime sets expired_at: the merchant's deadline to answer.
+	disputeLifetime = 14 * 24 * time.Hour
+	// disputePageSize is small so that paging is easy to try.
+	disputePageSize = 10
+
+	statusNew              = "new"
+	statusInProgress       = "in_progress"
+	statusEvidenceMerchant = "evidence_merchant"
+	statusRefunded         = "refunded"
+)
+
+var finalDisputeStatuses = map[string]bool{"declined": true, "cancelled": true, "refunded": true}
+
+var (
+	errDisputeNotFound = &apiError{status: 404, errorType: "not_found", message: "dispute not found"}
+	errDisputeDecode   = badData("failed to decode request")
+	errDisputeConflict = &apiError{status: 409, errorType: "conflict"}
+	errPaymentDisputed = &apiError{status: 409, errorType: "conflict", message: "payment is disputed"}
+)
+
+type disputeItem struct {
+	ReferenceID string `json:"reference_id"`
+	Title       string `json:"title"`
+	UnitPrice   string `json:"unit_price"`
+}
+
+type disputeEvent struct {
+	Attachments []string  `json:"attachments"`
+	CreatedAt   time.Time `json:"created_at"`
+	CreatedBy   string    `json:"created_by"`
+	Content     string    `json:"content"`
+	Source      string    `json:"source"`
+	EventType   string    `json:"event_type"`
+	Note        string    `json:"note,omitempty"`
+}
+
+// disputeView is a dispute as the API answers it; the list leaves out
+// history.
+type disputeView struct {
+	ID          string         `json:"id"`
+	Attachments []string       `json:"attachments"`
+	PaymentID   string         `json:"payment_id"`
+	Amount      string         `json:"amount"`
+	Currency    string         `json:"currency"`
+	CreatedAt   time.Time      `json:"created_at"`
+	ExpiredAt   time.Time      `json:"expired_at"`
+	Status      string         `json:"status"`
+	Reason      string         `json:"reason"`
+	DaysLeft    int            `json:"days_left"`
+	Items       []disputeItem  `json:"items"`
+	OrderNumber string         `json:"order_number"`
+	Comment     string         `json:"comment"`
+	History     []disputeEvent `json:"history,omitempty"`
+}
+
+// disputeDoc is what the state keeps per dispute.
+type disputeDoc struct {
+	disputeView
+	MerchantCode    string `json:"merchant_code"`
+	ChallengeReason string `json:"challenge_reason,omitempty"`
+	ChallengeAmount string `json:"challenge_amount,omitempty"`
+}
+
+// view answers the dispute as read at now: days_left counts the days (a
+// started one counts) to expired_at, 0 once it passed or the dispute is
+// resolved.
+func (d *disputeDoc) view(now time.Time, history bool) disputeView {
+	v := d.disputeView
+	v.DaysLeft = 0
+	if rem := d.ExpiredAt.Sub(now); rem > 0 && !finalDisputeStatuses[d.Status] {
+		v.DaysLeft = int(math.Ceil(float64(rem) / float64(24*time.Hour)))
+	}
+	if !history {
+		v.History = nil
+	}
+	return v
+}
+
+func (d *disputeDoc) addEvent(e disputeEvent) {
+	if e.Attachments == nil {
+		e.Attachments = []string{}
+	}
+	d.History = append(d.History, e)
+	for _, a := range e.Attachments {
+		if !slices.Contains(d.Attachments, a) {
+			d.Attachments = append(d.Attachments, a)
+		}
+	}
+}
+
+func (d *disputeDoc) toAPI(now time.Time) (*api.Dispute, error) {
+	b, err := json.Marshal(d.view(now, true))
+	if err != nil {
+		return nil, err
+	}
+	var out api.Dispute
+	return &out, json.Unmarshal(b, &out)
+}
+
+// loadDispute reads a dispute of merchant ("" = of anyone).
+func loadDispute(ctx context.Context, q querier, id, merchant string) (*disputeDoc, error) {
+	var doc []byte
+	var err error
+	if merchant == "" {
+		err = q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = ?`, id).Scan(&doc)
+	} else {
+		err = q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = ? AND merchant_code = ?`, id, merchant).Scan(&doc)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errDisputeNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var d disputeDoc
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, fmt.Errorf("corrupt dispute in state: %w", err)
+	}
+	return &d, nil
+}
+
+func saveDispute(ctx context.Context, q querier, d *disputeDoc, insert bool) error {
+	doc, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	if insert {
+		_, err = q.ExecContext(ctx, `INSERT INTO disputes (id, merchant_code, payment_id, status, created_at, doc) VALUES (?, ?, ?, ?, ?, ?)`,
+			d.ID, d.MerchantCode, d.PaymentID, d.Status, d.CreatedAt.UnixNano(), doc)
+	} else {
+		_, err = q.ExecContext(ctx, `UPDATE disputes SET status = ?, doc = ? WHERE id = ?`, d.Status, doc, d.ID)
+	}
+	return err
+}
+
+// disputeRefundGuard refuses refunds of a payment with an open dispute. It
+// runs inside the refund's transaction.
+func disputeRefundGuard(s *Sandbox, rec *record) error {
+	var q querier = s.db
+	if rec.tx != nil {
+		q = rec.tx
+	}
+	var n int
+	err := q.QueryRowContext(context.Background(), `SELECT count(*) FROM disputes WHERE payment_id = ?
+		AND status NOT IN ('declined', 'cancelled', 'refunded')`, rec.Payment.ID).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return errPaymentDisputed
+	}
+	return nil
+}
+
+// changeDispute applies fn to a dispute in one write transaction, and
+// notifies dispute webhooks when the status changed.
+func (s *Sandbox) changeDispute(ctx context.Context, id, merchant string, fn func(d *disputeDoc, now time.Time) error) (*disputeDoc, error) {
+	now, err := s.now(ctx) // before the transaction: in memory it takes the only connection
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	d, err := loadDispute(ctx, tx, id, merchant)
+	if err != nil {
+		return nil, err
+	}
+	before := d.Status
+	if err := fn(d, now); err != nil {
+		return nil, err
+	}
+	if err := saveDispute(ctx, tx, d, false); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	if d.Status != before {
+		s.hooks.disputeChanged(d)
+	}
+	return d, nil
+}
+
+// refundDispute settles a dispute in the customer's favour: the disputed
+// amount (at most what is still refundable) is refunded on the payment and
+// the dispute becomes refunded, both in the payment's move. Approving a
+// dispute already refunded changes nothing.
+func (s *Sandbox) refundDispute(ctx context.Context, id, merchant string, event disputeEvent) (*disputeDoc, error) {
+	d, err := loadDispute(ctx, s.db, id, merchant)
+	if err != nil {
+		return nil, err
+	}
+	var out *disputeDoc
+	changed := false
+	qctx := context.WithoutCancel(ctx)
+	_, err = s.move(ctx, d.PaymentID, nil, func(rec *record, now time.Time) (string, error) {
+		cur, err := loadDispute(qctx, rec.tx, id, merchant)
+		if err != nil {
+			return "", err
+		}
+		out = cur
+		if cur.Status == statusRefunded {
+			return "", nil
+		}
+		if finalDisputeStatuses[cur.Status] {
+			return "", errDisputeConflict
+		}
+		p := &rec.Payment
+		amount, err := decimal.NewFromString(cur.Amount)
+		if err != nil {
+			return "", fmt.Errorf("corrupt dispute amount %q", cur.Amount)
+		}
+		if refundable := p.Captured().Sub(p.Refunded()); amount.GreaterThan(refundable) {
+			amount = refundable
+		}
+		event.CreatedAt = now
+		cur.Status = statusRefunded
+		cur.addEvent(event)
+		if err := saveDispute(qctx, rec.tx, cur, false); err != nil {
+			return "", err
+		}
+		changed = true
+		if !amount.IsPositive() {
+			return "", nil
+		}
+		at := now
+		p.Refunds = append(p.Refunds, api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: "dispute-" + cur.ID,
+			Reason: "dispute " + cur.ID + " refunded", CreatedAt: &at})
+		return "refunded", nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		s.hooks.disputeChanged(out)
+	}
+	return out, nil
+}
+
+// openDispute is the customer opening a dispute on a live payment.
+func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amountText *string, comment string) (*disputeDoc, error) {
+	if !validUUID(paymentID) {
+		return nil, errInvalidID
+	}
+	if reason == "" {
+		reason = "product_issue"
+	}
+	if !slices.Contains(api.DisputeReasons, reason) {
+		return nil, badData(fmt.Sprintf("reason %q is not one of %s", reason, strings.Join(api.DisputeReasons, ", ")))
+	}
+	var out *disputeDoc
+	qctx := context.WithoutCancel(ctx)
+	_, err := s.move(ctx, paymentID, nil, func(rec *record, now time.Time) (string, error) {
+		p := &rec.Payment
+		if p.IsTest {
+			return "", badData("disputes have no test mode: open one on a live payment (one created with a live key)")
+		}
+		if p.Status != api.StatusClosed || len(p.Captures) == 0 {
+			return "", badData(fmt.Sprintf("only CLOSED payments with captures can be disputed; this one is %s with %d capture(s)", p.Status, len(p.Captures)))
+		}
+		refundable := p.Captured().Sub(p.Refunded())
+		if !refundable.IsPositive() {
+			return "", badData("nothing is left to dispute: everything captured was refunded")
+		}
+		amount := refundable
+		if amountText != nil {
+			d, why := parseAmount(*amountText, p.Currency)
+			if why == "" && !d.IsPositive() {
+				why = "the amount must be positive"
+			}
+			if why != "" {
+				return "", badData("invalid amount: " + why)
+			}
+			if d.GreaterThan(refundable) {
+				return "", badData(fmt.Sprintf("the amount %s is more than captured minus refunded, %s",
+					money.Format(d, p.Currency), money.Format(refundable, p.Currency)))
+			}
+			amount = d
+		}
+		d := &disputeDoc{MerchantCode: rec.MerchantCode}
+		d.ID = uuid.NewString()
+		d.PaymentID = p.ID
+		d.Amount = money.Format(amount, p.Currency)
+		d.Currency = p.Currency
+		d.CreatedAt = now
+		d.ExpiredAt = now.Add(disputeLifetime)
+		d.Status = statusNew
+		d.Reason = reason
+		d.Attachments = []string{}
+		d.Items = []disputeItem{}
+		d.Comment = comment
+		if p.Order != nil {
+			d.OrderNumber = p.Order.ReferenceID
+			for _, it := range p.Order.Items {
+				d.Items = append(d.Items, disputeItem{ReferenceID: it.ReferenceID, Title: it.Title,
+					UnitPrice: money.Format(it.UnitPrice, p.Currency)})
+			}
+		}
+		by := "customer"
+		if p.Buyer != nil && p.Buyer.Email != "" {
+			by = p.Buyer.Email
+		}
+		d.addEvent(disputeEvent{CreatedAt: now, CreatedBy: by, Content: comment, Source: "customer",
+			EventType: "dispute_created", Note: "reason: " + reason})
+		if err := saveDispute(qctx, rec.tx, d, true); err != nil {
+			return "", err
+		}
+		out = d
+		return "", nil // the payment itself does not change
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.hooks.disputeChanged(out)
+	return out, nil
+}
+
+// OpenDispute opens a dispute as the customer would, on a live CLOSED
+// payment with captures. reason "" is product_issue; amount "" is what
+// was captured and not refunded.
+func (s *Sandbox) OpenDispute(ctx context.Context, paymentID, reason, amount string) (*api.Dispute, error) {
+	var amt *string
+	if amount != "" {
+		amt = &amount
+	}
+	d, err := s.openDispute(ctx, paymentID, reason, amt, "")
+	if err != nil {
+		return nil, err
+	}
+	now, err := s.now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.toAPI(now)
+}
+
+// ResolveDispute moves a dispute as the service's support would: to a
+// final status (declined, cancelled, refunded, which refunds the disputed
+// amount) or to another open one (in_progress, evidence_merchant,
+// evidence_customer).
+func (s *Sandbox) ResolveDispute(ctx context.Context, id, status string) (*api.Dispute, error) {
+	d, err := s.resolveDispute(ctx, id, status)
+	if err != nil {
+		return nil, err
+	}
+	now, err := s.now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.toAPI(now)
+}
+
+func (s *Sandbox) resolveDispute(ctx context.Context, id, status string) (*disputeDoc, error) {
+	if !validUUID(id) {
+		return nil, badData("invalid dispute id")
+	}
+	if status == statusNew || !slices.Contains(api.DisputeStatuses, status) {
+		return nil, badData(fmt.Sprintf("status %q: use one of declined, cancelled, refunded (final) or in_progress, evidence_merchant, evidence_customer", status))
+	}
+	event := disputeEvent{CreatedBy: "support", Source: "support", EventType: "status_changed",
+		Content: "support moved the dispute to " + status}
+	if status == statusRefunded {
+		return s.refundDispute(ctx, id, "", event)
+	}
+	return s.changeDispute(ctx, id, "", func(d *disputeDoc, now time.Time) error {
+		if finalDisputeStatuses[d.Status] {
+			return &apiError{status: 409, errorType: "conflict", message: fmt.Sprintf("the dispute is already resolved (%s)", d.Status)}
+		}
+		if d.Status == status {
+			return nil
+		}
+		d.Status = status
+		event.CreatedAt = now
+		d.addEvent(event)
+		return nil
+	})
+}
+
+func (s *Sandbox) disputeRoutes(mux *http.ServeMux, region string) {
+	mux.HandleFunc("GET /api/v1/disputes", s.liveOnly(region, s.handleListDisputes))
+	mux.HandleFunc("GET /api/v1/disputes/{id}", s.liveOnly(region, s.handleGetDispute))
+	mux.HandleFunc("POST /api/v1/disputes/{id}/provide-evidence", s.liveOnly(region, s.handleProvideEvidence))
+	mux.HandleFunc("POST /api/v1/disputes/approve", s.liveOnly(region, s.handleApproveDisputes))
+	mux.HandleFunc("POST /api/v1/disputes/challenge", s.liveOnly(region, s.handleChallengeDispute))
+	mux.HandleFunc("POST /api/v1/disputes/attachments/upload", s.liveOnly(region, s.handleUploadAttachment))
+
+	mux.HandleFunc("POST /_sandbox/payments/{id}/dispute", loopbackOnly(s.handleControlOpenDispute))
+	mux.HandleFunc("POST /_sandbox/disputes/{id}/resolve", loopbackOnly(s.handleControlResolveDispute))
+	mux.HandleFunc("GET /_sandbox/deliveries", loopbackOnly(s.handleDeliveries))
+}
+
+// decodeStrict reads a JSON body into v; an empty or malformed one is
+// errDisputeDecode.
+func decodeDisputeBody(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil || len(strings.TrimSpace(string(body))) == 0 {
+		return errDisputeDecode
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return errDisputeDecode
+	}
+	return nil
+}
+
+func (s *Sandbox) writeDispute(w http.ResponseWriter, r *http.Request, d *disputeDoc, wrap bool) {
+	now, err := s.now(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if wrap {
+		writeJSON(w, http.StatusOK, map[string]any{"dispute": d.view(now, true)})
+		return
+	}
+	writeJSON(w, http.StatusOK, d.view(now, true))
+}
+
+func (s *Sandbox) handleGetDispute(w http.ResponseWriter, r *http.Request, c caller) {
+	id := r.PathValue("id")
+	if !validUUID(id) {
+		writeError(w, errDisputeDecode)
+		return
+	}
+	d, err := loadDispute(r.Context(), s.db, id, c.merchant.Code)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeDispute(w, r, d, true)
+}
+
+// Page tokens are opaque to clients: the position of the last dispute of
+// the page, newest first.
+func encodePageToken(createdAt, seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("v1:%d:%d", createdAt, seq)))
+}
+
+func decodePageToken(tok string) (createdAt, seq int64, ok bool) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return 0, 0, false
+	}
+	parts := strings.Split(string(b), ":")
+	if len(parts) != 3 || parts[0] != "v1" {
+		return 0, 0, false
+	}
+	createdAt, err1 := strconv.ParseInt(parts[1], 10, 64)
+	seq, err2 := strconv.ParseInt(parts[2], 10, 64)
+	return createdAt, seq, err1 == nil && err2 == nil
+}
+
+func (s *Sandbox) handleListDisputes(w http.ResponseWriter, r *http.Request, c caller) {
+	q := r.URL.Query()
+	conds := []string{"merchant_code = ?"}
+	args := []any{c.merchant.Code}
+	if statuses := q["statuses"]; len(statuses) > 0 {
+		marks := make([]string, 0, len(statuses))
+		for _, st := range statuses {
+			if !slices.Contains(api.DisputeStatuses, st) {
+				writeError(w, errDisputeDecode)
+				return
+			}
+			marks = append(marks, "?")
+			args = append(args, st)
+		}
+		conds = append(conds, "status IN ("+strings.Join(marks, ", ")+")")
+	}
+	for _, b := range []struct{ name, op string }{{"created_at_gte", ">="}, {"created_at_lte", "<="}} {
+		if v := q.Get(b.name); v != "" {
+			t, ok := parseListTime(v)
+			if !ok {
+				writeError(w, errDisputeDecode)
+				return
+			}
+			conds = append(conds, "created_at "+b.op+" ?")
+			args = append(args, t.UnixNano())
+		}
+	}
+	if tok := q.Get("page_token"); tok != "" {
+		at, seq, ok := decodePageToken(tok)
+		if !ok {
+			writeError(w, errDisputeDecode)
+			return
+		}
+		conds = append(conds, "(created_at < ? OR (created_at = ? AND seq < ?))")
+		args = append(args, at, at, seq)
+	}
+	now, err := s.now(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	rows, err := s.db.QueryContext(r.Context(), `SELECT seq, created_at, doc FROM disputes WHERE `+strings.Join(conds, " AND ")+
+		` ORDER BY created_at DESC, seq DESC LIMIT ?`, append(args, disputePageSize+1)...)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer rows.Close()
+	list := []disputeView{}
+	next := ""
+	var lastAt, lastSeq int64
+	for rows.Next() {
+		var seq, at int64
+		var doc []byte
+		if err := rows.Scan(&seq, &at, &doc); err != nil {
+			writeError(w, err)
+			return
+		}
+		if len(list) == disputePageSize {
+			next = encodePageToken(lastAt, lastSeq)
+			break
+		}
+		var d disputeDoc
+		if err := json.Unmarshal(doc, &d); err != nil {
+			writeError(w, fmt.Errorf("corrupt dispute in state: %w", err))
+			return
+		}
+		list = append(list, d.view(now, false))
+		lastAt, lastSeq = at, seq
+	}
+	if err := rows.Err(); err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Disputes      []disputeView `json:"disputes"`
+		NextPageToken string        `json:"next_page_token"`
+	}{list, next})
+}
+
+// checkAttachments refuses more than five ids, or ids the merchant did not
+// upload, as a request it cannot decode.
+func (s *Sandbox) checkAttachments(ctx context.Context, merchant string, ids []string) error {
+	if len(ids) > api.MaxEvidenceAttachments {
+		return errDisputeDecode
+	}
+	ok, err := checkAttachmentIDs(ctx, s.db, merchant, ids)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errDisputeDecode
+	}
+	return nil
+}
+
+func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, c caller) {
+	id := r.PathValue("id")
+	if !validUUID(id) {
+		writeError(w, errDisputeDecode)
+		return
+	}
+	var req struct {
+		Content       string   `json:"content"`
+		AttachmentIDs []string `json:"attachment_ids"`
+	}
+	if err := decodeDisputeBody(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	if strings.TrimSpace(req.Content) == "" || len(req.AttachmentIDs) > api.MaxEvidenceAttachments {
+		writeError(w, errDisputeDecode)
+		return
+	}
+	if _, err := loadDispute(r.Context(), s.db, id, c.merchant.Code); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := s.checkAttachments(r.Context(), c.merchant.Code, req.AttachmentIDs); err != nil {
+		writeError(w, err)
+		return
+	}
+	ids := append([]string{}, req.AttachmentIDs...)
+	var at time.Time
+	_, err := s.changeDispute(r.Context(), id, c.merchant.Code, func(d *disputeDoc, now time.Time) error {
+		// Evidence answers a request for it: a new dispute, or support
+		// asking again. Once given, it waits for support's review.
+		if d.Status != statusNew && d.Status != statusEvidenceMerchant {
+			return errDisputeConflict
+		}
+		at = now
+		d.Status = statusInProgress
+		d.addEvent(disputeEvent{Attachments: ids, CreatedAt: now, CreatedBy: "merchant", Content: req.Content,
+			Source: "merchant", EventType: "evidence_provided"})
+		return nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.Evidence{ID: uuid.NewString(), DisputeID: id, Content: req.Content,
+		CreatedBy: "merchant", CreatedAt: &at, AttachmentIDs: ids})
+}
+
+func (s *Sandbox) handleApproveDisputes(w http.ResponseWriter, r *http.Request, c caller) {
+	var req struct {
+		DisputeIDs []string `json:"dispute_ids"`
+	}
+	if err := decodeDisputeBody(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	if len(req.DisputeIDs) == 0 || len(req.DisputeIDs) > api.MaxApproveIDs {
+		writeError(w, errDisputeDecode)
+		return
+	}
+	var ids []string
+	for _, id := range req.DisputeIDs {
+		if !validUUID(id) {
+			writeError(w, errDisputeDecode)
+			return
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	// Every id is checked before any is approved, so a refused request
+	// changes nothing (barring a race with another writer).
+	for _, id := range ids {
+		d, err := loadDispute(r.Context(), s.db, id, c.merchant.Code)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if finalDisputeStatuses[d.Status] && d.Status != statusRefunded {
+			writeError(w, errDisputeConflict)
+			return
+		}
+	}
+	now, err := s.now(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out := make([]disputeView, 0, len(ids))
+	for _, id := range ids {
+		d, err := s.refundDispute(r.Context(), id, c.merchant.Code, disputeEvent{CreatedBy: "merchant", Source: "merchant",
+			EventType: "dispute_approved", Content: "the merchant accepted the dispute"})
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		out = append(out, d.view(now, false))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"disputes": out})
+}
+
+func (s *Sandbox) handleChallengeDispute(w http.ResponseWriter, r *http.Request, c caller) {
+	var req struct {
+		DisputeID     string          `json:"dispute_id"`
+		Description   string          `json:"description"`
+		Reason        string          `json:"reason"`
+		Amount        json.RawMessage `json:"amount"`
+		AttachmentIDs []string        `json:"attachment_ids"`
+	}
+	if err := decodeDisputeBody(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	amountText, hasAmount := rawAmount(req.Amount)
+	switch {
+	case !validUUID(req.DisputeID), strings.TrimSpace(req.Description) == "",
+		!slices.Contains(api.ChallengeReasons, req.Reason),
+		req.Reason == api.ChallengeReasonAmount && !hasAmount,
+		len(req.AttachmentIDs) > api.MaxEvidenceAttachments:
+		writeError(w, errDisputeDecode)
+		return
+	}
+	cur, err := loadDispute(r.Context(), s.db, req.DisputeID, c.merchant.Code)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var amount string
+	if hasAmount {
+		d, why := parseAmount(amountText, cur.Currency)
+		disputed, _ := decimal.NewFromString(cur.Amount)
+		if why != "" || !d.IsPositive() || d.GreaterThan(disputed) {
+			writeError(w, errDisputeDecode)
+			return
+		}
+		amount = money.Format(d, cur.Currency)
+	}
+	if err := s.checkAttachments(r.Context(), c.merchant.Code, req.AttachmentIDs); err != nil {
+		writeError(w, err)
+		return
+	}
+	ids := append([]string{}, req.AttachmentIDs...)
+	d, err := s.changeDispute(r.Context(), req.DisputeID, c.merchant.Code, func(d *disputeDoc, now time.Time) error {
+		// Only a new dispute can be challenged (the published
+		// description says so); other states answer 409, our choice.
+		if d.Status != statusNew {
+			return errDisputeConflict
+		}
+		d.Status = statusInProgress
+		d.ChallengeReason, d.ChallengeAmount = req.Reason, amount
+		note := "reason: " + req.Reason
+		if amount != "" {
+			note += ", amount: " + amount
+		}
+		d.addEvent(disputeEvent{Attachments: ids, CreatedAt: now, CreatedBy: "merchant", Content: req.Description,
+			Source: "merchant", EventType: "dispute_challenged", Note: note})
+		return nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	now, err := s.now(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"disputes": []disputeView{d.view(now, false)}})
+}
+
+func (s *Sandbox) handleControlOpenDispute(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Reason  string          `json:"reason"`
+		Amount  json.RawMessage `json:"amount"`
+		Comment string          `json:"comment"`
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, badData("failed to decode request"))
+		return
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			writeError(w, badData("failed to decode request"))
+			return
+		}
+	}
+	var amount *string
+	if text, ok := rawAmount(req.Amount); ok {
+		amount = &text
+	}
+	d, err := s.openDispute(r.Context(), r.PathValue("id"), req.Reason, amount, req.Comment)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeDispute(w, r, d, false)
+}
+
+func (s *Sandbox) handleControlResolveDispute(w http.ResponseWriter, r *http.Request) {
+	status := r.URL.Query().Get("status")
+	if status == "" {
+		var req struct {
+			Status string `json:"status"`
+		}
+		body, err := readBody(r)
+		if err != nil || json.Unmarshal(body, &req) != nil {
+			writeError(w, badData("failed to decode request: send {\"status\": ...} or ?status="))
+			return
+		}
+		status = req.Status
+	}
+	d, err := s.resolveDispute(r.Context(), r.PathValue("id"), status)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeDispute(w, r, d, false)
+}

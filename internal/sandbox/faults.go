@@ -1,0 +1,306 @@
+package sandbox
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Faults let a client's retry and reconciliation code be tested against the
+// failures a real service has: refusals that changed nothing, and worse,
+// answers lost after the change was committed. They apply to the service's
+// paths (/api/...) only: the /_sandbox control endpoints and the hosted page
+// are how a test sets things up and looks at them, and must stay reliable.
+//
+// One uniform draw per request picks at most one kind, so rates add up: a
+// spec of five kinds at 0.06 faults 30% of requests. A kind that does not
+// apply to a request (lock on a read) leaves that draw unfaulted rather
+// than drawing again, so the sequence of draws depends only on the sequence
+// of requests, which is what makes a seed repeatable.
+
+// FaultKind names one kind of injected failure.
+type FaultKind string
+
+// The kinds, in the order a draw walks them.
+const (
+	Fault500Before FaultKind = "500-before" // 500 Internal Server Error; the request is not run
+	Fault500After  FaultKind = "500-after"  // the request runs and commits, then 500 replaces its answer
+	FaultDropAfter FaultKind = "drop-after" // the request runs and commits, then the connection is dropped
+	FaultLock      FaultKind = "lock"       // 409 payment is locked; writes on a payment only
+	Fault429       FaultKind = "429"        // 429 with Retry-After; the request is not run
+)
+
+// FaultKinds lists every kind, in draw order.
+func FaultKinds() []FaultKind {
+	return []FaultKind{Fault500Before, Fault500After, FaultDropAfter, FaultLock, Fault429}
+}
+
+// FaultSpec is what `bnpl sandbox serve --faults` asks for. The zero value
+// injects nothing.
+type FaultSpec struct {
+	// Rates are probabilities per request, 0 to 1, summing to at most 1.
+	Rates map[FaultKind]float64
+	// Latency is added before every request on the service's paths,
+	// faulted or not.
+	Latency time.Duration
+	// RetryAfter is the 429 fault's Retry-After in seconds: 0 means 1,
+	// a negative value sends no Retry-After at all (a client then falls
+	// back on its own backoff).
+	RetryAfter int
+}
+
+// Enabled reports whether the spec changes anything.
+func (f FaultSpec) Enabled() bool {
+	if f.Latency > 0 {
+		return true
+	}
+	for _, r := range f.Rates {
+		if r > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the spec in the --faults syntax, kinds in draw order.
+func (f FaultSpec) String() string {
+	var parts []string
+	for _, k := range FaultKinds() {
+		if r := f.Rates[k]; r > 0 {
+			parts = append(parts, string(k)+"="+strconv.FormatFloat(r, 'g', -1, 64))
+		}
+	}
+	if f.Latency > 0 {
+		parts = append(parts, "latency="+f.Latency.String())
+	}
+	switch {
+	case f.RetryAfter < 0:
+		parts = append(parts, "retry-after=0")
+	case f.RetryAfter > 1:
+		parts = append(parts, "retry-after="+strconv.Itoa(f.RetryAfter))
+	}
+	return strings.Join(parts, ",")
+}
+
+// faultSpecHelp is appended to every parse error, so that a typo is
+// answered with the whole grammar.
+const faultSpecHelp = "the spec is comma-separated kind=rate pairs with kinds 500-before, 500-after, drop-after, lock, 429 " +
+	"(rates from 0 to 1, summing to at most 1), plus latency=DURATION and retry-after=SECONDS, " +
+	"e.g. 500-after=0.1,drop-after=0.1,latency=5ms"
+
+// ParseFaultSpec reads the --faults syntax: comma-separated kind=rate
+// pairs, plus latency=DURATION (Go syntax, e.g. 5ms) and retry-after=N
+// (seconds, for the 429 kind; 0 leaves the header out). An empty spec
+// injects nothing.
+func ParseFaultSpec(spec string) (FaultSpec, error) {
+	out := FaultSpec{Rates: map[FaultKind]float64{}}
+	if strings.TrimSpace(spec) == "" {
+		return out, nil
+	}
+	known := map[FaultKind]bool{}
+	for _, k := range FaultKinds() {
+		known[k] = true
+	}
+	seen := map[string]bool{}
+	sum := 0.0
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(part, "=")
+		name, value = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(value)
+		if !ok || value == "" {
+			return FaultSpec{}, fmt.Errorf("%q has no value: %s", part, faultSpecHelp)
+		}
+		if seen[name] {
+			return FaultSpec{}, fmt.Errorf("%s is given twice: %s", name, faultSpecHelp)
+		}
+		seen[name] = true
+		switch {
+		case name == "latency":
+			d, err := time.ParseDuration(value)
+			if err != nil || d < 0 {
+				return FaultSpec{}, fmt.Errorf("latency=%s is not a duration such as 5ms: %s", value, faultSpecHelp)
+			}
+			out.Latency = d
+		case name == "retry-after":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 || n > 3600 {
+				return FaultSpec{}, fmt.Errorf("retry-after=%s is not a number of seconds from 0 to 3600: %s", value, faultSpecHelp)
+			}
+			if n == 0 {
+				n = -1
+			}
+			out.RetryAfter = n
+		case known[FaultKind(name)]:
+			r, err := strconv.ParseFloat(value, 64)
+			if err != nil || math.IsNaN(r) || r < 0 || r > 1 {
+				return FaultSpec{}, fmt.Errorf("%s=%s is not a rate from 0 to 1: %s", name, value, faultSpecHelp)
+			}
+			out.Rates[FaultKind(name)] = r
+			sum += r
+		default:
+			return FaultSpec{}, fmt.Errorf("unknown fault kind %q: %s", name, faultSpecHelp)
+		}
+	}
+	// One draw picks one kind, so the rates share the unit interval; a
+	// small tolerance forgives decimal rates whose float sum is 1.0000001.
+	if sum > 1+1e-9 {
+		return FaultSpec{}, fmt.Errorf("the rates add up to %g, more than 1: %s", sum, faultSpecHelp)
+	}
+	return out, nil
+}
+
+// faultInjector draws the faults of one Sandbox, shared by its regions.
+type faultInjector struct {
+	spec FaultSpec
+	seed int64
+
+	mu     sync.Mutex
+	rng    *rand.Rand
+	counts map[FaultKind]int
+}
+
+func newFaultInjector(spec FaultSpec, seed int64) *faultInjector {
+	if seed == 0 {
+		seed = rand.Int64()
+	}
+	return &faultInjector{
+		spec:   spec,
+		seed:   seed,
+		rng:    rand.New(rand.NewPCG(uint64(seed), 0x62_6e_70_6c)),
+		counts: map[FaultKind]int{},
+	}
+}
+
+// draw picks the fault for one request, "" for none.
+func (f *faultInjector) draw(r *http.Request) FaultKind {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u := f.rng.Float64()
+	acc := 0.0
+	for _, k := range FaultKinds() {
+		acc += f.spec.Rates[k]
+		if u >= acc {
+			continue
+		}
+		if k == FaultLock && !locksPayment(r) {
+			return ""
+		}
+		f.counts[k]++
+		return k
+	}
+	return ""
+}
+
+// locksPayment reports whether the service would take the payment's lock
+// for r: the writes on one payment (update, capture, refund, close).
+func locksPayment(r *http.Request) bool {
+	if r.Method != http.MethodPost && r.Method != http.MethodPut {
+		return false
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v2/payments/")
+	return ok && rest != ""
+}
+
+// FaultSeed is the seed of the fault draws: Options.Seed, or the one picked
+// at random when that was 0, so that a run can be repeated with --seed.
+// It is 0 when the sandbox injects no faults.
+func (s *Sandbox) FaultSeed() int64 {
+	if s.faults == nil {
+		return 0
+	}
+	return s.faults.seed
+}
+
+// FaultCounts says how many faults of each kind were injected so far.
+func (s *Sandbox) FaultCounts() map[FaultKind]int {
+	out := map[FaultKind]int{}
+	if s.faults == nil {
+		return out
+	}
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	for k, n := range s.faults.counts {
+		out[k] = n
+	}
+	return out
+}
+
+var errInternal = &apiError{status: 500, errorType: "internal", message: "Internal Server Error"}
+
+// errorTypeRateLimited is our choice: the interface document shows no body
+// for 429, and this names the cause the way its other errorTypes do.
+const errorTypeRateLimited = "rate_limited"
+
+func init() {
+	// Listed here together because the order matters: the rate limit is
+	// outermost, so a request it refuses draws no fault and waits no
+	// latency, as a real service's gateway would refuse it first.
+	middlewares = append(middlewares, faultMiddleware, rateLimitMiddleware)
+}
+
+func faultMiddleware(s *Sandbox, region string, h http.Handler) http.Handler {
+	f := s.faults
+	if f == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if d := f.spec.Latency; d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		switch f.draw(r) {
+		case "":
+			h.ServeHTTP(w, r)
+		case Fault500Before:
+			writeError(w, errInternal)
+		case FaultLock:
+			writeError(w, errLocked)
+		case Fault429:
+			secs := f.spec.RetryAfter
+			if secs == 0 {
+				secs = 1
+			}
+			if secs > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(secs))
+			}
+			writeError(w, &apiError{status: http.StatusTooManyRequests, errorType: errorTypeRateLimited, message: "too many requests"})
+		case Fault500After:
+			// The handler commits into a buffer nobody reads; the client
+			// gets the 500 a crash between commit and answer would give.
+			h.ServeHTTP(&recorder{header: http.Header{}}, r)
+			writeError(w, errInternal)
+		case FaultDropAfter:
+			h.ServeHTTP(&recorder{header: http.Header{}}, r)
+			dropConnection(w)
+		}
+	})
+}
+
+// dropConnection ends the exchange with no answer at all. A hijacked
+// connection is closed outright; where there is none to hijack (HTTP/2,
+// the in-process Transport), ErrAbortHandler makes net/http reset the
+// stream and makes the Transport fail the round trip.
+func dropConnection(w http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		conn.Close()
+		return
+	}
+	panic(http.ErrAbortHandler)
+}
