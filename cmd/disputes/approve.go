@@ -1,0 +1,145 @@
+package disputes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// ApproveOptions are the inputs of `disputes approve`.
+type ApproveOptions struct {
+	IDs []string
+
+	Confirm func(what string) error
+	Notice  func(format string, args ...any)
+	Target  func() (*config.Target, error)
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+}
+
+var approveColumns = []output.Column{
+	{Header: "ID", Path: "id"},
+	{Header: "BATCH", Path: "batch"},
+	{Header: "RESULT", Path: "result"},
+}
+
+func newApproveCmd(f *cmdutil.Factory, run func(context.Context, *ApproveOptions) error) *cobra.Command {
+	opts := &ApproveOptions{
+		Confirm: func(what string) error { return f.Confirmer(true).Confirm(what) },
+		Notice:  f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer,
+	}
+	return &cobra.Command{
+		Use:   "approve <dispute-id>...",
+		Short: "Accept disputes: the customers are refunded",
+		Long: fmt.Sprintf(`Accept disputes: the customers are refunded. The service takes at most %d ids per
+request; more are sent in batches of %d, in order. If a batch fails, the batches before
+it stay approved and are listed; the ids after it are not sent.
+
+Approving moves live money, so on a terminal it asks for confirmation; scripts pass
+--yes.
+`, api.MaxApproveIDs, api.MaxApproveIDs) + liveOnlyNote,
+		Example: `  bnpl disputes approve 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live
+  bnpl disputes list --live --status new -o json --jq '.[].id' | xargs bnpl disputes approve --live --yes`,
+		Args: cmdutil.MinArgs(1, "dispute id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.IDs = nil
+			for _, id := range args {
+				if err := cmdutil.CheckUUID("dispute", id); err != nil {
+					return err
+				}
+				if !slices.Contains(opts.IDs, id) {
+					opts.IDs = append(opts.IDs, id)
+				}
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return approveRun(cmd.Context(), opts)
+		},
+	}
+}
+
+// batches splits ids into the service's request size, in order.
+func batches(ids []string, size int) [][]string {
+	var out [][]string
+	for len(ids) > size {
+		out = append(out, ids[:size])
+		ids = ids[size:]
+	}
+	if len(ids) > 0 {
+		out = append(out, ids)
+	}
+	return out
+}
+
+func approveRun(ctx context.Context, o *ApproveOptions) error {
+	if err := RequireLive(o.Target, "disputes"); err != nil {
+		return err
+	}
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("approve %d dispute(s) and refund the customers", len(o.IDs))
+	if err := o.Confirm(what); err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	groups := batches(o.IDs, api.MaxApproveIDs)
+	stream := printer.Stream(approveColumns)
+	approved := 0
+	for i, group := range groups {
+		if _, err := client.ApproveDisputes(ctx, group); err != nil {
+			stream.Close()
+			if i == 0 {
+				return err
+			}
+			return &partialApprove{err: err, approved: approved, batch: i + 1, batches: len(groups), remaining: o.IDs[approved:]}
+		}
+		for _, id := range group {
+			rec, _ := json.Marshal(map[string]any{"id": id, "batch": i + 1, "result": "approved"})
+			if err := stream.Write(rec); err != nil {
+				stream.Close()
+				return err
+			}
+		}
+		stream.Flush()
+		approved += len(group)
+	}
+	if err := stream.Close(); err != nil {
+		return err
+	}
+	o.Notice("approved %d dispute(s) in %d request(s)", approved, len(groups))
+	return nil
+}
+
+// partialApprove is a failed batch after earlier ones were approved.
+type partialApprove struct {
+	err      error
+	approved int
+	batch    int
+	batches  int
+	// remaining are the ids of the failed batch and of those not sent.
+	remaining []string
+}
+
+func (e *partialApprove) Error() string {
+	return fmt.Sprintf("batch %d of %d failed: %v", e.batch, e.batches, e.err)
+}
+func (e *partialApprove) Unwrap() error { return e.err }
+func (e *partialApprove) Hint() string {
+	return fmt.Sprintf("%d dispute(s) of the earlier batches were approved (listed on stdout); to go on, approve the rest: %s",
+		e.approved, strings.Join(e.remaining, " "))
+}

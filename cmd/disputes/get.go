@@ -1,0 +1,63 @@
+package disputes
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// GetOptions are the inputs of `disputes get`.
+type GetOptions struct {
+	ID      string
+	Target  func() (*config.Target, error)
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+}
+
+func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
+	opts := &GetOptions{Target: f.Target, Client: f.Client, Printer: f.Printer}
+	return &cobra.Command{
+		Use:   "get <dispute-id>",
+		Short: "Show a dispute with its items and history",
+		Long: `Show a dispute: its status, reason, amount, the payment it is about, the days left
+to answer, its items, and its history of customer and merchant events.
+` + liveOnlyNote,
+		Example: `  bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live
+  bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live -o json --jq .status`,
+		Args: cmdutil.ExactArgs(1, "a dispute id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if err := cmdutil.CheckUUID("dispute", opts.ID); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return getRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func getRun(ctx context.Context, o *GetOptions) error {
+	if err := RequireLive(o.Target, "disputes"); err != nil {
+		return err
+	}
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	d, err := client.GetDispute(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	return printer.Object(d.Raw(), Detail(d))
+}

@@ -1,0 +1,165 @@
+// Package disputewebhooks holds the `bnpl dispute-webhooks` commands.
+// Dispute webhooks, like disputes, exist in live mode only.
+package disputewebhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/cmd/disputes"
+	"github.com/bnpl-cli/bnpl/cmd/webhooks"
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+const what = "dispute webhooks"
+
+const liveOnlyNote = `
+Dispute webhooks have no test mode: pass --live (or set BNPL_LIVE=1) to use the
+profile's live key. In test mode the command stops before sending anything and exits
+2, where the service would answer 403 (exit 5).`
+
+// NewCmd returns `bnpl dispute-webhooks` and its verbs.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dispute-webhooks <verb>",
+		Short: "Register, list, replace and remove dispute webhooks (live only)",
+		Long: `Dispute webhooks receive a notification ({status, dispute_id, payment_id, amount,
+currency, created_at}) when a dispute is opened or changes. A merchant has at most 4.
+Requests carry the profile's merchant code as X-Merchant-Code.
+
+The URL must be absolute, http or https (https is recommended), on a public host
+name: localhost, raw IP addresses, names under .localhost, .local, .internal,
+.invalid, .test or .example, and names that do not resolve are refused before
+sending. It is normalised as the service stores it: scheme and host lower case,
+default port and trailing slash removed; the normalised URL must be unique. Against
+a sandbox started with --allow-local-webhooks, --allow-local skips the host rules.
+
+A static header (--header-title, an HTTP token of at most 128 characters) is added to
+every notification. Its value (at most 1024 characters) is a secret: it is read from
+stdin or an environment variable, never from a flag, and the service shows it masked.
+` + liveOnlyNote,
+	}
+	cmd.AddCommand(newAddCmd(f, nil), newListCmd(f, nil), newGetCmd(f, nil), newUpdateCmd(f, nil), newRemoveCmd(f, nil))
+	return cmd
+}
+
+// ListColumns are the columns of a dispute-webhooks table.
+var ListColumns = []output.Column{
+	{Header: "ID", Path: "id"},
+	{Header: "URL", Path: "url"},
+	{Header: "HEADER", Path: "header.title"},
+	{Header: "VALUE", Path: "header.value"},
+}
+
+// Detail is the view of one dispute webhook.
+func Detail(w *api.DisputeWebhook) *output.Detail {
+	return &output.Detail{Fields: append([]output.Field{
+		{Label: "ID", Value: w.ID},
+		{Label: "URL", Value: w.URL},
+	}, webhooks.HeaderFields(w.Header)...)}
+}
+
+// RequestOptions are what add and update share.
+type RequestOptions struct {
+	URL     string
+	Header  webhooks.HeaderFlags
+	URLRule webhooks.URLCheck
+
+	Stdin   io.Reader
+	Getenv  func(string) string
+	Notice  func(format string, args ...any)
+	Target  func() (*config.Target, error)
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+}
+
+func newRequestOptions(f *cmdutil.Factory) RequestOptions {
+	return RequestOptions{Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
+}
+
+func (o *RequestOptions) register(cmd *cobra.Command, update bool) {
+	o.Header.Register(cmd.Flags(), update)
+	cmd.Flags().BoolVar(&o.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules, for a sandbox started with --allow-local-webhooks")
+}
+
+// prepare runs every local check, in an order that sends nothing until
+// all have passed.
+func (o *RequestOptions) prepare(ctx context.Context) (*api.DisputeWebhookRequest, *output.Printer, *api.Client, error) {
+	if err := disputes.RequireLive(o.Target, what); err != nil {
+		return nil, nil, nil, err
+	}
+	t, err := o.Target()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	normalised, err := o.URLRule.Check(ctx, o.URL, t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if normalised != o.URL {
+		o.Notice("URL normalised to %s", normalised)
+	}
+	header, err := o.Header.Header(o.Stdin, o.Getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	printer, err := o.Printer()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &api.DisputeWebhookRequest{URL: normalised, Header: header}, printer, client, nil
+}
+
+// explainRefusal turns the service's terse 400 bad_request on a create
+// into a reason, when the registered webhooks show one: the limit of 4,
+// or the URL already registered.
+func explainRefusal(ctx context.Context, client *api.Client, url string, err error) error {
+	var apiErr *api.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest {
+		return err
+	}
+	hooks, lerr := client.ListDisputeWebhooks(ctx)
+	if lerr != nil {
+		return err
+	}
+	for _, h := range hooks {
+		if h.URL == url {
+			return &hinted{err: err, hint: fmt.Sprintf("%s is already registered as %s; change it with `bnpl dispute-webhooks update %s`", url, h.ID, h.ID)}
+		}
+	}
+	if len(hooks) >= api.MaxDisputeWebhooks {
+		return &hinted{err: err, hint: fmt.Sprintf("a merchant has at most %d dispute webhooks and %d are registered; remove one with `bnpl dispute-webhooks remove ID`", api.MaxDisputeWebhooks, len(hooks))}
+	}
+	return err
+}
+
+// hinted adds a hint to an error and keeps its exit code.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+func (h *hinted) Hint() string  { return h.hint }
+
+func hookRecords(hooks []api.DisputeWebhook) []json.RawMessage {
+	recs := make([]json.RawMessage, 0, len(hooks))
+	for i := range hooks {
+		recs = append(recs, hooks[i].Raw())
+	}
+	return recs
+}

@@ -1,0 +1,57 @@
+package disputewebhooks
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/cmd/disputes"
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// ListOptions are the inputs of `dispute-webhooks list`.
+type ListOptions struct {
+	Target  func() (*config.Target, error)
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+}
+
+func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{Target: f.Target, Client: f.Client, Printer: f.Printer}
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the dispute webhooks, header values masked",
+		Long:  "List the merchant's dispute webhooks (at most 4), header values masked.\n" + liveOnlyNote,
+		Example: `  bnpl dispute-webhooks list --live
+  bnpl dispute-webhooks list --live -o json --jq '.[].url'`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return listRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func listRun(ctx context.Context, o *ListOptions) error {
+	if err := disputes.RequireLive(o.Target, what); err != nil {
+		return err
+	}
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	hooks, err := client.ListDisputeWebhooks(ctx)
+	if err != nil {
+		return err
+	}
+	return printer.List(ListColumns, hookRecords(hooks))
+}

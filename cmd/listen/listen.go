@@ -1,0 +1,188 @@
+// Package listen holds `bnpl listen`, a local receiver of webhook
+// notifications for development and scripts.
+package listen
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/webhook"
+)
+
+// DefaultAddr is where listen accepts deliveries unless told otherwise.
+const DefaultAddr = "127.0.0.1:8787"
+
+// Options are the inputs of `bnpl listen`.
+type Options struct {
+	Addr           string
+	HeaderTitle    string
+	HeaderValueEnv string
+	ForwardTo      string
+	Max            int
+	// Format is the global -o: json and jsonl give JSON lines, the others
+	// a line for people; empty picks by terminal.
+	Format string
+
+	IO     *output.IOStreams
+	Getenv func(string) string
+	Listen func(network, addr string) (net.Listener, error)
+}
+
+// NewCmd returns `bnpl listen`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return newCmd(f, nil)
+}
+
+func newCmd(f *cmdutil.Factory, run func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Getenv: f.Getenv, Listen: net.Listen}
+	cmd := &cobra.Command{
+		Use:   "listen [--addr HOST:PORT] [--header-title T --header-value-env VAR] [--forward-to URL] [--max N]",
+		Short: "Receive webhook notifications locally and print them",
+		Long: `Receive payment and dispute notifications on this machine and print each as it
+arrives: a line on a terminal, one JSON object per line when piped (received_at,
+kind, path, id or dispute_id, payment_id, status, amount, currency, verified,
+forward, payload). The kind, payment or dispute, is told by the shape of the body.
+
+With --header-title and --header-value-env, every delivery must carry that header
+with that value; others are answered 401 and reported on stderr (the expected value
+is never printed). Accepted deliveries are answered 200. --forward-to sends each
+accepted notification, same body and headers, on to your own endpoint and reports
+its status. --max N stops after N notifications, for scripts; Ctrl-C stops too.
+
+The service delivers only to public addresses: register this receiver behind a
+tunnel, or point a sandbox started with --allow-local-webhooks at it. The address it
+listens on is printed on stderr.`,
+		Example: `  bnpl listen
+  bnpl listen --addr 127.0.0.1:9000 --header-title X-Hook --header-value-env HOOK_SECRET
+  bnpl listen --forward-to http://127.0.0.1:3000/webhooks/bnpl
+  bnpl listen --max 1 > notification.jsonl`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Format = f.Global.Output
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return listenRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Addr, "addr", DefaultAddr, "address to listen on, HOST:PORT")
+	fl.StringVar(&opts.HeaderTitle, "header-title", "", "require this header on every delivery")
+	fl.StringVar(&opts.HeaderValueEnv, "header-value-env", "", "environment variable holding the header's expected value")
+	fl.StringVar(&opts.ForwardTo, "forward-to", "", "also POST each accepted notification to this URL")
+	fl.IntVar(&opts.Max, "max", 0, "stop after this many notifications (0: run until Ctrl-C)")
+	return cmd
+}
+
+func (o *Options) validate() error {
+	if _, port, err := net.SplitHostPort(o.Addr); err != nil || port == "" {
+		return cmdutil.UsageHint("use HOST:PORT, such as 127.0.0.1:8787", "invalid --addr %q", o.Addr)
+	}
+	switch {
+	case o.HeaderTitle != "" && o.HeaderValueEnv == "":
+		return cmdutil.UsageHint("the expected value is read from an environment variable, never a flag", "--header-title needs --header-value-env")
+	case o.HeaderTitle == "" && o.HeaderValueEnv != "":
+		return cmdutil.Usagef("--header-value-env needs --header-title")
+	case o.HeaderTitle != "":
+		if err := webhook.CheckHeaderTitle(o.HeaderTitle); err != nil {
+			return err
+		}
+	}
+	if o.ForwardTo != "" {
+		u, err := url.Parse(o.ForwardTo)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cmdutil.UsageHint("use an absolute URL such as http://127.0.0.1:3000/webhooks", "invalid --forward-to %q", o.ForwardTo)
+		}
+	}
+	if o.Max < 0 {
+		return cmdutil.Usagef("--max must be 0 or more, got %d", o.Max)
+	}
+	return nil
+}
+
+func (o *Options) jsonLines() bool {
+	switch strings.ToLower(o.Format) {
+	case output.FormatJSON, output.FormatJSONL:
+		return true
+	case "":
+		return !o.IO.IsStdoutTTY()
+	}
+	return false
+}
+
+func listenRun(ctx context.Context, o *Options) error {
+	recv := &webhook.Receiver{HeaderTitle: o.HeaderTitle, ForwardTo: o.ForwardTo, Max: o.Max}
+	if o.HeaderTitle != "" {
+		recv.HeaderValue = o.Getenv(o.HeaderValueEnv)
+		if recv.HeaderValue == "" {
+			return cmdutil.Refuse("export it first, with the value the webhook was registered with", "environment variable %s is empty or unset", o.HeaderValueEnv)
+		}
+		if err := webhook.CheckHeaderValue(recv.HeaderValue); err != nil {
+			return err
+		}
+	}
+	var writeErr error
+	var once sync.Once
+	jsonLines := o.jsonLines()
+	recv.OnNotification = func(n webhook.Notification) {
+		var err error
+		if jsonLines {
+			err = webhook.WriteJSONLine(o.IO.Out, n)
+		} else {
+			_, err = fmt.Fprintln(o.IO.Out, Line(n))
+		}
+		if err != nil {
+			once.Do(func() { writeErr = err })
+		}
+	}
+	recv.OnReject = func(r webhook.Rejection) {
+		fmt.Fprintf(o.IO.ErrOut, "warning: refused a delivery to %s from %s with %d: %s\n", r.Path, r.Remote, r.Status, r.Reason)
+	}
+
+	ln, err := o.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", o.Addr, err)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "listening on http://%s (%s); Ctrl-C to stop\n", ln.Addr(), recv)
+	if err := recv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "received %d notification(s)\n", recv.Count())
+	return writeErr
+}
+
+// Line is the one-line view of a notification for a terminal.
+func Line(n webhook.Notification) string {
+	id := n.ID
+	if n.Kind == webhook.KindDispute {
+		id = n.DisputeID
+	}
+	if id == "" {
+		id = n.Path
+	}
+	amount := strings.TrimSpace(n.Amount + " " + n.Currency)
+	check := "unchecked"
+	if n.Verified {
+		check = "verified"
+	}
+	line := fmt.Sprintf("%s  %-7s  %-36s  %-17s  %-14s  %s", n.ReceivedAt.Format("15:04:05"), n.Kind, id, n.Status, amount, check)
+	if f := n.Forward; f != nil {
+		if f.Error != "" {
+			line += "  → forward failed: " + f.Error
+		} else {
+			line += fmt.Sprintf("  → %d", f.Status)
+		}
+	}
+	return strings.TrimRight(line, " ")
+}

@@ -1,0 +1,114 @@
+package listen
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/webhook"
+)
+
+const hookSecret = "hook-secret-0123456789"
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		o    Options
+		want string
+	}{
+		{Options{Addr: "127.0.0.1:8787"}, ""},
+		{Options{Addr: "8787"}, "invalid --addr"},
+		{Options{Addr: ":9", HeaderTitle: "X-Hook"}, "needs --header-value-env"},
+		{Options{Addr: ":9", HeaderValueEnv: "H"}, "needs --header-title"},
+		{Options{Addr: ":9", HeaderTitle: "X Hook", HeaderValueEnv: "H"}, "not an HTTP token"},
+		{Options{Addr: ":9", ForwardTo: "localhost:3000"}, "invalid --forward-to"},
+		{Options{Addr: ":9", Max: -1}, "--max"},
+	}
+	for _, c := range cases {
+		err := c.o.validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || cmdutil.ExitCode(err) != 2) {
+			t.Errorf("%+v: got %v, want %q", c.o, err, c.want)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	n := webhook.Classify([]byte(`{"status":"new","dispute_id":"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11","payment_id":"p","amount":"50.00","currency":"AED"}`))
+	n.ReceivedAt = time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
+	n.Verified = true
+	n.Forward = &webhook.ForwardResult{Status: 204}
+	want := "10:00:00  dispute  9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11  new                50.00 AED       verified  → 204"
+	if got := Line(n); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestRunPrintsJSONLinesAndStopsAtMax(t *testing.T) {
+	ios, _, out, errOut := output.Test()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	o := &Options{
+		Addr: addr, HeaderTitle: "X-Hook", HeaderValueEnv: "HOOK", Max: 1, IO: ios,
+		Getenv: func(k string) string { return map[string]string{"HOOK": hookSecret}[k] },
+		Listen: func(string, string) (net.Listener, error) { return ln, nil },
+	}
+	done := make(chan error, 1)
+	go func() { done <- listenRun(context.Background(), o) }()
+
+	send := func(value string) int {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hooks", strings.NewReader(`{"id":"p1","status":"authorized","amount":"10.00","currency":"AED"}`))
+		if value != "" {
+			req.Header.Set("X-Hook", value)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := send("wrong"); got != 401 {
+		t.Errorf("wrong value: %d", got)
+	}
+	if got := send(hookSecret); got != 200 {
+		t.Errorf("right value: %d", got)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("listen did not stop after --max 1")
+	}
+	var line map[string]any
+	if err := json.Unmarshal(out.Bytes(), &line); err != nil {
+		t.Fatalf("not one JSON line: %q", out)
+	}
+	if line["kind"] != "payment" || line["id"] != "p1" || line["verified"] != true {
+		t.Errorf("line %v", line)
+	}
+	stderr := errOut.String()
+	if !strings.Contains(stderr, "listening on http://"+addr) || !strings.Contains(stderr, "has the wrong value") || !strings.Contains(stderr, "received 1 notification(s)") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if strings.Contains(stderr+out.String(), hookSecret) {
+		t.Error("the secret was printed")
+	}
+}
+
+func TestRunNeedsTheValue(t *testing.T) {
+	ios, _, _, _ := output.Test()
+	o := &Options{Addr: "127.0.0.1:0", HeaderTitle: "X-Hook", HeaderValueEnv: "HOOK", IO: ios, Getenv: func(string) string { return "" }, Listen: net.Listen}
+	if err := listenRun(context.Background(), o); cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), "HOOK is empty or unset") {
+		t.Errorf("got %v", err)
+	}
+}

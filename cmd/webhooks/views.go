@@ -1,0 +1,37 @@
+package webhooks
+
+import (
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// ListColumns are the columns of a payment-webhooks table.
+var ListColumns = []output.Column{
+	{Header: "ID", Path: "id"},
+	{Header: "URL", Path: "url"},
+	{Header: "TEST", Path: "is_test"},
+	{Header: "HEADER", Path: "header.title"},
+	{Header: "VALUE", Path: "header.value"},
+}
+
+// Detail is the view of one payment webhook; the client has already
+// masked the header value.
+func Detail(w *api.Webhook) *output.Detail {
+	mode := "live"
+	if w.IsTest {
+		mode = "test"
+	}
+	return &output.Detail{Fields: append([]output.Field{
+		{Label: "ID", Value: w.ID},
+		{Label: "URL", Value: w.URL},
+		{Label: "Mode", Value: mode},
+	}, HeaderFields(w.Header)...)}
+}
+
+// HeaderFields shows a webhook's header, its value masked.
+func HeaderFields(h *api.WebhookHeader) []output.Field {
+	if h == nil {
+		return []output.Field{{Label: "Header", Value: "(none)"}}
+	}
+	return []output.Field{{Label: "Header", Value: h.Title}, {Label: "Value", Value: h.Value}}
+}

@@ -1,0 +1,75 @@
+package webhook
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+)
+
+// HeaderError is a static header refused before anything was sent. Its
+// message may quote the title, never the value, which is a secret.
+type HeaderError struct {
+	Problem string
+	Advice  string
+}
+
+func (e *HeaderError) Error() string { return e.Problem }
+
+// Hint tells what to do instead.
+func (e *HeaderError) Hint() string { return e.Advice }
+
+// ExitCode is 2: nothing was sent.
+func (e *HeaderError) ExitCode() int { return exitUsage }
+
+// IsToken reports whether s is an HTTP token (RFC 9110, section 5.6.2):
+// one or more tchar, the only form a header name may take.
+func IsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isTchar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTchar(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
+}
+
+// CheckHeaderTitle applies the rules of header.title: an HTTP token of at
+// most 128 characters.
+func CheckHeaderTitle(title string) error {
+	const advice = "use a header name made of letters, digits and -, such as X-Webhook-Secret"
+	switch {
+	case title == "":
+		return &HeaderError{Problem: "the header title is empty", Advice: advice}
+	case len(title) > api.MaxHeaderTitle:
+		return &HeaderError{Problem: fmt.Sprintf("the header title is %d characters; at most %d are allowed", len(title), api.MaxHeaderTitle), Advice: advice}
+	case !IsToken(title):
+		return &HeaderError{Problem: fmt.Sprintf("the header title %q is not an HTTP token (no spaces, colons or quotes)", title), Advice: advice}
+	}
+	return nil
+}
+
+// CheckHeaderValue applies the rules of header.value: not empty, at most
+// 1024 characters, and nothing that would end the header line.
+func CheckHeaderValue(value string) error {
+	switch {
+	case value == "":
+		return &HeaderError{Problem: "the header value is empty", Advice: "give a secret value, e.g. from `openssl rand -hex 32`"}
+	case utf8.RuneCountInString(value) > api.MaxHeaderValue:
+		return &HeaderError{Problem: fmt.Sprintf("the header value is longer than %d characters", api.MaxHeaderValue), Advice: "use a shorter secret"}
+	case strings.ContainsAny(value, "\r\n\x00"):
+		return &HeaderError{Problem: "the header value contains a line break or NUL", Advice: "use a single-line secret"}
+	}
+	return nil
+}

@@ -1,0 +1,337 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Kinds of notification, told apart by the shape of the body: the service
+// sends no event-type field.
+const (
+	KindPayment = "payment"
+	KindDispute = "dispute"
+	KindUnknown = "unknown"
+)
+
+// MaxBodyBytes bounds a notification body; real ones are a few kilobytes.
+const MaxBodyBytes = 1 << 20
+
+// Notification is one accepted delivery, as `bnpl listen` reports it.
+type Notification struct {
+	ReceivedAt time.Time `json:"received_at"`
+	Kind       string    `json:"kind"`
+	Path       string    `json:"path"`
+	// ID is the payment id of a payment notification.
+	ID string `json:"id,omitempty"`
+	// DisputeID is set for dispute notifications, PaymentID for both when
+	// known.
+	DisputeID string `json:"dispute_id,omitempty"`
+	PaymentID string `json:"payment_id,omitempty"`
+	Status    string `json:"status,omitempty"`
+	Amount    string `json:"amount,omitempty"`
+	Currency  string `json:"currency,omitempty"`
+	// Verified is true when a static header was configured and matched; it
+	// is false when no header was configured (nothing was checked).
+	Verified bool           `json:"verified"`
+	Forward  *ForwardResult `json:"forward,omitempty"`
+	// Payload is the body exactly as received.
+	Payload json.RawMessage `json:"payload"`
+	// Header holds the request's headers, the configured secret masked.
+	// It is not part of the JSON line, which carries the payload only.
+	Header http.Header `json:"-"`
+}
+
+// ForwardResult is what the merchant's own endpoint answered.
+type ForwardResult struct {
+	URL    string `json:"url"`
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Rejection is a delivery that was refused. It never carries the expected
+// header value nor the one received.
+type Rejection struct {
+	ReceivedAt time.Time
+	Path       string
+	Remote     string
+	Status     int
+	Reason     string
+}
+
+// Classify reads the kind and the identifying fields of a notification
+// body. Payment notifications carry the payment ("id", "status",
+// "amount", ...); dispute notifications carry "dispute_id".
+func Classify(body []byte) Notification {
+	n := Notification{Kind: KindUnknown, Payload: json.RawMessage(bytes.TrimSpace(body))}
+	var fields map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&fields) != nil || fields == nil {
+		return n
+	}
+	str := func(k string) string {
+		switch v := fields[k].(type) {
+		case string:
+			return v
+		case json.Number:
+			return v.String()
+		}
+		return ""
+	}
+	n.Status, n.Amount, n.Currency = str("status"), str("amount"), str("currency")
+	switch {
+	case str("dispute_id") != "":
+		n.Kind, n.DisputeID, n.PaymentID = KindDispute, str("dispute_id"), str("payment_id")
+	case str("id") != "" && (n.Status != "" || n.Amount != ""):
+		n.Kind, n.ID, n.PaymentID = KindPayment, str("id"), str("id")
+	}
+	return n
+}
+
+// WriteJSONLine writes n as one line of JSON, the format of `bnpl listen`
+// when its output is not a terminal.
+func WriteJSONLine(w io.Writer, n Notification) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if len(n.Payload) == 0 || !json.Valid(n.Payload) {
+		n.Payload = json.RawMessage("null")
+	}
+	if err := enc.Encode(n); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// Receiver is an http.Handler that accepts webhook notifications: it
+// checks the static header when one is configured, reports each accepted
+// notification, and can forward it to another endpoint. The zero value
+// accepts everything and reports nothing.
+type Receiver struct {
+	// HeaderTitle and HeaderValue are the static header every delivery
+	// must carry; an empty title checks nothing.
+	HeaderTitle string
+	HeaderValue string
+	// ForwardTo, when set, receives every accepted notification: the same
+	// body and headers, POSTed to this URL.
+	ForwardTo string
+	// Client sends forwards; nil means a client with a 10s timeout.
+	Client *http.Client
+	// Max, when positive, is how many notifications are accepted; Done is
+	// closed after the last, and later deliveries answer 503.
+	Max int
+	// Now stamps notifications; nil means time.Now.
+	Now func() time.Time
+	// OnNotification and OnReject are called one at a time, in the order
+	// the deliveries finish.
+	OnNotification func(Notification)
+	OnReject       func(Rejection)
+
+	once     sync.Once
+	mu       sync.Mutex // guards accepted
+	report   sync.Mutex // keeps callbacks one at a time, so output lines never interleave
+	accepted int
+	done     chan struct{}
+}
+
+func (r *Receiver) init() {
+	r.once.Do(func() { r.done = make(chan struct{}) })
+}
+
+// Done is closed once Max notifications have been accepted.
+func (r *Receiver) Done() <-chan struct{} {
+	r.init()
+	return r.done
+}
+
+// Count is how many notifications were accepted so far.
+func (r *Receiver) Count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.accepted
+}
+
+func (r *Receiver) now() time.Time {
+	if r.Now != nil {
+		return r.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// ServeHTTP answers one delivery: 200 for an accepted notification, 401
+// when the static header is missing or wrong, 400 for a body that is not
+// JSON, 413 for one too large, 503 once Max was reached. GET and HEAD
+// answer 200 with a line of text, so that probes can tell it is up.
+func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.init()
+	switch req.Method {
+	case http.MethodGet, http.MethodHead:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "bnpl listen: POST webhook notifications to this address\n")
+		return
+	case http.MethodPost:
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		r.reject(w, req, http.StatusMethodNotAllowed, "method "+req.Method+" is not POST")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
+	if err != nil {
+		r.reject(w, req, http.StatusBadRequest, "could not read the body: "+err.Error())
+		return
+	}
+	if len(body) > MaxBodyBytes {
+		r.reject(w, req, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
+		return
+	}
+	if r.HeaderTitle != "" {
+		got := req.Header.Values(r.HeaderTitle)
+		switch {
+		case len(got) == 0:
+			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" is missing")
+			return
+		case subtle.ConstantTimeCompare([]byte(got[0]), []byte(r.HeaderValue)) != 1:
+			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" has the wrong value")
+			return
+		}
+	}
+	if !json.Valid(body) {
+		r.reject(w, req, http.StatusBadRequest, "the body is not JSON")
+		return
+	}
+
+	r.mu.Lock()
+	if r.Max > 0 && r.accepted >= r.Max {
+		r.mu.Unlock()
+		r.reject(w, req, http.StatusServiceUnavailable, fmt.Sprintf("already received %d notifications (--max)", r.Max))
+		return
+	}
+	r.accepted++
+	last := r.Max > 0 && r.accepted == r.Max
+	r.mu.Unlock()
+
+	n := Classify(body)
+	n.ReceivedAt = r.now()
+	n.Path = req.URL.RequestURI()
+	n.Verified = r.HeaderTitle != ""
+	n.Header = r.maskedHeader(req.Header)
+	if r.ForwardTo != "" {
+		n.Forward = r.forward(req, body)
+	}
+	if r.OnNotification != nil {
+		r.report.Lock()
+		r.OnNotification(n)
+		r.report.Unlock()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"status":"ok"}`+"\n")
+	if last {
+		close(r.done)
+	}
+}
+
+func (r *Receiver) reject(w http.ResponseWriter, req *http.Request, status int, reason string) {
+	if r.OnReject != nil {
+		r.report.Lock()
+		r.OnReject(Rejection{ReceivedAt: r.now(), Path: req.URL.RequestURI(), Remote: req.RemoteAddr, Status: status, Reason: reason})
+		r.report.Unlock()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]string{"status": "error", "error": reason})
+	w.Write(append(b, '\n'))
+}
+
+func (r *Receiver) maskedHeader(h http.Header) http.Header {
+	out := h.Clone()
+	if r.HeaderTitle != "" && len(out.Values(r.HeaderTitle)) > 0 {
+		out.Set(r.HeaderTitle, "****")
+	}
+	return out
+}
+
+// hopHeaders belong to one connection and are not forwarded.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length"}
+
+func (r *Receiver) forward(req *http.Request, body []byte) *ForwardResult {
+	res := &ForwardResult{URL: r.ForwardTo}
+	out, err := http.NewRequestWithContext(req.Context(), http.MethodPost, r.ForwardTo, bytes.NewReader(body))
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	out.Header = req.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	client := r.Client
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	resp, err := client.Do(out)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is already in the result
+		}
+		res.Error = err.Error()
+		return res
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBodyBytes))
+	res.Status = resp.StatusCode
+	return res
+}
+
+// Serve accepts deliveries on ln until ctx ends or Max notifications have
+// been accepted, then shuts down gracefully: deliveries in progress are
+// answered before it returns.
+func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
+	r.init()
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	case <-r.done:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if serveErr := <-served; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+		err = serveErr
+	}
+	return err
+}
+
+// String describes the receiver's checks for its start-up line; it names
+// the header, never its value.
+func (r *Receiver) String() string {
+	var parts []string
+	if r.HeaderTitle != "" {
+		parts = append(parts, "checking header "+r.HeaderTitle)
+	} else {
+		parts = append(parts, "no header check")
+	}
+	if r.ForwardTo != "" {
+		parts = append(parts, "forwarding to "+r.ForwardTo)
+	}
+	if r.Max > 0 {
+		parts = append(parts, fmt.Sprintf("stopping after %d", r.Max))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,191 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+)
+
+// fakeResolver answers from a table; names not in it do not exist.
+type fakeResolver map[string][]string
+
+func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	ips, ok := f[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	var out []net.IPAddr
+	for _, s := range ips {
+		out = append(out, net.IPAddr{IP: net.ParseIP(s)})
+	}
+	return out, nil
+}
+
+var testResolver = fakeResolver{
+	"hooks.shop.com":   {"93.184.215.14"},
+	"shop.co.uk":       {"2606:2800:21f:cb07:6820:80da:af6b:8b2c"},
+	"shop.de":          {"93.184.215.15"},
+	"private.shop.com": {"10.0.0.7", "127.0.0.1"},
+	"mixed.shop.com":   {"10.0.0.7", "93.184.215.16"},
+}
+
+func TestURLRules(t *testing.T) {
+	cases := []struct {
+		in      string
+		https   bool
+		local   bool
+		want    string // normalised; "" means refused
+		problem string // part of the refusal
+	}{
+		// Normalisation.
+		{in: "https://hooks.shop.com/bnpl", want: "https://hooks.shop.com/bnpl"},
+		{in: "HTTPS://Hooks.Shop.COM/Bnpl/", want: "https://hooks.shop.com/Bnpl"},
+		{in: "https://hooks.shop.com:443/x", want: "https://hooks.shop.com/x"},
+		{in: "http://hooks.shop.com:80/x", want: "http://hooks.shop.com/x"},
+		{in: "http://hooks.shop.com:443/x", want: "http://hooks.shop.com:443/x"},
+		{in: "https://hooks.shop.com:8443/x/", want: "https://hooks.shop.com:8443/x"},
+		{in: "https://hooks.shop.com/", want: "https://hooks.shop.com"},
+		{in: "https://hooks.shop.com", want: "https://hooks.shop.com"},
+		{in: "https://hooks.shop.com//", want: "https://hooks.shop.com"},
+		{in: "https://hooks.shop.com/a/?x=1", want: "https://hooks.shop.com/a?x=1"},
+		{in: "https://hooks.shop.com:/a", want: "https://hooks.shop.com/a"},
+		{in: "https://hooks.shop.com/a%2Fb/", want: "https://hooks.shop.com/a%2Fb"},
+		{in: "https://shop.co.uk/h", want: "https://shop.co.uk/h"},
+		{in: "https://shop.de/h", want: "https://shop.de/h"},
+		{in: "https://mixed.shop.com/h", want: "https://mixed.shop.com/h"},
+		// Syntax.
+		{in: "", problem: "empty"},
+		{in: " https://hooks.shop.com", problem: "spaces"},
+		{in: "/hooks", problem: "not absolute"},
+		{in: "hooks.shop.com/x", problem: "not absolute"},
+		{in: "ftp://hooks.shop.com/x", problem: `scheme "ftp"`},
+		{in: "https:hooks.shop.com", problem: "no host"},
+		{in: "https:///x", problem: "no host"},
+		{in: "https://user:pw@hooks.shop.com/x", problem: "credentials"},
+		{in: "https://hooks.shop.com/x#frag", problem: "fragment"},
+		{in: "https://hooks.shop.com/x#", problem: "fragment"},
+		{in: "https://hooks.shop.com:0/x", problem: "port"},
+		{in: "https://hooks.shop.com:70000/x", problem: "port"},
+		{in: "https://hooks.shop.com:http/x", problem: "cannot be parsed"},
+		// Public hosts only.
+		{in: "http://localhost:8080/x", problem: "localhost"},
+		{in: "http://LOCALHOST/x", problem: "localhost"},
+		{in: "http://app.localhost/x", problem: ".localhost"},
+		{in: "http://printer.local/x", problem: ".local"},
+		{in: "http://svc.internal/x", problem: ".internal"},
+		{in: "http://a.invalid/x", problem: ".invalid"},
+		{in: "http://shop.test/x", problem: ".test"},
+		{in: "http://shop.example/x", problem: ".example"},
+		{in: "http://shop.example./x", problem: ".example"},
+		{in: "http://127.0.0.1/x", problem: "raw IP"},
+		{in: "http://93.184.215.14/x", problem: "raw IP"},
+		{in: "http://[::1]:8080/x", problem: "raw IP"},
+		{in: "http://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x", problem: "raw IP"},
+		{in: "http://[fe80::1%25eth0]/x", problem: "raw IP"},
+		{in: "http://127.1/x", problem: "short or hex"},
+		{in: "http://0x7f.1/x", problem: "short or hex"},
+		{in: "http://intranet/x", problem: "not a public host name"},
+		{in: "http://a..shop.com/x", problem: "not a public host name"},
+		{in: "https://nowhere.shop.com/x", problem: "does not resolve"},
+		{in: "https://private.shop.com/x", problem: "private or loopback"},
+		// Payment webhooks need https.
+		{in: "http://hooks.shop.com/x", https: true, problem: "https"},
+		{in: "https://hooks.shop.com/x", https: true, want: "https://hooks.shop.com/x"},
+		// AllowLocal skips the host rules, not the syntax ones.
+		{in: "http://127.0.0.1:8787/", local: true, want: "http://127.0.0.1:8787"},
+		{in: "http://LocalHost:80/h/", local: true, want: "http://localhost/h"},
+		{in: "http://[::1]:8787/h", local: true, want: "http://[::1]:8787/h"},
+		{in: "http://[::1]:80/h", local: true, want: "http://[::1]/h"},
+		{in: "http://u:p@127.0.0.1/x", local: true, problem: "credentials"},
+	}
+	for _, c := range cases {
+		rules := URLRules{RequireHTTPS: c.https, AllowLocal: c.local, Resolver: testResolver}
+		got, err := rules.Check(context.Background(), c.in)
+		if c.want != "" {
+			if err != nil || got != c.want {
+				t.Errorf("%q: got %q, %v; want %q", c.in, got, err, c.want)
+			}
+			continue
+		}
+		var ue *URLError
+		if !errors.As(err, &ue) {
+			t.Errorf("%q: want a URLError containing %q, got %q, %v", c.in, c.problem, got, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.problem) {
+			t.Errorf("%q: error %q does not say %q", c.in, err, c.problem)
+		}
+		if ue.ExitCode() != 2 || ue.Hint() == "" {
+			t.Errorf("%q: exit %d, hint %q", c.in, ue.ExitCode(), ue.Hint())
+		}
+		if strings.Contains(err.Error(), "pw@") {
+			t.Errorf("%q: credentials quoted in %q", c.in, err)
+		}
+	}
+}
+
+func TestNormalizeURLIsIdempotent(t *testing.T) {
+	for _, in := range []string{"HTTP://A.Shop.COM:80//x//", "https://a.shop.com:443/", "https://a.shop.com/p/?q=/"} {
+		once, err := NormalizeURL(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		twice, err := NormalizeURL(once)
+		if err != nil || twice != once {
+			t.Errorf("%q: %q then %q (%v)", in, once, twice, err)
+		}
+	}
+	// NormalizeURL checks syntax only: the host may be local.
+	if got, err := NormalizeURL("http://127.0.0.1:8787/"); err != nil || got != "http://127.0.0.1:8787" {
+		t.Errorf("loopback: %q, %v", got, err)
+	}
+}
+
+func TestResolverFailureIsNotNotFound(t *testing.T) {
+	res := resolverFunc(func(ctx context.Context, host string) ([]net.IPAddr, error) {
+		return nil, &net.DNSError{Err: "server misbehaving", Name: host, IsTemporary: true}
+	})
+	_, err := URLRules{Resolver: res}.Check(context.Background(), "https://hooks.shop.com/x")
+	if err == nil || !strings.Contains(err.Error(), "could not be resolved (server misbehaving)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+type resolverFunc func(ctx context.Context, host string) ([]net.IPAddr, error)
+
+func (f resolverFunc) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	return f(ctx, host)
+}
+
+func TestHeaderRules(t *testing.T) {
+	good := []string{"X-Hook", "x_hook", "Authorization", "A!#$%&'*+-.^_`|~9", strings.Repeat("a", 128)}
+	for _, title := range good {
+		if err := CheckHeaderTitle(title); err != nil {
+			t.Errorf("title %q: %v", title, err)
+		}
+	}
+	bad := []string{"", "X Hook", "X-Hook:", "X\"Hook", "X(Hook)", "X/Hook", "X@Hook", "Ünï", "X\tHook", "X,Hook", strings.Repeat("a", 129)}
+	for _, title := range bad {
+		err := CheckHeaderTitle(title)
+		var he *HeaderError
+		if !errors.As(err, &he) || he.ExitCode() != 2 {
+			t.Errorf("title %q: want a HeaderError, got %v", title, err)
+		}
+	}
+	if err := CheckHeaderValue(strings.Repeat("v", 1024)); err != nil {
+		t.Errorf("1024 chars: %v", err)
+	}
+	const secretValue = "s3cr3t-value-xyz"
+	for _, v := range []string{"", strings.Repeat("v", 1025), secretValue + "\r\nX-Evil: 1", secretValue + "\x00"} {
+		err := CheckHeaderValue(v)
+		if err == nil {
+			t.Errorf("value of %d chars accepted", len(v))
+			continue
+		}
+		if strings.Contains(err.Error(), secretValue) || strings.Contains(err.(*HeaderError).Hint(), secretValue) {
+			t.Errorf("the value is quoted: %v", err)
+		}
+	}
+}
