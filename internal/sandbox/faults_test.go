@@ -237,22 +237,22 @@ func TestFault429(t *testing.T) {
 }
 
 func TestFaultLatency(t *testing.T) {
-	p := newFaultPair(t, "latency=30ms")
+	p := newFaultPair(t, "latency=100ms")
 	id := p.clean.authorized("100.00")
 	start := time.Now()
 	if r := p.faulty.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil); r.status != 200 {
 		t.Fatalf("GET: %d %s", r.status, r.body)
 	}
-	if d := time.Since(start); d < 30*time.Millisecond {
-		t.Fatalf("GET took %s, want at least the 30ms latency", d)
+	if d := time.Since(start); d < 100*time.Millisecond {
+		t.Fatalf("GET took %s, want at least the 100ms latency", d)
 	}
 	// Control endpoints are not slowed.
 	start = time.Now()
 	if r := p.faulty.control("GET", "/_sandbox/clock"); r.status != 200 {
 		t.Fatalf("clock: %d %s", r.status, r.body)
 	}
-	if d := time.Since(start); d >= 30*time.Millisecond {
-		t.Fatalf("control endpoint took %s under latency=30ms", d)
+	if d := time.Since(start); d >= 100*time.Millisecond {
+		t.Fatalf("control endpoint took %s under latency=100ms", d)
 	}
 
 	// A client that gives up during the wait gets nothing run.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package bulkproof
+
+const raceEnabled = false
