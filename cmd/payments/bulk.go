@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 
@@ -184,7 +185,12 @@ func classifyMoveError(err error) (status int, errorType, message string, unknow
 		if h, ok := err.(interface{ Hint() string }); ok && h.Hint() != "" {
 			msg += " (" + h.Hint() + ")"
 		}
-		return e.Status, e.ErrorType, msg, e.Status >= 500
+		// A lock or a rate limit that outlasted the retries moved nothing
+		// this time, and a 5xx may or may not have: either way a resume
+		// must send the row again with its reference_id rather than count
+		// it as finally failed.
+		resend := e.Status >= 500 || e.Status == http.StatusTooManyRequests || api.IsLocked(err)
+		return e.Status, e.ErrorType, msg, resend
 	}
 	var ve *api.ValidationError
 	if errors.As(err, &ve) {

@@ -20,7 +20,12 @@ import (
 
 // journal is the resume journal described in the package documentation.
 type journal struct {
-	mu   sync.Mutex
+	mu      sync.Mutex // orders writes; guards written
+	written uint64     // records written to the file so far
+
+	syncMu sync.Mutex // one fsync at a time; guards synced
+	synced uint64     // records known to be on disk
+
 	f    *os.File
 	path string
 	now  func() time.Time
@@ -129,6 +134,12 @@ func loadJournal(f *os.File, path string) (map[string]*journalEntry, error) {
 
 // append writes rec and fsyncs it: when append returns nil the record
 // survives a crash.
+//
+// Workers append at once, and an fsync costs far more than a write, so the
+// syncs are shared (group commit): each fsync covers every record written
+// before it started, and an append whose record an earlier fsync already
+// covered returns without one. Every append still returns only after its
+// own record is on disk.
 func (j *journal) append(rec journalRecord) error {
 	rec.At = j.now().UTC()
 	b, err := json.Marshal(rec)
@@ -137,17 +148,32 @@ func (j *journal) append(rec journalRecord) error {
 	}
 	b = append(b, '\n')
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	if _, err := j.f.Write(b); err != nil {
+		j.mu.Unlock()
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
+	j.written++
+	mine := j.written
+	j.mu.Unlock()
+
+	j.syncMu.Lock()
+	defer j.syncMu.Unlock()
+	if j.synced >= mine {
+		return nil
+	}
+	j.mu.Lock()
+	covered := j.written
+	j.mu.Unlock()
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
+	j.synced = covered
 	return nil
 }
 
 func (j *journal) close() error {
+	j.syncMu.Lock()
+	defer j.syncMu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.f.Close()
