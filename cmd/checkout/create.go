@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -166,14 +168,35 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 
 // MerchantCurrencies are the currencies a merchant may sell in: exactly
 // its own for the sandbox's built-in merchants, those of the target's
-// region otherwise, nil when neither is known.
+// region when a profile, the environment or a regional base URL names it,
+// nil when nothing is known.
 func MerchantCurrencies(t *config.Target, merchantCode string) []string {
-	for _, m := range config.EmbeddedMerchants() {
-		if m.Code == merchantCode {
-			return []string{m.Currency}
+	if t.Embedded || isLoopbackURL(t.BaseURL) {
+		for _, m := range config.EmbeddedMerchants() {
+			if m.Code == merchantCode {
+				return []string{m.Currency}
+			}
 		}
 	}
+	// A region nobody chose says nothing about the merchant's country:
+	// leave the country rule to the service rather than refuse wrongly.
+	if t.Sources["region"] == config.SourceDefault {
+		return nil
+	}
 	return config.RegionCurrencies(t.Region)
+}
+
+func isLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // requestBody builds the request from the file and the flags, fills the

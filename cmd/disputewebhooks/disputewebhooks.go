@@ -83,7 +83,7 @@ type RequestOptions struct {
 }
 
 func newRequestOptions(f *cmdutil.Factory) RequestOptions {
-	return RequestOptions{Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
+	return RequestOptions{URLRule: webhooks.URLCheck{Warn: f.Noticef}, Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
 }
 
 func (o *RequestOptions) register(cmd *cobra.Command, update bool) {

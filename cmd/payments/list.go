@@ -28,6 +28,7 @@ type ListOptions struct {
 	ReferenceID string
 
 	Now     func() time.Time
+	Notice  func(format string, args ...any)
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
 	// Seen remembers the newest printed payments for shell completion;
@@ -80,8 +81,16 @@ func (o *ListOptions) validate(cmd *cobra.Command) error {
 			return cmdutil.UsageHint("valid statuses: "+strings.Join(listStatuses, ", "), "invalid --status %q", o.Status)
 		}
 	}
-	if o.Limit < 1 || o.Limit > api.MaxPageLimit {
+	if o.Limit < 1 {
 		return cmdutil.Usagef("--limit must be between 1 and %d, got %d", api.MaxPageLimit, o.Limit)
+	}
+	if o.Limit > api.MaxPageLimit {
+		// The service caps a page at 20 and says so in pagination.limit;
+		// saying it here too beats refusing a harmless request.
+		if o.Notice != nil {
+			o.Notice("a page holds at most %d payments: using --limit %d (--all walks every page)", api.MaxPageLimit, api.MaxPageLimit)
+		}
+		o.Limit = api.MaxPageLimit
 	}
 	if o.Offset < 0 {
 		return cmdutil.Usagef("--offset must be 0 or more, got %d", o.Offset)

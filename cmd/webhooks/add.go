@@ -29,7 +29,7 @@ type RequestOptions struct {
 }
 
 func newRequestOptions(f *cmdutil.Factory) RequestOptions {
-	return RequestOptions{URLRule: URLCheck{RequireHTTPS: true}, Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
+	return RequestOptions{URLRule: URLCheck{RequireHTTPS: true, Warn: f.Noticef}, Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
 }
 
 // AddOptions are the inputs of `webhooks add`.

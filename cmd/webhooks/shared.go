@@ -101,6 +101,9 @@ type URLCheck struct {
 	// sandbox that delivers to local receivers.
 	AllowLocal bool
 	Resolver   webhook.Resolver
+	// Warn receives what this machine's DNS says about the host; the
+	// service's own lookup decides, so it warns rather than refuses.
+	Warn func(format string, args ...any)
 }
 
 // Check returns the normalised URL, refusing --allow-local unless the
@@ -111,6 +114,9 @@ func (c URLCheck) Check(ctx context.Context, raw string, target *config.Target) 
 			"--allow-local is accepted only against a sandbox, and %s is not one", target.BaseURL)
 	}
 	rules := webhook.URLRules{RequireHTTPS: c.RequireHTTPS && !c.AllowLocal, AllowLocal: c.AllowLocal, Resolver: c.Resolver}
+	if c.Warn != nil {
+		rules.Advisory = func(problem string) { c.Warn("warning: %s", problem) }
+	}
 	return rules.Check(ctx, raw)
 }
 

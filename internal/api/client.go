@@ -91,13 +91,13 @@ func New(o Options) (*Client, error) {
 	base, err := url.Parse(strings.TrimSpace(o.BaseURL))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, &OptionsError{
-			Msg:  fmt.Sprintf("invalid base URL %q", o.BaseURL),
+			Msg:  fmt.Sprintf("invalid base URL %q", secret.RedactURL(o.BaseURL)),
 			hint: "use an absolute address such as https://api.tabby.ai or http://127.0.0.1:8700",
 		}
 	}
 	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
 		return nil, &OptionsError{
-			Msg:  fmt.Sprintf("invalid base URL %q: it may not carry credentials, a query or a fragment", o.BaseURL),
+			Msg:  fmt.Sprintf("invalid base URL %q: it may not carry credentials, a query or a fragment", secret.RedactURL(o.BaseURL)),
 			hint: "use an address such as https://api.tabby.ai",
 		}
 	}
@@ -331,7 +331,7 @@ func (c *Client) send(ctx context.Context, cl *call, n int) attempt {
 func (c *Client) writeDryRun(cl *call) error {
 	var b strings.Builder
 	b.WriteString(cl.method + " " + c.url(cl) + "\n")
-	c.writeHeader(&b, "", c.requestHeader(cl))
+	c.writeHeader(&b, "", c.requestHeader(cl), true)
 	if body := c.requestBodyText(cl); body != "" {
 		b.WriteString("\n" + body + "\n")
 	}
@@ -348,7 +348,7 @@ func (c *Client) logExchange(cl *call, u string, reqHeader http.Header, n int, a
 		fmt.Fprintf(&b, " (attempt %d)", n)
 	}
 	b.WriteString("\n")
-	c.writeHeader(&b, "> ", reqHeader)
+	c.writeHeader(&b, "> ", reqHeader, true)
 	if body := c.requestBodyText(cl); body != "" {
 		b.WriteString(">\n" + prefixLines("> ", body))
 	}
@@ -361,7 +361,7 @@ func (c *Client) logExchange(cl *call, u string, reqHeader http.Header, n int, a
 		fmt.Fprintf(&b, "< no answer after %s: %v\n", took.Round(time.Millisecond), cause)
 	} else {
 		fmt.Fprintf(&b, "< %d %s (%s)\n", a.status, http.StatusText(a.status), took.Round(time.Millisecond))
-		c.writeHeader(&b, "< ", a.header)
+		c.writeHeader(&b, "< ", a.header, false)
 		if body := bodyText(a.header.Get("Content-Type"), a.body); body != "" {
 			b.WriteString("<\n" + prefixLines("< ", body))
 		}
@@ -373,7 +373,16 @@ func (c *Client) logExchange(cl *call, u string, reqHeader http.Header, n int, a
 	_, _ = io.WriteString(c.debug, c.scrub(b.String()))
 }
 
-func (c *Client) writeHeader(b *strings.Builder, prefix string, h http.Header) {
+// shownRequestHeaders are the request headers a log may show as they are:
+// the ones bnpl sets itself and that carry nothing secret. Any other header,
+// such as one a person added with `bnpl api -H`, may hold a token, so its
+// value is masked.
+var shownRequestHeaders = map[string]bool{
+	"Accept": true, "Content-Type": true, "Content-Length": true,
+	"User-Agent": true, "X-Merchant-Code": true, "Accept-Encoding": true,
+}
+
+func (c *Client) writeHeader(b *strings.Builder, prefix string, h http.Header, request bool) {
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		keys = append(keys, k)
@@ -381,8 +390,13 @@ func (c *Client) writeHeader(b *strings.Builder, prefix string, h http.Header) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		for _, v := range h[k] {
-			if strings.EqualFold(k, "Authorization") {
+			switch {
+			case strings.EqualFold(k, "Authorization"):
 				v = secret.MaskAuthorization(v)
+			case strings.EqualFold(k, "Cookie"), strings.EqualFold(k, "Set-Cookie"):
+				v = secret.MaskValue(v)
+			case request && !shownRequestHeaders[http.CanonicalHeaderKey(k)]:
+				v = secret.MaskValue(v)
 			}
 			b.WriteString(prefix + k + ": " + v + "\n")
 		}
@@ -465,7 +479,7 @@ func maskJSON(body []byte) []byte {
 // "****" and at most four more characters, and masking it again would lose
 // the four that help a person recognise it.
 func maskedValue(v string) string {
-	if v == "" || (strings.HasPrefix(v, "****") && len(v) <= 8) {
+	if v == "" || (strings.HasPrefix(v, "****") && utf8.RuneCountInString(v) <= 8) {
 		return v
 	}
 	return secret.MaskValue(v)

@@ -565,3 +565,31 @@ func TestCheckoutAndQR(t *testing.T) {
 		t.Errorf("QR: %v %q", err, img)
 	}
 }
+
+// Headers a person adds (bnpl api -H) may carry tokens: debug and dry-run
+// output mask them, and a base URL's password never shows in an error.
+func TestDebugMasksAddedHeadersAndURLPasswords(t *testing.T) {
+	var dry strings.Builder
+	c, err := New(Options{BaseURL: "http://127.0.0.1:1", SecretKey: "sk_test_0123456789abcdef", DryRun: &dry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Raw(context.Background(), RawRequest{Method: "GET", Path: "/api/v2/payments",
+		Header: http.Header{"X-Secret": {"hunter2hunter2"}, "Cookie": {"session=abcdef123456"}, "Accept": {"application/json"}}})
+	if !errors.Is(err, ErrDryRun) {
+		t.Fatalf("dry run: %v", err)
+	}
+	out := dry.String()
+	for _, leak := range []string{"hunter2hunter2", "abcdef123456", "0123456789abcdef"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("dry run shows %q:\n%s", leak, out)
+		}
+	}
+	if !strings.Contains(out, "application/json") {
+		t.Errorf("dry run hides a harmless header:\n%s", out)
+	}
+	_, err = New(Options{BaseURL: "http://user:passw0rd@127.0.0.1:8700?x=1", SecretKey: "sk_test_0123456789abcdef"})
+	if err == nil || strings.Contains(err.Error(), "passw0rd") {
+		t.Errorf("base URL error leaks the password or is missing: %v", err)
+	}
+}

@@ -61,7 +61,7 @@ func ValidateCheckout(body []byte, knownCurrencies []string) *ValidationError {
 	r.str(top, "merchant_code", "$", true)
 	if urls, ok := r.obj(top, "merchant_urls", "$", false); ok {
 		for _, name := range []string{"success", "cancel", "failure"} {
-			r.webURL(urls, name, "$.merchant_urls")
+			r.redirectURL(urls, name, "$.merchant_urls")
 		}
 	}
 	if tok, present := top["token"]; present && tok != nil {
@@ -452,6 +452,19 @@ func (r *checkoutRules) timestamp(m map[string]any, key, at string, required boo
 	var t time.Time
 	if err := t.UnmarshalText([]byte(s)); err != nil {
 		r.add(at+"."+key, "%q is not an RFC 3339 time such as 2026-01-31T12:00:00Z", s)
+	}
+}
+
+// redirectURL checks where the customer is sent back to: any absolute URL,
+// since a mobile app's own scheme (myapp://checkout/done) is as valid a
+// destination as a web page.
+func (r *checkoutRules) redirectURL(m map[string]any, key, at string) {
+	s, ok := r.str(m, key, at, false)
+	if !ok || s == "" {
+		return
+	}
+	if u, err := url.Parse(s); err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "" && u.Path == "") {
+		r.add(at+"."+key, "%q is not an absolute URL (https://shop.example/done or myapp://done)", s)
 	}
 }
 

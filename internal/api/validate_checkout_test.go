@@ -116,8 +116,8 @@ func TestValidateCheckoutRules(t *testing.T) {
 		{name: "lang en or ar", edits: []edit{{"lang", "fr"}}, want: map[string]string{"$.lang": "must be one of en, ar"}},
 		{name: "lang type", edits: []edit{{"lang", 1}}, want: map[string]string{"$.lang": "must be a string, got a number"}},
 		{name: "merchant_code required", edits: []edit{{"merchant_code", ""}}, want: map[string]string{"$.merchant_code": "must not be blank"}},
-		{name: "merchant url absolute", edits: []edit{{"merchant_urls.success", "/done"}}, want: map[string]string{"$.merchant_urls.success": "not an absolute http(s) URL"}},
-		{name: "merchant url scheme", edits: []edit{{"merchant_urls.cancel", "ftp://x.example/c"}}, want: map[string]string{"$.merchant_urls.cancel": "not an absolute http(s) URL"}},
+		{name: "merchant url absolute", edits: []edit{{"merchant_urls.success", "/done"}}, want: map[string]string{"$.merchant_urls.success": "not an absolute URL"}},
+		{name: "merchant url garbage", edits: []edit{{"merchant_urls.cancel", "::not a url"}}, want: map[string]string{"$.merchant_urls.cancel": "not an absolute URL"}},
 		{name: "merchant urls object", edits: []edit{{"merchant_urls", "https://x"}}, want: map[string]string{"$.merchant_urls": "must be an object"}},
 		{name: "token type", edits: []edit{{"token", 5}}, want: map[string]string{"$.token": "string or null"}},
 		{name: "payment required", edits: []edit{{"payment", removed}}, want: map[string]string{"$.payment": "is required"}},
@@ -328,4 +328,26 @@ func FuzzValidateCheckout(f *testing.F) {
 			t.Fatalf("accepted a non-positive amount: %s", req.Payment.Amount)
 		}
 	})
+}
+
+// A mobile app's own scheme is a valid place to send the customer back to.
+func TestValidateCheckoutAcceptsAppSchemeRedirects(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(mustRead(t, "../../testdata/checkout.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["merchant_urls"] = map[string]any{"success": "myapp://checkout/success", "cancel": "https://shop.example/c", "failure": "myapp:failed"}
+	body, _ := json.Marshal(doc)
+	if v := ValidateCheckout(body, []string{"AED"}); v != nil {
+		t.Fatalf("app-scheme redirects refused: %v", v)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

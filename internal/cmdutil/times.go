@@ -17,6 +17,10 @@ func ParseTimeFlag(flag, v string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t.UTC(), nil
 	}
+	// ISO 8601 allows a time without a zone; the service's times are UTC.
+	if t, err := time.Parse("2006-01-02T15:04:05", v); err == nil {
+		return t, nil
+	}
 	if days, ok := strings.CutSuffix(v, "d"); ok {
 		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
 			return now.Add(-time.Duration(n) * 24 * time.Hour).UTC(), nil

@@ -13,6 +13,7 @@ func TestParseTimeFlag(t *testing.T) {
 		"24h":                       "2026-11-20T12:00:00Z",
 		"7d":                        "2026-11-14T12:00:00Z",
 		"90m":                       "2026-11-21T10:30:00Z",
+		"2026-11-01T10:00:00":       "2026-11-01T10:00:00Z",
 	}
 	for in, want := range cases {
 		got, err := ParseTimeFlag("since", in, now)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 
 	"github.com/bnpl-cli/bnpl/internal/secret"
@@ -225,7 +226,30 @@ func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error
 		t.BaseURL, _ = RegionBaseURL(t.Region)
 		t.Sources[keyBaseURL] = SourceDefault
 	}
+	// Nobody named a region but the base URL is a regional one: that
+	// address says which region the key is used in.
+	if t.Sources[keyRegion] == SourceDefault {
+		if r, ok := regionOfBaseURL(t.BaseURL); ok {
+			t.Region, t.Sources[keyRegion] = r, t.Sources[keyBaseURL]
+		}
+	}
 	return t, nil
+}
+
+// regionOfBaseURL knows the service's own regional addresses.
+func regionOfBaseURL(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	for _, r := range []string{"ae", "sa"} {
+		if base, _ := RegionBaseURL(r); base != "" {
+			if bu, err := url.Parse(base); err == nil && strings.EqualFold(bu.Hostname(), u.Hostname()) {
+				return r, true
+			}
+		}
+	}
+	return "", false
 }
 
 // pickProfile finds the profile to use and says how it was chosen: a

@@ -27,10 +27,12 @@ func MaskKey(key string) string {
 
 // MaskValue masks a webhook header value the way the service does: "****"
 // followed by the last four characters when the value is longer than eight,
-// "****" alone otherwise.
+// "****" alone otherwise. Characters, not bytes: a short non-ASCII secret
+// must not show half of itself, nor a last "character" cut mid-rune.
 func MaskValue(v string) string {
-	if len(v) > 8 {
-		return "****" + v[len(v)-4:]
+	runes := []rune(v)
+	if len(runes) > 8 {
+		return "****" + string(runes[len(runes)-4:])
 	}
 	return "****"
 }
@@ -42,4 +44,23 @@ func MaskAuthorization(h string) string {
 		return MaskKey(h)
 	}
 	return scheme + " " + MaskKey(key)
+}
+
+// RedactURL drops any user and password from a URL before it is shown,
+// whether or not the rest of it parses.
+func RedactURL(raw string) string {
+	scheme := strings.Index(raw, "://")
+	if scheme < 0 {
+		return raw
+	}
+	rest := raw[scheme+3:]
+	hostEnd := strings.IndexAny(rest, "/?#")
+	if hostEnd < 0 {
+		hostEnd = len(rest)
+	}
+	at := strings.LastIndex(rest[:hostEnd], "@")
+	if at < 0 {
+		return raw
+	}
+	return raw[:scheme+3] + "****@" + rest[at+1:]
 }

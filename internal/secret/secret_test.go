@@ -29,3 +29,25 @@ func TestMaskValue(t *testing.T) {
 		t.Errorf("auth: %q", got)
 	}
 }
+
+func TestMaskValueCountsCharacters(t *testing.T) {
+	if got := MaskValue("ééééé"); got != "****" {
+		t.Errorf("5 characters: %q", got)
+	}
+	if got := MaskValue("密码密码密码密码密"); got != "****码密码密" {
+		t.Errorf("9 characters: %q", got)
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	cases := map[string]string{
+		"http://user:passw0rd@127.0.0.1:8700": "http://****@127.0.0.1:8700",
+		"https://api.tabby.ai":                "https://api.tabby.ai",
+		"http://u:p@[bad":                     "http://****@[bad",
+	}
+	for in, want := range cases {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -40,6 +40,12 @@ type URLRules struct {
 	// Resolver checks that the host resolves to a public address; nil
 	// means net.DefaultResolver.
 	Resolver Resolver
+	// Advisory, when set, receives resolution problems instead of the URL
+	// being refused. A client's DNS is not the service's: a CI runner with
+	// no outside DNS, or split-horizon DNS answering private addresses for a
+	// public name, would otherwise refuse a URL the service accepts. The
+	// static rules (localhost, raw addresses, reserved names) still refuse.
+	Advisory func(problem string)
 }
 
 // URLError is a webhook URL refused by the rules. It never quotes
@@ -78,9 +84,16 @@ func (r URLRules) Check(ctx context.Context, raw string) (string, error) {
 			Advice: "serve the endpoint over TLS and register its https:// address"}
 	}
 	if !r.AllowLocal {
-		if err := checkPublicHost(ctx, r.Resolver, u.Hostname()); err != nil {
+		if err := checkStaticHost(u.Hostname()); err != nil {
 			err.URL = shown
 			return "", err
+		}
+		if err := checkResolves(ctx, r.Resolver, u.Hostname()); err != nil {
+			if r.Advisory == nil {
+				err.URL = shown
+				return "", err
+			}
+			r.Advisory(err.Problem + "; the service resolves the name itself and refuses it if it cannot")
 		}
 	}
 	return normalize(u), nil
@@ -164,11 +177,12 @@ func normalize(u *url.URL) string {
 	return n.String()
 }
 
-// checkPublicHost refuses what the service refuses: localhost, raw IP
-// addresses, names that cannot be public, names that do not resolve, and
-// names that resolve only to private or loopback addresses.
-func checkPublicHost(ctx context.Context, res Resolver, host string) *URLError {
-	const advice = "register a public host name; to receive notifications on this machine, run `bnpl listen` behind a public tunnel, or use a sandbox started with --allow-local-webhooks and pass --allow-local"
+const publicHostAdvice = "register a public host name; to receive notifications on this machine, run `bnpl listen` behind a public tunnel, or use a sandbox started with --allow-local-webhooks and pass --allow-local"
+
+// checkStaticHost refuses what no lookup could make public: localhost, raw
+// IP addresses, and names that cannot be public.
+func checkStaticHost(host string) *URLError {
+	const advice = publicHostAdvice
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
 	if _, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil || net.ParseIP(name) != nil {
 		return &URLError{Problem: "the host is a raw IP address; the service takes host names only", Advice: advice}
@@ -191,6 +205,13 @@ func checkPublicHost(ctx context.Context, res Resolver, host string) *URLError {
 		// disguise, which some resolvers would accept.
 		return &URLError{Problem: "the host is an IP address in a short or hex form", Advice: advice}
 	}
+	return nil
+}
+
+// checkResolves refuses, as the service does, names that do not resolve
+// and names that resolve only to private or loopback addresses.
+func checkResolves(ctx context.Context, res Resolver, host string) *URLError {
+	name := strings.TrimSuffix(strings.ToLower(host), ".")
 	if res == nil {
 		res = net.DefaultResolver
 	}
@@ -208,7 +229,7 @@ func checkPublicHost(ctx context.Context, res Resolver, host string) *URLError {
 			return nil
 		}
 	}
-	return &URLError{Problem: fmt.Sprintf("the host %q resolves only to private or loopback addresses", host), Advice: advice}
+	return &URLError{Problem: fmt.Sprintf("the host %q resolves only to private or loopback addresses", host), Advice: publicHostAdvice}
 }
 
 func slicesContainsEmpty(labels []string) bool {

@@ -189,3 +189,31 @@ func TestHeaderRules(t *testing.T) {
 		}
 	}
 }
+
+// A client's DNS is not the service's: with Advisory set, a name this
+// machine cannot resolve is a warning, while the static rules still refuse.
+func TestAdvisoryResolution(t *testing.T) {
+	var warned []string
+	rules := URLRules{Resolver: failingResolver{}, Advisory: func(p string) { warned = append(warned, p) }}
+	got, err := rules.Check(context.Background(), "https://Hooks.Shop.COM:443/in/")
+	if err != nil || got != "https://hooks.shop.com/in" {
+		t.Fatalf("Check = %q, %v", got, err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "does not resolve") {
+		t.Fatalf("warnings %q", warned)
+	}
+	for _, raw := range []string{"https://localhost/x", "https://10.0.0.1/x", "https://shop.internal/x"} {
+		if _, err := rules.Check(context.Background(), raw); err == nil {
+			t.Errorf("%s accepted", raw)
+		}
+	}
+	if _, err := (URLRules{Resolver: failingResolver{}}).Check(context.Background(), "https://hooks.shop.com/in"); err == nil {
+		t.Error("without Advisory an unresolvable name must be refused, as the service does")
+	}
+}
+
+type failingResolver struct{}
+
+func (failingResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
