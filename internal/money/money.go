@@ -110,9 +110,7 @@ func decimalPlaces(s string) int32 {
 // plainDecimal accepts -?digits(.digits)? and rejects exponents, NaN,
 // Infinity, "1.", ".5" and separators, which the service does not take.
 func plainDecimal(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	intPart, frac, hasDot := strings.Cut(s, ".")
 	if intPart == "" || (hasDot && frac == "") {
 		return false

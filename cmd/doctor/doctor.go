@@ -1,0 +1,542 @@
+// Package doctor is `bnpl doctor`: checks of the config file, the profiles
+// and their keys, the selected account, reachability of the service and
+// the clock, each with a fix.
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/secret"
+)
+
+// Statuses of a check.
+const (
+	StatusOK   = "ok"
+	StatusWarn = "warn"
+	StatusFail = "fail"
+	// StatusSkip is a check that could not be made (no answer to read a
+	// clock from); it fails nothing.
+	StatusSkip = "skip"
+)
+
+// MaxClockSkew is how far the local clock may drift from the service's
+// before doctor warns: beyond it, times given as durations (--since 24h)
+// and the sandbox's expiries stop meaning what a person expects.
+const MaxClockSkew = 5 * time.Minute
+
+// Check is one line of the report.
+type Check struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// ProbeResult is what an authenticated read of the service gave.
+type ProbeResult struct {
+	Status int
+	// Date is the answer's Date header, "" when there was none.
+	Date string
+	// Currency is the newest payment's currency, "" when there is none.
+	Currency string
+	// Message is the service's error message, for a non-2xx answer.
+	Message string
+}
+
+// Deps are what the checks read; tests fake them.
+type Deps struct {
+	Getenv    func(string) string
+	Overrides config.Overrides
+	// Probe sends GET /api/v2/payments?limit=1 with the target's key. An
+	// error is no answer at all.
+	Probe func(ctx context.Context, t *config.Target) (*ProbeResult, error)
+	Now   func() time.Time
+}
+
+// NewCmd returns `bnpl doctor`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the config, profiles, keys, region, reachability and clock, with fixes",
+		Long: `Check what bnpl needs, one line per check: ok, warn or fail, and for anything
+not ok the command that fixes it.
+
+  config file     present, and private (mode 0600: it holds secret keys)
+  profile NAME    region, merchant code and keys are set; keys are in the right slot
+                  (sk_test_ for test_secret_key, sk_ for live_secret_key)
+  target          which profile, region, key (masked) and base URL commands use
+  reachability    an authenticated read of the base URL: 200 is fine; 401 means
+                  reachable but the key is refused; 403 the key's region is another
+  region          the merchant's currency belongs to the region (known for the
+                  sandbox's merchants, else from the newest payment)
+  clock           the local clock is within 5 minutes of the service's Date header
+
+Exit status: 0 when no check failed (warnings allowed), 1 when one did. With -o json
+(or tsv, csv) the checks are printed as records with name, status, message and fix.`,
+		Example: `  bnpl doctor
+  bnpl --profile shop-ae --live doctor
+  bnpl doctor -o json --jq '.[] | select(.status == "fail") | .fix'`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			deps := Deps{
+				Getenv:    f.Getenv,
+				Overrides: config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox},
+				Probe:     probe(f),
+				Now:       time.Now,
+			}
+			checks := Run(cmd.Context(), deps)
+			return printChecks(f, checks)
+		},
+	}
+}
+
+// Run makes every check, in order.
+func Run(ctx context.Context, d Deps) []Check {
+	var checks []Check
+	add := func(c Check) { checks = append(checks, c) }
+
+	path := config.DefaultPath(d.Getenv)
+	cfg, cfgCheck := checkConfigFile(path, d.Getenv)
+	add(cfgCheck)
+	if cfg != nil {
+		for _, p := range cfg.Profiles() {
+			add(checkProfile(p))
+			add(checkKeys(p))
+		}
+	}
+
+	t, err := config.Resolve(cfg, d.Overrides, d.Getenv)
+	if err != nil {
+		add(Check{Name: "target", Status: StatusFail, Message: err.Error(), Fix: hintOf(err, "see `bnpl profiles list` and `bnpl login`")})
+		return checks
+	}
+	add(describeTarget(t))
+
+	res, err := d.Probe(ctx, t)
+	reach := checkReachability(t, res, err)
+	add(reach)
+	add(checkRegion(t, res, reach.Status == StatusOK))
+	add(checkClock(t, res, d.Now))
+	return checks
+}
+
+func hintOf(err error, fallback string) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		return h.Hint()
+	}
+	return fallback
+}
+
+// checkConfigFile loads the config and judges the file's mode. A config
+// that cannot be loaded is a failure, and the other checks go on without
+// it (the environment may still name a key).
+func checkConfigFile(path string, getenv func(string) string) (*config.Config, Check) {
+	c := Check{Name: "config file"}
+	if path == "" {
+		c.Status, c.Message, c.Fix = StatusFail, "cannot tell where the config file is: neither XDG_CONFIG_HOME nor HOME is set", "set HOME to your home directory"
+		return nil, c
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		c.Status, c.Message, c.Fix = StatusFail, err.Error(), hintOf(err, "fix or remove "+path+", then run bnpl login")
+		return nil, c
+	}
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.Status = StatusOK
+		c.Message = fmt.Sprintf("no config file at %s: commands use the embedded sandbox", path)
+		if getenv(config.EnvSecretKey) != "" {
+			c.Message = fmt.Sprintf("no config file at %s: commands use %s", path, config.EnvSecretKey)
+		}
+		return cfg, c
+	}
+	if err != nil {
+		c.Status, c.Message, c.Fix = StatusFail, err.Error(), "check the permissions of "+path
+		return cfg, c
+	}
+	c.Status, c.Message = StatusOK, fmt.Sprintf("%s, mode %04o", path, info.Mode().Perm())
+	if runtime.GOOS == "windows" {
+		return cfg, c
+	}
+	mode := info.Mode().Perm()
+	switch {
+	case mode&0o044 != 0:
+		// Another user can read the secret keys.
+		c.Status = StatusFail
+		c.Message = fmt.Sprintf("%s holds secret keys and other users can read it (mode %04o)", path, mode)
+		c.Fix = "chmod 600 " + shellQuote(path)
+	case mode&0o077 != 0:
+		c.Status = StatusWarn
+		c.Message = fmt.Sprintf("%s can be changed by other users (mode %04o)", path, mode)
+		c.Fix = "chmod 600 " + shellQuote(path)
+	}
+	return cfg, c
+}
+
+// shellQuote quotes a path for a fix line only when it needs it.
+func shellQuote(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '~' ||
+			('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func checkProfile(p config.Profile) Check {
+	c := Check{Name: "profile " + p.Name, Status: StatusOK}
+	var problems, warnings, fixes []string
+	if !config.ValidRegion(p.Region) {
+		problems = append(problems, fmt.Sprintf("region %q is not ae or sa", p.Region))
+		fixes = append(fixes, fmt.Sprintf("bnpl profiles set %s --region ae (or sa)", p.Name))
+	}
+	if p.TestSecretKey == "" && p.LiveSecretKey == "" {
+		problems = append(problems, "no key")
+		fixes = append(fixes, fmt.Sprintf("bnpl login --profile %s --with-key", p.Name))
+	} else if p.TestSecretKey == "" {
+		warnings = append(warnings, "no test key (test mode and bnpl smoke need one)")
+		fixes = append(fixes, fmt.Sprintf("printf '%%s\\n' \"$TEST_KEY\" | bnpl login --profile %s --with-key", p.Name))
+	}
+	if p.MerchantCode == "" {
+		warnings = append(warnings, "no merchant code (checkout and dispute webhooks need it)")
+		fixes = append(fixes, fmt.Sprintf("bnpl profiles set %s --merchant-code CODE", p.Name))
+	}
+	switch {
+	case len(problems) > 0:
+		c.Status, c.Message = StatusFail, strings.Join(append(problems, warnings...), "; ")
+	case len(warnings) > 0:
+		c.Status, c.Message = StatusWarn, strings.Join(warnings, "; ")
+	default:
+		c.Message = fmt.Sprintf("region %s, merchant %s", p.Region, p.MerchantCode)
+	}
+	c.Fix = strings.Join(fixes, "; ")
+	return c
+}
+
+// checkKeys checks each key is in its slot: a live key stored as the test
+// key would move real money in what the person believes is test mode.
+func checkKeys(p config.Profile) Check {
+	c := Check{Name: "profile " + p.Name + " keys", Status: StatusOK}
+	var parts, problems []string
+	for _, k := range []struct {
+		slot     string
+		key      string
+		wantLive bool
+	}{{"test_secret_key", p.TestSecretKey, false}, {"live_secret_key", p.LiveSecretKey, true}} {
+		if k.key == "" {
+			parts = append(parts, k.slot+" unset")
+			continue
+		}
+		live, ok := config.KeyKind(k.key)
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s %s is not a secret key (sk_test_… or sk_…)", k.slot, secret.MaskKey(k.key)))
+		case live != k.wantLive && k.wantLive:
+			problems = append(problems, fmt.Sprintf("%s %s is a test key", k.slot, secret.MaskKey(k.key)))
+		case live != k.wantLive:
+			problems = append(problems, fmt.Sprintf("%s %s is a LIVE key", k.slot, secret.MaskKey(k.key)))
+		default:
+			parts = append(parts, k.slot+" "+secret.MaskKey(k.key))
+		}
+	}
+	if len(problems) > 0 {
+		c.Status = StatusFail
+		c.Message = strings.Join(problems, "; ")
+		c.Fix = fmt.Sprintf("store each key again with `bnpl login --profile %s --with-key` (the prefix decides its slot)", p.Name)
+		return c
+	}
+	c.Message = strings.Join(parts, ", ")
+	return c
+}
+
+func describeTarget(t *config.Target) Check {
+	mode := "test"
+	if t.Live {
+		mode = "live"
+	}
+	who := "profile " + t.Profile
+	switch {
+	case t.Embedded:
+		who = "the embedded sandbox"
+	case t.Profile == "":
+		who = "the environment (" + config.EnvSecretKey + ")"
+	}
+	return Check{Name: "target", Status: StatusOK,
+		Message: fmt.Sprintf("%s: region %s, merchant %s, %s key %s, %s", who, t.Region, t.MerchantCode, mode, t.Masked(), t.BaseURL)}
+}
+
+func profileFix(t *config.Target, what string) string {
+	if t.Profile == "" {
+		return "set " + config.EnvSecretKey + " to " + what
+	}
+	return fmt.Sprintf("store %s with `bnpl login --profile %s --with-key`", what, t.Profile)
+}
+
+func checkReachability(t *config.Target, res *ProbeResult, err error) Check {
+	c := Check{Name: "reachability"}
+	if err != nil {
+		c.Status = StatusFail
+		c.Message = fmt.Sprintf("cannot reach %s: %v", t.BaseURL, err)
+		c.Fix = hintOf(err, "check the network and the base URL (profile base_url or "+config.EnvBaseURL+")")
+		return c
+	}
+	detail := ""
+	if res.Message != "" {
+		detail = ": " + res.Message
+	}
+	switch {
+	case res.Status >= 200 && res.Status < 300:
+		c.Status, c.Message = StatusOK, fmt.Sprintf("%s answered %d to an authenticated read: the key is accepted", t.BaseURL, res.Status)
+	case res.Status == http.StatusUnauthorized:
+		c.Status = StatusFail
+		c.Message = fmt.Sprintf("%s is reachable but refused the key %s (401%s)", t.BaseURL, t.Masked(), detail)
+		c.Fix = profileFix(t, "the right secret key from the merchant dashboard")
+	case res.Status == http.StatusForbidden:
+		other := "sa"
+		if t.Region == "sa" {
+			other = "ae"
+		}
+		c.Status = StatusFail
+		c.Message = fmt.Sprintf("%s is reachable but the key may not use it (403%s): the key probably belongs to region %s", t.BaseURL, detail, other)
+		c.Fix = fmt.Sprintf("set the region: bnpl profiles set %s --region %s", orName(t.Profile), other)
+	case res.Status == http.StatusNotFound:
+		c.Status = StatusFail
+		c.Message = fmt.Sprintf("%s answered 404 to /api/v2/payments: it does not look like the service", t.BaseURL)
+		c.Fix = "check the base URL (profile base_url or " + config.EnvBaseURL + "); the defaults are https://api.tabby.ai (ae) and https://api.tabby.sa (sa)"
+	case res.Status == http.StatusTooManyRequests || res.Status >= 500:
+		c.Status = StatusWarn
+		c.Message = fmt.Sprintf("%s is reachable but answered %d%s", t.BaseURL, res.Status, detail)
+		c.Fix = "retry later"
+	default:
+		c.Status = StatusWarn
+		c.Message = fmt.Sprintf("%s answered %d%s", t.BaseURL, res.Status, detail)
+		c.Fix = "run the same read with --debug: bnpl api GET /api/v2/payments -f limit=1 --debug"
+	}
+	return c
+}
+
+func orName(profile string) string {
+	if profile == "" {
+		return "NAME"
+	}
+	return profile
+}
+
+// checkRegion compares the merchant's currency with the region's. The
+// currency is known for the sandbox's own merchants, and otherwise only
+// once the account has a payment.
+func checkRegion(t *config.Target, res *ProbeResult, reached bool) Check {
+	c := Check{Name: "region"}
+	currency, from := "", ""
+	for _, m := range config.EmbeddedMerchants() {
+		if t.Embedded && m.Code == t.MerchantCode {
+			currency, from = m.Currency, "the sandbox merchant "+m.Code+" sells in"
+		}
+	}
+	if currency == "" && reached && res != nil && res.Currency != "" {
+		currency, from = res.Currency, "the newest payment is in"
+	}
+	if currency == "" {
+		c.Status = StatusSkip
+		c.Message = fmt.Sprintf("region %s; the merchant's currency is not known yet (no payment to read it from)", t.Region)
+		return c
+	}
+	allowed := config.RegionCurrencies(t.Region)
+	for _, a := range allowed {
+		if a == currency {
+			c.Status = StatusOK
+			c.Message = fmt.Sprintf("region %s serves %s; %s %s", t.Region, strings.Join(allowed, " and "), from, currency)
+			return c
+		}
+	}
+	want := "ae"
+	if currency == "SAR" {
+		want = "sa"
+	}
+	c.Status = StatusFail
+	c.Message = fmt.Sprintf("region %s serves %s, but %s %s", t.Region, strings.Join(allowed, " and "), from, currency)
+	c.Fix = fmt.Sprintf("bnpl profiles set %s --region %s", orName(t.Profile), want)
+	return c
+}
+
+func checkClock(t *config.Target, res *ProbeResult, now func() time.Time) Check {
+	c := Check{Name: "clock", Status: StatusSkip}
+	switch {
+	case t.Embedded:
+		c.Message = "the embedded sandbox runs on this machine's clock"
+		return c
+	case res == nil:
+		c.Message = "no answer to read the service's time from"
+		return c
+	case res.Date == "":
+		c.Message = "the answer carried no Date header"
+		return c
+	}
+	server, err := http.ParseTime(res.Date)
+	if err != nil {
+		c.Message = fmt.Sprintf("unreadable Date header %q", res.Date)
+		return c
+	}
+	skew := now().Sub(server)
+	abs := skew
+	if abs < 0 {
+		abs = -abs
+	}
+	way := "ahead of"
+	if skew < 0 {
+		way = "behind"
+	}
+	// The Date header has whole seconds, so a second either way is noise.
+	if abs <= time.Second {
+		c.Status, c.Message = StatusOK, "the local clock agrees with the service's"
+		return c
+	}
+	if abs <= MaxClockSkew {
+		c.Status, c.Message = StatusOK, fmt.Sprintf("the local clock is %s %s the service's", abs.Round(time.Second), way)
+		return c
+	}
+	c.Status = StatusWarn
+	c.Message = fmt.Sprintf("the local clock is %s %s the service's (more than %s)", abs.Round(time.Second), way, MaxClockSkew)
+	c.Fix = "turn on time synchronisation (NTP), e.g. timedatectl set-ntp true"
+	return c
+}
+
+// probe makes the authenticated read with a client of its own: no retries
+// (doctor reports what one request does) and a short timeout.
+func probe(f *cmdutil.Factory) func(context.Context, *config.Target) (*ProbeResult, error) {
+	return func(ctx context.Context, t *config.Target) (*ProbeResult, error) {
+		timeout := min(f.Global.Timeout, 10*time.Second)
+		opts := api.Options{
+			BaseURL: t.BaseURL, SecretKey: t.SecretKey, MerchantCode: t.MerchantCode, Region: t.Region,
+			Version: f.Version, Timeout: timeout, Retries: 0, Transport: f.Transport,
+		}
+		if t.Embedded && opts.Transport == nil {
+			sb, err := f.EmbeddedSandbox()
+			if err != nil {
+				return nil, err
+			}
+			opts.Transport = sb.Transport(t.Region)
+		}
+		if f.Global.Debug {
+			opts.Debug = f.IO.ErrOut
+		}
+		client, err := api.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Raw(ctx, api.RawRequest{Method: http.MethodGet, Path: "/api/v2/payments?limit=1"})
+		if resp == nil {
+			return nil, err
+		}
+		res := &ProbeResult{Status: resp.Status, Date: resp.Header.Get("Date")}
+		if apiErr, ok := api.AsAPIError(err); ok {
+			res.Message = apiErr.Message
+			return res, nil
+		}
+		var page struct {
+			Payments []struct {
+				Currency string `json:"currency"`
+			} `json:"payments"`
+		}
+		if json.Unmarshal(resp.Body, &page) == nil && len(page.Payments) > 0 {
+			res.Currency = page.Payments[0].Currency
+		}
+		return res, nil
+	}
+}
+
+var checkColumns = []output.Column{
+	{Header: "CHECK", Path: "name"},
+	{Header: "STATUS", Path: "status"},
+	{Header: "MESSAGE", Path: "message"},
+	{Header: "FIX", Path: "fix"},
+}
+
+// printChecks writes the checks: aligned lines for a person unless an output
+// format was asked for, then the summary on stderr. Any failure exits 1.
+func printChecks(f *cmdutil.Factory, checks []Check) error {
+	g := f.Global
+	if g.Output != "" || g.JQ != "" || g.Template != "" {
+		printer, err := f.Printer()
+		if err != nil {
+			return err
+		}
+		recs := make([]json.RawMessage, 0, len(checks))
+		for _, c := range checks {
+			b, err := json.Marshal(c)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, b)
+		}
+		if err := printer.List(checkColumns, recs); err != nil {
+			return err
+		}
+	} else if err := writeLines(f.IO.Out, f.IO.Colors(), checks); err != nil {
+		return err
+	}
+	failed, warned := 0, 0
+	for _, c := range checks {
+		switch c.Status {
+		case StatusFail:
+			failed++
+		case StatusWarn:
+			warned++
+		}
+	}
+	switch {
+	case failed > 0:
+		f.Noticef("doctor: %d failed, %d warning(s)", failed, warned)
+		return &cmdutil.Silent{Code: cmdutil.ExitError}
+	case warned > 0:
+		f.Noticef("doctor: no failures, %d warning(s)", warned)
+	default:
+		f.Noticef("doctor: all checks passed")
+	}
+	return nil
+}
+
+func writeLines(w io.Writer, cs *output.ColorScheme, checks []Check) error {
+	width := 0
+	for _, c := range checks {
+		width = max(width, len(c.Name))
+	}
+	var b strings.Builder
+	for _, c := range checks {
+		status := fmt.Sprintf("%-4s", c.Status)
+		switch c.Status {
+		case StatusOK:
+			status = cs.Green(status)
+		case StatusWarn:
+			status = cs.Yellow(status)
+		case StatusFail:
+			status = cs.Red(status)
+		case StatusSkip:
+			status = cs.Gray(status)
+		}
+		fmt.Fprintf(&b, "%s  %-*s  %s\n", status, width, c.Name, c.Message)
+		if c.Fix != "" && c.Status != StatusOK {
+			fmt.Fprintf(&b, "      %-*s  fix: %s\n", width, "", c.Fix)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
