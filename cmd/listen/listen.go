@@ -27,6 +27,7 @@ type Options struct {
 	HeaderValueEnv string
 	ForwardTo      string
 	Max            int
+	FailFirst      int
 	// Format is the global -o: json and jsonl give JSON lines, the others
 	// a line for people; empty picks by terminal.
 	Format string
@@ -44,7 +45,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 func newCmd(f *cmdutil.Factory, run func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IO, Getenv: f.Getenv, Listen: net.Listen}
 	cmd := &cobra.Command{
-		Use:   "listen [--addr HOST:PORT] [--header-title T --header-value-env VAR] [--forward-to URL] [--max N]",
+		Use:   "listen [--addr HOST:PORT] [--header-title T --header-value-env VAR] [--forward-to URL] [--max N] [--fail-first N]",
 		Short: "Receive webhook notifications locally and print them",
 		Long: `Receive payment and dispute notifications on this machine and print each as it
 arrives: a line on a terminal, one JSON object per line when piped (received_at,
@@ -57,13 +58,19 @@ is never printed). Accepted deliveries are answered 200. --forward-to sends each
 accepted notification, same body and headers, on to your own endpoint and reports
 its status. --max N stops after N notifications, for scripts; Ctrl-C stops too.
 
+--fail-first N answers the first N deliveries that pass the checks with 500, as a
+receiver that is down would, so you can watch the sender retry them. Each is
+reported on stderr as failed on purpose; none is printed, forwarded or counted
+toward --max.
+
 The service delivers only to public addresses: register this receiver behind a
 tunnel, or point a sandbox started with --allow-local-webhooks at it. The address it
 listens on is printed on stderr.`,
 		Example: `  bnpl listen
   bnpl listen --addr 127.0.0.1:9000 --header-title X-Hook --header-value-env HOOK_SECRET
   bnpl listen --forward-to http://127.0.0.1:3000/webhooks/bnpl
-  bnpl listen --max 1 > notification.jsonl`,
+  bnpl listen --max 1 > notification.jsonl
+  bnpl listen --fail-first 1 --max 1`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Format = f.Global.Output
@@ -82,6 +89,7 @@ listens on is printed on stderr.`,
 	fl.StringVar(&opts.HeaderValueEnv, "header-value-env", "", "environment variable holding the header's expected value")
 	fl.StringVar(&opts.ForwardTo, "forward-to", "", "also POST each accepted notification to this URL")
 	fl.IntVar(&opts.Max, "max", 0, "stop after this many notifications (0: run until Ctrl-C)")
+	fl.IntVar(&opts.FailFirst, "fail-first", 0, "answer the first N good deliveries with 500, to watch the sender retry")
 	return cmd
 }
 
@@ -108,6 +116,9 @@ func (o *Options) validate() error {
 	if o.Max < 0 {
 		return cmdutil.Usagef("--max must be 0 or more, got %d", o.Max)
 	}
+	if o.FailFirst < 0 {
+		return cmdutil.Usagef("--fail-first must be 0 or more, got %d", o.FailFirst)
+	}
 	return nil
 }
 
@@ -122,7 +133,7 @@ func (o *Options) jsonLines() bool {
 }
 
 func listenRun(ctx context.Context, o *Options) error {
-	recv := &webhook.Receiver{HeaderTitle: o.HeaderTitle, ForwardTo: o.ForwardTo, Max: o.Max}
+	recv := &webhook.Receiver{HeaderTitle: o.HeaderTitle, ForwardTo: o.ForwardTo, Max: o.Max, FailFirst: o.FailFirst}
 	if o.HeaderTitle != "" {
 		recv.HeaderValue = o.Getenv(o.HeaderValueEnv)
 		if recv.HeaderValue == "" {
@@ -147,6 +158,16 @@ func listenRun(ctx context.Context, o *Options) error {
 		}
 	}
 	recv.OnReject = func(r webhook.Rejection) {
+		if r.OnPurpose {
+			// Not a warning: the person asked for it, and a sender that
+			// retries is what they are here to see.
+			what := r.Kind
+			if r.ID != "" {
+				what += " " + r.ID
+			}
+			fmt.Fprintf(o.IO.ErrOut, "answered %d to the %s notification to %s from %s: %s (--fail-first); the sender should retry it\n", r.Status, what, r.Path, r.Remote, r.Reason)
+			return
+		}
 		fmt.Fprintf(o.IO.ErrOut, "warning: refused a delivery to %s from %s with %d: %s\n", r.Path, r.Remote, r.Status, r.Reason)
 	}
 
@@ -158,7 +179,11 @@ func listenRun(ctx context.Context, o *Options) error {
 	if err := recv.Serve(ctx, ln); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "received %d notification(s)\n", recv.Count())
+	if n := recv.FailedOnPurpose(); n > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "received %d notification(s), after failing %d on purpose\n", recv.Count(), n)
+	} else {
+		fmt.Fprintf(o.IO.ErrOut, "received %d notification(s)\n", recv.Count())
+	}
 	return writeErr
 }
 

@@ -28,6 +28,8 @@ func TestValidate(t *testing.T) {
 		{Options{Addr: ":9", HeaderTitle: "X Hook", HeaderValueEnv: "H"}, "not an HTTP token"},
 		{Options{Addr: ":9", ForwardTo: "localhost:3000"}, "invalid --forward-to"},
 		{Options{Addr: ":9", Max: -1}, "--max"},
+		{Options{Addr: ":9", FailFirst: -1}, "--fail-first"},
+		{Options{Addr: ":9", FailFirst: 3, Max: 1}, ""},
 	}
 	for _, c := range cases {
 		err := c.o.validate()
@@ -110,5 +112,63 @@ func TestRunNeedsTheValue(t *testing.T) {
 	o := &Options{Addr: "127.0.0.1:0", HeaderTitle: "X-Hook", HeaderValueEnv: "HOOK", IO: ios, Getenv: func(string) string { return "" }, Listen: net.Listen}
 	if err := listenRun(context.Background(), o); cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), "HOOK is empty or unset") {
 		t.Errorf("got %v", err)
+	}
+}
+
+func TestRunReportsFailuresOnPurpose(t *testing.T) {
+	ios, _, out, errOut := output.Test()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	o := &Options{
+		Addr: addr, HeaderTitle: "X-Hook", HeaderValueEnv: "HOOK", Max: 1, FailFirst: 1, IO: ios,
+		Getenv: func(k string) string { return map[string]string{"HOOK": hookSecret}[k] },
+		Listen: func(string, string) (net.Listener, error) { return ln, nil },
+	}
+	done := make(chan error, 1)
+	go func() { done <- listenRun(context.Background(), o) }()
+	var got []int
+	for range 2 {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hooks", strings.NewReader(`{"id":"p1","status":"captured","amount":"10.00","currency":"AED"}`))
+		req.Header.Set("X-Hook", hookSecret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got = append(got, resp.StatusCode)
+	}
+	if got[0] != 500 || got[1] != 200 {
+		t.Errorf("statuses %v, want [500 200]", got)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("listen did not stop after the retry")
+	}
+	stderr := errOut.String()
+	for _, want := range []string{
+		"answering the first 1 with 500",
+		"answered 500 to the payment p1 notification to /hooks from 127.0.0.1:",
+		"failed on purpose, 1 of 1 (--fail-first); the sender should retry it",
+		"received 1 notification(s), after failing 1 on purpose",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("a failure on purpose reads as a warning:\n%s", stderr)
+	}
+	if strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("stdout holds more than the accepted notification: %q", out)
+	}
+	if strings.Contains(stderr+out.String(), hookSecret) {
+		t.Error("the secret was printed")
 	}
 }

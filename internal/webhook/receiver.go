@@ -67,6 +67,12 @@ type Rejection struct {
 	Remote     string
 	Status     int
 	Reason     string
+	// OnPurpose marks a good delivery failed because of FailFirst, so that
+	// it reads as a rehearsal and not as a problem with the sender. Kind
+	// and ID then say which notification the sender should send again.
+	OnPurpose bool
+	Kind      string
+	ID        string
 }
 
 // Classify reads the kind and the identifying fields of a notification
@@ -132,6 +138,11 @@ type Receiver struct {
 	// Max, when positive, is how many notifications are accepted; Done is
 	// closed after the last, and later deliveries answer 503.
 	Max int
+	// FailFirst answers the first so many deliveries that pass the header
+	// and body checks with 500, as a receiver that is down would, so that
+	// the sender's retries can be watched. They are reported to OnReject
+	// with OnPurpose set, and are neither forwarded nor counted toward Max.
+	FailFirst int
 	// Now stamps notifications; nil means time.Now.
 	Now func() time.Time
 	// OnNotification and OnReject are called one at a time, in the order
@@ -140,9 +151,10 @@ type Receiver struct {
 	OnReject       func(Rejection)
 
 	once     sync.Once
-	mu       sync.Mutex // guards accepted
+	mu       sync.Mutex // guards accepted and failed
 	report   sync.Mutex // keeps callbacks one at a time, so output lines never interleave
 	accepted int
+	failed   int
 	done     chan struct{}
 }
 
@@ -163,6 +175,13 @@ func (r *Receiver) Count() int {
 	return r.accepted
 }
 
+// FailedOnPurpose is how many deliveries FailFirst has answered 500 so far.
+func (r *Receiver) FailedOnPurpose() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
 func (r *Receiver) now() time.Time {
 	if r.Now != nil {
 		return r.Now().UTC()
@@ -172,7 +191,8 @@ func (r *Receiver) now() time.Time {
 
 // ServeHTTP answers one delivery: 200 for an accepted notification, 401
 // when the static header is missing or wrong, 400 for a body that is not
-// JSON, 413 for one too large, 503 once Max was reached. GET and HEAD
+// JSON, 413 for one too large, 500 for the first FailFirst good ones, 503
+// once Max was reached. GET and HEAD
 // answer 200 with a line of text, so that probes can tell it is up.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.init()
@@ -213,6 +233,24 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 
 	r.mu.Lock()
+	if r.failed < r.FailFirst {
+		r.failed++
+		nth := r.failed
+		r.mu.Unlock()
+		// Classified only for the report: the sender must see nothing but
+		// a plain server error, as from a receiver that crashed.
+		n := Classify(body)
+		id := n.ID
+		if n.Kind == KindDispute {
+			id = n.DisputeID
+		}
+		r.respond(w, req, Rejection{
+			Status:    http.StatusInternalServerError,
+			Reason:    fmt.Sprintf("failed on purpose, %d of %d", nth, r.FailFirst),
+			OnPurpose: true, Kind: n.Kind, ID: id,
+		})
+		return
+	}
 	if r.Max > 0 && r.accepted >= r.Max {
 		r.mu.Unlock()
 		r.reject(w, req, http.StatusServiceUnavailable, fmt.Sprintf("already received %d notifications (--max)", r.Max))
@@ -243,14 +281,20 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 func (r *Receiver) reject(w http.ResponseWriter, req *http.Request, status int, reason string) {
+	r.respond(w, req, Rejection{Status: status, Reason: reason})
+}
+
+// respond reports j, stamped with the request, and answers with its status.
+func (r *Receiver) respond(w http.ResponseWriter, req *http.Request, j Rejection) {
+	j.ReceivedAt, j.Path, j.Remote = r.now(), req.URL.RequestURI(), req.RemoteAddr
 	if r.OnReject != nil {
 		r.report.Lock()
-		r.OnReject(Rejection{ReceivedAt: r.now(), Path: req.URL.RequestURI(), Remote: req.RemoteAddr, Status: status, Reason: reason})
+		r.OnReject(j)
 		r.report.Unlock()
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]string{"status": "error", "error": reason})
+	w.WriteHeader(j.Status)
+	b, _ := json.Marshal(map[string]string{"status": "error", "error": j.Reason})
 	w.Write(append(b, '\n'))
 }
 
@@ -329,6 +373,9 @@ func (r *Receiver) String() string {
 	}
 	if r.ForwardTo != "" {
 		parts = append(parts, "forwarding to "+r.ForwardTo)
+	}
+	if r.FailFirst > 0 {
+		parts = append(parts, fmt.Sprintf("answering the first %d with 500", r.FailFirst))
 	}
 	if r.Max > 0 {
 		parts = append(parts, fmt.Sprintf("stopping after %d", r.Max))

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -274,5 +275,72 @@ func TestServeStopsWithContext(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return on cancel")
+	}
+}
+
+func TestReceiverFailFirst(t *testing.T) {
+	var forwarded atomic.Int32
+	merchant := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { forwarded.Add(1) }))
+	defer merchant.Close()
+
+	var rec recorder
+	r := rec.receiver()
+	r.HeaderTitle, r.HeaderValue = "X-Hook", hookSecret
+	r.FailFirst, r.Max = 2, 1
+	r.ForwardTo = merchant.URL
+	good := http.Header{"X-Hook": {hookSecret}}
+
+	// Deliveries the checks refuse keep their own answer and use up
+	// nothing: the rehearsal is of a receiver that is down, not of one
+	// that lets anything through.
+	if got := post(t, r, paymentBody, nil); got.Code != 401 {
+		t.Errorf("no header: %d", got.Code)
+	}
+	if got := post(t, r, "not json", good); got.Code != 400 {
+		t.Errorf("not json: %d", got.Code)
+	}
+	if got := post(t, r, disputeBody, good); got.Code != 500 {
+		t.Errorf("first good one: %d", got.Code)
+	}
+	if got := post(t, r, paymentBody, good); got.Code != 500 || strings.Contains(got.Body.String(), hookSecret) {
+		t.Errorf("second good one: %d %s", got.Code, got.Body)
+	}
+	select {
+	case <-r.Done():
+		t.Fatal("deliveries failed on purpose counted toward Max")
+	default:
+	}
+	if got := post(t, r, paymentBody, good); got.Code != 200 {
+		t.Errorf("the retry: %d", got.Code)
+	}
+	select {
+	case <-r.Done():
+	default:
+		t.Error("Max not reached by the delivery after the failures")
+	}
+
+	if r.Count() != 1 || r.FailedOnPurpose() != 2 || len(rec.notes) != 1 {
+		t.Errorf("count %d, failed %d, notes %d", r.Count(), r.FailedOnPurpose(), len(rec.notes))
+	}
+	if n := forwarded.Load(); n != 1 {
+		t.Errorf("forwarded %d times, want only the accepted one", n)
+	}
+	if len(rec.rejected) != 4 {
+		t.Fatalf("rejections: %+v", rec.rejected)
+	}
+	for i, j := range rec.rejected[:2] {
+		if j.OnPurpose {
+			t.Errorf("check failure %d reported as on purpose: %+v", i, j)
+		}
+	}
+	d, p := rec.rejected[2], rec.rejected[3]
+	if !d.OnPurpose || d.Status != 500 || d.Kind != KindDispute || d.ID != "9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11" || d.Reason != "failed on purpose, 1 of 2" || d.Path != "/hooks/bnpl" {
+		t.Errorf("dispute failure: %+v", d)
+	}
+	if !p.OnPurpose || p.Kind != KindPayment || p.ID != "3fa85f64-5717-4562-b3fc-2c963f66afa6" || p.Reason != "failed on purpose, 2 of 2" {
+		t.Errorf("payment failure: %+v", p)
+	}
+	if s := r.String(); !strings.Contains(s, "answering the first 2 with 500") || strings.Contains(s, hookSecret) {
+		t.Errorf("String: %q", s)
 	}
 }
