@@ -38,6 +38,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".state"))
 			env.Setenv("NO_COLOR", "1")
+			// A race-built bnpl would otherwise sleep a second at every exit.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			for _, k := range []string{"AE_ADDR", "SA_ADDR", "HOOK_ADDR"} {
 				addr, err := freeAddr()
 				if err != nil {

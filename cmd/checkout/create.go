@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -171,11 +169,9 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 // region when a profile, the environment or a regional base URL names it,
 // nil when nothing is known.
 func MerchantCurrencies(t *config.Target, merchantCode string) []string {
-	if t.Embedded || isLoopbackURL(t.BaseURL) {
-		for _, m := range config.EmbeddedMerchants() {
-			if m.Code == merchantCode {
-				return []string{m.Currency}
-			}
+	for _, m := range config.EmbeddedMerchants() {
+		if m.Code == merchantCode {
+			return []string{m.Currency}
 		}
 	}
 	// A region nobody chose says nothing about the merchant's country:
@@ -184,19 +180,6 @@ func MerchantCurrencies(t *config.Target, merchantCode string) []string {
 		return nil
 	}
 	return config.RegionCurrencies(t.Region)
-}
-
-func isLoopbackURL(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // requestBody builds the request from the file and the flags, fills the

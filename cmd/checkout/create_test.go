@@ -165,6 +165,10 @@ func TestMerchantCurrencies(t *testing.T) {
 		{"sa", "my-shop", "SAR"},
 		{"", "my-shop", ""},
 	}
+	// A region nobody named says nothing about the merchant's country.
+	if got := MerchantCurrencies(&config.Target{Region: "ae", Sources: map[string]string{"region": config.SourceDefault}}, "my-shop"); got != nil {
+		t.Errorf("default region narrowed the currencies to %v", got)
+	}
 	for _, c := range cases {
 		got := strings.Join(MerchantCurrencies(&config.Target{Region: c.region}, c.merchant), ",")
 		if got != c.want {
