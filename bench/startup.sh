@@ -20,6 +20,23 @@ func main() { fmt.Println("minimal") }
 GO
 (cd "$work/minimal" && go mod init minimal >/dev/null 2>&1 && go build -trimpath -ldflags "-s -w" -o "$work/min" .)
 
+# The floor of any cobra CLI: one command, nothing else. Built inside this
+# module so it uses the same cobra version, offline.
+mkdir -p bench/.cobrafloor
+trap 'rm -rf "$work" bench/.cobrafloor' EXIT
+cat > bench/.cobrafloor/main.go <<'GO'
+package main
+
+import "github.com/spf13/cobra"
+
+func main() {
+	root := &cobra.Command{Use: "floor", Run: func(*cobra.Command, []string) {}}
+	root.AddCommand(&cobra.Command{Use: "version", Run: func(*cobra.Command, []string) { println("floor") }})
+	_ = root.Execute()
+}
+GO
+go build -trimpath -ldflags "-s -w" -o "$work/cobra" ./bench/.cobrafloor
+
 # median wall time in microseconds of RUNS executions of the command
 median_us() {
   local times=()
@@ -35,10 +52,13 @@ median_us() {
 
 export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_STATE_HOME="$work/home/.state"
 min=$(median_us "$work/min")
+cob=$(median_us "$work/cobra" version)
 ver=$(median_us "$work/bnpl" version)
 help=$(median_us "$work/bnpl" --help)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 printf 'runs: %d\n' "$runs"
 printf 'minimal Go program: %6d us\n' "$min"
+printf 'minimal cobra CLI:  %6d us  (%sx)\n' "$cob" "$(ratio "$cob" "$min")"
 printf 'bnpl version:       %6d us  (%sx)\n' "$ver" "$(ratio "$ver" "$min")"
 printf 'bnpl --help:        %6d us  (%sx)\n' "$help" "$(ratio "$help" "$min")"
+printf 'bnpl version against the cobra floor: %sx\n' "$(ratio "$ver" "$cob")"
