@@ -102,3 +102,13 @@ func checkAttachmentIDs(ctx context.Context, q querier, merchant string, ids []s
 	}
 	return true, nil
 }
+
+// canonicalIDs copies ids, already checked, in lower case: the case they
+// are stored and shown in, whatever case the client wrote them in.
+func canonicalIDs(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, strings.ToLower(id))
+	}
+	return out
+}

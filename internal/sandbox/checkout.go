@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,8 +37,8 @@ const otpRejectedEmail = "otp.rejected@tabby.ai"
 const maxBodyBytes = 1 << 20
 
 func (s *Sandbox) checkoutRoutes(mux *http.ServeMux, region string) {
-	mux.HandleFunc("POST /api/v2/checkout", s.authed(region, s.handleCreateCheckout))
-	mux.HandleFunc("GET /api/v2/checkout/{id}", s.authed(region, s.handleGetCheckout))
+	mux.HandleFunc("POST /api/v2/checkout", s.authed(region, authCheckout, s.handleCreateCheckout))
+	mux.HandleFunc("GET /api/v2/checkout/{id}", s.authed(region, authGeneral, s.handleGetCheckout))
 	mux.HandleFunc("GET /api/v2/checkout/{id}/hpp_link_qr", s.handleCheckoutQR)
 }
 
@@ -237,8 +238,8 @@ func regionAddress(region string) string {
 }
 
 func (s *Sandbox) handleGetCheckout(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errInvalidID)
 		return
 	}
@@ -258,8 +259,8 @@ func (s *Sandbox) handleGetCheckout(w http.ResponseWriter, r *http.Request, c ca
 // handleCheckoutQR answers a PNG of the session's checkout URL. It needs no
 // key: the qr_code URL is meant to be shown as an image to the customer.
 func (s *Sandbox) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errInvalidID)
 		return
 	}
@@ -279,8 +280,12 @@ func (s *Sandbox) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
 }
 
 var (
-	emailPattern       = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-	attachmentTypeExpr = regexp.MustCompile(`^application/vnd\.[A-Za-z0-9][A-Za-z0-9.+-]*\.v1\+json$`)
+	emailPattern = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+	// attachmentTypeExpr is the client's rule (internal/api), so that a
+	// content type the client lets through is not refused here: a vendor
+	// of letters, digits, '.', '+', '-' and '_', in any case, as media
+	// types are case-insensitive.
+	attachmentTypeExpr = regexp.MustCompile(`(?i)^application/vnd\.[a-z0-9][a-z0-9.+_-]*\.v1\+json$`)
 )
 
 // validateCheckout checks the fields of a creation request and answers every
@@ -311,6 +316,11 @@ func validateCheckout(req *api.CheckoutRequest, amountSent bool) error {
 	}
 	if p.Currency == "" {
 		required("$.payment.currency")
+	} else if !slices.Contains(money.Currencies(), p.Currency) {
+		// An unknown code (or a known one not in upper case, as ISO 4217
+		// writes them) is an invalid value. A known code that is not the
+		// merchant's is refused later, in the simple form.
+		invalid("$.payment.currency", "must be one of: "+strings.Join(money.Currencies(), ", "))
 	}
 	if p.Buyer == nil {
 		required("$.payment.buyer")

@@ -74,7 +74,8 @@ func needCreated(rec *record, verb string) error {
 
 // customerMove runs a move on a payment named by its id or its session's.
 func (s *Sandbox) customerMove(ctx context.Context, id string, fn moveFunc) (*api.Payment, error) {
-	if !validUUID(id) {
+	id, ok := canonicalID(id)
+	if !ok {
 		return nil, errInvalidID
 	}
 	paymentID, err := s.resolvePaymentID(ctx, id)
@@ -109,7 +110,8 @@ func (s *Sandbox) Cancel(ctx context.Context, id string) (*api.Payment, error) {
 // ExpireAuth makes an AUTHORIZED payment's authorization lapse now: it
 // stays AUTHORIZED, but close and capture are refused from then on.
 func (s *Sandbox) ExpireAuth(ctx context.Context, paymentID string) (*api.Payment, error) {
-	if !validUUID(paymentID) {
+	paymentID, ok := canonicalID(paymentID)
+	if !ok {
 		return nil, errInvalidID
 	}
 	rec, err := s.move(ctx, paymentID, nil, expireAuthMove)

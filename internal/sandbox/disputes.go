@@ -287,7 +287,8 @@ func (s *Sandbox) refundDispute(ctx context.Context, id, merchant string, event 
 
 // openDispute is the customer opening a dispute on a live payment.
 func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amountText *string, comment string) (*disputeDoc, error) {
-	if !validUUID(paymentID) {
+	paymentID, ok := canonicalID(paymentID)
+	if !ok {
 		return nil, errInvalidID
 	}
 	if reason == "" {
@@ -399,7 +400,8 @@ func (s *Sandbox) ResolveDispute(ctx context.Context, id, status string) (*api.D
 }
 
 func (s *Sandbox) resolveDispute(ctx context.Context, id, status string) (*disputeDoc, error) {
-	if !validUUID(id) {
+	id, ok := canonicalID(id)
+	if !ok {
 		return nil, badData("invalid dispute id")
 	}
 	if status == statusNew || !slices.Contains(api.DisputeStatuses, status) {
@@ -425,12 +427,12 @@ func (s *Sandbox) resolveDispute(ctx context.Context, id, status string) (*dispu
 }
 
 func (s *Sandbox) disputeRoutes(mux *http.ServeMux, region string) {
-	mux.HandleFunc("GET /api/v1/disputes", s.liveOnly(region, s.handleListDisputes))
-	mux.HandleFunc("GET /api/v1/disputes/{id}", s.liveOnly(region, s.handleGetDispute))
-	mux.HandleFunc("POST /api/v1/disputes/{id}/provide-evidence", s.liveOnly(region, s.handleProvideEvidence))
-	mux.HandleFunc("POST /api/v1/disputes/approve", s.liveOnly(region, s.handleApproveDisputes))
-	mux.HandleFunc("POST /api/v1/disputes/challenge", s.liveOnly(region, s.handleChallengeDispute))
-	mux.HandleFunc("POST /api/v1/disputes/attachments/upload", s.liveOnly(region, s.handleUploadAttachment))
+	mux.HandleFunc("GET /api/v1/disputes", s.liveOnly(region, authGeneral, s.handleListDisputes))
+	mux.HandleFunc("GET /api/v1/disputes/{id}", s.liveOnly(region, authGeneral, s.handleGetDispute))
+	mux.HandleFunc("POST /api/v1/disputes/{id}/provide-evidence", s.liveOnly(region, authGeneral, s.handleProvideEvidence))
+	mux.HandleFunc("POST /api/v1/disputes/approve", s.liveOnly(region, authGeneral, s.handleApproveDisputes))
+	mux.HandleFunc("POST /api/v1/disputes/challenge", s.liveOnly(region, authGeneral, s.handleChallengeDispute))
+	mux.HandleFunc("POST /api/v1/disputes/attachments/upload", s.liveOnly(region, authGeneral, s.handleUploadAttachment))
 
 	mux.HandleFunc("POST /_sandbox/payments/{id}/dispute", loopbackOnly(s.handleControlOpenDispute))
 	mux.HandleFunc("POST /_sandbox/disputes/{id}/resolve", loopbackOnly(s.handleControlResolveDispute))
@@ -464,8 +466,8 @@ func (s *Sandbox) writeDispute(w http.ResponseWriter, r *http.Request, d *disput
 }
 
 func (s *Sandbox) handleGetDispute(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errDisputeDecode)
 		return
 	}
@@ -594,8 +596,8 @@ func (s *Sandbox) checkAttachments(ctx context.Context, merchant string, ids []s
 }
 
 func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errDisputeDecode)
 		return
 	}
@@ -619,7 +621,7 @@ func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, 
 		writeError(w, err)
 		return
 	}
-	ids := append([]string{}, req.AttachmentIDs...)
+	ids := canonicalIDs(req.AttachmentIDs) // checked by checkAttachments above
 	var at time.Time
 	_, err := s.changeDispute(r.Context(), id, c.merchant.Code, func(d *disputeDoc, now time.Time) error {
 		// Evidence answers a request for it: a new dispute, or support
@@ -654,8 +656,11 @@ func (s *Sandbox) handleApproveDisputes(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	var ids []string
-	for _, id := range req.DisputeIDs {
-		if !validUUID(id) {
+	for _, raw := range req.DisputeIDs {
+		// Lower case before the duplicate check too, so one dispute named
+		// twice in different cases is approved once.
+		id, ok := canonicalID(raw)
+		if !ok {
 			writeError(w, errDisputeDecode)
 			return
 		}
@@ -707,15 +712,16 @@ func (s *Sandbox) handleChallengeDispute(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	amountText, hasAmount := rawAmount(req.Amount)
+	disputeID, idOK := canonicalID(req.DisputeID)
 	switch {
-	case !validUUID(req.DisputeID), strings.TrimSpace(req.Description) == "",
+	case !idOK, strings.TrimSpace(req.Description) == "",
 		!slices.Contains(api.ChallengeReasons, req.Reason),
 		req.Reason == api.ChallengeReasonAmount && !hasAmount,
 		len(req.AttachmentIDs) > api.MaxEvidenceAttachments:
 		writeError(w, errDisputeDecode)
 		return
 	}
-	cur, err := loadDispute(r.Context(), s.db, req.DisputeID, c.merchant.Code)
+	cur, err := loadDispute(r.Context(), s.db, disputeID, c.merchant.Code)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -734,8 +740,8 @@ func (s *Sandbox) handleChallengeDispute(w http.ResponseWriter, r *http.Request,
 		writeError(w, err)
 		return
 	}
-	ids := append([]string{}, req.AttachmentIDs...)
-	d, err := s.changeDispute(r.Context(), req.DisputeID, c.merchant.Code, func(d *disputeDoc, now time.Time) error {
+	ids := canonicalIDs(req.AttachmentIDs) // checked by checkAttachments above
+	d, err := s.changeDispute(r.Context(), disputeID, c.merchant.Code, func(d *disputeDoc, now time.Time) error {
 		// Only a new dispute can be challenged (the published
 		// description says so); other states answer 409, our choice.
 		if d.Status != statusNew {

@@ -168,7 +168,13 @@ func TestDisputesRefuseTestKeys(t *testing.T) {
 			r := e.call(rt.method, rt.path, aeTest, hdr, `{}`)
 			wantError(t, r, 403, "no_permission", "disputes have no test mode")
 		}
-		wantError(t, e.call(rt.method, rt.path, "", mc, nil), 401, "not_authorized", "missing Bearer scheme")
+		// Dispute webhooks answer "invalid secret key" for a missing key
+		// too (their Errors table); disputes keep the general message.
+		missing := "missing Bearer scheme"
+		if strings.HasPrefix(rt.path, "/api/v1/dispute-webhooks") {
+			missing = "invalid secret key"
+		}
+		wantError(t, e.call(rt.method, rt.path, "", mc, nil), 401, "not_authorized", missing)
 		wantError(t, e.call(rt.method, rt.path, "bogus", mc, nil), 401, "not_authorized", "invalid secret key")
 	}
 	// Unknown paths and methods stay plain 404s.

@@ -21,9 +21,10 @@ var (
 )
 
 // liveOnly wraps a dispute or dispute-webhook handler: a test key is
-// refused with 403 whatever the rest of the request.
-func (s *Sandbox) liveOnly(region string, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
-	return s.authed(region, func(w http.ResponseWriter, r *http.Request, c caller) {
+// refused with 403 whatever the rest of the request. msgs words the 401s,
+// which differ between disputes and dispute webhooks.
+func (s *Sandbox) liveOnly(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
+	return s.authed(region, msgs, func(w http.ResponseWriter, r *http.Request, c caller) {
 		if c.isTest {
 			writeError(w, errNoTestMode)
 			return
@@ -37,7 +38,7 @@ func (s *Sandbox) liveOnly(region string, h func(http.ResponseWriter, *http.Requ
 // key that does not act for that merchant; our choice, the interface
 // names no status for it).
 func (s *Sandbox) merchantHeader(region string, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
-	return s.liveOnly(region, func(w http.ResponseWriter, r *http.Request, c caller) {
+	return s.liveOnly(region, authDisputeHooks, func(w http.ResponseWriter, r *http.Request, c caller) {
 		code := r.Header.Get("X-Merchant-Code") // Header.Get is case-insensitive
 		switch {
 		case code == "":
@@ -86,8 +87,8 @@ func (s *Sandbox) handleListDisputeWebhooks(w http.ResponseWriter, r *http.Reque
 }
 
 func (s *Sandbox) handleGetDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errHookBadRequest)
 		return
 	}
@@ -130,8 +131,8 @@ func (s *Sandbox) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Requ
 // handleReplaceDisputeWebhook replaces the whole object: a body without a
 // header leaves the webhook without one.
 func (s *Sandbox) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errHookBadRequest)
 		return
 	}
@@ -148,8 +149,8 @@ func (s *Sandbox) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Req
 }
 
 func (s *Sandbox) handleDeleteDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errHookBadRequest)
 		return
 	}

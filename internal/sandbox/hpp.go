@@ -119,8 +119,8 @@ func (s *Sandbox) handleHPP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Sandbox) renderHPP(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		http.NotFound(w, r)
 		return
 	}
@@ -187,8 +187,8 @@ func itoa(n int) string { return decimal.NewFromInt(int64(n)).String() }
 // back to the page, which then shows the outcome.
 func (s *Sandbox) hppAction(action string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id := r.PathValue("id")
-		if !validUUID(id) {
+		id, ok := canonicalID(r.PathValue("id"))
+		if !ok {
 			http.NotFound(w, r)
 			return
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"path"
+	"reflect"
 	"strings"
 
 	"github.com/google/uuid"
@@ -116,6 +118,18 @@ func validUUID(s string) bool {
 	return err == nil
 }
 
+// canonicalID checks id as validUUID does and answers it in lower case.
+// Ids are stored as uuid.NewString writes them, in lower case, and looked
+// up by string equality; a client that sends an id in capitals (which
+// validUUID accepts, hex being case-blind) must find the same object
+// rather than a 404.
+func canonicalID(id string) (string, bool) {
+	if !validUUID(id) {
+		return "", false
+	}
+	return strings.ToLower(id), true
+}
+
 // caller is who a request acts for, after authentication.
 type caller struct {
 	merchant *Merchant
@@ -126,23 +140,48 @@ func (c caller) visibility() *visibility {
 	return &visibility{merchantCode: c.merchant.Code, isTest: c.isTest}
 }
 
+// authMessages are the 401 messages of one family of endpoints. The
+// service does not word a refused key the same way everywhere: its Errors
+// tables give each family its own, so the policy is chosen per route when
+// the route is registered rather than patched into handlers.
+type authMessages struct {
+	noBearer  string // header absent, or not a Bearer one
+	notSecret string // a bearer value that cannot be a secret key (no sk_ prefix)
+	unknown   string // a well-formed key that no merchant has
+}
+
+var (
+	// authGeneral is what Authentication rule 2 lists as seen, used where
+	// an endpoint's table names no message of its own.
+	authGeneral = authMessages{noBearer: "missing Bearer scheme", notSecret: "invalid secret key", unknown: "api key not found"}
+	// authCheckout: session creation answers "merchant is null" for a
+	// missing or wrong Authorization, the message it also gives for a
+	// merchant_code the key is not bound to.
+	authCheckout = authMessages{noBearer: "merchant is null", notSecret: "merchant is null", unknown: "merchant is null"}
+	// authPaymentHooks: "invalid secret key" when the key is missing or
+	// malformed, "api key not found" for a well-formed unknown one.
+	authPaymentHooks = authMessages{noBearer: "invalid secret key", notSecret: "invalid secret key", unknown: "api key not found"}
+	// authDisputeHooks: the table lists one 401 message only.
+	authDisputeHooks = authMessages{noBearer: "invalid secret key", notSecret: "invalid secret key", unknown: "invalid secret key"}
+)
+
 // authenticate reads the bearer key. A header that is absent or not a
-// Bearer one is "missing Bearer scheme"; a value that cannot be a secret key
-// (no sk_ prefix) is "invalid secret key"; a well-formed key nobody has is
-// "api key not found". A key of the other region's merchant is 403.
-func (s *Sandbox) authenticate(r *http.Request, region string) (caller, error) {
+// Bearer one, a value that cannot be a secret key (no sk_ prefix) and a
+// well-formed key nobody has are each 401, worded by msgs. A key of the
+// other region's merchant is 403 whatever the family.
+func (s *Sandbox) authenticate(r *http.Request, region string, msgs authMessages) (caller, error) {
 	h := r.Header.Get("Authorization")
 	scheme, key, ok := strings.Cut(strings.TrimSpace(h), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return caller{}, notAuthorized("missing Bearer scheme")
+		return caller{}, notAuthorized(msgs.noBearer)
 	}
 	key = strings.TrimSpace(key)
 	if !strings.HasPrefix(key, "sk_") {
-		return caller{}, notAuthorized("invalid secret key")
+		return caller{}, notAuthorized(msgs.notSecret)
 	}
 	info, found := s.keys[key]
 	if !found {
-		return caller{}, notAuthorized("api key not found")
+		return caller{}, notAuthorized(msgs.unknown)
 	}
 	if info.merchant.Region != region {
 		return caller{}, errWrongRegion
@@ -150,10 +189,10 @@ func (s *Sandbox) authenticate(r *http.Request, region string) (caller, error) {
 	return caller(info), nil
 }
 
-// authed wraps an API handler with authentication.
-func (s *Sandbox) authed(region string, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
+// authed wraps an API handler with authentication, refusals worded by msgs.
+func (s *Sandbox) authed(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		c, err := s.authenticate(r, region)
+		c, err := s.authenticate(r, region, msgs)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -204,9 +243,7 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux, region)
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// ServeMux answers 405 for a known path with another method, and
-		// redirects unclean paths; the service answers a plain 404 for both.
-		if _, pattern := mux.Handler(r); pattern == "" {
+		if !routable(mux, r) {
 			http.NotFound(w, r)
 			return
 		}
@@ -216,4 +253,44 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 		h = m(s, region, h)
 	}
 	return h
+}
+
+// redirectType is the type of the handler ServeMux answers with when it
+// would redirect (to a cleaned path, or to add a trailing slash).
+var redirectType = reflect.TypeOf(http.RedirectHandler("/", http.StatusMovedPermanently))
+
+// routable tells whether mux has a route for exactly r's method and path.
+// The service answers a plain "404 page not found" where ServeMux would do
+// otherwise:
+//   - a path that cleaning changes (double slashes, "." or ".." segments):
+//     ServeMux redirects it to the clean path;
+//   - a known path with a method no pattern names: ServeMux answers 405,
+//     and it lets a GET pattern serve HEAD too.
+func routable(mux *http.ServeMux, r *http.Request) bool {
+	if r.URL.Path != "" && r.URL.Path != "*" && cleanPath(r.URL.Path) != r.URL.Path {
+		return false
+	}
+	handler, pattern := mux.Handler(r)
+	if pattern == "" || reflect.TypeOf(handler) == redirectType {
+		return false
+	}
+	// A pattern is "[METHOD ][HOST]/PATH"; a pattern without a method
+	// would take any, but ours all name one.
+	if method, _, hasMethod := strings.Cut(pattern, " "); hasMethod && method != r.Method {
+		return false
+	}
+	return true
+}
+
+// cleanPath is p as path.Clean makes it, keeping a trailing slash, the
+// form ServeMux compares paths in.
+func cleanPath(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
 }

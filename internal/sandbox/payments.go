@@ -18,12 +18,12 @@ import (
 )
 
 func (s *Sandbox) paymentRoutes(mux *http.ServeMux, region string) {
-	mux.HandleFunc("GET /api/v2/payments", s.authed(region, s.handleListPayments))
-	mux.HandleFunc("GET /api/v2/payments/{id}", s.authed(region, s.handleGetPayment))
-	mux.HandleFunc("PUT /api/v2/payments/{id}", s.authed(region, s.handleUpdatePayment))
-	mux.HandleFunc("POST /api/v2/payments/{id}/captures", s.authed(region, s.handleCapture))
-	mux.HandleFunc("POST /api/v2/payments/{id}/refunds", s.authed(region, s.handleRefund))
-	mux.HandleFunc("POST /api/v2/payments/{id}/close", s.authed(region, s.handleClose))
+	mux.HandleFunc("GET /api/v2/payments", s.authed(region, authGeneral, s.handleListPayments))
+	mux.HandleFunc("GET /api/v2/payments/{id}", s.authed(region, authGeneral, s.handleGetPayment))
+	mux.HandleFunc("PUT /api/v2/payments/{id}", s.authed(region, authGeneral, s.handleUpdatePayment))
+	mux.HandleFunc("POST /api/v2/payments/{id}/captures", s.authed(region, authGeneral, s.handleCapture))
+	mux.HandleFunc("POST /api/v2/payments/{id}/refunds", s.authed(region, authGeneral, s.handleRefund))
+	mux.HandleFunc("POST /api/v2/payments/{id}/close", s.authed(region, authGeneral, s.handleClose))
 }
 
 // view is the payment as the service shows it now: a CREATED payment past
@@ -34,8 +34,8 @@ func view(rec *record, now time.Time) *api.Payment {
 }
 
 func (s *Sandbox) handleGetPayment(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errInvalidID)
 		return
 	}
@@ -59,8 +59,8 @@ func (s *Sandbox) runMove(w http.ResponseWriter, r *http.Request, paymentID stri
 }
 
 func (s *Sandbox) handleUpdatePayment(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errInvalidID)
 		return
 	}
@@ -140,22 +140,43 @@ func rawAmount(raw json.RawMessage) (text string, ok bool) {
 	return string(raw), true
 }
 
-// parseAmount reads text as a decimal in currency; reason says what is
+// parseAmount reads text as an amount in currency; reason says what is
 // wrong, in the service's words.
 func parseAmount(text, currency string) (d decimal.Decimal, reason string) {
-	d, err := decimal.NewFromString(strings.TrimSpace(text))
-	if err != nil || strings.ContainsAny(text, "eE") && !isPlainNumber(text) {
-		return decimal.Zero, fmt.Sprintf("error decoding string '%s': can't convert %s to decimal", text, text)
+	d, reason = decodeAmount(text)
+	if reason != "" {
+		return decimal.Zero, reason
 	}
-	if -d.Exponent() > money.Places(currency) {
-		return decimal.Zero, placesMessage(currency, &d)
+	if reason = amountValueProblem(text, d, currency); reason != "" {
+		return decimal.Zero, reason
 	}
 	return d, ""
 }
 
-func isPlainNumber(s string) bool {
-	_, err := money.Parse(s, "")
-	return err == nil
+// decodeAmount reads text as a number; when it is none (NaN, words), the
+// reason is worded as the service's decimal decoder words it.
+func decodeAmount(text string) (decimal.Decimal, string) {
+	d, err := decimal.NewFromString(strings.TrimSpace(text))
+	if err != nil {
+		return decimal.Zero, fmt.Sprintf("error decoding string '%s': can't convert %s to decimal", text, text)
+	}
+	return d, ""
+}
+
+// amountValueProblem says what is wrong with a decoded amount as money, or
+// "". The decimal library reads exponent notation ("1e2") but the
+// service's amounts are plain decimal strings, so it is refused as an
+// invalid value, the same way for captures and refunds. Too many places
+// for the currency is the other problem.
+func amountValueProblem(text string, d decimal.Decimal, currency string) string {
+	// Decoding succeeded, so an e or E can only be an exponent marker.
+	if strings.ContainsAny(text, "eE") {
+		return fmt.Sprintf("exponent notation is not supported, but got '%s': write a plain decimal such as 100.00", strings.TrimSpace(text))
+	}
+	if -d.Exponent() > money.Places(currency) {
+		return placesMessage(currency, &d)
+	}
+	return ""
 }
 
 func captureError(reason string) error {
@@ -163,8 +184,8 @@ func captureError(reason string) error {
 }
 
 func (s *Sandbox) handleCapture(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errInvalidID)
 		return
 	}
@@ -247,8 +268,8 @@ type refundBody struct {
 }
 
 func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errInvalidID)
 		return
 	}
@@ -259,13 +280,16 @@ func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 	}
 	amount := decimal.Zero
 	if text, sent := rawAmount(body.Amount); sent {
-		d, err := decimal.NewFromString(strings.TrimSpace(text))
-		if err != nil {
-			writeError(w, badData(fmt.Sprintf("error decoding string '%s': can't convert %s to decimal", text, text)))
+		// A refund words the two kinds of problem differently: an
+		// undecodable amount in the simple form, a decoded one that is
+		// not valid money in the field-validation form.
+		d, reason := decodeAmount(text)
+		if reason != "" {
+			writeError(w, badData(reason))
 			return
 		}
-		if -d.Exponent() > money.Places(c.merchant.Currency) {
-			writeError(w, fieldErrors(fieldError{Field: "$.amount", Code: "invalid_value", Message: placesMessage(c.merchant.Currency, &d)}))
+		if reason := amountValueProblem(text, d, c.merchant.Currency); reason != "" {
+			writeError(w, fieldErrors(fieldError{Field: "$.amount", Code: "invalid_value", Message: reason}))
 			return
 		}
 		amount = d
@@ -314,8 +338,8 @@ func (s *Sandbox) refundMove(refund api.Refund) moveFunc {
 }
 
 func (s *Sandbox) handleClose(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errInvalidID)
 		return
 	}
@@ -353,14 +377,16 @@ var statusFilters = map[string]string{
 
 const defaultListFilter = `eff IN ('AUTHORIZED', 'CLOSED')`
 
-// parseListTime reads a created_at bound: a bare date (midnight UTC) or an
-// RFC 3339 time.
+// parseListTime reads a created_at bound of the payments or disputes list:
+// a bare date (midnight UTC), an RFC 3339 time, or an ISO 8601 datetime
+// without a zone ("2026-11-21T10:00:00"), which the interface allows and
+// which, its timestamps being UTC, is taken as UTC. Fractional seconds
+// are accepted after the seconds in either datetime form.
 func parseListTime(v string) (time.Time, bool) {
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, true
-	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return t, true
+	for _, layout := range []string{time.DateOnly, time.RFC3339Nano, "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), true
+		}
 	}
 	return time.Time{}, false
 }

@@ -286,11 +286,11 @@ func decodeHookBody(r *http.Request) (*hookBody, error) {
 }
 
 func (s *Sandbox) webhookRoutes(mux *http.ServeMux, region string) {
-	mux.HandleFunc("GET /api/v1/webhooks", s.authed(region, s.handleListWebhooks))
-	mux.HandleFunc("POST /api/v1/webhooks", s.authed(region, s.handleCreateWebhook))
-	mux.HandleFunc("GET /api/v1/webhooks/{id}", s.authed(region, s.handleGetWebhook))
-	mux.HandleFunc("PUT /api/v1/webhooks/{id}", s.authed(region, s.handleReplaceWebhook))
-	mux.HandleFunc("DELETE /api/v1/webhooks/{id}", s.authed(region, s.handleDeleteWebhook))
+	mux.HandleFunc("GET /api/v1/webhooks", s.authed(region, authPaymentHooks, s.handleListWebhooks))
+	mux.HandleFunc("POST /api/v1/webhooks", s.authed(region, authPaymentHooks, s.handleCreateWebhook))
+	mux.HandleFunc("GET /api/v1/webhooks/{id}", s.authed(region, authPaymentHooks, s.handleGetWebhook))
+	mux.HandleFunc("PUT /api/v1/webhooks/{id}", s.authed(region, authPaymentHooks, s.handleReplaceWebhook))
+	mux.HandleFunc("DELETE /api/v1/webhooks/{id}", s.authed(region, authPaymentHooks, s.handleDeleteWebhook))
 }
 
 var (
@@ -328,8 +328,8 @@ func (s *Sandbox) handleListWebhooks(w http.ResponseWriter, r *http.Request, c c
 }
 
 func (s *Sandbox) handleGetWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errJSONDecodeEOF)
 		return
 	}
@@ -377,8 +377,8 @@ func (s *Sandbox) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c 
 
 func (s *Sandbox) handleReplaceWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	const op = "update payment webhook"
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errJSONDecodeEOF)
 		return
 	}
@@ -395,8 +395,8 @@ func (s *Sandbox) handleReplaceWebhook(w http.ResponseWriter, r *http.Request, c
 }
 
 func (s *Sandbox) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.PathValue("id")
-	if !validUUID(id) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
 		writeError(w, errJSONDecodeEOF)
 		return
 	}

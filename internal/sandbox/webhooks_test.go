@@ -230,7 +230,7 @@ func TestPaymentWebhooks(t *testing.T) {
 	}
 	wantError(t, e.call("GET", "/api/v1/webhooks/"+id, aeLive, nil, nil), 404, "not_found", "no such webhook")
 	wantError(t, e.call("GET", "/api/v1/webhooks/not-a-uuid", aeTest, nil, nil), 400, "bad_data", "json decode: EOF")
-	wantError(t, e.call("GET", "/api/v1/webhooks", "", nil, nil), 401, "not_authorized", "missing Bearer scheme")
+	wantError(t, e.call("GET", "/api/v1/webhooks", "", nil, nil), 401, "not_authorized", "invalid secret key")
 	wantError(t, e.call("GET", "/api/v1/webhooks", "sk_nobody", nil, nil), 401, "not_authorized", "api key not found")
 
 	// PUT replaces: no header, new URL.
