@@ -100,22 +100,11 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 	if o.Bulk.FromFile != "" {
 		return bulkRun(ctx, bulk.OpCapture, &o.Bulk, &o.MoveDeps)
 	}
-	printer, err := o.Printer()
+	ms, err := o.setup("capture on", o.ID)
 	if err != nil {
 		return err
 	}
-	target, err := o.Target()
-	if err != nil {
-		return err
-	}
-	confirmer := o.Confirmer(target.Live)
-	if err := checkLiveEarly(confirmer, fmt.Sprintf("capture on payment %s of merchant %s", o.ID, merchantOf(target))); err != nil {
-		return err
-	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
+	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
 
 	currency := ""
 	req := api.CaptureRequest{ReferenceID: o.ReferenceID}

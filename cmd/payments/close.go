@@ -66,22 +66,11 @@ func closeRun(ctx context.Context, o *CloseOptions) error {
 	if o.Bulk.FromFile != "" {
 		return bulkRun(ctx, bulk.OpClose, &o.Bulk, &o.MoveDeps)
 	}
-	printer, err := o.Printer()
+	ms, err := o.setup("close", o.ID)
 	if err != nil {
 		return err
 	}
-	target, err := o.Target()
-	if err != nil {
-		return err
-	}
-	confirmer := o.Confirmer(target.Live)
-	if err := checkLiveEarly(confirmer, fmt.Sprintf("close payment %s of merchant %s", o.ID, merchantOf(target))); err != nil {
-		return err
-	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
+	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
 	if !o.DryRun {
 		p, err := client.GetPayment(ctx, o.ID)
 		if err != nil {

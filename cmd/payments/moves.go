@@ -123,6 +123,37 @@ func amountChoice(amount string, full bool) error {
 
 // checkLiveEarly refuses a live move that nobody can confirm before
 // anything, the read of the payment included, is sent.
+// moveSetup is what a single capture, refund or close needs before it
+// reads the payment: the printer, the target, its confirmer, and the client.
+// In live mode with nobody at a terminal it refuses before anything is
+// built that could send; verb says what would be done ("capture on").
+type moveSetup struct {
+	printer   *output.Printer
+	target    *config.Target
+	confirmer cmdutil.Confirmer
+	client    *api.Client
+}
+
+func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
+	printer, err := d.Printer()
+	if err != nil {
+		return nil, err
+	}
+	target, err := d.Target()
+	if err != nil {
+		return nil, err
+	}
+	confirmer := d.Confirmer(target.Live)
+	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of merchant %s", verb, id, merchantOf(target))); err != nil {
+		return nil, err
+	}
+	client, err := d.Client()
+	if err != nil {
+		return nil, err
+	}
+	return &moveSetup{printer: printer, target: target, confirmer: confirmer, client: client}, nil
+}
+
 func checkLiveEarly(c cmdutil.Confirmer, what string) error {
 	if c.Live && !c.Yes && !c.Terminal {
 		return c.Confirm(what)

@@ -91,22 +91,11 @@ func refundRun(ctx context.Context, o *RefundOptions) error {
 	if o.Bulk.FromFile != "" {
 		return bulkRun(ctx, bulk.OpRefund, &o.Bulk, &o.MoveDeps)
 	}
-	printer, err := o.Printer()
+	ms, err := o.setup("refund on", o.ID)
 	if err != nil {
 		return err
 	}
-	target, err := o.Target()
-	if err != nil {
-		return err
-	}
-	confirmer := o.Confirmer(target.Live)
-	if err := checkLiveEarly(confirmer, fmt.Sprintf("refund on payment %s of merchant %s", o.ID, merchantOf(target))); err != nil {
-		return err
-	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
+	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
 
 	currency := ""
 	req := api.RefundRequest{ReferenceID: o.ReferenceID, Reason: o.Reason}

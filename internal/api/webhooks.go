@@ -136,6 +136,24 @@ func (c *Client) webhookCall(method, base, id string, body any, policy retryPoli
 	return cl, nil
 }
 
+// sendWebhook makes one call to either webhook family and decodes the one
+// registration it answers, with its header value masked.
+func sendWebhook[T any, PT interface {
+	*T
+	maskSecrets()
+}](ctx context.Context, c *Client, method, base, id string, body any, policy retryPolicy) (*T, error) {
+	cl, err := c.webhookCall(method, base, id, body, policy)
+	if err != nil {
+		return nil, err
+	}
+	var w T
+	if err := c.doJSON(ctx, cl, &w); err != nil {
+		return nil, err
+	}
+	PT(&w).maskSecrets()
+	return &w, nil
+}
+
 // ListWebhooks lists the payment webhooks of the merchant, empty when none
 // are registered.
 func (c *Client) ListWebhooks(ctx context.Context) ([]Webhook, error) {
@@ -155,16 +173,7 @@ func (c *Client) GetWebhook(ctx context.Context, id string) (*Webhook, error) {
 	if err := validID("webhook id", id); err != nil {
 		return nil, err
 	}
-	cl, err := c.webhookCall(http.MethodGet, webhooksPath, id, nil, retrySafe)
-	if err != nil {
-		return nil, err
-	}
-	var w Webhook
-	if err := c.doJSON(ctx, cl, &w); err != nil {
-		return nil, err
-	}
-	w.maskSecrets()
-	return &w, nil
+	return sendWebhook[Webhook](ctx, c, http.MethodGet, webhooksPath, id, nil, retrySafe)
 }
 
 // CreateWebhook registers a payment webhook. A repeat would be refused as
@@ -175,16 +184,7 @@ func (c *Client) CreateWebhook(ctx context.Context, req WebhookRequest) (*Webhoo
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	cl, err := c.webhookCall(http.MethodPost, webhooksPath, "", req, retryRefused)
-	if err != nil {
-		return nil, err
-	}
-	var w Webhook
-	if err := c.doJSON(ctx, cl, &w); err != nil {
-		return nil, err
-	}
-	w.maskSecrets()
-	return &w, nil
+	return sendWebhook[Webhook](ctx, c, http.MethodPost, webhooksPath, "", req, retryRefused)
 }
 
 // UpdateWebhook changes a payment webhook.
@@ -195,16 +195,7 @@ func (c *Client) UpdateWebhook(ctx context.Context, id string, req WebhookReques
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	cl, err := c.webhookCall(http.MethodPut, webhooksPath, id, req, retrySafe)
-	if err != nil {
-		return nil, err
-	}
-	var w Webhook
-	if err := c.doJSON(ctx, cl, &w); err != nil {
-		return nil, err
-	}
-	w.maskSecrets()
-	return &w, nil
+	return sendWebhook[Webhook](ctx, c, http.MethodPut, webhooksPath, id, req, retrySafe)
 }
 
 // DeleteWebhook removes a payment webhook. A repeated delete would answer
@@ -240,16 +231,7 @@ func (c *Client) GetDisputeWebhook(ctx context.Context, id string) (*DisputeWebh
 	if err := validID("dispute webhook id", id); err != nil {
 		return nil, err
 	}
-	cl, err := c.webhookCall(http.MethodGet, disputeWebhooksPath, id, nil, retrySafe)
-	if err != nil {
-		return nil, err
-	}
-	var w DisputeWebhook
-	if err := c.doJSON(ctx, cl, &w); err != nil {
-		return nil, err
-	}
-	w.maskSecrets()
-	return &w, nil
+	return sendWebhook[DisputeWebhook](ctx, c, http.MethodGet, disputeWebhooksPath, id, nil, retrySafe)
 }
 
 // CreateDisputeWebhook registers a dispute webhook; the answer masks the
@@ -260,16 +242,7 @@ func (c *Client) CreateDisputeWebhook(ctx context.Context, req DisputeWebhookReq
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	cl, err := c.webhookCall(http.MethodPost, disputeWebhooksPath, "", req, retryRefused)
-	if err != nil {
-		return nil, err
-	}
-	var w DisputeWebhook
-	if err := c.doJSON(ctx, cl, &w); err != nil {
-		return nil, err
-	}
-	w.maskSecrets()
-	return &w, nil
+	return sendWebhook[DisputeWebhook](ctx, c, http.MethodPost, disputeWebhooksPath, "", req, retryRefused)
 }
 
 // ReplaceDisputeWebhook replaces a dispute webhook as a whole: a request
@@ -281,16 +254,7 @@ func (c *Client) ReplaceDisputeWebhook(ctx context.Context, id string, req Dispu
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	cl, err := c.webhookCall(http.MethodPut, disputeWebhooksPath, id, req, retrySafe)
-	if err != nil {
-		return nil, err
-	}
-	var w DisputeWebhook
-	if err := c.doJSON(ctx, cl, &w); err != nil {
-		return nil, err
-	}
-	w.maskSecrets()
-	return &w, nil
+	return sendWebhook[DisputeWebhook](ctx, c, http.MethodPut, disputeWebhooksPath, id, req, retrySafe)
 }
 
 // DeleteDisputeWebhook removes a dispute webhook.
