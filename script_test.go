@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -8,20 +9,31 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/zalando/go-keyring"
 
 	"github.com/bnpl-cli/bnpl/cmd"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/nodns"
 )
 
-// TestMain lets the test binary be the real bnpl inside scripts.
+// TestMain lets the test binary be the real bnpl inside scripts. No test,
+// and no bnpl a script runs, may look a name up in DNS, and its keychain is
+// never the operating system's: see scriptKeychain.
 func TestMain(m *testing.M) {
+	nodns.Install()
 	testscript.Main(m, map[string]func(){
-		"bnpl": func() { os.Exit(cmd.Execute()) },
+		"bnpl": func() {
+			useScriptKeychain(os.Getenv("TEST_KEYCHAIN"))
+			os.Exit(cmd.Execute())
+		},
+		"echoserver": echoServer,
 	})
 }
 
@@ -50,12 +62,17 @@ func TestScripts(t *testing.T) {
 			env.Setenv("AE_URL", "http://"+env.Getenv("AE_ADDR"))
 			env.Setenv("SA_URL", "http://"+env.Getenv("SA_ADDR"))
 			env.Setenv("HOOK_URL", "http://"+env.Getenv("HOOK_ADDR"))
+			// Keys "in the keychain" go to this file; a script sets
+			// TEST_KEYCHAIN=none or =hang to play a machine without one.
+			env.Setenv("TEST_KEYCHAIN", filepath.Join(env.WorkDir, "keychain.json"))
 			return copyExamples(filepath.Join(env.WorkDir, "testdata"))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfor":    waitFor,
 			"exits":      exits,
 			"stdout2env": stdoutToEnv,
+			"htmlserver": htmlServer,
+			"waitfile":   waitFile,
 		},
 	})
 }
@@ -149,4 +166,132 @@ func stdoutToEnv(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: stdout2env VAR")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// useScriptKeychain gives the bnpl of a script a keychain that outlives the
+// process, as the real one does, without touching the machine's: mode is
+// the path of a JSON file of entries, "none" for a keychain that is not
+// there (the error the Secret Service gives on a headless machine), or
+// "hang" for one that never answers (the time-out is shortened so that the
+// script does not wait seconds). An empty mode still refuses the real
+// keychain.
+func useScriptKeychain(mode string) {
+	switch mode {
+	case "", "none":
+		config.UseKeychainStore(scriptKeychain{err: errors.New("The name org.freedesktop.secrets was not provided by any .service files")}, time.Second)
+	case "hang":
+		config.UseKeychainStore(scriptKeychain{hang: true}, 300*time.Millisecond)
+	default:
+		config.UseKeychainStore(scriptKeychain{path: mode}, time.Second)
+	}
+}
+
+// scriptKeychain is a config.KeychainStore kept in one JSON file.
+type scriptKeychain struct {
+	path string
+	err  error
+	hang bool
+}
+
+func (k scriptKeychain) load() (map[string]string, error) {
+	if k.hang {
+		select {}
+	}
+	if k.err != nil {
+		return nil, k.err
+	}
+	entries := map[string]string{}
+	b, err := os.ReadFile(k.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return entries, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return entries, json.Unmarshal(b, &entries)
+}
+
+func (k scriptKeychain) save(entries map[string]string) error {
+	b, err := json.MarshalIndent(entries, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(k.path, b, 0o600)
+}
+
+func (k scriptKeychain) Set(service, account, secret string) error {
+	entries, err := k.load()
+	if err != nil {
+		return err
+	}
+	entries[service+" "+account] = secret
+	return k.save(entries)
+}
+
+func (k scriptKeychain) Get(service, account string) (string, error) {
+	entries, err := k.load()
+	if err != nil {
+		return "", err
+	}
+	v, ok := entries[service+" "+account]
+	if !ok {
+		return "", keyring.ErrNotFound
+	}
+	return v, nil
+}
+
+func (k scriptKeychain) Delete(service, account string) error {
+	entries, err := k.load()
+	if err != nil {
+		return err
+	}
+	if _, ok := entries[service+" "+account]; !ok {
+		return keyring.ErrNotFound
+	}
+	delete(entries, service+" "+account)
+	return k.save(entries)
+}
+
+// htmlserver VAR starts a web server that is not the service: it answers
+// every request with 200 and a page of HTML, as a base URL pointing at a
+// web site would. VAR is set to its address; it stops with the script.
+func htmlServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: htmlserver VAR")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ts.Fatalf("htmlserver: %v", err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html><html><head><title>Shop</title></head><body>Welcome</body></html>\n")
+	})}
+	go srv.Serve(l)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv(args[0], "http://"+l.Addr().String())
+}
+
+// waitfile FILE REGEXP polls until FILE exists and matches REGEXP, so a
+// script can go on once a background command has got that far (a bulk run
+// has locked and written its journal, say).
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfile FILE REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	if err != nil {
+		ts.Fatalf("waitfile: %v", err)
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && re.Match(b) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not come to match %q", args[0], args[1])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

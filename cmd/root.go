@@ -26,17 +26,24 @@ func Execute() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	root := NewRootCmd(f)
-	root.SetArgs(os.Args[1:])
-	err := root.ExecuteContext(ctx)
-	return handleError(f, root, err)
+	return Run(ctx, f, os.Args[1:])
 }
 
-func handleError(f *cmdutil.Factory, root *cobra.Command, err error) int {
+// Run executes the command tree over f with args and returns the exit code;
+// Execute and the tests share it.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return handleError(f, root, args, err)
+}
+
+func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err error) int {
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	if isCobraUsage(err) {
+	var usage *cmdutil.UsageError
+	if !errors.As(err, &usage) && isCobraUsage(err) {
 		err = &cmdutil.UsageError{Err: err}
 	}
 	code := cmdutil.ExitCode(err)
@@ -44,11 +51,17 @@ func handleError(f *cmdutil.Factory, root *cobra.Command, err error) int {
 	if code == cmdutil.ExitOK || errors.As(err, &silent) {
 		return code
 	}
-	output.PrintError(f.IO, err, wantsJSON(f))
+	// The JSON object is for a script reading stderr; a person at a
+	// terminal reads the same error once, in words.
+	output.PrintError(f.IO, err, wantsJSON(f) && !f.IO.IsStderrTTY())
 	if cmdutil.ShowsUsage(err) {
-		if c, _, ferr := root.Find(os.Args[1:]); ferr == nil && c != nil {
-			f.IO.ErrOut.Write([]byte("\n" + c.UsageString()))
+		// One line pointing at the help, not forty lines of usage that
+		// bury the error.
+		c, _, ferr := root.Find(args)
+		if ferr != nil || c == nil {
+			c = root
 		}
+		f.IO.ErrOut.Write([]byte("Run '" + c.CommandPath() + " --help' for usage.\n"))
 	}
 	return code
 }
@@ -113,12 +126,44 @@ machine with no network and no real money.`,
 	pf.BoolVar(&g.Debug, "debug", false, "log each HTTP exchange to stderr, secrets masked (env BNPL_DEBUG=1)")
 	pf.DurationVar(&g.Timeout, "timeout", g.Timeout, "per-request timeout")
 	pf.IntVar(&g.Retries, "retries", g.Retries, "retries of safe-to-retry failures")
-	pf.BoolVarP(&g.Yes, "yes", "y", false, "skip the confirmation that live money moves ask for")
+	pf.BoolVarP(&g.Yes, "yes", "y", false, "skip confirmations: of live money moves, and on a terminal of removals and resets")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "no notices on stderr")
 	pf.BoolVar(&g.NoColor, "no-color", false, "no colour (also NO_COLOR, CLICOLOR=0)")
+	pf.StringVar(&g.Time, "time", "", "how times read in tables and views: utc, local or relative (env BNPL_TIME; default utc)")
 
 	addCommands(root, f)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every group of the tree (a command that
+// only holds other commands) fail on an argument that names none of them.
+// Cobra does this for the root only; below it a typo printed the group's
+// help and exited 0, which lets a CI script pass by mistake.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		}
+	}
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+}
+
+func unknownCommand(cmd *cobra.Command, name string) error {
+	hint := "run '" + cmd.CommandPath() + " --help' to see its commands"
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		hint = "Did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return cmdutil.UsageHint(hint, "unknown command %q for %q", name, cmd.CommandPath())
 }
 
 // applyEnv lets the environment fill flags the command line did not set:
@@ -144,6 +189,14 @@ func applyEnv(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if g.NoColor {
 		f.IO.DisableColor()
 	}
+	if !changed("time") && g.Time == "" {
+		g.Time = f.Getenv("BNPL_TIME")
+	}
+	style, err := output.ParseTimeStyle(g.Time)
+	if err != nil {
+		return err
+	}
+	f.IO.SetTimeStyle(style)
 	if g.Retries < 0 {
 		return cmdutil.Usagef("--retries must be 0 or more, got %d", g.Retries)
 	}

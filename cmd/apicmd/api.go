@@ -13,7 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,6 +21,8 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
+	"github.com/bnpl-cli/bnpl/internal/walk"
 )
 
 // Options are the inputs of `bnpl api`.
@@ -33,6 +35,11 @@ type Options struct {
 	Headers     []string
 	Paginate    bool
 	JSONL       bool
+	// Concurrency is how many pages of an offset-paged list are read at
+	// once.
+	Concurrency int
+	// Progress counts the pages read on a terminal.
+	Progress *cmdutil.Progress
 
 	In       io.Reader
 	Out      io.Writer
@@ -46,7 +53,7 @@ type Options struct {
 
 // NewCmd returns `bnpl api`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	opts := &Options{In: f.IO.In, Out: f.IO.Out, ReadFile: os.ReadFile, Client: f.Client}
+	opts := &Options{In: f.IO.In, Out: f.IO.Out, ReadFile: readUserFile, Client: f.Client}
 	cmd := &cobra.Command{
 		Use:   "api <method> <path>",
 		Short: "Send any request to the service with the profile's key and region",
@@ -65,7 +72,9 @@ API: give them with -f.
 
 --paginate follows the payments list's offset and the disputes list's
 next_page_token, and prints all items as one JSON array (--jsonl: one per line).
---jq and --template see that whole array.
+--jq and --template see that whole array. Pages by offset are read --concurrency at
+a time, each overlapping the one before by a few items, so that an item that stays
+in the list while it is read is printed once even when the list changes meanwhile.
 
 Output is JSON unless -o says otherwise. An answer that is not 2xx is an error:
 it is reported on stderr and the exit code is that of the status (3 for 400, 4 for
@@ -89,6 +98,13 @@ body under "body". Nothing is printed on stdout then.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Method, opts.Path = args[0], args[1]
+			if opts.Concurrency < 1 || opts.Concurrency > maxConcurrency {
+				return cmdutil.Usagef("--concurrency must be between 1 and %d, got %d", maxConcurrency, opts.Concurrency)
+			}
+			if !f.IO.IsStdoutTTY() || opts.Transforms {
+				// Rows on the terminal say how far it got by themselves.
+				opts.Progress = cmdutil.NewProgress(f.IO, f.Global.Quiet)
+			}
 			g := f.Global
 			opts.Transforms = g.JQ != "" || g.Template != ""
 			format := g.Output
@@ -119,6 +135,7 @@ body under "body". Nothing is printed on stdout then.`,
 	fl.StringArrayVarP(&opts.Headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
 	fl.BoolVar(&opts.Paginate, "paginate", false, "follow every page (GET) and print all items as one array")
 	fl.BoolVar(&opts.JSONL, "jsonl", false, "print items one JSON object per line (same as -o jsonl)")
+	fl.IntVar(&opts.Concurrency, "concurrency", walk.DefaultConcurrency, fmt.Sprintf("pages of an offset-paged list read at once with --paginate, 1 to %d", maxConcurrency))
 	return cmd
 }
 
@@ -167,7 +184,7 @@ func (o *Options) build() (*request, error) {
 				return nil, fmt.Errorf("stdin can be read only once")
 			}
 			stdinRead = true
-			return io.ReadAll(o.In)
+			return userfile.Read("", name, o.In, userfile.MaxRequestBody)
 		}
 		return o.ReadFile(name)
 	}
@@ -223,6 +240,12 @@ func (o *Options) build() (*request, error) {
 		r.query = buildQuery(fields)
 	}
 	return r, nil
+}
+
+// readUserFile reads a file named by --input or -F key=@FILE: a regular
+// file, at most a request body's size.
+func readUserFile(name string) ([]byte, error) {
+	return userfile.Read("", name, nil, userfile.MaxRequestBody)
 }
 
 // Run sends the request (every page of it with --paginate) and prints the
@@ -307,6 +330,13 @@ func (o *Options) paginate(ctx context.Context, client *api.Client, printer *out
 	if !o.Transforms {
 		stream = printer.Stream(nil)
 	}
+	put := func(item json.RawMessage) error {
+		if stream == nil {
+			gathered = append(gathered, item)
+			return nil
+		}
+		return stream.Write(item)
+	}
 	next := query
 	for next != nil {
 		// On an error the stream is left unclosed: closing would print a
@@ -320,12 +350,16 @@ func (o *Options) paginate(ctx context.Context, client *api.Client, printer *out
 		if err != nil {
 			return err
 		}
-		for _, item := range p.items {
-			if stream == nil {
-				gathered = append(gathered, item)
-				continue
+		if p.next != nil && p.offset != nil {
+			// Paged by offset: the walker reads the rest, several pages
+			// at once, from this first page on.
+			if err := o.walkOffsets(ctx, client, &req, pg, next, p, put); err != nil {
+				return err
 			}
-			if err := stream.Write(item); err != nil {
+			break
+		}
+		for _, item := range p.items {
+			if err := put(item); err != nil {
 				return err
 			}
 		}
@@ -343,6 +377,52 @@ func (o *Options) paginate(ctx context.Context, client *api.Client, printer *out
 		gathered = []json.RawMessage{}
 	}
 	return printer.List(nil, gathered)
+}
+
+// maxConcurrency bounds --concurrency.
+const maxConcurrency = 16
+
+// walkOffsets reads an offset-paged list from its first page on (read
+// with the query first) through the walker, handing each item to put in
+// the list's order.
+func (o *Options) walkOffsets(ctx context.Context, client *api.Client, req *request, pg *pager, first url.Values, p page, put func(json.RawMessage) error) error {
+	start := 0
+	if p.offset.Offset != nil {
+		start = *p.offset.Offset
+	}
+	size := p.offset.Limit
+	if size <= 0 {
+		size = len(p.items)
+	}
+	w := &walk.Walker{
+		Start:       start,
+		PageSize:    size,
+		Concurrency: o.Concurrency,
+		First:       &walk.Page{Items: walkItems(p.items), Total: p.offset.TotalCount},
+		Fetch: func(ctx context.Context, offset, limit int) (walk.Page, error) {
+			q := url.Values{}
+			for k, vs := range first {
+				q[k] = append([]string(nil), vs...)
+			}
+			q.Set("offset", strconv.Itoa(offset))
+			q.Set("limit", strconv.Itoa(limit))
+			resp, err := send(ctx, client, req, q)
+			if err != nil {
+				return walk.Page{}, err
+			}
+			return pg.offsetPage(resp.Body)
+		},
+	}
+	if o.Progress != nil {
+		w.Progress = func(read, total int) { o.Progress.Show("page %d of %d", read, total) }
+		defer o.Progress.Clear()
+	}
+	return w.Walk(ctx, func(it walk.Item) (bool, error) {
+		if err := put(it.Raw); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
 }
 
 // responseError is a non-2xx answer of `bnpl api`: the API error with its

@@ -8,6 +8,9 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/walk"
 )
 
 // The service pages its lists two ways: the payments list by offset
@@ -42,6 +45,16 @@ type page struct {
 	items []json.RawMessage
 	// next is the query of the following page; nil when this was the last.
 	next url.Values
+	// offset is set when the answer is paged by offset: then the rest of
+	// the list can be read several pages at a time (see walk).
+	offset *offsetPaging
+}
+
+// offsetPaging is the pagination member of an offset-paged answer.
+type offsetPaging struct {
+	Limit      int  `json:"limit"`
+	Offset     *int `json:"offset"`
+	TotalCount int  `json:"total_count"`
 }
 
 // read takes the items out of one answer. A bare array is all there is; an
@@ -67,14 +80,11 @@ func (p *pager) read(body []byte) (page, error) {
 	out := page{items: items}
 
 	if raw, ok := obj["pagination"]; ok {
-		var pg struct {
-			Limit      int  `json:"limit"`
-			Offset     *int `json:"offset"`
-			TotalCount int  `json:"total_count"`
-		}
+		var pg offsetPaging
 		if err := json.Unmarshal(raw, &pg); err != nil {
 			return page{}, fmt.Errorf("--paginate: unreadable pagination: %w", err)
 		}
+		out.offset = &pg
 		if pg.Offset != nil {
 			p.offset = *pg.Offset
 		}
@@ -149,4 +159,51 @@ func (p *pager) listField(obj map[string]json.RawMessage, whole []byte) ([]json.
 		return nil, fmt.Errorf("--paginate: %s: %w", name, err)
 	}
 	return items, nil
+}
+
+// offsetPage reads one answer of an offset-paged list for the walker: its
+// items, each with its id and creation time when it has them (the whole
+// item stands for its id otherwise), and the list's count. It keeps no
+// state, so pages read at once may be read at once.
+func (p *pager) offsetPage(body []byte) (walk.Page, error) {
+	var obj map[string]json.RawMessage
+	trimmed := bytes.TrimSpace(body)
+	if err := json.Unmarshal(trimmed, &obj); err != nil {
+		return walk.Page{}, fmt.Errorf("--paginate: a page is not a JSON object")
+	}
+	raw, ok := obj["pagination"]
+	if !ok {
+		return walk.Page{}, fmt.Errorf("--paginate: a page has no pagination member")
+	}
+	var pg offsetPaging
+	if err := json.Unmarshal(raw, &pg); err != nil {
+		return walk.Page{}, fmt.Errorf("--paginate: unreadable pagination: %w", err)
+	}
+	items, err := p.listField(obj, trimmed)
+	if err != nil {
+		return walk.Page{}, err
+	}
+	return walk.Page{Items: walkItems(items), Total: pg.TotalCount}, nil
+}
+
+// walkItems gives each item its id and created_at for the walker.
+func walkItems(items []json.RawMessage) []walk.Item {
+	out := make([]walk.Item, len(items))
+	for i, raw := range items {
+		var keys struct {
+			ID        any    `json:"id"`
+			CreatedAt string `json:"created_at"`
+		}
+		out[i] = walk.Item{ID: string(raw), Raw: raw}
+		if json.Unmarshal(raw, &keys) != nil {
+			continue
+		}
+		if keys.ID != nil {
+			out[i].ID = fmt.Sprint(keys.ID)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, keys.CreatedAt); err == nil {
+			out[i].Time = t
+		}
+	}
+	return out
 }

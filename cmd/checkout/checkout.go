@@ -4,6 +4,8 @@
 package checkout
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
@@ -38,8 +40,9 @@ func SessionDetail(s *api.CheckoutSession) *output.Detail {
 	}
 	fields = append(fields,
 		output.Field{Label: "Payment", Value: p.ID},
-		output.Field{Label: "Payment status", Value: p.Status},
-		output.Field{Label: "Amount", Value: money.Format(p.Amount, p.Currency) + " " + p.Currency},
+		output.Field{Label: "Payment status", Value: p.Status, Kind: output.KindStatus},
+		output.Field{Label: "Amount", Value: money.Format(p.Amount, p.Currency), Kind: output.KindMoney, Currency: p.Currency},
+		output.Field{Label: "Currency", Value: p.Currency, TableHidden: true},
 	)
 	if p.Order != nil && p.Order.ReferenceID != "" {
 		fields = append(fields, output.Field{Label: "Reference", Value: p.Order.ReferenceID})
@@ -59,7 +62,7 @@ func SessionDetail(s *api.CheckoutSession) *output.Detail {
 		fields = append(fields, output.Field{Label: "Lang", Value: s.Lang})
 	}
 	if exp := s.Configuration.ExpiresAt; exp != nil {
-		fields = append(fields, output.Field{Label: "Expires", Value: exp.UTC().Format("2006-01-02 15:04:05Z")})
+		fields = append(fields, output.Field{Label: "Expires", Value: exp.UTC().Format(time.RFC3339), Kind: output.KindTime})
 	}
 	if u := s.WebURL(); u != "" {
 		fields = append(fields, output.Field{Label: "Checkout URL", Value: u})

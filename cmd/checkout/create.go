@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // CreateOptions are the inputs of `checkout create`.
@@ -200,6 +200,12 @@ func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 			problems.Add("$", "%s is not JSON: %v", o.fileName(), err)
 			return nil, &invalidRequest{problems}
 		}
+		// One document and nothing after it: a second document or stray
+		// text is a file made by mistake, not something to send half of.
+		if _, err := dec.Token(); err != io.EOF {
+			problems.Add("$", "%s holds more than one JSON document, or text after the first (at byte %d)", o.fileName(), dec.InputOffset())
+			return nil, &invalidRequest{problems}
+		}
 		m, ok := doc.(map[string]any)
 		if !ok {
 			problems.Add("$", "%s must hold a JSON object", o.fileName())
@@ -235,17 +241,7 @@ func (o *CreateOptions) fileName() string {
 }
 
 func (o *CreateOptions) readFile() ([]byte, error) {
-	var b []byte
-	var err error
-	if o.File == "-" {
-		b, err = io.ReadAll(o.Stdin)
-	} else {
-		b, err = os.ReadFile(o.File)
-	}
-	if err != nil {
-		return nil, cmdutil.Refuse("check the path given to --file", "cannot read the checkout request: %v", err)
-	}
-	return b, nil
+	return userfile.Read("--file", o.File, o.Stdin, userfile.MaxRequestBody)
 }
 
 // applyFlags lays the flags given over the document.
@@ -290,11 +286,11 @@ func (o *CreateOptions) applyFlags(root map[string]any, problems *api.Validation
 		setPath(root, value, "payment", "meta", strings.TrimSpace(key))
 	}
 	if o.Attachment != "" {
-		raw, err := os.ReadFile(o.Attachment)
+		raw, err := userfile.Read("", o.Attachment, o.Stdin, userfile.MaxRequestBody)
 		var compact bytes.Buffer
 		switch {
 		case err != nil:
-			problems.Add("--attachment", "cannot read %s: %v", o.Attachment, err)
+			problems.Add("--attachment", "%v", err)
 		case json.Compact(&compact, raw) != nil:
 			problems.Add("--attachment", "%s must hold JSON", o.Attachment)
 		default:

@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
@@ -20,6 +22,9 @@ type ApproveOptions struct {
 	IDs []string
 
 	Confirm func(what string) error
+	// WillAsk reports whether Confirm will ask a person; only then are
+	// the disputes read to name the amounts at stake.
+	WillAsk func() bool
 	Notice  func(format string, args ...any)
 	Target  func() (*config.Target, error)
 	Client  func() (*api.Client, error)
@@ -34,8 +39,15 @@ var approveColumns = []output.Column{
 
 func newApproveCmd(f *cmdutil.Factory, run func(context.Context, *ApproveOptions) error) *cobra.Command {
 	opts := &ApproveOptions{
-		Confirm: func(what string) error { return f.Confirmer(true).Confirm(what) },
-		Notice:  f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer,
+		// A dry run sends nothing, so it asks nothing.
+		Confirm: func(what string) error {
+			if f.Global.DryRun {
+				return nil
+			}
+			return f.Confirmer(true).Confirm(what)
+		},
+		WillAsk: func() bool { c := f.Confirmer(true); return c.Terminal && !c.Yes && !f.Global.DryRun },
+		Notice:  f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer,
 	}
 	return &cobra.Command{
 		Use:   "approve <dispute-id>...",
@@ -44,11 +56,12 @@ func newApproveCmd(f *cmdutil.Factory, run func(context.Context, *ApproveOptions
 request; more are sent in batches of %d, in order. If a batch fails, the batches before
 it stay approved and are listed; the ids after it are not sent.
 
-Approving moves live money, so on a terminal it asks for confirmation; scripts pass
---yes.
+Approving moves live money, so on a terminal it asks for confirmation, naming the
+merchant, the number of disputes and the total refunded per currency; scripts pass
+--yes. Answering anything but yes exits 2, Ctrl-C exits 130; nothing is sent.
 `, api.MaxApproveIDs, api.MaxApproveIDs) + liveOnlyNote,
-		Example: `  bnpl disputes approve 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live
-  bnpl disputes list --live --status new -o json --jq '.[].id' | xargs bnpl disputes approve --live --yes`,
+		Example: `  bnpl disputes approve 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11
+  bnpl disputes list --status new -o json --jq '.[].id' | xargs bnpl disputes approve --yes`,
 		Args: cmdutil.MinArgs(1, "dispute id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = nil
@@ -66,6 +79,29 @@ Approving moves live money, so on a terminal it asks for confirmation; scripts p
 			return approveRun(cmd.Context(), opts)
 		},
 	}
+}
+
+// disputeTotals reads the disputes and sums their amounts per currency,
+// for the confirmation: "20.00 AED and 5.000 KWD".
+func disputeTotals(ctx context.Context, client *api.Client, ids []string) (string, error) {
+	sums := map[string]decimal.Decimal{}
+	for _, id := range ids {
+		d, err := client.GetDispute(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		sums[d.Currency] = sums[d.Currency].Add(d.Amount)
+	}
+	currencies := make([]string, 0, len(sums))
+	for c := range sums {
+		currencies = append(currencies, c)
+	}
+	slices.Sort(currencies)
+	parts := make([]string, 0, len(currencies))
+	for _, c := range currencies {
+		parts = append(parts, money.Format(sums[c], c)+" "+c)
+	}
+	return strings.Join(parts, " and "), nil
 }
 
 // batches splits ids into the service's request size, in order.
@@ -89,12 +125,27 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	what := fmt.Sprintf("approve %d dispute(s) and refund the customers", len(o.IDs))
-	if err := o.Confirm(what); err != nil {
-		return err
-	}
 	client, err := o.Client()
 	if err != nil {
+		return err
+	}
+	target, err := o.Target()
+	if err != nil {
+		return err
+	}
+	merchant := target.MerchantCode
+	if merchant == "" {
+		merchant = "(merchant of the key)"
+	}
+	what := fmt.Sprintf("approve %d dispute(s) of merchant %s and refund the customers", len(o.IDs), merchant)
+	if o.WillAsk != nil && o.WillAsk() {
+		total, err := disputeTotals(ctx, client, o.IDs)
+		if err != nil {
+			return err
+		}
+		what = fmt.Sprintf("approve %d dispute(s) of merchant %s, refunding %s to the customers", len(o.IDs), merchant, total)
+	}
+	if err := o.Confirm(what); err != nil {
 		return err
 	}
 	groups := batches(o.IDs, api.MaxApproveIDs)

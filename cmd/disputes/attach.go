@@ -10,6 +10,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // attachment is one --attach value: the id of an uploaded file, or a file
@@ -23,16 +24,15 @@ type attachment struct {
 // openAttachment opens path and applies the upload's rules to its content,
 // so that a refused file is known before anything is sent.
 func openAttachment(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	// A regular file only: /dev/zero is a device (not an empty file), and
+	// a named pipe would block the upload.
+	f, err := userfile.OpenRegular("", path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, cmdutil.Refuse("check the path", "cannot read %s: no such file", path)
+		var ue *userfile.Error
+		if errors.As(err, &ue) && ue.Err == nil {
+			ue.Advice = "pass a PNG, JPEG or PDF file"
 		}
-		return nil, cmdutil.Refuse("check the path and its permissions", "cannot read %s: %v", path, errors.Unwrap(err))
-	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, cmdutil.Refuse("pass a PNG, JPEG or PDF file", "%s is a directory", path)
+		return nil, err
 	}
 	if _, err := api.CheckAttachment(path, f); err != nil {
 		f.Close()

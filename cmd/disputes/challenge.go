@@ -36,7 +36,7 @@ type ChallengeOptions struct {
 }
 
 func newChallengeCmd(f *cmdutil.Factory, run func(context.Context, *ChallengeOptions) error) *cobra.Command {
-	opts := &ChallengeOptions{Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
+	opts := &ChallengeOptions{Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer}
 	cmd := &cobra.Command{
 		Use:   "challenge <dispute-id> --reason R --description TEXT [--amount A] [--attach FILE_OR_ID]...",
 		Short: "Contest a dispute with a reason, a description and attachments",
@@ -48,8 +48,8 @@ and may be given without its merchant_reason_ prefix. The amount reason needs
 --amount (what the order should have cost); other reasons take no amount. --attach
 takes files (uploaded first) or attachment ids, at most 5.
 ` + liveOnlyNote,
-		Example: `  bnpl disputes challenge 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live --reason order_has_been_already_delivered --description "Signed for on 2 May" --attach pod.pdf
-  bnpl disputes challenge 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live --reason merchant_reason_order_amount_should_be_different --amount 80.00 --description "One item was returned"`,
+		Example: `  bnpl disputes challenge 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --reason order_has_been_already_delivered --description "Signed for on 2 May" --attach pod.pdf
+  bnpl disputes challenge 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --reason merchant_reason_order_amount_should_be_different --amount 80.00 --description "One item was returned"`,
 		Args: cmdutil.ExactArgs(1, "a dispute id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]

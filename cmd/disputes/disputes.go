@@ -4,19 +4,18 @@
 package disputes
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
+	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
 )
 
 // liveOnlyNote ends the help of every live-only verb.
 const liveOnlyNote = `
-Disputes have no test mode: pass --live (or set BNPL_LIVE=1) to use the profile's
-live key. In test mode the command stops before sending anything and exits 2, where
-the service would answer 403 (exit 5).`
+Disputes have no test mode: the command uses the profile's live key by itself
+(saying so in a one-line notice; --live or BNPL_LIVE=1 make it silent). Without a
+live key it stops before sending anything and exits 2, saying how to add one.`
 
 // NewCmd returns `bnpl disputes` and its verbs.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -39,22 +38,29 @@ answers with evidence (text and up to 5 PNG, JPEG or PDF attachments), approves 
 	return cmd
 }
 
-// RequireLive stops a live-only command before anything is sent when the
-// target is in test mode or the profile has no live key. what names the
+// LiveTarget and LiveClient bind the factory's live-only target and
+// client to what ("disputes", "dispute webhooks"): the profile's live key,
+// taken without --live, with a notice.
+func LiveTarget(f *cmdutil.Factory, what string) func() (*config.Target, error) {
+	return func() (*config.Target, error) { return f.LiveTarget(what) }
+}
+
+// LiveClient: see LiveTarget.
+func LiveClient(f *cmdutil.Factory, what string) func() (*api.Client, error) {
+	return func() (*api.Client, error) { return f.LiveClient(what) }
+}
+
+// RequireLive stops a live-only command before anything is sent when its
+// target (LiveTarget) has no live key. what names the
 // feature in the message ("disputes", "dispute webhooks").
 func RequireLive(target func() (*config.Target, error), what string) error {
 	t, err := target()
-	var missing *config.MissingKeyError
-	if errors.As(err, &missing) && missing.Live {
-		return cmdutil.Refuse(missing.Hint(),
-			"%s have no test mode, and profile %q has no live key (sk_...) to use with --live", what, missing.Profile)
-	}
 	if err != nil {
 		return err
 	}
 	if !t.Live {
-		return cmdutil.Refuse("store a live key with `bnpl login --profile NAME --with-key` (it reads the key from stdin), then add --live; the service refuses test keys with 403",
-			"%s have no test mode: pass --live (and store a live key with bnpl login --with-key)", what)
+		return cmdutil.Refuse("add a live key (sk_...) with `bnpl login --profile NAME --with-key`, which reads it from stdin",
+			"%s have no test mode, and there is no live key to use", what)
 	}
 	return nil
 }

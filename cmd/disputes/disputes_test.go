@@ -39,15 +39,14 @@ func mustRead(path string) []byte {
 func TestRequireLive(t *testing.T) {
 	test := func() (*config.Target, error) { return &config.Target{Live: false}, nil }
 	err := RequireLive(test, "disputes")
-	if cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), "disputes have no test mode: pass --live (and store a live key with bnpl login --with-key)") {
+	var h interface{ Hint() string }
+	if cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), "disputes have no test mode, and there is no live key to use") ||
+		!errors.As(err, &h) || !strings.Contains(h.Hint(), "bnpl login --profile NAME --with-key") {
 		t.Errorf("test target: %v", err)
 	}
-	missing := func() (*config.Target, error) { return nil, &config.MissingKeyError{Profile: "shop", Live: true} }
-	err = RequireLive(missing, "dispute webhooks")
-	var h interface{ Hint() string }
-	if cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), `dispute webhooks have no test mode, and profile "shop" has no live key`) ||
-		!errors.As(err, &h) || !strings.Contains(h.Hint(), "bnpl login --profile shop --with-key") {
-		t.Errorf("missing key: %v", err)
+	refused := cmdutil.Refuse("add it", "dispute webhooks have no test mode, and profile shop has no live key")
+	if err := RequireLive(func() (*config.Target, error) { return nil, refused }, "dispute webhooks"); err != refused {
+		t.Errorf("the target's refusal is not passed on: %v", err)
 	}
 	live := func() (*config.Target, error) { return &config.Target{Live: true}, nil }
 	if err := RequireLive(live, "disputes"); err != nil {
@@ -346,5 +345,36 @@ func TestUploadPrintsTheID(t *testing.T) {
 	}
 	if d.out.String() != "00000000-0000-4000-8000-000000000009\n" {
 		t.Errorf("output %q", d.out)
+	}
+}
+
+func TestApproveConfirmationNamesWhatIsAtStake(t *testing.T) {
+	amounts := map[string]string{
+		"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11": `{"id":"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11","amount":"20.00","currency":"AED","status":"new"}`,
+		"9d7c1c2e-2222-4a5b-9c3d-2b6f4e8a0c11": `{"id":"9d7c1c2e-2222-4a5b-9c3d-2b6f4e8a0c11","amount":"10.5","currency":"AED","status":"new"}`,
+		"9d7c1c2e-3333-4a5b-9c3d-2b6f4e8a0c11": `{"dispute":{"id":"9d7c1c2e-3333-4a5b-9c3d-2b6f4e8a0c11","amount":"5","currency":"KWD","status":"new"}}`,
+	}
+	fs, srv := newFakeService(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if r.Method == http.MethodGet {
+			fmt.Fprint(w, amounts[strings.TrimPrefix(r.URL.Path, "/api/v1/disputes/")])
+		}
+	})
+	d := newDeps(t, srv.URL, true)
+	ids := []string{"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11", "9d7c1c2e-2222-4a5b-9c3d-2b6f4e8a0c11", "9d7c1c2e-3333-4a5b-9c3d-2b6f4e8a0c11"}
+	var asked string
+	err := approveRun(context.Background(), &ApproveOptions{IDs: ids, WillAsk: func() bool { return true },
+		Confirm: func(what string) error { asked = what; return cmdutil.ErrNotConfirmed },
+		Notice:  d.notice, Target: d.target, Client: d.client, Printer: d.printer})
+	if err != cmdutil.ErrNotConfirmed {
+		t.Fatalf("err = %v", err)
+	}
+	want := "approve 3 dispute(s) of merchant shop-ae, refunding 30.50 AED and 5.000 KWD to the customers"
+	if asked != want {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+	for _, r := range fs.requests {
+		if r.Method != http.MethodGet {
+			t.Errorf("a declined approval sent %s %s", r.Method, r.Path)
+		}
 	}
 }

@@ -25,7 +25,7 @@ type EvidenceOptions struct {
 }
 
 func newEvidenceCmd(f *cmdutil.Factory, run func(context.Context, *EvidenceOptions) error) *cobra.Command {
-	opts := &EvidenceOptions{Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
+	opts := &EvidenceOptions{Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer}
 	cmd := &cobra.Command{
 		Use:   "evidence <dispute-id> --comment TEXT [--attach FILE_OR_ID]...",
 		Short: "Answer a dispute with a comment and up to 5 attachments",
@@ -33,8 +33,8 @@ func newEvidenceCmd(f *cmdutil.Factory, run func(context.Context, *EvidenceOptio
 or PDF file (uploaded first) or the id of an attachment uploaded earlier with
 bnpl disputes upload. Every file is checked before the first is uploaded.
 ` + liveOnlyNote,
-		Example: `  bnpl disputes evidence 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live --comment "Delivered on 2 May, signed for"
-  bnpl disputes evidence 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live --comment "Photos of the parcel" --attach parcel.png --attach receipt.pdf`,
+		Example: `  bnpl disputes evidence 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --comment "Delivered on 2 May, signed for"
+  bnpl disputes evidence 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --comment "Photos of the parcel" --attach parcel.png --attach receipt.pdf`,
 		Args: cmdutil.ExactArgs(1, "a dispute id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]

@@ -20,15 +20,15 @@ type GetOptions struct {
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Target: f.Target, Client: f.Client, Printer: f.Printer}
+	opts := &GetOptions{Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer}
 	return &cobra.Command{
 		Use:   "get <dispute-id>",
 		Short: "Show a dispute with its items and history",
 		Long: `Show a dispute: its status, reason, amount, the payment it is about, the days left
 to answer, its items, and its history of customer and merchant events.
 ` + liveOnlyNote,
-		Example: `  bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live
-  bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --live -o json --jq .status`,
+		Example: `  bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11
+  bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 -o json --jq .status`,
 		Args: cmdutil.ExactArgs(1, "a dispute id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]

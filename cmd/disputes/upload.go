@@ -23,7 +23,7 @@ type UploadOptions struct {
 }
 
 func newUploadCmd(f *cmdutil.Factory, run func(context.Context, *UploadOptions) error) *cobra.Command {
-	opts := &UploadOptions{IO: f.IO, Target: f.Target, Client: f.Client, Printer: f.Printer}
+	opts := &UploadOptions{IO: f.IO, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer}
 	return &cobra.Command{
 		Use:   "upload <file>",
 		Short: "Upload a PNG, JPEG or PDF for evidence or a challenge; prints its id",
@@ -33,8 +33,8 @@ and at most 5 MB; anything else is refused before sending, with exit 2.
 
 evidence and challenge also take files directly with --attach, and upload them first.
 ` + liveOnlyNote,
-		Example: `  bnpl disputes upload receipt.pdf --live
-  ID=$(bnpl disputes upload photo.png --live)`,
+		Example: `  bnpl disputes upload receipt.pdf
+  ID=$(bnpl disputes upload photo.png)`,
 		Args: cmdutil.ExactArgs(1, "a file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]

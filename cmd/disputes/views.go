@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -11,28 +12,43 @@ import (
 
 // ListColumns are the columns of a disputes table.
 var ListColumns = []output.Column{
-	{Header: "ID", Path: "id"},
-	{Header: "STATUS", Path: "status"},
-	{Header: "REASON", Path: "reason"},
-	{Header: "AMOUNT", Path: "amount"},
-	{Header: "CURRENCY", Path: "currency"},
-	{Header: "PAYMENT", Path: "payment_id"},
-	{Header: "DAYS LEFT", Path: "days_left"},
-	{Header: "CREATED", Path: "created_at"},
+	{Header: "ID", Path: "id", Kind: output.KindID},
+	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
+	{Header: "REASON", Path: "reason", Kind: output.KindText},
+	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
+	{Header: "CURRENCY", Path: "currency", TableHidden: true},
+	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindID},
+	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
+	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
 }
 
-var itemColumns = []output.Column{
-	{Header: "REFERENCE", Path: "reference_id"},
-	{Header: "TITLE", Path: "title"},
-	{Header: "UNIT PRICE", Path: "unit_price"},
+// DueColumns are the columns of `disputes list --due`: the due date
+// (expired_at, the deadline to answer) in place of the creation time.
+var DueColumns = []output.Column{
+	{Header: "ID", Path: "id", Kind: output.KindID},
+	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
+	{Header: "REASON", Path: "reason", Kind: output.KindText},
+	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
+	{Header: "CURRENCY", Path: "currency", TableHidden: true},
+	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindID},
+	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
+	{Header: "DUE", Path: "expired_at", Kind: output.KindTime},
+}
+
+func itemColumns(currency string) []output.Column {
+	return []output.Column{
+		{Header: "REFERENCE", Path: "reference_id", Kind: output.KindReference},
+		{Header: "TITLE", Path: "title", Kind: output.KindText},
+		{Header: "UNIT PRICE", Path: "unit_price", Kind: output.KindMoney, Currency: currency},
+	}
 }
 
 var historyColumns = []output.Column{
-	{Header: "CREATED", Path: "created_at"},
-	{Header: "SOURCE", Path: "source"},
-	{Header: "EVENT", Path: "event_type"},
-	{Header: "BY", Path: "created_by"},
-	{Header: "CONTENT", Path: "content"},
+	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
+	{Header: "SOURCE", Path: "source", Kind: output.KindPlain},
+	{Header: "EVENT", Path: "event_type", Kind: output.KindPlain},
+	{Header: "BY", Path: "created_by", Kind: output.KindPlain},
+	{Header: "CONTENT", Path: "content", Kind: output.KindText},
 	{Header: "ATTACHMENTS", Value: func(rec map[string]any) string {
 		v, _ := output.Lookup(rec, "attachments")
 		list, _ := v.([]any)
@@ -44,25 +60,24 @@ var historyColumns = []output.Column{
 	}},
 }
 
-const timeLayout = "2006-01-02 15:04:05Z"
-
 // Detail is the view of one dispute for people: its fields, then its
 // items and history.
 func Detail(d *api.Dispute) *output.Detail {
 	fields := []output.Field{
 		{Label: "ID", Value: d.ID},
-		{Label: "Status", Value: d.Status},
+		{Label: "Status", Value: d.Status, Kind: output.KindStatus},
 		{Label: "Reason", Value: d.Reason},
-		{Label: "Amount", Value: d.Amount.String() + " " + d.Currency},
+		{Label: "Amount", Value: d.Amount.String(), Kind: output.KindMoney, Currency: d.Currency},
+		{Label: "Currency", Value: d.Currency, TableHidden: true},
 		{Label: "Payment", Value: d.PaymentID},
 		{Label: "Order", Value: d.OrderNumber},
-		{Label: "Days left", Value: strconv.Itoa(d.DaysLeft)},
+		{Label: "Days left", Value: strconv.Itoa(d.DaysLeft), Kind: output.KindDaysLeft},
 	}
 	if d.CreatedAt != nil {
-		fields = append(fields, output.Field{Label: "Created", Value: d.CreatedAt.UTC().Format(timeLayout)})
+		fields = append(fields, output.Field{Label: "Created", Value: d.CreatedAt.UTC().Format(time.RFC3339), Kind: output.KindTime})
 	}
 	if d.ExpiredAt != nil {
-		fields = append(fields, output.Field{Label: "Expires", Value: d.ExpiredAt.UTC().Format(timeLayout)})
+		fields = append(fields, output.Field{Label: "Expires", Value: d.ExpiredAt.UTC().Format(time.RFC3339), Kind: output.KindTime})
 	}
 	if d.Comment != "" {
 		fields = append(fields, output.Field{Label: "Comment", Value: d.Comment})
@@ -72,7 +87,7 @@ func Detail(d *api.Dispute) *output.Detail {
 	}
 	view := &output.Detail{Fields: fields}
 	view.Sections = append(view.Sections,
-		output.Section{Title: "Items", Columns: itemColumns, Records: subRecords(d.Raw(), "items")},
+		output.Section{Title: "Items", Columns: itemColumns(d.Currency), Records: subRecords(d.Raw(), "items")},
 		output.Section{Title: "History", Columns: historyColumns, Records: subRecords(d.Raw(), "history")},
 	)
 	return view
@@ -86,7 +101,7 @@ func evidenceDetail(e *api.Evidence) *output.Detail {
 		{Label: "By", Value: e.CreatedBy},
 	}
 	if e.CreatedAt != nil {
-		fields = append(fields, output.Field{Label: "Created", Value: e.CreatedAt.UTC().Format(timeLayout)})
+		fields = append(fields, output.Field{Label: "Created", Value: e.CreatedAt.UTC().Format(time.RFC3339), Kind: output.KindTime})
 	}
 	fields = append(fields, output.Field{Label: "Attachments", Value: strings.Join(e.AttachmentIDs, ", ")})
 	return &output.Detail{Fields: fields}

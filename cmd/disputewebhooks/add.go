@@ -2,9 +2,11 @@ package disputewebhooks
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bnpl-cli/bnpl/cmd/webhooks"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
 
@@ -21,9 +23,9 @@ func newAddCmd(f *cmdutil.Factory, run func(context.Context, *AddOptions) error)
 		Long: `Register a dispute webhook. The URL is checked and normalised first, and the
 header title and value are checked; see bnpl dispute-webhooks --help for the rules.
 ` + liveOnlyNote,
-		Example: `  bnpl dispute-webhooks add https://example.com/hooks/disputes --live
-  printf '%s\n' "$HOOK_SECRET" | bnpl dispute-webhooks add https://example.com/hooks/disputes --live --header-title X-Hook --header-value-stdin
-  bnpl dispute-webhooks add https://example.com/hooks/disputes --live --header-title X-Hook --header-value-env HOOK_SECRET`,
+		Example: `  bnpl dispute-webhooks add https://example.com/hooks/disputes
+  printf '%s\n' "$HOOK_SECRET" | bnpl dispute-webhooks add https://example.com/hooks/disputes --header-title X-Hook --header-value-stdin
+  bnpl dispute-webhooks add https://example.com/hooks/disputes --header-title X-Hook --header-value-env HOOK_SECRET`,
 		Args: cmdutil.ExactArgs(1, "a webhook URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.URL = args[0]
@@ -47,7 +49,12 @@ func addRun(ctx context.Context, o *AddOptions) error {
 	}
 	w, err := client.CreateDisputeWebhook(ctx, *req)
 	if err != nil {
-		return explainRefusal(ctx, client, req.URL, err)
+		err = explainRefusal(ctx, client, req.URL, err)
+		var h *hinted
+		if errors.As(err, &h) {
+			return err
+		}
+		return webhooks.ExplainRefusal(err, req.URL, o.Target)
 	}
 	o.Notice("registered dispute webhook %s", w.ID)
 	return printer.Object(w.Raw(), Detail(w))

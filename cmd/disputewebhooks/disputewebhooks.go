@@ -23,9 +23,10 @@ import (
 const what = "dispute webhooks"
 
 const liveOnlyNote = `
-Dispute webhooks have no test mode: pass --live (or set BNPL_LIVE=1) to use the
-profile's live key. In test mode the command stops before sending anything and exits
-2, where the service would answer 403 (exit 5).`
+Dispute webhooks have no test mode: the command uses the profile's live key by
+itself (saying so in a one-line notice; --live or BNPL_LIVE=1 make it silent).
+Without a live key it stops before sending anything and exits 2, saying how to add
+one.`
 
 // NewCmd returns `bnpl dispute-webhooks` and its verbs.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -37,11 +38,13 @@ currency, created_at}) when a dispute is opened or changes. A merchant has at mo
 Requests carry the profile's merchant code as X-Merchant-Code.
 
 The URL must be absolute, http or https (https is recommended), on a public host
-name: localhost, raw IP addresses, names under .localhost, .local, .internal,
-.invalid, .test or .example, and names that do not resolve are refused before
-sending. It is normalised as the service stores it: scheme and host lower case,
-default port and trailing slash removed; the normalised URL must be unique. Against
-a sandbox started with --allow-local-webhooks, --allow-local skips the host rules.
+name: localhost, raw IP addresses in any form, and names under .localhost, .local,
+.internal, .invalid, .test or .example (names that never resolve) are refused before
+sending, without a DNS lookup; hosts are judged in their IDNA form. It is normalised
+as the service stores it: scheme and host lower case, international names in xn--
+form, default port and trailing slash removed; the normalised URL must be unique. A
+loopback URL sent to a sandbox served on loopback is left to that sandbox to judge
+(one started with --allow-local-webhooks accepts it).
 
 A static header (--header-title, an HTTP token of at most 128 characters) is added to
 every notification. Its value (at most 1024 characters) is a secret: it is read from
@@ -83,12 +86,12 @@ type RequestOptions struct {
 }
 
 func newRequestOptions(f *cmdutil.Factory) RequestOptions {
-	return RequestOptions{URLRule: webhooks.URLCheck{Warn: f.Noticef}, Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
+	return RequestOptions{URLRule: webhooks.URLCheck{Warn: f.Noticef}, Header: webhooks.NewHeaderFlags(f), Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: disputes.LiveTarget(f, "dispute webhooks"), Client: disputes.LiveClient(f, "dispute webhooks"), Printer: f.Printer}
 }
 
 func (o *RequestOptions) register(cmd *cobra.Command, update bool) {
 	o.Header.Register(cmd.Flags(), update)
-	cmd.Flags().BoolVar(&o.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules, for a sandbox started with --allow-local-webhooks")
+	cmd.Flags().BoolVar(&o.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules against a sandbox (a loopback URL sent to a sandbox served on loopback needs no flag)")
 }
 
 // prepare runs every local check, in an order that sends nothing until

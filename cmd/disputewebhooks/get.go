@@ -21,12 +21,12 @@ type GetOptions struct {
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Target: f.Target, Client: f.Client, Printer: f.Printer}
+	opts := &GetOptions{Target: disputes.LiveTarget(f, "dispute webhooks"), Client: disputes.LiveClient(f, "dispute webhooks"), Printer: f.Printer}
 	return &cobra.Command{
 		Use:     "get <webhook-id>",
 		Short:   "Show a dispute webhook, its header value masked",
 		Long:    "Show a dispute webhook, its header value masked.\n" + liveOnlyNote,
-		Example: `  bnpl dispute-webhooks get 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b --live`,
+		Example: `  bnpl dispute-webhooks get 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b`,
 		Args:    cmdutil.ExactArgs(1, "a dispute webhook id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]

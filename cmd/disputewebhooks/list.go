@@ -20,13 +20,13 @@ type ListOptions struct {
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Target: f.Target, Client: f.Client, Printer: f.Printer}
+	opts := &ListOptions{Target: disputes.LiveTarget(f, "dispute webhooks"), Client: disputes.LiveClient(f, "dispute webhooks"), Printer: f.Printer}
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the dispute webhooks, header values masked",
 		Long:  "List the merchant's dispute webhooks (at most 4), header values masked.\n" + liveOnlyNote,
-		Example: `  bnpl dispute-webhooks list --live
-  bnpl dispute-webhooks list --live -o json --jq '.[].url'`,
+		Example: `  bnpl dispute-webhooks list
+  bnpl dispute-webhooks list -o json --jq '.[].url'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if run != nil {

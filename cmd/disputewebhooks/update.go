@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bnpl-cli/bnpl/cmd/webhooks"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
 
@@ -24,8 +25,8 @@ replaced without one. Since it shows header values masked, the current value can
 sent back: give the header again, or pass --remove-header to drop it. One of the two is
 required, so that a header is never removed by omission.
 ` + liveOnlyNote,
-		Example: `  bnpl dispute-webhooks update 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b https://example.com/hooks/disputes --live --header-title X-Hook --header-value-env HOOK_SECRET
-  bnpl dispute-webhooks update 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b https://example.com/hooks/disputes --live --remove-header`,
+		Example: `  bnpl dispute-webhooks update 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b https://example.com/hooks/disputes --header-title X-Hook --header-value-env HOOK_SECRET
+  bnpl dispute-webhooks update 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b https://example.com/hooks/disputes --remove-header`,
 		Args: cmdutil.ExactArgs(2, "a webhook id", "a webhook URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID, opts.URL = args[0], args[1]
@@ -52,7 +53,7 @@ func updateRun(ctx context.Context, o *UpdateOptions) error {
 	}
 	w, err := client.ReplaceDisputeWebhook(ctx, o.ID, *req)
 	if err != nil {
-		return err
+		return webhooks.ExplainRefusal(err, req.URL, o.Target)
 	}
 	return printer.Object(w.Raw(), Detail(w))
 }

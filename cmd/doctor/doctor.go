@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -77,10 +78,14 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Check what bnpl needs, one line per check: ok, warn or fail, and for anything
 not ok the command that fixes it.
 
-  config file     present, and private (mode 0600: it holds secret keys)
+  config file     present, a regular file, and private (mode 0600: it holds secret keys)
+  config directory  its directory (and, for a link, the directory of the file it leads
+                  to) cannot be written by other users, who could replace the file
   profile NAME    region, merchant code and keys are set; keys are in the right slot
-                  (sk_test_ for test_secret_key, sk_ for live_secret_key)
-  target          which profile, region, key (masked) and base URL commands use
+                  (sk_test_ for test_secret_key, sk_ for live_secret_key), and where
+                  each lives: the OS keychain or the config file
+  target          which profile, region, key (masked) and base URL commands use, and
+                  where the key comes from (BNPL_SECRET_KEY wins over the profile)
   reachability    an authenticated read of the base URL: 200 is fine; 401 means
                   reachable but the key is refused; 403 the key's region is another
   region          the merchant's currency belongs to the region (known for the
@@ -97,7 +102,7 @@ Exit status: 0 when no check failed (warnings allowed), 1 when one did. With -o 
 			deps := Deps{
 				Getenv:    f.Getenv,
 				Overrides: config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox},
-				Probe:     probe(f),
+				Probe:     Probe(f),
 				Now:       time.Now,
 			}
 			checks := Run(cmd.Context(), deps)
@@ -115,16 +120,17 @@ func Run(ctx context.Context, d Deps) []Check {
 	cfg, cfgCheck := checkConfigFile(path, d.Getenv)
 	add(cfgCheck)
 	if cfg != nil {
+		add(checkConfigDir(cfg))
 		for _, p := range cfg.Profiles() {
 			add(checkProfile(p))
-			add(checkKeys(p))
+			add(checkKeys(cfg, p))
 		}
 	}
 
 	t, err := config.Resolve(cfg, d.Overrides, d.Getenv)
 	if err != nil {
 		add(Check{Name: "target", Status: StatusFail, Message: err.Error(), Fix: hintOf(err, "see `bnpl profiles list` and `bnpl login`")})
-		return checks
+		return guard(checks)
 	}
 	add(describeTarget(t))
 
@@ -133,6 +139,18 @@ func Run(ctx context.Context, d Deps) []Check {
 	add(reach)
 	add(checkRegion(t, res, reach.Status == StatusOK))
 	add(checkClock(t, res, d.Now))
+	return guard(checks)
+}
+
+// guard masks, in the report, any key or URL password a check quoted and
+// neutralises terminal escapes: messages quote the service's answers and
+// files a person wrote.
+func guard(checks []Check) []Check {
+	var m *secret.Masker
+	for i := range checks {
+		c := &checks[i]
+		c.Message, c.Fix = m.Text(c.Message), m.Text(c.Fix)
+	}
 	return checks
 }
 
@@ -201,6 +219,34 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// checkConfigDir warns when the file's directory, or the directory of the
+// file a link at its path leads to, is not private: whoever can write it
+// can replace the config, and with it the keys and base URL commands use.
+func checkConfigDir(cfg *config.Config) Check {
+	c := Check{Name: "config directory", Status: StatusOK, Message: filepath.Dir(cfg.Path()) + " is private to you"}
+	if runtime.GOOS == "windows" {
+		c.Status, c.Message = StatusSkip, "Unix modes say nothing of Windows ACLs"
+		return c
+	}
+	if _, err := os.Stat(filepath.Dir(cfg.Path())); err != nil {
+		c.Message = filepath.Dir(cfg.Path()) + " does not exist yet; bnpl login makes it, mode 0700"
+		return c
+	}
+	if w := cfg.DirWarnings(); len(w) > 0 {
+		c.Status = StatusWarn
+		var msgs, fixes []string
+		for _, line := range w {
+			msg, fix, ok := strings.Cut(line, "; fix with: ")
+			if !ok {
+				fix = "keep the config in a directory of your own (set XDG_CONFIG_HOME)"
+			}
+			msgs, fixes = append(msgs, msg), append(fixes, fix)
+		}
+		c.Message, c.Fix = strings.Join(msgs, "; "), strings.Join(fixes, "; ")
+	}
+	return c
+}
+
 func checkProfile(p config.Profile) Check {
 	c := Check{Name: "profile " + p.Name, Status: StatusOK}
 	var problems, warnings, fixes []string
@@ -208,10 +254,10 @@ func checkProfile(p config.Profile) Check {
 		problems = append(problems, fmt.Sprintf("region %q is not ae or sa", p.Region))
 		fixes = append(fixes, fmt.Sprintf("bnpl profiles set %s --region ae (or sa)", p.Name))
 	}
-	if p.TestSecretKey == "" && p.LiveSecretKey == "" {
+	if p.TestKeyIn == config.StorageNone && p.LiveKeyIn == config.StorageNone {
 		problems = append(problems, "no key")
 		fixes = append(fixes, fmt.Sprintf("bnpl login --profile %s --with-key", p.Name))
-	} else if p.TestSecretKey == "" {
+	} else if p.TestKeyIn == config.StorageNone {
 		warnings = append(warnings, "no test key (test mode and bnpl smoke need one)")
 		fixes = append(fixes, fmt.Sprintf("printf '%%s\\n' \"$TEST_KEY\" | bnpl login --profile %s --with-key", p.Name))
 	}
@@ -231,39 +277,55 @@ func checkProfile(p config.Profile) Check {
 	return c
 }
 
-// checkKeys checks each key is in its slot: a live key stored as the test
-// key would move real money in what the person believes is test mode.
-func checkKeys(p config.Profile) Check {
+// checkKeys checks each key is in its slot (a live key stored as the test
+// key would move real money in what the person believes is test mode), and
+// says where each lives. A key in a keychain that cannot give it is a
+// warning: the environment may stand in for it.
+func checkKeys(cfg *config.Config, p config.Profile) Check {
 	c := Check{Name: "profile " + p.Name + " keys", Status: StatusOK}
-	var parts, problems []string
+	var parts, problems, unreadable []string
 	for _, k := range []struct {
 		slot     string
-		key      string
 		wantLive bool
-	}{{"test_secret_key", p.TestSecretKey, false}, {"live_secret_key", p.LiveSecretKey, true}} {
-		if k.key == "" {
+	}{{"test_secret_key", false}, {"live_secret_key", true}} {
+		key, in, err := cfg.Key(p, k.wantLive)
+		if err != nil {
+			var ke *config.KeychainError
+			if errors.As(err, &ke) {
+				err = ke.Err
+			}
+			unreadable = append(unreadable, fmt.Sprintf("%s is in %s, which cannot give it (%v)", k.slot, in.Describe(), err))
+			continue
+		}
+		if key == "" {
 			parts = append(parts, k.slot+" unset")
 			continue
 		}
-		live, ok := config.KeyKind(k.key)
+		where := " in " + in.Describe()
+		live, ok := config.KeyKind(key)
 		switch {
 		case !ok:
-			problems = append(problems, fmt.Sprintf("%s %s is not a secret key (sk_test_… or sk_…)", k.slot, secret.MaskKey(k.key)))
+			problems = append(problems, fmt.Sprintf("%s %s%s is not a secret key (sk_test_… or sk_…)", k.slot, secret.MaskKey(key), where))
 		case live != k.wantLive && k.wantLive:
-			problems = append(problems, fmt.Sprintf("%s %s is a test key", k.slot, secret.MaskKey(k.key)))
+			problems = append(problems, fmt.Sprintf("%s %s%s is a test key", k.slot, secret.MaskKey(key), where))
 		case live != k.wantLive:
-			problems = append(problems, fmt.Sprintf("%s %s is a LIVE key", k.slot, secret.MaskKey(k.key)))
+			problems = append(problems, fmt.Sprintf("%s %s%s is a LIVE key", k.slot, secret.MaskKey(key), where))
 		default:
-			parts = append(parts, k.slot+" "+secret.MaskKey(k.key))
+			parts = append(parts, k.slot+" "+secret.MaskKey(key)+where)
 		}
 	}
-	if len(problems) > 0 {
+	switch {
+	case len(problems) > 0:
 		c.Status = StatusFail
-		c.Message = strings.Join(problems, "; ")
+		c.Message = strings.Join(append(problems, unreadable...), "; ")
 		c.Fix = fmt.Sprintf("store each key again with `bnpl login --profile %s --with-key` (the prefix decides its slot)", p.Name)
-		return c
+	case len(unreadable) > 0:
+		c.Status = StatusWarn
+		c.Message = strings.Join(append(unreadable, parts...), "; ")
+		c.Fix = fmt.Sprintf("unlock the keychain, set %s, or store the key again with `bnpl login --profile %s --with-key --insecure-storage`", config.EnvSecretKey, p.Name)
+	default:
+		c.Message = strings.Join(parts, ", ")
 	}
-	c.Message = strings.Join(parts, ", ")
 	return c
 }
 
@@ -279,8 +341,15 @@ func describeTarget(t *config.Target) Check {
 	case t.Profile == "":
 		who = "the environment (" + config.EnvSecretKey + ")"
 	}
+	from := ""
+	switch {
+	case t.KeyStorage != config.StorageNone:
+		from = " from " + t.KeyStorage.Describe()
+	case t.Sources["secret_key"] == config.SourceEnv && t.Profile != "":
+		from = " from " + config.EnvSecretKey + " (it wins over the profile's keys)"
+	}
 	return Check{Name: "target", Status: StatusOK,
-		Message: fmt.Sprintf("%s: region %s, merchant %s, %s key %s, %s", who, t.Region, t.MerchantCode, mode, t.Masked(), t.BaseURL)}
+		Message: fmt.Sprintf("%s: region %s, merchant %s, %s key %s%s, %s", who, t.Region, t.MerchantCode, mode, t.Masked(), from, secret.RedactURL(t.BaseURL))}
 }
 
 func profileFix(t *config.Target, what string) string {
@@ -292,9 +361,10 @@ func profileFix(t *config.Target, what string) string {
 
 func checkReachability(t *config.Target, res *ProbeResult, err error) Check {
 	c := Check{Name: "reachability"}
+	base := secret.RedactURL(t.BaseURL)
 	if err != nil {
 		c.Status = StatusFail
-		c.Message = fmt.Sprintf("cannot reach %s: %v", t.BaseURL, err)
+		c.Message = fmt.Sprintf("cannot reach %s: %v", base, err)
 		c.Fix = hintOf(err, "check the network and the base URL (profile base_url or "+config.EnvBaseURL+")")
 		return c
 	}
@@ -304,10 +374,10 @@ func checkReachability(t *config.Target, res *ProbeResult, err error) Check {
 	}
 	switch {
 	case res.Status >= 200 && res.Status < 300:
-		c.Status, c.Message = StatusOK, fmt.Sprintf("%s answered %d to an authenticated read: the key is accepted", t.BaseURL, res.Status)
+		c.Status, c.Message = StatusOK, fmt.Sprintf("%s answered %d to an authenticated read: the key is accepted", base, res.Status)
 	case res.Status == http.StatusUnauthorized:
 		c.Status = StatusFail
-		c.Message = fmt.Sprintf("%s is reachable but refused the key %s (401%s)", t.BaseURL, t.Masked(), detail)
+		c.Message = fmt.Sprintf("%s is reachable but refused the key %s (401%s)", base, t.Masked(), detail)
 		c.Fix = profileFix(t, "the right secret key from the merchant dashboard")
 	case res.Status == http.StatusForbidden:
 		other := "sa"
@@ -315,19 +385,19 @@ func checkReachability(t *config.Target, res *ProbeResult, err error) Check {
 			other = "ae"
 		}
 		c.Status = StatusFail
-		c.Message = fmt.Sprintf("%s is reachable but the key may not use it (403%s): the key probably belongs to region %s", t.BaseURL, detail, other)
+		c.Message = fmt.Sprintf("%s is reachable but the key may not use it (403%s): the key probably belongs to region %s", base, detail, other)
 		c.Fix = fmt.Sprintf("set the region: bnpl profiles set %s --region %s", orName(t.Profile), other)
 	case res.Status == http.StatusNotFound:
 		c.Status = StatusFail
-		c.Message = fmt.Sprintf("%s answered 404 to /api/v2/payments: it does not look like the service", t.BaseURL)
+		c.Message = fmt.Sprintf("%s answered 404 to /api/v2/payments: it does not look like the service", base)
 		c.Fix = "check the base URL (profile base_url or " + config.EnvBaseURL + "); the defaults are https://api.tabby.ai (ae) and https://api.tabby.sa (sa)"
 	case res.Status == http.StatusTooManyRequests || res.Status >= 500:
 		c.Status = StatusWarn
-		c.Message = fmt.Sprintf("%s is reachable but answered %d%s", t.BaseURL, res.Status, detail)
+		c.Message = fmt.Sprintf("%s is reachable but answered %d%s", base, res.Status, detail)
 		c.Fix = "retry later"
 	default:
 		c.Status = StatusWarn
-		c.Message = fmt.Sprintf("%s answered %d%s", t.BaseURL, res.Status, detail)
+		c.Message = fmt.Sprintf("%s answered %d%s", base, res.Status, detail)
 		c.Fix = "run the same read with --debug: bnpl api GET /api/v2/payments -f limit=1 --debug"
 	}
 	return c
@@ -419,9 +489,9 @@ func checkClock(t *config.Target, res *ProbeResult, now func() time.Time) Check 
 	return c
 }
 
-// probe makes the authenticated read with a client of its own: no retries
+// Probe makes the authenticated read with a client of its own: no retries
 // (doctor reports what one request does) and a short timeout.
-func probe(f *cmdutil.Factory) func(context.Context, *config.Target) (*ProbeResult, error) {
+func Probe(f *cmdutil.Factory) func(context.Context, *config.Target) (*ProbeResult, error) {
 	return func(ctx context.Context, t *config.Target) (*ProbeResult, error) {
 		timeout := min(f.Global.Timeout, 10*time.Second)
 		opts := api.Options{

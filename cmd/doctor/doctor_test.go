@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zalando/go-keyring"
+
 	"github.com/bnpl-cli/bnpl/internal/config"
 )
 
@@ -201,5 +203,104 @@ func TestNoConfigIsTheEmbeddedSandbox(t *testing.T) {
 	}
 	if c := checks["clock"]; c.Status != StatusSkip {
 		t.Errorf("clock: %+v", c)
+	}
+}
+
+func TestMain(m *testing.M) {
+	// No test may reach the machine's keychain: go-keyring's mock stands in.
+	keyring.MockInit()
+	restore := config.UseKeychainStore(config.GoKeyringStore(), time.Second)
+	code := m.Run()
+	restore()
+	os.Exit(code)
+}
+
+const keychainConfig = `current_profile: shop
+profiles:
+  shop:
+    region: ae
+    merchant_code: shop-ae
+    test_secret_key_in: keychain
+    live_secret_key: sk_0123456789abcdefgh
+`
+
+func TestKeysSayWhereTheyLive(t *testing.T) {
+	keyring.MockInit()
+	getenv := setup(t, keychainConfig, 0o600, nil)
+	path := config.DefaultPath(getenv)
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.StoreKey("shop", "sk_test_0123456789abcdef", true); err != nil {
+		t.Fatal(err)
+	}
+	checks := run(getenv, probeAnswer(&ProbeResult{Status: 200}, nil))
+	keys := checks["profile shop keys"]
+	if keys.Status != StatusOK || keys.Message != "test_secret_key sk_test_****cdef in the OS keychain, live_secret_key sk_****efgh in the config file" {
+		t.Errorf("keys: %+v", keys)
+	}
+	if tg := checks["target"]; !strings.Contains(tg.Message, "test key sk_test_****cdef from the OS keychain") {
+		t.Errorf("target: %+v", tg)
+	}
+
+	// The environment wins, and the target says so.
+	checks = run(setup(t, keychainConfig, 0o600, map[string]string{config.EnvSecretKey: "sk_test_fromtheenvironment"}), probeAnswer(&ProbeResult{Status: 200}, nil))
+	if tg := checks["target"]; !strings.Contains(tg.Message, "from BNPL_SECRET_KEY (it wins over the profile's keys)") {
+		t.Errorf("target with the environment: %+v", tg)
+	}
+
+	// A keychain that cannot answer: the keys check warns with the ways on,
+	// the target fails with the keychain's error.
+	keyring.MockInitWithError(errors.New("collection is locked"))
+	checks = run(getenv, probeAnswer(&ProbeResult{Status: 200}, nil))
+	keys = checks["profile shop keys"]
+	if keys.Status != StatusWarn || !strings.Contains(keys.Message, "test_secret_key is in the OS keychain, which cannot give it (no OS keychain answered (collection is locked))") ||
+		!strings.Contains(keys.Fix, "--insecure-storage") {
+		t.Errorf("keys, keychain locked: %+v", keys)
+	}
+	if tg := checks["target"]; tg.Status != StatusFail || !strings.Contains(tg.Fix, config.EnvSecretKey) {
+		t.Errorf("target, keychain locked: %+v", tg)
+	}
+}
+
+func TestConfigDirectoryOthersCanWrite(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("mode bits")
+	}
+	getenv := setup(t, goodConfig, 0o600, nil)
+	dir := filepath.Dir(config.DefaultPath(getenv))
+	if c := run(getenv, probeAnswer(&ProbeResult{Status: 200}, nil))["config directory"]; c.Status != StatusOK {
+		t.Errorf("private: %+v", c)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	c := run(getenv, probeAnswer(&ProbeResult{Status: 200}, nil))["config directory"]
+	if c.Status != StatusWarn || !strings.Contains(c.Message, "can be written by other users (mode 0777)") || c.Fix != "chmod go-w "+dir {
+		t.Errorf("0777: %+v", c)
+	}
+
+	// The config is a link into a shared directory.
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o775); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := config.DefaultPath(getenv)
+	if err := os.Rename(path, filepath.Join(shared, "bnpl.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(shared, "bnpl.yaml"), path); err != nil {
+		t.Fatal(err)
+	}
+	c = run(getenv, probeAnswer(&ProbeResult{Status: 200}, nil))["config directory"]
+	if c.Status != StatusWarn || !strings.Contains(c.Message, "the directory "+shared+" of the file the config link leads to") {
+		t.Errorf("link into a shared directory: %+v", c)
 	}
 }

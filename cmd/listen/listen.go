@@ -14,6 +14,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 )
 
@@ -146,12 +147,15 @@ func listenRun(ctx context.Context, o *Options) error {
 	var writeErr error
 	var once sync.Once
 	jsonLines := o.jsonLines()
+	// What a sender put in a notification or a refused request is shown
+	// with the expected header value masked and terminal escapes inert.
+	shown := secret.NewMasker(recv.HeaderValue)
 	recv.OnNotification = func(n webhook.Notification) {
 		var err error
 		if jsonLines {
 			err = webhook.WriteJSONLine(o.IO.Out, n)
 		} else {
-			_, err = fmt.Fprintln(o.IO.Out, Line(n))
+			_, err = fmt.Fprintln(o.IO.Out, shown.String(Line(n)))
 		}
 		if err != nil {
 			once.Do(func() { writeErr = err })
@@ -165,10 +169,10 @@ func listenRun(ctx context.Context, o *Options) error {
 			if r.ID != "" {
 				what += " " + r.ID
 			}
-			fmt.Fprintf(o.IO.ErrOut, "answered %d to the %s notification to %s from %s: %s (--fail-first); the sender should retry it\n", r.Status, what, r.Path, r.Remote, r.Reason)
+			fmt.Fprintln(o.IO.ErrOut, shown.Text(secret.PrintableLine(fmt.Sprintf("answered %d to the %s notification to %s from %s: %s (--fail-first); the sender should retry it", r.Status, what, r.Path, r.Remote, r.Reason))))
 			return
 		}
-		fmt.Fprintf(o.IO.ErrOut, "warning: refused a delivery to %s from %s with %d: %s\n", r.Path, r.Remote, r.Status, r.Reason)
+		fmt.Fprintln(o.IO.ErrOut, shown.Text(secret.PrintableLine(fmt.Sprintf("warning: refused a delivery to %s from %s with %d: %s", r.Path, r.Remote, r.Status, r.Reason))))
 	}
 
 	ln, err := o.Listen("tcp", o.Addr)
@@ -209,5 +213,7 @@ func Line(n webhook.Notification) string {
 			line += fmt.Sprintf("  → %d", f.Status)
 		}
 	}
-	return strings.TrimRight(line, " ")
+	// Every field but the time comes from the sender: a notification body
+	// must not drive the terminal.
+	return secret.PrintableLine(strings.TrimRight(line, " "))
 }

@@ -8,13 +8,22 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // BulkOptions are the flags of a run of one move over the rows of a file.
@@ -26,9 +35,41 @@ type BulkOptions struct {
 	Rate        float64
 	SkipInvalid bool
 	RetryFailed bool
+	// ReferencePrefix starts the reference_id derived for rows without one.
+	ReferencePrefix string
+
+	rateSet bool // --rate was given, so 0 is refused rather than taken as no cap
 }
 
-var bulkFlagNames = []string{"concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed"}
+// rateValue is --rate: a float that remembers it was given.
+type rateValue struct{ b *BulkOptions }
+
+func (v rateValue) String() string {
+	if v.b == nil || v.b.Rate == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v.b.Rate, 'g', -1, 64)
+}
+
+func (v rateValue) Set(s string) error {
+	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number of requests per second", s)
+	}
+	v.b.Rate, v.b.rateSet = r, true
+	return nil
+}
+
+func (rateValue) Type() string { return "float" }
+
+var bulkFlagNames = []string{"concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+
+// Bounds of --rate: below one request a minute a run of any size would
+// never end, and above this the service's own limits decide anyway.
+const (
+	minRate = 1.0 / 60
+	maxRate = 1000
+)
 
 func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl := cmd.Flags()
@@ -36,9 +77,12 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --from-file: payments worked on at once")
 	fl.StringVar(&b.Journal, "journal", "", "with --from-file: resume journal (default <file>.journal; required for stdin)")
 	fl.StringVar(&b.Report, "report", "", "with --from-file: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
-	fl.Float64Var(&b.Rate, "rate", 0, "with --from-file: at most this many requests per second (0: no cap)")
+	fl.Var(rateValue{b}, "rate", "with --from-file: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --from-file: send the valid rows and report invalid ones as skipped")
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --from-file: send again the rows an earlier run saw fail")
+	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
+		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --from-file: prefix of the reference_id derived for rows without one (default bnpl); a new prefix makes a deliberate second run of the same file move money again")
+	}
 }
 
 // checkUnused refuses bulk flags on a single move, where they would be
@@ -57,34 +101,44 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if b.Concurrency < 1 {
 		return cmdutil.Usagef("--concurrency must be 1 or more, got %d", b.Concurrency)
 	}
-	if b.Rate < 0 {
-		return cmdutil.Usagef("--rate must be 0 (no cap) or more, got %g", b.Rate)
+	if b.rateSet && !(b.Rate >= minRate && b.Rate <= maxRate) { // NaN fails both
+		return cmdutil.UsageHint("leave --rate out for no cap beyond the service's own 429s",
+			"--rate must be between %.4g (one request a minute) and %d requests per second, got %g", minRate, maxRate, b.Rate)
+	}
+	if b.ReferencePrefix != "" {
+		if msg := bulk.CheckReferencePrefix(b.ReferencePrefix); msg != "" {
+			return cmdutil.Usagef("--reference-prefix %s", msg)
+		}
 	}
 	name := b.FromFile
 	journal, report := b.Journal, b.Report
 	var in io.Reader
 	if name == "-" {
 		// Without a journal an interrupted run from a pipe could only be
-		// re-run whole, and rows without a reference_id would then move
-		// money twice.
+		// re-run whole.
 		if journal == "" {
 			return cmdutil.UsageHint("the journal lets a re-run of the same rows skip those already done",
 				"reading rows from stdin needs --journal FILE")
 		}
 		in = d.IO.In
 	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return cmdutil.Refuse("check the path given to --from-file", "cannot read --from-file: %v", err)
-		}
-		defer f.Close()
-		in = f
 		if journal == "" {
 			journal = name + ".journal"
 		}
 		if report == "" {
 			report = name + ".report.csv"
 		}
+	}
+	if err := distinctFiles(map[string]string{"--from-file": name, "--journal": journal, "--report": report}); err != nil {
+		return err
+	}
+	if in == nil {
+		f, err := userfile.Open("--from-file", name, nil)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
 	}
 
 	rows, invalid, err := bulk.ReadRows(in, name, op)
@@ -110,33 +164,80 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if err != nil {
 		return err
 	}
+	confirmer := d.Confirmer(target.Live)
 	what := fmt.Sprintf("%s %d %s from %s on merchant %s", op, len(rows), plural(len(rows), "payment row", "payment rows"), name, merchantOf(target))
-	if err := d.Confirmer(target.Live).Confirm(what); err != nil {
-		return err
-	}
-	client, err := d.Client()
-	if err != nil {
+	if err := checkLiveEarly(confirmer, what); err != nil {
 		return err
 	}
 	opts := bulk.Options{
-		Op:          op,
-		Concurrency: b.Concurrency,
-		Rate:        b.Rate,
-		JournalPath: journal,
-		ReportPath:  report,
-		Invalid:     invalid,
-		SkipInvalid: b.SkipInvalid,
-		RetryFailed: b.RetryFailed,
-		Classify:    classifyMoveError,
+		Op:              op,
+		Concurrency:     b.Concurrency,
+		Rate:            b.Rate,
+		JournalPath:     journal,
+		ReportPath:      report,
+		Invalid:         invalid,
+		SkipInvalid:     b.SkipInvalid,
+		RetryFailed:     b.RetryFailed,
+		ReferencePrefix: b.ReferencePrefix,
+		Classify:        classifyMoveError,
 	}
 	if !d.Quiet {
 		opts.Progress = d.IO.ErrOut
 		opts.ProgressTTY = d.IO.IsStderrTTY()
 	}
+	// The journal is locked from here to the end: a second run of the same
+	// journal stops now, before any question or request.
+	batch, err := bulk.Prepare(rows, opts)
+	if err != nil {
+		return err
+	}
+	defer batch.Close()
+	client, err := d.Client()
+	if err != nil {
+		return err
+	}
+	if confirmer.Live && !confirmer.Yes {
+		pending := batch.Pending()
+		totals, err := bulkTotals(ctx, client, op, pending, b.Concurrency)
+		if err != nil {
+			return err
+		}
+		what = fmt.Sprintf("%s %d %s over %d %s from %s on merchant %s", op, len(pending), plural(len(pending), "row", "rows"),
+			countPayments(pending), plural(countPayments(pending), "payment", "payments"), name, merchantOf(target))
+		if totals != "" {
+			what += ": " + totals
+		}
+		if err := confirmer.Confirm(what); err != nil {
+			return err
+		}
+	}
 	if journal != "" || report != "" {
 		d.Notice("%s: journal %s, report %s", op, orNone(journal), orNone(report))
 	}
-	summary, runErr := bulk.Run(ctx, client, rows, opts)
+
+	// SIGTERM (a CI job cancelled, a service manager stopping) stops the
+	// run as Ctrl-C does: no new rows, the rows in flight finished and
+	// journaled, the report written.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	defer signal.Stop(term)
+	var terminated atomic.Bool
+	go func() {
+		select {
+		case <-term:
+			terminated.Store(true)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	summary, runErr := batch.Run(ctx, client)
+	var re *bulk.RunError
+	if terminated.Load() && errors.As(runErr, &re) {
+		re.Terminated = true
+	}
 	if printer.IsJSON() {
 		out, err := json.Marshal(struct {
 			Op string `json:"op"`
@@ -152,6 +253,124 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		}
 	}
 	return runErr
+}
+
+// distinctFiles refuses a run whose input, journal and report are not
+// three different files, links resolved: a journal written over the input,
+// or a report over the journal, would lose what keeps money from moving
+// twice. "-" and "" name no file.
+func distinctFiles(files map[string]string) error {
+	flags := make([]string, 0, len(files))
+	for fl := range files {
+		flags = append(flags, fl)
+	}
+	sort.Strings(flags)
+	for i, a := range flags {
+		for _, b := range flags[i+1:] {
+			pa, pb := files[a], files[b]
+			if pa == "" || pb == "" || pa == "-" || pb == "-" {
+				continue
+			}
+			if sameFile(pa, pb) {
+				return cmdutil.UsageHint("give --from-file, --journal and --report three different files",
+					"%s %s and %s %s are the same file", a, pa, b, pb)
+			}
+		}
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(ia, ib)
+	}
+	return resolvedPath(a) == resolvedPath(b)
+}
+
+// resolvedPath is p made absolute with every link resolved, as far as the
+// path exists.
+func resolvedPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(abs)
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(r, base)
+	}
+	return abs
+}
+
+func countPayments(rows []bulk.Row) int {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.PaymentID] = true
+	}
+	return len(seen)
+}
+
+// bulkTotals reads the payments of the rows to send and totals the money
+// the run would move, per currency, for the live confirmation: "full" rows
+// count what is left on their payment now.
+func bulkTotals(ctx context.Context, c *api.Client, op bulk.Op, rows []bulk.Row, concurrency int) (string, error) {
+	if op == bulk.OpClose || len(rows) == 0 {
+		return "", nil
+	}
+	ids := make([]string, 0, len(rows))
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.PaymentID] {
+			seen[r.PaymentID] = true
+			ids = append(ids, r.PaymentID)
+		}
+	}
+	payments := make(map[string]*api.Payment, len(ids))
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(concurrency, 1))
+	for _, id := range ids {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			p, err := c.GetPayment(ctx, id)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("reading payment %s to total the run before asking (nothing was sent): %w", id, err)
+			}
+			payments[id] = p
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return "", firstErr
+	}
+	// A "full" row moves what the rows before it on its payment leave.
+	remaining := make(map[string]decimal.Decimal, len(payments))
+	for id, p := range payments {
+		remaining[id] = p.Capturable()
+		if op == bulk.OpRefund {
+			remaining[id] = p.Refundable()
+		}
+	}
+	totals := map[string]decimal.Decimal{}
+	for _, r := range rows {
+		p := payments[r.PaymentID]
+		d := remaining[r.PaymentID]
+		if !r.Full() {
+			d, _ = decimal.NewFromString(r.Amount)
+		}
+		remaining[r.PaymentID] = decimal.Max(remaining[r.PaymentID].Sub(d), decimal.Zero)
+		totals[p.Currency] = totals[p.Currency].Add(d)
+	}
+	return bulk.TotalsString(totals) + " in all", nil
 }
 
 func orNone(s string) string {

@@ -41,18 +41,28 @@ left with --full. Capturing the whole remainder closes the payment.
 
 The payment is read first, so that an amount with too many decimals for its
 currency, above what is left to capture, or a payment that is not AUTHORIZED is
-refused locally (exit 2) with nothing sent. --dry-run skips that read and prints
-the request after checking its syntax only.
+refused locally (exit 2) with nothing sent; so is an authorization that has
+expired, and a tax, shipping or discount amount above the capture amount. If that
+read fails (no answer, a 5xx), nothing was captured and the command says so.
+
+--dry-run makes that read too (it changes nothing), settles --full and runs every
+local check, then prints the capture it would send. It never asks for
+confirmation and needs no --yes, even in live mode.
 
 Retries are safe: every attempt carries one reference_id, the service's
 idempotency key. Without --reference-id one is made and printed on stderr before
 anything is sent; run the command again with it after an unknown outcome (exit 10)
 and the capture is never made twice. A move found already made is reported as a
-success.
+success. A reference_id the payment already holds for another amount (or other
+tax, shipping or discount) is refused locally (exit 2): the service would move
+nothing. If, after the capture, the payment does not hold a capture with that
+reference_id and amount (another process used the id meanwhile), the command
+fails with exit 7 and says what the payment holds.
 
 In live mode the capture is confirmed on the terminal (naming the amount, the
 payment and the merchant); --yes skips the question, and without a terminal the
-capture is refused unless --yes is given.
+capture is refused unless --yes is given. Answering anything but yes exits 2;
+Ctrl-C at the question exits 130; either way nothing is sent.
 
 With --from-file the rows of a CSV (header payment_id,amount,reference_id,
 tax_amount,shipping_amount,discount_amount) or JSON-lines file are captured, amount
@@ -76,6 +86,9 @@ tax_amount,shipping_amount,discount_amount) or JSON-lines file are captured, amo
 					return err
 				}
 			} else if err := amountChoice(opts.Amount, opts.Full); err != nil {
+				return err
+			} else if err := amountsSyntax([2]string{"amount", opts.Amount}, [2]string{"tax-amount", opts.TaxAmount},
+				[2]string{"shipping-amount", opts.ShippingAmount}, [2]string{"discount-amount", opts.DiscountAmount}); err != nil {
 				return err
 			}
 			if run != nil {
@@ -106,25 +119,16 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 	}
 	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
 
-	currency := ""
+	// The read is harmless, so a dry run makes it too: it settles --full
+	// and runs the local checks before printing the move.
+	p, err := client.ReadBeforeMove(ctx, o.ID, "captured")
+	if err != nil {
+		return err
+	}
+	currency := p.Currency
 	req := api.CaptureRequest{ReferenceID: o.ReferenceID}
-	if !o.DryRun {
-		p, err := client.GetPayment(ctx, o.ID)
-		if err != nil {
-			return err
-		}
-		currency = p.Currency
-		if err := o.resolveAmount(p, &req); err != nil {
-			return err
-		}
-	} else {
-		if o.Full {
-			return cmdutil.UsageHint("give the amount with --amount to see the request",
-				"--full needs to read the payment, which --dry-run does not do")
-		}
-		if req.Amount, err = parseAmountFlag("amount", o.Amount, "", true); err != nil {
-			return err
-		}
+	if err := o.resolveAmount(p, &req); err != nil {
+		return err
 	}
 	if req.TaxAmount, err = optionalAmount("tax-amount", o.TaxAmount, currency); err != nil {
 		return err
@@ -135,7 +139,16 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 	if req.DiscountAmount, err = optionalAmount("discount-amount", o.DiscountAmount, currency); err != nil {
 		return err
 	}
+	if err := checkPartsOfAmount(req.Amount, currency,
+		amountPart{"tax-amount", req.TaxAmount}, amountPart{"shipping-amount", req.ShippingAmount}, amountPart{"discount-amount", req.DiscountAmount}); err != nil {
+		return err
+	}
 	if req.Items, err = readItemsFile(o.ItemsFile, currency, o.IO.In); err != nil {
+		return err
+	}
+	// A reference_id the payment holds for another capture would move
+	// nothing: refuse it. The same capture again is a safe re-run.
+	if o.madeBefore, err = api.CheckCaptureReference(p, req); err != nil {
 		return err
 	}
 
@@ -159,7 +172,9 @@ func (o *CaptureOptions) resolveAmount(p *api.Payment, req *api.CaptureRequest) 
 	cur := p.Currency
 	// A capture already made under the given reference_id is a re-run of
 	// it: it goes out unchanged, with its recorded amount for --full, and
-	// the client reports it made instead of refusing it as too much.
+	// the client reports it made instead of refusing it as too much. With
+	// other content it is refused once the request is complete
+	// (api.CheckCaptureReference).
 	if prior := p.CaptureByReference(o.ReferenceID); o.ReferenceID != "" && prior != nil {
 		if o.Full {
 			req.Amount = prior.Amount
@@ -170,10 +185,12 @@ func (o *CaptureOptions) resolveAmount(p *api.Payment, req *api.CaptureRequest) 
 			}
 			req.Amount = amount
 		}
-		o.madeBefore = req.Amount.Equal(prior.Amount)
 		return nil
 	}
 	if err := statusRefusal(p, "capture"); err != nil {
+		return err
+	}
+	if err := o.expiredRefusal(p, "capture"); err != nil {
 		return err
 	}
 	if p.Status == api.StatusClosed {

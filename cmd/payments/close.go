@@ -30,13 +30,18 @@ paid; after partial captures the uncaptured rest is not charged.
 
 The payment is read first, so that closing a payment that is not AUTHORIZED
 (already closed, not yet approved, rejected, expired) is refused locally (exit 2)
-with the reason and nothing sent. --dry-run skips that read and prints the request.
+with the reason and nothing sent; so is a payment whose authorization expired.
+If that read fails (no answer, a 5xx), nothing was closed and the command says so.
+
+--dry-run makes that read too (it changes nothing) and runs the local checks, then
+prints the close it would send. It never asks for confirmation and needs no --yes.
 
 A close whose outcome was unknown is retried; a retry refused as "already closed"
 is checked against the payment and reported as a success when it is CLOSED.
 
 In live mode the close is confirmed on the terminal; --yes skips the question,
-and without a terminal the close is refused unless --yes is given.
+and without a terminal the close is refused unless --yes is given. Answering
+anything but yes exits 2; Ctrl-C at the question exits 130.
 
 With --from-file the payments of a CSV (header payment_id) or JSON-lines file are
 closed; see --journal, --report and --retry-failed.`,
@@ -71,14 +76,19 @@ func closeRun(ctx context.Context, o *CloseOptions) error {
 		return err
 	}
 	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
+	// The read is harmless, so a dry run makes it too, to run the local
+	// checks before printing the close.
+	p, err := client.ReadBeforeMove(ctx, o.ID, "closed")
+	if err != nil {
+		return err
+	}
+	if err := closable(p); err != nil {
+		return err
+	}
+	if err := o.expiredRefusal(p, "close"); err != nil {
+		return err
+	}
 	if !o.DryRun {
-		p, err := client.GetPayment(ctx, o.ID)
-		if err != nil {
-			return err
-		}
-		if err := closable(p); err != nil {
-			return err
-		}
 		uncaptured := p.Capturable()
 		what := fmt.Sprintf("close payment %s of merchant %s (%s captured; the uncaptured %s will not be charged)",
 			o.ID, merchantOf(target), amountText(p.Captured(), p.Currency), amountText(uncaptured, p.Currency))

@@ -19,15 +19,21 @@ type GetOptions struct {
 	Printer func() (*output.Printer, error)
 	// Seen remembers the printed payment for shell completion; nil skips.
 	Seen func(...recent.Entry)
+	// Notice writes a line on stderr; nil drops it.
+	Notice func(format string, args ...any)
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv)}
+	opts := &GetOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef}
 	return &cobra.Command{
 		Use:   "get <payment-id>",
 		Short: "Show a payment with its captures, refunds and totals",
 		Long: `Show a payment with its captures and refunds, and the totals a merchant acts on:
-captured, refunded, capturable (what a capture may still take) and refundable.`,
+captured, refunded, capturable (what a capture may still take) and refundable.
+
+An authorization that has expired is marked "(expired)", with nothing capturable.
+A live payment's disputes are listed (id, status, reason, amount, days left); while
+one is open, refunds are blocked and Refundable says so.`,
 		Example: `  bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status`,
 		Args:              cmdutil.ExactArgs(1, "a payment id"),
@@ -58,7 +64,19 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := printer.Object(p.Raw(), Detail(p)); err != nil {
+	// A live payment may be disputed: its disputes are shown with it.
+	// They are read with the same (live) key; a failure to read them is
+	// said, and the payment shown all the same.
+	var disputes []api.Dispute
+	if !p.IsTest {
+		if disputes, err = client.PaymentDisputes(ctx, p.ID); err != nil {
+			if opts.Notice != nil {
+				opts.Notice("warning: could not read the payment's disputes: %v", err)
+			}
+			disputes = nil
+		}
+	}
+	if err := printer.Object(p.Raw(), DetailWithDisputes(p, disputes)); err != nil {
 		return err
 	}
 	if opts.Seen != nil {

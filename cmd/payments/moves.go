@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -17,6 +17,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // MoveDeps are what capture, refund and close depend on, as functions so
@@ -34,6 +35,8 @@ type MoveDeps struct {
 	Quiet          bool
 	// Seen remembers moved payments for shell completion; nil skips.
 	Seen func(...recent.Entry)
+	// Now is the clock the local checks use (an expired authorization).
+	Now func() time.Time
 }
 
 func newMoveDeps(f *cmdutil.Factory) MoveDeps {
@@ -46,6 +49,7 @@ func newMoveDeps(f *cmdutil.Factory) MoveDeps {
 		Notice:         f.Noticef,
 		NewReferenceID: uuid.NewString,
 		Seen:           recent.Recorder(f.Getenv),
+		Now:            time.Now,
 	}
 }
 
@@ -121,8 +125,22 @@ func amountChoice(amount string, full bool) error {
 	return nil
 }
 
-// checkLiveEarly refuses a live move that nobody can confirm before
-// anything, the read of the payment included, is sent.
+// amountsSyntax checks the money flags given (name, value) for what holds
+// in every currency, before anything is read: a malformed amount (NaN,
+// 1e3) is a usage error (exit 2) whether or not the service answers. The
+// currency's own places are checked once the payment is read.
+func amountsSyntax(flags ...[2]string) error {
+	for _, f := range flags {
+		if f[1] == "" {
+			continue
+		}
+		if _, err := parseAmountFlag(f[0], f[1], "", f[0] == "amount"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // moveSetup is what a single capture, refund or close needs before it
 // reads the payment: the printer, the target, its confirmer, and the client.
 // In live mode with nobody at a terminal it refuses before anything is
@@ -144,6 +162,10 @@ func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
 		return nil, err
 	}
 	confirmer := d.Confirmer(target.Live)
+	// A dry run sends no move, so it asks nobody and needs no --yes.
+	if d.DryRun {
+		confirmer.Live = false
+	}
 	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of merchant %s", verb, id, merchantOf(target))); err != nil {
 		return nil, err
 	}
@@ -154,6 +176,8 @@ func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
 	return &moveSetup{printer: printer, target: target, confirmer: confirmer, client: client}, nil
 }
 
+// checkLiveEarly refuses a live move that nobody can confirm before
+// anything, the read of the payment included, is sent.
 func checkLiveEarly(c cmdutil.Confirmer, what string) error {
 	if c.Live && !c.Yes && !c.Terminal {
 		return c.Confirm(what)
@@ -161,8 +185,8 @@ func checkLiveEarly(c cmdutil.Confirmer, what string) error {
 	return nil
 }
 
-// parseAmountFlag reads a money flag. With no currency (a dry run, which
-// does not read the payment) only what holds for every currency is checked.
+// parseAmountFlag reads a money flag. With no currency only what holds
+// for every currency is checked.
 func parseAmountFlag(flag, value, currency string, positive bool) (decimal.Decimal, error) {
 	parse := money.ParseNonNegative
 	if positive {
@@ -208,15 +232,9 @@ func readItemsFile(path, currency string, stdin io.Reader) ([]api.OrderItem, err
 	if path == "" {
 		return nil, nil
 	}
-	var b []byte
-	var err error
-	if path == "-" {
-		b, err = io.ReadAll(stdin)
-	} else {
-		b, err = os.ReadFile(path)
-	}
+	b, err := userfile.Read("--items-file", path, stdin, userfile.MaxRequestBody)
 	if err != nil {
-		return nil, cmdutil.Refuse("check the path given to --items-file", "cannot read --items-file: %v", err)
+		return nil, err
 	}
 	if v := api.ValidateOrderItems(b, currency); v != nil {
 		return nil, v
@@ -288,6 +306,42 @@ func statusRefusal(p *api.Payment, verb string) error {
 	case api.StatusRejected, api.StatusExpired:
 		return cmdutil.Refuse("no money was taken on this payment; there is nothing to "+verb,
 			"cannot %s payment %s: it is %s", verb, id, p.Status)
+	}
+	return nil
+}
+
+// expiredRefusal refuses a move on an AUTHORIZED payment whose
+// authorization has expired: the service would refuse it.
+func (d *MoveDeps) expiredRefusal(p *api.Payment, verb string) error {
+	if !p.AuthorizationExpired(d.now()) {
+		return nil
+	}
+	return cmdutil.Refuse("nothing was sent; no money was taken on this payment",
+		"cannot %s payment %s: the authorization expired at %s; nothing can be captured; treat the payment as expired",
+		verb, p.ID, p.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
+}
+
+func (d *MoveDeps) now() time.Time {
+	if d.Now == nil {
+		return time.Now()
+	}
+	return d.Now()
+}
+
+// amountPart is an optional amount flag of a capture, as parsed.
+type amountPart struct {
+	flag string
+	d    *decimal.Decimal
+}
+
+// checkPartsOfAmount refuses a capture whose tax, shipping or discount
+// amount exceeds the capture amount: each is a part of it.
+func checkPartsOfAmount(amount decimal.Decimal, currency string, parts ...amountPart) error {
+	for _, part := range parts {
+		if part.d != nil && part.d.GreaterThan(amount) {
+			return cmdutil.Refuse("tax, shipping and discount are parts of the capture: each is at most its amount",
+				"--%s %s is more than the capture amount %s; nothing was sent", part.flag, money.Format(*part.d, currency), amountText(amount, currency))
+		}
 	}
 	return nil
 }

@@ -39,15 +39,25 @@ still refundable with --full.
 
 The payment is read first, so that an amount with too many decimals, above what is
 still refundable, or a payment that is not CLOSED or has no captures is refused
-locally (exit 2) with the reason and nothing sent. --dry-run skips that read and
-prints the request after checking its syntax only.
+locally (exit 2) with the reason and nothing sent; so is a live payment under an
+open dispute (the dispute is named). If that read fails (no answer,
+a 5xx), nothing was refunded and the command says so.
+
+--dry-run makes that read too (it changes nothing), settles --full and runs every
+local check, then prints the refund it would send. It never asks for
+confirmation and needs no --yes, even in live mode.
 
 Retries are safe: every attempt carries one reference_id, the service's
 idempotency key. Without --reference-id one is made and printed on stderr before
 anything is sent; run the command again with it after an unknown outcome (exit 10).
+A reference_id the payment already holds for another amount is refused locally
+(exit 2): the service would move nothing. If, after the refund, the payment does
+not hold a refund with that reference_id and amount, the command fails with exit 7
+and says what the payment holds.
 
 In live mode the refund is confirmed on the terminal; --yes skips the question,
-and without a terminal the refund is refused unless --yes is given.
+and without a terminal the refund is refused unless --yes is given. Answering
+anything but yes exits 2; Ctrl-C at the question exits 130.
 
 With --from-file the rows of a CSV (header payment_id,amount,reference_id,reason)
 or JSON-lines file are refunded; see --journal, --report and --retry-failed.`,
@@ -69,6 +79,8 @@ or JSON-lines file are refunded; see --journal, --report and --retry-failed.`,
 					return err
 				}
 			} else if err := amountChoice(opts.Amount, opts.Full); err != nil {
+				return err
+			} else if err := amountsSyntax([2]string{"amount", opts.Amount}); err != nil {
 				return err
 			}
 			if run != nil {
@@ -97,27 +109,26 @@ func refundRun(ctx context.Context, o *RefundOptions) error {
 	}
 	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
 
-	currency := ""
+	// The read is harmless, so a dry run makes it too: it settles --full
+	// and runs the local checks before printing the move.
+	p, err := client.ReadBeforeMove(ctx, o.ID, "refunded")
+	if err != nil {
+		return err
+	}
+	currency := p.Currency
+	if err := o.disputeRefusal(ctx, client, p); err != nil {
+		return err
+	}
 	req := api.RefundRequest{ReferenceID: o.ReferenceID, Reason: o.Reason}
-	if !o.DryRun {
-		p, err := client.GetPayment(ctx, o.ID)
-		if err != nil {
-			return err
-		}
-		currency = p.Currency
-		if err := o.resolveAmount(p, &req); err != nil {
-			return err
-		}
-	} else {
-		if o.Full {
-			return cmdutil.UsageHint("give the amount with --amount to see the request",
-				"--full needs to read the payment, which --dry-run does not do")
-		}
-		if req.Amount, err = parseAmountFlag("amount", o.Amount, "", true); err != nil {
-			return err
-		}
+	if err := o.resolveAmount(p, &req); err != nil {
+		return err
 	}
 	if req.Items, err = readItemsFile(o.ItemsFile, currency, o.IO.In); err != nil {
+		return err
+	}
+	// A reference_id the payment holds for another refund would move
+	// nothing: refuse it. The same refund again is a safe re-run.
+	if o.madeBefore, err = api.CheckRefundReference(p, req); err != nil {
 		return err
 	}
 
@@ -133,6 +144,25 @@ func refundRun(ctx context.Context, o *RefundOptions) error {
 		return err
 	}
 	return o.printMoved(printer, "refund", res, o.madeBefore)
+}
+
+// disputeRefusal refuses locally a refund of a live closed payment under
+// an open dispute, which the service would refuse (409). When the disputes
+// cannot be read, the refund goes ahead and the service decides.
+func (o *RefundOptions) disputeRefusal(ctx context.Context, client *api.Client, p *api.Payment) error {
+	if p.IsTest || p.Status != api.StatusClosed {
+		return nil
+	}
+	disputes, err := client.PaymentDisputes(ctx, p.ID)
+	if err != nil {
+		o.Notice("warning: could not read the payment's disputes (%v); the service will refuse the refund if one is open", err)
+		return nil
+	}
+	if d := api.ActiveDispute(disputes); d != nil {
+		return cmdutil.Refuse(fmt.Sprintf("refunds wait until the dispute is resolved; see `bnpl disputes get %s`", d.ID),
+			"cannot refund payment %s: dispute %s is open (status %s); nothing was sent", p.ID, d.ID, d.Status)
+	}
+	return nil
 }
 
 // resolveAmount settles the amount from the flags and the payment as read,
@@ -151,7 +181,6 @@ func (o *RefundOptions) resolveAmount(p *api.Payment, req *api.RefundRequest) er
 			}
 			req.Amount = amount
 		}
-		o.madeBefore = req.Amount.Equal(prior.Amount)
 		return nil
 	}
 	if err := statusRefusal(p, "refund"); err != nil {

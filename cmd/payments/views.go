@@ -2,6 +2,7 @@ package payments
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -12,43 +13,51 @@ import (
 
 // ListColumns are the columns of a payments table.
 var ListColumns = []output.Column{
-	{Header: "ID", Path: "id"},
-	{Header: "STATUS", Path: "status"},
-	{Header: "AMOUNT", Path: "amount"},
-	{Header: "CURRENCY", Path: "currency"},
-	{Header: "REFERENCE", Path: "order.reference_id"},
-	{Header: "CREATED", Path: "created_at"},
+	{Header: "ID", Path: "id", Kind: output.KindID},
+	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
+	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
+	{Header: "CURRENCY", Path: "currency", TableHidden: true},
+	{Header: "REFERENCE", Path: "order.reference_id", Kind: output.KindReference},
+	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
 }
 
 // moveColumns are the columns of a payment's captures or refunds, amounts
-// written with the currency's places like the totals above them.
+// in the payment's currency like the totals above them.
 func moveColumns(currency string, extra ...output.Column) []output.Column {
 	cols := []output.Column{
-		{Header: "ID", Path: "id"},
-		{Header: "AMOUNT", Path: "amount", Value: func(rec map[string]any) string {
-			return formatAmount(output.String(rec["amount"]), currency)
-		}},
-		{Header: "REFERENCE", Path: "reference_id"},
+		{Header: "ID", Path: "id", Kind: output.KindID},
+		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, Currency: currency},
+		{Header: "REFERENCE", Path: "reference_id", Kind: output.KindReference},
 	}
 	cols = append(cols, extra...)
-	return append(cols, output.Column{Header: "CREATED", Path: "created_at"})
-}
-
-// formatAmount writes a service amount with the currency's places, or as
-// sent when it is not a plain decimal.
-func formatAmount(v, currency string) string {
-	d, err := decimal.NewFromString(v)
-	if err != nil {
-		return v
-	}
-	return money.Format(d, currency)
+	return append(cols, output.Column{Header: "CREATED", Path: "created_at", Kind: output.KindTime})
 }
 
 // Detail is the view of one payment for people: its fields, the totals a
 // merchant acts on, and its captures and refunds.
-func Detail(p *api.Payment) *output.Detail {
+func Detail(p *api.Payment) *output.Detail { return DetailWithDisputes(p, nil) }
+
+// disputeColumns are the columns of a payment's disputes section.
+func disputeColumns(currency string) []output.Column {
+	return []output.Column{
+		{Header: "ID", Path: "id"},
+		{Header: "STATUS", Path: "status"},
+		{Header: "REASON", Path: "reason"},
+		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency", Currency: currency},
+		{Header: "DAYS LEFT", Path: "days_left", Kind: output.KindDaysLeft},
+	}
+}
+
+// DetailWithDisputes is Detail with the payment's disputes: a section
+// listing them, and Refundable shown as blocked while one is open.
+func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 	cur := p.Currency
-	amt := func(d interface{ StringFixed(int32) string }) string { return d.StringFixed(money.Places(cur)) }
+	amt := func(label string, d decimal.Decimal) output.Field {
+		return output.Field{Label: label, Value: money.Format(d, cur), Kind: output.KindMoney, Currency: cur}
+	}
+	at := func(label string, t *time.Time) output.Field {
+		return output.Field{Label: label, Value: t.UTC().Format(time.RFC3339), Kind: output.KindTime}
+	}
 	ref := ""
 	if p.Order != nil {
 		ref = p.Order.ReferenceID
@@ -59,25 +68,40 @@ func Detail(p *api.Payment) *output.Detail {
 	}
 	fields := []output.Field{
 		{Label: "ID", Value: p.ID},
-		{Label: "Status", Value: p.Status},
+		{Label: "Status", Value: p.Status, Kind: output.KindStatus},
 		{Label: "Mode", Value: mode},
-		{Label: "Amount", Value: amt(p.Amount) + " " + cur},
+		amt("Amount", p.Amount),
+		{Label: "Currency", Value: cur, TableHidden: true},
 		{Label: "Reference", Value: ref},
 	}
 	if p.Buyer != nil && p.Buyer.Name != "" {
 		fields = append(fields, output.Field{Label: "Buyer", Value: p.Buyer.Name + " <" + p.Buyer.Email + ">"})
 	}
 	if p.CreatedAt != nil {
-		fields = append(fields, output.Field{Label: "Created", Value: p.CreatedAt.UTC().Format("2006-01-02 15:04:05Z")})
+		fields = append(fields, at("Created", p.CreatedAt))
 	}
-	if p.ExpiresAt != nil {
-		fields = append(fields, output.Field{Label: "Expires", Value: p.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z")})
+	expired := p.AuthorizationExpired(viewNow())
+	// On a closed payment the authorization's expiry no longer matters.
+	if p.ExpiresAt != nil && p.Status != api.StatusClosed {
+		expires := at("Expires", p.ExpiresAt)
+		if expired {
+			expires.Note = "(expired)"
+		}
+		fields = append(fields, expires)
+	}
+	capturable := amt("Capturable", p.Capturable())
+	if expired {
+		capturable = amt("Capturable", decimal.Zero)
+	}
+	refundable := amt("Refundable", p.Refundable())
+	if d := api.ActiveDispute(disputes); d != nil {
+		refundable = output.Field{Label: "Refundable", Value: "blocked: dispute " + d.ID + " is open"}
 	}
 	fields = append(fields,
-		output.Field{Label: "Captured", Value: amt(p.Captured())},
-		output.Field{Label: "Refunded", Value: amt(p.Refunded())},
-		output.Field{Label: "Capturable", Value: amt(p.Capturable())},
-		output.Field{Label: "Refundable", Value: amt(p.Refundable())},
+		amt("Captured", p.Captured()),
+		amt("Refunded", p.Refunded()),
+		capturable,
+		refundable,
 	)
 	d := &output.Detail{Fields: fields}
 	if recs := subRecords(p.Raw(), "captures"); len(recs) > 0 {
@@ -86,8 +110,20 @@ func Detail(p *api.Payment) *output.Detail {
 	if recs := subRecords(p.Raw(), "refunds"); len(recs) > 0 {
 		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason"}), Records: recs})
 	}
+	if len(disputes) > 0 {
+		recs := make([]json.RawMessage, 0, len(disputes))
+		for i := range disputes {
+			if r := disputes[i].Raw(); r != nil {
+				recs = append(recs, r)
+			}
+		}
+		d.Sections = append(d.Sections, output.Section{Title: "Disputes", Columns: disputeColumns(cur), Records: recs})
+	}
 	return d
 }
+
+// viewNow is the clock the views judge an authorization's expiry by.
+var viewNow = time.Now
 
 // subRecords takes the raw elements of one array field, so sections show
 // exactly what the service sent.

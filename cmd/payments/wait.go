@@ -17,6 +17,11 @@ import (
 // waitStatuses are the payment statuses `payments wait` can wait for.
 var waitStatuses = []string{api.StatusCreated, api.StatusAuthorized, api.StatusClosed, api.StatusRejected, api.StatusExpired}
 
+// listWords are the status words of `payments list --status` that name a
+// payment status differently: "new" is CREATED, and the expired are among
+// the "cancelled".
+var listWords = map[string]string{"new": api.StatusCreated, "cancelled": api.StatusExpired}
+
 // laterStatuses are the statuses a payment may still reach from each one.
 // A payment in a final status, or past the awaited one, can stop the wait
 // at once instead of at the timeout.
@@ -83,12 +88,18 @@ func (o *WaitOptions) validate() error {
 		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", "), "give the status to wait for with --status")
 	}
 	o.Status = strings.ToUpper(strings.TrimSpace(o.Status))
+	if to, ok := listWords[strings.ToLower(o.Status)]; ok {
+		if o.Notice != nil {
+			o.Notice("--status %s: waiting for %s", strings.ToLower(o.Status), to)
+		}
+		o.Status = to
+	}
 	known := false
 	for _, s := range waitStatuses {
 		known = known || s == o.Status
 	}
 	if !known {
-		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", "), "invalid --status %q", o.Status)
+		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", ")+" (or the list's new, cancelled)", "invalid --status %q", o.Status)
 	}
 	if o.Timeout <= 0 {
 		return cmdutil.Usagef("--timeout must be positive, got %s", o.Timeout)

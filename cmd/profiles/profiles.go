@@ -4,6 +4,7 @@ package profiles
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // NewCmd returns `bnpl profiles` and its verbs.
@@ -34,12 +36,26 @@ var profileColumns = []output.Column{
 	{Header: "MERCHANT", Path: "merchant_code"},
 	{Header: "TEST KEY", Path: "test_secret_key"},
 	{Header: "LIVE KEY", Path: "live_secret_key"},
+	{Header: "KEYS IN", Path: "keys_in"},
 	{Header: "BASE URL", Path: "base_url"},
 }
 
 // profileRecord is a profile as printed: keys masked by Profile's own
-// MarshalJSON, plus whether it is the current one.
-func profileRecord(p config.Profile, current string) (json.RawMessage, error) {
+// MarshalJSON, plus whether it is the current one and where its keys live.
+// Keys in the keychain are read so that they show masked like the others;
+// one the keychain cannot give is left out, and its storage still shows.
+func profileRecord(cfg *config.Config, p config.Profile) (json.RawMessage, error) {
+	for _, live := range []bool{false, true} {
+		key, _, err := cfg.Key(p, live)
+		if err != nil {
+			continue
+		}
+		if live {
+			p.LiveSecretKey = key
+		} else {
+			p.TestSecretKey = key
+		}
+	}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
@@ -48,8 +64,23 @@ func profileRecord(p config.Profile, current string) (json.RawMessage, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	m["current"] = p.Name == current
+	m["current"] = p.Name == cfg.Current()
+	m["keys_in"] = keysIn(p)
 	return json.Marshal(m)
+}
+
+// keysIn sums up where a profile's keys live: "keychain", "file", or each
+// key's place when they differ.
+func keysIn(p config.Profile) string {
+	switch {
+	case p.TestKeyIn == p.LiveKeyIn:
+		return string(p.TestKeyIn)
+	case p.LiveKeyIn == config.StorageNone:
+		return string(p.TestKeyIn)
+	case p.TestKeyIn == config.StorageNone:
+		return string(p.LiveKeyIn)
+	}
+	return fmt.Sprintf("test %s, live %s", p.TestKeyIn, p.LiveKeyIn)
 }
 
 func newListCmd(f *cmdutil.Factory) *cobra.Command {
@@ -69,7 +100,7 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 			}
 			var recs []json.RawMessage
 			for _, p := range cfg.Profiles() {
-				rec, err := profileRecord(p, cfg.Current())
+				rec, err := profileRecord(cfg, p)
 				if err != nil {
 					return err
 				}
@@ -85,27 +116,54 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 
 func newShowCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "show",
-		Short: "Show what commands would use: profile, region, merchant, key (masked), mode, base URL, and where each came from",
+		Use:   "show [name]",
+		Short: "Show a profile, or what commands would use: region, merchant, keys (masked) and where each lives, mode, base URL",
+		Long: `Show what a command would use, and where each value came from: the profile
+(NAME, else the one --profile, BNPL_PROFILE or bnpl profiles use chose), its region,
+merchant code, mode, base URL, the key a command would send, and both of the
+profile's keys with the place each lives (the OS keychain or the config file). A key
+the profile lacks shows as (none). BNPL_SECRET_KEY, when set, is the key commands
+send, whatever the profile holds.`,
 		Example: `  bnpl profiles show
+  bnpl profiles show shop-sa
   bnpl --profile shop-sa --live profiles show -o json`,
-		Args: cmdutil.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return cmdutil.Usagef("%s takes at most one profile name, got %d arguments", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
+		ValidArgsFunction: CompleteNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return showRun(cmd.Context(), f)
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			return showRun(cmd.Context(), f, name)
 		},
 	}
 }
 
-func showRun(_ context.Context, f *cmdutil.Factory) error {
-	t, err := f.Target()
+func showRun(_ context.Context, f *cmdutil.Factory, name string) error {
+	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	o := config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox, KeyOptional: true}
+	if name != "" {
+		if _, ok := cfg.Profile(name); !ok {
+			return &config.ProfileNotFoundError{Name: name, Known: profileNames(cfg)}
+		}
+		o.Profile, o.Sandbox = name, false
+	}
+	t, err := config.Resolve(cfg, o, f.Getenv)
+	if err != nil {
+		return err
+	}
+	if name != "" {
+		t.Sources["profile"] = "argument"
 	}
 	printer, err := f.Printer()
-	if err != nil {
-		return err
-	}
-	rec, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
@@ -125,15 +183,80 @@ func showRun(_ context.Context, f *cmdutil.Factory) error {
 	} else if profile == "" {
 		profile = "(environment)"
 	}
-	view := &output.Detail{Fields: []output.Field{
+	key := t.Masked()
+	switch {
+	case key == "":
+		key = "(none): this profile has no " + mode + " key"
+	case t.KeyStorage != config.StorageNone:
+		key += " (" + t.Sources["secret_key"] + ", " + t.KeyStorage.Describe() + ")"
+	default:
+		key += src("secret_key")
+	}
+	fields := []output.Field{
 		{Label: "Profile", Value: profile + src("profile")},
 		{Label: "Region", Value: t.Region + src("region")},
 		{Label: "Merchant code", Value: t.MerchantCode + src("merchant_code")},
-		{Label: "Key", Value: t.Masked() + src("secret_key")},
 		{Label: "Mode", Value: mode + src("live")},
-		{Label: "Base URL", Value: t.BaseURL + src("base_url")},
-	}}
-	return printer.Object(rec, view)
+		{Label: "Key", Value: key},
+	}
+	extra := map[string]any{}
+	if p, ok := cfg.Profile(t.Profile); ok && t.Profile != "" && !t.Embedded {
+		for _, slot := range []struct {
+			label string
+			live  bool
+			field string
+		}{{"Test key", false, "test_secret_key"}, {"Live key", true, "live_secret_key"}} {
+			value, masked := describeSlot(cfg, p, slot.live)
+			fields = append(fields, output.Field{Label: slot.label, Value: value})
+			extra[slot.field] = masked
+			extra[strings.Replace(slot.field, "secret_key", "key_storage", 1)] = string(p.KeyIn(slot.live))
+		}
+	}
+	fields = append(fields, output.Field{Label: "Base URL", Value: secret.RedactURL(t.BaseURL) + src("base_url")})
+	rec, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if len(extra) > 0 {
+		var m map[string]any
+		if err := json.Unmarshal(rec, &m); err != nil {
+			return err
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		if rec, err = json.Marshal(m); err != nil {
+			return err
+		}
+	}
+	return printer.Object(rec, &output.Detail{Fields: fields})
+}
+
+// describeSlot is one of a profile's keys as shown: masked, with the place
+// it lives, or (none); and the masked key alone for JSON ("" for none).
+func describeSlot(cfg *config.Config, p config.Profile, live bool) (string, string) {
+	in := p.KeyIn(live)
+	if in == config.StorageNone {
+		return "(none)", ""
+	}
+	key, _, err := cfg.Key(p, live)
+	if err != nil {
+		var ke *config.KeychainError
+		if errors.As(err, &ke) {
+			err = ke.Err
+		}
+		return fmt.Sprintf("in %s, which cannot give it: %v", in.Describe(), err), ""
+	}
+	masked := secret.MaskKey(key)
+	return masked + " (" + in.Describe() + ")", masked
+}
+
+func profileNames(cfg *config.Config) []string {
+	var names []string
+	for _, p := range cfg.Profiles() {
+		names = append(names, p.Name)
+	}
+	return names
 }
 
 func newUseCmd(f *cmdutil.Factory) *cobra.Command {
@@ -151,7 +274,7 @@ func newUseCmd(f *cmdutil.Factory) *cobra.Command {
 			if err := cfg.SetCurrent(args[0]); err != nil {
 				return err
 			}
-			if err := cfg.Save(); err != nil {
+			if err := save(f, cfg); err != nil {
 				return err
 			}
 			f.Noticef("default profile is now %s", strings.ToLower(args[0]))
@@ -193,7 +316,7 @@ func newSetCmd(f *cmdutil.Factory) *cobra.Command {
 			if err := cfg.SetProfile(p); err != nil {
 				return err
 			}
-			if err := cfg.Save(); err != nil {
+			if err := save(f, cfg); err != nil {
 				return err
 			}
 			f.Noticef("updated profile %s", p.Name)
@@ -208,9 +331,12 @@ func newSetCmd(f *cmdutil.Factory) *cobra.Command {
 
 func newRemoveCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:               "remove <name>",
-		Short:             "Remove a profile and its keys",
-		Example:           "  bnpl profiles remove old-shop",
+		Use:   "remove <name>",
+		Short: "Remove a profile and its keys (asks first on a terminal; --yes skips)",
+		Long: `Remove a profile and its keys, from the config file and from the OS keychain.
+On a terminal it asks first; --yes skips the question, and off a terminal (a
+script) it goes ahead.`,
+		Example:           "  bnpl profiles remove old-shop\n  bnpl profiles remove old-shop --yes",
 		Args:              cmdutil.ExactArgs(1, "a profile name"),
 		ValidArgsFunction: CompleteNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -218,16 +344,34 @@ func newRemoveCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			name := strings.ToLower(args[0])
+			if _, ok := cfg.Profile(name); ok {
+				if err := f.AskFirst(cmd.Context(), "Remove profile "+name+" and its keys?", cmdutil.ErrKept); err != nil {
+					return err
+				}
+			}
 			if err := cfg.RemoveProfile(args[0]); err != nil {
 				return err
 			}
-			if err := cfg.Save(); err != nil {
+			if err := save(f, cfg); err != nil {
 				return err
 			}
 			f.Noticef("removed profile %s", strings.ToLower(args[0]))
 			return nil
 		},
 	}
+}
+
+// save writes the config and says what the writing left to say: a
+// directory others can write, a keychain entry that could not be deleted.
+func save(f *cmdutil.Factory, cfg *config.Config) error {
+	if err := cfg.Save(); err != nil {
+		return err
+	}
+	for _, n := range cfg.Notices() {
+		f.Noticef("warning: %s", n)
+	}
+	return nil
 }
 
 // CompleteNames completes profile names for shells.

@@ -121,10 +121,17 @@ func printPayment(f *cmdutil.Factory, raw json.RawMessage) error {
 func newResetCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "reset",
-		Short:   "Forget every payment, session, dispute and webhook of the sandbox",
-		Example: "  bnpl sandbox reset\n  bnpl sandbox reset --sandbox-url http://127.0.0.1:8700",
+		Short:   "Forget every payment, session, dispute and webhook of the sandbox (asks first on a terminal; --yes skips)",
+		Example: "  bnpl sandbox reset\n  bnpl sandbox reset --sandbox-url http://127.0.0.1:8700 --yes",
 		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			which := "the embedded sandbox"
+			if u := f.SandboxURL(); u != "" {
+				which = "the sandbox at " + u
+			}
+			if err := f.AskFirst(cmd.Context(), "Forget every payment, session, dispute and webhook of "+which+"?", cmdutil.ErrKept); err != nil {
+				return err
+			}
 			if _, err := Control(cmd.Context(), f, http.MethodPost, "/_sandbox/reset", nil, nil); err != nil {
 				return err
 			}

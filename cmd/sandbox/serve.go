@@ -23,6 +23,9 @@ type ServeOptions struct {
 	// the 1-4 minute delays between webhook delivery attempts.
 	AllowLocalWebhooks bool
 	RetryScale         float64
+	// ResolveHosts turns on DNS lookups of webhook hosts; without it the
+	// sandbox is hermetic.
+	ResolveHosts bool
 }
 
 func newServeCmd(f *cmdutil.Factory) *cobra.Command {
@@ -33,7 +36,10 @@ func newServeCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Serve the sandbox: the service's checkout, payment, webhook and dispute endpoints
 with their statuses, errors and state, one listener per regional base address. It
 prints the base URLs and the built-in merchants with their keys, then serves until
-interrupted. State is in memory unless --state names a file; the file may be shared
+interrupted. It is hermetic: webhook URLs are judged without DNS (names under
+.invalid, .test, .localhost, .local and .internal are refused as not resolving,
+other well-formed public names are accepted) unless --resolve-hosts is given.
+State is in memory unless --state names a file; the file may be shared
 with other processes, including the embedded sandbox.`,
 		Example: `  bnpl sandbox serve
   bnpl sandbox serve --state sandbox.db --ae-addr 127.0.0.1:9700 --sa-addr 127.0.0.1:9701
@@ -54,6 +60,7 @@ with other processes, including the embedded sandbox.`,
 				return cmdutil.Usagef("--webhook-retry-scale must be positive, got %g", opts.RetryScale)
 			}
 			so.AllowLocalWebhooks, so.WebhookRetryScale = opts.AllowLocalWebhooks, opts.RetryScale
+			so.ResolveHosts = opts.ResolveHosts
 			so.DeliveryLog = f.IO.ErrOut
 			if opts.Merchants != "" {
 				ms, err := sandbox.LoadMerchants(opts.Merchants)
@@ -75,6 +82,7 @@ with other processes, including the embedded sandbox.`,
 	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the --faults draws, to repeat a run (default: random, printed at start)")
 	fl.BoolVar(&opts.RateLimit, "rate-limit", false, "enforce the test-key limits: 10 checkouts per 10s, 50 other requests per second")
 	fl.BoolVar(&opts.AllowLocalWebhooks, "allow-local-webhooks", false, "accept webhook URLs on loopback (http://127.0.0.1:PORT/...), which the service refuses, and deliver to them")
+	fl.BoolVar(&opts.ResolveHosts, "resolve-hosts", false, "look webhook hosts up in DNS, refusing names that do not resolve to a public address, and deliver to public names (default: no lookups; names under .invalid, .test, .localhost, .local and .internal stand for names that do not resolve)")
 	fl.Float64Var(&opts.RetryScale, "webhook-retry-scale", 1, "multiply the 1, 2, 3 and 4 minute waits between webhook delivery attempts (0.01 makes them 0.6s to 2.4s)")
 	return cmd
 }

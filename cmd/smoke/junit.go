@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // The JUnit XML that CI systems (GitHub Actions reporters, GitLab, Jenkins,
@@ -62,26 +64,30 @@ type junitSkipped struct {
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // writeJUnit writes the report of one smoke run as one test suite.
+//
+// Everything in it may quote an answer of the service; the file is kept
+// by CI for anyone to read, so each text goes through the masker again.
 func writeJUnit(w io.Writer, rep *Report) error {
+	var m *secret.Masker
 	suite := junitSuite{
 		Name:      "bnpl smoke",
 		Timestamp: rep.Started.UTC().Format("2006-01-02T15:04:05"),
 		Time:      seconds(rep.Duration),
 	}
 	for _, p := range rep.Properties {
-		suite.Properties = append(suite.Properties, junitProperty{Name: p[0], Value: p[1]})
+		suite.Properties = append(suite.Properties, junitProperty{Name: p[0], Value: m.Text(p[1])})
 	}
 	for _, s := range rep.Steps {
-		c := junitCase{Name: s.Name, Classname: "bnpl.smoke", Time: seconds(s.Duration)}
+		c := junitCase{Name: m.Text(s.Name), Classname: "bnpl.smoke", Time: seconds(s.Duration)}
 		switch s.Result {
 		case resultFailed:
 			suite.Failures++
-			c.Failure = &junitFailure{Message: s.Message, Type: s.ErrorType, Text: s.failureText()}
+			c.Failure = &junitFailure{Message: m.Text(s.Message), Type: m.Text(s.ErrorType), Text: m.Text(s.failureText())}
 		case resultSkipped:
 			suite.Skipped++
-			c.Skipped = &junitSkipped{Message: s.Message}
+			c.Skipped = &junitSkipped{Message: m.Text(s.Message)}
 		default:
-			c.SystemOut = s.Detail
+			c.SystemOut = m.Text(s.Detail)
 		}
 		suite.Tests++
 		suite.Cases = append(suite.Cases, c)

@@ -26,6 +26,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // Options are the inputs of `bnpl smoke`.
@@ -249,7 +250,7 @@ func (s *smoker) run(ctx context.Context) *Report {
 	rep := &Report{Started: s.now()}
 	s.passed = map[string]bool{}
 	rep.Properties = [][2]string{
-		{"base_url", s.target.BaseURL},
+		{"base_url", secret.RedactURL(s.target.BaseURL)},
 		{"merchant_code", s.target.MerchantCode},
 		{"region", s.target.Region},
 		{"key", s.target.Masked()},
@@ -344,7 +345,7 @@ func (s *smoker) auth(ctx context.Context) (string, error) {
 	if len(page.Payments) > 0 && money.Known(page.Payments[0].Currency) {
 		s.currency = page.Payments[0].Currency
 	}
-	return fmt.Sprintf("key %s accepted at %s", s.target.Masked(), s.target.BaseURL), nil
+	return fmt.Sprintf("key %s accepted at %s", s.target.Masked(), secret.RedactURL(s.target.BaseURL)), nil
 }
 
 // detectSandbox tells whether the money steps can run: the embedded

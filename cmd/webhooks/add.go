@@ -29,7 +29,7 @@ type RequestOptions struct {
 }
 
 func newRequestOptions(f *cmdutil.Factory) RequestOptions {
-	return RequestOptions{URLRule: URLCheck{RequireHTTPS: true, Warn: f.Noticef}, Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
+	return RequestOptions{URLRule: URLCheck{RequireHTTPS: true, Warn: f.Noticef}, Header: NewHeaderFlags(f), Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: f.Target, Client: f.Client, Printer: f.Printer}
 }
 
 // AddOptions are the inputs of `webhooks add`.
@@ -67,7 +67,7 @@ test key and live ones with a live key; --test or --test=false says so explicitl
 	fl := cmd.Flags()
 	opts.Header.Register(fl, false)
 	fl.BoolVar(&test, "test", false, "receive test-mode notifications (default: the mode of the key)")
-	fl.BoolVar(&opts.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules, for a sandbox started with --allow-local-webhooks")
+	fl.BoolVar(&opts.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules against a sandbox (a loopback URL sent to a sandbox served on loopback needs no flag)")
 	return cmd
 }
 
@@ -78,7 +78,7 @@ func addRun(ctx context.Context, o *AddOptions) error {
 	}
 	w, err := client.CreateWebhook(ctx, *req)
 	if err != nil {
-		return err
+		return ExplainRefusal(err, req.URL, o.Target)
 	}
 	o.Notice("registered payment webhook %s", w.ID)
 	return printer.Object(w.Raw(), Detail(w))

@@ -14,6 +14,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 )
 
@@ -27,12 +28,26 @@ type HeaderFlags struct {
 	// Remove is update's explicit "no header": a replace without a header
 	// drops the registered one, which must not happen by omission.
 	Remove bool
+	// Ask, when set (stdin is a terminal), asks for the value with
+	// --header-value-stdin instead of reading a line, without echoing what
+	// is typed.
+	Ask func(label string) (string, error)
+}
+
+// NewHeaderFlags are the header flags of a command: on a terminal,
+// --header-value-stdin asks for the value with echo off.
+func NewHeaderFlags(f *cmdutil.Factory) HeaderFlags {
+	var h HeaderFlags
+	if f.IO.IsStdinTTY() {
+		h.Ask = f.Prompter(context.Background()).Secret
+	}
+	return h
 }
 
 // Register adds the header flags to fl; update adds --remove-header.
 func (h *HeaderFlags) Register(fl *pflag.FlagSet, update bool) {
 	fl.StringVar(&h.Title, "header-title", "", "name of a static header sent with every notification, e.g. X-Webhook-Secret")
-	fl.BoolVar(&h.ValueStdin, "header-value-stdin", false, "read the header's secret value from the first line of stdin")
+	fl.BoolVar(&h.ValueStdin, "header-value-stdin", false, "read the header's secret value from the first line of stdin (asked for, hidden, on a terminal)")
 	fl.StringVar(&h.ValueEnv, "header-value-env", "", "read the header's secret value from this environment variable")
 	if update {
 		fl.BoolVar(&h.Remove, "remove-header", false, "register the webhook without a header, removing the current one")
@@ -71,7 +86,16 @@ func (h *HeaderFlags) Header(stdin io.Reader, getenv func(string) string) (*api.
 		return nil, nil
 	}
 	var value string
-	if h.ValueStdin {
+	if h.ValueStdin && h.Ask != nil {
+		line, err := h.Ask("Value of header " + h.Title + " (hidden): ")
+		if errors.Is(err, cmdutil.ErrInterrupted) {
+			return nil, err
+		}
+		value = strings.TrimRight(line, "\r\n")
+		if value == "" {
+			return nil, cmdutil.Refuse("type the value at the prompt, or pipe it in", "no header value given")
+		}
+	} else if h.ValueStdin {
 		line, err := bufio.NewReader(io.LimitReader(stdin, api.MaxHeaderValue*4+2)).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, cmdutil.Refuse("pipe the value in, e.g. `printf '%s\\n' \"$SECRET\" | bnpl ...`", "could not read the header value from stdin: %v", err)
@@ -107,17 +131,58 @@ type URLCheck struct {
 }
 
 // Check returns the normalised URL, refusing --allow-local unless the
-// target is a sandbox: a real service would refuse the URL anyway.
+// target is a sandbox: a real service would refuse the URL anyway. A
+// loopback URL (http://127.0.0.1:PORT/...) sent to a sandbox is checked
+// for syntax only: whether it is admitted depends on how that sandbox was
+// started (--allow-local-webhooks), so the sandbox judges it. The host
+// rules are judged without DNS unless a Resolver is set.
 func (c URLCheck) Check(ctx context.Context, raw string, target *config.Target) (string, error) {
 	if c.AllowLocal && !IsSandbox(target) {
 		return "", cmdutil.Refuse("drop --allow-local; it is for a sandbox started with --allow-local-webhooks",
-			"--allow-local is accepted only against a sandbox, and %s is not one", target.BaseURL)
+			"--allow-local is accepted only against a sandbox, and %s is not one", secret.RedactURL(target.BaseURL))
 	}
-	rules := webhook.URLRules{RequireHTTPS: c.RequireHTTPS && !c.AllowLocal, AllowLocal: c.AllowLocal, Resolver: c.Resolver}
+	local := c.AllowLocal || !target.Embedded && IsSandbox(target) && loopbackURL(raw)
+	rules := webhook.URLRules{RequireHTTPS: c.RequireHTTPS && !local, AllowLocal: local, Resolver: c.Resolver}
 	if c.Warn != nil {
 		rules.Advisory = func(problem string) { c.Warn("warning: %s", problem) }
 	}
 	return rules.Check(ctx, raw)
+}
+
+// ExplainRefusal gives a sandbox's refusal of a loopback URL the hint that
+// matters: the sandbox must be started with --allow-local-webhooks.
+func ExplainRefusal(err error, raw string, target func() (*config.Target, error)) error {
+	e, ok := api.AsAPIError(err)
+	if !ok || e.Status != 400 || strings.Contains(e.Message, "already exists") || strings.Contains(e.Message, "max number") || !loopbackURL(raw) {
+		return err
+	}
+	if t, terr := target(); terr != nil || !IsSandbox(t) {
+		return err
+	}
+	return api.WithHint(err, "this sandbox refuses loopback receivers: start it with `bnpl sandbox serve --allow-local-webhooks` to register "+redactURL(raw))
+}
+
+// loopbackURL reports a URL whose host is localhost or a loopback address.
+func loopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(u.Hostname(), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the URL"
+	}
+	u.User = nil
+	return u.String()
 }
 
 // IsSandbox reports whether the target is the embedded sandbox or one

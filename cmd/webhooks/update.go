@@ -47,7 +47,7 @@ required, so that a header is never dropped by omission.`,
 	fl := cmd.Flags()
 	opts.Header.Register(fl, true)
 	fl.BoolVar(&test, "test", false, "receive test-mode notifications (default: the mode of the key)")
-	fl.BoolVar(&opts.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules, for a sandbox started with --allow-local-webhooks")
+	fl.BoolVar(&opts.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules against a sandbox (a loopback URL sent to a sandbox served on loopback needs no flag)")
 	return cmd
 }
 
@@ -58,7 +58,7 @@ func updateRun(ctx context.Context, o *UpdateOptions) error {
 	}
 	w, err := client.UpdateWebhook(ctx, o.ID, *req)
 	if err != nil {
-		return err
+		return ExplainRefusal(err, req.URL, o.Target)
 	}
 	return printer.Object(w.Raw(), Detail(w))
 }

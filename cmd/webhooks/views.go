@@ -7,11 +7,11 @@ import (
 
 // ListColumns are the columns of a payment-webhooks table.
 var ListColumns = []output.Column{
-	{Header: "ID", Path: "id"},
-	{Header: "URL", Path: "url"},
-	{Header: "TEST", Path: "is_test"},
-	{Header: "HEADER", Path: "header.title"},
-	{Header: "VALUE", Path: "header.value"},
+	{Header: "ID", Path: "id", Kind: output.KindID},
+	{Header: "URL", Path: "url", Kind: output.KindText},
+	{Header: "TEST", Path: "is_test", Kind: output.KindPlain},
+	{Header: "HEADER", Path: "header.title", Kind: output.KindPlain},
+	{Header: "VALUE", Path: "header.value", Kind: output.KindText},
 }
 
 // Detail is the view of one payment webhook; the client has already

@@ -18,11 +18,15 @@ authorized, captured, closed, rejected, refunded or updated. They use the key of
 profile's mode: the test key by default, the live key with --live.
 
 A webhook URL must be https, absolute, and on a public host name: localhost, raw IP
-addresses, names under .localhost, .local, .internal, .invalid, .test or .example,
-and names that do not resolve are refused before sending. The URL is normalised as
-the service stores it: scheme and host lower case, default port and trailing slash
-removed. Against a sandbox started with --allow-local-webhooks, --allow-local skips
-the host rules so that notifications reach bnpl listen on this machine.
+addresses in any form, and names under .localhost, .local, .internal, .invalid, .test
+or .example (names that never resolve) are refused before sending. The check looks
+no name up in DNS; the service does its own lookup. Hosts are judged in their IDNA
+form, so fullwidth and look-alike names are judged as what they stand for. The URL
+is normalised as the service stores it: scheme and host lower case, international
+names in xn-- form, default port and trailing slash removed. A loopback URL
+(http://127.0.0.1:PORT/...) sent to a sandbox served on loopback is left to that
+sandbox to judge: one started with --allow-local-webhooks accepts it, so that
+notifications reach bnpl listen on this machine.
 
 A static header (--header-title) is added to every notification, so the receiver
 can tell it comes from the service. Its value is a secret: it is read from stdin or

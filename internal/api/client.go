@@ -50,6 +50,10 @@ type Options struct {
 	// Transport carries the requests; nil is a keep-alive transport of the
 	// client's own. Tests and the in-process sandbox swap it.
 	Transport http.RoundTripper
+	// Secrets are more values to mask wherever the client turns an answer
+	// into text, beside the key and the signing header values a request
+	// carries (which it knows by itself): another key of the profile, say.
+	Secrets []string
 	// Debug, when set, receives every exchange with the key and signing
 	// header values masked.
 	Debug io.Writer
@@ -72,7 +76,7 @@ type Client struct {
 	baseURL      string // without a trailing slash
 	header       http.Header
 	key          string
-	maskedKey    string
+	masker       *secret.Masker // the key and Options.Secrets
 	merchantCode string
 	region       string
 	retries      int
@@ -149,7 +153,7 @@ func New(o Options) (*Client, error) {
 		baseURL:      strings.TrimRight(base.String(), "/"),
 		header:       header,
 		key:          o.SecretKey,
-		maskedKey:    secret.MaskKey(o.SecretKey),
+		masker:       secret.NewMasker(append([]string{o.SecretKey}, o.Secrets...)...),
 		merchantCode: o.MerchantCode,
 		region:       o.Region,
 		retries:      retries,
@@ -223,6 +227,11 @@ type call struct {
 	body   []byte      // JSON; nil for none
 	file   *fileBody
 	policy retryPolicy
+	// sendInDryRun: a harmless read that a dry run sends all the same
+	// (the read of a payment before a move).
+	sendInDryRun bool
+
+	masker *secret.Masker // set by Client.maskerFor
 }
 
 type fileBody struct {
@@ -337,7 +346,7 @@ func (c *Client) writeDryRun(cl *call) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	_, err := io.WriteString(c.dryRun, c.scrub(b.String()))
+	_, err := io.WriteString(c.dryRun, c.maskerFor(cl).Text(b.String()))
 	return err
 }
 
@@ -370,7 +379,7 @@ func (c *Client) logExchange(cl *call, u string, reqHeader http.Header, n int, a
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	// Debug output is best effort: a failing stderr must not fail the call.
-	_, _ = io.WriteString(c.debug, c.scrub(b.String()))
+	_, _ = io.WriteString(c.debug, c.maskerFor(cl).Text(b.String()))
 }
 
 // shownRequestHeaders are the request headers a log may show as they are:
@@ -413,13 +422,59 @@ func (c *Client) requestBodyText(cl *call) string {
 	return bodyText("application/json", cl.body)
 }
 
-// scrub is the last guard: whatever path the key took into a text, it
-// leaves masked.
-func (c *Client) scrub(s string) string {
-	if c.key == "" {
-		return s
+// maskerFor is the masker of everything a call turns into text: the
+// error of a refusal, a network failure, the debug log. It knows the
+// client's secrets and the call's own: the signing header values in its
+// body ("header": {"value": …}) and the values of request headers that are
+// not bnpl's own (a token given with `bnpl api -H`). It is the one place
+// where an answer's words meet the secrets they might echo.
+func (c *Client) maskerFor(cl *call) *secret.Masker {
+	// A call belongs to one goroutine at a time; no lock is needed.
+	if cl.masker != nil {
+		return cl.masker
 	}
-	return strings.ReplaceAll(s, c.key, c.maskedKey)
+	var extra []string
+	for k, vs := range cl.header {
+		if !shownRequestHeaders[http.CanonicalHeaderKey(k)] {
+			extra = append(extra, vs...)
+		}
+	}
+	if cl.body != nil {
+		extra = append(extra, headerValues(cl.body)...)
+	}
+	cl.masker = c.masker.With(extra...)
+	return cl.masker
+}
+
+// headerValues are the signing header values a JSON body carries.
+func headerValues(body []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, child := range t {
+				if h, ok := child.(map[string]any); ok && k == "header" {
+					if s, ok := h["value"].(string); ok {
+						out = append(out, s)
+					}
+				}
+				walk(child)
+			}
+		case []any:
+			for _, child := range t {
+				walk(child)
+			}
+		}
+	}
+	walk(doc)
+	return out
 }
 
 func prefixLines(prefix, s string) string {
@@ -556,6 +611,16 @@ func (c *Client) doJSON(ctx context.Context, cl *call, out any) error {
 	res, err := c.execute(ctx, cl)
 	if err != nil {
 		return err
+	}
+	return c.decodeAnswer(cl, res, out)
+}
+
+// decodeAnswer decodes a 2xx answer, first making sure it is the service's.
+func (c *Client) decodeAnswer(cl *call, res *result, out any) error {
+	if out != nil {
+		if ns := c.notService(cl, res.status, res.header, res.body); ns != nil {
+			return ns
+		}
 	}
 	return decodeInto(cl, res.body, out)
 }

@@ -60,11 +60,15 @@ func (p DisputeListParams) query() (url.Values, error) {
 // ListDisputes reads one page of disputes; an empty NextPageToken means it
 // was the last.
 func (c *Client) ListDisputes(ctx context.Context, p DisputeListParams) (*DisputeList, error) {
+	return c.listDisputes(ctx, p, false)
+}
+
+func (c *Client) listDisputes(ctx context.Context, p DisputeListParams, sendInDryRun bool) (*DisputeList, error) {
 	q, err := p.query()
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{method: http.MethodGet, path: "/api/v1/disputes", op: "GET /api/v1/disputes", query: q, policy: retrySafe}
+	cl := &call{method: http.MethodGet, path: "/api/v1/disputes", op: "GET /api/v1/disputes", query: q, policy: retrySafe, sendInDryRun: sendInDryRun}
 	var l DisputeList
 	if err := c.doJSON(ctx, cl, &l); err != nil {
 		return nil, err
@@ -278,4 +282,49 @@ func (c *Client) rawJSON(ctx context.Context, cl *call) (json.RawMessage, error)
 		return nil, fmt.Errorf("%s: the answer is not JSON", cl.opName())
 	}
 	return json.RawMessage(append([]byte(nil), body...)), nil
+}
+
+// Active reports whether the dispute is still open: not declined,
+// cancelled or refunded. While one is, refunds of its payment are
+// refused (409 "payment is disputed").
+func (d *Dispute) Active() bool {
+	switch strings.ToLower(d.Status) {
+	case "declined", "cancelled", "refunded":
+		return false
+	}
+	return true
+}
+
+// PaymentDisputes walks the disputes list, every page, and returns the
+// disputes of one payment; the service has no filter by payment. Disputes
+// exist on live payments only: call it with a live key. Like
+// ReadBeforeMove, it reads even in a dry run.
+func (c *Client) PaymentDisputes(ctx context.Context, paymentID string) ([]Dispute, error) {
+	var out []Dispute
+	params := DisputeListParams{}
+	for {
+		page, err := c.listDisputes(ctx, params, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range page.Disputes {
+			if strings.EqualFold(d.PaymentID, paymentID) {
+				out = append(out, d)
+			}
+		}
+		if page.NextPageToken == "" || page.NextPageToken == params.PageToken {
+			return out, nil
+		}
+		params.PageToken = page.NextPageToken
+	}
+}
+
+// ActiveDispute is the first open dispute of ds, nil if none.
+func ActiveDispute(ds []Dispute) *Dispute {
+	for i := range ds {
+		if ds[i].Active() {
+			return &ds[i]
+		}
+	}
+	return nil
 }

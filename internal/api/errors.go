@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // Exit codes of the command-line surface that errors of this package carry.
@@ -82,7 +84,7 @@ type APIError struct {
 	// RetryAfter is the wait the service asked for (429, some 5xx), zero if
 	// none.
 	RetryAfter time.Duration `json:"-"`
-	// Body is the answer as received.
+	// Body is the answer as received, with the secrets it echoed masked.
 	Body []byte `json:"-"`
 
 	plainText bool   // the body was not JSON (Go's "404 page not found", a proxy's 500)
@@ -126,6 +128,23 @@ func parseAPIError(status int, header http.Header, body []byte, method, path str
 	if header != nil {
 		e.RetryAfter = parseRetryAfter(header.Get("Retry-After"), now)
 	}
+	return e
+}
+
+// mask hides, in everything the answer put into e, the secrets it may
+// echo (see Client.maskerFor) and the control characters a terminal would
+// obey. Every string of an APIError comes from the answer; masking them
+// here, where the answer becomes text, covers every place that shows the
+// error: the error line, the -o json object, doctor, smoke's JUnit file,
+// bulk reports and journals.
+func (e *APIError) mask(m *secret.Masker) *APIError {
+	e.ErrorType = m.Text(e.ErrorType)
+	e.Message = m.Text(e.Message)
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		f.Field, f.Code, f.Message = m.Text(f.Field), m.Text(f.Code), m.Text(f.Message)
+	}
+	e.Body = m.Bytes(e.Body)
 	return e
 }
 
@@ -272,6 +291,8 @@ func (e *APIError) Hint() string {
 			return fmt.Sprintf("rate limited: wait %s and retry, or lower --concurrency / --rate", e.RetryAfter.Round(time.Second))
 		}
 		return "rate limited: wait and retry, or lower --concurrency / --rate"
+	case e.Status >= 500 && e.Method == http.MethodGet:
+		return "the service failed; a read changes nothing: retry later"
 	case e.Status >= 500:
 		return "the service failed; retry later. A capture or refund may or may not have been made: re-run it with the same --reference-id"
 	}
@@ -321,9 +342,14 @@ type NetworkError struct {
 	// Op is the request, "POST /api/v2/payments/{id}/captures".
 	Op  string
 	Err error
+
+	// masker hides what the cause quotes of a malformed answer.
+	masker *secret.Masker
 }
 
-func (e *NetworkError) Error() string {
+func (e *NetworkError) Error() string { return e.masker.Text(e.text()) }
+
+func (e *NetworkError) text() string {
 	cause := e.Err
 	var ue *url.Error
 	if errors.As(cause, &ue) {
@@ -366,6 +392,9 @@ func (e *NetworkError) ExitCode() int {
 func (e *NetworkError) Hint() string {
 	if neverConnected(e.Err) {
 		return "nothing was sent: check the network and the base URL (`bnpl doctor`)"
+	}
+	if strings.HasPrefix(e.Op, http.MethodGet+" ") {
+		return "the read got no answer; a read changes nothing: retry, and check the network and the base URL (`bnpl doctor`)"
 	}
 	return "the request may or may not have reached the service; for a capture or refund re-run with the same --reference-id, then check with `bnpl payments get ID`"
 }

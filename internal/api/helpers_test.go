@@ -128,6 +128,12 @@ type fakePayments struct {
 	faults   []string
 	moves    int // move requests received
 	gets     int
+	// dedupe answers a capture or refund whose reference_id is taken with
+	// the payment as it is, as the service does.
+	dedupe bool
+	// beforeMove, when set, runs before a move is applied (another
+	// process acting between the read and the move).
+	beforeMove func(f *fakePayments)
 }
 
 func newFakePayments(t *testing.T, amount string, faults ...string) *fakePayments {
@@ -207,6 +213,9 @@ func (f *fakePayments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 409, "conflict", msgLocked)
 		return
 	}
+	if f.beforeMove != nil {
+		f.beforeMove(f)
+	}
 	status, msg := f.apply(strings.TrimPrefix(r.URL.Path, base+"/"), body.Amount, body.ReferenceID)
 	switch {
 	case fault == "500-after":
@@ -222,6 +231,17 @@ func (f *fakePayments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // apply is the state machine of the moves, with the service's messages.
 func (f *fakePayments) apply(verb string, amount decimal.Decimal, ref string) (int, string) {
+	if f.dedupe {
+		held := f.captures
+		if verb == "refunds" {
+			held = f.refunds
+		}
+		for _, m := range held {
+			if verb != "close" && m["reference_id"] == ref {
+				return 200, ""
+			}
+		}
+	}
 	switch verb {
 	case "captures":
 		if f.status == StatusClosed {

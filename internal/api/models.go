@@ -194,6 +194,13 @@ func (p *Payment) Refundable() decimal.Decimal {
 	return decimal.Zero
 }
 
+// AuthorizationExpired reports whether p is AUTHORIZED but its
+// authorization expired (expires_at has passed at now): nothing can be
+// captured, and the service will expire it.
+func (p *Payment) AuthorizationExpired(now time.Time) bool {
+	return p.Status == StatusAuthorized && p.ExpiresAt != nil && !now.Before(*p.ExpiresAt)
+}
+
 // CaptureByReference finds the capture made with reference_id ref.
 func (p *Payment) CaptureByReference(ref string) *Capture {
 	for i := range p.Captures {

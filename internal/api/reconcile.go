@@ -129,7 +129,10 @@ func (c *Client) Close(ctx context.Context, id string) (*MoveResult, error) {
 
 // runMove sends a move and reconciles it. The rules, in one place:
 //
-//   - A 2xx is the move made.
+//   - A 2xx is the move made if the payment it answers holds a capture
+//     or refund with our reference_id and amount (a close: always);
+//     otherwise the reference_id was used by another move, and the
+//     answer is a *MoveConflictError (exit 7): nothing was moved.
 //   - A refusal that a repeat of our own move would earn (refusedAsRepeat)
 //     makes the client read the payment. If an earlier attempt's outcome
 //     was unknown, or the caller supplied the reference_id (a re-run), and
@@ -152,11 +155,11 @@ func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 	}
 	if err == nil {
 		var p Payment
-		if err := decodeInto(m.call, res.body, &p); err != nil {
+		if err := c.decodeAnswer(m.call, res, &p); err != nil {
 			return out, err
 		}
 		out.Payment = &p
-		return out, nil
+		return out, m.verifyMade(&p)
 	}
 	if errors.Is(err, ErrDryRun) || res == nil || ctx.Err() != nil {
 		return out, err
@@ -173,6 +176,10 @@ func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 			out.Payment, out.Reconciled = p, true
 			return out, nil
 		}
+		if m.heldOtherwise(p) {
+			out.Payment = p
+			return out, m.verifyMade(p)
+		}
 		return out, WithHint(err, m.refusalHint(p, err))
 
 	case res.unknownAttempts > 0:
@@ -182,6 +189,10 @@ func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 		if readErr == nil && m.madeOn(p) {
 			out.Payment, out.Reconciled = p, true
 			return out, nil
+		}
+		if readErr == nil && m.heldOtherwise(p) {
+			out.Payment = p
+			return out, m.verifyMade(p)
 		}
 		if IsOutcomeUnknown(err) {
 			return out, WithHint(err, m.unknownHint(readErr == nil))
@@ -221,6 +232,19 @@ func (m *move) madeOn(p *Payment) bool {
 	default:
 		return p.Status == StatusClosed
 	}
+}
+
+// heldOtherwise reports whether p holds a capture or refund with our
+// reference_id but another amount: the reference_id was used by another
+// move, so ours can never be made under it.
+func (m *move) heldOtherwise(p *Payment) bool {
+	switch m.kind {
+	case moveCapture:
+		return p.CaptureByReference(m.reference) != nil && !m.madeOn(p)
+	case moveRefund:
+		return p.RefundByReference(m.reference) != nil && !m.madeOn(p)
+	}
+	return false
 }
 
 // refusalHint names what the payment allows, now that it has been read.

@@ -148,10 +148,11 @@ func TestResumedCaptureIsReconciledOnFirstRefusal(t *testing.T) {
 	}
 
 	// A different amount under the same reference is another capture: not
-	// ours, so the refusal stands.
+	// ours, and ours can never be made under that reference: a conflict.
 	_, err = c.Capture(context.Background(), testPaymentID, CaptureRequest{Amount: amount("70"), ReferenceID: "order-9"})
-	if StatusOf(err) != 400 {
-		t.Errorf("err = %v, want the refusal", err)
+	var conflict *MoveConflictError
+	if !errors.As(err, &conflict) || exitCodeOf(err) != 7 || conflict.Held != "60.00 AED" {
+		t.Errorf("err = %v, want a conflict naming what the payment holds", err)
 	}
 }
 

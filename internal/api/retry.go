@@ -83,7 +83,7 @@ type verdict struct {
 // 2xx answer or the error of the final attempt. The result is non-nil
 // whenever something was attempted, errors included.
 func (c *Client) execute(ctx context.Context, cl *call) (*result, error) {
-	if c.dryRun != nil {
+	if c.dryRun != nil && !cl.sendInDryRun {
 		if err := c.writeDryRun(cl); err != nil {
 			return nil, err
 		}
@@ -108,6 +108,9 @@ func (c *Client) execute(ctx context.Context, cl *call) (*result, error) {
 		}
 		// Kept for errors too: `bnpl api` prints a refusal's body and headers.
 		res.status, res.header, res.body = a.status, a.header, a.body
+		if e, ok := v.err.(*APIError); ok {
+			res.body = e.Body // masked
+		}
 		if v.err == nil {
 			return res, nil
 		}
@@ -137,7 +140,7 @@ func (c *Client) stopped(cl *call, res *result, err error) error {
 	if res.attempts == 0 {
 		return fmt.Errorf("%s: %w", cl.opName(), err)
 	}
-	return &NetworkError{Op: cl.opName(), Err: err}
+	return &NetworkError{Op: cl.opName(), Err: err, masker: c.maskerFor(cl)}
 }
 
 func (c *Client) judge(cl *call, a attempt) verdict {
@@ -145,7 +148,7 @@ func (c *Client) judge(cl *call, a attempt) verdict {
 		return verdict{err: a.local}
 	}
 	if a.err != nil {
-		ne := &NetworkError{Op: cl.opName(), Err: a.err}
+		ne := &NetworkError{Op: cl.opName(), Err: a.err, masker: c.maskerFor(cl)}
 		switch {
 		case certificateProblem(a.err):
 			return verdict{err: ne}
@@ -157,7 +160,10 @@ func (c *Client) judge(cl *call, a attempt) verdict {
 	if a.status >= 200 && a.status < 300 {
 		return verdict{}
 	}
-	e := parseAPIError(a.status, a.header, a.body, cl.method, cl.path, c.now())
+	if ns := c.notService(cl, a.status, a.header, a.body); ns != nil {
+		return verdict{err: ns}
+	}
+	e := parseAPIError(a.status, a.header, a.body, cl.method, cl.path, c.now()).mask(c.maskerFor(cl))
 	e.region = c.region
 	switch {
 	case a.status == http.StatusTooManyRequests:

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // checkWebhook validates what both kinds of webhook registration share.
@@ -18,7 +20,7 @@ func checkWebhook(v *ValidationError, rawURL string, h *WebhookHeader) {
 	case strings.TrimSpace(rawURL) == "":
 		v.Add("$.url", "must not be empty")
 	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		v.Add("$.url", "%q is not an absolute http(s) URL", rawURL)
+		v.Add("$.url", "%q is not an absolute http(s) URL", secret.RedactUserinfo(rawURL))
 	}
 	if h == nil {
 		return

@@ -23,14 +23,14 @@
 // lines, only ever appended to, each record fsync'ed before the run goes on.
 // Three kinds of record:
 //
-//	{"event":"run","op":"capture","format":1,"at":"2026-11-21T12:00:00Z"}
+//	{"event":"run","op":"capture","format":1,"pid":4242,"at":"2026-11-21T12:00:00Z"}
 //	{"event":"send","op":"capture","key":"…","line":7,"payment_id":"…","reference_id":"…","amount":"250.00","at":"…"}
 //	{"event":"result","op":"capture","key":"…","line":7,"payment_id":"…","reference_id":"…","amount":"250.00",
 //	 "outcome":"failed","http_status":400,"error_type":"bad_data","message":"…","payment_status":"CLOSED","at":"…"}
 //
-// "run" opens each run, for people reading the file. "send" is written
-// before a row's request goes out and holds the reference_id (the row's own,
-// or a new UUID) and the exact amount sent, so that a row for a "full"
+// "run" opens each run and names its process. "send" is written before a
+// row's request goes out and holds the reference_id (the row's own, or the
+// one derived from the row, see rowIdentity) and the exact amount sent, so that a row for a "full"
 // amount is re-sent with the same amount even if the payment has changed
 // since. "result" is written once the answer is known; its outcome is ok,
 // reconciled, failed (a definite refusal, or a row refused before sending,
@@ -51,30 +51,44 @@
 // On a re-run the last records of each key decide: a row whose result is ok
 // or reconciled is not sent again; one that failed is not sent again unless
 // Options.RetryFailed (it keeps its reference_id); one with a "send" and no
-// result, or an unknown one, is re-sent with the recorded reference_id and
-// amount, and the client reconciles it with the service. A crash can tear
-// the last line; that partial record is cut off when the journal is opened,
-// which is safe because its record had not been completed: a torn "send"
-// means its request never went out, a torn "result" leaves the row unknown,
-// to be re-sent with the same reference_id. A damaged line anywhere else
-// stops the run: it was not made by a crash, and guessing could move money
-// twice.
+// result, or an unknown one, is reconciled first: the payment is read, and
+// when it shows the move (our reference_id with the recorded amount; for a
+// close, the CLOSED status) the row is reconciled without a request. Rows
+// RetryFailed sends again are reconciled the same way. Otherwise the row is
+// re-sent with the recorded reference_id and amount.
+//
+// A run holds an OS lock on its journal from Prepare to its end, so a
+// second run of the same journal stops before anything is sent (it names
+// the first run's process, from its "run" record). Every complete line is
+// checked when the journal is opened: the first must be a "run" record, or
+// the file is not a journal and is left as it is; a damaged line other
+// than the last stops the run, since it was not made by a crash and
+// guessing could move money twice. Only then is a torn last line (a crash
+// in the middle of a write) cut off, which is safe because its record had
+// not been completed: a torn "send" means its request never went out, a
+// torn "result" leaves the row to be reconciled.
 //
 // # Report
 //
 // The report has one line per input row, in input order: line, payment_id,
-// reference_id, amount (as sent), outcome (ok, reconciled, failed or
-// skipped), http_status, error_type, message and payment_status (after the
-// row, when known). It is CSV with a header, or JSON lines with those keys.
+// reference_id, amount (as sent), outcome (ok, reconciled, failed, skipped
+// or not_sent), http_status, error_type, message and payment_status (after
+// the row, when known). It is CSV with a header, or JSON lines with those
+// keys, written to a temporary file and renamed onto its path.
 package bulk
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
 // Op is the money move a bulk run makes on every row.
@@ -151,6 +165,11 @@ type Options struct {
 	// as skipped.
 	Invalid     []RowError
 	SkipInvalid bool
+	// ReferencePrefix starts the reference_id derived for rows without one
+	// (DefaultReferencePrefix when empty): a deliberate second run of the
+	// same file takes a prefix of its own, or the service takes its rows
+	// for repeats of the first run's.
+	ReferencePrefix string
 	// RetryFailed sends again the rows the journal records as definitely
 	// failed; without it a resumed run keeps their earlier answer.
 	RetryFailed bool
@@ -182,9 +201,12 @@ const (
 	OutcomeReconciled Outcome = "reconciled"
 	OutcomeFailed     Outcome = "failed"
 	OutcomeSkipped    Outcome = "skipped"
+	// OutcomeNotSent is a row an interruption left untouched.
+	OutcomeNotSent Outcome = "not_sent"
 )
 
-// Summary counts the rows of a run by outcome. Rows settled by an earlier
+// Summary counts the rows of a run by outcome, each row once: Total is OK
+// + Reconciled + Failed + Skipped + NotSent. Rows settled by an earlier
 // run of the same journal are counted under their recorded outcome and also
 // in Earlier, so a re-run gives the same verdict until the failures are
 // dealt with.
@@ -195,22 +217,44 @@ type Summary struct {
 	Failed     int `json:"failed"`
 	// Skipped are invalid rows passed over with SkipInvalid.
 	Skipped int `json:"skipped"`
-	// NotSent are rows an interruption left untouched; the report lists
-	// them as skipped.
+	// NotSent are rows an interruption left untouched.
 	NotSent     int  `json:"not_sent"`
 	Earlier     int  `json:"earlier"`
 	Interrupted bool `json:"interrupted"`
+	// Moved is the money this run moved (rows ok or reconciled, not those
+	// an earlier run settled), per currency.
+	Moved map[string]string `json:"moved,omitempty"`
+
+	moved map[string]decimal.Decimal
 }
 
 // String is the final summary line.
 func (s Summary) String() string {
-	line := fmt.Sprintf("%d rows: %d ok, %d reconciled, %d failed, %d skipped",
-		s.Total, s.OK, s.Reconciled, s.Failed, s.Skipped+s.NotSent)
+	line := fmt.Sprintf("%d %s: %d ok, %d reconciled, %d failed, %d skipped, %d not sent",
+		s.Total, plural(s.Total, "row", "rows"), s.OK, s.Reconciled, s.Failed, s.Skipped, s.NotSent)
 	if s.Earlier > 0 {
 		line += fmt.Sprintf(" (%d settled by an earlier run)", s.Earlier)
 	}
+	if len(s.Moved) > 0 {
+		line += "; moved " + TotalsString(s.moved)
+	}
 	if s.Interrupted {
-		line += fmt.Sprintf("; interrupted, %d not sent", s.NotSent)
+		line += "; interrupted"
 	}
 	return line
+}
+
+// TotalsString writes amounts per currency, in currency order: "120.00
+// AED, 35.500 KWD".
+func TotalsString(m map[string]decimal.Decimal) string {
+	curs := make([]string, 0, len(m))
+	for c := range m {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	parts := make([]string, len(curs))
+	for i, c := range curs {
+		parts[i] = money.Format(m[c], c) + " " + c
+	}
+	return strings.Join(parts, ", ")
 }

@@ -3,6 +3,7 @@ package bulk
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // RowError says why one input row cannot be sent.
@@ -77,6 +78,8 @@ type RunError struct {
 	Summary     Summary
 	JournalPath string
 	ReportPath  string
+	// Terminated is an interruption by SIGTERM rather than Ctrl-C.
+	Terminated bool
 }
 
 func (e *RunError) Error() string {
@@ -86,9 +89,12 @@ func (e *RunError) Error() string {
 	return fmt.Sprintf("bulk %s: %d of %d rows failed", e.Op, e.Summary.Failed, e.Summary.Total)
 }
 
-// ExitCode is 130 for an interruption, even with failed rows, because the
-// first thing to do is to finish the run.
+// ExitCode is 130 for an interruption (143 for SIGTERM), even with failed
+// rows, because the first thing to do is to finish the run.
 func (e *RunError) ExitCode() int {
+	if e.Summary.Interrupted && e.Terminated {
+		return 143
+	}
 	if e.Summary.Interrupted {
 		return 130
 	}
@@ -119,4 +125,68 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// JournalError is a journal that cannot be used as it is: not a file bnpl
+// wrote, damaged, or not private. Nothing was sent and the file was left
+// as it was.
+type JournalError struct {
+	Path string
+	// Line is the damaged line, 0 when the problem is the whole file.
+	Line    int
+	Problem string
+	hint    string
+}
+
+func (e *JournalError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("journal %s: line %d %s; nothing was sent", e.Path, e.Line, e.Problem)
+	}
+	return fmt.Sprintf("journal %s %s; nothing was sent", e.Path, e.Problem)
+}
+
+func (e *JournalError) ExitCode() int { return 2 }
+
+func (e *JournalError) Hint() string {
+	if e.hint != "" {
+		return e.hint
+	}
+	return "repair or remove that line, keeping every \"send\" record; or move the journal aside and run again: " +
+		"rows keep their reference_id (the row's own, or one derived from the row), so the service does not apply a move twice"
+}
+
+func journalRefused(path, why string) error {
+	return &JournalError{Path: path, Problem: why,
+		hint: "give --journal a regular file only you can read and write (it is created with mode 600)"}
+}
+
+func journalNotOurs(path string) error {
+	return &JournalError{Path: path, Problem: "is not a bnpl journal: its first line is not a run record",
+		hint: "check --journal: it names a file bnpl did not write, which is left untouched; choose another path"}
+}
+
+// JournalBusyError is a journal another run holds: two runs of one
+// journal would both send its rows. Nothing was sent.
+type JournalBusyError struct {
+	Path string
+	// Holder is the other run's "run" record, when it could be read.
+	Holder *journalRecord
+}
+
+func (e *JournalBusyError) Error() string {
+	who := "another bnpl run"
+	if e.Holder != nil && e.Holder.PID > 0 {
+		who = fmt.Sprintf("another bnpl run (process %d, %s since %s)", e.Holder.PID, e.Holder.Op, e.Holder.At.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("journal %s is in use by %s; nothing was sent", e.Path, who)
+}
+
+func (e *JournalBusyError) ExitCode() int { return 2 }
+
+func (e *JournalBusyError) Hint() string {
+	stop := "stop it"
+	if e.Holder != nil && e.Holder.PID > 0 {
+		stop = fmt.Sprintf("stop it (kill -TERM %d lets it finish the rows in flight)", e.Holder.PID)
+	}
+	return "wait for that run to end, or " + stop + ", then run again: it resumes from the journal"
 }

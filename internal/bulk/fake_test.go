@@ -212,7 +212,8 @@ func (f *fakeClient) Capture(ctx context.Context, id string, req api.CaptureRequ
 		if req.Amount.GreaterThan(p.snapshot().Capturable()) {
 			return badData("could not capture: could not capture more than not captured yet")
 		}
-		p.captures = append(p.captures, api.Capture{ID: uuid.NewString(), Amount: req.Amount, ReferenceID: req.ReferenceID})
+		p.captures = append(p.captures, api.Capture{ID: uuid.NewString(), Amount: req.Amount, ReferenceID: req.ReferenceID,
+			TaxAmount: req.TaxAmount, ShippingAmount: req.ShippingAmount, DiscountAmount: req.DiscountAmount})
 		if p.snapshot().Captured().Equal(p.amount) {
 			p.status = api.StatusClosed
 		}

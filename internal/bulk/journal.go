@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // journal is the resume journal described in the package documentation.
@@ -44,20 +46,23 @@ const (
 )
 
 type journalRecord struct {
-	Event         string    `json:"event"`
-	Op            Op        `json:"op,omitempty"`
-	Format        int       `json:"format,omitempty"`
-	Key           string    `json:"key,omitempty"`
-	Line          int       `json:"line,omitempty"`
-	PaymentID     string    `json:"payment_id,omitempty"`
-	ReferenceID   string    `json:"reference_id,omitempty"`
-	Amount        string    `json:"amount,omitempty"`
-	Outcome       Outcome   `json:"outcome,omitempty"`
-	HTTPStatus    int       `json:"http_status,omitempty"`
-	ErrorType     string    `json:"error_type,omitempty"`
-	Message       string    `json:"message,omitempty"`
-	PaymentStatus string    `json:"payment_status,omitempty"`
-	At            time.Time `json:"at"`
+	Event         string  `json:"event"`
+	Op            Op      `json:"op,omitempty"`
+	Format        int     `json:"format,omitempty"`
+	Key           string  `json:"key,omitempty"`
+	Line          int     `json:"line,omitempty"`
+	PaymentID     string  `json:"payment_id,omitempty"`
+	ReferenceID   string  `json:"reference_id,omitempty"`
+	Amount        string  `json:"amount,omitempty"`
+	Outcome       Outcome `json:"outcome,omitempty"`
+	HTTPStatus    int     `json:"http_status,omitempty"`
+	ErrorType     string  `json:"error_type,omitempty"`
+	Message       string  `json:"message,omitempty"`
+	PaymentStatus string  `json:"payment_status,omitempty"`
+	// PID is the process of a run, on "run" records: a second run that
+	// finds the journal locked names it.
+	PID int       `json:"pid,omitempty"`
+	At  time.Time `json:"at"`
 }
 
 // journalEntry is what the journal knows of one row: its latest send and
@@ -67,14 +72,44 @@ type journalEntry struct {
 	result *journalRecord
 }
 
-// openJournal opens or creates the journal at path, cutting off a torn last
-// line, and returns what it records by key.
+// openJournal opens or creates the journal at path, locks it for the whole
+// run, checks every complete line, cuts off a torn last line, and returns
+// what it records by key.
+//
+// The lock is what keeps two runs of one journal (a CI retry overlapping a
+// slow job, a second terminal) from both sending: the second finds it held
+// and stops before anything is read or sent, naming the first's process.
 func openJournal(path string, op Op, now func() time.Time) (*journal, map[string]*journalEntry, error) {
-	_, statErr := os.Stat(path)
+	// Look before opening, so that a device or a FIFO is never opened.
+	info, statErr := os.Stat(path)
 	created := errors.Is(statErr, os.ErrNotExist)
+	if statErr == nil {
+		if why := privateFile(info); why != "" {
+			return nil, nil, journalRefused(path, why)
+		}
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	// Again on what was opened: the path may have changed in between.
+	if info, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	if why := privateFile(info); why != "" {
+		f.Close()
+		return nil, nil, journalRefused(path, why)
+	}
+	busy, err := lockFile(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("journal %s: locking it: %w", path, err)
+	}
+	if busy {
+		holder := lastRun(f)
+		f.Close()
+		return nil, nil, &JournalBusyError{Path: path, Holder: holder}
 	}
 	entries, err := loadJournal(f, path)
 	if err != nil {
@@ -85,33 +120,65 @@ func openJournal(path string, op Op, now func() time.Time) (*journal, map[string
 		syncDir(filepath.Dir(path))
 	}
 	j := &journal{f: f, path: path, now: now}
-	if err := j.append(journalRecord{Event: eventRun, Op: op, Format: journalFormat}); err != nil {
+	if err := j.append(journalRecord{Event: eventRun, Op: op, Format: journalFormat, PID: os.Getpid()}); err != nil {
 		f.Close()
 		return nil, nil, err
 	}
 	return j, entries, nil
 }
 
+// lastRun is the last complete "run" record of a journal another run
+// holds: that run's own, written once it had the lock.
+func lastRun(f *os.File) *journalRecord {
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<40))
+	if err != nil {
+		return nil
+	}
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	var last *journalRecord
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"event":"run"`)) {
+			continue
+		}
+		var rec journalRecord
+		if json.Unmarshal(line, &rec) == nil && rec.Event == eventRun {
+			last = &rec
+		}
+	}
+	return last
+}
+
+// loadJournal reads what the journal records. Every complete line must be
+// a record and the first a "run" record, or the file is not one bnpl wrote
+// (or it was damaged since): then nothing is cut or changed. Only once the
+// complete lines are known to be a journal is a torn last line, which a
+// crash in the middle of a write leaves, cut off.
 func loadJournal(f *os.File, path string) (map[string]*journalEntry, error) {
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
-	if complete := bytes.LastIndexByte(data, '\n') + 1; complete < len(data) {
-		if err := f.Truncate(int64(complete)); err != nil {
-			return nil, fmt.Errorf("journal %s: cutting off a torn last line: %w", path, err)
-		}
-		data = data[:complete]
-	}
+	complete := bytes.LastIndexByte(data, '\n') + 1
 	entries := map[string]*journalEntry{}
-	for n, line := range bytes.Split(data, []byte("\n")) {
+	records := 0
+	for n, line := range bytes.Split(data[:complete], []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var rec journalRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return nil, fmt.Errorf("journal %s: line %d is damaged (%v); it is not the last line, so it was not torn by a crash: repair or remove that line, keeping every \"send\" record", path, n+1, err)
+		if err := json.Unmarshal(line, &rec); err != nil || rec.Event == "" {
+			if records == 0 {
+				return nil, journalNotOurs(path)
+			}
+			if err == nil {
+				err = errors.New("no event")
+			}
+			return nil, &JournalError{Path: path, Line: n + 1, Problem: fmt.Sprintf("is damaged (%v); it is not the last line, so it was not torn by a crash", err)}
 		}
+		if records == 0 && rec.Event != eventRun {
+			return nil, journalNotOurs(path)
+		}
+		records++
 		if rec.Key == "" {
 			continue
 		}
@@ -129,6 +196,14 @@ func loadJournal(f *os.File, path string) (map[string]*journalEntry, error) {
 			e.result = &r
 		}
 	}
+	if complete < len(data) {
+		if records == 0 {
+			return nil, journalNotOurs(path)
+		}
+		if err := f.Truncate(int64(complete)); err != nil {
+			return nil, fmt.Errorf("journal %s: cutting off a torn last line: %w", path, err)
+		}
+	}
 	return entries, nil
 }
 
@@ -142,6 +217,10 @@ func loadJournal(f *os.File, path string) (map[string]*journalEntry, error) {
 // own record is on disk.
 func (j *journal) append(rec journalRecord) error {
 	rec.At = j.now().UTC()
+	// The message quotes an error, which may quote an answer: the journal
+	// is a file that outlives the run, so no key or escape goes into it.
+	var m *secret.Masker
+	rec.Message, rec.ErrorType = m.Text(rec.Message), m.Text(rec.ErrorType)
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
@@ -188,9 +267,30 @@ func syncDir(dir string) {
 	}
 }
 
-// rowKeys gives every row its journal key; see the journal's documentation.
-func rowKeys(op Op, rows []Row) []string {
-	keys := make([]string, len(rows))
+// DefaultReferencePrefix starts the reference_id derived for a row that
+// has none; see rowIdentity.
+const DefaultReferencePrefix = "bnpl"
+
+// rowIdentity gives every row its journal key and, for a capture or refund
+// row without a reference_id, the reference_id it is sent with.
+//
+// Both are hashes of what identifies the intended move: the op, the
+// payment_id, the amount (as a number, so 100.0 and 100.00 agree; "full"
+// as written), the row's reference_id, tax, shipping and discount amounts,
+// reason, and how many identical rows came before it in the input (so two
+// identical rows stay two moves). The line is not part of them: inserting
+// or moving other rows changes nothing.
+//
+// The derived reference_id is PREFIX-H, H the first 24 hex digits of the
+// SHA-256 of that content. Any run of the same file, concurrent or later,
+// even with its journal deleted, sends the same reference_id for a row,
+// and the service does not apply a reference_id twice. prefix is
+// Options.ReferencePrefix: empty means DefaultReferencePrefix, and another
+// prefix (a deliberate second run of the same file) also makes new journal
+// keys, so the same journal does not take that run's rows for done.
+func rowIdentity(op Op, prefix string, rows []Row) (keys, refs []string) {
+	keys = make([]string, len(rows))
+	refs = make([]string, len(rows))
 	seen := map[string]int{}
 	for i, r := range rows {
 		content := strings.Join([]string{
@@ -198,11 +298,39 @@ func rowKeys(op Op, rows []Row) []string {
 			canonicalAmount(r.TaxAmount), canonicalAmount(r.ShippingAmount), canonicalAmount(r.DiscountAmount), r.Reason,
 		}, "\x1f")
 		seen[content]++
-		sum := sha256.Sum256([]byte(content + "\x1f" + strconv.Itoa(seen[content])))
+		ordinal := strconv.Itoa(seen[content])
+		keyed := content + "\x1f" + ordinal
+		if prefix != "" && r.ReferenceID == "" {
+			keyed += "\x1f" + prefix
+		}
+		sum := sha256.Sum256([]byte(keyed))
 		keys[i] = hex.EncodeToString(sum[:16])
+		if r.ReferenceID == "" && op != OpClose {
+			ref := sha256.Sum256([]byte("reference_id\x1f" + content + "\x1f" + ordinal))
+			p := prefix
+			if p == "" {
+				p = DefaultReferencePrefix
+			}
+			refs[i] = p + "-" + hex.EncodeToString(ref[:12])
+		}
 	}
-	return keys
+	return keys, refs
 }
+
+// CheckReferencePrefix says what is wrong with a --reference-prefix, or "".
+func CheckReferencePrefix(p string) string {
+	if p == "" || len(p) > maxReferencePrefix {
+		return fmt.Sprintf("must be 1 to %d characters", maxReferencePrefix)
+	}
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return fmt.Sprintf("%q may hold only letters, digits, '-', '_' and '.'", p)
+		}
+	}
+	return ""
+}
+
+const maxReferencePrefix = 32
 
 func canonicalAmount(s string) string {
 	if d, err := decimal.NewFromString(s); err == nil {

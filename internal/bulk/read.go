@@ -63,7 +63,7 @@ func ReadRows(r io.Reader, name string, op Op) ([]Row, []RowError, error) {
 	if !op.valid() {
 		return nil, nil, fmt.Errorf("bulk: unknown op %q", op)
 	}
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(&lineCap{r: r, name: name})
 	// A byte-order mark from a spreadsheet export would otherwise become
 	// part of the first column's name.
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
@@ -110,7 +110,7 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 		return &InputError{Name: name, Message: "is empty: expected a header row such as payment_id,amount"}
 	}
 	if err != nil {
-		return &InputError{Name: name, Message: err.Error()}
+		return inputError(err, name, 0)
 	}
 	index := map[string]int{}
 	for i, h := range header {
@@ -141,7 +141,7 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 			continue
 		}
 		if err != nil {
-			return &InputError{Name: name, Message: err.Error()}
+			return inputError(err, name, 0)
 		}
 		line, _ := cr.FieldPos(0)
 		if blankRecord(record) {
@@ -163,6 +163,15 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 	}
 }
 
+// inputError is err as an *InputError: its own, from lineCap, or one made.
+func inputError(err error, name string, line int) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return &InputError{Name: name, Line: line, Message: err.Error()}
+}
+
 // blankRecord is a row of empty cells, which spreadsheets like to leave at
 // the end of an export.
 func blankRecord(record []string) bool {
@@ -178,7 +187,7 @@ func readJSONLines(br *bufio.Reader, name string, v *validator) error {
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
-			return &InputError{Name: name, Line: line, Message: err.Error()}
+			return inputError(err, name, line)
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
 			fields, problems := decodeJSONRow(b)
@@ -191,16 +200,40 @@ func readJSONLines(br *bufio.Reader, name string, v *validator) error {
 }
 
 // decodeJSONRow turns one JSON object into column values. Numbers are kept
-// as their literal text, never as floats, so 10.10 stays 10.10.
+// as their literal text, never as floats, so 10.10 stays 10.10. A key given
+// twice is refused: which of the two values counts would be a guess.
 func decodeJSONRow(b []byte) (map[string]string, []RowError) {
+	notObject := []RowError{{Message: "is not a JSON object"}}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil || obj == nil || dec.More() {
-		return nil, []RowError{{Message: "is not a JSON object"}}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, notObject
+	}
+	obj := map[string]any{}
+	var problems []RowError
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, notObject
+		}
+		k, _ := tok.(string)
+		var val any
+		if err := dec.Decode(&val); err != nil {
+			return nil, notObject
+		}
+		if _, dup := obj[k]; dup {
+			problems = append(problems, RowError{Field: k, Message: "appears twice in the object: keep one"})
+			continue
+		}
+		obj[k] = val
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, notObject
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, notObject
 	}
 	fields := map[string]string{}
-	var problems []RowError
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
@@ -222,6 +255,35 @@ func decodeJSONRow(b []byte) (map[string]string, []RowError) {
 		}
 	}
 	return fields, problems
+}
+
+// MaxLineBytes caps one line of bulk input: a row takes a few hundred
+// bytes, so a longer line is not a row (a binary file, a file with no line
+// breaks) and reading it whole could take all memory.
+const MaxLineBytes = 64 << 10
+
+// lineCap fails the read of an input once a line grows past MaxLineBytes.
+type lineCap struct {
+	r    io.Reader
+	name string
+	line int // lines ended so far
+	cur  int // bytes of the current line
+}
+
+func (l *lineCap) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i := 0; i < n; i++ {
+		if p[i] == '\n' {
+			l.line++
+			l.cur = 0
+			continue
+		}
+		if l.cur++; l.cur > MaxLineBytes {
+			return i, &InputError{Name: l.name, Line: l.line + 1,
+				Message: fmt.Sprintf("is longer than %d KiB, the most one row may take: is this a CSV or JSON-lines file?", MaxLineBytes>>10)}
+		}
+	}
+	return n, err
 }
 
 // validator checks rows one at a time, remembering what it needs to catch

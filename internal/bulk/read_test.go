@@ -204,3 +204,42 @@ func TestReadInputErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestReadRefusesAJSONRowWithADuplicateKey(t *testing.T) {
+	in := `{"payment_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","amount":"10.00","amount":"1000.00"}` + "\n"
+	rows, invalid, err := ReadRows(strings.NewReader(in), "rows.jsonl", OpCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 0 || len(invalid) != 1 || invalid[0].Field != "amount" || !strings.Contains(invalid[0].Message, "appears twice") {
+		t.Fatalf("rows %v invalid %v", rows, invalid)
+	}
+	for _, bad := range []string{`{"payment_id":"x"} {}`, `["a"]`, `{"payment_id":`, `{"a":1}}`} {
+		_, invalid, err := ReadRows(strings.NewReader(bad+"\n"), "rows.jsonl", OpCapture)
+		if err != nil || len(invalid) != 1 || invalid[0].Message != "is not a JSON object" {
+			t.Errorf("%s: err %v invalid %v", bad, err, invalid)
+		}
+	}
+}
+
+func TestReadCapsTheLengthOfALine(t *testing.T) {
+	for _, name := range []string{"rows.csv", "rows.jsonl"} {
+		long := "payment_id,amount\n3fa85f64-5717-4562-b3fc-2c963f66afa6,10.00\n" + strings.Repeat("x", MaxLineBytes+1) + "\n"
+		if name == "rows.jsonl" {
+			long = `{"payment_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","amount":"1"}` + "\n" + `{"reason":"` + strings.Repeat("x", MaxLineBytes) + `"}` + "\n"
+		}
+		_, _, err := ReadRows(strings.NewReader(long), name, OpCapture)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.ExitCode() != 2 || !strings.Contains(ie.Error(), "longer than 64 KiB") {
+			t.Fatalf("%s: err %v", name, err)
+		}
+		if ie.Line != 3 && !(name == "rows.jsonl" && ie.Line == 2) {
+			t.Errorf("%s: line %d", name, ie.Line)
+		}
+	}
+	// A line of exactly the cap is read.
+	ok := "payment_id,amount,reason\n3fa85f64-5717-4562-b3fc-2c963f66afa6,10.00," + strings.Repeat("x", MaxLineBytes-len("3fa85f64-5717-4562-b3fc-2c963f66afa6,10.00,")) + "\n"
+	if _, _, err := ReadRows(strings.NewReader(ok), "rows.csv", OpRefund); err != nil {
+		t.Fatal(err)
+	}
+}

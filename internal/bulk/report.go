@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // rowResult is what became of one row; it is a line of the report.
@@ -25,41 +27,75 @@ type rowResult struct {
 	// PaymentStatus is the payment's status after the row, when known.
 	PaymentStatus string `json:"payment_status,omitempty"`
 
-	earlier bool // settled by an earlier run, taken from the journal
-	notSent bool // left untouched by an interruption
+	earlier  bool   // settled by an earlier run, taken from the journal
+	notSent  bool   // left untouched by an interruption
+	currency string // of the payment, once known
 }
 
 var reportHeader = []string{"line", "payment_id", "reference_id", "amount", "outcome", "http_status", "error_type", "message", "payment_status"}
 
-// report is created before anything is sent, so an unwritable path stops
-// the run while nothing has moved, and filled at the end, in input order.
+// report is made ready before anything is sent, so an unwritable path
+// stops the run while nothing has moved, and filled at the end, in input
+// order. It is written to a temporary file beside the path and renamed
+// onto it: a reader never sees half a report, and a link planted at the
+// path is replaced, never written through.
 type report struct {
-	f     *os.File
+	path  string
+	tmp   *os.File
 	jsonl bool
 }
 
 func createReport(path string) (*report, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if info, err := os.Lstat(path); err == nil && info.IsDir() {
+		return nil, fmt.Errorf("report %s is a directory", path)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	ext := strings.ToLower(filepath.Ext(path))
-	return &report{f: f, jsonl: ext == ".jsonl" || ext == ".ndjson"}, nil
+	return &report{path: path, tmp: tmp, jsonl: ext == ".jsonl" || ext == ".ndjson"}, nil
 }
 
 func (r *report) write(results []rowResult) error {
 	sort.SliceStable(results, func(a, b int) bool { return results[a].Line < results[b].Line })
-	err := writeReport(r.f, results, r.jsonl)
-	if cerr := r.f.Close(); err == nil {
+	err := writeReport(r.tmp, results, r.jsonl)
+	if err == nil {
+		err = r.tmp.Sync()
+	}
+	if cerr := r.tmp.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(r.tmp.Name(), r.path)
+	}
 	if err != nil {
-		return fmt.Errorf("report %s: %w", r.f.Name(), err)
+		_ = os.Remove(r.tmp.Name())
+		return fmt.Errorf("report %s: %w", r.path, err)
 	}
 	return nil
 }
 
+// abort drops a report that will not be written.
+func (r *report) abort() {
+	r.tmp.Close()
+	_ = os.Remove(r.tmp.Name())
+}
+
 func writeReport(w io.Writer, results []rowResult, jsonl bool) error {
+	// The report is a file others may be given: what a row quotes from an
+	// error or from its input (a key pasted into an id column) is masked,
+	// and terminal escapes are made inert.
+	var m *secret.Masker
+	for i := range results {
+		r := &results[i]
+		r.Message, r.ErrorType = m.Text(r.Message), m.Text(r.ErrorType)
+		r.PaymentID, r.ReferenceID = m.Text(r.PaymentID), m.Text(r.ReferenceID)
+	}
 	if jsonl {
 		enc := json.NewEncoder(w)
 		for _, res := range results {

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"golang.org/x/time/rate"
 
@@ -39,6 +38,15 @@ type task struct {
 	// unknown is re-sent with exactly the amount sent then.
 	referenceID string
 	amount      string
+	// derivedRef is the reference_id a row without one is sent with; see
+	// rowIdentity.
+	derivedRef string
+	// resumed is a row an earlier run sent without a definite answer (or
+	// one --retry-failed sends again): the payment is read first, and a
+	// move the earlier run did make is reconciled, not sent again.
+	resumed bool
+	// sentAmount is the amount the earlier run sent, when resumed.
+	sentAmount string
 }
 
 // paymentQueue holds one payment's rows in input order. A worker takes a
@@ -74,47 +82,118 @@ type runner struct {
 // Summary.Interrupted set.
 //
 // The error is an *InvalidRowsError when o.Invalid has rows and
-// o.SkipInvalid is false (nothing is sent then), a *RunError when rows
-// failed or the run was interrupted, or another error when the journal or
-// the report could not be written.
+// o.SkipInvalid is false (nothing is sent then), a *JournalBusyError or a
+// *JournalError when the journal cannot be used (nothing is sent either), a
+// *RunError when rows failed or the run was interrupted, or another error
+// when the journal or the report could not be written.
 func Run(ctx context.Context, c Client, rows []Row, o Options) (Summary, error) {
+	b, err := Prepare(rows, o)
+	if err != nil {
+		return Summary{Total: len(rows) + len(o.Invalid)}, err
+	}
+	defer b.Close()
+	return b.Run(ctx, c)
+}
+
+// Batch is a run made ready by Prepare: its journal is open and locked,
+// its report can be written, and it knows which rows are still to send.
+type Batch struct {
+	r       *runner
+	rows    []Row
+	skipped []rowResult
+	results []rowResult
+	queues  []*paymentQueue
+	rep     *report
+	closed  bool
+}
+
+// Prepare checks the rows and the files of a run before anything is sent:
+// it locks the journal (a second run of the same journal stops here), reads
+// what earlier runs settled, and makes sure the report can be written. The
+// caller confirms the run, then calls Run, and Close in any case.
+func Prepare(rows []Row, o Options) (*Batch, error) {
 	if !o.Op.valid() {
-		return Summary{}, fmt.Errorf("bulk: unknown op %q", o.Op)
+		return nil, fmt.Errorf("bulk: unknown op %q", o.Op)
+	}
+	if o.ReferencePrefix != "" {
+		if msg := CheckReferencePrefix(o.ReferencePrefix); msg != "" {
+			return nil, fmt.Errorf("bulk: reference prefix %s", msg)
+		}
 	}
 	skipped := skippedResults(o.Invalid)
 	if len(skipped) > 0 && !o.SkipInvalid {
-		return Summary{Total: len(rows) + len(skipped)}, &InvalidRowsError{Rows: o.Invalid}
+		return nil, &InvalidRowsError{Rows: o.Invalid}
 	}
 	o = withDefaults(o)
 
-	r := &runner{c: c, o: o, limiter: o.limiter}
+	b := &Batch{r: &runner{o: o, limiter: o.limiter}, rows: rows, skipped: skipped}
 	var entries map[string]*journalEntry
 	if o.JournalPath != "" {
 		var err error
-		if r.journal, entries, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
-			return Summary{}, err
+		if b.r.journal, entries, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
+			return nil, err
 		}
-		defer r.journal.close()
 	}
-	var rep *report
 	if o.ReportPath != "" {
 		var err error
-		if rep, err = createReport(o.ReportPath); err != nil {
-			return Summary{}, err
+		if b.rep, err = createReport(o.ReportPath); err != nil {
+			b.Close()
+			return nil, err
 		}
 	}
+	b.results = make([]rowResult, len(rows))
+	b.queues = b.r.plan(rows, entries, b.results)
+	return b, nil
+}
 
-	results := make([]rowResult, len(rows))
-	queues := r.plan(rows, entries, results)
+// Pending are the rows this run is to send, in input order: those no
+// earlier run settled.
+func (b *Batch) Pending() []Row {
+	var out []Row
+	for _, q := range b.queues {
+		for _, t := range q.tasks {
+			out = append(out, t.row)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
 
-	r.progress = startProgress(o, countTasks(queues))
-	r.runQueues(ctx, queues, results)
+// Close releases the journal and drops an unwritten report; it does
+// nothing after Run.
+func (b *Batch) Close() {
+	if b.closed {
+		return
+	}
+	b.closed = true
+	if b.rep != nil {
+		b.rep.abort()
+	}
+	if b.r.journal != nil {
+		_ = b.r.journal.close()
+	}
+}
 
-	summary := Summary{Total: len(rows) + len(skipped), Skipped: len(skipped)}
+// Run sends the pending rows through c; see the package function Run.
+func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
+	if b.closed {
+		return Summary{}, errors.New("bulk: the batch was closed")
+	}
+	r, rows, results, o := b.r, b.rows, b.results, b.r.o
+	r.c = c
+	defer func() {
+		b.rep = nil // written or aborted below
+		b.Close()
+	}()
+
+	r.progress = startProgress(o, countTasks(b.queues))
+	r.runQueues(ctx, b.queues, results)
+
+	summary := Summary{Total: len(rows) + len(b.skipped), Skipped: len(b.skipped)}
 	for i := range results {
 		res := &results[i]
 		if res.Outcome == "" {
-			res.Line, res.PaymentID, res.Outcome = rows[i].Line, rows[i].PaymentID, OutcomeSkipped
+			res.Line, res.PaymentID, res.Outcome = rows[i].Line, rows[i].PaymentID, OutcomeNotSent
 			res.notSent = true
 			res.Message = "not sent: the run was interrupted"
 			if r.stopErr != nil {
@@ -128,8 +207,8 @@ func Run(ctx context.Context, c Client, rows []Row, o Options) (Summary, error) 
 	summary.Interrupted = summary.NotSent > 0
 
 	var reportErr error
-	if rep != nil {
-		reportErr = rep.write(append(results, skipped...))
+	if b.rep != nil {
+		reportErr = b.rep.write(append(results, b.skipped...))
 	}
 	r.progress.finish(summary)
 
@@ -178,7 +257,25 @@ func (s *Summary) count(res rowResult) {
 	}
 	if res.earlier {
 		s.Earlier++
+		return
 	}
+	if (res.Outcome == OutcomeOK || res.Outcome == OutcomeReconciled) && res.currency != "" && res.Amount != "" {
+		if d, err := decimal.NewFromString(res.Amount); err == nil {
+			if s.moved == nil {
+				s.moved = map[string]decimal.Decimal{}
+			}
+			s.moved[res.currency] = s.moved[res.currency].Add(d)
+			s.Moved = movedStrings(s.moved)
+		}
+	}
+}
+
+func movedStrings(m map[string]decimal.Decimal) map[string]string {
+	out := make(map[string]string, len(m))
+	for cur, d := range m {
+		out[cur] = money.Format(d, cur)
+	}
+	return out
 }
 
 // skippedResults turns the invalid rows into report lines, one per input
@@ -211,12 +308,12 @@ func skippedResults(invalid []RowError) []rowResult {
 // plan fills in the rows an earlier run settled and queues the others by
 // payment.
 func (r *runner) plan(rows []Row, entries map[string]*journalEntry, results []rowResult) []*paymentQueue {
-	keys := rowKeys(r.o.Op, rows)
+	keys, refs := rowIdentity(r.o.Op, r.o.ReferencePrefix, rows)
 	byPayment := map[string]*paymentQueue{}
 	var queues []*paymentQueue
 	matched := 0
 	for i, row := range rows {
-		t := &task{index: i, row: row, key: keys[i]}
+		t := &task{index: i, row: row, key: keys[i], derivedRef: refs[i]}
 		if e := entries[t.key]; e != nil {
 			matched++
 			if res, settled := settledResult(row, e, r.o.RetryFailed); settled {
@@ -225,6 +322,7 @@ func (r *runner) plan(rows []Row, entries map[string]*journalEntry, results []ro
 			}
 			if e.send != nil {
 				t.referenceID = e.send.ReferenceID
+				t.resumed, t.sentAmount = true, e.send.Amount
 				if e.result == nil || e.result.Outcome == outcomeUnknown {
 					t.amount = e.send.Amount
 				}
@@ -345,7 +443,7 @@ func (r *runner) wait(ctx context.Context) error {
 // context of its own.
 func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResult {
 	row := t.row
-	res := rowResult{Line: row.Line, PaymentID: row.PaymentID}
+	res := rowResult{Line: row.Line, PaymentID: row.PaymentID, currency: q.currency}
 	notSent := func() rowResult {
 		res.notSent, res.Outcome = true, ""
 		return res
@@ -353,20 +451,36 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 
 	var req moveRequest
 	if r.o.Op != OpClose {
-		req.referenceID = firstNonEmpty(t.referenceID, row.ReferenceID)
-		if req.referenceID == "" {
-			req.referenceID = uuid.NewString()
-		}
+		req.referenceID = firstNonEmpty(t.referenceID, row.ReferenceID, t.derivedRef)
 		req.reason = row.Reason
 		res.ReferenceID = req.referenceID
 		res.Amount = t.amount
+	}
+
+	// The payment is read when the row needs it: to resolve "full" or a
+	// currency's places, and for a row an earlier run left without an
+	// answer, whose move may have been made.
+	var p *api.Payment
+	needAmount := r.o.Op != OpClose && t.amount == "" && (row.Full() || (q.currency == "" && needsCurrency(row)))
+	if t.resumed || needAmount {
+		var refused *rowResult
+		var err error
+		if p, refused, err = r.readPayment(ctx, q, t, res); err != nil || ctx.Err() != nil {
+			return notSent()
+		}
+		if refused != nil {
+			return *refused
+		}
+		res.PaymentStatus, res.currency = p.Status, p.Currency
+		if settled, ok := r.madeBefore(t, p, res); ok {
+			return settled
+		}
+	}
+
+	if r.o.Op != OpClose {
 		if t.amount == "" {
 			var refused *rowResult
-			var waitErr error
-			res, refused, waitErr = r.resolveAmounts(ctx, q, t, res)
-			if waitErr != nil || ctx.Err() != nil {
-				return notSent()
-			}
+			res, refused = r.resolveAmounts(q, t, p, res)
 			if refused != nil {
 				return *refused
 			}
@@ -374,7 +488,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		var err error
 		if req.amounts, err = parseAmounts(row, res.Amount); err != nil {
 			res.Outcome, res.Message = OutcomeFailed, err.Error()
-			r.record(t, res)
+			r.record(t, res, OutcomeFailed)
 			return res
 		}
 	}
@@ -412,6 +526,19 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 			}
 			if moved.Payment != nil {
 				res.PaymentStatus = moved.Payment.Status
+				res.currency = moved.Payment.Currency
+				// The service answers a reference_id it has seen with the
+				// payment as it is, moving nothing: the move is made only
+				// if the payment holds it with this row's amounts.
+				if r.o.Op != OpClose {
+					if found, held := referenceConflict(r.o.Op, moved.Payment, req.referenceID, &req.amounts); !found || held != "" {
+						res.Outcome, res.ErrorType = OutcomeFailed, errorTypeConflict
+						res.Message = held
+						if !found {
+							res.Message = fmt.Sprintf("the service answered, but the payment shows no %s with reference_id %s", r.o.Op, req.referenceID)
+						}
+					}
+				}
 			}
 		}
 		journalOutcome = res.Outcome
@@ -438,39 +565,91 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	return res
 }
 
-// resolveAmounts settles the amount to send: it reads the payment when the
-// row is for the full amount, or when an amount has 3 places, which only
-// some currencies allow. A non-nil second result is the row's final,
-// failed, result: nothing is to be sent. The error means the run is
-// stopping and the row was left alone.
-func (r *runner) resolveAmounts(ctx context.Context, q *paymentQueue, t *task, res rowResult) (rowResult, *rowResult, error) {
-	row := t.row
-	res.Amount = row.Amount
-	if !row.Full() && (q.currency != "" || !needsCurrency(row)) {
-		return res, r.checkPlaces(q, t, res), nil
-	}
+// readPayment reads the row's payment. A non-nil second result is the
+// row's final, failed, result: nothing is to be sent. The error means the
+// run is stopping and the row was left alone.
+func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res rowResult) (*api.Payment, *rowResult, error) {
 	if err := r.wait(ctx); err != nil {
-		return res, nil, err
+		return nil, nil, err
 	}
-	p, err := r.c.GetPayment(ctx, row.PaymentID)
+	p, err := r.c.GetPayment(ctx, t.row.PaymentID)
 	if ctx.Err() != nil {
-		return res, nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	if err != nil {
 		status, errorType, message, unknown := r.o.Classify(err)
 		failed := res
 		failed.Outcome, failed.HTTPStatus, failed.ErrorType = OutcomeFailed, status, errorType
-		failed.Message = "reading the payment: " + message
-		if !unknown {
-			// A definite answer (no such payment, say) is recorded; after
-			// an unknown one the row simply runs again next time.
-			r.record(t, failed)
+		failed.Message = "reading the payment: " + message + "; nothing was sent"
+		outcome := OutcomeFailed
+		if unknown {
+			// A re-run reads it again; a definite answer (no such
+			// payment, say) is kept.
+			outcome = outcomeUnknown
 		}
-		return res, &failed, nil
+		if t.resumed || !unknown {
+			r.record(t, failed, outcome)
+		}
+		return nil, &failed, nil
 	}
 	q.currency = p.Currency
-	res.PaymentStatus = p.Status
-	if row.Full() {
+	return p, nil, nil
+}
+
+// madeBefore settles a row whose move the payment already shows: made by
+// an earlier run whose answer was lost, or by another run of the same
+// file (which derives the same reference_id). It also refuses a
+// reference_id the payment holds for another amount.
+func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, bool) {
+	if r.o.Op == OpClose {
+		if !t.resumed || p.Status != api.StatusClosed {
+			return res, false
+		}
+		res.Outcome = OutcomeReconciled
+		res.Message = "the payment is CLOSED: the close an earlier run sent went through"
+		r.record(t, res, res.Outcome)
+		return res, true
+	}
+	var want *amounts
+	amount := firstNonEmpty(t.sentAmount, t.amount)
+	if amount == "" && !t.row.Full() {
+		amount = t.row.Amount
+	}
+	if amount != "" {
+		a, err := parseAmounts(t.row, amount)
+		if err != nil {
+			return res, false // left to the checks before sending
+		}
+		want = &a
+	}
+	found, held := referenceConflict(r.o.Op, p, res.ReferenceID, want)
+	if !found {
+		return res, false
+	}
+	if held != "" {
+		res.Outcome, res.ErrorType, res.Message = OutcomeFailed, errorTypeConflict, held
+		r.record(t, res, OutcomeFailed)
+		return res, true
+	}
+	if want == nil {
+		res.Amount = money.Format(heldAmount(r.o.Op, p, res.ReferenceID), p.Currency)
+	} else if res.Amount == "" {
+		res.Amount = amount
+	}
+	res.Outcome = OutcomeReconciled
+	res.Message = fmt.Sprintf("already %s with this reference_id (by an earlier or concurrent run): nothing was sent", pastTense(r.o.Op))
+	r.record(t, res, res.Outcome)
+	return res, true
+}
+
+// resolveAmounts settles the amount to send, from the payment p read for
+// a "full" row or for an amount with 3 places, which only some currencies
+// allow. A non-nil second result is the row's final, failed, result:
+// nothing is to be sent.
+func (r *runner) resolveAmounts(q *paymentQueue, t *task, p *api.Payment, res rowResult) (rowResult, *rowResult) {
+	row := t.row
+	res.Amount = row.Amount
+	if p != nil && row.Full() {
 		remaining, what := p.Capturable(), "capture"
 		if r.o.Op == OpRefund {
 			remaining, what = p.Refundable(), "refund"
@@ -480,12 +659,12 @@ func (r *runner) resolveAmounts(ctx context.Context, q *paymentQueue, t *task, r
 			failed.Outcome, failed.Amount = OutcomeFailed, ""
 			failed.Message = fmt.Sprintf("nothing left to %s: the payment is %s with %s captured and %s refunded",
 				what, p.Status, money.Format(p.Captured(), p.Currency), money.Format(p.Refunded(), p.Currency))
-			r.record(t, failed)
-			return res, &failed, nil
+			r.record(t, failed, OutcomeFailed)
+			return res, &failed
 		}
 		res.Amount = money.Format(remaining, p.Currency)
 	}
-	return res, r.checkPlaces(q, t, res), nil
+	return res, r.checkPlaces(q, t, res)
 }
 
 // checkPlaces applies the currency's places, once known, to the row's
@@ -506,22 +685,23 @@ func (r *runner) checkPlaces(q *paymentQueue, t *task, res rowResult) *rowResult
 			failed := res
 			failed.Outcome = OutcomeFailed
 			failed.Message = a.name + ": " + err.Error()
-			r.record(t, failed)
+			r.record(t, failed, OutcomeFailed)
 			return &failed
 		}
 	}
 	return nil
 }
 
-// record journals the definite failure of a row refused before anything
-// was sent, so that a re-run keeps it unless RetryFailed.
-func (r *runner) record(t *task, res rowResult) {
+// record journals the result of a row settled without a move of its own:
+// refused before anything was sent (a re-run keeps that unless
+// RetryFailed), or found made on the payment.
+func (r *runner) record(t *task, res rowResult, outcome Outcome) {
 	if r.journal == nil {
 		return
 	}
 	err := r.journal.append(journalRecord{Event: eventResult, Op: r.o.Op, Key: t.key, Line: t.row.Line,
 		PaymentID: t.row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount,
-		Outcome: OutcomeFailed, HTTPStatus: res.HTTPStatus, ErrorType: res.ErrorType,
+		Outcome: outcome, HTTPStatus: res.HTTPStatus, ErrorType: res.ErrorType,
 		Message: res.Message, PaymentStatus: res.PaymentStatus})
 	if err != nil {
 		r.halt(err)

@@ -1,10 +1,8 @@
 package cmdutil
 
 import (
-	"bufio"
-	"fmt"
+	"context"
 	"io"
-	"strings"
 )
 
 // Confirmer decides whether a live money move may go ahead.
@@ -14,10 +12,14 @@ type Confirmer struct {
 	Terminal bool // stdin and stderr are terminals, so a person can answer
 	In       io.Reader
 	Prompt   io.Writer
+	// Ctx, when set, cancels the question too; Ctrl-C always does.
+	Ctx context.Context
 }
 
 // Confirm asks before a live move. Test mode and --yes go ahead; without a
 // terminal there is nobody to ask, so the move is refused rather than made.
+// An answer other than yes or y returns ErrNotConfirmed (exit 2); Ctrl-C
+// at the question returns ErrInterrupted (exit 130).
 func (c Confirmer) Confirm(what string) error {
 	if !c.Live || c.Yes {
 		return nil
@@ -26,15 +28,8 @@ func (c Confirmer) Confirm(what string) error {
 		return Refuse("pass --yes to confirm live money moves in scripts",
 			"refusing to %s in live mode without confirmation", what)
 	}
-	fmt.Fprintf(c.Prompt, "LIVE: %s? Type yes to confirm: ", what)
-	line, err := bufio.NewReader(c.In).ReadString('\n')
-	if err != nil && line == "" {
-		return Refuse("answer yes at the prompt, or pass --yes", "not confirmed: %s", what)
-	}
-	if a := strings.ToLower(strings.TrimSpace(line)); a != "yes" && a != "y" {
-		return Refuse("answer yes at the prompt, or pass --yes", "not confirmed: %s", what)
-	}
-	return nil
+	p := &Prompter{In: c.In, Out: c.Prompt, Ctx: c.Ctx}
+	return p.Confirm("LIVE: " + what + "? Type yes to confirm: ")
 }
 
 // Confirmer for this invocation, from the target and the terminal.

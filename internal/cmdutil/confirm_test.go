@@ -2,6 +2,9 @@ package cmdutil
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -35,5 +38,55 @@ func TestConfirm(t *testing.T) {
 		if c.c.Live && !c.c.Yes && c.c.Terminal && !strings.Contains(prompt.String(), "capture 10.00 AED") {
 			t.Errorf("%s: prompt does not name the move: %q", c.name, prompt.String())
 		}
+	}
+}
+
+func TestConfirmDeclinedSaysNothingWasSent(t *testing.T) {
+	for _, answer := range []string{"n\n", "\n", "nope\n", ""} {
+		c := Confirmer{Live: true, Terminal: true, In: strings.NewReader(answer), Prompt: &bytes.Buffer{}}
+		err := c.Confirm("capture 10.00 AED")
+		if err == nil || err.Error() != "not confirmed: nothing was sent" {
+			t.Fatalf("answer %q: err=%v", answer, err)
+		}
+		var h interface{ Hint() string }
+		if errors.As(err, &h) && strings.Contains(h.Hint(), "--yes") {
+			t.Errorf("answer %q: the hint suggests --yes: %q", answer, h.Hint())
+		}
+	}
+}
+
+func TestPromptInterruptedByContext(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	p := &Prompter{In: r, Out: &out, Ctx: ctx}
+	done := make(chan error, 1)
+	go func() { done <- p.Confirm("LIVE: capture? ") }()
+	cancel()
+	err := <-done
+	if !errors.Is(err, ErrInterrupted) || ExitCode(err) != ExitInterrupted {
+		t.Fatalf("err=%v exit=%d, want ErrInterrupted and 130", err, ExitCode(err))
+	}
+	if out.String() != "LIVE: capture? \n" {
+		t.Errorf("the prompt printed %q after the interrupt, want only a newline", out.String())
+	}
+}
+
+func TestPromptLinesLeaveTheRestUnread(t *testing.T) {
+	in := strings.NewReader("desk\r\nae\nsk_test_rest")
+	p := &Prompter{In: in, Out: io.Discard}
+	for _, want := range []string{"desk", "ae"} {
+		got, err := p.Line("? ")
+		if err != nil || got != want {
+			t.Fatalf("Line = %q, %v; want %q", got, err, want)
+		}
+	}
+	got, err := p.Secret("key: ")
+	if err != nil || got != "sk_test_rest" {
+		t.Fatalf("Secret off a terminal = %q, %v", got, err)
+	}
+	if _, err := p.Line("? "); !errors.Is(err, io.EOF) {
+		t.Fatalf("Line at the end of input: %v, want io.EOF", err)
 	}
 }

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -32,6 +33,7 @@ type GlobalOptions struct {
 	Yes        bool
 	Quiet      bool
 	NoColor    bool
+	Time       string
 	SandboxURL string
 }
 
@@ -48,12 +50,16 @@ type Factory struct {
 	// Transport, when set, carries every API request (tests).
 	Transport http.RoundTripper
 
-	mu      sync.Mutex
-	cfg     *config.Config
-	target  *config.Target
-	client  *api.Client
-	printer *output.Printer
-	sb      *sandbox.Sandbox
+	mu     sync.Mutex
+	cfg    *config.Config
+	target *config.Target
+	client *api.Client
+	// The live-only target and client (disputes), when the command's own
+	// target is not live.
+	liveTarget *config.Target
+	liveClient *api.Client
+	printer    *output.Printer
+	sb         *sandbox.Sandbox
 }
 
 // New returns a factory over the process's streams and environment.
@@ -122,6 +128,10 @@ func (f *Factory) targetLocked() (*config.Target, error) {
 func (f *Factory) Client() (*api.Client, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.clientLocked()
+}
+
+func (f *Factory) clientLocked() (*api.Client, error) {
 	if f.client != nil {
 		return f.client, nil
 	}
@@ -129,6 +139,16 @@ func (f *Factory) Client() (*api.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := f.newClientLocked(t)
+	if err != nil {
+		return nil, err
+	}
+	f.client = c
+	return c, nil
+}
+
+// newClientLocked builds an API client for t.
+func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 	transport := f.Transport
 	if t.Embedded && transport == nil {
 		sb, err := f.embeddedLocked()
@@ -154,12 +174,76 @@ func (f *Factory) Client() (*api.Client, error) {
 	if f.Global.DryRun {
 		opts.DryRun = f.IO.Out
 	}
-	c, err := api.New(opts)
+	return api.New(opts)
+}
+
+// LiveTarget is the target of a live-only command (what: "disputes",
+// "dispute webhooks"): the chosen profile with its live key, whether or
+// not --live was given, since such commands have no test mode. When the
+// live key is taken without --live, a one-line notice says so. It refuses
+// locally, saying how to add one, when there is no live key to use.
+func (f *Factory) LiveTarget(what string) (*config.Target, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.liveTargetLocked(what)
+}
+
+func (f *Factory) liveTargetLocked(what string) (*config.Target, error) {
+	if f.liveTarget != nil {
+		return f.liveTarget, nil
+	}
+	if t, err := f.targetLocked(); err == nil && t.Live {
+		f.liveTarget = t
+		return t, nil
+	}
+	cfg, err := f.configLocked()
 	if err != nil {
 		return nil, err
 	}
-	f.client = c
-	return c, nil
+	t, err := config.Resolve(cfg, config.Overrides{
+		Profile: f.Global.Profile,
+		Live:    true,
+		Sandbox: f.Global.Sandbox,
+	}, f.Getenv)
+	var missing *config.MissingKeyError
+	switch {
+	case errors.As(err, &missing):
+		return nil, Refuse(fmt.Sprintf("add the profile's live key (sk_...) with `bnpl login --profile %s --with-key`, which reads it from stdin", missing.Profile),
+			"%s have no test mode, and profile %s has no live key", what, missing.Profile)
+	case err != nil && f.Getenv(config.EnvSecretKey) != "":
+		return nil, Refuse("set "+config.EnvSecretKey+" to a live key (sk_...), or unset it to use the profile's live key",
+			"%s have no test mode, and %s holds a test key", what, config.EnvSecretKey)
+	case err != nil:
+		return nil, err
+	}
+	switch {
+	case t.Embedded:
+		f.Noticef("using the embedded sandbox's live mode: %s have no test mode", what)
+	case t.Profile != "":
+		f.Noticef("using the live key of profile %s: %s have no test mode", t.Profile, what)
+	}
+	f.liveTarget = t
+	return t, nil
+}
+
+// LiveClient is the API client of LiveTarget: the command's own client
+// when that is live already, else one with the live key.
+func (f *Factory) LiveClient(what string) (*api.Client, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, err := f.liveTargetLocked(what)
+	if err != nil {
+		return nil, err
+	}
+	if f.target == t {
+		return f.clientLocked()
+	}
+	if f.liveClient == nil {
+		if f.liveClient, err = f.newClientLocked(t); err != nil {
+			return nil, err
+		}
+	}
+	return f.liveClient, nil
 }
 
 func modeName(live bool) string {

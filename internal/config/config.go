@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/url"
@@ -37,6 +38,8 @@ const (
 	keyTestSecretKey  = "test_secret_key"
 	keyLiveSecretKey  = "live_secret_key"
 	keyBaseURL        = "base_url"
+	keyTestKeyIn      = "test_secret_key_in"
+	keyLiveKeyIn      = "live_secret_key_in"
 )
 
 // fileHeader warns whoever opens the file in an editor; YAML ignores it.
@@ -44,19 +47,32 @@ const fileHeader = "# bnpl configuration. It holds secret keys: keep it mode 060
 
 // Profile of a merchant account.
 type Profile struct {
-	Name          string
-	Region        string // "ae" (UAE and Kuwait) or "sa" (KSA)
-	MerchantCode  string
+	Name         string
+	Region       string // "ae" (UAE and Kuwait) or "sa" (KSA)
+	MerchantCode string
+	// TestSecretKey and LiveSecretKey are the keys held in the file. A key
+	// in the OS keychain is not here: its slot's Storage says where it is,
+	// and Config.Key reads it.
 	TestSecretKey string
 	LiveSecretKey string
-	BaseURL       string // optional override
+	TestKeyIn     Storage // where the test key lives; StorageNone when there is none
+	LiveKeyIn     Storage // where the live key lives
+	BaseURL       string  // optional override
+}
+
+// KeyIn is where the profile's test or live key lives.
+func (p Profile) KeyIn(live bool) Storage {
+	if live {
+		return p.LiveKeyIn
+	}
+	return p.TestKeyIn
 }
 
 // String masks the keys, so that printing a profile by mistake leaks
 // nothing.
 func (p Profile) String() string {
-	return fmt.Sprintf("profile %s: region=%s merchant_code=%s test_secret_key=%s live_secret_key=%s base_url=%s",
-		p.Name, p.Region, p.MerchantCode, secret.MaskKey(p.TestSecretKey), secret.MaskKey(p.LiveSecretKey), p.BaseURL)
+	return fmt.Sprintf("profile %s: region=%s merchant_code=%s test_secret_key=%s (%s) live_secret_key=%s (%s) base_url=%s",
+		p.Name, p.Region, p.MerchantCode, secret.MaskKey(p.TestSecretKey), p.TestKeyIn, secret.MaskKey(p.LiveSecretKey), p.LiveKeyIn, p.BaseURL)
 }
 
 // GoString masks the keys for %#v too.
@@ -70,21 +86,26 @@ func (p Profile) LogValue() slog.Value {
 		slog.String(keyMerchantCode, p.MerchantCode),
 		slog.String(keyTestSecretKey, secret.MaskKey(p.TestSecretKey)),
 		slog.String(keyLiveSecretKey, secret.MaskKey(p.LiveSecretKey)),
+		slog.String(keyTestKeyIn, string(p.TestKeyIn)),
+		slog.String(keyLiveKeyIn, string(p.LiveKeyIn)),
 		slog.String(keyBaseURL, p.BaseURL),
 	)
 }
 
-// MarshalJSON writes the profile with the file's field names and masked
-// keys, for `bnpl profiles show -o json`.
+// MarshalJSON writes the profile with the file's field names, masked keys
+// and where each key lives, for `bnpl profiles list -o json`. A key in the
+// keychain is masked only when it has been read (see Config.WithKeys).
 func (p Profile) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Name          string `json:"name"`
-		Region        string `json:"region"`
-		MerchantCode  string `json:"merchant_code"`
-		TestSecretKey string `json:"test_secret_key,omitempty"`
-		LiveSecretKey string `json:"live_secret_key,omitempty"`
-		BaseURL       string `json:"base_url,omitempty"`
-	}{p.Name, p.Region, p.MerchantCode, secret.MaskKey(p.TestSecretKey), secret.MaskKey(p.LiveSecretKey), p.BaseURL})
+		Name          string  `json:"name"`
+		Region        string  `json:"region"`
+		MerchantCode  string  `json:"merchant_code"`
+		TestSecretKey string  `json:"test_secret_key,omitempty"`
+		LiveSecretKey string  `json:"live_secret_key,omitempty"`
+		TestKeyIn     Storage `json:"test_key_storage,omitempty"`
+		LiveKeyIn     Storage `json:"live_key_storage,omitempty"`
+		BaseURL       string  `json:"base_url,omitempty"`
+	}{p.Name, p.Region, p.MerchantCode, secret.MaskKey(p.TestSecretKey), secret.MaskKey(p.LiveSecretKey), p.TestKeyIn, p.LiveKeyIn, p.BaseURL})
 }
 
 // storedProfile is a profile as the file holds it, with the keys this
@@ -104,6 +125,12 @@ type Config struct {
 	current  string
 	profiles map[string]storedProfile
 	unknown  map[string]any // top-level keys this version does not know
+
+	// forget lists keychain entries to delete once the file no longer
+	// names them (a removed profile, a key moved to the file).
+	forget []string
+	// notices are lines for stderr that the last Save left.
+	notices []string
 }
 
 // Load reads the config file at path. A missing file is an empty config: a
@@ -116,17 +143,53 @@ func Load(path string) (*Config, error) {
 			Advice:  "set HOME (or XDG_CONFIG_HOME) to your home directory"}
 	}
 	c := &Config{path: path, profiles: map[string]storedProfile{}, unknown: map[string]any{}}
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read config file: %w", err)
+		return nil, err
 	}
 	if err := c.decode(data); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// readConfigFile reads the file whole when it is a regular file (through
+// links) of a sane size; a device, a pipe or a directory is refused before
+// anything is read from it.
+func readConfigFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read config file: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		resolved := ""
+		if l, lerr := os.Lstat(path); lerr == nil && l.Mode()&fs.ModeSymlink != 0 {
+			resolved, _ = filepath.EvalSymlinks(path)
+		}
+		return nil, notRegularError(path, resolved, info)
+	}
+	if info.Size() > maxConfigSize {
+		return nil, &FileError{Path: path, Problem: fmt.Sprintf("the file is %d bytes; a config is at most %d", info.Size(), maxConfigSize)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config file: %w", err)
+	}
+	if len(data) > maxConfigSize {
+		return nil, &FileError{Path: path, Problem: fmt.Sprintf("the file is larger than %d bytes", maxConfigSize)}
+	}
+	return data, nil
 }
 
 func newViper() *viper.Viper {
@@ -172,9 +235,14 @@ func (c *Config) decodeProfiles(value any) error {
 			return &FileError{Path: c.path, Problem: fmt.Sprintf("profile %q must be a mapping of fields", name)}
 		}
 		sp := storedProfile{Profile: Profile{Name: name}, unknown: map[string]any{}}
+		var testIn, liveIn string
 		for field, fv := range fields {
 			var dst *string
 			switch field {
+			case keyTestKeyIn:
+				dst = &testIn
+			case keyLiveKeyIn:
+				dst = &liveIn
 			case keyRegion:
 				dst = &sp.Region
 			case keyMerchantCode:
@@ -198,6 +266,23 @@ func (c *Config) decodeProfiles(value any) error {
 		// Regions are compared in lower case everywhere; a hand-edited
 		// "AE" means ae.
 		sp.Region = strings.ToLower(sp.Region)
+		for _, slot := range []struct {
+			field string
+			in    string
+			key   string
+			dst   *Storage
+		}{{keyTestKeyIn, testIn, sp.TestSecretKey, &sp.TestKeyIn}, {keyLiveKeyIn, liveIn, sp.LiveSecretKey, &sp.LiveKeyIn}} {
+			switch {
+			case slot.key != "":
+				// A key written in the file is the key, whatever a
+				// hand-edited marker says.
+				*slot.dst = StorageFile
+			case strings.EqualFold(slot.in, string(StorageKeychain)):
+				*slot.dst = StorageKeychain
+			case slot.in != "":
+				return &FileError{Path: c.path, Problem: fmt.Sprintf("profile %q: %s must be keychain", name, slot.field)}
+			}
+		}
 		c.profiles[name] = sp
 	}
 	return nil
@@ -272,6 +357,10 @@ func (c *Config) Profile(name string) (Profile, bool) {
 // SetProfile adds or replaces a profile after checking it. The region is
 // folded to lower case and surrounding spaces are dropped; keys this version
 // does not know, kept from the file, survive the replacement.
+//
+// A key given in TestSecretKey or LiveSecretKey goes into the file unless
+// its slot says StorageKeychain (a key read from the keychain, which stays
+// there); StoreKey is the way to put a new key in the keychain.
 func (c *Config) SetProfile(p Profile) error {
 	p.Name = strings.TrimSpace(p.Name)
 	p.Region = strings.ToLower(strings.TrimSpace(p.Region))
@@ -282,6 +371,17 @@ func (c *Config) SetProfile(p Profile) error {
 	if err := validateProfile(p); err != nil {
 		return err
 	}
+	for _, slot := range []struct {
+		key string
+		in  *Storage
+	}{{p.TestSecretKey, &p.TestKeyIn}, {p.LiveSecretKey, &p.LiveKeyIn}} {
+		if slot.key != "" && *slot.in != StorageKeychain {
+			*slot.in = StorageFile
+		}
+		if slot.key == "" && *slot.in == StorageFile {
+			*slot.in = StorageNone
+		}
+	}
 	if c.profiles == nil {
 		c.profiles = map[string]storedProfile{}
 	}
@@ -290,7 +390,7 @@ func (c *Config) SetProfile(p Profile) error {
 }
 
 func validateProfile(p Profile) error {
-	if err := validateName(p.Name); err != nil {
+	if err := ValidateName(p.Name); err != nil {
 		return err
 	}
 	if !ValidRegion(p.Region) {
@@ -325,9 +425,9 @@ func validateProfile(p Profile) error {
 	return nil
 }
 
-// validateName keeps names to what is easy to type as --profile and to put
+// ValidateName keeps names to what is easy to type as --profile and to put
 // in BNPL_PROFILE, in lower case because the file's keys are folded to it.
-func validateName(name string) error {
+func ValidateName(name string) error {
 	ok := name != "" && len(name) <= 64
 	for i := 0; ok && i < len(name); i++ {
 		b := name[i]
@@ -346,24 +446,51 @@ func validateName(name string) error {
 		Advice:  "use lower-case letters, digits, - and _ (up to 64, starting with a letter or digit), e.g. prod or ae-test"}
 }
 
-// validateBaseURL asks only for an absolute http(s) address; whether a key
-// may travel over plain http to that host is the client's decision.
+// validateBaseURL asks for an absolute http(s) address without
+// credentials, query or fragment, as the client does; whether a key may
+// travel over plain http to that host is the client's decision. The address
+// is quoted with any user and password removed.
 func validateBaseURL(raw, what string) error {
 	u, err := url.Parse(raw)
-	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-		return nil
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &InvalidError{Field: keyBaseURL,
+			Problem: fmt.Sprintf("%s %q is not an http(s) address", what, secret.RedactURL(raw)),
+			Advice:  "give an absolute address such as https://api.tabby.ai"}
 	}
-	return &InvalidError{Field: keyBaseURL,
-		Problem: fmt.Sprintf("%s %q is not an http(s) address", what, raw),
-		Advice:  "give an absolute address such as https://api.tabby.ai"}
+	if u.User != nil {
+		return &InvalidError{Field: keyBaseURL,
+			Problem: fmt.Sprintf("%s %q carries a user name or password: bnpl would store and print it", what, secret.RedactURL(raw)),
+			Advice:  "give the address without user@ or user:password@; the secret key is the only credential the service takes"}
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return &InvalidError{Field: keyBaseURL,
+			Problem: fmt.Sprintf("%s %q has a query or a fragment", what, secret.RedactURL(stripQuery(raw))),
+			Advice:  "give the address alone, such as https://api.tabby.ai"}
+	}
+	return nil
+}
+
+// stripQuery drops what follows ? or #, which may hold a token, before an
+// address is quoted.
+func stripQuery(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		return raw[:i] + "?…"
+	}
+	return raw
 }
 
 // RemoveProfile deletes a profile. Removing the current one also clears
 // current_profile, so that the file never names a profile it lacks.
 func (c *Config) RemoveProfile(name string) error {
 	key := strings.ToLower(strings.TrimSpace(name))
-	if _, ok := c.profiles[key]; !ok {
+	sp, ok := c.profiles[key]
+	if !ok {
 		return &ProfileNotFoundError{Name: name, Known: c.profileNames()}
+	}
+	for _, live := range []bool{false, true} {
+		if sp.KeyIn(live) == StorageKeychain {
+			c.forget = append(c.forget, keychainAccount(c.path, key, live))
+		}
 	}
 	delete(c.profiles, key)
 	if c.current == key {
@@ -406,12 +533,27 @@ func (c *Config) encode() ([]byte, error) {
 				fields[k] = v
 			}
 			// Empty fields are left out: an empty key in the file reads as
-			// if it were set.
+			// if it were set. A key in the keychain is never written here,
+			// only the mark that says where it is.
+			fileKey := func(v string, in Storage) string {
+				if in == StorageFile {
+					return v
+				}
+				return ""
+			}
+			mark := func(in Storage) string {
+				if in == StorageKeychain {
+					return string(StorageKeychain)
+				}
+				return ""
+			}
 			for k, v := range map[string]string{
 				keyRegion:        sp.Region,
 				keyMerchantCode:  sp.MerchantCode,
-				keyTestSecretKey: sp.TestSecretKey,
-				keyLiveSecretKey: sp.LiveSecretKey,
+				keyTestSecretKey: fileKey(sp.TestSecretKey, sp.TestKeyIn),
+				keyLiveSecretKey: fileKey(sp.LiveSecretKey, sp.LiveKeyIn),
+				keyTestKeyIn:     mark(sp.TestKeyIn),
+				keyLiveKeyIn:     mark(sp.LiveKeyIn),
 				keyBaseURL:       sp.BaseURL,
 			} {
 				if v != "" {
@@ -434,13 +576,26 @@ func (c *Config) encode() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// maxConfigSize bounds what Load reads: a config of profiles is a few
+// kilobytes, and a path pointing at something endless must not be read
+// whole.
+const maxConfigSize = 1 << 20
+
 // Save writes the config to its path. The directory is made 0700 when
 // missing. The file is written to a temporary file of mode 0600 in the same
 // directory and renamed over the old one, so a crash or a full disk leaves
 // the old file whole, and the keys are never readable by others, not even
-// for a moment. A symbolic link at the path (a dotfiles setup) is followed,
-// so the link stays and its target is replaced.
+// for a moment. A symbolic link at the path (a dotfiles setup) is followed
+// when it leads to a regular file, so the link stays and its target is
+// replaced; a link to a device, a pipe or a directory, or to nothing, is
+// refused, as is a path that is itself not a regular file. A directory
+// others can write is used, but said (see Notices).
+//
+// Keychain entries the file no longer names (a removed profile, a key moved
+// to the file) are deleted after the file is written; a failure to delete
+// one is a notice, not an error.
 func (c *Config) Save() error {
+	c.notices = nil
 	if c.path == "" {
 		return &InvalidError{Field: "config", Problem: "the config has no file path to save to",
 			Advice: "set HOME (or XDG_CONFIG_HOME) to your home directory"}
@@ -449,9 +604,9 @@ func (c *Config) Save() error {
 	if err != nil {
 		return err
 	}
-	target := c.path
-	if resolved, err := filepath.EvalSymlinks(c.path); err == nil {
-		target = resolved
+	target, err := writeTarget(c.path)
+	if err != nil {
+		return err
 	}
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -487,7 +642,120 @@ func (c *Config) Save() error {
 	}
 	committed = true
 	syncDir(dir)
+	c.notices = append(c.notices, c.DirWarnings()...)
+	c.forgetKeychainEntries()
 	return nil
+}
+
+// Notices are the lines the last Save left for stderr (without a
+// "warning:" prefix): a directory others can write, a keychain entry that
+// could not be deleted.
+func (c *Config) Notices() []string { return c.notices }
+
+func (c *Config) forgetKeychainEntries() {
+	kc := currentKeychain()
+	for _, account := range c.forget {
+		if err := kc.delete(account); err != nil {
+			c.notices = append(c.notices, fmt.Sprintf(
+				"could not delete the keychain entry %q of service %q (%v): delete it with your keychain's own tool",
+				account, keychainService, err))
+		}
+	}
+	c.forget = nil
+}
+
+// writeTarget is the regular file Save replaces: path itself, or what a
+// symbolic link at path leads to. Anything else is refused, so that the
+// keys never replace a device (a link to /dev/null written as root) or land
+// somewhere the person did not mean.
+func writeTarget(path string) (string, error) {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil
+	case err != nil:
+		return "", fmt.Errorf("save config: %w", err)
+	case info.Mode().IsRegular():
+		return path, nil
+	case info.Mode()&fs.ModeSymlink == 0:
+		return "", notRegularError(path, "", info)
+	}
+	resolved, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		dest, _ := os.Readlink(path)
+		return "", &InvalidError{Field: "config",
+			Problem: fmt.Sprintf("config file %s is a symbolic link to %s, which does not exist", path, dest),
+			Advice:  "create the file the link points to (touch it, then chmod 600), or remove the link, and run the command again"}
+	}
+	tinfo, err := os.Stat(resolved)
+	if err != nil {
+		return "", fmt.Errorf("save config: %w", err)
+	}
+	if !tinfo.Mode().IsRegular() {
+		return "", notRegularError(path, resolved, tinfo)
+	}
+	return resolved, nil
+}
+
+func notRegularError(path, resolved string, info fs.FileInfo) error {
+	what := fileKind(info.Mode())
+	problem := fmt.Sprintf("config file %s is %s, not a regular file", path, what)
+	if resolved != "" {
+		problem = fmt.Sprintf("config file %s is a symbolic link to %s, which is %s, not a regular file", path, resolved, what)
+	}
+	return &InvalidError{Field: "config", Problem: problem + ": bnpl keeps keys only in a regular file",
+		Advice: "remove it (rm " + shellQuote(path) + ") and run the command again, or set XDG_CONFIG_HOME to another directory"}
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeDir != 0:
+		return "a directory"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// DirWarnings say, one line each, when the directory of the config file,
+// or of the file a link at its path leads to, is not private to the user:
+// writable by others, who could then replace the file and its keys, or
+// owned by another user. Nothing is said on Windows, whose ACLs Unix modes
+// do not describe, nor for a directory that does not exist yet.
+func (c *Config) DirWarnings() []string {
+	if runtime.GOOS == "windows" || c.path == "" {
+		return nil
+	}
+	dirs := []string{filepath.Dir(c.path)}
+	if resolved, err := filepath.EvalSymlinks(c.path); err == nil && filepath.Dir(resolved) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(resolved))
+	}
+	var out []string
+	for i, dir := range dirs {
+		info, err := os.Stat(dir)
+		if err != nil {
+			continue
+		}
+		what := "the config file's directory " + dir
+		if i > 0 {
+			what = "the directory " + dir + " of the file the config link leads to"
+		}
+		mode := info.Mode()
+		switch {
+		case mode.Perm()&0o022 != 0:
+			out = append(out, fmt.Sprintf("%s can be written by other users (mode %04o), who could replace the config file and its keys; fix with: chmod go-w %s",
+				what, mode.Perm(), shellQuote(dir)))
+		case !ownedByMe(info):
+			out = append(out, fmt.Sprintf("%s belongs to another user, who could replace the config file and its keys; keep the config in a directory of your own (XDG_CONFIG_HOME)", what))
+		}
+	}
+	return out
 }
 
 // syncDir makes the rename durable where the platform allows; a failure

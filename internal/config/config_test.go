@@ -109,6 +109,8 @@ func TestSaveRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Keys given to SetProfile live in the file.
+	want[0].TestKeyIn, want[0].LiveKeyIn, want[1].TestKeyIn = StorageFile, StorageFile, StorageFile
 	wantSorted := []Profile{want[1], want[0]}
 	if !reflect.DeepEqual(got.Profiles(), wantSorted) {
 		t.Errorf("reloaded profiles:\n got %#v\nwant %#v", got.Profiles(), wantSorted)

@@ -135,37 +135,5 @@ func (e *FileError) Hint() string {
 // redactKeys masks every word of s that starts like a secret key. Errors
 // quote what a person typed or a file held (a profile name, a region, a
 // line the parser choked on), and a key can end up in any of those places
-// by mistake. Words that merely contain "sk_" (task_list) are left alone.
-func redactKeys(s string) string {
-	var out strings.Builder
-	for i := 0; i < len(s); {
-		if strings.HasPrefix(s[i:], liveKeyPrefix) && (i == 0 || !(isAlnum(rune(s[i-1])) || s[i-1] == '_')) {
-			end := i
-			for end < len(s) && isKeyByte(s[end]) {
-				end++
-			}
-			// "sk_..." and "sk_test_" in advice are prefixes, not keys.
-			word := s[i:end]
-			body := strings.TrimPrefix(strings.TrimPrefix(word, liveKeyPrefix), "test_")
-			if strings.ContainsFunc(body, isAlnum) {
-				out.WriteString(secret.MaskKey(word))
-				i = end
-				continue
-			}
-		}
-		out.WriteByte(s[i])
-		i++
-	}
-	return out.String()
-}
-
-func isAlnum(r rune) bool {
-	return ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
-}
-
-// isKeyByte is the character set of key material: anything a parser's
-// message would put around a key (quotes, spaces, colons) ends it.
-func isKeyByte(b byte) bool {
-	return b == '_' || b == '-' || b == '.' || b == '+' || b == '/' || b == '=' ||
-		('0' <= b && b <= '9') || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z')
-}
+// by mistake.
+func redactKeys(s string) string { return secret.RedactKeys(s) }

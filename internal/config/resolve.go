@@ -43,6 +43,10 @@ type Target struct {
 	Live         bool
 	BaseURL      string
 	Embedded     bool // the embedded sandbox (no profile configured and no BNPL_SECRET_KEY, or --sandbox)
+	// KeyStorage is where the profile's key was read from (StorageFile or
+	// StorageKeychain); StorageNone for a key from the environment or the
+	// embedded sandbox, and for none at all.
+	KeyStorage Storage
 	// Sources tells, for `bnpl profiles show` and `bnpl doctor`, where each
 	// field came from. Its keys are the file's field names ("profile",
 	// "region", "merchant_code", "secret_key", "live", "base_url"); its
@@ -65,8 +69,8 @@ func (t Target) String() string {
 	case name == "":
 		name = "(environment)"
 	}
-	return fmt.Sprintf("target %s: region=%s merchant_code=%s secret_key=%s live=%t base_url=%s",
-		name, t.Region, t.MerchantCode, t.Masked(), t.Live, t.BaseURL)
+	return fmt.Sprintf("target %s: region=%s merchant_code=%s secret_key=%s key_storage=%s live=%t base_url=%s",
+		name, t.Region, t.MerchantCode, t.Masked(), t.KeyStorage, t.Live, secret.RedactURL(t.BaseURL))
 }
 
 // GoString masks the key for %#v too.
@@ -80,7 +84,7 @@ func (t Target) LogValue() slog.Value {
 		slog.String(keyMerchantCode, t.MerchantCode),
 		slog.String("secret_key", t.Masked()),
 		slog.Bool("live", t.Live),
-		slog.String(keyBaseURL, t.BaseURL),
+		slog.String(keyBaseURL, secret.RedactURL(t.BaseURL)),
 		slog.Bool("embedded", t.Embedded),
 	)
 }
@@ -92,11 +96,12 @@ func (t Target) MarshalJSON() ([]byte, error) {
 		Region       string            `json:"region"`
 		MerchantCode string            `json:"merchant_code"`
 		SecretKey    string            `json:"secret_key"`
+		KeyStorage   Storage           `json:"key_storage,omitempty"`
 		Live         bool              `json:"live"`
 		BaseURL      string            `json:"base_url"`
 		Embedded     bool              `json:"embedded"`
 		Sources      map[string]string `json:"sources"`
-	}{t.Profile, t.Region, t.MerchantCode, t.Masked(), t.Live, t.BaseURL, t.Embedded, t.Sources})
+	}{t.Profile, t.Region, t.MerchantCode, t.Masked(), t.KeyStorage, t.Live, secret.RedactURL(t.BaseURL), t.Embedded, t.Sources})
 }
 
 // Overrides are the global flags that bear on the target.
@@ -104,6 +109,10 @@ type Overrides struct {
 	Profile string // --profile (flag)
 	Live    bool   // --live
 	Sandbox bool   // --sandbox
+	// KeyOptional resolves a profile that lacks the key of the mode, or
+	// whose keychain cannot give it, with no key instead of an error, for
+	// commands that describe rather than send (`bnpl profiles show`).
+	KeyOptional bool
 }
 
 // Resolve decides the target, field by field, flag > env > profile >
@@ -191,14 +200,24 @@ func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error
 		}
 		t.SecretKey, t.Sources["secret_key"] = envKey, SourceEnv
 	} else {
-		key, field := p.TestSecretKey, keyTestSecretKey
+		field := keyTestSecretKey
 		if live {
-			key, field = p.LiveSecretKey, keyLiveSecretKey
+			field = keyLiveSecretKey
 		}
-		if key == "" {
+		// The environment's key wins, so the keychain is read only here.
+		key, in, err := c.Key(p, live)
+		switch {
+		case err != nil && !o.KeyOptional:
+			return nil, err
+		case key == "" && !o.KeyOptional:
 			return nil, &MissingKeyError{Profile: p.Name, Live: live}
+		case key == "":
+			// Described without a key: what would be used is shown as
+			// missing.
+		default:
+			t.KeyStorage = in
 		}
-		if keyLive, ok := KeyKind(key); !ok || keyLive != live {
+		if keyLive, ok := KeyKind(key); key != "" && (!ok || keyLive != live) {
 			want := "sk_test_"
 			if live {
 				want = "sk_ (not sk_test_)"
@@ -207,7 +226,9 @@ func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error
 				Problem: fmt.Sprintf("profile %q: %s does not start with %s", p.Name, field, want),
 				Advice:  fmt.Sprintf("store the key again with `bnpl login --profile %s --with-key`", p.Name)}
 		}
-		t.SecretKey, t.Sources["secret_key"] = key, SourceProfile
+		if key != "" {
+			t.SecretKey, t.Sources["secret_key"] = key, SourceProfile
+		}
 	}
 	t.Sources["live"] = liveSource
 

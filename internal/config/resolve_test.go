@@ -130,7 +130,7 @@ func TestResolveFullFromProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Target{Profile: "main", Region: "ae", MerchantCode: "main_code", SecretKey: profTestKey, BaseURL: "https://proxy.example.com",
+	want := Target{Profile: "main", Region: "ae", MerchantCode: "main_code", SecretKey: profTestKey, KeyStorage: StorageFile, BaseURL: "https://proxy.example.com",
 		Sources: map[string]string{"profile": "default", "region": "profile", "merchant_code": "profile", "secret_key": "profile", "live": "default", "base_url": "profile"}}
 	if !reflect.DeepEqual(*tg, want) {
 		t.Errorf("got %v %v\nwant %v %v", tg, tg.Sources, want, want.Sources)

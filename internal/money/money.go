@@ -47,8 +47,10 @@ func (e *Error) Error() string {
 
 // Parse reads s as an amount in currency: a plain decimal number (no
 // exponent, no sign other than a leading minus, no thousands separators)
-// with at most the currency's places. The sign is not checked; see
-// ParsePositive and ParseNonNegative.
+// with at most the currency's places. An empty currency checks the syntax
+// only, with no bound on the places: commands use it to refuse a malformed
+// --amount before they read the payment that tells its currency. The sign
+// is not checked; see ParsePositive and ParseNonNegative.
 func Parse(s, currency string) (decimal.Decimal, error) {
 	raw := s
 	s = strings.TrimSpace(s)
@@ -97,6 +99,37 @@ func ParseNonNegative(s, currency string) (decimal.Decimal, error) {
 // people expect to read it ("100.00", "12.500").
 func Format(d decimal.Decimal, currency string) string {
 	return d.StringFixed(Places(currency))
+}
+
+// Display writes an amount for a person, the one way every table, detail
+// view, prompt and summary shows money: exactly the currency's places, a
+// space and the code ("1250.00 AED", "12.500 KWD"). There are no thousands
+// separators, so an amount read off the screen can be pasted into --amount.
+// With no currency the code is left out.
+func Display(d decimal.Decimal, currency string) string {
+	s := Format(d, currency)
+	if currency == "" {
+		return s
+	}
+	return s + " " + strings.ToUpper(currency)
+}
+
+// DisplayString is Display for an amount as the service sent it. A value
+// that is not a decimal number is shown as sent (with the code), so a
+// surprise from the service is seen rather than hidden.
+func DisplayString(amount, currency string) string {
+	amount = strings.TrimSpace(amount)
+	if amount == "" {
+		return ""
+	}
+	d, err := decimal.NewFromString(amount)
+	if err != nil {
+		if currency == "" {
+			return amount
+		}
+		return amount + " " + strings.ToUpper(currency)
+	}
+	return Display(d, currency)
 }
 
 // Places of s as written, so "10.50" counts 2 even though it equals 10.5.

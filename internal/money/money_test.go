@@ -2,7 +2,10 @@ package money
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 func TestParse(t *testing.T) {
@@ -24,6 +27,10 @@ func TestParse(t *testing.T) {
 		{"1,000", "AED", "", false},
 		{"1.", "AED", "", false},
 		{".5", "AED", "", false},
+		// No currency: the syntax only, any number of places.
+		{"0.000", "", "0", true},
+		{"12.34567", "", "12.34567", true},
+		{"NaN", "", "", false},
 		{" 7.5 ", "aed", "7.5", true},
 	}
 	for _, c := range cases {
@@ -74,6 +81,9 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"1", "1.23", "-0.001", "NaN", "1e9", "", "١٢"} {
 		f.Add(s, "KWD")
 	}
+	f.Add("0.000", "")
+	f.Add(" 12.3456 ", "")
+	f.Add("1.001", "aed")
 	f.Fuzz(func(t *testing.T, s, cur string) {
 		d, err := Parse(s, cur)
 		if err != nil {
@@ -83,8 +93,31 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if d.Exponent() < -Places(cur) {
+		// Accepted: a plain decimal, read exactly as written.
+		trimmed := strings.TrimSpace(s)
+		if !plainDecimal(trimmed) || !d.Equal(decimal.RequireFromString(trimmed)) {
+			t.Fatalf("accepted %q as %s", s, d)
+		}
+		// The places are bounded by a currency's, and only checked when
+		// a currency is given.
+		if cur != "" && d.Exponent() < -Places(cur) {
 			t.Fatalf("accepted %q with more than %d places", s, Places(cur))
 		}
 	})
+}
+
+func TestDisplay(t *testing.T) {
+	for _, tt := range []struct{ amount, currency, want string }{
+		{"1250", "AED", "1250.00 AED"},
+		{"1250.5", "aed", "1250.50 AED"},
+		{"12.5", "KWD", "12.500 KWD"},
+		{"0", "SAR", "0.00 SAR"},
+		{"100.00", "", "100.00"},
+		{"", "AED", ""},
+		{"n/a", "AED", "n/a AED"},
+	} {
+		if got := DisplayString(tt.amount, tt.currency); got != tt.want {
+			t.Errorf("DisplayString(%q, %q) = %q, want %q", tt.amount, tt.currency, got, tt.want)
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
 // Column is one column of a table, TSV or CSV rendering of records.
@@ -18,7 +20,40 @@ type Column struct {
 	// Value computes the cell from the decoded record (e.g. a captured
 	// total); when set it wins over Path.
 	Value func(rec map[string]any) string
+
+	// Kind says what the column holds: how a table shows it and what gives
+	// way first when the table is wider than the terminal. Zero means it
+	// is guessed from the path.
+	Kind Kind
+	// CurrencyPath (a dotted path) or Currency (fixed) give a Money
+	// column's currency.
+	CurrencyPath string
+	Currency     string
+	// Style colours a cell of a table by its value (e.g. days left);
+	// Status columns have one by default.
+	Style func(cs *ColorScheme, value string) string
+	// TableHidden leaves the column out of tables unless --columns names
+	// it: the currency, which a table shows beside each amount already.
+	TableHidden bool
 }
+
+// Kind of a column's values.
+type Kind int
+
+// Kinds, and what each means for a table on a terminal. When it is too
+// wide: times are shortened to the date, then dropped; references are cut,
+// then dropped; free text is cut last. Ids and amounts are never cut.
+const (
+	KindAuto      Kind = iota // guessed from the path
+	KindPlain                 // short words (a mode, a reason code)
+	KindID                    // identifiers people copy: never cut
+	KindStatus                // a status: coloured
+	KindMoney                 // an amount: its currency's places and code, right-aligned
+	KindTime                  // a time: shown in the --time style
+	KindReference             // a merchant's reference or order number
+	KindText                  // free text: descriptions, URLs, names
+	KindDaysLeft              // days left to answer a dispute: red at 0 to 2
+)
 
 func (c Column) cell(rec map[string]any) string {
 	if c.Value != nil {
@@ -26,6 +61,84 @@ func (c Column) cell(rec map[string]any) string {
 	}
 	v, _ := Lookup(rec, c.Path)
 	return String(v)
+}
+
+// kind resolves KindAuto from the path or header.
+func (c Column) kind() Kind {
+	if c.Kind != KindAuto {
+		return c.Kind
+	}
+	name := strings.ToLower(c.Path)
+	if name == "" {
+		name = strings.ToLower(strings.ReplaceAll(c.Header, " ", "_"))
+	}
+	last := name
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		last = name[i+1:]
+	}
+	switch {
+	case strings.Contains(last, "reference") || last == "order_number":
+		return KindReference
+	case last == "id" || strings.HasSuffix(last, "_id") || strings.HasSuffix(last, "_ids"):
+		return KindID
+	case last == "status":
+		return KindStatus
+	case last == "days_left":
+		return KindDaysLeft
+	case strings.HasSuffix(last, "_at") || last == "date" || last == "time":
+		return KindTime
+	case last == "amount" || strings.HasSuffix(last, "_amount") || last == "unit_price":
+		return KindMoney
+	}
+	return KindPlain
+}
+
+// display is what a table shows for a cell: money and times in the one
+// format people read, everything else as the machine formats have it.
+func (c Column) display(ios *IOStreams, rec map[string]any, value string) string {
+	switch c.kind() {
+	case KindMoney:
+		cur := c.Currency
+		if c.CurrencyPath != "" {
+			// The record's own currency, else the fixed one.
+			if v, ok := Lookup(rec, c.CurrencyPath); ok && String(v) != "" {
+				cur = String(v)
+			}
+		} else if cur == "" && c.Path != "" {
+			// A guessed amount takes the currency beside it, or the
+			// record's; without one its places are unknown: as sent.
+			sibling := "currency"
+			if i := strings.LastIndexByte(c.Path, '.'); i >= 0 {
+				sibling = c.Path[:i+1] + "currency"
+			}
+			v, ok := Lookup(rec, sibling)
+			if !ok {
+				v, _ = Lookup(rec, "currency")
+			}
+			cur = String(v)
+		}
+		if cur == "" {
+			return value
+		}
+		return money.DisplayString(value, cur)
+	case KindTime:
+		return ios.FormatTimeString(value)
+	}
+	return value
+}
+
+// style is the colour of a table cell.
+func (c Column) style(cs *ColorScheme, value string) string {
+	if c.Style != nil {
+		return c.Style(cs, value)
+	}
+	switch c.kind() {
+	case KindStatus:
+		return cs.Status(value)
+	case KindDaysLeft:
+		return cs.DaysLeft(value)
+	}
+	return value
 }
 
 // decode turns one raw record into Go values, keeping numbers as

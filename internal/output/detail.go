@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
+
+	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
 // Detail is how one record reads for a person: labelled fields first, then
@@ -16,8 +18,46 @@ type Detail struct {
 	Sections []Section
 }
 
-// Field is one labelled value of a Detail.
-type Field struct{ Label, Value string }
+// Field is one labelled value of a Detail. Value is as the service sent it
+// (TSV and CSV print it so); Kind says how a person reads it: a Money value
+// in its Currency's format, a Time in the --time style, a Status coloured.
+type Field struct {
+	Label    string
+	Value    string
+	Kind     Kind
+	Currency string
+	// TableHidden leaves the field out of the table view, where the
+	// amounts already show it (the currency); TSV and CSV keep it.
+	TableHidden bool
+	// Note follows the value where a person reads it, e.g. "(expired)"
+	// after a time that has passed; machine formats leave it out.
+	Note string
+}
+
+// display is the value as a table shows it, coloured when cs is on.
+func (f Field) display(ios *IOStreams, cs *ColorScheme) string {
+	if f.Note != "" {
+		return f.plain(ios, cs) + " " + f.Note
+	}
+	return f.plain(ios, cs)
+}
+
+func (f Field) plain(ios *IOStreams, cs *ColorScheme) string {
+	v := sanitize(f.Value)
+	switch f.Kind {
+	case KindMoney:
+		if f.Currency != "" {
+			return money.DisplayString(v, f.Currency)
+		}
+	case KindTime:
+		return ios.FormatTimeString(v)
+	case KindStatus:
+		return cs.Status(v)
+	case KindDaysLeft:
+		return cs.DaysLeft(v)
+	}
+	return v
+}
 
 // Section is a titled sub-list of a Detail, e.g. "Captures".
 type Section struct {
@@ -46,15 +86,21 @@ func (p *Printer) renderDetailTable(d *Detail) error {
 	cs := p.ios.Colors()
 	var b strings.Builder
 	labelWidth := 0
+	fields := make([]Field, 0, len(d.Fields))
 	for _, f := range d.Fields {
+		if !f.TableHidden {
+			fields = append(fields, f)
+		}
+	}
+	for _, f := range fields {
 		labelWidth = max(labelWidth, displaywidth.String(sanitize(f.Label))+1)
 	}
-	for _, f := range d.Fields {
+	for _, f := range fields {
 		label := sanitize(f.Label) + ":"
 		b.WriteString(cs.Bold(label))
 		// Values are not cut here: a detail view is where a person copies
 		// a whole URL or reference from.
-		if value := sanitize(f.Value); value != "" {
+		if value := f.display(p.ios, cs); value != "" {
 			b.WriteString(strings.Repeat(" ", labelWidth-displaywidth.String(label)+columnGap))
 			b.WriteString(value)
 		}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // ErrorDetailer is implemented by errors that carry structured facts about
@@ -68,8 +70,12 @@ func PrintError(ios *IOStreams, err error, asJSON bool) {
 		return
 	}
 	cs := ios.ErrColors()
-	msg := err.Error()
-	hint := errorHint(err)
+	// The last guard of every error: whatever path a key, a URL's password
+	// or a terminal escape took into an error (a key typed as an id, a
+	// server's words), it is shown masked and inert.
+	var guard *secret.Masker
+	msg := guard.Text(err.Error())
+	hint := guard.Text(errorHint(err))
 
 	var b strings.Builder
 	b.WriteString(cs.Red("error:"))
@@ -82,7 +88,7 @@ func PrintError(ios *IOStreams, err error, asJSON bool) {
 		b.WriteString("\n")
 	}
 	if asJSON {
-		b.Write(errorJSON(err, msg, hint))
+		b.WriteString(guard.String(string(errorJSON(err, msg, hint))))
 		b.WriteString("\n")
 	}
 	// One write, so concurrent notices cannot split the report.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
+	"time"
 
 	"golang.org/x/term"
 )
@@ -30,6 +32,9 @@ type IOStreams struct {
 
 	outColor bool
 	errColor bool
+
+	timeStyle TimeStyle
+	now       func() time.Time
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
@@ -161,6 +166,39 @@ func (c *ColorScheme) Red(s string) string    { return c.wrap("31", s) }
 func (c *ColorScheme) Green(s string) string  { return c.wrap("32", s) }
 func (c *ColorScheme) Yellow(s string) string { return c.wrap("33", s) }
 func (c *ColorScheme) Gray(s string) string   { return c.wrap("90", s) }
+
+// Status colours a payment's or a dispute's status by what it asks of a
+// merchant: yellow while it waits for the merchant or is still open, green
+// when it settled in the merchant's favour, red when it failed or money went
+// back, gray when it ended without money moving.
+func (c *ColorScheme) Status(status string) string {
+	switch strings.ToLower(strings.TrimSpace(status)) {
+	case "authorized", "evidence_merchant", "new", "in_progress", "evidence_customer":
+		return c.Yellow(status)
+	case "closed", "captured", "declined", "cancelled":
+		return c.Green(status)
+	case "rejected", "refunded":
+		return c.Red(status)
+	case "created", "expired":
+		return c.Gray(status)
+	}
+	return status
+}
+
+// DaysLeft colours the days a merchant has left to answer a dispute: red
+// at 0 to 2, yellow up to 5.
+func (c *ColorScheme) DaysLeft(value string) string {
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	switch {
+	case err != nil:
+		return value
+	case n <= 2:
+		return c.Red(value)
+	case n <= 5:
+		return c.Yellow(value)
+	}
+	return value
+}
 
 func (c *ColorScheme) wrap(code, s string) string {
 	if !c.enabled || s == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -378,9 +379,15 @@ func TestTableFitsWidth(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(tp.out.String(), "\n"), "\n") {
-			if w := displaywidth.String(line); w > width && width >= 40 {
-				// 8 columns of at least 3 cells and 7 gaps of 2 need 38.
+			if w := displaywidth.String(line); w > width && width >= 72 {
 				t.Errorf("width %d: line is %d wide: %q", width, w, line)
+			}
+		}
+		for _, r := range recs {
+			var p struct{ ID string }
+			_ = json.Unmarshal(r, &p)
+			if !strings.Contains(tp.out.String(), p.ID) {
+				t.Errorf("width %d: id %s cut", width, p.ID)
 			}
 		}
 		if width < 160 && !strings.Contains(tp.out.String(), "…") {
@@ -453,14 +460,14 @@ func TestObjectGolden(t *testing.T) {
 		caps, refs = raw.Captures, raw.Refunds
 		return &Detail{
 			Fields: []Field{
-				{"ID", "26c1a8e1-5c37-4a4b-9f83-2f1b10d1c001"},
-				{"Status", "CLOSED"},
-				{"Amount", "450.00 AED"},
-				{"Captured", "450.00"},
-				{"Refundable", "400.00"},
-				{"Reference", "ORD-1001"},
-				{"Buyer", "Amira Haddad <amira@example.com>"},
-				{"Note", ""},
+				{Label: "ID", Value: "26c1a8e1-5c37-4a4b-9f83-2f1b10d1c001"},
+				{Label: "Status", Value: "CLOSED"},
+				{Label: "Amount", Value: "450.00 AED"},
+				{Label: "Captured", Value: "450.00"},
+				{Label: "Refundable", Value: "400.00"},
+				{Label: "Reference", Value: "ORD-1001"},
+				{Label: "Buyer", Value: "Amira Haddad <amira@example.com>"},
+				{Label: "Note", Value: ""},
 			},
 			Sections: []Section{
 				{Title: "Captures", Columns: []Column{{Header: "ID", Path: "id"}, {Header: "AMOUNT", Path: "amount"}, {Header: "REFERENCE", Path: "reference_id"}, {Header: "CREATED", Path: "created_at"}}, Records: caps},
@@ -530,27 +537,43 @@ func TestLookupAndString(t *testing.T) {
 	}
 }
 
-func TestFitWidths(t *testing.T) {
-	tests := []struct {
-		natural  []int
-		flexible []bool
-		total    int
-		want     []int
-	}{
-		{[]int{5, 10}, nil, 40, []int{5, 10}},
-		{[]int{36, 50, 6}, nil, 60, []int{25, 25, 6}},
-		{[]int{2, 2, 100}, nil, 30, []int{2, 2, 22}},
-		{[]int{10, 10}, nil, 5, []int{3, 3}},
-		// The text column gives way alone while it can stay 10 wide...
-		{[]int{36, 50, 6}, []bool{false, true, false}, 60, []int{36, 14, 6}},
-		{[]int{36, 30, 40, 6}, []bool{false, true, true, false}, 70, []int{36, 11, 11, 6}},
-		// ...and takes the ID down with it when it cannot.
-		{[]int{36, 50, 6}, []bool{false, true, false}, 50, []int{20, 20, 6}},
+func TestPlanTable(t *testing.T) {
+	headers := []string{"ID", "STATUS", "AMOUNT", "REFERENCE", "NOTE", "CREATED"}
+	kinds := []Kind{KindID, KindStatus, KindMoney, KindReference, KindPlain, KindTime}
+	rows := [][]string{{
+		"3fa85f64-5717-4562-b3fc-2c963f66afa6", "AUTHORIZED", "1250.00 AED", "ORDER-2026-000123", "gift wrap please", "2026-11-22 09:28:33Z",
+	}}
+	show := func(plan []colPlan) string {
+		var parts []string
+		for i, c := range plan {
+			if c.show {
+				s := headers[i] + "=" + itoa(c.width)
+				if c.dateOnly {
+					s += "d"
+				}
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, " ")
 	}
-	for _, tt := range tests {
-		got := fitWidths(tt.natural, tt.flexible, tt.total)
-		if !equalInts(got, tt.want) {
-			t.Errorf("fitWidths(%v, %v, %d) = %v, want %v", tt.natural, tt.flexible, tt.total, got, tt.want)
+	for _, tt := range []struct {
+		total int
+		fit   bool
+		want  string
+	}{
+		{200, true, "ID=36 STATUS=10 AMOUNT=11 REFERENCE=17 NOTE=16 CREATED=20"},
+		{10, false, "ID=36 STATUS=10 AMOUNT=11 REFERENCE=17 NOTE=16 CREATED=20"},
+		// Times are shortened to the date first...
+		{110, true, "ID=36 STATUS=10 AMOUNT=11 REFERENCE=17 NOTE=16 CREATED=10d"},
+		// ...then dropped; then references are cut...
+		{96, true, "ID=36 STATUS=10 AMOUNT=11 REFERENCE=15 NOTE=16"},
+		// ...and dropped; free text is cut last...
+		{78, true, "ID=36 STATUS=10 AMOUNT=11 NOTE=15"},
+		// ...then dropped; with nothing left to give, the id stays whole.
+		{40, true, "ID=36 STATUS=3 AMOUNT=11"},
+	} {
+		if got := show(planTable(headers, rows, kinds, tt.total, tt.fit)); got != tt.want {
+			t.Errorf("width %d fit %v:\n got %s\nwant %s", tt.total, tt.fit, got, tt.want)
 		}
 	}
 }
@@ -601,7 +624,8 @@ func TestObjectJQAndClosedStream(t *testing.T) {
 	}
 }
 
-// A later batch keeps the first batch's widths, cutting what is longer.
+// A later batch keeps the first batch's widths, cutting what is longer,
+// except an id, which stays whole even if it breaks the alignment.
 func TestStreamTableLaterBatchKeepsWidths(t *testing.T) {
 	tp := newTestPrinter(t, true, 80, Options{})
 	cols := []Column{{Header: "ID", Path: "id"}, {Header: "NOTE", Path: "note"}}
@@ -617,7 +641,7 @@ func TestStreamTableLaterBatchKeepsWidths(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := "ID  NOTE\na   short\nb…  a much longer note\n"
+	want := "ID  NOTE\na   short\nbbbbbbbbbbbb  a much longer note\n"
 	if got := tp.out.String(); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -634,5 +658,24 @@ func TestSanitize(t *testing.T) {
 		if got := sanitize(in); got != want {
 			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A coloured table's lines end at their last cell, so a line that fits the
+// terminal does not wrap into a blank line under the header.
+func TestColouredTableHasNoTrailingPadding(t *testing.T) {
+	tp := newTestPrinter(t, true, 150, Options{})
+	tp.ios.SetColorEnabled(true)
+	if err := tp.p.List(paymentColumns(), samplePayments(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(tp.out.String(), "\n"), "\n") {
+		plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(line, "")
+		if strings.HasSuffix(plain, " ") || plain == "" {
+			t.Errorf("line %q ends in padding or is blank", line)
+		}
+	}
+	if !strings.Contains(tp.out.String(), "\x1b[33mAUTHORIZED\x1b[0m") {
+		t.Errorf("status not coloured:\n%q", tp.out.String())
 	}
 }

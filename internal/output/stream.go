@@ -45,7 +45,7 @@ type Stream struct {
 
 	batch      int
 	pending    [][]string
-	widths     []int
+	plan       []colPlan
 	headerDone bool
 	closed     bool
 }
@@ -120,7 +120,7 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 	case FormatTable:
 		row := make([]string, len(s.resolved))
 		for i, c := range s.resolved {
-			row[i] = sanitize(c.cell(obj))
+			row[i] = sanitize(c.display(s.p.ios, obj, c.cell(obj)))
 		}
 		s.pending = append(s.pending, row)
 		if s.batch > 0 && len(s.pending) >= s.batch {
@@ -158,6 +158,15 @@ func (s *Stream) resolve(first []byte, sample []map[string]any) error {
 	cols, err := resolveColumns(s.cols, s.p.columns, first, sample)
 	if err != nil {
 		return err
+	}
+	if s.p.format == FormatTable && len(s.p.columns) == 0 {
+		shown := cols[:0:0]
+		for _, c := range cols {
+			if !c.TableHidden {
+				shown = append(shown, c)
+			}
+		}
+		cols = shown
 	}
 	s.resolved = cols
 	s.ready = true
@@ -213,25 +222,47 @@ func (s *Stream) renderPending() error {
 			headers[i] = sanitize(c.Header)
 		}
 	}
-	if s.widths == nil {
-		measured := headers
-		if measured == nil {
+	fit := s.p.ios.IsStdoutTTY()
+	if s.plan == nil {
+		measured := make([]string, len(s.resolved))
+		kinds := make([]Kind, len(s.resolved))
+		for i, c := range s.resolved {
+			measured[i] = sanitize(c.Header)
+			kinds[i] = c.kind()
+		}
+		if headers == nil {
 			measured = make([]string, len(s.resolved))
 		}
-		s.widths = tableWidths(measured, s.pending, s.p.ios.TerminalWidth())
+		s.plan = planTable(measured, s.pending, kinds, s.p.ios.TerminalWidth(), fit)
 	}
-	widths := s.widths
-	if s.headerDone && len(widths) > 0 {
+	plan := s.plan
+	if s.headerDone && fit {
 		// Nothing sits right of the last column, so a later batch may use
 		// the rest of the terminal there without breaking the alignment.
-		widths = append([]int(nil), s.widths...)
+		plan = append([]colPlan(nil), s.plan...)
 		room := s.p.ios.TerminalWidth()
-		for _, w := range widths[:len(widths)-1] {
-			room -= w + columnGap
+		last := -1
+		for i, c := range plan {
+			if c.show {
+				if last >= 0 {
+					room -= plan[last].width + columnGap
+				}
+				last = i
+			}
 		}
-		widths[len(widths)-1] = max(widths[len(widths)-1], room)
+		if last >= 0 && plan[last].kind != KindMoney {
+			plan[last].width = max(plan[last].width, room)
+		}
 	}
-	err := renderTable(s.out, s.p.ios.Colors(), headers, s.pending, widths)
+	cs := s.p.ios.Colors()
+	styles := make([]func(string) string, len(s.resolved))
+	if cs.Enabled() {
+		for i, c := range s.resolved {
+			c := c
+			styles[i] = func(v string) string { return c.style(cs, v) }
+		}
+	}
+	err := renderTable(s.out, cs, headers, s.pending, plan, styles, fit)
 	s.headerDone = true
 	clear(s.pending)
 	s.pending = s.pending[:0]

@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
@@ -19,54 +20,175 @@ const columnGap = 2
 // something was cut ("ab…").
 const minColumnWidth = 3
 
-// minTextWidth is the narrowest a free-text column is squeezed to before
-// identifiers and dates have to give way too.
-const minTextWidth = 10
+// minReferenceWidth is how far a reference is cut before it is dropped.
+const minReferenceWidth = 8
 
-// fitWidths returns a width per column so that the columns and the gaps
-// between them fit in total.
+// dateWidth is a time shortened to its date, "2026-11-22".
+const dateWidth = 10
+
+// colPlan is how one column of a table is shown.
+type colPlan struct {
+	kind     Kind
+	show     bool
+	width    int
+	dateOnly bool // a time shown as its date
+}
+
+// planTable decides which columns a table shows and how wide, so that it
+// fits in total cells when fit is set (a terminal). The one policy every
+// table follows:
 //
-// Free text (flexible: values with spaces, such as descriptions and names)
-// gives way first, because a cut description still reads while a cut
-// payment ID is useless. Only when the text columns, down to minTextWidth,
-// cannot make room are all columns squeezed together. Squeezing caps the
-// widest columns first: narrow ones keep their natural width, so one long
-// value cannot push an ID off the screen.
-func fitWidths(natural []int, flexible []bool, total int) []int {
-	n := len(natural)
-	widths := append([]int(nil), natural...)
-	if n == 0 {
-		return widths
+//   - ids and amounts are never cut: they are what people copy and compare;
+//   - times give way first (shortened to the date, then dropped), then
+//     references (cut to minReferenceWidth, then dropped), then free text is
+//     cut (and dropped when even that is not enough), and short plain words
+//     last;
+//   - a table that still does not fit is wider than the terminal rather
+//     than showing a cut id;
+//   - not on a terminal (fit unset), nothing is cut or dropped.
+//
+// Columns are dropped from the right, where the least important sit.
+func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {
+	plan := make([]colPlan, len(headers))
+	for i, h := range headers {
+		plan[i] = colPlan{kind: kinds[i], show: true, width: displaywidth.String(h)}
 	}
-	available := total - columnGap*(n-1)
-	sum := 0
-	for _, w := range natural {
-		sum += w
+	allDates := make([]bool, len(headers))
+	for i := range allDates {
+		allDates[i] = true
 	}
-	if sum <= available {
-		return widths
-	}
-
-	var text []int
-	rigid, textFloor := 0, 0
-	for i, w := range natural {
-		if i < len(flexible) && flexible[i] {
-			text = append(text, i)
-			textFloor += min(w, minTextWidth)
-		} else {
-			rigid += w
+	for _, row := range rows {
+		for i, cell := range row {
+			if i >= len(plan) {
+				break
+			}
+			plan[i].width = max(plan[i].width, displaywidth.String(cell))
+			if plan[i].kind == KindPlain && strings.ContainsRune(cell, ' ') {
+				plan[i].kind = KindText
+			}
+			allDates[i] = allDates[i] && (cell == "" || startsWithDate(cell))
 		}
 	}
-	if len(text) > 0 && available-rigid >= textFloor {
-		capWidths(widths, text, available-rigid)
-		return widths
+	if !fit {
+		return plan
 	}
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
+	shown := func() int {
+		n := 0
+		for _, c := range plan {
+			if c.show {
+				n++
+			}
+		}
+		return n
 	}
-	capWidths(widths, all, available)
-	return widths
+	need := func() int {
+		sum := 0
+		for _, c := range plan {
+			if c.show {
+				sum += c.width
+			}
+		}
+		return sum + columnGap*max(shown()-1, 0)
+	}
+	of := func(k Kind) []int {
+		var idx []int
+		for i := len(plan) - 1; i >= 0; i-- {
+			if plan[i].show && plan[i].kind == k {
+				idx = append(idx, i)
+			}
+		}
+		return idx
+	}
+	fits := func() bool { return need() <= total }
+	if fits() {
+		return plan
+	}
+
+	// Times: the date alone, then nothing.
+	for _, i := range of(KindTime) {
+		if allDates[i] && len(rows) > 0 {
+			plan[i].dateOnly = true
+			plan[i].width = max(displaywidth.String(headers[i]), dateWidth)
+		}
+	}
+	for _, i := range of(KindTime) {
+		if fits() || shown() == 1 {
+			return plan
+		}
+		plan[i].show = false
+	}
+	// References: cut, then dropped.
+	for _, i := range of(KindReference) {
+		if fits() {
+			return plan
+		}
+		plan[i].width -= min(need()-total, max(plan[i].width-minReferenceWidth, 0))
+	}
+	for _, i := range of(KindReference) {
+		if fits() || shown() == 1 {
+			return plan
+		}
+		plan[i].show = false
+	}
+	// Free text, then short words, cut to share what is left.
+	for _, kinds := range [][]Kind{{KindText}, {KindText, KindPlain, KindStatus}} {
+		if fits() {
+			return plan
+		}
+		var idx []int
+		rigid := 0
+		for i, c := range plan {
+			if !c.show {
+				continue
+			}
+			if slices.Contains(kinds, c.kind) {
+				idx = append(idx, i)
+			} else {
+				rigid += c.width
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		widths := make([]int, len(plan))
+		for i, c := range plan {
+			widths[i] = c.width
+		}
+		capWidths(widths, idx, total-columnGap*(shown()-1)-rigid)
+		for _, i := range idx {
+			plan[i].width = widths[i]
+		}
+		if kinds[0] == KindText && !fits() {
+			// Text cut to a few cells tells nothing; its room is worth
+			// more to the short words that come next.
+			for _, i := range of(KindText) {
+				if fits() || shown() == 1 {
+					break
+				}
+				plan[i].show = false
+			}
+		}
+	}
+	return plan
+}
+
+// startsWithDate reports whether s begins "YYYY-MM-DD ", as a time in the
+// utc and local styles does.
+func startsWithDate(s string) bool {
+	if len(s) < dateWidth+1 || s[dateWidth] != ' ' {
+		return false
+	}
+	for i := 0; i < dateWidth; i++ {
+		c := s[i]
+		if i == 4 || i == 7 {
+			if c != '-' {
+				return false
+			}
+		} else if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // capWidths finds the largest cap such that the chosen columns, each cut
@@ -142,27 +264,10 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// tableWidths measures header and rows and fits them to the terminal.
-func tableWidths(headers []string, rows [][]string, total int) []int {
-	natural := make([]int, len(headers))
-	flexible := make([]bool, len(headers))
-	for i, h := range headers {
-		natural[i] = displaywidth.String(h)
-	}
-	for _, row := range rows {
-		for i, cell := range row {
-			if i < len(natural) {
-				natural[i] = max(natural[i], displaywidth.String(cell))
-				flexible[i] = flexible[i] || strings.ContainsRune(cell, ' ')
-			}
-		}
-	}
-	return fitWidths(natural, flexible, total)
-}
-
-// renderTable writes one borderless table whose cells already fit widths.
-// headers may be nil for a batch after the first.
-func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string, widths []int) error {
+// renderTable writes one borderless table. headers may be nil for a batch
+// after the first. Cells wider than their planned width are cut with "…",
+// except ids and amounts, and nothing is cut when fit is unset.
+func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string, plan []colPlan, styles []func(string) string, fit bool) error {
 	var buf bytes.Buffer
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
@@ -181,26 +286,42 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 	// Pad every cell to its column's width ourselves: when a later batch
 	// has only short values, tablewriter would otherwise make its columns
 	// narrower than the header printed above them.
-	pad := func(cells []string, style func(string) string) []string {
-		out := make([]string, len(widths))
-		for i := range widths {
-			var c string
+	pad := func(cells []string, header bool) []string {
+		out := make([]string, 0, len(plan))
+		for i, c := range plan {
+			if !c.show {
+				continue
+			}
+			var cell string
 			if i < len(cells) {
-				c = truncate(cells[i], widths[i])
+				cell = cells[i]
 			}
-			fill := strings.Repeat(" ", max(widths[i]-displaywidth.String(c), 0))
-			if style != nil {
-				c = style(c)
+			if !header && c.dateOnly && startsWithDate(cell) {
+				cell = cell[:dateWidth]
 			}
-			out[i] = c + fill
+			if fit && c.kind != KindID && c.kind != KindMoney {
+				cell = truncate(cell, c.width)
+			}
+			fill := strings.Repeat(" ", max(c.width-displaywidth.String(cell), 0))
+			switch {
+			case header:
+				cell = cs.Bold(cell)
+			case i < len(styles) && styles[i] != nil:
+				cell = styles[i](cell)
+			}
+			if !header && c.kind == KindMoney {
+				out = append(out, fill+cell)
+			} else {
+				out = append(out, cell+fill)
+			}
 		}
 		return out
 	}
 	if headers != nil {
-		t.Header(pad(headers, cs.Bold))
+		t.Header(pad(headers, true))
 	}
 	for _, row := range rows {
-		if err := t.Append(pad(row, nil)); err != nil {
+		if err := t.Append(pad(row, false)); err != nil {
 			return err
 		}
 	}
@@ -212,14 +333,32 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 }
 
 // trimTrailingSpaces drops the padding after each line's last cell, which
-// only shows up as noise in diffs and copied text.
+// only shows up as noise in diffs and copied text, and on a terminal as a
+// line one cell too wide that wraps into a blank line. The padding may sit
+// among colour resets; one reset is kept at the end of a coloured line.
 func trimTrailingSpaces(b []byte) []byte {
+	reset := []byte("\x1b[0m")
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	out := make([]byte, 0, len(b))
 	for _, line := range lines {
 		nl := bytes.HasSuffix(line, []byte("\n"))
-		line = bytes.TrimRight(line, " \n")
+		line = bytes.TrimRight(line, "\n")
+		hadReset := false
+		for {
+			trimmed := bytes.TrimRight(line, " ")
+			if bytes.HasSuffix(trimmed, reset) {
+				trimmed = trimmed[:len(trimmed)-len(reset)]
+				hadReset = true
+			}
+			if len(trimmed) == len(line) {
+				break
+			}
+			line = trimmed
+		}
 		out = append(out, line...)
+		if hadReset && bytes.Contains(line, []byte("\x1b[")) {
+			out = append(out, reset...)
+		}
 		if nl {
 			out = append(out, '\n')
 		}

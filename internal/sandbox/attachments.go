@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/google/uuid"
@@ -75,9 +74,7 @@ func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request,
 	}
 	sum := sha256.Sum256(data)
 	id := uuid.NewString()
-	_, err = s.db.ExecContext(r.Context(), `INSERT INTO dispute_attachments (id, merchant_code, content_type, size, sha256, data, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, c.merchant.Code, kind, len(data), hex.EncodeToString(sum[:]), data, time.Now().UnixNano())
-	if err != nil {
+	if err := s.storeAttachment(r.Context(), id, c.merchant.Code, kind, data, hex.EncodeToString(sum[:])); err != nil {
 		writeError(w, err)
 		return
 	}

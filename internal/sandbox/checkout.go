@@ -34,8 +34,6 @@ var amountLimits = map[string]decimal.Decimal{
 // the one-time password check failed.
 const otpRejectedEmail = "otp.rejected@tabby.ai"
 
-const maxBodyBytes = 1 << 20
-
 func (s *Sandbox) checkoutRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("POST /api/v2/checkout", s.authed(region, authCheckout, s.handleCreateCheckout))
 	mux.HandleFunc("GET /api/v2/checkout/{id}", s.authed(region, authGeneral, s.handleGetCheckout))
@@ -55,24 +53,10 @@ func (s *Sandbox) baseURL(r *http.Request, region string) string {
 	return "http://" + host
 }
 
-func readBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxBodyBytes {
-		return nil, badData("request body too large")
-	}
-	return b, nil
-}
-
 func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c caller) {
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, badData("could not decode request"))
+		writeError(w, bodyRefusal(err, badData("could not decode request")))
 		return
 	}
 	var req api.CheckoutRequest

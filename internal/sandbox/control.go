@@ -3,9 +3,9 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -126,11 +126,13 @@ func (s *Sandbox) Now(ctx context.Context) (time.Time, error) { return s.now(ctx
 
 // AdvanceClock moves the sandbox's time forward by d, for every process
 // sharing the state, and answers the new time.
+// The total advance is capped at 100 years; beyond it the answer is a 400
+// and the state is left as it was.
 func (s *Sandbox) AdvanceClock(ctx context.Context, d time.Duration) (time.Time, error) {
 	if d < 0 {
 		return time.Time{}, badData("the sandbox clock only moves forward")
 	}
-	if err := s.advanceClock(ctx, d); err != nil {
+	if err := s.advanceClock(ctx, d.String(), d); err != nil {
 		return time.Time{}, err
 	}
 	return s.now(ctx)
@@ -194,7 +196,7 @@ func (s *Sandbox) handleClockAdvance(w http.ResponseWriter, r *http.Request) {
 	if by == "" {
 		body, err := readBody(r)
 		if err != nil {
-			writeError(w, badData("failed to decode request"))
+			writeError(w, bodyRefusal(err, badData("failed to decode request")))
 			return
 		}
 		var req struct {
@@ -207,25 +209,22 @@ func (s *Sandbox) handleClockAdvance(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d, err := parseDuration(by)
+	var ae *apiError
+	if errors.As(err, &ae) {
+		writeError(w, ae)
+		return
+	}
 	if err != nil {
 		writeError(w, badData(fmt.Sprintf("invalid duration %q: use Go durations such as 90s, 1h30m, or days such as 7d", by)))
 		return
 	}
-	if _, err := s.AdvanceClock(r.Context(), d); err != nil {
+	if d < 0 {
+		writeError(w, badData("the sandbox clock only moves forward"))
+		return
+	}
+	if err := s.advanceClock(r.Context(), by, d); err != nil {
 		writeError(w, err)
 		return
 	}
 	s.handleClock(w, r)
-}
-
-func parseDuration(v string) (time.Duration, error) {
-	v = strings.TrimSpace(v)
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil {
-			return 0, err
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	return time.ParseDuration(v)
 }

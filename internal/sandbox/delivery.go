@@ -133,7 +133,7 @@ func startDelivery(s *Sandbox, opts Options) *deliverer {
 	if d.log == nil {
 		d.log = io.Discard
 	}
-	if d.resolver == nil {
+	if d.resolver == nil && opts.ResolveHosts {
 		d.resolver = net.DefaultResolver
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.checkDial}
@@ -141,7 +141,7 @@ func startDelivery(s *Sandbox, opts Options) *deliverer {
 		Timeout: deliveryTimeout,
 		Transport: &http.Transport{
 			Proxy:               nil, // the receiver is reached directly, as the rules judged it
-			DialContext:         dialer.DialContext,
+			DialContext:         d.dialContext(dialer),
 			TLSHandshakeTimeout: 10 * time.Second,
 			MaxIdleConnsPerHost: 2,
 			IdleConnTimeout:     30 * time.Second,
@@ -157,6 +157,37 @@ func startDelivery(s *Sandbox, opts Options) *deliverer {
 	}
 	s.OnPaymentChange(d.onPaymentChange)
 	return d
+}
+
+// dialContext connects to a receiver. A hermetic sandbox (no resolver)
+// looks no name up: it dials raw addresses and localhost only, and a
+// delivery to any other name fails with an error that says how to turn
+// lookups on.
+func (d *deliverer) dialContext(dialer *net.Dialer) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(address)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case net.ParseIP(host) != nil:
+		case strings.EqualFold(strings.TrimSuffix(host, "."), "localhost"):
+			address = net.JoinHostPort("127.0.0.1", port)
+		case d.resolver == nil:
+			return nil, fmt.Errorf("not sent: this sandbox looks no host names up (start it with --resolve-hosts to deliver to %s)", host)
+		default:
+			// The rules' resolver, so that what was judged is what is dialled.
+			addrs, err := d.resolver.LookupIPAddr(ctx, host)
+			if err != nil {
+				return nil, err
+			}
+			if len(addrs) == 0 {
+				return nil, fmt.Errorf("%s has no address", host)
+			}
+			address = net.JoinHostPort(addrs[0].IP.String(), port)
+		}
+		return dialer.DialContext(ctx, network, address)
+	}
 }
 
 // checkDial refuses to connect to an address the URL rules would refuse,

@@ -159,7 +159,7 @@ func loadDispute(ctx context.Context, q querier, id, merchant string) (*disputeD
 	}
 	var d disputeDoc
 	if err := json.Unmarshal(doc, &d); err != nil {
-		return nil, fmt.Errorf("corrupt dispute in state: %w", err)
+		return nil, corruptRow("disputes", "id", id, err)
 	}
 	return &d, nil
 }
@@ -443,7 +443,10 @@ func (s *Sandbox) disputeRoutes(mux *http.ServeMux, region string) {
 // errDisputeDecode.
 func decodeDisputeBody(r *http.Request, v any) error {
 	body, err := readBody(r)
-	if err != nil || len(strings.TrimSpace(string(body))) == 0 {
+	if err != nil {
+		return bodyRefusal(err, errDisputeDecode)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
 		return errDisputeDecode
 	}
 	if err := json.Unmarshal(body, v); err != nil {
@@ -523,7 +526,7 @@ func (s *Sandbox) handleListDisputes(w http.ResponseWriter, r *http.Request, c c
 				return
 			}
 			conds = append(conds, "created_at "+b.op+" ?")
-			args = append(args, t.UnixNano())
+			args = append(args, nanosBound(t))
 		}
 	}
 	if tok := q.Get("page_token"); tok != "" {
@@ -563,7 +566,7 @@ func (s *Sandbox) handleListDisputes(w http.ResponseWriter, r *http.Request, c c
 		}
 		var d disputeDoc
 		if err := json.Unmarshal(doc, &d); err != nil {
-			writeError(w, fmt.Errorf("corrupt dispute in state: %w", err))
+			writeError(w, corruptRow("disputes", "seq", strconv.FormatInt(seq, 10), err))
 			return
 		}
 		list = append(list, d.view(now, false))
@@ -777,7 +780,7 @@ func (s *Sandbox) handleControlOpenDispute(w http.ResponseWriter, r *http.Reques
 	}
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, badData("failed to decode request"))
+		writeError(w, bodyRefusal(err, badData("failed to decode request")))
 		return
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
@@ -805,7 +808,11 @@ func (s *Sandbox) handleControlResolveDispute(w http.ResponseWriter, r *http.Req
 			Status string `json:"status"`
 		}
 		body, err := readBody(r)
-		if err != nil || json.Unmarshal(body, &req) != nil {
+		if err != nil {
+			writeError(w, bodyRefusal(err, badData("failed to decode request")))
+			return
+		}
+		if json.Unmarshal(body, &req) != nil {
 			writeError(w, badData("failed to decode request: send {\"status\": ...} or ?status="))
 			return
 		}

@@ -102,7 +102,10 @@ func (s *Sandbox) handleGetDisputeWebhook(w http.ResponseWriter, r *http.Request
 
 func (s *Sandbox) disputeHookFromBody(r *http.Request, c caller, id string) (*hookRow, error) {
 	b, err := decodeHookBody(r)
-	if err != nil || b.URL == nil {
+	if err != nil {
+		return nil, bodyRefusal(err, errHookBadRequest)
+	}
+	if b.URL == nil {
 		return nil, errHookBadRequest
 	}
 	normalised, err := s.checkWebhookURL(r.Context(), *b.URL, false)

@@ -66,7 +66,7 @@ func (s *Sandbox) handleUpdatePayment(w http.ResponseWriter, r *http.Request, c 
 	}
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, badData("failed to decode request"))
+		writeError(w, bodyRefusal(err, badData("failed to decode request")))
 		return
 	}
 	var req api.UpdatePaymentRequest
@@ -103,7 +103,7 @@ func updateReference(ref string) moveFunc {
 func decodeMoveBody(r *http.Request, into any) error {
 	body, err := readBody(r)
 	if err != nil {
-		return badData("EOF")
+		return bodyRefusal(err, badData("EOF"))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(into); err != nil {
@@ -362,21 +362,6 @@ func closeMove(rec *record, now time.Time) (string, error) {
 	return "closed", nil
 }
 
-// Status filter of the payments list: the service's three API statuses and
-// the dashboard's four, each as a SQL condition on the effective status
-// (eff) and the bookkeeping columns.
-var statusFilters = map[string]string{
-	"authorized": `eff = 'AUTHORIZED'`,
-	"closed":     `eff = 'CLOSED'`,
-	"rejected":   `eff = 'REJECTED'`,
-	"new":        `eff = 'CREATED'`,
-	"captured":   `has_captures = 1 AND fully_refunded = 0`,
-	"refunded":   `has_refunds = 1`,
-	"cancelled":  `(eff = 'EXPIRED' OR (eff = 'CLOSED' AND has_captures = 0))`,
-}
-
-const defaultListFilter = `eff IN ('AUTHORIZED', 'CLOSED')`
-
 // parseListTime reads a created_at bound of the payments or disputes list:
 // a bare date (midnight UTC), an RFC 3339 time, or an ISO 8601 datetime
 // without a zone ("2026-11-21T10:00:00"), which the interface allows and
@@ -413,69 +398,30 @@ func (s *Sandbox) handleListPayments(w http.ResponseWriter, r *http.Request, c c
 		}
 		offset = n
 	}
-	now, err := s.now(r.Context())
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	conds := []string{"merchant_code = ?", "is_test = ?"}
-	args := []any{c.merchant.Code, c.isTest}
-	filter := defaultListFilter
+	filter := ""
 	if v := q.Get("status"); v != "" {
-		f, ok := statusFilters[strings.ToLower(v)]
-		if !ok {
+		filter = strings.ToLower(v)
+		if _, ok := statusConds[filter]; !ok {
 			writeError(w, bad)
 			return
 		}
-		filter = f
 	}
-	conds = append(conds, filter)
-	for _, b := range []struct{ name, op string }{{"created_at__gte", ">="}, {"created_at__lte", "<="}} {
-		if v := q.Get(b.name); v != "" {
+	var bounds [2]*int64
+	for i, name := range []string{"created_at__gte", "created_at__lte"} {
+		if v := q.Get(name); v != "" {
 			t, ok := parseListTime(v)
 			if !ok {
 				writeError(w, bad)
 				return
 			}
-			conds = append(conds, "created_at "+b.op+" ?")
-			args = append(args, t.UnixNano())
+			ns := nanosBound(t)
+			bounds[i] = &ns
 		}
 	}
-	// eff is the status a reader sees now; see record.settle.
-	from := `(SELECT *, CASE WHEN status = 'CREATED' AND created_at <= ? THEN 'EXPIRED' ELSE status END AS eff FROM payments)`
-	where := strings.Join(conds, " AND ")
-	allArgs := append([]any{now.Add(-paymentTimeout).UnixNano()}, args...)
-	var total int
-	if err := s.db.QueryRowContext(r.Context(), `SELECT count(*) FROM `+from+` WHERE `+where, allArgs...).Scan(&total); err != nil {
-		writeError(w, err)
-		return
-	}
-	rows, err := s.db.QueryContext(r.Context(), `SELECT status, created_at, view FROM `+from+` WHERE `+where+
-		` ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`, append(allArgs, limit, offset)...)
+	payments, total, err := s.listPayments(r.Context(), listQuery{
+		merchant: c.merchant.Code, isTest: c.isTest, status: filter, gte: bounds[0], lte: bounds[1],
+	}, limit, offset)
 	if err != nil {
-		writeError(w, err)
-		return
-	}
-	defer rows.Close()
-	// The stored views are spliced in as they are, to spare a decode and an
-	// encode per payment.
-	payments := []json.RawMessage{}
-	for rows.Next() {
-		var status string
-		var createdAt int64
-		var stored []byte
-		if err := rows.Scan(&status, &createdAt, &stored); err != nil {
-			writeError(w, err)
-			return
-		}
-		v, err := settledView(status, createdAt, stored, now)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		payments = append(payments, v)
-	}
-	if err := rows.Err(); err != nil {
 		writeError(w, err)
 		return
 	}

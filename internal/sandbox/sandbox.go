@@ -41,13 +41,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 	"go.yaml.in/yaml/v3"
 )
@@ -73,6 +73,9 @@ func BuiltinMerchants() []Merchant {
 	}
 }
 
+// maxMerchantsFile bounds a --merchants file: thousands of merchants fit.
+const maxMerchantsFile = 4 << 20
+
 // LoadMerchants reads the merchants of a --merchants file. The file is YAML
 // (JSON, being YAML, works too): either a list of merchants or an object
 // with a "merchants" list. Each merchant has code, region (ae or sa),
@@ -90,7 +93,7 @@ func BuiltinMerchants() []Merchant {
 //
 // Codes and keys must be unique; at least one key is needed per merchant.
 func LoadMerchants(path string) ([]Merchant, error) {
-	b, err := os.ReadFile(path)
+	b, err := userfile.Read("", path, nil, maxMerchantsFile)
 	if err != nil {
 		return nil, err
 	}
@@ -179,11 +182,15 @@ type Options struct {
 	// Webhooks (see delivery.go). AllowLocalWebhooks admits loopback
 	// receivers (http://127.0.0.1:PORT/...), which the service refuses.
 	// WebhookRetryScale multiplies the 1-4 minute retry delays (0 = 1).
-	// Resolver looks up webhook hosts (nil = the system's). OnDelivery
+	// ResolveHosts looks webhook hosts up with the system's resolver
+	// (Resolver, when set, is used instead); without either the sandbox is
+	// hermetic: it judges URLs without DNS and delivers only to addresses
+	// and localhost. OnDelivery
 	// hears every delivery attempt's outcome. DeliveryLog receives a line
 	// per failed or dropped delivery (nil = discarded).
 	AllowLocalWebhooks bool
 	WebhookRetryScale  float64
+	ResolveHosts       bool
 	Resolver           webhook.Resolver
 	OnDelivery         func(Delivery)
 	DeliveryLog        io.Writer
@@ -217,6 +224,8 @@ type Sandbox struct {
 	limits *rateLimiter   // nil: no rate limit
 
 	hooks *deliverer // webhook rules and delivery workers
+
+	lists *listCache // positions in the payments list, see paymentlist.go
 }
 
 type keyInfo struct {
@@ -240,6 +249,7 @@ func New(opts Options) (*Sandbox, error) {
 		publicURLs: map[string]string{},
 		merchants:  map[string]*Merchant{},
 		keys:       map[string]keyInfo{},
+		lists:      newListCache(),
 	}
 	if s.clock == nil {
 		s.clock = realClock{}

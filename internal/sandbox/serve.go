@@ -9,14 +9,26 @@ import (
 	"net/http"
 	"text/tabwriter"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/httpserve"
 )
 
 // ServeOptions configure Serve.
 type ServeOptions struct {
 	AEAddr string // default 127.0.0.1:8700
 	SAAddr string // default 127.0.0.1:8701
+	// Limits bound each listener's server (see DefaultServeLimits); zero
+	// fields take the defaults.
+	Limits httpserve.Limits
 	Options
 }
+
+// DefaultServeLimits bound each regional listener: the httpserve timeouts
+// (a request, body included, must arrive within 30s; an idle connection is
+// closed after 30s), at most 512 connections, and 32 requests reading a
+// body at once. A body is at most 1 MiB (an attachment 5 MiB), so bodies
+// in flight hold at most 160 MiB per listener whatever clients do.
+var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 
 // Serve runs the sandbox on one listener per region until ctx is done,
 // after printing the base URLs and the merchants with their keys to out
@@ -83,13 +95,20 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	}
 	tw.Flush()
 
+	lim := o.Limits
+	if lim.MaxConns == 0 {
+		lim.MaxConns = DefaultServeLimits.MaxConns
+	}
+	if lim.MaxBodies == 0 {
+		lim.MaxBodies = DefaultServeLimits.MaxBodies
+	}
 	servers := make([]*http.Server, len(listeners))
 	errs := make(chan error, len(listeners))
 	for i, l := range listeners {
-		servers[i] = &http.Server{Handler: sb.Handler(addrs[i].region), ReadHeaderTimeout: 10 * time.Second}
+		servers[i] = lim.Server(sb.Handler(addrs[i].region))
 		go func(srv *http.Server, l net.Listener) {
 			errs <- srv.Serve(l)
-		}(servers[i], l)
+		}(servers[i], lim.Listener(l))
 	}
 	var serveErr error
 	select {

@@ -44,6 +44,7 @@ var migrations = []string{
 	// Disputes, their attachments, both webhook families and the log of
 	// deliveries (see disputes.go, webhooks.go and delivery.go).
 	migrationDisputesWebhooks,
+	migrationPaymentListing,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
@@ -59,10 +60,13 @@ func openStore(path string) (*sql.DB, error) {
 	var dsn string
 	memory := path == ""
 	if memory {
-		dsn = "file::memory:?_txlock=immediate&_pragma=foreign_keys(1)"
+		dsn = "file::memory:?_txlock=immediate&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
 	} else {
+		if err := prepareStateFile(path); err != nil {
+			return nil, fmt.Errorf("sandbox state: %w", err)
+		}
 		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() +
-			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -166,37 +170,12 @@ type visibility struct {
 	isTest       bool
 }
 
-// now is the sandbox's time: the clock plus the offset kept in the state.
-func (s *Sandbox) now(ctx context.Context) (time.Time, error) {
-	var offset int64
-	err := s.db.QueryRowContext(ctx, `SELECT v FROM meta WHERE k = 'clock_offset'`).Scan(&offset)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, err
-	}
-	return s.clock.Now().Add(time.Duration(offset)).UTC(), nil
-}
-
-// advanceClock moves the sandbox's time forward for every process sharing
-// the state.
-func (s *Sandbox) advanceClock(ctx context.Context, d time.Duration) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('clock_offset', ?)
-		ON CONFLICT (k) DO UPDATE SET v = v + excluded.v`, int64(d))
-	return err
-}
-
-func (s *Sandbox) clockOffset(ctx context.Context) (time.Duration, error) {
-	var offset int64
-	err := s.db.QueryRowContext(ctx, `SELECT v FROM meta WHERE k = 'clock_offset'`).Scan(&offset)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, err
-	}
-	return time.Duration(offset), nil
-}
-
-func decodeRecord(doc []byte) (*record, error) {
+// decodeRecord decodes a payment's stored record; column and value name its
+// row for the error when the record cannot be read.
+func decodeRecord(doc []byte, column, value string) (*record, error) {
 	var r record
 	if err := json.Unmarshal(doc, &r); err != nil {
-		return nil, fmt.Errorf("corrupt payment in state: %w", err)
+		return nil, corruptRow("payments", column, value, err)
 	}
 	if r.Payment.Captures == nil {
 		r.Payment.Captures = []api.Capture{}
@@ -223,7 +202,7 @@ func (s *Sandbox) loadPayment(ctx context.Context, id string, vis *visibility) (
 	if err != nil {
 		return nil, err
 	}
-	return decodeRecord(doc)
+	return decodeRecord(doc, "id", id)
 }
 
 // paymentView answers the payment's JSON as a reader sees it now, straight
@@ -231,20 +210,29 @@ func (s *Sandbox) loadPayment(ctx context.Context, id string, vis *visibility) (
 // reads the clock offset in the same query: this is the hot path.
 func (s *Sandbox) paymentView(ctx context.Context, id string, vis *visibility) ([]byte, error) {
 	var status string
-	var createdAt, offset int64
+	var createdAt int64
 	var view []byte
+	var storedOffset any
 	err := s.db.QueryRowContext(ctx, `SELECT status, created_at, view,
 		COALESCE((SELECT v FROM meta WHERE k = 'clock_offset'), 0)
 		FROM payments WHERE id = ? AND merchant_code = ? AND is_test = ?`,
-		id, vis.merchantCode, vis.isTest).Scan(&status, &createdAt, &view, &offset)
+		id, vis.merchantCode, vis.isTest).Scan(&status, &createdAt, &view, &storedOffset)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoSuchPayment
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock.Now().Add(time.Duration(offset))
-	return settledView(status, createdAt, view, now)
+	offset, err := clockOffsetFrom(storedOffset)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now().Add(offset)
+	b, err := settledView(status, createdAt, view, now)
+	if err != nil {
+		return nil, corruptRow("payments", "id", id, err)
+	}
+	return b, nil
 }
 
 // settledView applies record.settle to a stored view.
@@ -276,7 +264,7 @@ func (s *Sandbox) loadSession(ctx context.Context, sessionID string, vis *visibi
 	if err != nil {
 		return nil, err
 	}
-	return decodeRecord(doc)
+	return decodeRecord(doc, "session_id", sessionID)
 }
 
 // resolvePaymentID accepts a payment id or a session id.
@@ -405,7 +393,7 @@ func (s *Sandbox) apply(ctx context.Context, paymentID, owner string, now time.T
 	if lockOwner != owner {
 		return nil, nil, errLocked // our lease ran out and someone else took it
 	}
-	rec, err := decodeRecord(doc)
+	rec, err := decodeRecord(doc, "id", paymentID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -425,6 +413,9 @@ func (s *Sandbox) apply(ctx context.Context, paymentID, owner string, now time.T
 		doc, err = json.Marshal(rec)
 		if err != nil {
 			return nil, nil, err
+		}
+		if err := checkRecordBounds(rec, doc); err != nil {
+			return nil, nil, err // rolled back: the payment stays as it was
 		}
 		var view []byte
 		if view, err = json.Marshal(&rec.Payment); err != nil {
@@ -468,5 +459,9 @@ func (s *Sandbox) Reset(ctx context.Context) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.scrub(ctx)
+	return nil
 }

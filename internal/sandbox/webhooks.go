@@ -222,6 +222,7 @@ func (s *Sandbox) deleteHook(ctx context.Context, kind, merchant string, isTest 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errHookNotFound
 	}
+	s.scrub(ctx) // the header value must not outlive the webhook in the file
 	return nil
 }
 
@@ -273,7 +274,7 @@ type hookBody struct {
 }
 
 func decodeHookBody(r *http.Request) (*hookBody, error) {
-	body, err := readBody(r)
+	body, err := readSizedBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +347,7 @@ func (s *Sandbox) handleGetWebhook(w http.ResponseWriter, r *http.Request, c cal
 func (s *Sandbox) paymentHookFromBody(r *http.Request, c caller, id, op string) (*hookRow, error) {
 	b, err := decodeHookBody(r)
 	if err != nil {
-		return nil, errJSONDecodeEOF
+		return nil, bodyRefusal(err, errJSONDecodeEOF)
 	}
 	if b.URL == nil {
 		return nil, badData(op + ": " + msgHookURL)

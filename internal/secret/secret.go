@@ -46,9 +46,33 @@ func MaskAuthorization(h string) string {
 	return scheme + " " + MaskKey(key)
 }
 
-// RedactURL drops any user and password from a URL before it is shown,
-// whether or not the rest of it parses.
+// RedactURL masks the secrets a URL may carry before it is shown, whether
+// or not the rest of it parses: the user and password ("https://****@host")
+// and every query value ("?token=****"). It is for addresses that are
+// configuration (a base URL, a webhook URL typed by a person); RedactURLs
+// finds URLs in running text.
 func RedactURL(raw string) string {
+	raw = RedactUserinfo(raw)
+	q := strings.IndexByte(raw, '?')
+	if q < 0 {
+		return raw
+	}
+	query, fragment := raw[q+1:], ""
+	if h := strings.IndexByte(query, '#'); h >= 0 {
+		query, fragment = query[:h], query[h:]
+	}
+	parts := strings.Split(query, "&")
+	for i, p := range parts {
+		if k, v, ok := strings.Cut(p, "="); ok && v != "" {
+			parts[i] = k + "=****"
+		}
+	}
+	return raw[:q+1] + strings.Join(parts, "&") + fragment
+}
+
+// RedactUserinfo drops any user and password from a URL, whether or not
+// the rest of it parses.
+func RedactUserinfo(raw string) string {
 	scheme := strings.Index(raw, "://")
 	if scheme < 0 {
 		return raw

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/httpserve"
 )
 
 // Kinds of notification, told apart by the shape of the body: the service
@@ -26,6 +28,12 @@ const (
 
 // MaxBodyBytes bounds a notification body; real ones are a few kilobytes.
 const MaxBodyBytes = 1 << 20
+
+// DefaultLimits bound a Receiver's server: the httpserve timeouts (a
+// request, body included, must arrive within 30s; an idle connection is
+// closed after 30s), at most 128 connections and 16 bodies read at once,
+// so that at most 16 MiB of bodies are held whatever senders do.
+var DefaultLimits = httpserve.Limits{MaxConns: 128, MaxBodies: 16}
 
 // Notification is one accepted delivery, as `bnpl listen` reports it.
 type Notification struct {
@@ -143,6 +151,9 @@ type Receiver struct {
 	// the sender's retries can be watched. They are reported to OnReject
 	// with OnPurpose set, and are neither forwarded nor counted toward Max.
 	FailFirst int
+	// Limits bound the server Serve runs (timeouts, connections, bodies
+	// read at once); zero fields take DefaultLimits' values.
+	Limits httpserve.Limits
 	// Now stamps notifications; nil means time.Now.
 	Now func() time.Time
 	// OnNotification and OnReject are called one at a time, in the order
@@ -156,10 +167,26 @@ type Receiver struct {
 	accepted int
 	failed   int
 	done     chan struct{}
+	gate     *httpserve.Gate // bodies read at once, set by init
 }
 
 func (r *Receiver) init() {
-	r.once.Do(func() { r.done = make(chan struct{}) })
+	r.once.Do(func() {
+		r.done = make(chan struct{})
+		r.gate = httpserve.NewGate(r.limits().MaxBodies)
+	})
+}
+
+// limits are r.Limits with DefaultLimits' caps where they are zero.
+func (r *Receiver) limits() httpserve.Limits {
+	lim := r.Limits
+	if lim.MaxConns == 0 {
+		lim.MaxConns = DefaultLimits.MaxConns
+	}
+	if lim.MaxBodies == 0 {
+		lim.MaxBodies = DefaultLimits.MaxBodies
+	}
+	return lim
 }
 
 // Done is closed once Max notifications have been accepted.
@@ -207,6 +234,34 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.reject(w, req, http.StatusMethodNotAllowed, "method "+req.Method+" is not POST")
 		return
 	}
+	// The header is checked before a byte of the body is read: a sender
+	// without it is answered 401 at once and holds nothing. The
+	// connection is closed after the answer, so that the server does not
+	// wait for the unread body either.
+	if r.HeaderTitle != "" {
+		got := req.Header.Values(r.HeaderTitle)
+		switch {
+		case len(got) == 0:
+			w.Header().Set("Connection", "close")
+			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" is missing")
+			return
+		case subtle.ConstantTimeCompare([]byte(got[0]), []byte(r.HeaderValue)) != 1:
+			w.Header().Set("Connection", "close")
+			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" has the wrong value")
+			return
+		}
+	}
+	if req.ContentLength > MaxBodyBytes {
+		w.Header().Set("Connection", "close")
+		r.reject(w, req, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
+		return
+	}
+	if httpserve.HasBody(req) {
+		if !r.gate.Enter(req) {
+			return
+		}
+		defer r.gate.Leave()
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
 	if err != nil {
 		r.reject(w, req, http.StatusBadRequest, "could not read the body: "+err.Error())
@@ -215,17 +270,6 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if len(body) > MaxBodyBytes {
 		r.reject(w, req, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
 		return
-	}
-	if r.HeaderTitle != "" {
-		got := req.Header.Values(r.HeaderTitle)
-		switch {
-		case len(got) == 0:
-			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" is missing")
-			return
-		case subtle.ConstantTimeCompare([]byte(got[0]), []byte(r.HeaderValue)) != 1:
-			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" has the wrong value")
-			return
-		}
 	}
 	if !json.Valid(body) {
 		r.reject(w, req, http.StatusBadRequest, "the body is not JSON")
@@ -344,7 +388,12 @@ func (r *Receiver) forward(req *http.Request, body []byte) *ForwardResult {
 // answered before it returns.
 func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
 	r.init()
-	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	lim := r.limits()
+	// Bodies are gated inside ServeHTTP (r.gate), after the header check,
+	// so that a sender without the header is refused without waiting.
+	lim.MaxBodies = 0
+	srv := lim.Server(r)
+	ln = lim.Listener(ln)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

@@ -15,6 +15,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"golang.org/x/net/idna"
+
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // exitUsage is the surface's "local validation failure: nothing was sent",
@@ -37,8 +42,10 @@ type URLRules struct {
 	// reserved names, resolution), for a sandbox that delivers to local
 	// receivers. The syntax rules and normalisation still apply.
 	AllowLocal bool
-	// Resolver checks that the host resolves to a public address; nil
-	// means net.DefaultResolver.
+	// Resolver, when set, checks that the host resolves to a public
+	// address. Nil means no lookup at all: the rules are then those of the
+	// interface document judged without DNS (hermetic), and names under
+	// the reserved test TLDs stand for names that do not resolve.
 	Resolver Resolver
 	// Advisory, when set, receives resolution problems instead of the URL
 	// being refused. A client's DNS is not the service's: a CI runner with
@@ -66,9 +73,10 @@ func (e *URLError) Hint() string { return e.Advice }
 // ExitCode is 2: the URL was refused before anything was sent.
 func (e *URLError) ExitCode() int { return exitUsage }
 
-// reservedSuffixes are names that can never be public: special-use and
-// documentation names (RFC 2606, RFC 6761, RFC 6762) and the .internal
-// name reserved for private networks.
+// reservedSuffixes are top-level names that never resolve publicly:
+// special-use and documentation names (RFC 2606, RFC 6761, RFC 6762) and
+// the .internal name reserved for private networks. Without DNS they are
+// the documented way to rehearse "does not resolve".
 var reservedSuffixes = []string{"localhost", "local", "internal", "invalid", "test", "example"}
 
 // Check applies the rules to raw and returns the URL as the service
@@ -87,6 +95,9 @@ func (r URLRules) Check(ctx context.Context, raw string) (string, error) {
 		if err := checkStaticHost(u.Hostname()); err != nil {
 			err.URL = shown
 			return "", err
+		}
+		if r.Resolver == nil {
+			return normalize(u), nil
 		}
 		if err := checkResolves(ctx, r.Resolver, u.Hostname()); err != nil {
 			if r.Advisory == nil {
@@ -152,7 +163,85 @@ func parseWebhookURL(raw string) (*url.URL, error) {
 			return nil, refuse(fmt.Sprintf("the port %q is not between 1 and 65535", p), "give a port from 1 to 65535, or none for the default")
 		}
 	}
+	host, problem := normalizeHost(u.Hostname())
+	if problem != "" {
+		return nil, refuse(problem, "write the host name in plain ASCII letters, or in its xn-- (punycode) form")
+	}
+	if port := u.Port(); port != "" {
+		u.Host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		u.Host = "[" + host + "]"
+	} else {
+		u.Host = host
+	}
 	return u, nil
+}
+
+// normalizeHost maps a host name to the ASCII form the rules judge and the
+// service stores (IDNA, UTS #46 lookup profile): fullwidth letters and
+// digits and compatibility look-alikes become the characters they stand
+// for, so "ｌｏｃａｌｈｏｓｔ" is judged as localhost and "１２７.０.０.１" as a raw
+// address. A name that does not normalise, or a label mixing scripts (a
+// Cyrillic "а" inside a Latin name), is refused with a problem to show.
+func normalizeHost(host string) (string, string) {
+	if _, err := netip.ParseAddr(host); err == nil || isASCII(host) && !strings.Contains(strings.ToLower(host), "xn--") {
+		return strings.ToLower(host), ""
+	}
+	ascii, err := idna.Lookup.ToASCII(host)
+	if err != nil || ascii == "" {
+		return "", fmt.Sprintf("the host %q is not a valid international domain name", host)
+	}
+	uni, err := idna.Lookup.ToUnicode(ascii)
+	if err != nil {
+		return "", fmt.Sprintf("the host %q is not a valid international domain name", host)
+	}
+	for _, label := range strings.Split(uni, ".") {
+		if s := mixedScripts(label); s != "" {
+			return "", fmt.Sprintf("the host %q mixes %s letters in one label, a look-alike of another name", host, s)
+		}
+	}
+	return ascii, ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// confusableScripts are the scripts whose letters pass for Latin ones.
+var confusableScripts = []struct {
+	name  string
+	table *unicode.RangeTable
+}{{"Latin", unicode.Latin}, {"Cyrillic", unicode.Cyrillic}, {"Greek", unicode.Greek}, {"Armenian", unicode.Armenian}, {"Cherokee", unicode.Cherokee}}
+
+// mixedScripts names the scripts of a label that mixes letters of two of
+// the confusable scripts ("Latin and Cyrillic"), "" when it does not.
+func mixedScripts(label string) string {
+	var seen []string
+	for _, r := range label {
+		for _, sc := range confusableScripts {
+			if unicode.Is(sc.table, r) && !containsString(seen, sc.name) {
+				seen = append(seen, sc.name)
+			}
+		}
+	}
+	if len(seen) < 2 {
+		return ""
+	}
+	return strings.Join(seen, " and ")
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func normalize(u *url.URL) string {
@@ -177,7 +266,7 @@ func normalize(u *url.URL) string {
 	return n.String()
 }
 
-const publicHostAdvice = "register a public host name; to receive notifications on this machine, run `bnpl listen` behind a public tunnel, or use a sandbox started with --allow-local-webhooks and pass --allow-local"
+const publicHostAdvice = "register a public host name; to receive notifications on this machine, run `bnpl listen` behind a public tunnel, or register it with a sandbox started with --allow-local-webhooks (`bnpl sandbox serve --allow-local-webhooks`)"
 
 // checkStaticHost refuses what no lookup could make public: localhost, raw
 // IP addresses, and names that cannot be public.
@@ -194,7 +283,8 @@ func checkStaticHost(host string) *URLError {
 	}
 	for _, s := range reservedSuffixes {
 		if last == s {
-			return &URLError{Problem: fmt.Sprintf("names under .%s are never public", s), Advice: advice}
+			return &URLError{Problem: fmt.Sprintf("the host %q does not resolve (names under .%s are reserved and never public)", host, s),
+				Advice: "register a public host name; .invalid, .test, .localhost, .local and .internal never resolve"}
 		}
 	}
 	if len(labels) < 2 || slicesContainsEmpty(labels) {
@@ -261,10 +351,14 @@ func isPublicAddr(ip net.IP) bool {
 		ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast())
 }
 
-// redactUserinfo drops "user:password@" from a URL for messages.
+// redactUserinfo drops "user:password@" from a URL for messages, also
+// from one that does not parse.
 func redactUserinfo(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
+		return secret.RedactUserinfo(raw)
+	}
+	if u.User == nil {
 		return raw
 	}
 	u.User = nil

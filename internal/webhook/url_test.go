@@ -217,3 +217,43 @@ type failingResolver struct{}
 func (failingResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
+
+// Without a resolver the rules judge without DNS: any well-formed public
+// name passes, the reserved test TLDs stand for names that do not resolve,
+// and hosts are judged in their IDNA form.
+func TestHermeticRulesAndIDNA(t *testing.T) {
+	cases := []struct{ in, want, problem string }{
+		{in: "https://hooks.example.com/x", want: "https://hooks.example.com/x"},
+		{in: "https://nowhere.shop.com/x", want: "https://nowhere.shop.com/x"},
+		{in: "https://Bücher.DE/h", want: "https://xn--bcher-kva.de/h"},
+		{in: "https://xn--bcher-kva.de/h", want: "https://xn--bcher-kva.de/h"},
+		{in: "https://hooks.ｅｘａｍｐｌｅ.com/x", want: "https://hooks.example.com/x"},
+		{in: "https://a.invalid/x", problem: "does not resolve"},
+		{in: "https://shop.test/x", problem: "does not resolve"},
+		{in: "https://app.localhost/x", problem: "does not resolve"},
+		{in: "https://printer.local/x", problem: "does not resolve"},
+		{in: "https://svc.internal/x", problem: "does not resolve"},
+		{in: "https://ｌｏｃａｌｈｏｓｔ/x", problem: "localhost"},
+		{in: "https://ⅼocalhost/x", problem: "localhost"},
+		{in: "https://１２７.０.０.１/x", problem: "raw IP"},
+		{in: "https://shop.ｔｅｓｔ/x", problem: "does not resolve"},
+		{in: "https://pаypal.com/x", problem: "Latin and Cyrillic"},
+		{in: "https://xn--zz.com/x", problem: "not a valid international domain name"},
+		{in: "https://a\u200db.com/x", problem: "not a valid international domain name"},
+		{in: "https://2130706433/x", problem: "not a public host name"},
+		{in: "https://0177.0.0.1/x", problem: "IP address"},
+		{in: "https://0x7f000001/x", problem: "not a public host name"},
+	}
+	for _, c := range cases {
+		got, err := URLRules{RequireHTTPS: true}.Check(context.Background(), c.in)
+		if c.want != "" {
+			if err != nil || got != c.want {
+				t.Errorf("%q: got %q, %v; want %q", c.in, got, err, c.want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.problem) {
+			t.Errorf("%q: got %q, %v; want a refusal saying %q", c.in, got, err, c.problem)
+		}
+	}
+}

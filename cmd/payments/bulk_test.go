@@ -1,0 +1,82 @@
+package payments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+)
+
+func TestBulkLiveConfirmationNamesWhatIsAtStake(t *testing.T) {
+	for _, answer := range []string{"yes\n", "no\n"} {
+		t.Run(strings.TrimSpace(answer), func(t *testing.T) {
+			fs, srv := newFakeService(t, api.StatusAuthorized)
+			fs.payment.IsTest = false
+			h := newHarness(t, srv.URL, "sk_ae_sandbox")
+			h.f.IO.SetStdinTTY(true)
+			h.f.IO.SetStderrTTY(true)
+			h.in.WriteString(answer)
+			dir := t.TempDir()
+			input := filepath.Join(dir, "caps.csv")
+			rows := "payment_id,amount\n" + movedPaymentID + ",100.00\n" + movedPaymentID + ",full\n"
+			if err := os.WriteFile(input, []byte(rows), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := h.run(newCaptureCmd(h.f, nil), "--from-file", input)
+			want := "LIVE: capture 2 rows over 1 payment from " + input + " on merchant ae-sandbox: 1250.00 AED in all? Type yes to confirm:"
+			if !strings.Contains(h.errOut.String(), want) {
+				t.Fatalf("prompt %q missing from %q", want, h.errOut)
+			}
+			if answer == "no\n" {
+				if cmdutil.ExitCode(err) != cmdutil.ExitUsage || fs.count("POST ") != 0 {
+					t.Fatalf("declined: err %v, %d moves", err, fs.count("POST "))
+				}
+				return
+			}
+			if err != nil || fs.count("POST ") != 2 {
+				t.Fatalf("confirmed: err %v, %d moves\n%s", err, fs.count("POST "), h.errOut)
+			}
+			if !strings.Contains(h.errOut.String(), "moved 1250.00 AED") {
+				t.Errorf("summary %q", h.errOut)
+			}
+		})
+	}
+}
+
+func TestBulkFilesMustDiffer(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("payment_id\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Symlink(dir, sub); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		j, r  string
+		clash bool
+	}{
+		{filepath.Join(dir, "j"), filepath.Join(dir, "r"), false},
+		{in, filepath.Join(dir, "r"), true},
+		{filepath.Join(dir, "j"), link, true},
+		{filepath.Join(dir, "j"), filepath.Join(sub, "j"), true}, // neither exists yet
+		{filepath.Join(dir, "x", "..", "j"), filepath.Join(dir, "j"), true},
+	}
+	for _, c := range cases {
+		err := distinctFiles(map[string]string{"--from-file": in, "--journal": c.j, "--report": c.r})
+		if (err != nil) != c.clash {
+			t.Errorf("journal %s report %s: %v", c.j, c.r, err)
+		}
+	}
+	if err := distinctFiles(map[string]string{"--from-file": "-", "--journal": "-", "--report": ""}); err != nil {
+		t.Errorf("stdin: %v", err)
+	}
+}

@@ -1,0 +1,117 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// testFactory is a factory over buffers and an environment of its own.
+func testFactory(t *testing.T) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	home := t.TempDir()
+	env := map[string]string{
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".state"),
+	}
+	f := cmdutil.New("dev", "none", "unknown")
+	ios, _, out, errOut := output.Test()
+	f.IO = ios
+	f.Getenv = func(k string) string { return env[k] }
+	t.Cleanup(f.Close)
+	return f, out, errOut
+}
+
+// groups lists the command path (without the root) of every command that
+// holds subcommands, the root included.
+func groups(c *cobra.Command, path []string, into *[][]string) {
+	if c.HasSubCommands() {
+		*into = append(*into, append([]string(nil), path...))
+	}
+	for _, sub := range c.Commands() {
+		groups(sub, append(path, sub.Name()), into)
+	}
+}
+
+// TestEverySubcommandTypoIsAnError walks the whole tree: a mistyped verb
+// under any group must exit 2 and name the group, never print help and
+// exit 0.
+func TestEverySubcommandTypoIsAnError(t *testing.T) {
+	f, _, _ := testFactory(t)
+	var all [][]string
+	groups(NewRootCmd(f), nil, &all)
+	if len(all) < 8 {
+		t.Fatalf("found only %d groups: %v", len(all), all)
+	}
+	for _, path := range all {
+		name := strings.Join(append([]string{"bnpl"}, path...), " ")
+		t.Run(name, func(t *testing.T) {
+			f, out, errOut := testFactory(t)
+			args := append(append([]string(nil), path...), "captrue", "3fa85f64-5717-4562-b3fc-2c963f66afa6")
+			code := Run(context.Background(), f, args)
+			if code != cmdutil.ExitUsage {
+				t.Fatalf("%s captrue: exit %d, want 2\nstdout: %s\nstderr: %s", name, code, out, errOut)
+			}
+			want := `unknown command "captrue" for "` + name + `"`
+			if !strings.Contains(errOut.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, errOut)
+			}
+			if !strings.Contains(errOut.String(), "Run '"+name+" --help' for usage.") {
+				t.Errorf("stderr lacks the pointer to --help:\n%s", errOut)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout should be empty, got:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestUnknownSubcommandSuggests(t *testing.T) {
+	f, _, errOut := testFactory(t)
+	if code := Run(context.Background(), f, []string{"payments", "captrue", "x"}); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(errOut.String(), "Did you mean capture?") {
+		t.Errorf("no suggestion:\n%s", errOut)
+	}
+}
+
+// A usage error is three short lines, not the usage text.
+func TestUsageErrorIsShort(t *testing.T) {
+	f, _, errOut := testFactory(t)
+	if code := Run(context.Background(), f, []string{"payments", "get"}); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	got := errOut.String()
+	if strings.Contains(got, "Flags:") || strings.Contains(got, "Usage:") {
+		t.Errorf("usage text printed:\n%s", got)
+	}
+	if !strings.HasSuffix(got, "Run 'bnpl payments get --help' for usage.\n") {
+		t.Errorf("no pointer to help:\n%s", got)
+	}
+	if n := strings.Count(got, "\n"); n > 3 {
+		t.Errorf("%d lines:\n%s", n, got)
+	}
+}
+
+// The JSON error object is for scripts: written with -o json when stderr is
+// not a terminal, not when a person reads stderr.
+func TestJSONErrorOnlyOffTerminal(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		f, _, errOut := testFactory(t)
+		f.IO.SetStderrTTY(tty)
+		Run(context.Background(), f, []string{"payments", "get", "not-a-uuid", "-o", "json"})
+		hasJSON := strings.Contains(errOut.String(), `"exit_code":2`)
+		if hasJSON == tty {
+			t.Errorf("stderr tty=%v: JSON object written=%v\n%s", tty, hasJSON, errOut)
+		}
+	}
+}

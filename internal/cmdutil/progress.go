@@ -1,0 +1,51 @@
+package cmdutil
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// Progress is a one-line counter on stderr ("page 3 of 50") that a long
+// walk redraws in place. It draws only when stderr is a terminal and
+// --quiet is not given; otherwise every method does nothing, so callers
+// need not check. Safe for concurrent use.
+type Progress struct {
+	mu    sync.Mutex
+	ios   *output.IOStreams
+	shown bool
+}
+
+// NewProgress answers a counter on ios's stderr.
+func NewProgress(ios *output.IOStreams, quiet bool) *Progress {
+	if quiet || ios == nil || !ios.IsStderrTTY() {
+		return &Progress{}
+	}
+	return &Progress{ios: ios}
+}
+
+// Show redraws the line.
+func (p *Progress) Show(format string, args ...any) {
+	if p.ios == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.ios.ErrOut, "\r\x1b[K"+format, args...)
+	p.shown = true
+}
+
+// Clear takes the line away, before anything else is written to the
+// terminal; the next Show draws it again.
+func (p *Progress) Clear() {
+	if p.ios == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.ios.ErrOut, "\r\x1b[K")
+		p.shown = false
+	}
+}

@@ -1,0 +1,190 @@
+// Package httpserve runs the project's own HTTP servers (`bnpl sandbox
+// serve` and `bnpl listen`) with bounds on what a client can hold: time to
+// send a request's header and body, time a kept-alive connection may sit
+// idle, header size, and how many connections are open at once.
+package httpserve
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Defaults of Limits. A request (header and body) must arrive within
+// ReadTimeout; the header alone within ReadHeaderTimeout.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 60 * time.Second
+	DefaultIdleTimeout       = 30 * time.Second
+	DefaultMaxHeaderBytes    = 64 << 10
+)
+
+// Limits bound a server. Zero fields take the defaults above; MaxConns 0
+// means no cap on connections (each server sets its own).
+type Limits struct {
+	// ReadHeaderTimeout bounds the time to read a request's header.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds the time to read a whole request, body included:
+	// a body that trickles in is cut when it runs out.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds the time from the end of the header to the end
+	// of the answer (handling included).
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection that sends nothing.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's header.
+	MaxHeaderBytes int
+	// MaxConns caps open connections; one over the cap is answered 503
+	// at once and closed, so a flood cannot queue ahead of everyone.
+	MaxConns int
+	// MaxBodies caps the requests that read a body at once (0: no cap).
+	// The others wait for a turn before their body is read, holding no
+	// memory for it; with the handler's own cap on a body's size this
+	// bounds what bodies in flight hold in all.
+	MaxBodies int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.ReadHeaderTimeout <= 0 {
+		l.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if l.ReadTimeout <= 0 {
+		l.ReadTimeout = DefaultReadTimeout
+	}
+	if l.ReadHeaderTimeout > l.ReadTimeout {
+		l.ReadHeaderTimeout = l.ReadTimeout
+	}
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = DefaultWriteTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = DefaultIdleTimeout
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	return l
+}
+
+// Server builds an http.Server for h with the limits' timeouts and header
+// bound. Serve it on Listener(ln) to apply MaxConns.
+func (l Limits) Server(h http.Handler) *http.Server {
+	l = l.withDefaults()
+	if l.MaxBodies > 0 {
+		h = bodyGate(h, l.MaxBodies)
+	}
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		WriteTimeout:      l.WriteTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
+	}
+}
+
+// Listener wraps ln so that at most MaxConns connections are open at once;
+// ln itself when MaxConns is 0.
+func (l Limits) Listener(ln net.Listener) net.Listener {
+	if l.MaxConns <= 0 {
+		return ln
+	}
+	return &capListener{Listener: ln, slots: make(chan struct{}, l.MaxConns)}
+}
+
+// Gate lets at most n holders in at once. A handler that checks a request
+// before reading its body (as listen checks its header) takes a turn after
+// the check, so that refused requests never wait.
+type Gate struct{ turns chan struct{} }
+
+// NewGate makes a Gate of n turns.
+func NewGate(n int) *Gate { return &Gate{turns: make(chan struct{}, n)} }
+
+// Enter waits for a turn; false when r's context ended first (the client
+// went away, or the server is shutting down). Leave gives the turn back.
+func (g *Gate) Enter(r *http.Request) bool {
+	select {
+	case g.turns <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// Leave gives back a turn taken by Enter.
+func (g *Gate) Leave() { <-g.turns }
+
+// InUse is how many turns are taken now.
+func (g *Gate) InUse() int { return len(g.turns) }
+
+// HasBody tells whether r carries a body to read.
+func HasBody(r *http.Request) bool {
+	return r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0
+}
+
+// bodyGate lets at most n requests with a body into h at once.
+func bodyGate(h http.Handler, n int) http.Handler {
+	g := NewGate(n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !HasBody(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if !g.Enter(r) {
+			return
+		}
+		defer g.Leave()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// busyAnswer is what a connection over the cap receives before it is closed.
+var busyAnswer = func() []byte {
+	const body = "too many open connections; try again in a while\n"
+	return []byte(fmt.Sprintf("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"+
+		"Connection: close\r\nRetry-After: 1\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+}()
+
+type capListener struct {
+	net.Listener
+	slots chan struct{}
+}
+
+func (l *capListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.slots <- struct{}{}:
+			return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
+		default:
+			// Over the cap: answer without reading anything, in the
+			// background so that Accept goes on.
+			go refuse(c)
+		}
+	}
+}
+
+func refuse(c net.Conn) {
+	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = c.Write(busyAnswer)
+	_ = c.Close()
+}
+
+// slotConn gives its slot back when closed, once.
+type slotConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}

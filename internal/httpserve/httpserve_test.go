@@ -1,0 +1,208 @@
+package httpserve
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// serve runs h under l on a loopback port and answers its address.
+func serve(t *testing.T, l Limits, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := l.Server(h)
+	go srv.Serve(l.Listener(ln))
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	// A guard against a hang, far above every limit the tests set: the
+	// tests check what happens, never how long it took.
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	return c
+}
+
+func readAll(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "read: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		io.WriteString(w, "got "+string(b))
+	})
+}
+
+// A body that trickles in is cut when ReadTimeout runs out: the server
+// stops reading and closes the connection before the body is complete.
+func TestSlowBodyIsCut(t *testing.T) {
+	var finished atomic.Bool
+	addr := serve(t, Limits{ReadTimeout: 300 * time.Millisecond}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.ReadAll(r.Body)
+		if err == nil {
+			finished.Store(true)
+		}
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	c := dial(t, addr)
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+	sent := 0
+	for ; sent < 100; sent++ {
+		if _, err := c.Write([]byte{'a'}); err != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+		// Once the server has given up, reading answers EOF or an error.
+		_ = c.SetReadDeadline(time.Now().Add(time.Millisecond))
+		one := make([]byte, 1)
+		if _, err := c.Read(one); err != nil && !isTimeout(err) {
+			break
+		}
+		_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	}
+	if sent >= 100 {
+		t.Fatal("the server read a trickling body to its end")
+	}
+	if finished.Load() {
+		t.Fatal("the handler saw the whole body")
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// A kept-alive connection that sends nothing is closed after IdleTimeout.
+func TestIdleConnectionClosed(t *testing.T) {
+	addr := serve(t, Limits{IdleTimeout: 200 * time.Millisecond}, readAll(nil))
+	c := dial(t, addr)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	// Then nothing: the server closes the connection (EOF), rather than
+	// the 20s guard firing.
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("idle connection: %v, want EOF", err)
+	}
+}
+
+// A header that never ends is cut too.
+func TestSlowHeaderIsCut(t *testing.T) {
+	addr := serve(t, Limits{ReadHeaderTimeout: 200 * time.Millisecond}, readAll(nil))
+	c := dial(t, addr)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n")
+	if _, err := io.ReadAll(c); err != nil {
+		t.Fatalf("slow header: %v, want the server to close", err)
+	}
+}
+
+// Connections over MaxConns are answered 503 at once; a slot freed is
+// taken again.
+func TestMaxConns(t *testing.T) {
+	addr := serve(t, Limits{MaxConns: 3}, readAll(nil))
+	held := make([]net.Conn, 3)
+	for i := range held {
+		held[i] = dial(t, addr)
+		// A full request each, so that the connection is surely accepted.
+		io.WriteString(held[i], "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(held[i]), nil)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("conn %d: %v %v", i, res, err)
+		}
+	}
+	over := dial(t, addr)
+	io.WriteString(over, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, err := http.ReadResponse(bufio.NewReader(over), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 503 || !strings.Contains(string(body), "too many open connections") {
+		t.Fatalf("over the cap: %d %q", res.StatusCode, body)
+	}
+	held[0].Close()
+	for range 200 {
+		c := dial(t, addr)
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err == nil && res.StatusCode == 200 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // the server notices the close
+	}
+	t.Fatal("a freed slot was never given to a new connection")
+}
+
+// At most MaxBodies requests with a body run at once.
+func TestMaxBodies(t *testing.T) {
+	var mu sync.Mutex
+	in, most := 0, 0
+	release := make(chan struct{})
+	addr := serve(t, Limits{MaxBodies: 2}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		in++
+		most = max(most, in)
+		mu.Unlock()
+		<-release
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		in--
+		mu.Unlock()
+	}))
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := http.Post("http://"+addr+"/", "text/plain", strings.NewReader("body"))
+			if err == nil {
+				res.Body.Close()
+			}
+		}()
+	}
+	// Let every request arrive, then let them through one by one.
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if most > 2 {
+		t.Fatalf("%d bodies at once, want at most 2", most)
+	}
+	if most == 0 {
+		t.Fatal("no request reached the handler")
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	srv := Limits{}.Server(http.NotFoundHandler())
+	if srv.ReadTimeout != DefaultReadTimeout || srv.IdleTimeout != DefaultIdleTimeout ||
+		srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.MaxHeaderBytes != DefaultMaxHeaderBytes {
+		t.Fatalf("defaults not applied: %+v", srv)
+	}
+}

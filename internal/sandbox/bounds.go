@@ -1,0 +1,201 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Bounds on what one request may make the sandbox store. The service
+// documents none of these (only header.title, header.value, the
+// attachment size and the list page size, which are checked where they
+// apply); they are the sandbox's own, chosen far above any real order so
+// that no honest request meets them, and listed in docs/sandbox.md.
+const (
+	// maxBodyBytes bounds a JSON request body.
+	maxBodyBytes = 1 << 20
+	// maxArrayLen bounds every array in a JSON body: order items, a
+	// capture's or refund's items, order history, attachment ids.
+	maxArrayLen = 250
+	// maxStringLen bounds every string in a JSON body, in characters;
+	// the checkout attachment's body, itself JSON, is bounded by the body
+	// size alone.
+	maxStringLen = 4096
+	// maxReferenceIDLen bounds every reference_id (order, item, capture,
+	// refund).
+	maxReferenceIDLen = 255
+	// maxCapturesPerPayment and maxRefundsPerPayment bound the moves one
+	// payment keeps; maxRecordBytes bounds its stored record as a whole.
+	maxCapturesPerPayment = 100
+	maxRefundsPerPayment  = 100
+	maxRecordBytes        = 4 << 20
+)
+
+// maxAttachmentBytesPerMerchant and maxAttachmentsPerMerchant bound the
+// dispute evidence one merchant keeps in the state (variables so that
+// tests can lower them).
+var (
+	maxAttachmentBytesPerMerchant int64 = 100 << 20
+	maxAttachmentsPerMerchant     int64 = 1000
+)
+
+// errBodyTooLarge answers a body over maxBodyBytes, in the service's error
+// form. The service's own wording for this case is not documented; the
+// sandbox says what happened instead of failing to decode a cut body.
+var errBodyTooLarge = badData(fmt.Sprintf("request body too large: at most %d bytes (1 MiB)", maxBodyBytes))
+
+// readBody reads a request body of at most maxBodyBytes and checks that a
+// JSON body stays within the bounds above. Its refusals are *apiError
+// values, which callers answer as they are (see bodyRefusal).
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := readSizedBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBodyBounds(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readSizedBody reads a request body of at most maxBodyBytes, for the
+// endpoints whose fields have the service's own documented bounds (the
+// webhooks), checked by their handlers.
+func readSizedBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	if r.ContentLength > maxBodyBytes {
+		return nil, errBodyTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxBodyBytes {
+		return nil, errBodyTooLarge
+	}
+	return b, nil
+}
+
+// bodyRefusal is what a handler answers when readBody fails: readBody's
+// own refusal (too large, out of bounds), else the handler's usual
+// decoding error.
+func bodyRefusal(err, otherwise error) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return otherwise
+}
+
+// checkBodyBounds walks a JSON body and refuses, in the field-validation
+// form, the first array or string over its bound. A body that is not JSON
+// is left to the handler's own decoding.
+func checkBodyBounds(b []byte) error {
+	// An array of n elements takes at least 2n bytes and a string over
+	// the bound more than maxStringLen: a short body cannot break a bound.
+	if len(b) <= 2*maxArrayLen && len(b) <= maxReferenceIDLen {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return walkBounds("$", "", v)
+}
+
+func walkBounds(path, key string, v any) error {
+	switch x := v.(type) {
+	case string:
+		n := utf8.RuneCountInString(x)
+		switch {
+		case key == "reference_id" && n > maxReferenceIDLen:
+			return boundError(path, fmt.Sprintf("is longer than %d characters", maxReferenceIDLen))
+		case n > maxStringLen && path != "$.attachment.body":
+			return boundError(path, fmt.Sprintf("is longer than %d characters", maxStringLen))
+		}
+	case []any:
+		if len(x) > maxArrayLen {
+			return boundError(path, fmt.Sprintf("has more than %d elements", maxArrayLen))
+		}
+		for i, e := range x {
+			if err := walkBounds(path+"["+strconv.Itoa(i)+"]", key, e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := walkBounds(path+"."+k, k, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func boundError(path, msg string) error {
+	return fieldErrors(fieldError{Field: path, Code: "invalid_value", Message: msg + " (a bound of this sandbox)"})
+}
+
+// checkRecordBounds refuses a move that would make a payment keep more
+// captures or refunds than the bounds, or a record over maxRecordBytes.
+// It runs on the record as the move left it, before it is stored.
+func checkRecordBounds(rec *record, doc []byte) error {
+	switch {
+	case len(rec.Payment.Captures) > maxCapturesPerPayment:
+		return badData(fmt.Sprintf("could not capture: this sandbox keeps at most %d captures per payment", maxCapturesPerPayment))
+	case len(rec.Payment.Refunds) > maxRefundsPerPayment:
+		return badData(fmt.Sprintf("could not refund: this sandbox keeps at most %d refunds per payment", maxRefundsPerPayment))
+	case len(doc) > maxRecordBytes:
+		return badData(fmt.Sprintf("could not update payment: its record would exceed %d MiB, a bound of this sandbox", maxRecordBytes>>20))
+	}
+	return nil
+}
+
+// checkAttachmentRoom refuses an upload that would take a merchant's
+// stored evidence over its bounds. q is the transaction of the insert.
+func checkAttachmentRoom(ctx context.Context, q querier, merchant string, size int) error {
+	var total, count int64
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(SUM(size), 0), count(*) FROM dispute_attachments WHERE merchant_code = ?`,
+		merchant).Scan(&total, &count); err != nil {
+		return err
+	}
+	if count >= maxAttachmentsPerMerchant || total+int64(size) > maxAttachmentBytesPerMerchant {
+		size := fmt.Sprintf("%d bytes", maxAttachmentBytesPerMerchant)
+		if maxAttachmentBytesPerMerchant%(1<<20) == 0 {
+			size = fmt.Sprintf("%d MiB", maxAttachmentBytesPerMerchant>>20)
+		}
+		return badData(fmt.Sprintf("bad_request: this sandbox keeps at most %d attachments and %s of them per merchant; reset the sandbox to free them",
+			maxAttachmentsPerMerchant, size))
+	}
+	return nil
+}
+
+// storeAttachment keeps an uploaded file, within the merchant's bounds:
+// the check and the insert share one IMMEDIATE transaction, so uploads in
+// parallel (or from processes sharing the state) cannot overshoot.
+func (s *Sandbox) storeAttachment(ctx context.Context, id, merchant, kind string, data []byte, sha string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := checkAttachmentRoom(ctx, tx, merchant, len(data)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO dispute_attachments (id, merchant_code, content_type, size, sha256, data, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, merchant, kind, len(data), sha, data, time.Now().UnixNano()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,151 @@
+package sandbox
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The clock cannot be pushed out of range: advances that would overflow are
+// refused with 400 and leave the state usable, across a restart on the
+// same file.
+func TestClockOverflowRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	e := newEnv(t, Options{StatePath: path})
+
+	// 106751d is just under int64 nanoseconds: twice would overflow the
+	// stored sum. It is over the 100-year cap, so the first is refused.
+	for _, by := range []string{"106751d", "106751d", "9999999999d", "99999999999999999999d", "2562047h47m16.854775807s", "9999999999h", "36526d"} {
+		r := e.local("POST", "/_sandbox/clock/advance?by="+by, "")
+		wantError(t, r, 400, "bad_data", "cannot advance the sandbox clock by "+by+"...")
+		if !strings.Contains(string(r.body), "100 years") {
+			t.Fatalf("refusal %s does not state the cap", r.body)
+		}
+	}
+	// Up to the cap is fine, in pieces; a step past it is refused.
+	r := e.local("POST", "/_sandbox/clock/advance?by=36000d", "")
+	if r.status != 200 {
+		t.Fatalf("advance 36000d: %d %s", r.status, r.body)
+	}
+	r = e.local("POST", "/_sandbox/clock/advance?by=526d", "")
+	wantError(t, r, 400, "bad_data", "cannot advance the sandbox clock by 526d: it moves at most 100 years...")
+	r = e.local("POST", "/_sandbox/clock/advance", `{"by": "525d"}`)
+	if r.status != 200 {
+		t.Fatalf("advance to the cap: %d %s", r.status, r.body)
+	}
+	if got := r.json(t)["offset"]; got != maxClockOffset.String() {
+		t.Fatalf("offset %v, want %s", got, maxClockOffset)
+	}
+	r = e.local("POST", "/_sandbox/clock/advance?by=1ns", "")
+	wantError(t, r, 400, "bad_data", "cannot advance the sandbox clock by 1ns...")
+
+	// Every path still works: a checkout, a read, a list.
+	id := e.authorized("100.00")
+	if p := e.get(id); p.Status != "AUTHORIZED" {
+		t.Fatalf("status %s", p.Status)
+	}
+	if r := e.do("ae", "GET", "/api/v2/payments", aeTest, nil); r.status != 200 {
+		t.Fatalf("list: %d %s", r.status, r.body)
+	}
+	e.sb.Close()
+
+	// A restart on the same file keeps the offset and answers.
+	e2 := newEnv(t, Options{StatePath: path})
+	r = e2.local("GET", "/_sandbox/clock", "")
+	if r.status != 200 || r.json(t)["offset"] != maxClockOffset.String() {
+		t.Fatalf("after restart: %d %s", r.status, r.body)
+	}
+	if p := e2.get(id); p.Status != "AUTHORIZED" {
+		t.Fatalf("after restart: status %s", p.Status)
+	}
+}
+
+// A state file already damaged by an older sandbox (the overflowing sum
+// stored as a REAL) answers a clear error naming the row, and a reset
+// repairs it.
+func TestClockBadStoredOffset(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	e := newEnv(t, Options{StatePath: path})
+	id := e.authorized("100.00")
+	ctx := context.Background()
+	// What `v = v + excluded.v` made of two 106751-day advances.
+	if _, err := e.sb.db.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('clock_offset', 1.8446656e19)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/_sandbox/clock", "/api/v2/payments/" + id} {
+		key := ""
+		if strings.HasPrefix(p, "/api") {
+			key = aeTest
+		}
+		var r resp
+		if key == "" {
+			r = e.local("GET", p, "")
+		} else {
+			r = e.do("ae", "GET", p, key, nil)
+		}
+		wantError(t, r, 500, "internal", `sandbox state: meta row "clock_offset" holds 1.8446656e+19, which is not a clock offset...`)
+		if !strings.Contains(string(r.body), "bnpl sandbox reset") {
+			t.Fatalf("%s: no remedy in %s", p, r.body)
+		}
+	}
+	r := e.local("POST", "/_sandbox/clock/advance?by=1h", "")
+	wantError(t, r, 500, "internal", `sandbox state: meta row "clock_offset"...`)
+	for _, bad := range []any{int64(-1), int64(maxClockOffset) + 1, "soon"} {
+		if _, err := e.sb.db.ExecContext(ctx, `UPDATE meta SET v = ? WHERE k = 'clock_offset'`, bad); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.sb.Now(ctx); err == nil || !strings.Contains(err.Error(), `"clock_offset"`) {
+			t.Fatalf("offset %v: err %v", bad, err)
+		}
+	}
+	if r := e.local("POST", "/_sandbox/reset", ""); r.status != 200 {
+		t.Fatalf("reset: %d %s", r.status, r.body)
+	}
+	if r := e.local("GET", "/_sandbox/clock", ""); r.status != 200 {
+		t.Fatalf("after reset: %d %s", r.status, r.body)
+	}
+}
+
+// local sends a request to the ae handler from a loopback address, as the
+// control endpoints require.
+func (e *env) local(method, path, body string) resp {
+	e.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.RemoteAddr = "127.0.0.1:40000"
+	w := httptest.NewRecorder()
+	e.sb.Handler("ae").ServeHTTP(w, req)
+	return resp{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"90s": 90 * time.Second, "7d": 7 * 24 * time.Hour, "36525d": maxClockOffset, " 1h30m ": 90 * time.Minute} {
+		got, err := parseDuration(in)
+		if err != nil || got != want {
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "d", "1.5d", "x", "1y"} {
+		if _, err := parseDuration(in); err == nil {
+			t.Errorf("parseDuration(%q) accepted", in)
+		}
+	}
+}
+
+// A stored payment that cannot be decoded is a clear error naming its row,
+// on that payment only; the others keep working.
+func TestCorruptPaymentNamesTheRow(t *testing.T) {
+	e := newEnv(t, Options{})
+	bad := e.authorized("100.00")
+	good := e.authorized("100.00")
+	if _, err := e.sb.db.ExecContext(context.Background(), `UPDATE payments SET doc = 'not json' WHERE id = ?`, bad); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("ae", "POST", "/api/v2/payments/"+bad+"/captures", aeTest, map[string]any{"amount": "1.00"})
+	wantError(t, r, 500, "internal", "sandbox state: payments row with id "+bad+" cannot be read...")
+	if r := e.do("ae", "POST", "/api/v2/payments/"+good+"/captures", aeTest, map[string]any{"amount": "1.00"}); r.status != 200 {
+		t.Fatalf("another payment: %d %s", r.status, r.body)
+	}
+}

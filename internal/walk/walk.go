@@ -1,0 +1,445 @@
+// Package walk reads every page of an offset-paged list (the payments list,
+// or any list `bnpl api --paginate` follows by offset) with several pages
+// in flight at once, and hands out its items in the list's order, each
+// once.
+//
+// Offset pages shift while the list changes: a payment created during the
+// walk pushes every later row one place down, one that leaves the filtered
+// set pulls them up. So each page after the first starts a few rows before
+// where the previous one ended (the overlap), and is read from the last
+// item already handed out that it holds (the anchor): what follows the
+// anchor is new, what precedes it was handed out before. A page that holds
+// no item handed out recently is out of step; the walker then looks for
+// the anchor around it, by the items' creation times when they have them
+// (the list is newest first), and re-reads. An item that is in the list
+// for the whole walk is therefore handed out exactly once.
+//
+// Memory is flat: the walker keeps the pages in flight and the ids of the
+// last two pages handed out, whatever the length of the list.
+package walk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Item is one element of a list.
+type Item struct {
+	// ID tells items apart; two items with one ID are the same item.
+	ID string
+	// Time is the item's creation time, the list's sort key (newest
+	// first); zero when the list's items have none.
+	Time time.Time
+	// Raw is the item as the service answered it.
+	Raw json.RawMessage
+}
+
+// Page is one answer of the list.
+type Page struct {
+	Items []Item
+	// Total is the number of items in the whole list as the answer says;
+	// negative when unknown.
+	Total int
+}
+
+// Fetch reads at most limit items of the list from offset.
+type Fetch func(ctx context.Context, offset, limit int) (Page, error)
+
+// Defaults of a Walker's zero fields.
+const (
+	DefaultPageSize    = 20
+	DefaultOverlap     = 3
+	DefaultConcurrency = 4
+)
+
+// maxSearch bounds the re-reads spent looking for the anchor of one page.
+const maxSearch = 40
+
+// ErrUnsteady is returned when the list changed so fast that the walker
+// could not find its place again.
+var ErrUnsteady = errors.New("the list changed too fast to walk it without losing its place; try again, or narrow it (--since/--until)")
+
+// Walker walks one list.
+type Walker struct {
+	Fetch Fetch
+	// Start is the offset of the first item to hand out.
+	Start int
+	// PageSize is the limit of every read (default 20).
+	PageSize int
+	// Overlap is how many items each page re-reads of its predecessor
+	// (default 3, less on pages under 15; at most PageSize-1).
+	Overlap int
+	// Concurrency is how many reads may be in flight (default 4).
+	Concurrency int
+	// First, when set, is the page already read at Start.
+	First *Page
+	// Progress, when set, hears the pages read so far and the pages the
+	// whole list takes by the latest count.
+	Progress func(read, total int)
+}
+
+// read is one page request in flight.
+type read struct {
+	offset int
+	done   chan struct{}
+	page   Page
+	err    error
+	cancel context.CancelFunc
+}
+
+// Walk hands every item to emit in the list's order; emit answers false to
+// stop the walk (a search that found what it wanted). It returns the first
+// error of a read or of emit.
+func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error)) error {
+	size, overlap, conc := w.PageSize, w.Overlap, w.Concurrency
+	if size <= 0 {
+		size = DefaultPageSize
+	}
+	if overlap <= 0 {
+		overlap = min(DefaultOverlap, max(1, size/5))
+	}
+	overlap = min(overlap, size-1)
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
+	step := max(size-overlap, 1)
+
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	sem := make(chan struct{}, conc)
+	reads := map[int]*read{}
+	startRead := func(off int) {
+		if _, ok := reads[off]; ok {
+			return
+		}
+		rctx, rcancel := context.WithCancel(ctx)
+		r := &read{offset: off, done: make(chan struct{}), cancel: rcancel}
+		reads[off] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(r.done)
+			select {
+			case sem <- struct{}{}:
+			case <-rctx.Done():
+				r.err = rctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			r.page, r.err = w.Fetch(rctx, off, size)
+		}()
+	}
+
+	st := walkState{ring: newRing(2 * size), emit: emit}
+	total := -1
+	pagesRead := 0
+	progress := func() {
+		if w.Progress == nil {
+			return
+		}
+		pages := pagesRead
+		if total >= 0 {
+			rest := total - w.Start - size
+			pages = 1
+			if rest > 0 {
+				pages += (rest + step - 1) / step
+			}
+		}
+		w.Progress(pagesRead, max(pages, pagesRead))
+	}
+
+	expected := w.Start // where the item after the last one handed out should be
+	var first *Page
+	if w.First != nil {
+		p := *w.First
+		first = &p
+	}
+	var search searchState
+	search.reset()
+	// Positions are kept in the coordinates of the latest answer: when the
+	// count moves between two answers, the list most likely grew or shrank
+	// in front (new payments are the newest), so every position moves by
+	// as much; drift predicts the same move for the next read.
+	lastTotal, drift := -1, 0
+	// nearest answers an offset near target that is already in flight,
+	// within what still lets the page hold the anchor, or target.
+	nearest := func(target int) int {
+		best := -1
+		for off := range reads {
+			if off >= target-step/2 && off <= target+overlap-1 && (best < 0 || abs(off-target) < abs(best-target)) {
+				best = off
+			}
+		}
+		if best < 0 {
+			return target
+		}
+		return best
+	}
+	for {
+		target := expected
+		if st.handed {
+			target = expected - overlap + drift
+		}
+		if search.active {
+			target = search.probe + drift
+		}
+		target = max(target, w.Start)
+
+		var page Page
+		probe := target
+		if first != nil {
+			page, first = *first, nil
+		} else {
+			// Keep conc reads in flight from the probe on, within the
+			// list as last counted, reusing those close enough to where
+			// a page should start; drop the others.
+			want := map[int]bool{}
+			off := target
+			if !search.active {
+				off = nearest(target)
+			}
+			probe = off
+			for j := range conc {
+				if j > 0 {
+					if search.active || (total >= 0 && off+step >= total+max(drift, 0)) {
+						break
+					}
+					off = nearest(off + step)
+				}
+				want[off] = true
+				startRead(off)
+			}
+			for off, r := range reads {
+				if !want[off] {
+					r.cancel()
+					delete(reads, off)
+				}
+			}
+			r := reads[probe]
+			select {
+			case <-r.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			delete(reads, probe)
+			if r.err != nil {
+				return r.err
+			}
+			page = r.page
+		}
+		if page.Total >= 0 {
+			if lastTotal >= 0 {
+				d := page.Total - lastTotal
+				expected += d
+				search.shift(d)
+				drift = d
+			}
+			lastTotal, total = page.Total, page.Total
+		}
+
+		at, where := st.locate(page.Items)
+		switch {
+		case where == found:
+		case where == after && probe > w.Start:
+			search.sawAfter(probe)
+		case where == before:
+			search.sawBefore(probe + len(page.Items))
+		default:
+			// The page covers where the anchor was (or starts the list)
+			// and the anchor is gone: the items handed out last all left
+			// the list. Go on from the items that sort after it.
+			at = st.lastBefore(page.Items)
+			where = found
+		}
+		if where != found {
+			if search.tries++; search.tries > maxSearch {
+				return ErrUnsteady
+			}
+			search.next(w.Start, size, step)
+			continue
+		}
+		search.reset()
+		more, err := st.handOut(page.Items[at+1:])
+		if err != nil || !more {
+			return err
+		}
+		pagesRead++
+		progress()
+		expected = probe + len(page.Items)
+		if len(page.Items) < size || (total >= 0 && expected >= total) {
+			return nil
+		}
+	}
+}
+
+// Where a page lies against the last item handed out.
+const (
+	found  = iota // the page holds a recent item: read on from it
+	before        // every item sorts before it: the list grew in front
+	after         // every item sorts after it (or the page is empty): items left the list in front
+	across        // the page spans its place but does not hold it
+)
+
+type walkState struct {
+	ring   *ring
+	emit   func(Item) (bool, error)
+	handed bool
+	last   Item // the last item handed out
+}
+
+// locate finds the last item of items that was handed out recently, and
+// otherwise says where the page lies.
+func (s *walkState) locate(items []Item) (int, int) {
+	if !s.handed {
+		return -1, found
+	}
+	for i := len(items) - 1; i >= 0; i-- {
+		if s.ring.has(items[i].ID) {
+			return i, found
+		}
+	}
+	if len(items) == 0 {
+		return 0, after
+	}
+	lt := s.last.Time
+	if lt.IsZero() || items[0].Time.IsZero() || items[len(items)-1].Time.IsZero() {
+		// No sort key to tell: take it that items left in front, the
+		// more common change, and look further back.
+		return 0, after
+	}
+	switch {
+	case items[len(items)-1].Time.After(lt):
+		return 0, before
+	case items[0].Time.Before(lt):
+		return 0, after
+	}
+	return 0, across
+}
+
+// lastBefore answers the index of the last item that sorts before (or with)
+// the last item handed out, so that what follows it is new: -1 when none.
+func (s *walkState) lastBefore(items []Item) int {
+	if !s.handed || s.last.Time.IsZero() {
+		return -1
+	}
+	at := -1
+	for i, it := range items {
+		if it.Time.IsZero() || it.Time.After(s.last.Time) || s.ring.has(it.ID) {
+			at = i
+		}
+	}
+	return at
+}
+
+func (s *walkState) handOut(items []Item) (bool, error) {
+	for _, it := range items {
+		if s.ring.has(it.ID) {
+			continue
+		}
+		s.ring.add(it.ID)
+		s.handed, s.last = true, Item{ID: it.ID, Time: it.Time}
+		more, err := s.emit(it)
+		if err != nil || !more {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// searchState narrows down where the anchor went: lo is an offset known to
+// be at or before it, hi one known to be after it.
+type searchState struct {
+	active bool
+	probe  int
+	lo, hi int
+	tries  int
+	gallop int
+}
+
+func (s *searchState) reset() { *s = searchState{lo: -1, hi: -1} }
+
+// shift moves the bounds by d positions (the list grew by d in front).
+func (s *searchState) shift(d int) {
+	if s.lo >= 0 {
+		s.lo = max(s.lo+d, 0)
+	}
+	if s.hi >= 0 {
+		s.hi = max(s.hi+d, 0)
+	}
+	s.probe += d
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func (s *searchState) sawBefore(end int) {
+	if s.active && s.hi >= 0 && end >= s.hi {
+		s.hi = -1 // the list moved under us: forget the old bound
+	}
+	s.lo = max(s.lo, end)
+	s.active = true
+}
+
+func (s *searchState) sawAfter(offset int) {
+	if s.active && s.lo >= 0 && offset <= s.lo {
+		s.lo = -1
+	}
+	if s.hi < 0 || offset < s.hi {
+		s.hi = offset
+	}
+	s.active = true
+}
+
+func (s *searchState) next(start, size, step int) {
+	s.gallop++
+	switch {
+	case s.lo >= 0 && s.hi >= 0:
+		if s.hi-s.lo <= size-1 {
+			s.probe = s.lo - 1
+		} else {
+			s.probe = s.lo + (s.hi-s.lo)/2 - size/2
+		}
+	case s.lo >= 0:
+		s.probe = s.lo - 1 + step*(1<<min(s.gallop-1, 20)-1)
+	default:
+		s.probe = s.hi - step<<min(s.gallop-1, 20)
+	}
+	s.probe = max(s.probe, start)
+}
+
+// ring remembers the last n ids handed out.
+type ring struct {
+	ids  []string
+	next int
+	set  map[string]int
+}
+
+func newRing(n int) *ring { return &ring{ids: make([]string, n), set: make(map[string]int, n)} }
+
+func (r *ring) has(id string) bool { return r.set[id] > 0 }
+
+func (r *ring) add(id string) {
+	if old := r.ids[r.next]; old != "" {
+		if r.set[old]--; r.set[old] <= 0 {
+			delete(r.set, old)
+		}
+	}
+	r.ids[r.next] = id
+	r.set[id]++
+	r.next = (r.next + 1) % len(r.ids)
+}
+
+// String is for test failures.
+func (p Page) String() string { return fmt.Sprintf("%d items of %d", len(p.Items), p.Total) }

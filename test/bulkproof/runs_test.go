@@ -1,0 +1,371 @@
+package bulkproof
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox"
+)
+
+// The tests here prove the promises that hold across runs: two runs of one
+// file at once, or one after the other with the journal deleted in
+// between, move each row's money once; and a run killed (or stopped with
+// SIGTERM) at random points resumes to every row done and exit 0.
+
+const (
+	// Small, so the three tests together stay within a few seconds (tens
+	// under -race on 2 cores): the 250-payment proof covers volume.
+	runsPayments = 30
+	// Faults for the concurrent runs: every kind, at a rate that leaves
+	// each run a few rows to finish with --retry-failed.
+	runsFaults = "500-before=0.04,500-after=0.04,drop-after=0.04,lock=0.04,429=0.04,latency=1ms,retry-after=0"
+)
+
+var (
+	sharedBin     string
+	sharedBinErr  error
+	sharedBinOnce sync.Once
+	sharedBinDir  string
+)
+
+// sharedBnpl builds the binary once for every test of this file.
+func sharedBnpl(t *testing.T) string {
+	t.Helper()
+	sharedBinOnce.Do(func() {
+		sharedBinDir, sharedBinErr = os.MkdirTemp("", "bulkproof-bin-")
+		if sharedBinErr != nil {
+			return
+		}
+		sharedBin = filepath.Join(sharedBinDir, "bnpl")
+		args := []string{"build", "-o", sharedBin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, "github.com/bnpl-cli/bnpl")...).CombinedOutput()
+		if err != nil {
+			sharedBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if sharedBinErr != nil {
+		t.Fatal(sharedBinErr)
+	}
+	return sharedBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedBinDir != "" {
+		os.RemoveAll(sharedBinDir)
+	}
+	os.Exit(code)
+}
+
+// world is a sandbox with planned payments and a bnpl to run against it.
+type world struct {
+	t    *testing.T
+	sb   *sandbox.Sandbox
+	bin  string
+	dir  string
+	env  []string
+	plan []*plannedPayment
+}
+
+func newWorld(t *testing.T, faults string, seed int64) *world {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds bnpl and runs it against a sandbox; skipped with -short")
+	}
+	bin := sharedBnpl(t)
+	spec, err := sandbox.ParseFaultSpec(faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(sandbox.Options{Faults: spec, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb.Handler("ae"))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
+	dir := t.TempDir()
+	w := &world{t: t, sb: sb, bin: bin, dir: dir, env: append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0")}
+	w.plan = planPayments(t, sb, srv.URL, runsPayments)
+	return w
+}
+
+// cmd is a bulk run of op over input with its own journal and report.
+func (w *world) cmd(op, input, name string, extra ...string) *exec.Cmd {
+	args := append([]string{"payments", op, "--from-file", input,
+		"--journal", filepath.Join(w.dir, name+".journal"),
+		"--report", filepath.Join(w.dir, name+".report.csv"),
+		"--retries", strconv.Itoa(clientRetries)}, extra...)
+	c := exec.Command(w.bin, args...)
+	c.Env, c.Dir = w.env, w.dir
+	return c
+}
+
+// finish runs op to exit 0 from the named journal, with --retry-failed
+// after a run that left rows failed for a reason a fault explains.
+func (w *world) finish(op, input, name string) map[int]reportRow {
+	t := w.t
+	t.Helper()
+	var extra []string
+	for i := range maxResumes {
+		var stderr bytes.Buffer
+		c := w.cmd(op, input, name, extra...)
+		c.Stderr = &stderr
+		code := exitCode(c.Run())
+		report := readReport(t, filepath.Join(w.dir, name+".report.csv"))
+		if code == 0 {
+			return report
+		}
+		if code != 11 {
+			t.Fatalf("%s %s run %d: exit %d\n%s", op, name, i+1, code, tail(stderr.String()))
+		}
+		for _, row := range report {
+			if row.Outcome != "failed" {
+				continue
+			}
+			transient := row.HTTPStatus == 0 && row.ErrorType == "" || row.HTTPStatus == 429 || row.HTTPStatus >= 500 ||
+				(row.HTTPStatus == 409 && strings.Contains(row.Message, "payment is locked"))
+			if !transient {
+				t.Fatalf("%s %s line %d failed for a reason no fault explains: %d %s %s", op, name, row.Line, row.HTTPStatus, row.ErrorType, row.Message)
+			}
+		}
+		extra = []string{"--retry-failed"}
+	}
+	t.Fatalf("%s %s did not complete in %d runs", op, name, maxResumes)
+	return nil
+}
+
+// checkCapturedOnce reads every payment through the API: each planned
+// capture is there exactly once, under the reference_id the report names,
+// and nothing else is.
+func (w *world) checkCapturedOnce(report map[int]reportRow) {
+	t := w.t
+	t.Helper()
+	get := verifier(t, serverURL(w.env))
+	refs := map[string]int{}
+	for _, p := range w.plan {
+		pay := get(p.id)
+		shown := map[string][]decimal.Decimal{}
+		for _, c := range pay.Captures {
+			shown[c.ReferenceID] = append(shown[c.ReferenceID], c.Amount)
+		}
+		checkMoves(t, "capture", p.captures, shown, report, refs)
+		want := p.amount
+		if p.partial {
+			want = p.amount.Sub(aed("1.00"))
+		}
+		if !pay.Captured().Equal(want) {
+			t.Errorf("payment %s: captured %s, want %s", p.id, pay.Captured(), want)
+		}
+	}
+}
+
+func serverURL(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "BNPL_BASE_URL="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func TestTwoRunsOfOneFileAtOnceCaptureOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		faults string
+	}{{"no faults", "latency=1ms"}, {"faults", runsFaults}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, tc.faults, proofSeed+7)
+			caps := capturesFile(t, w.dir, w.plan)
+
+			// Two runs of the same journal: the second stops at once.
+			holder := w.cmd("capture", caps, "same", "--rate", "1")
+			if err := holder.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitForLine(t, filepath.Join(w.dir, "same.journal"), `"event":"send"`)
+			var stderr bytes.Buffer
+			second := w.cmd("capture", caps, "same")
+			second.Stderr = &stderr
+			if code := exitCode(second.Run()); code != 2 || !strings.Contains(stderr.String(), fmt.Sprintf("process %d", holder.Process.Pid)) {
+				t.Fatalf("second run of a held journal: exit %d\n%s", code, stderr.String())
+			}
+			_ = holder.Process.Signal(syscall.SIGTERM)
+			if code := exitCode(holder.Wait()); code != 143 {
+				t.Fatalf("SIGTERM: exit %d, want 143", code)
+			}
+			t.Logf("held journal refused; its holder stopped by SIGTERM")
+
+			// Two runs with journals of their own, started together, as a
+			// CI retry overlapping a slow job would be.
+			var wg sync.WaitGroup
+			codes := make([]int, 2)
+			outs := make([]bytes.Buffer, 2)
+			for i, name := range []string{"a", "b"} {
+				c := w.cmd("capture", caps, name)
+				c.Stderr = &outs[i]
+				if err := c.Start(); err != nil {
+					t.Fatal(err)
+				}
+				wg.Add(1)
+				go func() { defer wg.Done(); codes[i] = exitCode(c.Wait()) }()
+			}
+			wg.Wait()
+			t.Logf("concurrent runs ended: exits %v", codes)
+			for i, code := range codes {
+				if code != 0 && code != 11 {
+					t.Fatalf("concurrent run %d: exit %d\n%s", i, code, tail(outs[i].String()))
+				}
+			}
+			a := w.finish("capture", caps, "a")
+			b := w.finish("capture", caps, "b")
+			for line, row := range a {
+				if b[line].ReferenceID != row.ReferenceID {
+					t.Errorf("line %d: run a sent reference_id %s, run b %s", line, row.ReferenceID, b[line].ReferenceID)
+				}
+			}
+			w.checkCapturedOnce(a)
+		})
+	}
+}
+
+func TestDeletedJournalCapturesNothingTwice(t *testing.T) {
+	w := newWorld(t, runsFaults, proofSeed+11)
+	caps := capturesFile(t, w.dir, w.plan)
+	first := w.finish("capture", caps, "cap")
+	if err := os.Remove(filepath.Join(w.dir, "cap.journal")); err != nil {
+		t.Fatal(err)
+	}
+	second := w.finish("capture", caps, "cap")
+	for line, row := range first {
+		if second[line].ReferenceID != row.ReferenceID {
+			t.Errorf("line %d: sent as %s, then as %s", line, row.ReferenceID, second[line].ReferenceID)
+		}
+	}
+	w.checkCapturedOnce(second)
+}
+
+func TestKilledRunsResumeToEveryRowDone(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("kill points from seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 13))
+
+	w := newWorld(t, "latency=2ms", proofSeed+13)
+	caps := capturesFile(t, w.dir, w.plan)
+	w.killAndResume("capture", caps, len(w.plan)*capturesPerPayment, rng)
+	w.checkCapturedOnce(readReport(t, filepath.Join(w.dir, "capture.report.csv")))
+
+	// Every payment of another world closed, two at a time, so that the
+	// stops find closes in flight.
+	w = newWorld(t, "latency=5ms", proofSeed+17)
+	for _, p := range w.plan {
+		p.partial = true
+	}
+	closes := closesFile(t, w.dir, w.plan)
+	w.killAndResume("close", closes, len(w.plan), rng, "--concurrency", "2")
+	get := verifier(t, serverURL(w.env))
+	for _, p := range w.plan {
+		if pay := get(p.id); pay.Status != "CLOSED" {
+			t.Errorf("payment %s is %s after the closes", p.id, pay.Status)
+		}
+	}
+}
+
+// killAndResume stops a run of op at random points, by SIGKILL or SIGTERM
+// in turn, then resumes it once: that run must end with every row done
+// and exit 0, with no --retry-failed.
+func (w *world) killAndResume(op, input string, rows int, rng *rand.Rand, extra ...string) {
+	t := w.t
+	t.Helper()
+	journal := filepath.Join(w.dir, op+".journal")
+	for k, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGKILL} {
+		at := 1 + rng.IntN(max(rows/3, 1))
+		var stderr bytes.Buffer
+		c := w.cmd(op, input, op, extra...)
+		c.Stderr = &stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan int, 1)
+		go func() { done <- exitCode(c.Wait()) }()
+		code, finished := waitResults(t, journal, countResults(t, journal)+at, done)
+		if !finished {
+			_ = c.Process.Signal(sig)
+			select {
+			case code = <-done:
+			case <-time.After(30 * time.Second):
+				_ = c.Process.Kill()
+				t.Fatalf("%s did not stop after %s\n%s", op, sig, tail(stderr.String()))
+			}
+		}
+		want := map[syscall.Signal]int{syscall.SIGKILL: -1, syscall.SIGTERM: 143}[sig]
+		switch {
+		case finished && code == 0:
+			t.Logf("%s stop %d: finished before %d results", op, k+1, at)
+		case finished || code != want:
+			t.Fatalf("%s stop %d (%s at %d results): exit %d\n%s", op, k+1, sig, at, code, tail(stderr.String()))
+		default:
+			t.Logf("%s stop %d: %s at %d results", op, k+1, sig, at)
+		}
+		if sig == syscall.SIGTERM && !finished {
+			// SIGTERM writes the report, as Ctrl-C does.
+			for _, row := range readReport(t, filepath.Join(w.dir, op+".report.csv")) {
+				if row.Outcome == "" {
+					t.Fatalf("%s after SIGTERM: line %d has no outcome", op, row.Line)
+				}
+			}
+		}
+	}
+	var stderr bytes.Buffer
+	c := w.cmd(op, input, op, extra...)
+	c.Stderr = &stderr
+	if code := exitCode(c.Run()); code != 0 {
+		t.Fatalf("%s resumed after the stops: exit %d, want 0\n%s", op, code, tail(stderr.String()))
+	}
+	for line, row := range readReport(t, filepath.Join(w.dir, op+".report.csv")) {
+		if row.Outcome != "ok" && row.Outcome != "reconciled" {
+			t.Errorf("%s line %d: %s %s", op, line, row.Outcome, row.Message)
+		}
+	}
+}
+
+// waitResults waits until the journal holds n results or the run ends.
+func waitResults(t *testing.T, journal string, n int, done <-chan int) (code int, finished bool) {
+	for {
+		select {
+		case code := <-done:
+			return code, true
+		case <-time.After(2 * time.Millisecond):
+		}
+		if countResults(t, journal) >= n {
+			return 0, false
+		}
+	}
+}
+
+func waitForLine(t *testing.T, path, substr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(substr)) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("%s never held %s", path, substr)
+}
