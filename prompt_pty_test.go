@@ -26,7 +26,10 @@ type ptyRun struct {
 	mu   sync.Mutex
 	out  bytes.Buffer
 	done chan struct{}
-	exit int
+	// drained closes when the terminal has nothing more to read: the
+	// program exited and its last output was read.
+	drained chan struct{}
+	exit    int
 }
 
 func startPTY(t *testing.T, env []string, args ...string) *ptyRun {
@@ -37,8 +40,9 @@ func startPTY(t *testing.T, env []string, args ...string) *ptyRun {
 	if err != nil {
 		t.Fatalf("start bnpl on a pty: %v", err)
 	}
-	r := &ptyRun{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	r := &ptyRun{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
+		defer close(r.drained)
 		buf := make([]byte, 4096)
 		for {
 			n, err := tty.Read(buf)
@@ -106,6 +110,11 @@ func (r *ptyRun) waitExit(within time.Duration) int {
 	r.t.Helper()
 	select {
 	case <-r.done:
+		// What the program wrote last may still be in the terminal.
+		select {
+		case <-r.drained:
+		case <-time.After(2 * time.Second):
+		}
 		return r.exit
 	case <-time.After(within):
 		r.t.Fatalf("bnpl still runs %s after the input; terminal:\n%s", within, r.output())

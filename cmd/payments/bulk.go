@@ -415,5 +415,11 @@ func classifyMoveError(err error) (status int, errorType, message string, unknow
 	if errors.As(err, &ve) {
 		return 0, "", message, false
 	}
+	// The service answered, and the payment shows the reference_id held
+	// by another move: nothing was moved, and sending again cannot help.
+	var mc *api.MoveConflictError
+	if errors.As(err, &mc) {
+		return 0, bulk.ErrorTypeConflict, message, false
+	}
 	return 0, "", message, true
 }

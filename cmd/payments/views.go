@@ -44,7 +44,7 @@ func disputeColumns(currency string) []output.Column {
 		{Header: "STATUS", Path: "status"},
 		{Header: "REASON", Path: "reason"},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency", Currency: currency},
-		{Header: "DAYS LEFT", Path: "days_left", Kind: output.KindDaysLeft},
+		{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
 	}
 }
 

@@ -142,10 +142,7 @@ func sameOptional(a, b *decimal.Decimal) bool {
 }
 
 func amountWithCurrency(d decimal.Decimal, currency string) string {
-	if currency == "" {
-		return d.String()
-	}
-	return money.Format(d, currency) + " " + currency
+	return money.Display(d, currency)
 }
 
 func captureText(cur string, amount decimal.Decimal, tax, shipping, discount *decimal.Decimal) string {

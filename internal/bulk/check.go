@@ -1,30 +1,29 @@
 package bulk
 
 import (
-	"fmt"
-
 	"github.com/shopspring/decimal"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
-// errorTypeConflict marks, in the report, a row whose reference_id the
+// ErrorTypeConflict marks, in the report, a row whose reference_id the
 // payment holds for another move.
-const errorTypeConflict = "reference_conflict"
+const ErrorTypeConflict = "reference_conflict"
 
 // ReferenceConflict compares what payment p holds under reference_id ref
 // with the capture or refund a row asks for. found is whether p holds a
 // move of that kind under ref. held is empty when that move is the one
-// asked for (the same amount and, for a capture, the same tax, shipping and
-// discount amounts), and otherwise a sentence saying what ref was used
-// for, that nothing was moved, and what to do. amount nil (a "full" row,
-// whose amount is not fixed) takes any amount as the one asked for; tax,
-// shipping and discount are a capture's optional parts, nil when absent.
+// asked for, and otherwise the refusal of api.CheckCaptureReference or
+// api.CheckRefundReference (what ref was used for, that nothing was moved)
+// with what to do: single moves and bulk rows share one rule. amount nil
+// (a "full" row, whose amount is not fixed) takes any amount as the one
+// asked for; tax, shipping and discount are a capture's optional parts,
+// nil when absent.
 //
 // The service answers a reference_id it has already seen with the
-// payment as it stands, moving nothing, so the same check serves before a
-// move (on the payment read) and after it (on the payment answered).
+// payment as it stands, moving nothing, so a row is checked against the
+// payment before it is sent; after the move the client checks the answer
+// (a *api.MoveConflictError).
 func ReferenceConflict(op Op, p *api.Payment, ref string, amount, tax, shipping, discount *decimal.Decimal) (found bool, held string) {
 	if amount == nil {
 		return referenceConflict(op, p, ref, nil)
@@ -33,58 +32,30 @@ func ReferenceConflict(op Op, p *api.Payment, ref string, amount, tax, shipping,
 }
 
 func referenceConflict(op Op, p *api.Payment, ref string, want *amounts) (found bool, held string) {
-	var have decimal.Decimal
-	var parts [3]*decimal.Decimal
+	var err error
 	switch op {
 	case OpCapture:
-		c := p.CaptureByReference(ref)
-		if c == nil {
+		if p.CaptureByReference(ref) == nil {
 			return false, ""
 		}
-		have, parts = c.Amount, [3]*decimal.Decimal{c.TaxAmount, c.ShippingAmount, c.DiscountAmount}
+		if want != nil {
+			_, err = api.CheckCaptureReference(p, api.CaptureRequest{ReferenceID: ref, Amount: want.amount,
+				TaxAmount: want.tax, ShippingAmount: want.shipping, DiscountAmount: want.discount})
+		}
 	case OpRefund:
-		r := p.RefundByReference(ref)
-		if r == nil {
+		if p.RefundByReference(ref) == nil {
 			return false, ""
 		}
-		have = r.Amount
+		if want != nil {
+			_, err = api.CheckRefundReference(p, api.RefundRequest{ReferenceID: ref, Amount: want.amount})
+		}
 	default:
 		return false, ""
 	}
-	if want == nil {
+	if err == nil {
 		return true, ""
 	}
-	differs := !have.Equal(want.amount)
-	if op == OpCapture {
-		for i, w := range []*decimal.Decimal{want.tax, want.shipping, want.discount} {
-			if !sameOptional(parts[i], w) {
-				differs = true
-			}
-		}
-	}
-	if !differs {
-		return true, ""
-	}
-	what := fmt.Sprintf("%s %s", money.Format(have, p.Currency), p.Currency)
-	asked := money.Format(want.amount, p.Currency)
-	if have.Equal(want.amount) {
-		what += " with other tax, shipping or discount amounts"
-		asked += " with this row's"
-	}
-	return true, fmt.Sprintf("reference_id %s was already used on this payment for a %s of %s; this row asks %s, and nothing was moved: use a new reference_id, or leave it empty to get one",
-		ref, op, what, asked)
-}
-
-// sameOptional compares an optional amount, absent counting as zero.
-func sameOptional(a, b *decimal.Decimal) bool {
-	x, y := decimal.Zero, decimal.Zero
-	if a != nil {
-		x = *a
-	}
-	if b != nil {
-		y = *b
-	}
-	return x.Equal(y)
+	return true, err.Error() + ": use a new reference_id, or leave it empty to get one"
 }
 
 // heldAmount is the amount of the op's move under ref on p.

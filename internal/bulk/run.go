@@ -532,7 +532,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				// if the payment holds it with this row's amounts.
 				if r.o.Op != OpClose {
 					if found, held := referenceConflict(r.o.Op, moved.Payment, req.referenceID, &req.amounts); !found || held != "" {
-						res.Outcome, res.ErrorType = OutcomeFailed, errorTypeConflict
+						res.Outcome, res.ErrorType = OutcomeFailed, ErrorTypeConflict
 						res.Message = held
 						if !found {
 							res.Message = fmt.Sprintf("the service answered, but the payment shows no %s with reference_id %s", r.o.Op, req.referenceID)
@@ -627,7 +627,7 @@ func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, 
 		return res, false
 	}
 	if held != "" {
-		res.Outcome, res.ErrorType, res.Message = OutcomeFailed, errorTypeConflict, held
+		res.Outcome, res.ErrorType, res.Message = OutcomeFailed, ErrorTypeConflict, held
 		r.record(t, res, OutcomeFailed)
 		return res, true
 	}

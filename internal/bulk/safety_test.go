@@ -192,7 +192,7 @@ func TestAReusedReferenceIDIsAFailedRow(t *testing.T) {
 	}
 	rep := readReport(t, o.ReportPath)
 	if rep[0]["outcome"] != "failed" || rep[0]["error_type"] != "reference_conflict" ||
-		!strings.Contains(rep[0]["message"], "reference_id R1 was already used on this payment for a capture of 7.00 AED; this row asks 8.00, and nothing was moved") {
+		!strings.Contains(rep[0]["message"], "reference_id R1 was already used on payment "+ids[0]+" for a capture of 7.00 AED (asked now: 8.00 AED): nothing was moved") {
 		t.Fatalf("report %v", rep[0])
 	}
 	if got := f.payment(ids[0]).Captured(); !got.Equal(decimal.RequireFromString("14")) {
@@ -229,7 +229,7 @@ func TestReferenceConflict(t *testing.T) {
 			t.Errorf("%s %s %v: found %v held %q", c.op, c.ref, c.amount, found, held)
 		}
 	}
-	if _, held := ReferenceConflict(OpCapture, p, "c", d("6"), d("1"), nil, nil); !strings.Contains(held, "capture of 5.000 KWD; this row asks 6.000") {
+	if _, held := ReferenceConflict(OpCapture, p, "c", d("6"), d("1"), nil, nil); !strings.Contains(held, "reference_id c was already used on payment  for a capture of 5.000 KWD with tax 1.000 KWD (asked now: 6.000 KWD with tax 1.000 KWD): nothing was moved") {
 		t.Errorf("message %q", held)
 	}
 }
