@@ -368,6 +368,9 @@ func (d *deliverer) fanOut(ev *hookEvent) {
 			return
 		}
 		if del.Status == deliveryFailed {
+			d.recordAttempt(del.ID, now, 0, errors.New(del.Error), 0, false)
+			del.Attempts = 1
+			_ = d.record(del, false)
 			d.report(del)
 			d.logf("%s webhook %s: %s", ev.kind, h.ID, del.Error)
 			continue
@@ -380,9 +383,14 @@ func (d *deliverer) fanOut(ev *hookEvent) {
 
 func (d *deliverer) attempt(del *Delivery, header *api.WebhookHeader) {
 	del.Attempts++
+	start := time.Now()
 	status, err := d.post(del, header)
 	del.HTTPStatus, del.Error = status, ""
 	del.UpdatedAt = time.Now().UTC()
+	latency := time.Since(start)
+	if d.ctx.Err() == nil || err == nil {
+		d.recordAttempt(del.ID, start, status, err, latency, false)
+	}
 	switch {
 	case err == nil && status == http.StatusOK:
 		del.Status = deliveryDelivered
@@ -448,6 +456,10 @@ func (d *deliverer) post(del *Delivery, header *api.WebhookHeader) (int, error) 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "bnpl-sandbox-webhooks/1")
+	// Not a header of the service: the sandbox names the change, which
+	// the body alone does not always tell (bnpl listen shows it).
+	req.Header.Set(EventHeader, del.Event)
+	req.Header.Set(DeliveryHeader, del.ID)
 	if header != nil && header.Title != "" {
 		req.Header.Set(header.Title, header.Value)
 	}
@@ -483,8 +495,11 @@ func (d *deliverer) record(del *Delivery, insert bool) error {
 			del.ID, del.Kind, del.WebhookID, del.MerchantCode, del.IsTest, del.URL, del.Event, del.SubjectID,
 			[]byte(del.Payload), del.Attempts, del.Status, del.HTTPStatus, del.Error, del.CreatedAt.UnixNano(), del.UpdatedAt.UnixNano())
 	} else {
-		_, err = d.s.db.ExecContext(ctx, `UPDATE deliveries SET attempts = ?, status = ?, http_status = ?, error = ?, updated_at = ?
-			WHERE id = ?`, del.Attempts, del.Status, del.HTTPStatus, del.Error, del.UpdatedAt.UnixNano(), del.ID)
+		// The count is the attempts recorded, resends included, so that a
+		// resend and a scheduled retry racing each other agree on it.
+		_, err = d.s.db.ExecContext(ctx, `UPDATE deliveries SET attempts = MAX(?, (SELECT COUNT(*) FROM delivery_attempts WHERE delivery_id = ?)),
+			status = ?, http_status = ?, error = ?, updated_at = ? WHERE id = ?`,
+			del.Attempts, del.ID, del.Status, del.HTTPStatus, del.Error, del.UpdatedAt.UnixNano(), del.ID)
 	}
 	if err != nil && d.ctx.Err() == nil {
 		d.logf("recording delivery %s: %v", del.ID, err)
@@ -555,4 +570,214 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Headers the sandbox adds to every delivery. The service sends neither:
+// they name the change and the delivery, for `bnpl listen` and for
+// `bnpl sandbox deliveries resend`.
+const (
+	EventHeader    = "Bnpl-Sandbox-Event"
+	DeliveryHeader = "Bnpl-Sandbox-Delivery"
+)
+
+// migrationDeliveryAttempts keeps one row per attempt of a delivery: the
+// deliveries table holds each delivery as it stands after its latest.
+const migrationDeliveryAttempts = `
+	CREATE TABLE delivery_attempts (
+		seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+		delivery_id TEXT NOT NULL,
+		attempt     INTEGER NOT NULL,
+		at          INTEGER NOT NULL,
+		http_status INTEGER NOT NULL,
+		error       TEXT NOT NULL,
+		latency_ns  INTEGER NOT NULL,
+		resend      INTEGER NOT NULL
+	);
+	CREATE INDEX delivery_attempts_by_delivery ON delivery_attempts (delivery_id);`
+
+// DeliveryAttempt is one attempt to deliver a notification to a webhook:
+// what `bnpl sandbox deliveries` lists. Seq orders attempts and is the
+// cursor of GET /_sandbox/deliveries/attempts?after=.
+type DeliveryAttempt struct {
+	Seq          int64     `json:"seq"`
+	DeliveryID   string    `json:"delivery_id"`
+	Attempt      int       `json:"attempt"`
+	At           time.Time `json:"at"`
+	Kind         string    `json:"kind"`
+	Event        string    `json:"event"`
+	URL          string    `json:"url"`
+	WebhookID    string    `json:"webhook_id"`
+	MerchantCode string    `json:"merchant_code"`
+	IsTest       bool      `json:"is_test"`
+	PaymentID    string    `json:"payment_id,omitempty"`
+	DisputeID    string    `json:"dispute_id,omitempty"`
+	// Outcome is delivered (answered 200) or failed.
+	Outcome    string  `json:"outcome"`
+	HTTPStatus int     `json:"http_status,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	LatencyMS  float64 `json:"latency_ms"`
+	Resend     bool    `json:"resend,omitempty"`
+}
+
+// DeliveryFilter selects attempts. Zero fields select everything; After
+// (a Seq) answers the attempts after it, oldest first, for following.
+type DeliveryFilter struct {
+	PaymentID string
+	DisputeID string
+	Failed    bool // only attempts not answered 200
+	After     int64
+	Limit     int // default 100, at most 1000
+}
+
+// recordAttempt adds an attempt's row. Its number is counted in the same
+// statement, so that concurrent attempts (a resend and a retry) differ.
+func (d *deliverer) recordAttempt(deliveryID string, at time.Time, status int, sendErr error, latency time.Duration, resend bool) int {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
+	defer cancel()
+	msg := ""
+	if sendErr != nil {
+		msg = sendErr.Error()
+	} else if status != http.StatusOK {
+		msg = fmt.Sprintf("answered %d, want 200", status)
+	}
+	var n int
+	err := d.s.db.QueryRowContext(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, at, http_status, error, latency_ns, resend)
+		SELECT ?, COALESCE(MAX(attempt), 0) + 1, ?, ?, ?, ?, ? FROM delivery_attempts WHERE delivery_id = ?
+		RETURNING attempt`, deliveryID, at.UnixNano(), status, msg, latency.Nanoseconds(), resend, deliveryID).Scan(&n)
+	if err != nil && d.ctx.Err() == nil {
+		d.logf("recording an attempt of delivery %s: %v", deliveryID, err)
+	}
+	return n
+}
+
+const attemptColumns = `a.seq, a.delivery_id, a.attempt, a.at, a.http_status, a.error, a.latency_ns, a.resend,
+	d.kind, d.event, d.url, d.webhook_id, d.merchant_code, d.is_test, d.subject_id, d.payload`
+
+func scanAttempt(sc interface{ Scan(...any) error }) (DeliveryAttempt, error) {
+	var a DeliveryAttempt
+	var at, latency int64
+	var subject string
+	var payload []byte
+	if err := sc.Scan(&a.Seq, &a.DeliveryID, &a.Attempt, &at, &a.HTTPStatus, &a.Error, &latency, &a.Resend,
+		&a.Kind, &a.Event, &a.URL, &a.WebhookID, &a.MerchantCode, &a.IsTest, &subject, &payload); err != nil {
+		return a, err
+	}
+	a.At = time.Unix(0, at).UTC()
+	a.LatencyMS = float64(latency/1000) / 1000
+	a.Outcome = deliveryFailed
+	if a.HTTPStatus == http.StatusOK && a.Error == "" {
+		a.Outcome = deliveryDelivered
+	}
+	if a.Kind == hookKindDispute {
+		a.DisputeID = subject
+		var n struct {
+			PaymentID string `json:"payment_id"`
+		}
+		if json.Unmarshal(payload, &n) == nil {
+			a.PaymentID = n.PaymentID
+		}
+	} else {
+		a.PaymentID = subject
+	}
+	return a, nil
+}
+
+// DeliveryAttempts lists delivery attempts: the latest Limit, newest
+// first; or, with After, the next Limit after that cursor, oldest first.
+func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	f.Limit = min(f.Limit, 1000)
+	conds, args := []string{"1 = 1"}, []any{}
+	if f.PaymentID != "" {
+		conds = append(conds, "((d.kind = 'payment' AND d.subject_id = ?) OR (d.kind = 'dispute' AND json_extract(d.payload, '$.payment_id') = ?))")
+		args = append(args, f.PaymentID, f.PaymentID)
+	}
+	if f.DisputeID != "" {
+		conds, args = append(conds, "d.kind = 'dispute' AND d.subject_id = ?"), append(args, f.DisputeID)
+	}
+	if f.Failed {
+		conds = append(conds, "(a.http_status != 200 OR a.error != '')")
+	}
+	order := "DESC"
+	if f.After > 0 {
+		conds, args, order = append(conds, "a.seq > ?"), append(args, f.After), "ASC"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+		WHERE `+strings.Join(conds, " AND ")+` ORDER BY a.seq `+order+` LIMIT ?`, append(args, f.Limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []DeliveryAttempt{}
+	for rows.Next() {
+		a, err := scanAttempt(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+var errNoSuchDelivery = &apiError{status: 404, errorType: "not_found", message: "no such delivery"}
+
+// Resend sends a delivery's notification again, now, to the webhook it
+// was for, with the webhook's current header, and answers the attempt.
+// It waits for the answer; a failed resend is not retried. The delivery's
+// status becomes delivered when the receiver answers 200.
+func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttempt, error) {
+	d := s.hooks
+	var del Delivery
+	var payload []byte
+	err := s.db.QueryRowContext(ctx, `SELECT id, kind, webhook_id, merchant_code, is_test, url, event, subject_id, payload, status
+		FROM deliveries WHERE id = ?`, deliveryID).Scan(&del.ID, &del.Kind, &del.WebhookID, &del.MerchantCode, &del.IsTest,
+		&del.URL, &del.Event, &del.SubjectID, &payload, &del.Status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoSuchDelivery
+	}
+	if err != nil {
+		return nil, err
+	}
+	del.Payload = payload
+	hook, err := getHook(ctx, s.db, del.Kind, del.MerchantCode, del.IsTest, del.WebhookID)
+	if errors.Is(err, errHookNotFound) {
+		return nil, &apiError{status: 409, errorType: "conflict",
+			message: fmt.Sprintf("the %s webhook %s of this delivery was removed; nothing to send it to", del.Kind, del.WebhookID)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	// To the URL as registered now, judged by the rules now.
+	del.URL = hook.URL
+	start := time.Now()
+	var status int
+	var sendErr error
+	if _, urlErr := s.checkWebhookURL(ctx, hook.URL, false); urlErr != nil {
+		sendErr = errors.New("the URL no longer passes the rules: " + urlErr.Error())
+	} else {
+		status, sendErr = d.post(&del, hook.Header)
+	}
+	latency := time.Since(start)
+	n := d.recordAttempt(del.ID, start, status, sendErr, latency, true)
+	del.HTTPStatus, del.Error, del.UpdatedAt, del.Attempts = status, "", time.Now().UTC(), n
+	switch {
+	case sendErr == nil && status == http.StatusOK:
+		del.Status = deliveryDelivered
+	case sendErr != nil:
+		del.Error = sendErr.Error()
+	default:
+		del.Error = fmt.Sprintf("answered %d, want 200", status)
+	}
+	if err := d.record(&del, false); err != nil {
+		return nil, err
+	}
+	d.report(&del)
+	a, err := scanAttempt(s.db.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a
+		JOIN deliveries d ON d.id = a.delivery_id WHERE a.delivery_id = ? AND a.attempt = ?`, del.ID, n))
+	if err != nil {
+		return nil, fmt.Errorf("the resend of delivery %s was sent but could not be read back: %w", del.ID, err)
+	}
+	return &a, nil
 }

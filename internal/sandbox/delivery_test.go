@@ -342,7 +342,7 @@ func TestDeliveryRefusesURLsTheRulesNoLongerAdmit(t *testing.T) {
 	for {
 		list, _ := strict.sb.Deliveries(context.Background(), "", id, 0)
 		if len(list) == 1 {
-			if list[0].Status != deliveryFailed || !strings.Contains(list[0].Error, "no longer passes the rules") || list[0].Attempts != 0 {
+			if list[0].Status != deliveryFailed || !strings.Contains(list[0].Error, "no longer passes the rules") || list[0].Attempts != 1 {
 				t.Fatalf("%+v", list[0])
 			}
 			break

@@ -21,6 +21,9 @@
 //	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute (disputes.go)
 //	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
 //	GET  /_sandbox/deliveries                        webhook deliveries (delivery.go)
+//	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
+//	POST /_sandbox/deliveries/{id}/resend            send a delivery again now (control_deliveries.go)
+//	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after= (requestlog.go)
 //
 // The /_sandbox control endpoints need no key but answer only requests whose
 // RemoteAddr is a loopback address (the in-process Transport uses
@@ -194,6 +197,9 @@ type Options struct {
 	Resolver           webhook.Resolver
 	OnDelivery         func(Delivery)
 	DeliveryLog        io.Writer
+
+	// NoRequestLog turns off the request log (see requestlog.go).
+	NoRequestLog bool
 }
 
 // Defaults of the service's timers (see docs/sandbox.md).
@@ -224,6 +230,8 @@ type Sandbox struct {
 	limits *rateLimiter   // nil: no rate limit
 
 	hooks *deliverer // webhook rules and delivery workers
+
+	reqlog *requestLog // nil: requests are not logged
 
 	lists *listCache // positions in the payments list, see paymentlist.go
 }
@@ -282,6 +290,9 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s.db = db
 	s.hooks = startDelivery(s, opts)
+	if !opts.NoRequestLog {
+		s.reqlog = startRequestLog(s)
+	}
 	return s, nil
 }
 
@@ -290,7 +301,8 @@ func (s *Sandbox) Close() error {
 	if s.db == nil {
 		return nil
 	}
-	s.hooks.stop() // workers write to the state: stop them first
+	s.reqlog.stop() // both write to the state: stop them first
+	s.hooks.stop()
 	return s.db.Close()
 }
 

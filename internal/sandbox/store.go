@@ -45,10 +45,14 @@ var migrations = []string{
 	// deliveries (see disputes.go, webhooks.go and delivery.go).
 	migrationDisputesWebhooks,
 	migrationPaymentListing,
+	// Each attempt of a webhook delivery (delivery.go), then the request
+	// log (requestlog.go).
+	migrationDeliveryAttempts,
+	migrationRequestLog,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
-var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries"}
+var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries", "delivery_attempts", "request_log"}
 
 // openStore opens the state. A file is opened in WAL mode with a busy
 // timeout so that several processes can share it; every write transaction

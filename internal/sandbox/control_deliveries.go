@@ -1,0 +1,88 @@
+package sandbox
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Control endpoints of the delivery log: each attempt, and a resend.
+
+func init() {
+	routeRegistrars = append(routeRegistrars, func(s *Sandbox, mux *http.ServeMux, _ string) {
+		mux.HandleFunc("GET /_sandbox/delivery-attempts", loopbackOnly(s.handleDeliveryAttempts))
+		mux.HandleFunc("POST /_sandbox/deliveries/{id}/resend", loopbackOnly(s.handleResend))
+		mux.HandleFunc("GET /_sandbox/logs", loopbackOnly(s.handleRequestLog))
+	})
+}
+
+// handleDeliveryAttempts answers {"attempts": [...], "cursor": N}: the
+// latest attempts newest first, or with ?after=CURSOR those after it,
+// oldest first; cursor is what to pass as after next time.
+func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := DeliveryFilter{PaymentID: strings.ToLower(q.Get("payment")), DisputeID: strings.ToLower(q.Get("dispute"))}
+	switch q.Get("status") {
+	case "":
+	case deliveryFailed:
+		f.Failed = true
+	default:
+		writeError(w, badData("status must be failed"))
+		return
+	}
+	var err error
+	if f.After, err = cursorParam(q.Get("after")); err != nil {
+		writeError(w, err)
+		return
+	}
+	if f.Limit, err = limitParam(q.Get("limit")); err != nil {
+		writeError(w, err)
+		return
+	}
+	list, err := s.DeliveryAttempts(r.Context(), f)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	cursor := f.After
+	for _, a := range list {
+		cursor = max(cursor, a.Seq)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"attempts": list, "cursor": cursor})
+}
+
+func (s *Sandbox) handleResend(w http.ResponseWriter, r *http.Request) {
+	id, ok := canonicalID(r.PathValue("id"))
+	if !ok {
+		writeError(w, badData("invalid delivery id"))
+		return
+	}
+	a, err := s.Resend(r.Context(), id)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+func cursorParam(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, badData("after must be a cursor answered by an earlier call")
+	}
+	return n, nil
+}
+
+func limitParam(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, badData("limit must be a positive number")
+	}
+	return n, nil
+}

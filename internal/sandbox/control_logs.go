@@ -1,0 +1,46 @@
+package sandbox
+
+import (
+	"net/http"
+	"time"
+)
+
+// handleRequestLog answers {"entries": [...], "cursor": N, "dropped": N}:
+// the latest entries newest first, or with ?after=CURSOR those after it,
+// oldest first. ?status=404|4xx|5xx, ?path=GLOB, ?since=RFC3339 filter.
+// dropped counts requests this process could not log (a full queue).
+func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := LogFilter{Status: q.Get("status"), Path: q.Get("path")}
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			writeError(w, badData("since must be an RFC 3339 time such as 2025-01-02T15:04:05Z"))
+			return
+		}
+		f.Since = t
+	}
+	var err error
+	if f.After, err = cursorParam(q.Get("after")); err != nil {
+		writeError(w, err)
+		return
+	}
+	if f.Limit, err = limitParam(q.Get("limit")); err != nil {
+		writeError(w, err)
+		return
+	}
+	if s.reqlog == nil {
+		writeError(w, &apiError{status: 409, errorType: "conflict", message: "this sandbox keeps no request log: it was started with --no-request-log"})
+		return
+	}
+	list, err := s.RequestLog(r.Context(), f)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	cursor := f.After
+	for _, e := range list {
+		cursor = max(cursor, e.Seq)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"entries": list, "cursor": cursor, "dropped": s.RequestLogDropped()})
+}

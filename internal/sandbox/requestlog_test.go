@@ -1,0 +1,167 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawLog reads every stored byte of the request log, as a person reading
+// the state file would.
+func rawLog(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	rows, err := db.Query(`SELECT * FROM request_log`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var all strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			fmt.Fprintf(&all, "%s|", v)
+		}
+		all.WriteString("\n")
+	}
+	return all.String()
+}
+
+func TestRequestLogNeverHoldsAKeyOrAHeaderValue(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.db")
+	e := newDisputeEnv(t, Options{StatePath: state, AllowLocalWebhooks: true})
+	const hookValue = "hv-9f3c1e77aa41"
+	const shortValue = "abc"
+	e.registerPaymentHook(aeTest, "https://hooks.shop-example.com/a", map[string]any{"title": "X-Sig", "value": hookValue})
+	e.registerPaymentHook(aeTest, "https://hooks.shop-example.com/b", map[string]any{"title": "X-Sig", "value": shortValue})
+	// The dispute-webhook family, with the value also echoed elsewhere.
+	e.doRaw("ae", "POST", "/api/v1/dispute-webhooks", map[string]string{"Authorization": "Bearer " + aeLive, "X-Merchant-Code": "ae-sandbox"},
+		map[string]any{"url": "https://hooks.shop-example.com/d", "header": map[string]any{"title": "X-D", "value": hookValue}, "note": hookValue})
+	// A key in the body, in the query, and a key nobody has.
+	e.do("ae", "POST", "/api/v2/checkout", aeTest, map[string]any{"merchant_code": "ae-sandbox", "description": "my key is " + aeLive})
+	e.do("ae", "GET", "/api/v2/payments?key="+aeTest, aeTest, nil)
+	e.do("ae", "GET", "/api/v2/payments", "sk_test_not_a_known_key_1234", nil)
+	e.authorized("10.00")
+
+	list, err := e.sb.RequestLog(context.Background(), LogFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) < 7 {
+		t.Fatalf("logged %d requests", len(list))
+	}
+	raw := rawLog(t, e.sb.db)
+	for _, secretValue := range []string{aeTest, aeLive, hookValue, `"value":"` + shortValue + `"`, "sk_test_not_a_known_key_1234"} {
+		if strings.Contains(raw, secretValue) {
+			t.Errorf("the stored log holds %q:\n%s", secretValue, raw)
+		}
+	}
+	b, _ := json.Marshal(list)
+	if strings.Contains(string(b), hookValue) || strings.Contains(string(b), aeTest) {
+		t.Errorf("the answered log holds a secret: %s", b)
+	}
+	// What is kept is still useful: the masked key, the merchant, the mode.
+	var sawKey bool
+	for _, en := range list {
+		if en.Key == "sk_test_****dbox" && en.MerchantCode == "ae-sandbox" && en.Mode == "test" {
+			sawKey = true
+		}
+	}
+	if !sawKey {
+		t.Errorf("no entry names the masked key, merchant and mode: %s", b)
+	}
+}
+
+func TestRequestLogRecordsErrorsAndFilters(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.do("ae", "GET", "/api/v2/payments/not-an-id", aeTest, nil)
+	e.do("ae", "GET", "/api/v2/payments", "", nil)
+	id := e.authorized("12.00")
+	e.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil)
+	e.ctl("POST", "/_sandbox/clock/advance?by=1m", nil) // not a service path: not logged
+
+	all, err := e.sb.RequestLog(context.Background(), LogFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range all {
+		if strings.HasPrefix(en.Path, "/_sandbox") {
+			t.Fatalf("logged a control request: %+v", en)
+		}
+	}
+	four, err := e.sb.RequestLog(context.Background(), LogFilter{Status: "4xx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(four) != 2 || four[0].Status != 401 || four[0].Error == "" || four[1].Status != 400 || four[1].ErrorType != "bad_data" {
+		t.Fatalf("4xx entries: %+v", four)
+	}
+	byPath, _ := e.sb.RequestLog(context.Background(), LogFilter{Path: "/api/v2/payments/*"})
+	if len(byPath) != 2 || byPath[0].Path != "/api/v2/payments/"+id || byPath[0].Status != 200 || !strings.Contains(byPath[0].ResponseBody, id) {
+		t.Fatalf("by path: %+v", byPath)
+	}
+	prefix, _ := e.sb.RequestLog(context.Background(), LogFilter{Path: "/api/v2/checkout"})
+	if len(prefix) != 1 || prefix[0].Method != http.MethodPost || !strings.Contains(prefix[0].RequestBody, "ae-sandbox") {
+		t.Fatalf("by prefix: %+v", prefix)
+	}
+	after, _ := e.sb.RequestLog(context.Background(), LogFilter{After: all[1].Seq})
+	if len(after) != 1 || after[0].Seq != all[0].Seq {
+		t.Fatalf("after the cursor: %+v", after)
+	}
+	future, _ := e.sb.RequestLog(context.Background(), LogFilter{Since: time.Now().Add(time.Hour)})
+	if len(future) != 0 {
+		t.Fatalf("since: %+v", future)
+	}
+	if _, err := e.sb.RequestLog(context.Background(), LogFilter{Status: "6xx"}); err == nil {
+		t.Fatal("6xx accepted")
+	}
+}
+
+func TestRequestLogKeepsTheLastEntriesAndCutsBodies(t *testing.T) {
+	e := newEnv(t, Options{})
+	big := strings.Repeat("x", maxLoggedBody+100)
+	e.do("ae", "POST", "/api/v2/checkout", aeTest, map[string]any{"description": big})
+	list, _ := e.sb.RequestLog(context.Background(), LogFilter{})
+	if len(list) != 1 || !list[0].Truncated || len(list[0].RequestBody) > maxLoggedBody {
+		t.Fatalf("a big body: truncated %v, %d bytes", list[0].Truncated, len(list[0].RequestBody))
+	}
+	// Fill past the cap straight through the writer, as a long run would.
+	for i := 0; i < maxLogEntries+logTrimEvery+10; i++ {
+		e.sb.reqlog.add(&pendingEntry{at: time.Now(), region: "ae", method: "GET", path: fmt.Sprintf("/api/v2/payments?n=%d", i), status: 200})
+		if i%1000 == 0 {
+			e.sb.reqlog.flush(context.Background())
+		}
+	}
+	e.sb.reqlog.flush(context.Background())
+	var n int
+	if err := e.sb.db.QueryRow(`SELECT COUNT(*) FROM request_log`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n > maxLogEntries+logBatchSize+logTrimEvery || n < maxLogEntries {
+		t.Fatalf("%d entries kept", n)
+	}
+}
+
+func TestNoRequestLog(t *testing.T) {
+	e := newEnv(t, Options{NoRequestLog: true})
+	e.do("ae", "GET", "/api/v2/payments", aeTest, nil)
+	var n int
+	if err := e.sb.db.QueryRow(`SELECT COUNT(*) FROM request_log`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d entries, %v", n, err)
+	}
+	r := e.ctl("GET", "/_sandbox/logs", nil)
+	wantError(t, r, 409, "conflict", "this sandbox keeps no request log: it was started with --no-request-log")
+}
