@@ -40,6 +40,7 @@ the embedded sandbox's state that commands use when no profile is configured.`,
 		cmd.AddCommand(newMoveCmd(f, v.verb, v.short, v.what))
 	}
 	cmd.AddCommand(newResetCmd(f), newClockCmd(f), newDisputeCmd(f))
+	cmd.AddCommand(newDeliveriesCmd(f), newLogsCmd(f))
 	return cmd
 }
 

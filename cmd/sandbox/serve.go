@@ -26,6 +26,8 @@ type ServeOptions struct {
 	// ResolveHosts turns on DNS lookups of webhook hosts; without it the
 	// sandbox is hermetic.
 	ResolveHosts bool
+	// NoRequestLog turns the request log off (bnpl sandbox logs).
+	NoRequestLog bool
 }
 
 func newServeCmd(f *cmdutil.Factory) *cobra.Command {
@@ -61,6 +63,7 @@ with other processes, including the embedded sandbox.`,
 			}
 			so.AllowLocalWebhooks, so.WebhookRetryScale = opts.AllowLocalWebhooks, opts.RetryScale
 			so.ResolveHosts = opts.ResolveHosts
+			so.NoRequestLog = opts.NoRequestLog
 			so.DeliveryLog = f.IO.ErrOut
 			if opts.Merchants != "" {
 				ms, err := sandbox.LoadMerchants(opts.Merchants)
@@ -84,5 +87,6 @@ with other processes, including the embedded sandbox.`,
 	fl.BoolVar(&opts.AllowLocalWebhooks, "allow-local-webhooks", false, "accept webhook URLs on loopback (http://127.0.0.1:PORT/...), which the service refuses, and deliver to them")
 	fl.BoolVar(&opts.ResolveHosts, "resolve-hosts", false, "look webhook hosts up in DNS, refusing names that do not resolve to a public address, and deliver to public names (default: no lookups; names under .invalid, .test, .localhost, .local and .internal stand for names that do not resolve)")
 	fl.Float64Var(&opts.RetryScale, "webhook-retry-scale", 1, "multiply the 1, 2, 3 and 4 minute waits between webhook delivery attempts (0.01 makes them 0.6s to 2.4s)")
+	fl.BoolVar(&opts.NoRequestLog, "no-request-log", false, "keep no log of the requests answered (bnpl sandbox logs)")
 	return cmd
 }

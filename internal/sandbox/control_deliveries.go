@@ -31,6 +31,7 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	var err error
+	f.Forward = q.Has("after")
 	if f.After, err = cursorParam(q.Get("after")); err != nil {
 		writeError(w, err)
 		return
@@ -39,12 +40,20 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 		writeError(w, err)
 		return
 	}
+	cursor := f.After
+	if !f.Forward {
+		// Where following starts: after everything there is now, whether
+		// or not the filters showed it.
+		if err := s.db.QueryRowContext(r.Context(), `SELECT COALESCE(MAX(seq), 0) FROM delivery_attempts`).Scan(&cursor); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	list, err := s.DeliveryAttempts(r.Context(), f)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	cursor := f.After
 	for _, a := range list {
 		cursor = max(cursor, a.Seq)
 	}

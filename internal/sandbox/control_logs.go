@@ -21,6 +21,7 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 		f.Since = t
 	}
 	var err error
+	f.Forward = q.Has("after")
 	if f.After, err = cursorParam(q.Get("after")); err != nil {
 		writeError(w, err)
 		return
@@ -33,12 +34,20 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{status: 409, errorType: "conflict", message: "this sandbox keeps no request log: it was started with --no-request-log"})
 		return
 	}
+	cursor := f.After
+	if !f.Forward {
+		// Where following starts: after everything there is now, whether
+		// or not the filters showed it.
+		if err := s.db.QueryRowContext(r.Context(), `SELECT COALESCE(MAX(seq), 0) FROM request_log`).Scan(&cursor); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	list, err := s.RequestLog(r.Context(), f)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	cursor := f.After
 	for _, e := range list {
 		cursor = max(cursor, e.Seq)
 	}

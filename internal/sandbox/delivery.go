@@ -626,7 +626,8 @@ type DeliveryFilter struct {
 	DisputeID string
 	Failed    bool // only attempts not answered 200
 	After     int64
-	Limit     int // default 100, at most 1000
+	Forward   bool // set: the entries after After, oldest first
+	Limit     int  // default 100, at most 1000
 }
 
 // recordAttempt adds an attempt's row. Its number is counted in the same
@@ -701,7 +702,7 @@ func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]Del
 		conds = append(conds, "(a.http_status != 200 OR a.error != '')")
 	}
 	order := "DESC"
-	if f.After > 0 {
+	if f.Forward || f.After > 0 {
 		conds, args, order = append(conds, "a.seq > ?"), append(args, f.After), "ASC"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id

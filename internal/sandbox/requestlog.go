@@ -83,8 +83,9 @@ type LogFilter struct {
 	Status string
 	Path   string
 	Since  time.Time
-	After  int64
-	Limit  int // default 100, at most 1000
+	After   int64
+	Forward bool // set: the entries after After, oldest first
+	Limit   int  // default 100, at most 1000
 }
 
 // pendingEntry is what the handler hands the writer, unmasked.
@@ -469,7 +470,7 @@ func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, erro
 		conds, args = append(conds, "at >= ?"), append(args, f.Since.UnixNano())
 	}
 	order := "DESC"
-	if f.After > 0 {
+	if f.Forward || f.After > 0 {
 		conds, args, order = append(conds, "seq > ?"), append(args, f.After), "ASC"
 	}
 	query := `SELECT seq, at, region, merchant_code, mode, key, method, path, status, error_type, error, latency_ns,

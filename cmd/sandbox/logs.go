@@ -1,0 +1,123 @@
+package sandbox
+
+import (
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// LogsOptions are the inputs of `bnpl sandbox logs`.
+type LogsOptions struct {
+	Follow   bool
+	Interval time.Duration
+	Status   string
+	Path     string
+	Since    string
+}
+
+func newLogsCmd(f *cmdutil.Factory) *cobra.Command {
+	opts := &LogsOptions{}
+	cmd := &cobra.Command{
+		Use:   "logs [--follow] [--status 4xx|5xx|N] [--path GLOB] [--since T]",
+		Short: "Show the requests the sandbox answered, like a service's request log",
+		Long: `Show the requests the sandbox answered on the service's paths (/api/...), oldest
+first: when, the method and path with its query, the status, the latency, the
+merchant and mode (test or live) of the key, and for an error its message, which is
+what to read when your integration gets a 4xx. The sandbox keeps the last 10,000
+requests in its state, with the request and response bodies (at most 64 KiB each):
+-o json and -o jsonl show them, with the sandbox's raw fields. Keys and webhook
+header values are never kept: the key is stored masked (sk_test_****abcd), header
+values masked in the bodies.
+
+--status takes a code (404) or a class (4xx, 5xx). --path takes a glob of the path
+without its query (* stops at a /): a path without a wildcard matches as a prefix,
+so /api/v2/payments finds every payment request. --since takes a date, an RFC 3339
+time or a duration back from now (15m, 24h). --follow prints the latest requests,
+then each new one as it is answered, until Ctrl-C (which exits 130).
+
+A sandbox started with --no-request-log keeps none.`,
+		Example: `  bnpl sandbox logs
+  bnpl sandbox logs --status 4xx
+  bnpl sandbox logs --path '/api/v2/payments/*' --since 15m -o jsonl
+  bnpl sandbox logs --follow`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q := url.Values{}
+			if opts.Status != "" {
+				st := strings.ToLower(strings.TrimSpace(opts.Status))
+				if !validStatusFilter(st) {
+					return cmdutil.UsageHint("use a code such as 404 or a class: 2xx, 3xx, 4xx, 5xx", "invalid --status %q", opts.Status)
+				}
+				q.Set("status", st)
+			}
+			if opts.Path != "" {
+				if !strings.HasPrefix(opts.Path, "/") && !strings.HasPrefix(opts.Path, "*") {
+					return cmdutil.UsageHint("paths start with /, such as /api/v2/payments/*", "invalid --path %q", opts.Path)
+				}
+				if _, err := path.Match(opts.Path, "/"); err != nil {
+					return cmdutil.UsageHint("use a glob such as /api/v2/payments/*", "invalid --path %q: %v", opts.Path, err)
+				}
+				q.Set("path", opts.Path)
+			}
+			if opts.Since != "" {
+				t, err := cmdutil.ParseTimeFlag("since", opts.Since, time.Now())
+				if err != nil {
+					return err
+				}
+				q.Set("since", t.Format(time.RFC3339Nano))
+			}
+			if opts.Interval <= 0 {
+				return cmdutil.Usagef("--interval must be positive, got %s", opts.Interval)
+			}
+			return tail(cmd.Context(), f, "/_sandbox/logs", "entries", q, logColumns, opts.Follow, opts.Interval)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&opts.Follow, "follow", "f", false, "keep printing new requests until Ctrl-C")
+	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between reads with --follow")
+	fl.StringVar(&opts.Status, "status", "", "only this status (404) or class (4xx, 5xx)")
+	fl.StringVar(&opts.Path, "path", "", "only paths matching this glob (without a wildcard: this prefix)")
+	fl.StringVar(&opts.Since, "since", "", "only requests since this time (date, RFC 3339, or a duration back: 15m)")
+	return cmd
+}
+
+func validStatusFilter(st string) bool {
+	if len(st) == 3 && st[1:] == "xx" {
+		return st[0] >= '1' && st[0] <= '5'
+	}
+	n, err := strconv.Atoi(st)
+	return err == nil && n >= 100 && n <= 599
+}
+
+var logColumns = []output.Column{
+	{Header: "TIME", Path: "at", Kind: output.KindTime},
+	{Header: "METHOD", Path: "method", Kind: output.KindPlain},
+	{Header: "STATUS", Kind: output.KindPlain, Value: func(rec map[string]any) string { return output.String(rec["status"]) }},
+	{Header: "PATH", Path: "path", Kind: output.KindID},
+	{Header: "LATENCY", Kind: output.KindPlain, Value: latencyCell},
+	{Header: "MERCHANT", Kind: output.KindPlain, Value: func(rec map[string]any) string {
+		m, _ := rec["merchant_code"].(string)
+		if mode, _ := rec["mode"].(string); mode != "" {
+			m += " (" + mode + ")"
+		}
+		return m
+	}},
+	{Header: "ERROR", Kind: output.KindText, Value: func(rec map[string]any) string {
+		e, _ := rec["error"].(string)
+		t, _ := rec["error_type"].(string)
+		switch {
+		case t != "" && e != "":
+			return t + ": " + e
+		case t != "":
+			return t
+		}
+		return e
+	}},
+}
