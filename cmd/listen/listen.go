@@ -50,14 +50,19 @@ func newCmd(f *cmdutil.Factory, run func(context.Context, *Options) error) *cobr
 		Short: "Receive webhook notifications locally and print them",
 		Long: `Receive payment and dispute notifications on this machine and print each as it
 arrives: a line on a terminal, one JSON object per line when piped (received_at,
-kind, path, id or dispute_id, payment_id, status, amount, currency, verified,
-forward, payload). The kind, payment or dispute, is told by the shape of the body.
+kind, path, id or dispute_id, payment_id, status, event, amount, currency,
+verified, forward, payload). The kind, payment or dispute, is told by the shape of
+the body. The event (authorized, captured, refunded, closed, updated, rejected,
+expired, or "dispute" and the dispute's status) is what a bnpl sandbox names in its
+Bnpl-Sandbox-Event header, else what the body tells.
 
 With --header-title and --header-value-env, every delivery must carry that header
 with that value; others are answered 401 and reported on stderr (the expected value
 is never printed). Accepted deliveries are answered 200. --forward-to sends each
 accepted notification, same body and headers, on to your own endpoint and reports
-its status. --max N stops after N notifications, for scripts; Ctrl-C stops too.
+its status; when that endpoint fails (an error, or a status other than 2xx) the
+sender is answered with its status (502 for an error), so that it retries, and the
+notification does not count toward --max. --max N stops after N notifications, for scripts; Ctrl-C stops too.
 
 --fail-first N answers the first N deliveries that pass the checks with 500, as a
 receiver that is down would, so you can watch the sender retry them. Each is
@@ -205,12 +210,19 @@ func Line(n webhook.Notification) string {
 	if n.Verified {
 		check = "verified"
 	}
-	line := fmt.Sprintf("%s  %-7s  %-36s  %-17s  %-14s  %s", n.ReceivedAt.Format("15:04:05"), n.Kind, id, n.Status, amount, check)
+	event := n.Event
+	if event == "" {
+		event = n.Status
+	}
+	line := fmt.Sprintf("%s  %-7s  %-36s  %-17s  %-14s  %s", n.ReceivedAt.Format("15:04:05"), n.Kind, id, event, amount, check)
 	if f := n.Forward; f != nil {
 		if f.Error != "" {
 			line += "  → forward failed: " + f.Error
 		} else {
 			line += fmt.Sprintf("  → %d", f.Status)
+		}
+		if f.Error != "" || f.Status < 200 || f.Status > 299 {
+			line += " (answered the sender with an error: it should retry)"
 		}
 	}
 	// Every field but the time comes from the sender: a notification body

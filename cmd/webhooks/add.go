@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -93,7 +94,7 @@ func (o *RequestOptions) prepare(ctx context.Context) (*api.WebhookRequest, *out
 	}
 	normalised, err := o.URLRule.Check(ctx, o.URL, t)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, loopbackHint(err, o.URL, t)
 	}
 	if normalised != o.URL {
 		o.Notice("URL normalised to %s", normalised)
@@ -115,4 +116,19 @@ func (o *RequestOptions) prepare(ctx context.Context) (*api.WebhookRequest, *out
 		return nil, nil, nil, err
 	}
 	return &api.WebhookRequest{URL: normalised, IsTest: &isTest, Header: header}, printer, client, nil
+}
+
+// loopbackHint gives a local refusal of a loopback URL the hint that
+// matters. A sandbox served on loopback judges such a URL itself (the
+// check lets it through); this is the embedded sandbox or a service,
+// neither of which delivers to this machine.
+func loopbackHint(err error, raw string, t *config.Target) error {
+	if !loopbackURL(raw) || strings.Contains(err.Error(), "--allow-local") {
+		return err
+	}
+	hint := "the service delivers to public addresses only: run `bnpl listen` behind a public tunnel and register its address"
+	if IsSandbox(t) {
+		hint = "the embedded sandbox delivers to no local receiver: run `bnpl sandbox serve --allow-local-webhooks` and register the URL with it (--base-url http://127.0.0.1:8700)"
+	}
+	return cmdutil.Refuse(hint, "%s", err.Error())
 }

@@ -576,7 +576,7 @@ type querier interface {
 // they name the change and the delivery, for `bnpl listen` and for
 // `bnpl sandbox deliveries resend`.
 const (
-	EventHeader    = "Bnpl-Sandbox-Event"
+	EventHeader    = webhook.EventHeader
 	DeliveryHeader = "Bnpl-Sandbox-Delivery"
 )
 

@@ -47,6 +47,11 @@ type Notification struct {
 	DisputeID string `json:"dispute_id,omitempty"`
 	PaymentID string `json:"payment_id,omitempty"`
 	Status    string `json:"status,omitempty"`
+	// Event is the change notified: authorized, captured, refunded,
+	// closed, updated, rejected, expired, auth_expired, or a dispute's new
+	// status. A bnpl sandbox names it in EventHeader;
+	// otherwise it is told from the body.
+	Event     string `json:"event,omitempty"`
 	Amount    string `json:"amount,omitempty"`
 	Currency  string `json:"currency,omitempty"`
 	// Verified is true when a static header was configured and matched; it
@@ -107,10 +112,37 @@ func Classify(body []byte) Notification {
 	switch {
 	case str("dispute_id") != "":
 		n.Kind, n.DisputeID, n.PaymentID = KindDispute, str("dispute_id"), str("payment_id")
+		n.Event = strings.ToLower(n.Status)
 	case str("id") != "" && (n.Status != "" || n.Amount != ""):
 		n.Kind, n.ID, n.PaymentID = KindPayment, str("id"), str("id")
+		n.Event = paymentEvent(fields, strings.ToLower(n.Status))
 	}
 	return n
+}
+
+// EventHeader is the header in which a bnpl sandbox names the event of a
+// delivery; the service sends none.
+const EventHeader = "Bnpl-Sandbox-Event"
+
+// paymentEvent tells a payment notification's event from its body, as
+// well as a body can: the service names none. A refund shows as refunded,
+// a capture of a payment still authorized as captured, an authorization
+// that lapsed as expired; otherwise the status is the event.
+func paymentEvent(fields map[string]any, status string) string {
+	count := func(k string) int {
+		list, _ := fields[k].([]any)
+		return len(list)
+	}
+	expired, _ := fields["is_expired"].(bool)
+	switch {
+	case status == "authorized" && expired:
+		return "expired"
+	case count("refunds") > 0 && (status == "authorized" || status == "closed"):
+		return "refunded"
+	case count("captures") > 0 && status == "authorized":
+		return "captured"
+	}
+	return status
 }
 
 // WriteJSONLine writes n as one line of JSON, the format of `bnpl listen`
@@ -305,12 +337,31 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Unlock()
 
 	n := Classify(body)
+	if ev := strings.TrimSpace(req.Header.Get(EventHeader)); ev != "" {
+		n.Event = ev
+	}
 	n.ReceivedAt = r.now()
 	n.Path = req.URL.RequestURI()
 	n.Verified = r.HeaderTitle != ""
 	n.Header = r.maskedHeader(req.Header)
+	// With a forward, the sender hears what the forward's endpoint
+	// answered, so that a failing endpoint makes the sender retry; such a
+	// notification does not count toward Max, its retry will.
+	answer := http.StatusOK
 	if r.ForwardTo != "" {
 		n.Forward = r.forward(req, body)
+		switch {
+		case n.Forward.Error != "":
+			answer = http.StatusBadGateway
+		case n.Forward.Status < 200 || n.Forward.Status > 299:
+			answer = n.Forward.Status
+		}
+	}
+	if answer != http.StatusOK {
+		r.mu.Lock()
+		r.accepted--
+		r.mu.Unlock()
+		last = false
 	}
 	if r.OnNotification != nil {
 		r.report.Lock()
@@ -318,10 +369,23 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.report.Unlock()
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if answer != http.StatusOK {
+		w.WriteHeader(answer)
+		b, _ := json.Marshal(map[string]string{"status": "error", "error": "the forward failed: " + n.Forward.describe()})
+		w.Write(append(b, '\n'))
+		return
+	}
 	io.WriteString(w, `{"status":"ok"}`+"\n")
 	if last {
 		close(r.done)
 	}
+}
+
+func (f *ForwardResult) describe() string {
+	if f.Error != "" {
+		return f.Error
+	}
+	return fmt.Sprintf("%s answered %d", f.URL, f.Status)
 }
 
 func (r *Receiver) reject(w http.ResponseWriter, req *http.Request, status int, reason string) {

@@ -180,11 +180,12 @@ func TestReceiverForwards(t *testing.T) {
 		t.Errorf("a rejected delivery was forwarded")
 	}
 
-	// A forward that fails is reported; the delivery is still accepted.
+	// A forward that fails is reported, and the sender hears of it (502)
+	// so that it retries.
 	merchant.Close()
 	got = post(t, r, paymentBody, http.Header{"X-Hook": {hookSecret}})
-	if got.Code != 200 {
-		t.Errorf("status %d", got.Code)
+	if got.Code != http.StatusBadGateway || !strings.Contains(got.Body.String(), "the forward failed") {
+		t.Errorf("status %d %s", got.Code, got.Body)
 	}
 	if f := rec.notes[1].Forward; f == nil || f.Status != 0 || f.Error == "" {
 		t.Errorf("failed forward %+v", f)
@@ -204,8 +205,8 @@ func TestWriteJSONLine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := `{"received_at":"2026-01-15T10:00:00Z","kind":"dispute","path":"/hooks/bnpl","dispute_id":"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11","payment_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","status":"new","amount":"50.00","currency":"AED","verified":true,"payload":` + disputeBody + "}\n" +
-		`{"received_at":"2026-01-15T10:00:00Z","kind":"payment","path":"/hooks/bnpl","id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","payment_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","status":"closed","amount":"100.00","currency":"AED","verified":true,"payload":` + paymentBody + "}\n"
+	want := `{"received_at":"2026-01-15T10:00:00Z","kind":"dispute","path":"/hooks/bnpl","dispute_id":"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11","payment_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","status":"new","event":"new","amount":"50.00","currency":"AED","verified":true,"payload":` + disputeBody + "}\n" +
+		`{"received_at":"2026-01-15T10:00:00Z","kind":"payment","path":"/hooks/bnpl","id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","payment_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","status":"closed","event":"closed","amount":"100.00","currency":"AED","verified":true,"payload":` + paymentBody + "}\n"
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
@@ -342,5 +343,46 @@ func TestReceiverFailFirst(t *testing.T) {
 	}
 	if s := r.String(); !strings.Contains(s, "answering the first 2 with 500") || strings.Contains(s, hookSecret) {
 		t.Errorf("String: %q", s)
+	}
+}
+
+func TestReceiverAnswersWithTheForwardsStatus(t *testing.T) {
+	answer := 500
+	merchant := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(answer) }))
+	defer merchant.Close()
+	var rec recorder
+	r := rec.receiver()
+	r.ForwardTo, r.Max = merchant.URL, 1
+	got := post(t, r, paymentBody, http.Header{EventHeader: {"captured"}})
+	if got.Code != 500 {
+		t.Fatalf("status %d, want the forward's 500", got.Code)
+	}
+	select {
+	case <-r.Done():
+		t.Fatal("a notification the forward failed counted toward --max")
+	default:
+	}
+	answer = 200
+	if got := post(t, r, paymentBody, nil); got.Code != 200 {
+		t.Fatalf("the retry: status %d", got.Code)
+	}
+	<-r.Done()
+	if len(rec.notes) != 2 || rec.notes[0].Event != "captured" || rec.notes[1].Event != "closed" {
+		t.Fatalf("events %+v", rec.notes)
+	}
+}
+
+func TestEventFromTheBody(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id":"p","status":"authorized","amount":"1","captures":[],"refunds":[]}`:               "authorized",
+		`{"id":"p","status":"authorized","amount":"1","is_expired":true}`:                        "expired",
+		`{"id":"p","status":"authorized","amount":"1","captures":[{"amount":"1"}],"refunds":[]}`: "captured",
+		`{"id":"p","status":"closed","amount":"1","captures":[{}],"refunds":[{"amount":"1"}]}`:   "refunded",
+		`{"id":"p","status":"rejected","amount":"1"}`:                                            "rejected",
+		`{"dispute_id":"d","payment_id":"p","status":"challenged","amount":"1"}`:                 "challenged",
+	} {
+		if got := Classify([]byte(body)).Event; got != want {
+			t.Errorf("%s: event %q, want %q", body, got, want)
+		}
 	}
 }
