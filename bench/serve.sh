@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Read throughput of `bnpl sandbox serve`: GET /api/v2/payments/{id} with
 # CONNS connections for DURATION (bench/load read), on the in-memory state
-# and on a state file. Prints requests per second and latency percentiles.
+# and on a state file, each with the request log on (the default) and off
+# (--no-request-log). Prints requests per second and latency percentiles.
 # Usage: bench/serve.sh [DURATION] [CONNS]   (default 10s 32)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,15 +18,17 @@ server=
 stop() { if [ -n "$server" ]; then kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; server=; fi; }
 trap 'stop; rm -rf "$work"' EXIT
 
-for mode in memory file; do
+for run in "memory on" "memory off" "file on" "file off"; do
+  read -r mode log <<<"$run"
   args=()
-  [ "$mode" = file ] && args=(--state "$work/state.db")
+  [ "$mode" = file ] && args=(--state "$work/state-$log.db")
+  [ "$log" = off ] && args+=(--no-request-log)
   "$work/bnpl" sandbox serve "${args[@]}" --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &
   server=$!
   for _ in $(seq 100); do curl -sf "$BNPL_BASE_URL/_sandbox/clock" >/dev/null && break; sleep 0.05; done
   id=$("$work/bnpl" api POST /api/v2/checkout --input testdata/checkout.json --jq .payment.id)
   "$work/bnpl" sandbox approve "$id" --sandbox-url "$BNPL_BASE_URL" -q >/dev/null
-  echo "== state: $mode"
+  echo "== state: $mode, request log: $log"
   "$work/load" read -url "$BNPL_BASE_URL/api/v2/payments/$id" -c "$conns" -d "$dur"
   stop
 done

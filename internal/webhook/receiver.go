@@ -51,9 +51,9 @@ type Notification struct {
 	// closed, updated, rejected, expired, auth_expired, or a dispute's new
 	// status. A bnpl sandbox names it in EventHeader;
 	// otherwise it is told from the body.
-	Event     string `json:"event,omitempty"`
-	Amount    string `json:"amount,omitempty"`
-	Currency  string `json:"currency,omitempty"`
+	Event    string `json:"event,omitempty"`
+	Amount   string `json:"amount,omitempty"`
+	Currency string `json:"currency,omitempty"`
 	// Verified is true when a static header was configured and matched; it
 	// is false when no header was configured (nothing was checked).
 	Verified bool           `json:"verified"`
