@@ -2,7 +2,10 @@
 # Read throughput of `bnpl sandbox serve`: GET /api/v2/payments/{id} with
 # CONNS connections for DURATION (bench/load read), on the in-memory state
 # and on a state file, each with the request log on (the default) and off
-# (--no-request-log). Prints requests per second and latency percentiles.
+# (--no-request-log). Prints requests per second and latency percentiles,
+# and the server's CPU time per request (Linux: from /proc), which a busy
+# machine disturbs less than the throughput. ROUNDS=N repeats the four runs
+# N times, interleaved, so that on/off pairs see the same machine.
 # Usage: bench/serve.sh [DURATION] [CONNS]   (default 10s 32)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +21,10 @@ server=
 stop() { if [ -n "$server" ]; then kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; server=; fi; }
 trap 'stop; rm -rf "$work"' EXIT
 
-for run in "memory on" "memory off" "file on" "file off"; do
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+runs=()
+for _ in $(seq "${ROUNDS:-1}"); do runs+=("memory on" "memory off" "file on" "file off"); done
+for run in "${runs[@]}"; do
   read -r mode log <<<"$run"
   args=()
   [ "$mode" = file ] && args=(--state "$work/state-$log.db")
@@ -29,6 +35,12 @@ for run in "memory on" "memory off" "file on" "file off"; do
   id=$("$work/bnpl" api POST /api/v2/checkout --input testdata/checkout.json --jq .payment.id)
   "$work/bnpl" sandbox approve "$id" --sandbox-url "$BNPL_BASE_URL" -q >/dev/null
   echo "== state: $mode, request log: $log"
-  "$work/load" read -url "$BNPL_BASE_URL/api/v2/payments/$id" -c "$conns" -d "$dur"
+  before=$(cpu_ticks "$server")
+  "$work/load" read -url "$BNPL_BASE_URL/api/v2/payments/$id" -c "$conns" -d "$dur" | tee "$work/out"
+  sleep 0.3 # the log's last batch
+  after=$(cpu_ticks "$server")
+  reqs=$(awk '/^requests:/ {print $2}' "$work/out")
+  awk -v t=$((after - before)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { if (n > 0) printf "server cpu:  %.1f µs per request\n", t / hz * 1e6 / n }'
   stop
 done

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -31,7 +33,7 @@ const (
 	maxLogEntries  = 10000
 	logQueueSize   = 8192
 	logBatchSize   = 512
-	logTrimEvery   = 256 // rows written between two trims of the table
+	logTrimEvery   = 1024 // rows written between two trims of the table
 	logGather      = 50 * time.Millisecond
 	logWriteTimout = 10 * time.Second
 )
@@ -50,9 +52,13 @@ const migrationRequestLog = `
 		error_type    TEXT NOT NULL,
 		error         TEXT NOT NULL,
 		latency_ns    INTEGER NOT NULL,
-		request_body  BLOB NOT NULL,
-		response_body BLOB NOT NULL,
+		request_body  TEXT NOT NULL,
+		response_body TEXT NOT NULL,
 		truncated     INTEGER NOT NULL
+	);
+	CREATE TABLE request_log_bodies (
+		hash TEXT PRIMARY KEY,
+		body BLOB NOT NULL
 	);`
 
 // LogEntry is one request the sandbox answered. Key is the secret key
@@ -231,6 +237,10 @@ func (l *requestLog) run() {
 	}
 }
 
+// write stores a batch in one transaction. A body is stored once, by its
+// hash, however many requests answered it (a client polling a payment
+// reads the same body over and over): request_body and response_body hold
+// hashes of request_log_bodies rows, "" for none.
 func (l *requestLog) write(batch []*pendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), logWriteTimout)
 	defer cancel()
@@ -245,10 +255,37 @@ func (l *requestLog) write(batch []*pendingEntry) {
 		return
 	}
 	defer stmt.Close()
+	bodies, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO request_log_bodies (hash, body) VALUES (?, ?)`)
+	if err != nil {
+		return
+	}
+	defer bodies.Close()
+	stored := map[string]bool{}
+	store := func(body string) (string, error) {
+		if body == "" {
+			return "", nil
+		}
+		sum := sha256.Sum256([]byte(body))
+		h := hex.EncodeToString(sum[:16])
+		if stored[h] {
+			return h, nil
+		}
+		stored[h] = true
+		_, err := bodies.ExecContext(ctx, h, []byte(body))
+		return h, err
+	}
 	for _, p := range batch {
 		e := l.prepare(p)
+		reqHash, err := store(e.RequestBody)
+		if err != nil {
+			return
+		}
+		respHash, err := store(e.ResponseBody)
+		if err != nil {
+			return
+		}
 		if _, err := stmt.ExecContext(ctx, e.At.UnixNano(), e.Region, e.MerchantCode, e.Mode, e.Key, e.Method, e.Path, e.Status,
-			e.ErrorType, e.Error, int64(p.latency), []byte(e.RequestBody), []byte(e.ResponseBody), e.Truncated); err != nil {
+			e.ErrorType, e.Error, int64(p.latency), reqHash, respHash, e.Truncated); err != nil {
 			return
 		}
 	}
@@ -256,6 +293,10 @@ func (l *requestLog) write(batch []*pendingEntry) {
 	if l.written >= logTrimEvery {
 		l.written = 0
 		if _, err := tx.ExecContext(ctx, `DELETE FROM request_log WHERE seq <= (SELECT MAX(seq) FROM request_log) - ?`, maxLogEntries); err != nil {
+			return
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE hash NOT IN (SELECT request_body FROM request_log)
+			AND hash NOT IN (SELECT response_body FROM request_log)`); err != nil {
 			return
 		}
 	}
@@ -499,7 +540,9 @@ func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, erro
 		conds, args, order = append(conds, "seq > ?"), append(args, f.After), "ASC"
 	}
 	query := `SELECT seq, at, region, merchant_code, mode, key, method, path, status, error_type, error, latency_ns,
-		request_body, response_body, truncated FROM request_log WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY seq ` + order
+		COALESCE((SELECT body FROM request_log_bodies WHERE hash = request_body), ''),
+		COALESCE((SELECT body FROM request_log_bodies WHERE hash = response_body), ''),
+		truncated FROM request_log WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY seq ` + order
 	if f.Path == "" {
 		query += ` LIMIT ?`
 		args = append(args, f.Limit)

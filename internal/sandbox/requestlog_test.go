@@ -16,7 +16,7 @@ import (
 // the state file would.
 func rawLog(t *testing.T, db *sql.DB) string {
 	t.Helper()
-	rows, err := db.Query(`SELECT * FROM request_log`)
+	rows, err := db.Query(`SELECT *, '' FROM request_log UNION ALL SELECT *, '', '', '', '', '', '', '', '', '', '', '', '', '', '' FROM request_log_bodies`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ var migrations = []string{
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
-var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries", "delivery_attempts", "request_log"}
+var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries", "delivery_attempts", "request_log", "request_log_bodies"}
 
 // openStore opens the state. A file is opened in WAL mode with a busy
 // timeout so that several processes can share it; every write transaction
