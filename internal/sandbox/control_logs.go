@@ -38,7 +38,7 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 	if !f.Forward {
 		// Where following starts: after everything there is now, whether
 		// or not the filters showed it.
-		if err := s.db.QueryRowContext(r.Context(), `SELECT COALESCE(MAX(seq), 0) FROM request_log`).Scan(&cursor); err != nil {
+		if err := s.db.QueryRowContext(r.Context(), `SELECT COALESCE(MAX(seq * ? + n - 1), 0) FROM request_log`, chunkSpan).Scan(&cursor); err != nil {
 			writeError(w, err)
 			return
 		}
