@@ -362,15 +362,15 @@ func (d *deliverer) fanOut(ev *hookEvent) {
 		_, urlErr := d.s.checkWebhookURL(ctx, h.URL, false)
 		cancel()
 		if urlErr != nil {
+			// An attempt that failed before it could connect.
 			del.Status, del.Error = deliveryFailed, "the URL no longer passes the rules: "+urlErr.Error()
+			del.Attempts = 1
 		}
 		if err := d.record(del, true); err != nil {
 			return
 		}
 		if del.Status == deliveryFailed {
 			d.recordAttempt(del.ID, now, 0, errors.New(del.Error), 0, false)
-			del.Attempts = 1
-			_ = d.record(del, false)
 			d.report(del)
 			d.logf("%s webhook %s: %s", ev.kind, h.ID, del.Error)
 			continue

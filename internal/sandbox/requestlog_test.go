@@ -169,7 +169,7 @@ func TestMayHoldSecret(t *testing.T) {
 		`{"url":"https://u:p@host/x"}`:             true,
 		`{"url":"https://host/x","email":"a@b.c"}`: true, // both: let the Masker judge
 		`{"url":"https://host/x"}`:                 false,
-		`{"task_list":"lamp"}`:                     false,
+		`{"id":"lamp"}`:                            false,
 	} {
 		if got := mayHoldSecret([]byte(body)); got != want {
 			t.Errorf("%s: %v, want %v", body, got, want)

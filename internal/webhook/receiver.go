@@ -112,10 +112,10 @@ func Classify(body []byte) Notification {
 	switch {
 	case str("dispute_id") != "":
 		n.Kind, n.DisputeID, n.PaymentID = KindDispute, str("dispute_id"), str("payment_id")
-		n.Event = strings.ToLower(n.Status)
+		n.Event = n.Status
 	case str("id") != "" && (n.Status != "" || n.Amount != ""):
 		n.Kind, n.ID, n.PaymentID = KindPayment, str("id"), str("id")
-		n.Event = paymentEvent(fields, strings.ToLower(n.Status))
+		n.Event = paymentEvent(fields, n.Status)
 	}
 	return n
 }
@@ -134,12 +134,13 @@ func paymentEvent(fields map[string]any, status string) string {
 		return len(list)
 	}
 	expired, _ := fields["is_expired"].(bool)
+	authorized, closed := strings.EqualFold(status, "authorized"), strings.EqualFold(status, "closed")
 	switch {
-	case status == "authorized" && expired:
+	case authorized && expired:
 		return "expired"
-	case count("refunds") > 0 && (status == "authorized" || status == "closed"):
+	case count("refunds") > 0 && (authorized || closed):
 		return "refunded"
-	case count("captures") > 0 && status == "authorized":
+	case count("captures") > 0 && authorized:
 		return "captured"
 	}
 	return status
