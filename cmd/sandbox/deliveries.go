@@ -161,7 +161,7 @@ var deliveryColumns = []output.Column{
 	{Header: "ID", Path: "delivery_id", Kind: output.KindID},
 	{Header: "TIME", Path: "at", Kind: output.KindTime},
 	{Header: "EVENT", Path: "event", Kind: output.KindPlain},
-	{Header: "PAYMENT/DISPUTE", Kind: output.KindID, Value: func(rec map[string]any) string {
+	{Header: "PAYMENT/DISPUTE", Kind: output.KindReference, Value: func(rec map[string]any) string {
 		if d, _ := rec["dispute_id"].(string); d != "" {
 			return d
 		}
@@ -185,7 +185,7 @@ var deliveryColumns = []output.Column{
 		return attemptResult(int(st), e)
 	}},
 	{Header: "LATENCY", Kind: output.KindPlain, Value: latencyCell},
-	{Header: "URL", Path: "url", Kind: output.KindText},
+	{Header: "URL", Path: "url", Kind: output.KindReference},
 }
 
 func latencyCell(rec map[string]any) string {

@@ -100,9 +100,9 @@ var logColumns = []output.Column{
 	{Header: "TIME", Path: "at", Kind: output.KindTime},
 	{Header: "METHOD", Path: "method", Kind: output.KindPlain},
 	{Header: "STATUS", Kind: output.KindPlain, Value: func(rec map[string]any) string { return output.String(rec["status"]) }},
-	{Header: "PATH", Path: "path", Kind: output.KindID},
+	{Header: "PATH", Path: "path", Kind: output.KindReference},
 	{Header: "LATENCY", Kind: output.KindPlain, Value: latencyCell},
-	{Header: "MERCHANT", Kind: output.KindPlain, Value: func(rec map[string]any) string {
+	{Header: "MERCHANT", Kind: output.KindReference, Value: func(rec map[string]any) string {
 		m, _ := rec["merchant_code"].(string)
 		if mode, _ := rec["mode"].(string); mode != "" {
 			m += " (" + mode + ")"
