@@ -55,7 +55,14 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
   bnpl sandbox deliveries --status failed -o jsonl
   bnpl sandbox deliveries --follow
   bnpl sandbox deliveries resend 9b2f6c1e-4a47-4a3c-9d1e-5f8e2a7b3c10`,
-		Args: cmdutil.NoArgs,
+		// It lists, and holds resend: any argument is a mistyped verb.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return cmdutil.UsageHint("its one command is resend: `bnpl sandbox deliveries resend DELIVERY_ID`",
+					"unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q := url.Values{}
 			switch {
@@ -126,7 +133,14 @@ not retried; its attempt is listed like the others, marked as a resend.`,
 			if err != nil {
 				return err
 			}
-			if err := printer.List(deliveryColumns, []json.RawMessage{raw}); err != nil {
+			// One attempt: an object for machines, a row of the list's
+			// table for people.
+			if printer.IsJSON() {
+				err = printer.Object(raw, nil)
+			} else {
+				err = printer.List(deliveryColumns, []json.RawMessage{raw})
+			}
+			if err != nil {
 				return err
 			}
 			if a.Outcome != "delivered" {
