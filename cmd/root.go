@@ -141,6 +141,7 @@ machine with no network and no real money.`,
 	addCommands(root, f)
 	addHelp(root)
 	addAliases(root)
+	addCompletions(root, f)
 	refuseUnknownSubcommands(root)
 	return root
 }
