@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -182,30 +183,40 @@ func topicNames() []string {
 // unknownTopic is `bnpl help NAME` for a NAME that is no command or topic
 // under parent: a usage error suggesting the closest names.
 func unknownTopic(parent *cobra.Command, name string) error {
-	var candidates []string
-	for _, sub := range parent.Commands() {
-		if sub.Hidden || sub.Name() == "help" {
-			continue
-		}
-		candidates = append(candidates, sub.Name())
-		candidates = append(candidates, sub.Aliases...)
-	}
-	var close []string
-	for _, cand := range candidates {
-		if strings.HasPrefix(cand, strings.ToLower(name)) || editDistance(strings.ToLower(name), cand) <= 2 {
-			close = append(close, cand)
-		}
-	}
-	sort.Strings(close)
+	near := suggest(parent, name)
 	where := strings.TrimSpace(strings.TrimPrefix(parent.CommandPath(), parent.Root().Name()))
 	hint := "run '" + strings.TrimSpace("bnpl help "+where) + "' to see the commands and topics there are"
-	if len(close) > 0 {
-		hint = "Did you mean " + strings.Join(close, " or ") + "?"
+	if len(near) > 0 {
+		hint = "Did you mean " + strings.Join(near, " or ") + "?"
 	}
 	if where == "" {
 		return cmdutil.UsageHint(hint, "unknown help topic %q", name)
 	}
 	return cmdutil.UsageHint(hint, "unknown help topic %q for %q", name, parent.CommandPath())
+}
+
+// suggest lists the names and aliases of parent's commands (topics
+// included) that name is close to: a prefix of, or within two edits.
+func suggest(parent *cobra.Command, name string) []string {
+	name = strings.ToLower(name)
+	var out []string
+	seen := map[string]bool{}
+	for _, sub := range parent.Commands() {
+		if sub.Hidden || sub.Name() == "help" && parent.HasParent() {
+			continue
+		}
+		for _, cand := range append([]string{sub.Name()}, sub.Aliases...) {
+			if seen[cand] || cand == name {
+				continue
+			}
+			if strings.HasPrefix(cand, name) || editDistance(name, cand) <= 2 || slices.Contains(sub.SuggestFor, name) {
+				seen[cand] = true
+				out = append(out, cand)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // editDistance is the Levenshtein distance of a and b, in bytes (command

@@ -211,7 +211,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2
 	}
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+	if s := suggest(cmd, name); len(s) > 0 {
 		hint = "Did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return cmdutil.UsageHint(hint, "unknown command %q for %q", name, cmd.CommandPath())
