@@ -37,7 +37,6 @@ type Entry struct {
 // KindSession marks the entry of a checkout session.
 const KindSession = "session"
 
-
 type file struct {
 	Payments []Entry `json:"payments"`
 }
