@@ -213,3 +213,14 @@ func TestJSONErrorOnlyOffTerminal(t *testing.T) {
 		}
 	}
 }
+
+// A help topic reads on an 80-column terminal without wrapping.
+func TestHelpTopicsFit80Columns(t *testing.T) {
+	for _, h := range helpTopics {
+		for i, line := range strings.Split(h.long, "\n") {
+			if n := len([]rune(line)); n > 80 {
+				t.Errorf("bnpl help %s, line %d is %d columns: %s", h.name, i+1, n, line)
+			}
+		}
+	}
+}
