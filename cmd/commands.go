@@ -25,6 +25,7 @@ func addCommands(root *cobra.Command, f *cmdutil.Factory) {
 		checkout.NewCmd(f),
 		payments.NewCmd(f),
 		profiles.NewLoginCmd(f),
+		profiles.NewLogoutCmd(f),
 		profiles.NewCmd(f),
 		sandbox.NewCmd(f),
 		version.NewCmd(f),

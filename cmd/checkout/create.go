@@ -156,7 +156,8 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		return err
 	}
 	if o.Seen != nil && s.Payment.ID != "" {
-		o.Seen(recent.Entry{ID: s.Payment.ID, Note: strings.TrimSpace(s.Payment.Status + " " + s.Payment.Amount.String() + " " + s.Payment.Currency)})
+		note := strings.TrimSpace(s.Payment.Status + " " + s.Payment.Amount.String() + " " + s.Payment.Currency)
+		o.Seen(recent.Entry{ID: s.Payment.ID, Note: note}, recent.Entry{ID: s.ID, Note: note, Kind: recent.KindSession})
 	}
 	if s.Status != api.SessionRejected && target.Embedded {
 		o.Notice("play the customer with `bnpl sandbox approve %s`, or open the checkout URL", s.Payment.ID)

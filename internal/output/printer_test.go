@@ -125,7 +125,11 @@ func TestEmptyLists(t *testing.T) {
 		{format: "tsv", want: "ID\tSTATUS\tAMOUNT\tCURRENCY\tREFERENCE\tCAPTURES\tDESCRIPTION\tCREATED\n"},
 		{format: "tsv", opts: Options{NoHeader: true}, want: ""},
 		{format: "csv", opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID,buyer.email\n"},
-		{format: "table", tty: true, want: ""},
+		{format: "table", tty: true, want: "ID  STATUS  AMOUNT  CURRENCY  REFERENCE  CAPTURES  DESCRIPTION  CREATED\n"},
+		{format: "table", tty: true, opts: Options{NoHeader: true}, want: ""},
+		{format: "table", tty: true, opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID  buyer.email\n"},
+		{format: "table", want: ""},
+		{format: "jsonl", opts: Options{JQ: "length"}, want: "0\n"},
 		{format: "", opts: Options{JQ: "length"}, want: "0\n"},
 		{format: "", opts: Options{Template: `{{len .}} payments`}, want: "0 payments\n"},
 	}
@@ -144,7 +148,7 @@ func TestEmptyLists(t *testing.T) {
 				t.Fatalf("%s %+v: %v", mode, o, err)
 			}
 			want := tt.want
-			if mode == "stream" && (o.JQ != "" || o.Template != "") {
+			if mode == "stream" && o.Format == "jsonl" && o.JQ != "" {
 				want = "" // per record: no records, no output
 			}
 			if got := tp.out.String(); got != want {
@@ -175,8 +179,23 @@ func TestJQ(t *testing.T) {
 		golden(t, name, tp.out.Bytes())
 	}
 
-	// Per record in a stream: the same filter sees one payment at a time.
-	tp = newTestPrinter(t, false, 0, Options{JQ: `[.id[-3:], (.captures | length)]`})
+	// A stream's filter sees what -o json prints: the array, once.
+	tp = newTestPrinter(t, false, 0, Options{JQ: `length`})
+	st := tp.p.Stream(nil)
+	for _, r := range recs {
+		if err := st.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tp.out.String(), "3\n"; got != want {
+		t.Errorf("stream jq over the array: got %q, want %q", got, want)
+	}
+
+	// Per record with -o jsonl: the filter sees one payment at a time.
+	tp = newTestPrinter(t, false, 0, Options{Format: "jsonl", JQ: `[.id[-3:], (.captures | length)]`})
 	s := tp.p.Stream(nil)
 	for _, r := range recs {
 		if err := s.Write(r); err != nil {
@@ -228,8 +247,8 @@ func TestTemplate(t *testing.T) {
 		t.Errorf("template printer: IsJSON=%v Format=%q", tp.p.IsJSON(), tp.p.Format())
 	}
 
-	// Per record, and the missing final newline is supplied.
-	tp = newTestPrinter(t, false, 0, Options{Template: `{{.order.reference_id}} {{.status}}`})
+	// Per record with -o jsonl, and the missing final newline is supplied.
+	tp = newTestPrinter(t, false, 0, Options{Format: "jsonl", Template: `{{.order.reference_id}} {{.status}}`})
 	s := tp.p.Stream(nil)
 	for _, r := range recs {
 		if err := s.Write(r); err != nil {
@@ -603,7 +622,8 @@ func TestObjectJQAndClosedStream(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 
-	s := tp.p.Stream(nil)
+	jl := newTestPrinter(t, true, 0, Options{Format: "jsonl", JQ: `.id`})
+	s := jl.p.Stream(nil)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
