@@ -54,6 +54,9 @@ func ValidateCheckout(body []byte, knownCurrencies []string) *ValidationError {
 		return v
 	}
 	r := &checkoutRules{v: v}
+	for _, path := range duplicateKeys(body) {
+		r.add(path, "appears twice in its object: keep one")
+	}
 
 	if lang, ok := r.str(top, "lang", "$", true); ok && lang != "" && !oneOf(lang, CheckoutLangs) {
 		r.add("$.lang", "must be one of %s, got %q", strings.Join(CheckoutLangs, ", "), lang)
@@ -93,6 +96,9 @@ func ValidateOrderItems(body []byte, currency string) *ValidationError {
 		return v
 	}
 	r := &checkoutRules{v: v, currency: strings.ToUpper(currency), currencyOK: money.Known(currency)}
+	for _, path := range duplicateKeys(body) {
+		r.add("$.items"+strings.TrimPrefix(path, "$"), "appears twice in its object: keep one")
+	}
 	for i, it := range items {
 		r.item(it, fmt.Sprintf("$.items[%d]", i))
 	}
