@@ -54,9 +54,10 @@ type SandboxTarget struct {
 func (t *SandboxTarget) Embedded() bool { return t.URL == "" }
 
 // ResolveSandbox picks the sandbox the `bnpl sandbox` verbs act on, in
-// order: --sandbox-url, BNPL_SANDBOX_URL, the resolved base URL (profile,
-// BNPL_BASE_URL) when it is a loopback address where a bnpl sandbox answers
-// GET /_sandbox/clock, else the embedded state. It resolves once per
+// order: --sandbox-url, BNPL_SANDBOX_URL, the embedded state with the
+// global --sandbox, the resolved base URL (profile, BNPL_BASE_URL) when it
+// is a loopback address where a bnpl sandbox answers GET /_sandbox/clock,
+// else the embedded state. It resolves once per
 // process and says on stderr, in one line, which sandbox it uses (not
 // with --quiet). It is the one place that decides: every sandbox verb,
 // deliveries and logs included, goes through it.
@@ -107,6 +108,11 @@ func (f *Factory) pickSandbox(ctx context.Context) (*SandboxTarget, error) {
 	base, source := "", ""
 	t, err := f.Target()
 	switch {
+	case f.Global.Sandbox:
+		// --sandbox: the embedded sandbox, whatever the profile says.
+		if err == nil {
+			embedded.Region = t.Region
+		}
 	case err == nil && !t.Embedded:
 		base, source = t.BaseURL, baseURLSource(t)
 		embedded.Region = t.Region

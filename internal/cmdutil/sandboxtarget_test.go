@@ -179,6 +179,15 @@ func TestResolveSandboxOrder(t *testing.T) {
 	}
 }
 
+func TestResolveSandboxWithSandboxFlagIsEmbedded(t *testing.T) {
+	f, stderr := sandboxFactory(t, map[string]string{config.EnvBaseURL: servedSandbox(t)}, nil)
+	f.Global.Sandbox = true
+	tg, err := f.ResolveSandbox(context.Background())
+	if err != nil || !tg.Embedded() || !strings.HasPrefix(stderr.String(), "using the embedded sandbox (state in ") {
+		t.Errorf("--sandbox: %v %v, stderr %q", tg, err, stderr.String())
+	}
+}
+
 func TestResolveSandboxQuiet(t *testing.T) {
 	f, stderr := sandboxFactory(t, nil, nil)
 	f.Global.Quiet = true
