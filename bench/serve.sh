@@ -18,7 +18,7 @@ stop() { if [ -n "$server" ]; then kill "$server" 2>/dev/null; wait "$server" 2>
 trap 'stop; rm -rf "$work"' EXIT
 
 for mode in memory file; do
-  args=()
+  args=(--state :memory:)
   [ "$mode" = file ] && args=(--state "$work/state.db")
   "$work/bnpl" sandbox serve "${args[@]}" --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &
   server=$!

@@ -23,7 +23,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 payment, runs the service's pre-scoring, and gives the URL where the customer
 completes checkout.`,
 	}
-	cmd.AddCommand(newCreateCmd(f, nil), newGetCmd(f, nil), newQRCmd(f, nil))
+	cmd.AddCommand(newCreateCmd(f, nil), newGetCmd(f, nil), newQRCmd(f, nil), newOpenCmd(f, nil))
 	return cmd
 }
 

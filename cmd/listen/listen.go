@@ -175,9 +175,12 @@ func listenRun(ctx context.Context, o *Options) error {
 		fmt.Fprintln(o.IO.ErrOut, shown.Text(secret.PrintableLine(fmt.Sprintf("warning: refused a delivery to %s from %s with %d: %s", r.Path, r.Remote, r.Status, r.Reason))))
 	}
 
+	if !cmdutil.LoopbackAddr(o.Addr) {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach this machine can send it notifications (--addr 127.0.0.1:PORT keeps it on this one)\n", o.Addr)
+	}
 	ln, err := o.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", o.Addr, err)
+		return cmdutil.ListenError(err, o.Addr, "--addr")
 	}
 	fmt.Fprintf(o.IO.ErrOut, "listening on http://%s (%s); Ctrl-C to stop\n", ln.Addr(), recv)
 	if err := recv.Serve(ctx, ln); err != nil {

@@ -36,10 +36,18 @@ type Options struct {
 	Target  func() (*config.Target, error)
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
-	// Progress, when set, gets one line per step as it ends (a terminal
-	// watching a slow run); the summary is printed either way.
+	// Progress, when set, gets one line per step as it ends, with the
+	// hint of a failed one (a terminal watching a slow run).
 	Progress io.Writer
-	Now      func() time.Time
+	// ErrOut gets, after the run, each failed step with its hint (unless
+	// Progress showed them already) and the counts line.
+	ErrOut io.Writer
+	// Quiet leaves out the counts line of a run that passed.
+	Quiet bool
+	// StdoutTTY is whether stdout is the terminal that Progress writes
+	// to: the summary table would then repeat every step, and is left out.
+	StdoutTTY bool
+	Now       func() time.Time
 }
 
 // NewCmd returns `bnpl smoke`.
@@ -63,7 +71,10 @@ closed. A real test account cannot play the customer, so those steps are left ou
 
 Each step is a test case with its time. The summary goes to stdout (a table, or
 -o json); --junit FILE also writes JUnit XML for CI. A step that cannot run because
-an earlier one failed is reported as skipped.
+an earlier one failed is reported as skipped. On a terminal each step is shown on
+stderr as it ends, and the table is left out so that no step is shown twice. Each
+failed step is written to stderr with its hint, piped or not, and the run ends
+with a line of counts on stderr: "8 passed, 1 failed, 1 skipped".
 
 Exit status: 0 when every step passed. Otherwise the exit code of the first failed
 step's error: 4 for a refused key, 5 for a wrong region, 10 when the service cannot
@@ -78,6 +89,7 @@ anything is sent, so that nothing is left half-done in a live account.`,
 			if f.IO.IsStderrTTY() && !f.Global.Quiet {
 				opts.Progress = f.IO.ErrOut
 			}
+			opts.ErrOut, opts.Quiet, opts.StdoutTTY = f.IO.ErrOut, f.Global.Quiet, f.IO.IsStdoutTTY()
 			return Run(cmd.Context(), opts)
 		},
 	}
@@ -163,8 +175,25 @@ func Run(ctx context.Context, o *Options) error {
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}
-	if err := printReport(printer, rep); err != nil {
-		return err
+	// On a terminal the progress lines showed every step already.
+	if o.Progress == nil || !o.StdoutTTY || printer.Format() != output.FormatTable {
+		if err := printReport(printer, rep); err != nil {
+			return err
+		}
+	}
+	counts := map[string]int{}
+	for _, st := range rep.Steps {
+		counts[st.Result]++
+		if st.Result == resultFailed && o.Progress == nil && o.ErrOut != nil {
+			writeFailure(o.ErrOut, st)
+		}
+	}
+	if o.ErrOut != nil && (counts[resultFailed] > 0 || !o.Quiet) {
+		line := fmt.Sprintf("%d passed, %d failed", counts[resultPassed], counts[resultFailed])
+		if n := counts[resultSkipped]; n > 0 {
+			line += fmt.Sprintf(", %d skipped", n)
+		}
+		fmt.Fprintln(o.ErrOut, line)
 	}
 	for _, st := range rep.Steps {
 		if st.Result == resultFailed {
@@ -176,6 +205,14 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	return nil
+}
+
+// writeFailure writes a failed step and its hint for a person.
+func writeFailure(w io.Writer, st *Step) {
+	fmt.Fprintf(w, "smoke: %s failed: %s\n", st.Name, secret.PrintableLine(st.Message))
+	if st.Hint != "" {
+		fmt.Fprintf(w, "  hint: %s\n", secret.PrintableLine(st.Hint))
+	}
 }
 
 var summaryColumns = []output.Column{
@@ -329,6 +366,9 @@ func (s *smoker) report(st *Step) {
 		text = st.Message
 	}
 	fmt.Fprintf(s.progress, "smoke: %-28s %-7s %6.3fs  %s\n", st.Name, st.Result, st.Duration.Seconds(), text)
+	if st.Result == resultFailed && st.Hint != "" {
+		fmt.Fprintf(s.progress, "  hint: %s\n", secret.PrintableLine(st.Hint))
+	}
 }
 
 // checkFailed is a step whose request succeeded but whose answer was not
