@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -488,7 +489,7 @@ func (s *smoker) checkoutRequest(currency, reference string) map[string]any {
 
 // onlySupported reads the currency out of the service's refusal
 // "only 'KWD' is supported, but got 'AED'".
-var onlySupported = regexp.MustCompile(`only '([A-Z]{3})' is supported`)
+var onlySupported = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`only '([A-Z]{3})' is supported`) })
 
 func (s *smoker) newCheckout(ctx context.Context, suffix string) (*api.CheckoutSession, error) {
 	reference := fmt.Sprintf("bnpl-smoke-%s%s", s.now().UTC().Format("20060102T150405.000"), suffix)
@@ -498,7 +499,7 @@ func (s *smoker) newCheckout(ctx context.Context, suffix string) (*api.CheckoutS
 		// A guessed currency was wrong (a Kuwait merchant on the ae
 		// address with no payment yet): the refusal names the right one,
 		// and a refused creation made nothing, so one retry is safe.
-		if m := onlySupported.FindStringSubmatch(apiErr.Message); m != nil && m[1] != currency && money.Known(m[1]) {
+		if m := onlySupported().FindStringSubmatch(apiErr.Message); m != nil && m[1] != currency && money.Known(m[1]) {
 			s.currency = m[1]
 			sess, err = s.client.CreateCheckout(ctx, s.checkoutRequest(m[1], reference))
 		}
