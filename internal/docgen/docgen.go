@@ -9,8 +9,10 @@ package docgen
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,7 +76,36 @@ func writeMarkdown(root *cobra.Command, dir string) error {
 	if err := doc.GenMarkdownTree(root, dir); err != nil {
 		return fmt.Errorf("markdown reference: %w", err)
 	}
+	// The tree leaves out help topics (bnpl help exit-codes, ...): a page
+	// each, named like a command's.
+	for _, t := range helpTopics(root) {
+		if err := writeFile(filepath.Join(dir, strings.ReplaceAll(t.CommandPath(), " ", "_")+".md"), func(w io.Writer) error {
+			return doc.GenMarkdown(t, w)
+		}); err != nil {
+			return fmt.Errorf("markdown reference: %w", err)
+		}
+	}
 	return nil
+}
+
+// helpTopics are the root's additional help topics: commands that only
+// carry a text, which the generators' tree walks skip.
+func helpTopics(root *cobra.Command) []*cobra.Command {
+	var topics []*cobra.Command
+	for _, c := range root.Commands() {
+		if c.IsAdditionalHelpTopicCommand() {
+			topics = append(topics, c)
+		}
+	}
+	return topics
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // manDate is a fixed date given to the generator, which would otherwise
@@ -89,6 +120,14 @@ func writeMan(root *cobra.Command, dir string) error {
 	header := &doc.GenManHeader{Section: "1", Date: &manDate, Source: "bnpl", Manual: "bnpl manual"}
 	if err := doc.GenManTree(root, header, dir); err != nil {
 		return fmt.Errorf("man pages: %w", err)
+	}
+	for _, t := range helpTopics(root) {
+		if err := writeFile(filepath.Join(dir, strings.ReplaceAll(t.CommandPath(), " ", "-")+".1"), func(w io.Writer) error {
+			h := *header
+			return doc.GenMan(t, &h, w)
+		}); err != nil {
+			return fmt.Errorf("man pages: %w", err)
+		}
 	}
 	pages, err := filepath.Glob(filepath.Join(dir, root.Name()+"*.1"))
 	if err != nil {

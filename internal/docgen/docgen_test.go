@@ -127,3 +127,30 @@ func TestBinaryLinksNoRenderer(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpTopicsHavePages: `bnpl help exit-codes` and the other topics,
+// which the generators' tree walks skip, get a Markdown page and a man page
+// each, carrying the topic's text.
+func TestHelpTopicsHavePages(t *testing.T) {
+	dir := t.TempDir()
+	if err := docgen.Generate(cmd.NewRootCmd, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{"exit-codes", "environment", "formatting"} {
+		md, err := os.ReadFile(filepath.Join(dir, "commands", "bnpl_"+topic+".md"))
+		if err != nil {
+			t.Fatalf("no Markdown page for help topic %s: %v", topic, err)
+		}
+		man, err := os.ReadFile(filepath.Join(dir, "man", "bnpl-"+topic+".1"))
+		if err != nil {
+			t.Fatalf("no man page for help topic %s: %v", topic, err)
+		}
+		if !bytes.Contains(md, []byte("## bnpl "+topic)) || !bytes.Contains(man, []byte("bnpl-"+topic)) {
+			t.Errorf("the pages of %s do not name it", topic)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "commands", "bnpl_exit-codes.md"))
+	if !bytes.Contains(md, []byte("143")) {
+		t.Errorf("the exit-codes page lacks the codes:\n%s", md)
+	}
+}
