@@ -273,7 +273,7 @@ func TestSandboxGuardRefusesOtherSites(t *testing.T) {
 	for _, h := range crossSite {
 		for _, path := range statePaths {
 			r := send("POST", path, h)
-			if r.status != 403 || !strings.Contains(string(r.body), "cross-site request refused") {
+			if r.status != 403 || !strings.Contains(string(r.body), "request from another site refused") {
 				t.Fatalf("POST %s with %v: %d %s", path, h, r.status, r.body)
 			}
 		}

@@ -30,7 +30,7 @@ import (
 // Both answer 403 with the service's error body, saying why.
 
 const (
-	crossSiteMessage = "cross-site request refused: the sandbox's control endpoints and dashboard accept state changes only from their own pages or from clients that send no Origin (curl, the bnpl CLI)"
+	crossSiteMessage = "request from another site refused: the sandbox's control endpoints and dashboard take changes only from their own pages, or from clients that send no Origin (curl, the bnpl CLI)"
 	foreignHostMsg   = "request refused: the Host header %q is not this sandbox's address; use http://127.0.0.1:PORT or http://localhost:PORT (a name that merely resolves to this machine may be a DNS rebinding attack)"
 )
 
