@@ -15,6 +15,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 	"github.com/bnpl-cli/bnpl/internal/userfile"
@@ -156,7 +157,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		return err
 	}
 	if o.Seen != nil && s.Payment.ID != "" {
-		o.Seen(recent.Entry{ID: s.Payment.ID, Note: strings.TrimSpace(s.Payment.Status + " " + s.Payment.Amount.String() + " " + s.Payment.Currency)})
+		o.Seen(recent.Entry{ID: s.Payment.ID, Note: strings.TrimSpace(s.Payment.Status + " " + money.Display(s.Payment.Amount, s.Payment.Currency))})
 	}
 	if s.Status != api.SessionRejected && target.Embedded {
 		o.Notice("play the customer with `bnpl sandbox approve %s`, or open the checkout URL", s.Payment.ID)

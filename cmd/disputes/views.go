@@ -17,7 +17,7 @@ var ListColumns = []output.Column{
 	{Header: "REASON", Path: "reason", Kind: output.KindText},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
-	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindID},
+	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
 	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
 	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
 }
@@ -30,7 +30,7 @@ var DueColumns = []output.Column{
 	{Header: "REASON", Path: "reason", Kind: output.KindText},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
-	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindID},
+	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
 	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
 	{Header: "DUE", Path: "expired_at", Kind: output.KindTime},
 }

@@ -30,14 +30,14 @@ bnpl login and always shown masked.`,
 }
 
 var profileColumns = []output.Column{
-	{Header: "NAME", Path: "name"},
-	{Header: "CURRENT", Path: "current"},
-	{Header: "REGION", Path: "region"},
-	{Header: "MERCHANT", Path: "merchant_code"},
-	{Header: "TEST KEY", Path: "test_secret_key"},
-	{Header: "LIVE KEY", Path: "live_secret_key"},
-	{Header: "KEYS IN", Path: "keys_in"},
-	{Header: "BASE URL", Path: "base_url"},
+	{Header: "NAME", Path: "name", Kind: output.KindPlain},
+	{Header: "CURRENT", Path: "current", Kind: output.KindPlain},
+	{Header: "REGION", Path: "region", Kind: output.KindPlain},
+	{Header: "MERCHANT", Path: "merchant_code", Kind: output.KindPlain},
+	{Header: "TEST KEY", Path: "test_secret_key", Kind: output.KindPlain},
+	{Header: "LIVE KEY", Path: "live_secret_key", Kind: output.KindPlain},
+	{Header: "KEYS IN", Path: "keys_in", Kind: output.KindPlain},
+	{Header: "BASE URL", Path: "base_url", Kind: output.KindText},
 }
 
 // profileRecord is a profile as printed: keys masked by Profile's own

@@ -60,6 +60,8 @@ type Factory struct {
 	liveClient *api.Client
 	printer    *output.Printer
 	sb         *sandbox.Sandbox
+	// liveShown is set once the LIVE line has been written.
+	liveShown bool
 }
 
 // New returns a factory over the process's streams and environment.
@@ -158,6 +160,7 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 		transport = sb.Transport(t.Region)
 		f.Noticef("using the embedded sandbox as %s (%s mode); state in %s", t.MerchantCode, modeName(t.Live), f.embeddedStatePath())
 	}
+	f.announceLiveLocked(t)
 	opts := api.Options{
 		BaseURL:      t.BaseURL,
 		SecretKey:    t.SecretKey,
