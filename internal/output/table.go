@@ -56,9 +56,9 @@ const minTextWidth = 8
 // carries the row's meaning, and values such as evidence_merchant and
 // evidence_customer differ only at the end: a dispute's payment id can be
 // read with `disputes get` or asked for with --columns, a cut status cannot
-// be read anywhere, so the linked id goes first. Whatever was dropped comes
-// back, most important first, when the later steps left room for it (a
-// reason dropped at step 3 returns once step 5 dropped the payment id). A
+// be read anywhere, so the linked id goes first. What gave way comes back,
+// most important first, when a later step left room for it (a reason
+// dropped at step 3 returns once step 5 dropped the payment id). A
 // table that still does not fit is wider than the terminal rather than
 // showing a cut id. Not on a terminal (fit unset), nothing is cut or dropped.
 //
@@ -91,44 +91,67 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 	for i, c := range plan {
 		full[i] = c.width
 	}
-	var dropped []int
-	pl := &planner{plan: plan, total: total}
-	pl.shrink(headers, rows, allDates, &dropped)
-	// Bring back what was dropped, most important (last dropped) first,
-	// where the later steps made room for it.
-	for j := len(dropped) - 1; j >= 0; j-- {
-		i := dropped[j]
-		c := &plan[i]
-		c.show = true
-		c.width = full[i]
-		if c.kind == KindTime && c.dateOnly {
-			c.width = max(displaywidth.String(headers[i]), dateWidth)
-		}
-		if pl.fits() {
-			continue
-		}
-		room := c.width - (pl.need() - total)
-		switch c.kind {
-		case KindText:
-			if room >= min(minTextWidth, full[i]) {
-				c.width = room
-				continue
-			}
-		case KindReference:
-			if room >= min(minReferenceWidth, full[i]) {
-				c.width = room
-				continue
+	pl := &planner{plan: plan, full: full, total: total}
+	pl.shrink(headers, rows, allDates)
+	if pl.fits() {
+		// Room left by a later step goes back to what gave way before it,
+		// most important first: linked ids, short words and statuses,
+		// free text, references, times.
+		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain}, {KindText}, {KindReference}, {KindTime}} {
+			for i := range plan {
+				if slices.Contains(kinds, plan[i].kind) {
+					pl.restore(i, full[i], headers[i])
+				}
 			}
 		}
-		c.show = false
-		c.width = full[i]
 	}
 	return plan
+}
+
+// restore gives column i back what room there is: its full width, or for
+// text and references at least a useful part of it; a time its date, or
+// all of it.
+func (pl *planner) restore(i, full int, header string) {
+	c := &pl.plan[i]
+	if c.show && c.width >= full {
+		return
+	}
+	if !c.show {
+		c.show = true
+		c.width = full
+		if c.dateOnly {
+			c.width = max(displaywidth.String(header), dateWidth)
+		}
+		if pl.fits() {
+			return
+		}
+		room := c.width - (pl.need() - pl.total)
+		switch {
+		case c.kind == KindText && room >= min(minTextWidth, full),
+			c.kind == KindReference && room >= min(minReferenceWidth, full):
+			c.width = room
+		default:
+			c.show = false
+			c.width = full
+		}
+		return
+	}
+	if c.dateOnly {
+		c.dateOnly, c.width = false, full
+		if !pl.fits() {
+			c.dateOnly, c.width = true, max(displaywidth.String(header), dateWidth)
+		}
+		return
+	}
+	if spare := pl.total - pl.need(); spare > 0 {
+		c.width += min(spare, full-c.width)
+	}
 }
 
 // planner holds a plan being fitted.
 type planner struct {
 	plan  []colPlan
+	full  []int // each column's width uncut
 	total int
 }
 
@@ -167,13 +190,12 @@ func (pl *planner) of(k Kind) []int {
 
 // drop hides columns of kind k, rightmost first, until the table fits;
 // one column always stays.
-func (pl *planner) drop(k Kind, dropped *[]int) {
+func (pl *planner) drop(k Kind) {
 	for _, i := range pl.of(k) {
 		if pl.fits() || pl.shown() == 1 {
 			return
 		}
 		pl.plan[i].show = false
-		*dropped = append(*dropped, i)
 	}
 }
 
@@ -205,9 +227,8 @@ func (pl *planner) squeeze(kinds ...Kind) {
 	}
 }
 
-// shrink applies the steps of planTable's policy until the table fits,
-// recording in dropped what it hid, in order.
-func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool, dropped *[]int) {
+// shrink applies the steps of planTable's policy until the table fits.
+func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	plan := pl.plan
 	if pl.fits() {
 		return
@@ -219,7 +240,7 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool, dr
 			plan[i].width = max(displaywidth.String(headers[i]), dateWidth)
 		}
 	}
-	if pl.drop(KindTime, dropped); pl.fits() {
+	if pl.drop(KindTime); pl.fits() {
 		return
 	}
 	// 2. References: cut, then dropped.
@@ -229,15 +250,22 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool, dr
 		}
 		plan[i].width -= min(pl.need()-pl.total, max(plan[i].width-minReferenceWidth, 0))
 	}
-	if pl.drop(KindReference, dropped); pl.fits() {
+	if pl.drop(KindReference); pl.fits() {
 		return
 	}
 	// 3. Free text: cut to share the room, then dropped, since text cut
 	// to a few cells tells nothing.
-	if pl.squeeze(KindText); pl.fits() {
+	pl.squeeze(KindText)
+	// Text cut below a few cells tells nothing: such a column goes.
+	for _, i := range pl.of(KindText) {
+		if c := &plan[i]; c.width < min(minTextWidth, pl.full[i]) && pl.shown() > 1 {
+			c.show = false
+		}
+	}
+	if pl.fits() {
 		return
 	}
-	if pl.drop(KindText, dropped); pl.fits() {
+	if pl.drop(KindText); pl.fits() {
 		return
 	}
 	// 4. Short words.
@@ -245,7 +273,7 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool, dr
 		return
 	}
 	// 5. Ids of linked records, whole.
-	if pl.drop(KindLinkID, dropped); pl.fits() {
+	if pl.drop(KindLinkID); pl.fits() {
 		return
 	}
 	// 6. Statuses, with the words, as a last resort.
