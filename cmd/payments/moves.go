@@ -341,7 +341,7 @@ func checkPartsOfAmount(amount decimal.Decimal, currency string, parts ...amount
 	for _, part := range parts {
 		if part.d != nil && part.d.GreaterThan(amount) {
 			return cmdutil.Refuse("tax, shipping and discount are parts of the capture: each is at most its amount",
-				"--%s %s is more than the capture amount %s; nothing was sent", part.flag, amountText(*part.d, currency), amountText(amount, currency))
+				"--%s %s is more than the capture amount %s; nothing was sent", part.flag, money.Format(*part.d, currency), amountText(amount, currency))
 		}
 	}
 	return nil
