@@ -60,6 +60,12 @@ func TestLiveLineOnPTY(t *testing.T) {
 	if !strings.Contains(out, "LIVE  merchant ae-sandbox, live key from BNPL_SECRET_KEY") {
 		t.Errorf("payments list with a live key in the environment shows no LIVE line:\n%s", out)
 	}
+	// doctor probes with a client of its own: the same line.
+	r := startPTY(t, envKey, "doctor")
+	r.waitExit(20 * time.Second)
+	if !strings.Contains(r.output(), "LIVE  merchant ae-sandbox, live key from BNPL_SECRET_KEY") {
+		t.Errorf("doctor with a live key shows no LIVE line:\n%s", r.output())
+	}
 	// --quiet keeps stderr to errors and questions.
 	if out := onPTY(t, envKey, "payments", "list", "-q"); strings.Contains(out, "LIVE") {
 		t.Errorf("-q still shows the LIVE line:\n%s", out)

@@ -43,3 +43,11 @@ func liveWhat(t *config.Target) string {
 	}
 	return "merchant " + merchant + ", live key"
 }
+
+// AnnounceLive writes the LIVE line for a command that builds its own
+// client (doctor's probe) rather than taking the factory's.
+func (f *Factory) AnnounceLive(t *config.Target) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.announceLiveLocked(t)
+}
