@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"net/http"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +139,31 @@ func TestStatusColourOnPTY(t *testing.T) {
 	}
 	if stdout, _ := bnplIn(t, withColour(env), "", "payments", "list", "--live", "-o", "table"); strings.Contains(stdout, "\x1b[") {
 		t.Errorf("a piped table is coloured:\n%q", stdout)
+	}
+}
+
+// TestListenLineOnPTY: on a terminal, listen prints one line per
+// notification with the time in the --time style and the amount in the
+// one money format, whatever the sender wrote.
+func TestListenLineOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startPTY(t, env, "listen", "--addr", addr, "--max", "1")
+	r.waitOutput("listening on http://" + addr)
+	body := `{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","status":"closed","amount":"45.75","currency":"KWD"}`
+	resp, err := http.Post("http://"+addr+"/hooks", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("listen exit %d; terminal:\n%s", code, r.output())
+	}
+	line := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  payment  3fa85f64-5717-4562-b3fc-2c963f66afa6  closed +45\.750 KWD +unchecked`)
+	if !line.MatchString(r.output()) {
+		t.Errorf("no notification line in the one format:\n%s", r.output())
 	}
 }
