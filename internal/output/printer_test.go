@@ -578,18 +578,6 @@ func TestPlanTable(t *testing.T) {
 	}
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestInvalidRecord(t *testing.T) {
 	for _, format := range []string{"json", "jsonl", "tsv", "table"} {
 		tp := newTestPrinter(t, false, 0, Options{Format: format})
