@@ -33,7 +33,7 @@ func SessionDetail(s *api.CheckoutSession) *output.Detail {
 	p := &s.Payment
 	fields := []output.Field{
 		{Label: "Session", Value: s.ID},
-		{Label: "Status", Value: s.Status},
+		{Label: "Status", Value: s.Status, Kind: output.KindStatus},
 	}
 	if reason := s.RejectionReason(); reason != "" || s.Status == api.SessionRejected {
 		fields = append(fields, output.Field{Label: "Rejection", Value: reason})

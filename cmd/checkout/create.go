@@ -16,6 +16,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 	"github.com/bnpl-cli/bnpl/internal/userfile"
@@ -162,7 +163,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		return err
 	}
 	if o.Seen != nil && s.Payment.ID != "" {
-		note := strings.TrimSpace(s.Payment.Status + " " + s.Payment.Amount.String() + " " + s.Payment.Currency)
+		note := strings.TrimSpace(s.Payment.Status + " " + money.Display(s.Payment.Amount, s.Payment.Currency))
 		o.Seen(recent.Entry{ID: s.Payment.ID, Note: note}, recent.Entry{ID: s.ID, Note: note, Kind: recent.KindSession})
 	}
 	if s.Status != api.SessionRejected && target.Embedded {

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
@@ -155,7 +157,7 @@ func listenRun(ctx context.Context, o *Options) error {
 		if jsonLines {
 			err = webhook.WriteJSONLine(o.IO.Out, n)
 		} else {
-			_, err = fmt.Fprintln(o.IO.Out, shown.String(Line(n)))
+			_, err = fmt.Fprintln(o.IO.Out, shown.String(Line(o.IO, n)))
 		}
 		if err != nil {
 			once.Do(func() { writeErr = err })
@@ -194,8 +196,11 @@ func listenRun(ctx context.Context, o *Options) error {
 	return writeErr
 }
 
-// Line is the one-line view of a notification for a terminal.
-func Line(n webhook.Notification) string {
+// Line is the one-line view of a notification for a terminal: the time it
+// arrived in the --time style, its kind, the payment's or dispute's id, the
+// status (coloured as in tables), the amount in the one money format
+// ("50.00 AED") and whether the header was checked.
+func Line(ios *output.IOStreams, n webhook.Notification) string {
 	id := n.ID
 	if n.Kind == webhook.KindDispute {
 		id = n.DisputeID
@@ -203,20 +208,25 @@ func Line(n webhook.Notification) string {
 	if id == "" {
 		id = n.Path
 	}
-	amount := strings.TrimSpace(n.Amount + " " + n.Currency)
+	// Every field but the time comes from the sender: a notification body
+	// must not drive the terminal, so each is made printable before the
+	// status gets its colour.
+	clean := func(s string) string { return secret.PrintableLine(s) }
+	amount := money.DisplayString(n.Amount, n.Currency)
 	check := "unchecked"
 	if n.Verified {
 		check = "verified"
 	}
-	line := fmt.Sprintf("%s  %-7s  %-36s  %-17s  %-14s  %s", n.ReceivedAt.Format("15:04:05"), n.Kind, id, n.Status, amount, check)
+	status := clean(n.Status)
+	pad := strings.Repeat(" ", max(17-displaywidth.String(status), 0))
+	line := fmt.Sprintf("%s  %-7s  %-36s  %s%s  %-14s  %s", ios.FormatTime(n.ReceivedAt), clean(n.Kind), clean(id),
+		ios.Colors().Status(status), pad, clean(amount), check)
 	if f := n.Forward; f != nil {
 		if f.Error != "" {
-			line += "  → forward failed: " + f.Error
+			line += "  → forward failed: " + clean(f.Error)
 		} else {
 			line += fmt.Sprintf("  → %d", f.Status)
 		}
 	}
-	// Every field but the time comes from the sender: a notification body
-	// must not drive the terminal.
-	return secret.PrintableLine(strings.TrimRight(line, " "))
+	return strings.TrimRight(line, " ")
 }

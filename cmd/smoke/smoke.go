@@ -523,7 +523,7 @@ func (s *smoker) create(ctx context.Context) (string, error) {
 		return "", err
 	}
 	s.session, s.payment = sess, sess.Payment.ID
-	return fmt.Sprintf("session %s, payment %s, %s %s", sess.ID, sess.Payment.ID, money.Format(sess.Payment.Amount, sess.Payment.Currency), sess.Payment.Currency), nil
+	return fmt.Sprintf("session %s, payment %s, %s", sess.ID, sess.Payment.ID, money.Display(sess.Payment.Amount, sess.Payment.Currency)), nil
 }
 
 func (s *smoker) read(ctx context.Context) (string, error) {
@@ -580,7 +580,7 @@ func (s *smoker) capturePart(ctx context.Context) (string, error) {
 		return "", checkFailed("after capturing %s the payment is %s with %s captured", firstCapture, p.Status, p.Captured())
 	}
 	s.captured = p.Captured()
-	return fmt.Sprintf("captured %s of %s %s", money.Format(firstCapture, p.Currency), money.Format(p.Amount, p.Currency), p.Currency), nil
+	return fmt.Sprintf("captured %s of %s", money.Display(firstCapture, p.Currency), money.Display(p.Amount, p.Currency)), nil
 }
 
 func (s *smoker) captureRest(ctx context.Context) (string, error) {
@@ -593,7 +593,7 @@ func (s *smoker) captureRest(ctx context.Context) (string, error) {
 	if p.Status != api.StatusClosed || !p.Captured().Equal(totalAmount) {
 		return "", checkFailed("after capturing the rest the payment is %s with %s captured, want CLOSED with %s", p.Status, p.Captured(), totalAmount)
 	}
-	return fmt.Sprintf("captured %s %s; payment CLOSED", money.Format(rest, p.Currency), p.Currency), nil
+	return fmt.Sprintf("captured %s; payment CLOSED", money.Display(rest, p.Currency)), nil
 }
 
 func (s *smoker) refund(ctx context.Context) (string, error) {
@@ -605,7 +605,7 @@ func (s *smoker) refund(ctx context.Context) (string, error) {
 	if !p.Refunded().Equal(refundAmount) {
 		return "", checkFailed("after refunding %s the payment shows %s refunded", refundAmount, p.Refunded())
 	}
-	return fmt.Sprintf("refunded %s %s", money.Format(refundAmount, p.Currency), p.Currency), nil
+	return fmt.Sprintf("refunded %s", money.Display(refundAmount, p.Currency)), nil
 }
 
 func (s *smoker) closeOther(ctx context.Context) (string, error) {

@@ -62,6 +62,8 @@ type Factory struct {
 	sb         *sandbox.Sandbox
 	// sandboxTarget is what ResolveSandbox picked (sandboxtarget.go).
 	sandboxTarget *SandboxTarget
+	// liveShown is set once the LIVE line has been written.
+	liveShown bool
 }
 
 // New returns a factory over the process's streams and environment.
@@ -160,6 +162,7 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 		transport = sb.Transport(t.Region)
 		f.Noticef("using the embedded sandbox as %s (%s mode); state in %s", t.MerchantCode, modeName(t.Live), f.EmbeddedStatePath())
 	}
+	f.announceLiveLocked(t)
 	opts := api.Options{
 		BaseURL:      t.BaseURL,
 		SecretKey:    t.SecretKey,

@@ -687,3 +687,45 @@ func TestColouredTableHasNoTrailingPadding(t *testing.T) {
 		t.Errorf("status not coloured:\n%q", tp.out.String())
 	}
 }
+
+// TestPlanTableLinkedID: a dispute's payment id is dropped whole before its
+// status is cut, and the reason dropped earlier comes back in the room.
+func TestPlanTableLinkedID(t *testing.T) {
+	headers := []string{"ID", "STATUS", "REASON", "AMOUNT", "PAYMENT", "DAYS", "CREATED"}
+	kinds := []Kind{KindID, KindStatus, KindText, KindMoney, KindLinkID, KindDaysLeft, KindTime}
+	rows := [][]string{
+		{"7f3c2b1a-9e8d-4c7b-a6f5-e4d3c2b1a098", "evidence_merchant", "product_issue", "1250.00 AED", "5b1e8a3c-2f7d-4c1a-9e4b-7d2f1a6c3e90", "2", "2026-11-22 09:28:33Z"},
+		{"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "new", "not_delivered", "20.250 KWD", "0c9d4f2e-8a1b-4e7d-b3c5-1f6a9e2d7b48", "11", "2026-11-21 10:00:00Z"},
+	}
+	show := func(plan []colPlan) string {
+		var parts []string
+		for i, c := range plan {
+			if c.show {
+				s := headers[i] + "=" + itoa(c.width)
+				if c.dateOnly {
+					s += "d"
+				}
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, tt := range []struct {
+		total int
+		want  string
+	}{
+		{150, "ID=36 STATUS=17 REASON=13 AMOUNT=11 PAYMENT=36 DAYS=4 CREATED=20"},
+		// The payment id goes whole; the reason dropped before it comes
+		// back, and the date where there is room for it.
+		{102, "ID=36 STATUS=17 REASON=13 AMOUNT=11 DAYS=4 CREATED=10d"},
+		{100, "ID=36 STATUS=17 REASON=13 AMOUNT=11 DAYS=4"},
+		{85, "ID=36 STATUS=17 REASON=9 AMOUNT=11 DAYS=4"},
+		{80, "ID=36 STATUS=17 AMOUNT=11 DAYS=4"},
+		// Only when nothing else is left is a status cut.
+		{66, "ID=36 STATUS=9 AMOUNT=11 DAYS=4"},
+	} {
+		if got := show(planTable(headers, rows, kinds, tt.total, true)); got != tt.want {
+			t.Errorf("width %d:\n got %s\nwant %s", tt.total, got, tt.want)
+		}
+	}
+}
