@@ -1,5 +1,6 @@
 package main
 
 // The command reference in docs/commands and docs/man is generated from the
-// command tree; cmd/docs's test fails when it is stale.
-//go:generate go run . docs --out-dir docs
+// command tree by a program of its own, so that its renderers are not linked
+// into bnpl; internal/docgen's test fails when the reference is stale.
+//go:generate go run ./internal/docgen/cmd/gendocs --out-dir docs

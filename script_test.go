@@ -69,6 +69,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfor":    waitFor,
+			"csvcheck":   csvCheck,
 			"exits":      exits,
 			"stdout2env": stdoutToEnv,
 			"htmlserver": htmlServer,

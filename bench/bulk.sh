@@ -24,7 +24,7 @@ server=
 stop() { if [ -n "$server" ]; then kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; server=; fi; }
 trap 'stop; rm -rf "$work"' EXIT
 
-"$work/bnpl" sandbox serve --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >"$work/serve.log" 2>&1 &
+"$work/bnpl" sandbox serve --state :memory: --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >"$work/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -sf "$BNPL_BASE_URL/_sandbox/clock" >/dev/null && break; sleep 0.05; done
 

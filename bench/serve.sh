@@ -26,7 +26,7 @@ runs=()
 for _ in $(seq "${ROUNDS:-1}"); do runs+=("memory on" "memory off" "file on" "file off"); done
 for run in "${runs[@]}"; do
   read -r mode log <<<"$run"
-  args=()
+  args=(--state :memory:)
   [ "$mode" = file ] && args=(--state "$work/state-$log.db")
   [ "$log" = off ] && args+=(--no-request-log)
   "$work/bnpl" sandbox serve "${args[@]}" --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &

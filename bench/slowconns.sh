@@ -34,7 +34,7 @@ for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; 
 stop
 
 echo "== bnpl sandbox serve, checkouts with a valid key"
-"$work/bnpl" sandbox serve --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &
+"$work/bnpl" sandbox serve --state :memory: --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/_sandbox/clock" >/dev/null && break; sleep 0.05; done
 "$work/slowconns" -addr "127.0.0.1:$port" -path /api/v2/checkout -header "Authorization: Bearer sk_test_ae_sandbox" -n "$n" -hold "$hold" -pid "$server"

@@ -5,9 +5,9 @@ import (
 
 	"github.com/bnpl-cli/bnpl/cmd/apicmd"
 	"github.com/bnpl-cli/bnpl/cmd/checkout"
+	"github.com/bnpl-cli/bnpl/cmd/completion"
 	"github.com/bnpl-cli/bnpl/cmd/disputes"
 	"github.com/bnpl-cli/bnpl/cmd/disputewebhooks"
-	"github.com/bnpl-cli/bnpl/cmd/docs"
 	"github.com/bnpl-cli/bnpl/cmd/doctor"
 	"github.com/bnpl-cli/bnpl/cmd/listen"
 	"github.com/bnpl-cli/bnpl/cmd/payments"
@@ -25,18 +25,18 @@ func addCommands(root *cobra.Command, f *cmdutil.Factory) {
 		checkout.NewCmd(f),
 		payments.NewCmd(f),
 		profiles.NewLoginCmd(f),
+		profiles.NewLogoutCmd(f),
 		profiles.NewCmd(f),
 		sandbox.NewCmd(f),
 		version.NewCmd(f),
 		apicmd.NewCmd(f),
 		smoke.NewCmd(f),
 		doctor.NewCmd(f),
-		docs.NewCmd(f, NewRootCmd),
 		disputes.NewCmd(f),
 		disputewebhooks.NewCmd(f),
 		webhooks.NewCmd(f),
 		listen.NewCmd(f),
 	)
 	_ = root.RegisterFlagCompletionFunc("profile", profiles.CompleteNames(f))
-	docs.InitCompletion(root)
+	completion.Init(root)
 }

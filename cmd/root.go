@@ -7,11 +7,13 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bnpl-cli/bnpl/cmd/version"
 	"github.com/bnpl-cli/bnpl/internal/buildinfo"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -131,9 +133,58 @@ machine with no network and no real money.`,
 	pf.BoolVar(&g.NoColor, "no-color", false, "no colour (also NO_COLOR, CLICOLOR=0)")
 	pf.StringVar(&g.Time, "time", "", "how times read in tables and views: utc, local or relative (env BNPL_TIME; default utc)")
 
+	root.Version = f.Version
+	root.Annotations = map[string]string{"version_line": version.Line(f)}
+	root.SetVersionTemplate(`{{index .Root.Annotations "version_line"}}` + "\n")
+	root.Flags().Bool("version", false, "print the version, as bnpl version does")
+
 	addCommands(root, f)
+	addHelp(root)
+	addAliases(root)
+	addCompletions(root, f)
 	refuseUnknownSubcommands(root)
 	return root
+}
+
+// verbAliases are the other words people type for a verb, whichever noun it
+// belongs to: kubectl's and gh's habits.
+var verbAliases = map[string][]string{
+	"list":   {"ls"},
+	"get":    {"view", "show"},
+	"remove": {"rm", "delete"},
+}
+
+// pathAliases are the aliases of one command, by its path below the root.
+var pathAliases = map[string][]string{
+	"profiles use": {"switch"},
+}
+
+// addAliases gives every verb of the tree its usual aliases, so that a
+// new noun's list, get and remove answer to them too. A top-level command
+// (a noun) gets none, and an alias never hides a real sibling.
+func addAliases(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		var aliases []string
+		if c.HasParent() {
+			aliases = verbAliases[sub.Name()]
+		}
+		path := strings.TrimPrefix(sub.CommandPath(), sub.Root().Name()+" ")
+		for _, a := range append(slices.Clone(aliases), pathAliases[path]...) {
+			if !slices.Contains(sub.Aliases, a) && !hasCommand(c, a) {
+				sub.Aliases = append(sub.Aliases, a)
+			}
+		}
+		addAliases(sub)
+	}
+}
+
+func hasCommand(parent *cobra.Command, name string) bool {
+	for _, c := range parent.Commands() {
+		if c.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // refuseUnknownSubcommands makes every group of the tree (a command that
@@ -160,7 +211,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2
 	}
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+	if s := suggest(cmd, name); len(s) > 0 {
 		hint = "Did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return cmdutil.UsageHint(hint, "unknown command %q for %q", name, cmd.CommandPath())

@@ -3,7 +3,10 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,9 +73,104 @@ func TestEverySubcommandTypoIsAnError(t *testing.T) {
 			if out.Len() != 0 {
 				t.Errorf("stdout should be empty, got:\n%s", out)
 			}
+
+			// bnpl help for the same typo is an error too.
+			f, out, errOut = testFactory(t)
+			args = append(append([]string{"help"}, path...), "captrue")
+			if code := Run(context.Background(), f, args); code != cmdutil.ExitUsage {
+				t.Fatalf("bnpl %s: exit %d, want 2\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errOut)
+			}
+			if !strings.Contains(errOut.String(), `unknown help topic "captrue"`) || out.Len() != 0 {
+				t.Errorf("bnpl %s:\nstdout: %s\nstderr: %s", strings.Join(args, " "), out, errOut)
+			}
 		})
 	}
 }
+
+// Every command of the tree, the help topics included, is reached by its
+// path; every list, get and remove verb answers to its aliases.
+func TestAliasesAcrossTheTree(t *testing.T) {
+	f, _, _ := testFactory(t)
+	root := NewRootCmd(f)
+	var walk func(c *cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if want, ok := verbAliases[sub.Name()]; ok && c.HasParent() {
+				seen++
+				for _, a := range want {
+					got, _, err := root.Find(append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "bnpl")), a))
+					if err != nil || got != sub {
+						t.Errorf("%s %s does not reach %s", c.CommandPath(), a, sub.CommandPath())
+					}
+				}
+			}
+			walk(sub)
+		}
+	}
+	walk(root)
+	if seen < 10 {
+		t.Errorf("only %d list/get/remove verbs found", seen)
+	}
+	if got, _, err := root.Find([]string{"profiles", "switch"}); err != nil || got.Name() != "use" {
+		t.Errorf("profiles switch: %v %v", got, err)
+	}
+	for _, topic := range []string{"exit-codes", "environment", "formatting"} {
+		c, _, err := root.Find([]string{topic})
+		if err != nil || !c.IsAdditionalHelpTopicCommand() {
+			t.Errorf("%s is not a help topic: %v", topic, err)
+		}
+	}
+}
+
+// bnpl help environment names every BNPL_ variable the code reads.
+func TestEnvironmentTopicIsComplete(t *testing.T) {
+	var text string
+	for _, h := range helpTopics {
+		if h.name == "environment" {
+			text = h.long
+		}
+	}
+	for _, v := range []string{"BNPL_PROFILE", "BNPL_LIVE", "BNPL_SECRET_KEY", "BNPL_MERCHANT_CODE", "BNPL_REGION", "BNPL_BASE_URL", "BNPL_SANDBOX_URL", "BNPL_OUTPUT", "BNPL_TIME", "BNPL_DEBUG"} {
+		if !strings.Contains(text, "  "+v+" ") {
+			t.Errorf("bnpl help environment does not explain %s", v)
+		}
+	}
+	// Any BNPL_ variable the sources read must be among them.
+	found := map[string]bool{}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "docs" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range envVar.FindAllString(string(b), -1) {
+			found[strings.Trim(m, `"`)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) < 8 {
+		t.Fatalf("found only %v in the sources", found)
+	}
+	for v := range found {
+		if !strings.Contains(text, "  "+v+" ") {
+			t.Errorf("the code reads %s, which bnpl help environment does not explain", v)
+		}
+	}
+}
+
+var envVar = regexp.MustCompile(`"BNPL_[A-Z_]+"`)
 
 func TestUnknownSubcommandSuggests(t *testing.T) {
 	f, _, errOut := testFactory(t)
@@ -112,6 +210,17 @@ func TestJSONErrorOnlyOffTerminal(t *testing.T) {
 		hasJSON := strings.Contains(errOut.String(), `"exit_code":2`)
 		if hasJSON == tty {
 			t.Errorf("stderr tty=%v: JSON object written=%v\n%s", tty, hasJSON, errOut)
+		}
+	}
+}
+
+// A help topic reads on an 80-column terminal without wrapping.
+func TestHelpTopicsFit80Columns(t *testing.T) {
+	for _, h := range helpTopics {
+		for i, line := range strings.Split(h.long, "\n") {
+			if n := len([]rune(line)); n > 80 {
+				t.Errorf("bnpl help %s, line %d is %d columns: %s", h.name, i+1, n, line)
+			}
 		}
 	}
 }

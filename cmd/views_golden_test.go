@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/clipperhouse/displaywidth"
 
+	"github.com/bnpl-cli/bnpl/cmd/checkout"
 	"github.com/bnpl-cli/bnpl/cmd/disputes"
+	"github.com/bnpl-cli/bnpl/cmd/disputewebhooks"
 	"github.com/bnpl-cli/bnpl/cmd/payments"
+	"github.com/bnpl-cli/bnpl/cmd/profiles"
 	"github.com/bnpl-cli/bnpl/cmd/webhooks"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -21,25 +25,31 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/views/*.golden")
 
-func readRecords(t *testing.T, name string) []json.RawMessage {
+func fixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "views", name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+func readRecords(t *testing.T, name string) []json.RawMessage {
+	t.Helper()
 	var recs []json.RawMessage
-	if err := json.Unmarshal(b, &recs); err != nil {
+	if err := json.Unmarshal(fixture(t, name), &recs); err != nil {
 		t.Fatal(err)
 	}
 	return recs
 }
 
-// idsIn collects every value of an "id" or "*_id" key except references.
+// idsIn collects every value of an "id", "payment_id" or "name" key
+// (references excepted): what people copy out of a view.
 func idsIn(v any, into *[]string) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			if s, ok := x.(string); ok && (k == "id" || k == "payment_id") {
+			if s, ok := x.(string); ok && s != "" && (k == "id" || k == "payment_id" || k == "name") {
 				*into = append(*into, s)
 			}
 			idsIn(x, into)
@@ -51,37 +61,89 @@ func idsIn(v any, into *[]string) {
 	}
 }
 
-// TestViewsGolden renders the tables people read most on terminals 80, 100
-// and 150 columns wide: every id stays whole, and at 100 columns and more
-// every line fits.
-func TestViewsGolden(t *testing.T) {
-	paymentRec, err := os.ReadFile(filepath.Join("testdata", "views", "payment.json"))
-	if err != nil {
+func unmarshal[T any](t *testing.T, name string) *T {
+	t.Helper()
+	v := new(T)
+	if err := json.Unmarshal(fixture(t, name), v); err != nil {
 		t.Fatal(err)
 	}
-	views := []struct {
-		name   string
-		source []byte
-		render func(p *output.Printer) error
-	}{
-		{"payments_list", nil, func(p *output.Printer) error {
+	return v
+}
+
+// view is one rendering people read, over its fixtures.
+type view struct {
+	name string
+	// sources are the fixtures whose ids must show whole.
+	sources []string
+	// list views have one header line followed by rows.
+	list   bool
+	render func(t *testing.T, p *output.Printer) error
+}
+
+func views() []view {
+	return []view{
+		{name: "payments_list", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
 			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
 		}},
-		{"disputes_list", nil, func(p *output.Printer) error {
+		{name: "disputes_list", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
 			return p.List(disputes.ListColumns, readRecords(t, "disputes.json"))
 		}},
-		{"webhooks_list", nil, func(p *output.Printer) error {
+		{name: "disputes_due", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+			return p.List(disputes.DueColumns, readRecords(t, "disputes.json"))
+		}},
+		{name: "webhooks_list", sources: []string{"webhooks.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
 			return p.List(webhooks.ListColumns, readRecords(t, "webhooks.json"))
 		}},
-		{"payments_get", paymentRec, func(p *output.Printer) error {
-			var pay api.Payment
-			if err := json.Unmarshal(paymentRec, &pay); err != nil {
-				return err
-			}
-			return p.Object(pay.Raw(), payments.Detail(&pay))
+		{name: "dispute_webhooks_list", sources: []string{"dispute_webhooks.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+			return p.List(disputewebhooks.ListColumns, readRecords(t, "dispute_webhooks.json"))
+		}},
+		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+			return p.List(profiles.ListColumns, readRecords(t, "profiles.json"))
+		}},
+		{name: "payments_get", sources: []string{"payment.json"}, render: func(t *testing.T, p *output.Printer) error {
+			pay := unmarshal[api.Payment](t, "payment.json")
+			return p.Object(pay.Raw(), payments.Detail(pay))
+		}},
+		// An AUTHORIZED payment whose authorization lapsed: "(expired)",
+		// nothing capturable.
+		{name: "payments_get_expired", sources: []string{"payment_expired.json"}, render: func(t *testing.T, p *output.Printer) error {
+			pay := unmarshal[api.Payment](t, "payment_expired.json")
+			return p.Object(pay.Raw(), payments.Detail(pay))
+		}},
+		// A live payment with an open dispute: refunds blocked, and the
+		// dispute listed with its days left.
+		{name: "payments_get_disputed", sources: []string{"payment_disputed.json", "payment_disputes.json"}, render: func(t *testing.T, p *output.Printer) error {
+			pay := unmarshal[api.Payment](t, "payment_disputed.json")
+			ds := unmarshal[[]api.Dispute](t, "payment_disputes.json")
+			return p.Object(pay.Raw(), payments.DetailWithDisputes(pay, *ds))
+		}},
+		// `disputes get`, and what `sandbox dispute open|resolve` print.
+		{name: "disputes_get", sources: []string{"dispute.json"}, render: func(t *testing.T, p *output.Printer) error {
+			d := unmarshal[api.Dispute](t, "dispute.json")
+			return p.Object(d.Raw(), disputes.Detail(d))
+		}},
+		// `checkout get` and the human lines of `checkout create`.
+		{name: "checkout_get", sources: []string{"session.json"}, render: func(t *testing.T, p *output.Printer) error {
+			s := unmarshal[api.CheckoutSession](t, "session.json")
+			return p.Object(fixture(t, "session.json"), checkout.SessionDetail(s))
+		}},
+		// `sandbox clock`: a record with no view of its own.
+		{name: "sandbox_clock", render: func(t *testing.T, p *output.Printer) error {
+			return p.Object(fixture(t, "clock.json"), nil)
 		}},
 	}
-	for _, v := range views {
+}
+
+// rawTime matches a time as the service writes it: a person never reads
+// that form in a view.
+var rawTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d`)
+
+// TestViewsGolden renders every list and detail view people read on
+// terminals 80, 100 and 150 columns wide: every id stays whole, at 100
+// columns and more every line fits, no blank line parts a header from its
+// rows, and times read in the one format.
+func TestViewsGolden(t *testing.T) {
+	for _, v := range views() {
 		for _, width := range []int{80, 100, 150} {
 			name := fmt.Sprintf("%s_%d", v.name, width)
 			t.Run(name, func(t *testing.T) {
@@ -92,32 +154,34 @@ func TestViewsGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := v.render(p); err != nil {
+				if err := v.render(t, p); err != nil {
 					t.Fatal(err)
 				}
 				got := out.String()
-				var ids []string
-				src := v.source
-				if src == nil {
-					src, _ = os.ReadFile(filepath.Join("testdata", "views", strings.TrimSuffix(v.name, "_list")+".json"))
-				}
-				var decoded any
-				_ = json.Unmarshal(src, &decoded)
-				idsIn(decoded, &ids)
-				if len(ids) == 0 {
-					t.Fatal("fixture has no ids")
-				}
-				for _, id := range ids {
+				for _, id := range wantWhole(t, v.sources) {
 					if !strings.Contains(got, id) {
-						t.Errorf("id %s is not whole:\n%s", id, got)
+						if strings.Contains(got, id[:8]) || !droppable(t, v, id) {
+							t.Errorf("id %s is not whole:\n%s", id, got)
+						}
 					}
 				}
+				lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 				if width >= 100 {
-					for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+					for _, line := range lines {
 						if w := displaywidth.String(line); w > width {
 							t.Errorf("line %d wide at %d: %q", w, width, line)
 						}
 					}
+				}
+				if v.list {
+					for i, line := range lines {
+						if strings.TrimSpace(line) == "" {
+							t.Errorf("blank line %d in a list:\n%s", i+1, got)
+						}
+					}
+				}
+				if m := rawTime.FindString(got); m != "" {
+					t.Errorf("a raw service time %q shows:\n%s", m, got)
 				}
 				path := filepath.Join("testdata", "views", name+".golden")
 				if *update {
@@ -135,5 +199,100 @@ func TestViewsGolden(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func wantWhole(t *testing.T, sources []string) []string {
+	var ids []string
+	for _, src := range sources {
+		var decoded any
+		if err := json.Unmarshal(fixture(t, src), &decoded); err != nil {
+			t.Fatal(err)
+		}
+		idsIn(decoded, &ids)
+	}
+	if len(sources) > 0 && len(ids) == 0 {
+		t.Fatal("fixture has no ids")
+	}
+	return ids
+}
+
+// droppable reports whether id sits only in a column a narrow table may
+// drop whole: a dispute's payment id.
+func droppable(t *testing.T, v view, id string) bool {
+	for _, src := range v.sources {
+		var recs []map[string]any
+		if json.Unmarshal(fixture(t, src), &recs) != nil {
+			continue
+		}
+		for _, r := range recs {
+			if r["payment_id"] == id && r["id"] != id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestViewsPipedTableCutsNothing: `-o table` not on a terminal is for
+// scripts: no value is cut and no column dropped, however narrow $COLUMNS.
+func TestViewsPipedTableCutsNothing(t *testing.T) {
+	for _, v := range views() {
+		if !v.list {
+			continue
+		}
+		ios, _, out, _ := output.Test()
+		ios.SetTerminalWidth(40)
+		p, err := output.NewPrinter(ios, output.Options{Format: "table"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.render(t, p); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		if strings.Contains(got, "…") {
+			t.Errorf("%s: a piped table cut a value:\n%s", v.name, got)
+		}
+		for _, id := range wantWhole(t, v.sources) {
+			if !strings.Contains(got, id) {
+				t.Errorf("%s: id %s missing from a piped table:\n%s", v.name, id, got)
+			}
+		}
+	}
+}
+
+// TestViewsColour: statuses and days left carry colour on a terminal that
+// takes it, and none at all otherwise.
+func TestViewsColour(t *testing.T) {
+	render := func(colour bool) string {
+		ios, _, out, _ := output.Test()
+		ios.SetStdoutTTY(true)
+		ios.SetTerminalWidth(150)
+		ios.SetColorEnabled(colour)
+		p, err := output.NewPrinter(ios, output.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.List(disputes.ListColumns, readRecords(t, "disputes.json")); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	got := render(true)
+	for _, want := range []string{
+		"\x1b[33mevidence_merchant\x1b[0m", // waits for the merchant
+		"\x1b[31m2\x1b[0m",                 // two days left: red
+		"\x1b[31m0\x1b[0m",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("coloured table lacks %q:\n%q", want, got)
+		}
+	}
+	if strings.Contains(got, "\x1b[31m11") {
+		t.Errorf("11 days left is red:\n%q", got)
+	}
+	if plain := render(false); strings.Contains(plain, "\x1b[") {
+		t.Errorf("colour off, yet escapes:\n%q", plain)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // field is one -f or -F argument, parsed.
@@ -17,7 +18,7 @@ type field struct {
 
 // jsonNumber is what -F turns into a JSON number: JSON's own grammar, so
 // that "007" or "1e" stay strings rather than becoming something else.
-var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var jsonNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 
 // parseField reads KEY=VALUE. With typed (-F), the value becomes true,
 // false, null, a number, a JSON array or object written inline, or the
@@ -47,7 +48,7 @@ func parseField(arg string, typed bool, readFile func(string) ([]byte, error)) (
 		f.value = false
 	case value == "null":
 		f.value = nil
-	case jsonNumber.MatchString(value):
+	case jsonNumber().MatchString(value):
 		f.value = json.Number(value)
 	case strings.HasPrefix(value, "@"):
 		b, err := readFile(value[1:])

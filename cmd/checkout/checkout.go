@@ -23,7 +23,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 payment, runs the service's pre-scoring, and gives the URL where the customer
 completes checkout.`,
 	}
-	cmd.AddCommand(newCreateCmd(f, nil), newGetCmd(f, nil), newQRCmd(f, nil))
+	cmd.AddCommand(newCreateCmd(f, nil), newGetCmd(f, nil), newQRCmd(f, nil), newOpenCmd(f, nil))
 	return cmd
 }
 
@@ -33,7 +33,7 @@ func SessionDetail(s *api.CheckoutSession) *output.Detail {
 	p := &s.Payment
 	fields := []output.Field{
 		{Label: "Session", Value: s.ID},
-		{Label: "Status", Value: s.Status},
+		{Label: "Status", Value: s.Status, Kind: output.KindStatus},
 	}
 	if reason := s.RejectionReason(); reason != "" || s.Status == api.SessionRejected {
 		fields = append(fields, output.Field{Label: "Rejection", Value: reason})

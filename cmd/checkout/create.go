@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 	"github.com/bnpl-cli/bnpl/internal/userfile"
@@ -54,6 +56,10 @@ type CreateOptions struct {
 	// Currencies are those the merchant may sell in, nil when unknown.
 	Currencies func(t *config.Target, merchantCode string) []string
 	Seen       func(...recent.Entry)
+	// Served, when set, tells whether a sandbox answers at a base URL
+	// (loopback only), so that the embedded default can say whether its
+	// checkout URL opens.
+	Served func(ctx context.Context, baseURL string) bool
 }
 
 func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) error) *cobra.Command {
@@ -66,6 +72,7 @@ func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) 
 		Printer:    f.Printer,
 		Currencies: MerchantCurrencies,
 		Seen:       recent.Recorder(f.Getenv),
+		Served:     cmdutil.ProbeSandbox,
 	}
 	cmd := &cobra.Command{
 		Use:   "create [--file F | flags]",
@@ -156,12 +163,29 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		return err
 	}
 	if o.Seen != nil && s.Payment.ID != "" {
-		o.Seen(recent.Entry{ID: s.Payment.ID, Note: strings.TrimSpace(s.Payment.Status + " " + s.Payment.Amount.String() + " " + s.Payment.Currency)})
+		note := strings.TrimSpace(s.Payment.Status + " " + money.Display(s.Payment.Amount, s.Payment.Currency))
+		o.Seen(recent.Entry{ID: s.Payment.ID, Note: note}, recent.Entry{ID: s.ID, Note: note, Kind: recent.KindSession})
 	}
 	if s.Status != api.SessionRejected && target.Embedded {
 		o.Notice("play the customer with `bnpl sandbox approve %s`, or open the checkout URL", s.Payment.ID)
+		if u := s.WebURL(); u != "" && o.Served != nil {
+			if o.Served(ctx, originOf(u)) {
+				o.Notice("the checkout URL is live: a sandbox serves it at %s (`bnpl checkout open %s` opens it)", originOf(u), s.ID)
+			} else {
+				o.Notice("the checkout URL is not live yet: nothing serves %s; run `bnpl sandbox serve` to serve this state there", originOf(u))
+			}
+		}
 	}
 	return nil
+}
+
+// originOf is scheme://host:port of a URL.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
 }
 
 // MerchantCurrencies are the currencies a merchant may sell in: exactly

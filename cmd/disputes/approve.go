@@ -99,7 +99,7 @@ func disputeTotals(ctx context.Context, client *api.Client, ids []string) (strin
 	slices.Sort(currencies)
 	parts := make([]string, 0, len(currencies))
 	for _, c := range currencies {
-		parts = append(parts, money.Format(sums[c], c)+" "+c)
+		parts = append(parts, money.Display(sums[c], c))
 	}
 	return strings.Join(parts, " and "), nil
 }

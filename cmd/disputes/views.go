@@ -17,7 +17,7 @@ var ListColumns = []output.Column{
 	{Header: "REASON", Path: "reason", Kind: output.KindText},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
-	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindID},
+	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
 	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
 	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
 }
@@ -30,7 +30,7 @@ var DueColumns = []output.Column{
 	{Header: "REASON", Path: "reason", Kind: output.KindText},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
-	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindID},
+	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
 	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
 	{Header: "DUE", Path: "expired_at", Kind: output.KindTime},
 }
@@ -49,7 +49,9 @@ var historyColumns = []output.Column{
 	{Header: "EVENT", Path: "event_type", Kind: output.KindPlain},
 	{Header: "BY", Path: "created_by", Kind: output.KindPlain},
 	{Header: "CONTENT", Path: "content", Kind: output.KindText},
-	{Header: "ATTACHMENTS", Value: func(rec map[string]any) string {
+	// Attachment ids are never cut; the dispute's own list shows them too,
+	// so a narrow table drops them whole.
+	{Header: "ATTACHMENTS", Kind: output.KindLinkID, Value: func(rec map[string]any) string {
 		v, _ := output.Lookup(rec, "attachments")
 		list, _ := v.([]any)
 		parts := make([]string, 0, len(list))

@@ -57,10 +57,10 @@ stdin or an environment variable, never from a flag, and the service shows it ma
 
 // ListColumns are the columns of a dispute-webhooks table.
 var ListColumns = []output.Column{
-	{Header: "ID", Path: "id"},
-	{Header: "URL", Path: "url"},
-	{Header: "HEADER", Path: "header.title"},
-	{Header: "VALUE", Path: "header.value"},
+	{Header: "ID", Path: "id", Kind: output.KindID},
+	{Header: "URL", Path: "url", Kind: output.KindText},
+	{Header: "HEADER", Path: "header.title", Kind: output.KindPlain},
+	{Header: "VALUE", Path: "header.value", Kind: output.KindText},
 }
 
 // Detail is the view of one dispute webhook.

@@ -512,6 +512,7 @@ func Probe(f *cmdutil.Factory) func(context.Context, *config.Target) (*ProbeResu
 		if err != nil {
 			return nil, err
 		}
+		f.AnnounceLive(t)
 		resp, err := client.Raw(ctx, api.RawRequest{Method: http.MethodGet, Path: "/api/v2/payments?limit=1"})
 		if resp == nil {
 			return nil, err

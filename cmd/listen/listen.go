@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
@@ -160,7 +162,7 @@ func listenRun(ctx context.Context, o *Options) error {
 		if jsonLines {
 			err = webhook.WriteJSONLine(o.IO.Out, n)
 		} else {
-			_, err = fmt.Fprintln(o.IO.Out, shown.String(Line(n)))
+			_, err = fmt.Fprintln(o.IO.Out, shown.String(Line(o.IO, n)))
 		}
 		if err != nil {
 			once.Do(func() { writeErr = err })
@@ -180,9 +182,12 @@ func listenRun(ctx context.Context, o *Options) error {
 		fmt.Fprintln(o.IO.ErrOut, shown.Text(secret.PrintableLine(fmt.Sprintf("warning: refused a delivery to %s from %s with %d: %s", r.Path, r.Remote, r.Status, r.Reason))))
 	}
 
+	if !cmdutil.LoopbackAddr(o.Addr) {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach this machine can send it notifications (--addr 127.0.0.1:PORT keeps it on this one)\n", o.Addr)
+	}
 	ln, err := o.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", o.Addr, err)
+		return cmdutil.ListenError(err, o.Addr, "--addr")
 	}
 	fmt.Fprintf(o.IO.ErrOut, "listening on http://%s (%s); Ctrl-C to stop\n", ln.Addr(), recv)
 	if err := recv.Serve(ctx, ln); err != nil {
@@ -196,8 +201,11 @@ func listenRun(ctx context.Context, o *Options) error {
 	return writeErr
 }
 
-// Line is the one-line view of a notification for a terminal.
-func Line(n webhook.Notification) string {
+// Line is the one-line view of a notification for a terminal: the time it
+// arrived in the --time style, its kind, the payment's or dispute's id, the
+// status (coloured as in tables), the amount in the one money format
+// ("50.00 AED") and whether the header was checked.
+func Line(ios *output.IOStreams, n webhook.Notification) string {
 	id := n.ID
 	if n.Kind == webhook.KindDispute {
 		id = n.DisputeID
@@ -205,7 +213,11 @@ func Line(n webhook.Notification) string {
 	if id == "" {
 		id = n.Path
 	}
-	amount := strings.TrimSpace(n.Amount + " " + n.Currency)
+	// Every field but the time comes from the sender: a notification body
+	// must not drive the terminal, so each is made printable before the
+	// status gets its colour.
+	clean := func(s string) string { return secret.PrintableLine(s) }
+	amount := money.DisplayString(n.Amount, n.Currency)
 	check := "unchecked"
 	if n.Verified {
 		check = "verified"
@@ -214,10 +226,13 @@ func Line(n webhook.Notification) string {
 	if event == "" {
 		event = n.Status
 	}
-	line := fmt.Sprintf("%s  %-7s  %-36s  %-17s  %-14s  %s", n.ReceivedAt.Format("15:04:05"), n.Kind, id, event, amount, check)
+	event = clean(event)
+	pad := strings.Repeat(" ", max(17-displaywidth.String(event), 0))
+	line := fmt.Sprintf("%s  %-7s  %-36s  %s%s  %-14s  %s", ios.FormatTime(n.ReceivedAt), clean(n.Kind), clean(id),
+		ios.Colors().Status(event), pad, clean(amount), check)
 	if f := n.Forward; f != nil {
 		if f.Error != "" {
-			line += "  → forward failed: " + f.Error
+			line += "  → forward failed: " + clean(f.Error)
 		} else {
 			line += fmt.Sprintf("  → %d", f.Status)
 		}
@@ -225,7 +240,5 @@ func Line(n webhook.Notification) string {
 			line += " (answered the sender with an error: it should retry)"
 		}
 	}
-	// Every field but the time comes from the sender: a notification body
-	// must not drive the terminal.
-	return secret.PrintableLine(strings.TrimRight(line, " "))
+	return strings.TrimRight(line, " ")
 }

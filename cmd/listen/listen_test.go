@@ -44,9 +44,26 @@ func TestLine(t *testing.T) {
 	n.ReceivedAt = time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
 	n.Verified = true
 	n.Forward = &webhook.ForwardResult{Status: 204}
-	want := "10:00:00  dispute  9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11  new                50.00 AED       verified  → 204"
-	if got := Line(n); got != want {
+	ios, _, _, _ := output.Test()
+	want := "2026-01-15 10:00:00Z  dispute  9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11  new                50.00 AED       verified  → 204"
+	if got := Line(ios, n); got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	// The one money format, whatever the sender wrote; the chosen time
+	// style; the status coloured when stdout takes colour.
+	n = webhook.Classify([]byte(`{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","status":"closed","amount":"12.5","currency":"KWD"}`))
+	n.ReceivedAt = time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
+	ios.SetTimeStyle(output.TimeRelative)
+	ios.SetNow(func() time.Time { return n.ReceivedAt.Add(3 * time.Hour) })
+	ios.SetColorEnabled(true)
+	want = "3 hours ago  payment  3fa85f64-5717-4562-b3fc-2c963f66afa6  \x1b[32mclosed\x1b[0m             12.500 KWD      unchecked"
+	if got := Line(ios, n); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	// A status from the sender cannot drive the terminal.
+	n = webhook.Classify([]byte(`{"id":"p","status":"new\u001b[2J","amount":"1.00","currency":"AED"}`))
+	if got := Line(ios, n); strings.Contains(got, "\x1b[2J") {
+		t.Errorf("escape from the sender reached the line: %q", got)
 	}
 }
 

@@ -214,7 +214,7 @@ func (o *CaptureOptions) resolveAmount(p *api.Payment, req *api.CaptureRequest) 
 		return err
 	}
 	if amount.GreaterThan(capturable) {
-		return cmdutil.Refuse(fmt.Sprintf("capture at most %s, or use --full", money.Format(capturable, cur)),
+		return cmdutil.Refuse(fmt.Sprintf("capture at most %s, or use --full", money.Display(capturable, cur)),
 			"cannot capture %s on payment %s: only %s is left to capture", amountText(amount, cur), p.ID, amountText(capturable, cur))
 	}
 	req.Amount = amount

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 )
@@ -88,5 +89,5 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 // recentEntry is how a payment is remembered for completion: its id, with
 // what tells it apart at a glance.
 func recentEntry(p *api.Payment) recent.Entry {
-	return recent.Entry{ID: p.ID, Note: strings.TrimSpace(p.Status + " " + p.Amount.String() + " " + p.Currency)}
+	return recent.Entry{ID: p.ID, Note: strings.TrimSpace(p.Status + " " + money.Display(p.Amount, p.Currency))}
 }

@@ -291,8 +291,9 @@ func merchantOf(t *config.Target) string {
 	return t.MerchantCode
 }
 
+// amountText is an amount as every prompt and message shows it.
 func amountText(d decimal.Decimal, currency string) string {
-	return money.Format(d, currency) + " " + currency
+	return money.Display(d, currency)
 }
 
 // statusRefusal explains locally why a payment's status does not allow a
@@ -318,7 +319,7 @@ func (d *MoveDeps) expiredRefusal(p *api.Payment, verb string) error {
 	}
 	return cmdutil.Refuse("nothing was sent; no money was taken on this payment",
 		"cannot %s payment %s: the authorization expired at %s; nothing can be captured; treat the payment as expired",
-		verb, p.ID, p.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
+		verb, p.ID, d.IO.FormatTime(*p.ExpiresAt))
 }
 
 func (d *MoveDeps) now() time.Time {

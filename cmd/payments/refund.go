@@ -210,7 +210,7 @@ func (o *RefundOptions) resolveAmount(p *api.Payment, req *api.RefundRequest) er
 		return err
 	}
 	if amount.GreaterThan(refundable) {
-		return cmdutil.Refuse(fmt.Sprintf("refund at most %s, or use --full", money.Format(refundable, cur)),
+		return cmdutil.Refuse(fmt.Sprintf("refund at most %s, or use --full", money.Display(refundable, cur)),
 			"cannot refund %s on payment %s: only %s is still refundable", amountText(amount, cur), p.ID, amountText(refundable, cur))
 	}
 	req.Amount = amount

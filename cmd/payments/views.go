@@ -40,9 +40,9 @@ func Detail(p *api.Payment) *output.Detail { return DetailWithDisputes(p, nil) }
 // disputeColumns are the columns of a payment's disputes section.
 func disputeColumns(currency string) []output.Column {
 	return []output.Column{
-		{Header: "ID", Path: "id"},
-		{Header: "STATUS", Path: "status"},
-		{Header: "REASON", Path: "reason"},
+		{Header: "ID", Path: "id", Kind: output.KindID},
+		{Header: "STATUS", Path: "status", Kind: output.KindStatus},
+		{Header: "REASON", Path: "reason", Kind: output.KindText},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency", Currency: currency},
 		{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
 	}
@@ -108,7 +108,7 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: moveColumns(cur), Records: recs})
 	}
 	if recs := subRecords(p.Raw(), "refunds"); len(recs) > 0 {
-		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason"}), Records: recs})
+		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason", Kind: output.KindText}), Records: recs})
 	}
 	if len(disputes) > 0 {
 		recs := make([]json.RawMessage, 0, len(disputes))

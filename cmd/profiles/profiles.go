@@ -29,15 +29,18 @@ bnpl login and always shown masked.`,
 	return cmd
 }
 
-var profileColumns = []output.Column{
-	{Header: "NAME", Path: "name"},
-	{Header: "CURRENT", Path: "current"},
-	{Header: "REGION", Path: "region"},
-	{Header: "MERCHANT", Path: "merchant_code"},
-	{Header: "TEST KEY", Path: "test_secret_key"},
-	{Header: "LIVE KEY", Path: "live_secret_key"},
-	{Header: "KEYS IN", Path: "keys_in"},
-	{Header: "BASE URL", Path: "base_url"},
+// ListColumns are the columns of a profiles table.
+var ListColumns = []output.Column{
+	// A profile's name is typed after --profile: never cut. A masked key is
+	// told apart by its last characters: dropped whole, never cut.
+	{Header: "NAME", Path: "name", Kind: output.KindID},
+	{Header: "CURRENT", Path: "current", Kind: output.KindPlain},
+	{Header: "REGION", Path: "region", Kind: output.KindPlain},
+	{Header: "MERCHANT", Path: "merchant_code", Kind: output.KindPlain},
+	{Header: "TEST KEY", Path: "test_secret_key", Kind: output.KindLinkID},
+	{Header: "LIVE KEY", Path: "live_secret_key", Kind: output.KindLinkID},
+	{Header: "KEYS IN", Path: "keys_in", Kind: output.KindPlain},
+	{Header: "BASE URL", Path: "base_url", Kind: output.KindText},
 }
 
 // profileRecord is a profile as printed: keys masked by Profile's own
@@ -109,7 +112,7 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 			if len(recs) == 0 {
 				f.Noticef("no profiles yet: commands use the embedded sandbox; add one with bnpl login")
 			}
-			return printer.List(profileColumns, recs)
+			return printer.List(ListColumns, recs)
 		},
 	}
 }

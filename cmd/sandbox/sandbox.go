@@ -26,10 +26,13 @@ error bodies and messages, with state. Its verbs play what the API does not expo
 the customer approving, rejecting or cancelling at checkout, an authorization
 lapsing, and a reset.
 
-The verbs act on the sandbox named by --sandbox-url (or BNPL_SANDBOX_URL), else on
-the embedded sandbox's state that commands use when no profile is configured.`,
+The verbs act on, in order: the sandbox named by --sandbox-url, else by
+BNPL_SANDBOX_URL, else the base URL the other commands use (profile or
+BNPL_BASE_URL) when it is a loopback address where a bnpl sandbox answers, else
+the embedded sandbox's state that commands use when no profile is configured.
+Each says on stderr, in one line, which sandbox it uses (not with --quiet).`,
 	}
-	cmd.PersistentFlags().StringVar(&f.Global.SandboxURL, "sandbox-url", "", "base URL of a running sandbox (env BNPL_SANDBOX_URL); default: the embedded state")
+	cmd.PersistentFlags().StringVar(&f.Global.SandboxURL, "sandbox-url", "", "base URL of a running sandbox (env BNPL_SANDBOX_URL); default: the base URL when a sandbox answers there, else the embedded state")
 	cmd.AddCommand(newServeCmd(f))
 	for _, v := range []struct{ verb, short, what string }{
 		{"approve", "Approve a checkout as the customer: the payment becomes AUTHORIZED", "session or payment"},
@@ -44,29 +47,13 @@ the embedded sandbox's state that commands use when no profile is configured.`,
 	return cmd
 }
 
-// Control calls a /_sandbox endpoint on the running sandbox, or on the
-// embedded one through its in-process transport: both go through the same
+// Control calls a /_sandbox endpoint on the sandbox the verbs act on
+// (cmdutil.ResolveSandbox: --sandbox-url, BNPL_SANDBOX_URL, a loopback
+// base URL where a sandbox answers, else the embedded state). The embedded
+// one is called through its in-process transport: both go through the same
 // handler, so the verbs behave the same either way.
 func Control(ctx context.Context, f *cmdutil.Factory, method, path string, query url.Values, body any) (json.RawMessage, error) {
-	opts := api.Options{Version: f.Version, Timeout: f.Global.Timeout, Retries: 0}
-	if base := f.SandboxURL(); base != "" {
-		opts.BaseURL = base
-	} else {
-		sb, err := f.EmbeddedSandbox()
-		if err != nil {
-			return nil, err
-		}
-		region := "ae"
-		if t, err := f.Target(); err == nil && t.Embedded {
-			region = t.Region
-		}
-		opts.BaseURL = "http://127.0.0.1"
-		opts.Transport = sb.Transport(region)
-	}
-	if f.Global.Debug {
-		opts.Debug = f.IO.ErrOut
-	}
-	c, err := api.New(opts)
+	t, err := f.ResolveSandbox(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +66,7 @@ func Control(ctx context.Context, f *cmdutil.Factory, method, path string, query
 		req.Body = b
 		req.Header = http.Header{"Content-Type": {"application/json"}}
 	}
-	resp, err := c.Raw(ctx, req)
+	resp, err := t.Client.Raw(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +113,11 @@ func newResetCmd(f *cmdutil.Factory) *cobra.Command {
 		Example: "  bnpl sandbox reset\n  bnpl sandbox reset --sandbox-url http://127.0.0.1:8700 --yes",
 		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			which := "the embedded sandbox"
-			if u := f.SandboxURL(); u != "" {
-				which = "the sandbox at " + u
+			t, err := f.ResolveSandbox(cmd.Context())
+			if err != nil {
+				return err
 			}
-			if err := f.AskFirst(cmd.Context(), "Forget every payment, session, dispute and webhook of "+which+"?", cmdutil.ErrKept); err != nil {
+			if err := f.AskFirst(cmd.Context(), "Forget every payment, session, dispute and webhook of "+t.Name+"?", cmdutil.ErrKept); err != nil {
 				return err
 			}
 			if _, err := Control(cmd.Context(), f, http.MethodPost, "/_sandbox/reset", nil, nil); err != nil {

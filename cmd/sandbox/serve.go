@@ -1,6 +1,12 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,17 +47,35 @@ prints the base URLs and the built-in merchants with their keys, then serves unt
 interrupted. It is hermetic: webhook URLs are judged without DNS (names under
 .invalid, .test, .localhost, .local and .internal are refused as not resolving,
 other well-formed public names are accepted) unless --resolve-hosts is given.
-State is in memory unless --state names a file; the file may be shared
-with other processes, including the embedded sandbox.`,
+The state is the embedded sandbox's file ($XDG_STATE_HOME/bnpl/sandbox.db), so
+that the commands run without a profile and this server see the same payments,
+and a checkout URL printed by the embedded default opens here. --state FILE serves
+another file, --state :memory: keeps the state in memory until the server stops.
+A file may be shared by several processes at once (SQLite in WAL mode).
+
+The listeners are on loopback by default. An address that is not loopback is
+warned about: the service's endpoints and the hosted payment page are then
+reachable from other machines.`,
 		Example: `  bnpl sandbox serve
-  bnpl sandbox serve --state sandbox.db --ae-addr 127.0.0.1:9700 --sa-addr 127.0.0.1:9701
+  bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:9700 --sa-addr 127.0.0.1:9701
+  bnpl sandbox serve --state ./ci-sandbox.db
   bnpl sandbox serve --faults '500-after=0.1,drop-after=0.1,latency=5ms' --seed 7
   bnpl sandbox serve --rate-limit
   bnpl sandbox serve --allow-local-webhooks --webhook-retry-scale 0.01`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so := sandbox.ServeOptions{AEAddr: opts.AEAddr, SAAddr: opts.SAAddr}
-			so.StatePath = opts.State
+			switch opts.State {
+			case ":memory:":
+				so.StatePath = ""
+			case "":
+				so.StatePath = f.EmbeddedStatePath()
+				if err := os.MkdirAll(filepath.Dir(so.StatePath), 0o700); err != nil {
+					return fmt.Errorf("sandbox state: %w", err)
+				}
+			default:
+				so.StatePath = opts.State
+			}
 			so.AuthExpiry = opts.AuthExpiry
 			faults, err := sandbox.ParseFaultSpec(opts.Faults)
 			if err != nil {
@@ -72,13 +96,25 @@ with other processes, including the embedded sandbox.`,
 				}
 				so.Merchants = ms
 			}
-			return sandbox.Serve(cmd.Context(), so, f.IO.Out)
+			for _, a := range []struct{ region, addr, flag string }{{"ae", opts.AEAddr, "--ae-addr"}, {"sa", opts.SAAddr, "--sa-addr"}} {
+				if !cmdutil.LoopbackAddr(a.addr) {
+					fmt.Fprintf(f.IO.ErrOut, "warning: %s is not a loopback address: the %s listener's API and hosted payment pages are reachable from other machines (%s 127.0.0.1:PORT keeps them on this one)\n", a.addr, a.region, a.flag)
+				}
+			}
+			err = sandbox.Serve(cmd.Context(), so, f.IO.Out)
+			switch {
+			case !errors.Is(err, syscall.EADDRINUSE):
+				return err
+			case strings.Contains(err.Error(), "sandbox sa listener"):
+				return cmdutil.ListenError(err, opts.SAAddr, "--sa-addr")
+			}
+			return cmdutil.ListenError(err, opts.AEAddr, "--ae-addr")
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.AEAddr, "ae-addr", "127.0.0.1:8700", "listen address of the ae region (UAE and Kuwait)")
 	fl.StringVar(&opts.SAAddr, "sa-addr", "127.0.0.1:8701", "listen address of the sa region (KSA)")
-	fl.StringVar(&opts.State, "state", "", "SQLite file for the state (default: in memory)")
+	fl.StringVar(&opts.State, "state", "", "SQLite file for the state, or :memory: (default: the embedded sandbox's file, $XDG_STATE_HOME/bnpl/sandbox.db)")
 	fl.StringVar(&opts.Merchants, "merchants", "", "file defining merchants beyond the built-in ones")
 	fl.DurationVar(&opts.AuthExpiry, "auth-expiry", sandbox.DefaultAuthExpiry, "how long an authorization lasts before it expires")
 	fl.StringVar(&opts.Faults, "faults", "", "inject failures on /api paths: kind=rate pairs of 500-before, 500-after, drop-after, lock, 429, plus latency=DURATION")

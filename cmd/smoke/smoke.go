@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -36,10 +37,18 @@ type Options struct {
 	Target  func() (*config.Target, error)
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
-	// Progress, when set, gets one line per step as it ends (a terminal
-	// watching a slow run); the summary is printed either way.
+	// Progress, when set, gets one line per step as it ends, with the
+	// hint of a failed one (a terminal watching a slow run).
 	Progress io.Writer
-	Now      func() time.Time
+	// ErrOut gets, after the run, each failed step with its hint (unless
+	// Progress showed them already) and the counts line.
+	ErrOut io.Writer
+	// Quiet leaves out the counts line of a run that passed.
+	Quiet bool
+	// StdoutTTY is whether stdout is the terminal that Progress writes
+	// to: the summary table would then repeat every step, and is left out.
+	StdoutTTY bool
+	Now       func() time.Time
 }
 
 // NewCmd returns `bnpl smoke`.
@@ -63,7 +72,10 @@ closed. A real test account cannot play the customer, so those steps are left ou
 
 Each step is a test case with its time. The summary goes to stdout (a table, or
 -o json); --junit FILE also writes JUnit XML for CI. A step that cannot run because
-an earlier one failed is reported as skipped.
+an earlier one failed is reported as skipped. On a terminal each step is shown on
+stderr as it ends, and the table is left out so that no step is shown twice. Each
+failed step is written to stderr with its hint, piped or not, and the run ends
+with a line of counts on stderr: "8 passed, 1 failed, 1 skipped".
 
 Exit status: 0 when every step passed. Otherwise the exit code of the first failed
 step's error: 4 for a refused key, 5 for a wrong region, 10 when the service cannot
@@ -78,6 +90,7 @@ anything is sent, so that nothing is left half-done in a live account.`,
 			if f.IO.IsStderrTTY() && !f.Global.Quiet {
 				opts.Progress = f.IO.ErrOut
 			}
+			opts.ErrOut, opts.Quiet, opts.StdoutTTY = f.IO.ErrOut, f.Global.Quiet, f.IO.IsStdoutTTY()
 			return Run(cmd.Context(), opts)
 		},
 	}
@@ -163,8 +176,25 @@ func Run(ctx context.Context, o *Options) error {
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}
-	if err := printReport(printer, rep); err != nil {
-		return err
+	// On a terminal the progress lines showed every step already.
+	if o.Progress == nil || !o.StdoutTTY || printer.Format() != output.FormatTable {
+		if err := printReport(printer, rep); err != nil {
+			return err
+		}
+	}
+	counts := map[string]int{}
+	for _, st := range rep.Steps {
+		counts[st.Result]++
+		if st.Result == resultFailed && o.Progress == nil && o.ErrOut != nil {
+			writeFailure(o.ErrOut, st)
+		}
+	}
+	if o.ErrOut != nil && (counts[resultFailed] > 0 || !o.Quiet) {
+		line := fmt.Sprintf("%d passed, %d failed", counts[resultPassed], counts[resultFailed])
+		if n := counts[resultSkipped]; n > 0 {
+			line += fmt.Sprintf(", %d skipped", n)
+		}
+		fmt.Fprintln(o.ErrOut, line)
 	}
 	for _, st := range rep.Steps {
 		if st.Result == resultFailed {
@@ -176,6 +206,14 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	return nil
+}
+
+// writeFailure writes a failed step and its hint for a person.
+func writeFailure(w io.Writer, st *Step) {
+	fmt.Fprintf(w, "smoke: %s failed: %s\n", st.Name, secret.PrintableLine(st.Message))
+	if st.Hint != "" {
+		fmt.Fprintf(w, "  hint: %s\n", secret.PrintableLine(st.Hint))
+	}
 }
 
 var summaryColumns = []output.Column{
@@ -329,6 +367,9 @@ func (s *smoker) report(st *Step) {
 		text = st.Message
 	}
 	fmt.Fprintf(s.progress, "smoke: %-28s %-7s %6.3fs  %s\n", st.Name, st.Result, st.Duration.Seconds(), text)
+	if st.Result == resultFailed && st.Hint != "" {
+		fmt.Fprintf(s.progress, "  hint: %s\n", secret.PrintableLine(st.Hint))
+	}
 }
 
 // checkFailed is a step whose request succeeded but whose answer was not
@@ -448,7 +489,7 @@ func (s *smoker) checkoutRequest(currency, reference string) map[string]any {
 
 // onlySupported reads the currency out of the service's refusal
 // "only 'KWD' is supported, but got 'AED'".
-var onlySupported = regexp.MustCompile(`only '([A-Z]{3})' is supported`)
+var onlySupported = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`only '([A-Z]{3})' is supported`) })
 
 func (s *smoker) newCheckout(ctx context.Context, suffix string) (*api.CheckoutSession, error) {
 	reference := fmt.Sprintf("bnpl-smoke-%s%s", s.now().UTC().Format("20060102T150405.000"), suffix)
@@ -458,7 +499,7 @@ func (s *smoker) newCheckout(ctx context.Context, suffix string) (*api.CheckoutS
 		// A guessed currency was wrong (a Kuwait merchant on the ae
 		// address with no payment yet): the refusal names the right one,
 		// and a refused creation made nothing, so one retry is safe.
-		if m := onlySupported.FindStringSubmatch(apiErr.Message); m != nil && m[1] != currency && money.Known(m[1]) {
+		if m := onlySupported().FindStringSubmatch(apiErr.Message); m != nil && m[1] != currency && money.Known(m[1]) {
 			s.currency = m[1]
 			sess, err = s.client.CreateCheckout(ctx, s.checkoutRequest(m[1], reference))
 		}
@@ -482,7 +523,7 @@ func (s *smoker) create(ctx context.Context) (string, error) {
 		return "", err
 	}
 	s.session, s.payment = sess, sess.Payment.ID
-	return fmt.Sprintf("session %s, payment %s, %s %s", sess.ID, sess.Payment.ID, money.Format(sess.Payment.Amount, sess.Payment.Currency), sess.Payment.Currency), nil
+	return fmt.Sprintf("session %s, payment %s, %s", sess.ID, sess.Payment.ID, money.Display(sess.Payment.Amount, sess.Payment.Currency)), nil
 }
 
 func (s *smoker) read(ctx context.Context) (string, error) {
@@ -539,7 +580,7 @@ func (s *smoker) capturePart(ctx context.Context) (string, error) {
 		return "", checkFailed("after capturing %s the payment is %s with %s captured", firstCapture, p.Status, p.Captured())
 	}
 	s.captured = p.Captured()
-	return fmt.Sprintf("captured %s of %s %s", money.Format(firstCapture, p.Currency), money.Format(p.Amount, p.Currency), p.Currency), nil
+	return fmt.Sprintf("captured %s of %s", money.Display(firstCapture, p.Currency), money.Display(p.Amount, p.Currency)), nil
 }
 
 func (s *smoker) captureRest(ctx context.Context) (string, error) {
@@ -552,7 +593,7 @@ func (s *smoker) captureRest(ctx context.Context) (string, error) {
 	if p.Status != api.StatusClosed || !p.Captured().Equal(totalAmount) {
 		return "", checkFailed("after capturing the rest the payment is %s with %s captured, want CLOSED with %s", p.Status, p.Captured(), totalAmount)
 	}
-	return fmt.Sprintf("captured %s %s; payment CLOSED", money.Format(rest, p.Currency), p.Currency), nil
+	return fmt.Sprintf("captured %s; payment CLOSED", money.Display(rest, p.Currency)), nil
 }
 
 func (s *smoker) refund(ctx context.Context) (string, error) {
@@ -564,7 +605,7 @@ func (s *smoker) refund(ctx context.Context) (string, error) {
 	if !p.Refunded().Equal(refundAmount) {
 		return "", checkFailed("after refunding %s the payment shows %s refunded", refundAmount, p.Refunded())
 	}
-	return fmt.Sprintf("refunded %s %s", money.Format(refundAmount, p.Currency), p.Currency), nil
+	return fmt.Sprintf("refunded %s", money.Display(refundAmount, p.Currency)), nil
 }
 
 func (s *smoker) closeOther(ctx context.Context) (string, error) {

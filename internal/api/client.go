@@ -568,19 +568,7 @@ func maskHeaderValues(v any) bool {
 // maskRaw returns b with every signing header value masked, compact, and
 // whether anything had to be masked.
 func maskRaw(b []byte) ([]byte, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var doc any
-	if dec.Decode(&doc) != nil || !maskHeaderValues(doc) {
-		return b, false
-	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(doc) != nil {
-		return b, false
-	}
-	return bytes.TrimRight(out.Bytes(), "\n"), true
+	return secret.EditJSON(b, func(doc any) (any, bool) { return doc, maskHeaderValues(doc) })
 }
 
 // ---- local validation shared by the endpoints ----

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -24,9 +25,11 @@ import (
 // CheckoutRequest, so the sandbox and the client read it the same way.
 
 var (
-	emailShape = regexp.MustCompile(`^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$`)
+	emailShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$`) })
 	// The service names attachments with a versioned vendor media type.
-	attachmentContentType = regexp.MustCompile(`(?i)^application/vnd\.[a-z0-9][a-z0-9.+_-]*\.v1\+json$`)
+	attachmentContentType = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^application/vnd\.[a-z0-9][a-z0-9.+_-]*\.v1\+json$`)
+	})
 )
 
 // CheckoutLangs are the languages the hosted checkout speaks.
@@ -54,6 +57,9 @@ func ValidateCheckout(body []byte, knownCurrencies []string) *ValidationError {
 		return v
 	}
 	r := &checkoutRules{v: v}
+	for _, path := range duplicateKeys(body) {
+		r.add(path, "appears twice in its object: keep one")
+	}
 
 	if lang, ok := r.str(top, "lang", "$", true); ok && lang != "" && !oneOf(lang, CheckoutLangs) {
 		r.add("$.lang", "must be one of %s, got %q", strings.Join(CheckoutLangs, ", "), lang)
@@ -93,6 +99,9 @@ func ValidateOrderItems(body []byte, currency string) *ValidationError {
 		return v
 	}
 	r := &checkoutRules{v: v, currency: strings.ToUpper(currency), currencyOK: money.Known(currency)}
+	for _, path := range duplicateKeys(body) {
+		r.add("$.items"+strings.TrimPrefix(path, "$"), "appears twice in its object: keep one")
+	}
 	for i, it := range items {
 		r.item(it, fmt.Sprintf("$.items[%d]", i))
 	}
@@ -195,7 +204,7 @@ func (r *checkoutRules) checkCurrency(cur string, known []string) {
 
 func (r *checkoutRules) buyer(b map[string]any, at string, strict bool) {
 	r.str(b, "name", at, strict)
-	if email, ok := r.str(b, "email", at, strict); ok && email != "" && !emailShape.MatchString(email) {
+	if email, ok := r.str(b, "email", at, strict); ok && email != "" && !emailShape().MatchString(email) {
 		r.add(at+".email", "%q is not an email address", email)
 	}
 	r.str(b, "phone", at, strict)
@@ -288,7 +297,7 @@ func (r *checkoutRules) attachment(a map[string]any, at string) {
 	if body, ok := r.str(a, "body", at, true); ok && body != "" && !json.Valid([]byte(body)) {
 		r.add(at+".body", "must hold serialized JSON")
 	}
-	if ct, ok := r.str(a, "content_type", at, true); ok && ct != "" && !attachmentContentType.MatchString(ct) {
+	if ct, ok := r.str(a, "content_type", at, true); ok && ct != "" && !attachmentContentType().MatchString(ct) {
 		r.add(at+".content_type", "%q is not a vendor type such as application/vnd.acme.v1+json", ct)
 	}
 }

@@ -254,7 +254,7 @@ func TotalsString(m map[string]decimal.Decimal) string {
 	sort.Strings(curs)
 	parts := make([]string, len(curs))
 	for i, c := range curs {
-		parts[i] = money.Format(m[c], c) + " " + c
+		parts[i] = money.Display(m[c], c)
 	}
 	return strings.Join(parts, ", ")
 }

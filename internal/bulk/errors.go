@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
 // RowError says why one input row cannot be sent.
@@ -176,7 +178,7 @@ type JournalBusyError struct {
 func (e *JournalBusyError) Error() string {
 	who := "another bnpl run"
 	if e.Holder != nil && e.Holder.PID > 0 {
-		who = fmt.Sprintf("another bnpl run (process %d, %s since %s)", e.Holder.PID, e.Holder.Op, e.Holder.At.UTC().Format(time.RFC3339))
+		who = fmt.Sprintf("another bnpl run (process %d, %s since %s)", e.Holder.PID, e.Holder.Op, output.FormatTime(e.Holder.At, output.TimeUTC, time.Time{}))
 	}
 	return fmt.Sprintf("journal %s is in use by %s; nothing was sent", e.Path, who)
 }

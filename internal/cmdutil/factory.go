@@ -60,6 +60,10 @@ type Factory struct {
 	liveClient *api.Client
 	printer    *output.Printer
 	sb         *sandbox.Sandbox
+	// sandboxTarget is what ResolveSandbox picked (sandboxtarget.go).
+	sandboxTarget *SandboxTarget
+	// liveShown is set once the LIVE line has been written.
+	liveShown bool
 }
 
 // New returns a factory over the process's streams and environment.
@@ -156,8 +160,9 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 			return nil, err
 		}
 		transport = sb.Transport(t.Region)
-		f.Noticef("using the embedded sandbox as %s (%s mode); state in %s", t.MerchantCode, modeName(t.Live), f.embeddedStatePath())
+		f.Noticef("using the embedded sandbox as %s (%s mode); state in %s", t.MerchantCode, modeName(t.Live), f.EmbeddedStatePath())
 	}
+	f.announceLiveLocked(t)
 	opts := api.Options{
 		BaseURL:      t.BaseURL,
 		SecretKey:    t.SecretKey,
@@ -282,15 +287,11 @@ func (f *Factory) EmbeddedSandbox() (*sandbox.Sandbox, error) {
 	return f.embeddedLocked()
 }
 
-func (f *Factory) embeddedStatePath() string {
-	return filepath.Join(config.StateDir(f.Getenv), "sandbox.db")
-}
-
 func (f *Factory) embeddedLocked() (*sandbox.Sandbox, error) {
 	if f.sb != nil {
 		return f.sb, nil
 	}
-	path := f.embeddedStatePath()
+	path := f.EmbeddedStatePath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("embedded sandbox: %w", err)
 	}
@@ -326,8 +327,9 @@ func (f *Factory) Noticef(format string, args ...any) {
 	fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
 }
 
-// SandboxURL is the running sandbox the `bnpl sandbox` verbs talk to, or ""
-// for the embedded state.
+// SandboxURL is the sandbox named by --sandbox-url or BNPL_SANDBOX_URL, or
+// "" when neither names one. The sandbox the verbs act on is decided by
+// ResolveSandbox, which also follows the base URL.
 func (f *Factory) SandboxURL() string {
 	if f.Global.SandboxURL != "" {
 		return f.Global.SandboxURL

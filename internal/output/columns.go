@@ -40,9 +40,9 @@ type Column struct {
 // Kind of a column's values.
 type Kind int
 
-// Kinds, and what each means for a table on a terminal. When it is too
-// wide: times are shortened to the date, then dropped; references are cut,
-// then dropped; free text is cut last. Ids and amounts are never cut.
+// Kinds, and what each means for a table on a terminal; planTable gives
+// the order in which they give way when it is too wide. Ids and amounts are
+// never cut.
 const (
 	KindAuto      Kind = iota // guessed from the path
 	KindPlain                 // short words (a mode, a reason code)
@@ -53,6 +53,9 @@ const (
 	KindReference             // a merchant's reference or order number
 	KindText                  // free text: descriptions, URLs, names
 	KindDaysLeft              // days left to answer a dispute: red at 0 to 2
+	// KindLinkID is the id of another record a row points to (a dispute's
+	// payment): never cut, but dropped whole before a status is cut.
+	KindLinkID
 )
 
 func (c Column) cell(rec map[string]any) string {
@@ -85,7 +88,7 @@ func (c Column) kind() Kind {
 		return KindStatus
 	case last == "days_left":
 		return KindDaysLeft
-	case strings.HasSuffix(last, "_at") || last == "date" || last == "time":
+	case strings.HasSuffix(last, "_at") || last == "date" || last == "time" || last == "now":
 		return KindTime
 	case last == "amount" || strings.HasSuffix(last, "_amount") || last == "unit_price":
 		return KindMoney
@@ -248,6 +251,26 @@ func topLevelScalars(raw []byte) ([]Field, error) {
 			continue
 		}
 		fields = append(fields, Field{Label: key, Value: String(v)})
+	}
+	// A person reads a record with no view of its own (a raw API answer,
+	// the sandbox's clock) like any other: times in the --time style,
+	// amounts in the one money format with the record's currency, statuses
+	// coloured. TSV and CSV print Value, as sent.
+	currency := ""
+	for _, f := range fields {
+		if f.Label == "currency" {
+			currency = f.Value
+		}
+	}
+	for i := range fields {
+		switch k := (Column{Path: fields[i].Label}).kind(); k {
+		case KindTime, KindStatus, KindDaysLeft:
+			fields[i].Kind = k
+		case KindMoney:
+			if currency != "" {
+				fields[i].Kind, fields[i].Currency = k, currency
+			}
+		}
 	}
 	return fields, nil
 }

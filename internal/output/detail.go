@@ -3,6 +3,7 @@ package output
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
@@ -139,12 +140,11 @@ func (p *Printer) sectionPrinter() *Printer {
 }
 
 func (p *Printer) renderDetailDelimited(d *Detail) error {
-	comma := '\t'
 	if p.format == FormatCSV {
-		comma = ','
+		return p.renderDetailCSV(d)
 	}
 	for _, f := range d.Fields {
-		if err := p.writeDelimited(comma, []string{f.Label, f.Value}); err != nil {
+		if err := p.writeDelimited('\t', []string{f.Label, f.Value}); err != nil {
 			return err
 		}
 	}
@@ -154,7 +154,7 @@ func (p *Printer) renderDetailDelimited(d *Detail) error {
 				return err
 			}
 		}
-		if err := p.writeDelimited(comma, []string{sec.Title}); err != nil {
+		if err := p.writeDelimited('\t', []string{sec.Title}); err != nil {
 			return err
 		}
 		if err := p.sectionPrinter().List(sec.Columns, sec.Records); err != nil {
@@ -162,6 +162,52 @@ func (p *Printer) renderDetailDelimited(d *Detail) error {
 		}
 	}
 	return nil
+}
+
+// renderDetailCSV writes a detail view as one CSV document that any CSV
+// reader takes whole: every row has as many fields as the widest (a
+// "label,value" row or a section's table), padded with empty fields, and no
+// blank lines; a section starts with a row holding its title alone.
+func (p *Printer) renderDetailCSV(d *Detail) error {
+	width := 2
+	for _, sec := range d.Sections {
+		width = max(width, sectionWidth(sec))
+	}
+	pad := func(cells ...string) []string {
+		for len(cells) < width {
+			cells = append(cells, "")
+		}
+		return cells
+	}
+	for _, f := range d.Fields {
+		if err := p.writeDelimited(',', pad(f.Label, f.Value)); err != nil {
+			return err
+		}
+	}
+	for _, sec := range d.Sections {
+		if err := p.writeDelimited(',', pad(sec.Title)); err != nil {
+			return err
+		}
+		sp := p.sectionPrinter()
+		sp.csvWidth = width
+		if err := sp.List(sec.Columns, sec.Records); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sectionWidth is how many CSV fields a section's rows hold.
+func sectionWidth(sec Section) int {
+	var first []byte
+	if len(sec.Records) > 0 {
+		first = sec.Records[0]
+	}
+	cols, err := resolveColumns(sec.Columns, nil, first, nil)
+	if err != nil {
+		return len(sec.Columns)
+	}
+	return len(cols)
 }
 
 func (p *Printer) writeDelimited(comma rune, fields []string) error {
@@ -179,4 +225,92 @@ func (p *Printer) writeDelimited(comma rune, fields []string) error {
 	}
 	_, err := p.ios.Out.Write([]byte(strings.Join(clean, "\t") + "\n"))
 	return err
+}
+
+// pickDetail applies --columns to a detail view: each name picks a field by
+// its label or a section by its title (case-insensitively, with spaces,
+// "_" and "-" alike), else a dotted path into the record, labelled as
+// typed; the picked fields keep the order given. A name that is none of
+// these is a usage error listing the names there are.
+func pickDetail(d *Detail, names []string, rec json.RawMessage) (*Detail, error) {
+	var obj map[string]any
+	if v, err := decode(rec); err == nil {
+		obj = asObject(v)
+	}
+	out := &Detail{}
+	var unknown []string
+	for _, name := range names {
+		key := labelKey(name)
+		if f, ok := findField(d.Fields, key); ok {
+			f.TableHidden = false
+			out.Fields = append(out.Fields, f)
+			continue
+		}
+		if sec, ok := findSection(d.Sections, key); ok {
+			out.Sections = append(out.Sections, sec)
+			continue
+		}
+		if v, ok := Lookup(obj, name); ok {
+			switch v.(type) {
+			case map[string]any, []any:
+				b, err := json.Marshal(v)
+				if err != nil {
+					return nil, err
+				}
+				out.Fields = append(out.Fields, Field{Label: name, Value: string(b)})
+			default:
+				out.Fields = append(out.Fields, Field{Label: name, Value: String(v)})
+			}
+			continue
+		}
+		unknown = append(unknown, name)
+	}
+	if len(unknown) > 0 {
+		return nil, &Error{
+			Message:  fmt.Sprintf("unknown column %s", strings.Join(quoteAll(unknown), ", ")),
+			HintText: detailHint(d),
+			Code:     2,
+		}
+	}
+	if len(out.Fields) == 0 && len(out.Sections) == 0 {
+		return nil, &Error{Message: "--columns names no field", HintText: detailHint(d), Code: 2}
+	}
+	return out, nil
+}
+
+// labelKey folds a label or a --columns name for matching: "Merchant
+// code", "merchant_code" and "merchant-code" are one name.
+func labelKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.NewReplacer("_", " ", "-", " ").Replace(s)
+}
+
+func findField(fields []Field, key string) (Field, bool) {
+	for _, f := range fields {
+		if labelKey(f.Label) == key {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+func findSection(secs []Section, key string) (Section, bool) {
+	for _, s := range secs {
+		if labelKey(s.Title) == key {
+			return s, true
+		}
+	}
+	return Section{}, false
+}
+
+// detailHint lists the names --columns takes for a detail view.
+func detailHint(d *Detail) string {
+	var names []string
+	for _, f := range d.Fields {
+		names = append(names, strings.ReplaceAll(labelKey(f.Label), " ", "_"))
+	}
+	for _, s := range d.Sections {
+		names = append(names, strings.ReplaceAll(labelKey(s.Title), " ", "_"))
+	}
+	return "fields: " + strings.Join(names, ", ") + "; or any dotted path into the JSON output, e.g. buyer.email"
 }

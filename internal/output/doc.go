@@ -33,9 +33,15 @@
 //     (List: any record; Stream: the first). With no records nothing can be
 //     checked and the name is kept. --columns applies to lists, not to the
 //     detail view of Object.
-//   - Tables are borderless, fitted to TerminalWidth: free-text columns
-//     (values with spaces) are cut first, with "…"; identifiers and dates
-//     only when the text cannot make room. A table with no rows prints
+//   - Tables are borderless, fitted to TerminalWidth by one policy
+//     (planTable): times shorten to the date and go first, then references
+//     are cut and dropped, then free text, then short words are cut; ids and
+//     amounts are never cut; an id of another record (KindLinkID) is dropped
+//     whole before a status is cut, since a cut status ("evidence_…") says
+//     nothing while the id is one `get` away; what gave way comes back when
+//     a later step made room. Not on a terminal nothing is cut. Amounts read
+//     "1250.00 AED", right-aligned; times in the --time style; statuses and
+//     days left coloured when colour is on. A table with no rows prints
 //     nothing (the caller says so on stderr); TSV and CSV print their header.
 //   - Stream keeps memory constant; see Stream for the table batching.
 //   - Cells are single lines: tabs, newlines and other control characters

@@ -175,7 +175,7 @@ func (c *ColorScheme) Status(status string) string {
 	switch strings.ToLower(strings.TrimSpace(status)) {
 	case "authorized", "evidence_merchant", "new", "in_progress", "evidence_customer":
 		return c.Yellow(status)
-	case "closed", "captured", "declined", "cancelled":
+	case "closed", "captured", "approved", "declined", "cancelled":
 		return c.Green(status)
 	case "rejected", "refunded":
 		return c.Red(status)

@@ -43,6 +43,12 @@ type Printer struct {
 	tmpl     *template.Template
 	columns  []string
 	noHeader bool
+	// perRecord is -o jsonl with --jq or --template: a stream runs the
+	// filter on each record (constant memory) rather than on the array.
+	perRecord bool
+	// csvWidth, when set, pads each CSV row with empty fields to this many,
+	// so a detail view's sections make one rectangular CSV document.
+	csvWidth int
 }
 
 // NewPrinter checks the output options up front, so a bad --jq, --template
@@ -87,6 +93,7 @@ func NewPrinter(ios *IOStreams, o Options) (*Printer, error) {
 			return nil, err
 		}
 		p.jq = code
+		p.perRecord = p.format == FormatJSONL
 		p.format = FormatJSON
 	}
 	if o.Template != "" {
@@ -95,6 +102,7 @@ func NewPrinter(ios *IOStreams, o Options) (*Printer, error) {
 			return nil, err
 		}
 		p.tmpl = tmpl
+		p.perRecord = p.format == FormatJSONL
 	}
 	return p, nil
 }
@@ -182,6 +190,13 @@ func (p *Printer) Object(rec json.RawMessage, view *Detail) error {
 			return err
 		}
 		view = &Detail{Fields: fields}
+	}
+	if len(p.columns) > 0 {
+		picked, err := pickDetail(view, p.columns, rec)
+		if err != nil {
+			return err
+		}
+		view = picked
 	}
 	return p.renderDetail(view)
 }

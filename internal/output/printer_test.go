@@ -125,7 +125,11 @@ func TestEmptyLists(t *testing.T) {
 		{format: "tsv", want: "ID\tSTATUS\tAMOUNT\tCURRENCY\tREFERENCE\tCAPTURES\tDESCRIPTION\tCREATED\n"},
 		{format: "tsv", opts: Options{NoHeader: true}, want: ""},
 		{format: "csv", opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID,buyer.email\n"},
-		{format: "table", tty: true, want: ""},
+		{format: "table", tty: true, want: "ID  STATUS  AMOUNT  CURRENCY  REFERENCE  CAPTURES  DESCRIPTION  CREATED\n"},
+		{format: "table", tty: true, opts: Options{NoHeader: true}, want: ""},
+		{format: "table", tty: true, opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID  buyer.email\n"},
+		{format: "table", want: ""},
+		{format: "jsonl", opts: Options{JQ: "length"}, want: "0\n"},
 		{format: "", opts: Options{JQ: "length"}, want: "0\n"},
 		{format: "", opts: Options{Template: `{{len .}} payments`}, want: "0 payments\n"},
 	}
@@ -144,7 +148,7 @@ func TestEmptyLists(t *testing.T) {
 				t.Fatalf("%s %+v: %v", mode, o, err)
 			}
 			want := tt.want
-			if mode == "stream" && (o.JQ != "" || o.Template != "") {
+			if mode == "stream" && o.Format == "jsonl" && o.JQ != "" {
 				want = "" // per record: no records, no output
 			}
 			if got := tp.out.String(); got != want {
@@ -175,8 +179,23 @@ func TestJQ(t *testing.T) {
 		golden(t, name, tp.out.Bytes())
 	}
 
-	// Per record in a stream: the same filter sees one payment at a time.
-	tp = newTestPrinter(t, false, 0, Options{JQ: `[.id[-3:], (.captures | length)]`})
+	// A stream's filter sees what -o json prints: the array, once.
+	tp = newTestPrinter(t, false, 0, Options{JQ: `length`})
+	st := tp.p.Stream(nil)
+	for _, r := range recs {
+		if err := st.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tp.out.String(), "3\n"; got != want {
+		t.Errorf("stream jq over the array: got %q, want %q", got, want)
+	}
+
+	// Per record with -o jsonl: the filter sees one payment at a time.
+	tp = newTestPrinter(t, false, 0, Options{Format: "jsonl", JQ: `[.id[-3:], (.captures | length)]`})
 	s := tp.p.Stream(nil)
 	for _, r := range recs {
 		if err := s.Write(r); err != nil {
@@ -228,8 +247,8 @@ func TestTemplate(t *testing.T) {
 		t.Errorf("template printer: IsJSON=%v Format=%q", tp.p.IsJSON(), tp.p.Format())
 	}
 
-	// Per record, and the missing final newline is supplied.
-	tp = newTestPrinter(t, false, 0, Options{Template: `{{.order.reference_id}} {{.status}}`})
+	// Per record with -o jsonl, and the missing final newline is supplied.
+	tp = newTestPrinter(t, false, 0, Options{Format: "jsonl", Template: `{{.order.reference_id}} {{.status}}`})
 	s := tp.p.Stream(nil)
 	for _, r := range recs {
 		if err := s.Write(r); err != nil {
@@ -578,18 +597,6 @@ func TestPlanTable(t *testing.T) {
 	}
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestInvalidRecord(t *testing.T) {
 	for _, format := range []string{"json", "jsonl", "tsv", "table"} {
 		tp := newTestPrinter(t, false, 0, Options{Format: format})
@@ -615,7 +622,8 @@ func TestObjectJQAndClosedStream(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 
-	s := tp.p.Stream(nil)
+	jl := newTestPrinter(t, true, 0, Options{Format: "jsonl", JQ: `.id`})
+	s := jl.p.Stream(nil)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -677,5 +685,47 @@ func TestColouredTableHasNoTrailingPadding(t *testing.T) {
 	}
 	if !strings.Contains(tp.out.String(), "\x1b[33mAUTHORIZED\x1b[0m") {
 		t.Errorf("status not coloured:\n%q", tp.out.String())
+	}
+}
+
+// TestPlanTableLinkedID: a dispute's payment id is dropped whole before its
+// status is cut, and the reason dropped earlier comes back in the room.
+func TestPlanTableLinkedID(t *testing.T) {
+	headers := []string{"ID", "STATUS", "REASON", "AMOUNT", "PAYMENT", "DAYS", "CREATED"}
+	kinds := []Kind{KindID, KindStatus, KindText, KindMoney, KindLinkID, KindDaysLeft, KindTime}
+	rows := [][]string{
+		{"7f3c2b1a-9e8d-4c7b-a6f5-e4d3c2b1a098", "evidence_merchant", "product_issue", "1250.00 AED", "5b1e8a3c-2f7d-4c1a-9e4b-7d2f1a6c3e90", "2", "2026-11-22 09:28:33Z"},
+		{"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "new", "not_delivered", "20.250 KWD", "0c9d4f2e-8a1b-4e7d-b3c5-1f6a9e2d7b48", "11", "2026-11-21 10:00:00Z"},
+	}
+	show := func(plan []colPlan) string {
+		var parts []string
+		for i, c := range plan {
+			if c.show {
+				s := headers[i] + "=" + itoa(c.width)
+				if c.dateOnly {
+					s += "d"
+				}
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, tt := range []struct {
+		total int
+		want  string
+	}{
+		{150, "ID=36 STATUS=17 REASON=13 AMOUNT=11 PAYMENT=36 DAYS=4 CREATED=20"},
+		// The payment id goes whole; the reason dropped before it comes
+		// back, and the date where there is room for it.
+		{102, "ID=36 STATUS=17 REASON=13 AMOUNT=11 DAYS=4 CREATED=10d"},
+		{100, "ID=36 STATUS=17 REASON=13 AMOUNT=11 DAYS=4"},
+		{85, "ID=36 STATUS=17 REASON=9 AMOUNT=11 DAYS=4"},
+		{80, "ID=36 STATUS=17 AMOUNT=11 DAYS=4"},
+		// Only when nothing else is left is a status cut.
+		{66, "ID=36 STATUS=9 AMOUNT=11 DAYS=4"},
+	} {
+		if got := show(planTable(headers, rows, kinds, tt.total, true)); got != tt.want {
+			t.Errorf("width %d:\n got %s\nwant %s", tt.total, got, tt.want)
+		}
 	}
 }

@@ -20,7 +20,9 @@ const DefaultTableBatch = 20
 //   - jsonl, tsv and csv write each record as it comes;
 //   - json writes "[" before the first record, commas between, and "]" on
 //     Close, so the output is valid JSON even for no records;
-//   - --jq and --template run once per record, not over the whole list;
+//   - --jq and --template see what -o json prints: the whole list as one
+//     array, run once on Close (which holds the records); with -o jsonl
+//     they run once per record, the streaming, constant-memory form;
 //   - table holds up to DefaultTableBatch rows (or what arrived before
 //     Flush) and renders them as one table. The header is printed once, with
 //     the first batch, and the column widths that batch fitted to the
@@ -42,6 +44,10 @@ type Stream struct {
 	count    int
 	scratch  bytes.Buffer
 	fields   []string
+
+	// gathered holds the decoded records a --jq or --template filter
+	// sees as one array on Close.
+	gathered []any
 
 	batch      int
 	pending    [][]string
@@ -73,6 +79,11 @@ func (s *Stream) Write(rec json.RawMessage) error {
 		v, err := decode(rec)
 		if err != nil {
 			return err
+		}
+		if !p.perRecord {
+			s.gathered = append(s.gathered, v)
+			s.count++
+			return nil
 		}
 		s.scratch.Reset()
 		if p.jq != nil {
@@ -136,6 +147,9 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 		for _, c := range s.resolved {
 			s.fields = append(s.fields, c.cell(obj))
 		}
+		for len(s.fields) < s.p.csvWidth {
+			s.fields = append(s.fields, "")
+		}
 		if len(s.fields) == 1 && s.fields[0] == "" {
 			// encoding/csv writes a lone empty field as an empty line,
 			// which CSV readers skip: the row would vanish.
@@ -178,6 +192,9 @@ func (s *Stream) resolve(first []byte, sample []map[string]any) error {
 		headers[i] = c.Header
 	}
 	if s.csv != nil {
+		for len(headers) < s.p.csvWidth {
+			headers = append(headers, "")
+		}
 		return s.csv.Write(headers)
 	}
 	for i, h := range headers {
@@ -269,6 +286,28 @@ func (s *Stream) renderPending() error {
 	return err
 }
 
+// renderHeaderOnly draws the header of a table with no rows: the columns
+// given (--columns picks among them, unchecked as there is no record).
+func (s *Stream) renderHeaderOnly() error {
+	if !s.ready {
+		if err := s.resolve(nil, nil); err != nil {
+			return err
+		}
+	}
+	if len(s.resolved) == 0 {
+		return nil
+	}
+	headers := make([]string, len(s.resolved))
+	kinds := make([]Kind, len(s.resolved))
+	for i, c := range s.resolved {
+		headers[i] = sanitize(c.Header)
+		kinds[i] = c.kind()
+	}
+	plan := planTable(headers, nil, kinds, s.p.ios.TerminalWidth(), true)
+	s.headerDone = true
+	return renderTable(s.out, s.p.ios.Colors(), headers, nil, plan, make([]func(string) string, len(headers)), true)
+}
+
 // Flush renders a pending table batch and pushes buffered output to
 // stdout. Call it at page boundaries.
 func (s *Stream) Flush() error {
@@ -286,10 +325,11 @@ func (s *Stream) Flush() error {
 	return s.out.Flush()
 }
 
-// Close finishes the output: the closing "]" of a JSON array, the header
-// of an empty TSV or CSV list, the last table batch. A table with no rows
-// prints nothing at all; saying "no payments" is the caller's job, on
-// stderr.
+// Close finishes the output: the closing "]" of a JSON array, the result
+// of --jq or --template over the gathered array, the header of an empty TSV
+// or CSV list, the last table batch. A table with no rows prints its header
+// on a terminal (a person sees what would have been listed) and nothing when
+// piped; saying "no payments" is the caller's job, on stderr.
 func (s *Stream) Close() error {
 	if s.closed {
 		return nil
@@ -298,6 +338,31 @@ func (s *Stream) Close() error {
 	p := s.p
 	switch {
 	case p.jq != nil || p.tmpl != nil:
+		if !p.perRecord {
+			arr := s.gathered
+			if arr == nil {
+				arr = []any{}
+			}
+			s.gathered = nil
+			s.scratch.Reset()
+			var err error
+			if p.jq != nil {
+				err = p.runJQ(&s.scratch, arr)
+			} else {
+				err = p.runTemplate(&s.scratch, arr)
+			}
+			if _, werr := s.out.Write(s.scratch.Bytes()); werr != nil && err == nil {
+				err = werr
+			}
+			if ferr := s.out.Flush(); ferr != nil && err == nil {
+				err = ferr
+			}
+			return err
+		}
+	case p.format == FormatTable && s.count == 0 && !p.noHeader && p.ios.IsStdoutTTY():
+		if err := s.renderHeaderOnly(); err != nil {
+			return err
+		}
 	case p.format == FormatJSON:
 		switch {
 		case s.count == 0:

@@ -34,20 +34,35 @@ type colPlan struct {
 	dateOnly bool // a time shown as its date
 }
 
+// minTextWidth is the narrowest a free-text column comes back at once
+// room has been made for it: fewer cells tell nothing.
+const minTextWidth = 8
+
 // planTable decides which columns a table shows and how wide, so that it
 // fits in total cells when fit is set (a terminal). The one policy every
-// table follows:
+// table follows, in the order things give way:
 //
-//   - ids and amounts are never cut: they are what people copy and compare;
-//   - times give way first (shortened to the date, then dropped), then
-//     references (cut to minReferenceWidth, then dropped), then free text is
-//     cut (and dropped when even that is not enough), and short plain words
-//     last;
-//   - a table that still does not fit is wider than the terminal rather
-//     than showing a cut id;
-//   - not on a terminal (fit unset), nothing is cut or dropped.
+//  1. times are shortened to the date, then dropped;
+//  2. references (an order number, a move's reference_id) are cut to
+//     minReferenceWidth, then dropped;
+//  3. free text (descriptions, URLs, names) is cut, then dropped;
+//  4. short plain words (a mode, a header title) are cut;
+//  5. ids of other records a row points to (a dispute's payment, KindLinkID)
+//     are dropped whole, rightmost first;
+//  6. only then are statuses cut, as a last resort.
 //
-// Columns are dropped from the right, where the least important sit.
+// Ids (KindID, KindLinkID) and amounts are never cut: they are what people
+// copy and compare, and a cut id is worse than none. A status is short and
+// carries the row's meaning, and values such as evidence_merchant and
+// evidence_customer differ only at the end: a dispute's payment id can be
+// read with `disputes get` or asked for with --columns, a cut status cannot
+// be read anywhere, so the linked id goes first. What gave way comes back,
+// most important first, when a later step left room for it (a reason
+// dropped at step 3 returns once step 5 dropped the payment id). A
+// table that still does not fit is wider than the terminal rather than
+// showing a cut id. Not on a terminal (fit unset), nothing is cut or dropped.
+//
+// Columns of one kind give way from the right, where the least important sit.
 func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {
 	plan := make([]colPlan, len(headers))
 	for i, h := range headers {
@@ -72,104 +87,197 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 	if !fit {
 		return plan
 	}
-	shown := func() int {
-		n := 0
-		for _, c := range plan {
-			if c.show {
-				n++
+	full := make([]int, len(plan))
+	for i, c := range plan {
+		full[i] = c.width
+	}
+	pl := &planner{plan: plan, full: full, total: total}
+	pl.shrink(headers, rows, allDates)
+	if pl.fits() {
+		// Room left by a later step goes back to what gave way before it,
+		// most important first: linked ids, short words and statuses,
+		// free text, references, times.
+		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain}, {KindText}, {KindReference}, {KindTime}} {
+			for i := range plan {
+				if slices.Contains(kinds, plan[i].kind) {
+					pl.restore(i, full[i], headers[i])
+				}
 			}
 		}
-		return n
 	}
-	need := func() int {
-		sum := 0
-		for _, c := range plan {
-			if c.show {
-				sum += c.width
-			}
-		}
-		return sum + columnGap*max(shown()-1, 0)
-	}
-	of := func(k Kind) []int {
-		var idx []int
-		for i := len(plan) - 1; i >= 0; i-- {
-			if plan[i].show && plan[i].kind == k {
-				idx = append(idx, i)
-			}
-		}
-		return idx
-	}
-	fits := func() bool { return need() <= total }
-	if fits() {
-		return plan
-	}
+	return plan
+}
 
-	// Times: the date alone, then nothing.
-	for _, i := range of(KindTime) {
+// restore gives column i back what room there is: its full width, or for
+// text and references at least a useful part of it; a time its date, or
+// all of it.
+func (pl *planner) restore(i, full int, header string) {
+	c := &pl.plan[i]
+	if c.show && c.width >= full {
+		return
+	}
+	if !c.show {
+		c.show = true
+		c.width = full
+		if c.dateOnly {
+			c.width = max(displaywidth.String(header), dateWidth)
+		}
+		if pl.fits() {
+			return
+		}
+		room := c.width - (pl.need() - pl.total)
+		switch {
+		case c.kind == KindText && room >= min(minTextWidth, full),
+			c.kind == KindReference && room >= min(minReferenceWidth, full):
+			c.width = room
+		default:
+			c.show = false
+			c.width = full
+		}
+		return
+	}
+	if c.dateOnly {
+		c.dateOnly, c.width = false, full
+		if !pl.fits() {
+			c.dateOnly, c.width = true, max(displaywidth.String(header), dateWidth)
+		}
+		return
+	}
+	if spare := pl.total - pl.need(); spare > 0 {
+		c.width += min(spare, full-c.width)
+	}
+}
+
+// planner holds a plan being fitted.
+type planner struct {
+	plan  []colPlan
+	full  []int // each column's width uncut
+	total int
+}
+
+func (pl *planner) shown() int {
+	n := 0
+	for _, c := range pl.plan {
+		if c.show {
+			n++
+		}
+	}
+	return n
+}
+
+func (pl *planner) need() int {
+	sum := 0
+	for _, c := range pl.plan {
+		if c.show {
+			sum += c.width
+		}
+	}
+	return sum + columnGap*max(pl.shown()-1, 0)
+}
+
+func (pl *planner) fits() bool { return pl.need() <= pl.total }
+
+// of lists the shown columns of kind k, rightmost first.
+func (pl *planner) of(k Kind) []int {
+	var idx []int
+	for i := len(pl.plan) - 1; i >= 0; i-- {
+		if pl.plan[i].show && pl.plan[i].kind == k {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// drop hides columns of kind k, rightmost first, until the table fits;
+// one column always stays.
+func (pl *planner) drop(k Kind) {
+	for _, i := range pl.of(k) {
+		if pl.fits() || pl.shown() == 1 {
+			return
+		}
+		pl.plan[i].show = false
+	}
+}
+
+// squeeze cuts the shown columns of the given kinds to share what the
+// others leave.
+func (pl *planner) squeeze(kinds ...Kind) {
+	var idx []int
+	rigid := 0
+	for i, c := range pl.plan {
+		if !c.show {
+			continue
+		}
+		if slices.Contains(kinds, c.kind) {
+			idx = append(idx, i)
+		} else {
+			rigid += c.width
+		}
+	}
+	if len(idx) == 0 {
+		return
+	}
+	widths := make([]int, len(pl.plan))
+	for i, c := range pl.plan {
+		widths[i] = c.width
+	}
+	capWidths(widths, idx, pl.total-columnGap*(pl.shown()-1)-rigid)
+	for _, i := range idx {
+		pl.plan[i].width = widths[i]
+	}
+}
+
+// shrink applies the steps of planTable's policy until the table fits.
+func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
+	plan := pl.plan
+	if pl.fits() {
+		return
+	}
+	// 1. Times: the date alone, then nothing.
+	for _, i := range pl.of(KindTime) {
 		if allDates[i] && len(rows) > 0 {
 			plan[i].dateOnly = true
 			plan[i].width = max(displaywidth.String(headers[i]), dateWidth)
 		}
 	}
-	for _, i := range of(KindTime) {
-		if fits() || shown() == 1 {
-			return plan
-		}
-		plan[i].show = false
+	if pl.drop(KindTime); pl.fits() {
+		return
 	}
-	// References: cut, then dropped.
-	for _, i := range of(KindReference) {
-		if fits() {
-			return plan
+	// 2. References: cut, then dropped.
+	for _, i := range pl.of(KindReference) {
+		if pl.fits() {
+			return
 		}
-		plan[i].width -= min(need()-total, max(plan[i].width-minReferenceWidth, 0))
+		plan[i].width -= min(pl.need()-pl.total, max(plan[i].width-minReferenceWidth, 0))
 	}
-	for _, i := range of(KindReference) {
-		if fits() || shown() == 1 {
-			return plan
-		}
-		plan[i].show = false
+	if pl.drop(KindReference); pl.fits() {
+		return
 	}
-	// Free text, then short words, cut to share what is left.
-	for _, kinds := range [][]Kind{{KindText}, {KindText, KindPlain, KindStatus}} {
-		if fits() {
-			return plan
-		}
-		var idx []int
-		rigid := 0
-		for i, c := range plan {
-			if !c.show {
-				continue
-			}
-			if slices.Contains(kinds, c.kind) {
-				idx = append(idx, i)
-			} else {
-				rigid += c.width
-			}
-		}
-		if len(idx) == 0 {
-			continue
-		}
-		widths := make([]int, len(plan))
-		for i, c := range plan {
-			widths[i] = c.width
-		}
-		capWidths(widths, idx, total-columnGap*(shown()-1)-rigid)
-		for _, i := range idx {
-			plan[i].width = widths[i]
-		}
-		if kinds[0] == KindText && !fits() {
-			// Text cut to a few cells tells nothing; its room is worth
-			// more to the short words that come next.
-			for _, i := range of(KindText) {
-				if fits() || shown() == 1 {
-					break
-				}
-				plan[i].show = false
-			}
+	// 3. Free text: cut to share the room, then dropped, since text cut
+	// to a few cells tells nothing.
+	pl.squeeze(KindText)
+	// Text cut below a few cells tells nothing: such a column goes.
+	for _, i := range pl.of(KindText) {
+		if c := &plan[i]; c.width < min(minTextWidth, pl.full[i]) && pl.shown() > 1 {
+			c.show = false
 		}
 	}
-	return plan
+	if pl.fits() {
+		return
+	}
+	if pl.drop(KindText); pl.fits() {
+		return
+	}
+	// 4. Short words.
+	if pl.squeeze(KindPlain); pl.fits() {
+		return
+	}
+	// 5. Ids of linked records, whole.
+	if pl.drop(KindLinkID); pl.fits() {
+		return
+	}
+	// 6. Statuses, with the words, as a last resort.
+	pl.squeeze(KindPlain, KindStatus)
 }
 
 // startsWithDate reports whether s begins "YYYY-MM-DD ", as a time in the
@@ -299,7 +407,7 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 			if !header && c.dateOnly && startsWithDate(cell) {
 				cell = cell[:dateWidth]
 			}
-			if fit && c.kind != KindID && c.kind != KindMoney {
+			if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney {
 				cell = truncate(cell, c.width)
 			}
 			fill := strings.Repeat(" ", max(c.width-displaywidth.String(cell), 0))

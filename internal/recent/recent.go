@@ -1,4 +1,4 @@
-// Package recent remembers the payment ids a person has lately seen in
+// Package recent remembers the payment (and checkout session) ids a person has lately seen in
 // bnpl's output, so that shells can offer them when a command wants one:
 // `bnpl payments capture <TAB>`. It is a convenience and nothing more:
 // every read and write is best effort, and a failure is never reported,
@@ -30,7 +30,12 @@ type Entry struct {
 	// ("AUTHORIZED 100.00 AED"), so that a person can tell ids apart.
 	Note   string    `json:"note,omitempty"`
 	SeenAt time.Time `json:"seen_at"`
+	// Kind is KindSession for a checkout session's id; "" is a payment's.
+	Kind string `json:"kind,omitempty"`
 }
+
+// KindSession marks the entry of a checkout session.
+const KindSession = "session"
 
 type file struct {
 	Payments []Entry `json:"payments"`
@@ -134,7 +139,7 @@ func sameOrder(a, b []Entry) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].ID != b[i].ID || a[i].Note != b[i].Note {
+		if a[i].ID != b[i].ID || a[i].Note != b[i].Note || a[i].Kind != b[i].Kind {
 			return false
 		}
 	}
@@ -153,13 +158,23 @@ func Recorder(getenv func(string) string) func(...Entry) {
 //
 //	ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 func CompletePaymentIDs(getenv func(string) string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return completeKind(getenv, "")
+}
+
+// CompleteSessionIDs offers the remembered checkout session ids, as
+// CompletePaymentIDs does payment ids.
+func CompleteSessionIDs(getenv func(string) string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return completeKind(getenv, KindSession)
+}
+
+func completeKind(getenv func(string) string, kind string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []string
 		for _, e := range Load(getenv) {
-			if !strings.HasPrefix(e.ID, strings.ToLower(toComplete)) {
+			if e.Kind != kind || !strings.HasPrefix(e.ID, strings.ToLower(toComplete)) {
 				continue
 			}
 			if e.Note != "" {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
@@ -264,12 +265,14 @@ func (s *Sandbox) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
 }
 
 var (
-	emailPattern = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+	emailPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`) })
 	// attachmentTypeExpr is the client's rule (internal/api), so that a
 	// content type the client lets through is not refused here: a vendor
 	// of letters, digits, '.', '+', '-' and '_', in any case, as media
 	// types are case-insensitive.
-	attachmentTypeExpr = regexp.MustCompile(`(?i)^application/vnd\.[a-z0-9][a-z0-9.+_-]*\.v1\+json$`)
+	attachmentTypeExpr = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^application/vnd\.[a-z0-9][a-z0-9.+_-]*\.v1\+json$`)
+	})
 )
 
 // validateCheckout checks the fields of a creation request and answers every
@@ -358,7 +361,7 @@ func validateCheckout(req *api.CheckoutRequest, amountSent bool) error {
 		}
 	}
 	if a := p.Attachment; a != nil {
-		if !attachmentTypeExpr.MatchString(a.ContentType) {
+		if !attachmentTypeExpr().MatchString(a.ContentType) {
 			invalid("$.payment.attachment.content_type", "must be application/vnd.<vendor>.v1+json")
 		}
 		if !json.Valid([]byte(a.Body)) {
@@ -393,7 +396,7 @@ func validateBuyer(path string, b *api.Buyer, strict bool, required func(string)
 			required(path + ".phone")
 		}
 	}
-	if b.Email != "" && !emailPattern.MatchString(b.Email) {
+	if b.Email != "" && !emailPattern().MatchString(b.Email) {
 		invalid(path+".email", "is not a valid email address")
 	}
 	if b.DOB != "" {

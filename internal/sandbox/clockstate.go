@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -30,7 +31,7 @@ func errClockRange(by string, offset time.Duration) *apiError {
 }
 
 // goDuration is the syntax of time.ParseDuration's positive values.
-var goDuration = regexp.MustCompile(`^\+?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+var goDuration = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\+?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`) })
 
 // parseDuration reads a clock advance: Go's durations (90s, 1h30m) or
 // whole days (7d). A value beyond the 100-year cap is refused here, before
@@ -55,7 +56,7 @@ func parseDuration(v string) (time.Duration, error) {
 	if err != nil {
 		// ParseDuration says "invalid" for a well-formed value too large
 		// for a Duration; tell it apart from a malformed one.
-		if goDuration.MatchString(v) {
+		if goDuration().MatchString(v) {
 			return 0, errClockRange(v, 0)
 		}
 		return 0, err

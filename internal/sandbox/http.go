@@ -252,7 +252,7 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 	for _, m := range middlewares {
 		h = m(s, region, h)
 	}
-	return h
+	return s.guardSandboxPaths(region, h) // outermost: see origin.go
 }
 
 // redirectType is the type of the handler ServeMux answers with when it

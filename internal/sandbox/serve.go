@@ -74,6 +74,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
 	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", public["ae"])
 	fmt.Fprintf(out, "  sa (KSA)          %s\n", public["sa"])
+	fmt.Fprintf(out, "  dashboard         %s  %s\n", DashboardURL(listeners[0].Addr()), DashboardURL(listeners[1].Addr()))
 	if o.StatePath != "" {
 		fmt.Fprintf(out, "  state             %s\n", o.StatePath)
 	} else {

@@ -83,7 +83,7 @@ func TestServeCapsConnections(t *testing.T) {
 		}
 		defer c.Close()
 		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		io.WriteString(c, "GET /_sandbox/clock HTTP/1.1\r\nHost: x\r\n\r\n")
+		io.WriteString(c, "GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 		res, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil || res.StatusCode != 200 {
 			t.Fatalf("held connection: %v %v", res, err)
@@ -96,7 +96,7 @@ func TestServeCapsConnections(t *testing.T) {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-	io.WriteString(c, "GET /_sandbox/clock HTTP/1.1\r\nHost: x\r\n\r\n")
+	io.WriteString(c, "GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || res.StatusCode != 503 {
 		t.Fatalf("over the cap: %v %v", res, err)

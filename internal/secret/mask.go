@@ -206,13 +206,21 @@ func (m *Masker) Bytes(b []byte) []byte {
 // returns it compact, with whether anything was masked. A document that
 // does not parse is returned as is.
 func (m *Masker) JSON(b []byte) ([]byte, bool) {
+	return EditJSON(b, m.value)
+}
+
+// EditJSON decodes one JSON document (numbers kept exactly), lets edit
+// change it, and, when edit reports a change, encodes it again compact and
+// without HTML escapes. A document that does not parse, or that edit left
+// alone, is returned as is with false.
+func EditJSON(b []byte, edit func(doc any) (any, bool)) ([]byte, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var doc any
 	if dec.Decode(&doc) != nil {
 		return b, false
 	}
-	doc, changed := m.value(doc)
+	doc, changed := edit(doc)
 	if !changed {
 		return b, false
 	}

@@ -1,12 +1,15 @@
-// Package docs is the hidden `bnpl docs` command, which writes the command
-// reference (Markdown and man pages) and the shell completion scripts from
-// the command tree itself, so that they cannot drift from the code; and the
-// set-up of the `completion` command.
-package docs
+// Package docgen writes the command reference (Markdown and man pages) and
+// the shell completion scripts from the command tree itself, so that they
+// cannot drift from the code. It runs as a program of its own
+// (internal/docgen/cmd/gendocs, through go generate at the repository's
+// root), so that cobra/doc and the renderers it pulls in (blackfriday,
+// md2man) are not linked into bnpl and cost nothing at its start-up.
+package docgen
 
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,45 +22,8 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
-// BuildRoot makes a whole command tree over a factory: cmd.NewRootCmd,
-// passed in because cmd imports this package.
+// BuildRoot makes a whole command tree over a factory: cmd.NewRootCmd.
 type BuildRoot func(*cmdutil.Factory) *cobra.Command
-
-// NewCmd returns `bnpl docs`.
-func NewCmd(f *cmdutil.Factory, build BuildRoot) *cobra.Command {
-	var outDir string
-	var completions bool
-	cmd := &cobra.Command{
-		Use:    "docs",
-		Short:  "Write the command reference (Markdown, man pages) and shell completions",
-		Hidden: true,
-		Long: `Write the command reference generated from the command tree:
-
-  DIR/commands/*.md    Markdown, one page per command
-  DIR/man/*.1          man pages
-  DIR/completions/     bnpl.bash, bnpl.zsh, bnpl.fish, bnpl.ps1 (with --completions)
-
-Files of earlier runs that no command produces any more are removed. The output
-does not depend on the machine, the environment or the date, so the committed
-reference can be checked for staleness: regenerate it with go generate ./...`,
-		Example: `  bnpl docs --out-dir docs
-  bnpl docs --out-dir dist-extra --completions`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if outDir == "" {
-				return cmdutil.Usagef("--out-dir is required")
-			}
-			if err := Generate(build, outDir, completions); err != nil {
-				return err
-			}
-			f.Noticef("wrote the command reference to %s", outDir)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&outDir, "out-dir", "", "directory to write commands/, man/ (and completions/) into")
-	cmd.Flags().BoolVar(&completions, "completions", false, "also write shell completion scripts into DIR/completions")
-	return cmd
-}
 
 // Generate writes the reference of a fresh command tree into dir. The tree
 // is built over a factory with an empty environment and non-terminal
@@ -110,7 +76,36 @@ func writeMarkdown(root *cobra.Command, dir string) error {
 	if err := doc.GenMarkdownTree(root, dir); err != nil {
 		return fmt.Errorf("markdown reference: %w", err)
 	}
+	// The tree leaves out help topics (bnpl help exit-codes, ...): a page
+	// each, named like a command's.
+	for _, t := range helpTopics(root) {
+		if err := writeFile(filepath.Join(dir, strings.ReplaceAll(t.CommandPath(), " ", "_")+".md"), func(w io.Writer) error {
+			return doc.GenMarkdown(t, w)
+		}); err != nil {
+			return fmt.Errorf("markdown reference: %w", err)
+		}
+	}
 	return nil
+}
+
+// helpTopics are the root's additional help topics: commands that only
+// carry a text, which the generators' tree walks skip.
+func helpTopics(root *cobra.Command) []*cobra.Command {
+	var topics []*cobra.Command
+	for _, c := range root.Commands() {
+		if c.IsAdditionalHelpTopicCommand() {
+			topics = append(topics, c)
+		}
+	}
+	return topics
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // manDate is a fixed date given to the generator, which would otherwise
@@ -125,6 +120,14 @@ func writeMan(root *cobra.Command, dir string) error {
 	header := &doc.GenManHeader{Section: "1", Date: &manDate, Source: "bnpl", Manual: "bnpl manual"}
 	if err := doc.GenManTree(root, header, dir); err != nil {
 		return fmt.Errorf("man pages: %w", err)
+	}
+	for _, t := range helpTopics(root) {
+		if err := writeFile(filepath.Join(dir, strings.ReplaceAll(t.CommandPath(), " ", "-")+".1"), func(w io.Writer) error {
+			h := *header
+			return doc.GenMan(t, &h, w)
+		}); err != nil {
+			return fmt.Errorf("man pages: %w", err)
+		}
 	}
 	pages, err := filepath.Glob(filepath.Join(dir, root.Name()+"*.1"))
 	if err != nil {
@@ -167,38 +170,4 @@ func writeCompletions(root *cobra.Command, dir string) error {
 		}
 	}
 	return nil
-}
-
-// InitCompletion adds cobra's `completion` command now rather than at
-// Execute, so that it carries examples and appears in the generated
-// reference, and describes where each shell's script goes.
-func InitCompletion(root *cobra.Command) {
-	root.InitDefaultCompletionCmd()
-	name := root.Name()
-	examples := map[string]string{
-		"bash": fmt.Sprintf(`  source <(%[1]s completion bash)
-  %[1]s completion bash > ~/.local/share/bash-completion/completions/%[1]s`, name),
-		"zsh": fmt.Sprintf(`  %[1]s completion zsh > "${fpath[1]}/_%[1]s"
-  source <(%[1]s completion zsh)`, name),
-		"fish": fmt.Sprintf(`  %[1]s completion fish | source
-  %[1]s completion fish > ~/.config/fish/completions/%[1]s.fish`, name),
-		"powershell": fmt.Sprintf(`  %[1]s completion powershell | Out-String | Invoke-Expression
-  %[1]s completion powershell >> $PROFILE`, name),
-	}
-	for _, c := range root.Commands() {
-		if c.Name() != "completion" {
-			continue
-		}
-		c.Example = fmt.Sprintf(`  %[1]s completion bash > ~/.local/share/bash-completion/completions/%[1]s
-  %[1]s completion zsh > "${fpath[1]}/_%[1]s"`, name)
-		c.Long = strings.TrimSpace(c.Long) + `
-
-Besides commands and flags, the scripts complete profile names for --profile, and
-payment ids that recent output of ` + name + ` payments get and list showed.`
-		for _, shell := range c.Commands() {
-			if ex, ok := examples[shell.Name()]; ok {
-				shell.Example = ex
-			}
-		}
-	}
 }

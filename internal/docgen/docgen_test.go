@@ -1,15 +1,17 @@
-package docs_test
+package docgen_test
 
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/bnpl-cli/bnpl/cmd"
-	"github.com/bnpl-cli/bnpl/cmd/docs"
+	"github.com/bnpl-cli/bnpl/internal/docgen"
 )
 
 // TestCommittedReferenceIsCurrent fails when docs/commands or docs/man no
@@ -17,7 +19,7 @@ import (
 // changed without the reference being regenerated.
 func TestCommittedReferenceIsCurrent(t *testing.T) {
 	fresh := t.TempDir()
-	if err := docs.Generate(cmd.NewRootCmd, fresh, false); err != nil {
+	if err := docgen.Generate(cmd.NewRootCmd, fresh, false); err != nil {
 		t.Fatal(err)
 	}
 	var stale []string
@@ -35,7 +37,7 @@ func TestCommittedReferenceIsCurrent(t *testing.T) {
 func TestGenerateIsStable(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
-		if err := docs.Generate(cmd.NewRootCmd, dir, true); err != nil {
+		if err := docgen.Generate(cmd.NewRootCmd, dir, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,4 +99,58 @@ func listFiles(t *testing.T, dir string) map[string]bool {
 		}
 	}
 	return files
+}
+
+// TestBinaryLinksNoRenderer: bnpl itself links neither cobra/doc nor the
+// renderers it pulls in, whose package initialisation would otherwise run
+// at every start of every command.
+func TestBinaryLinksNoRenderer(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list bnpl's packages: %v", err)
+	}
+	list := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", "github.com/bnpl-cli/bnpl")
+	list.Dir = filepath.Join("..", "..")
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 || !slices.Contains(deps, "github.com/spf13/cobra") {
+		t.Fatalf("go list gave an implausible package list: %d packages", len(deps))
+	}
+	for _, p := range deps {
+		for _, banned := range []string{"github.com/spf13/cobra/doc", "github.com/russross/blackfriday", "github.com/cpuguy83/go-md2man", "github.com/bnpl-cli/bnpl/internal/docgen"} {
+			if p == banned || strings.HasPrefix(p, banned+"/") {
+				t.Errorf("bnpl links %s; the reference generator belongs in internal/docgen/cmd/gendocs", p)
+			}
+		}
+	}
+}
+
+// TestHelpTopicsHavePages: `bnpl help exit-codes` and the other topics,
+// which the generators' tree walks skip, get a Markdown page and a man page
+// each, carrying the topic's text.
+func TestHelpTopicsHavePages(t *testing.T) {
+	dir := t.TempDir()
+	if err := docgen.Generate(cmd.NewRootCmd, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{"exit-codes", "environment", "formatting"} {
+		md, err := os.ReadFile(filepath.Join(dir, "commands", "bnpl_"+topic+".md"))
+		if err != nil {
+			t.Fatalf("no Markdown page for help topic %s: %v", topic, err)
+		}
+		man, err := os.ReadFile(filepath.Join(dir, "man", "bnpl-"+topic+".1"))
+		if err != nil {
+			t.Fatalf("no man page for help topic %s: %v", topic, err)
+		}
+		if !bytes.Contains(md, []byte("## bnpl "+topic)) || !bytes.Contains(man, []byte("bnpl-"+topic)) {
+			t.Errorf("the pages of %s do not name it", topic)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "commands", "bnpl_exit-codes.md"))
+	if !bytes.Contains(md, []byte("143")) {
+		t.Errorf("the exit-codes page lacks the codes:\n%s", md)
+	}
 }

@@ -1,0 +1,248 @@
+package cmd
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+)
+
+// helpTopics are pages of help that are not commands: `bnpl help NAME`
+// shows them, the root's help lists them under "Additional help topics".
+// They have no Run, which is what makes cobra treat them as topics.
+var helpTopics = []struct{ name, short, long string }{
+	{"exit-codes", "What each exit code of bnpl means", `Every command exits with one of these codes, so a script can tell what happened
+without reading stderr. A usage error (2) sends nothing.
+
+  0    success
+  1    unexpected failure; an answer that is not the service's (check the base
+       URL with bnpl doctor)
+  2    usage error or local refusal: nothing was sent (a mistyped command or
+       flag, a declined confirmation, a reference_id the payment holds for
+       another amount, an expired authorization, a refund under an open
+       dispute)
+  3    bad_data (400): the service refused the request's data
+  4    not_authorized (401): the key is wrong or revoked
+  5    no_permission (403), including a key of the other region
+  6    not_found (404)
+  7    conflict (409); also a capture or refund the service accepted but the
+       payment does not hold (its reference_id was used for another amount):
+       nothing more was moved
+  8    rate limited (429) after retries
+  9    server error (5xx) after retries; also a failed read of the payment
+       before a move: nothing was moved
+  10   network failure or timeout: the outcome is unknown (for a capture,
+       refund or close: the move was sent; look at the payment before trying
+       again)
+  11   a bulk run finished with some rows failed (its report lists them)
+  130  interrupted (Ctrl-C; at a prompt too: nothing was sent)
+  143  a bulk run stopped by SIGTERM: run it again to resume
+
+With -o json (or --jq, --template) and stderr not a terminal, an error is also
+written to stderr as one JSON object: {"error": ..., "hint": ..., "exit_code":
+N}.`},
+
+	{"environment", "Environment variables bnpl reads", `Flags win over the environment, and the environment over the profile.
+
+  BNPL_PROFILE        the profile to use, as --profile does
+  BNPL_LIVE           1, true or yes: use the profile's live key, as --live
+                      does
+  BNPL_SECRET_KEY     the secret key to send, whatever the profile holds; with
+                      no profile it names the merchant's mode by its prefix
+                      (sk_test_ test, sk_ live) and needs BNPL_MERCHANT_CODE
+                      and a region. A sandbox key (sk_test_ae_sandbox...)
+                      chooses the embedded sandbox's merchant
+  BNPL_MERCHANT_CODE  the merchant code, over the profile's
+  BNPL_REGION         ae (the UAE and Kuwait) or sa (KSA), over the profile's
+  BNPL_BASE_URL       the service's base URL, over the profile's and the
+                      region's (a running sandbox: http://127.0.0.1:PORT)
+  BNPL_SANDBOX_URL    the running sandbox the bnpl sandbox verbs (approve,
+                      reject, clock, reset, dispute...) act on, as
+                      --sandbox-url does; without it they act on the embedded
+                      sandbox's state
+  BNPL_OUTPUT         the default output format: table, json, jsonl, tsv or
+                      csv, as -o does
+  BNPL_TIME           how times read for people: utc, local or relative, as
+                      --time does
+  BNPL_DEBUG          1, true or yes: log each HTTP exchange to stderr, keys
+                      and signing-header values masked, as --debug does
+
+Other variables bnpl follows:
+
+  NO_COLOR            set and not empty: no colour (as --no-color)
+  CLICOLOR            0: no colour
+  CLICOLOR_FORCE      set and not 0: colour even when not on a terminal
+  XDG_CONFIG_HOME     the profiles file is $XDG_CONFIG_HOME/bnpl/config.yaml
+                      (else ~/.config/bnpl/config.yaml)
+  XDG_STATE_HOME      the embedded sandbox's state is in $XDG_STATE_HOME/bnpl
+                      (else ~/.local/state/bnpl)
+  XDG_CACHE_HOME      ids recently seen, for shell completion, are in
+                      $XDG_CACHE_HOME/bnpl (else ~/.cache/bnpl)
+
+webhooks add|update and listen also read a header's secret value from the
+variable named by --header-value-env, so that it never appears in a command
+line.`},
+
+	{"formatting", "Output formats, --jq, --template, --columns and --time", `Data goes to stdout and everything else (notices, progress, errors) to stderr.
+
+-o, --output chooses the format (env BNPL_OUTPUT):
+
+  table   for people: aligned columns fitted to the terminal (ids are never
+          cut), money as "1250.00 AED", times in the --time style, statuses
+          coloured. The default on a terminal
+  tsv     one tab-separated line per record, with a header; the default when
+          stdout is not a terminal. Values are the service's own
+  csv     the same as RFC 4180 CSV. A detail view (payments get, for example)
+          is one CSV document: "label,value" rows, then each section's title,
+          header and rows, every row padded to the same number of fields
+  json    the service's JSON, indented on a terminal and compact when piped. A
+          list is one array, even with --all (it is streamed, not held)
+  jsonl   one compact JSON object per line: the streaming, constant-memory form
+
+--jq EXPR filters what -o json prints with a jq expression (gojq): a list is
+one array, so --jq length counts and --jq '.[].id' prints every id, with --all
+too. With -o jsonl the filter runs on each record instead, in constant memory.
+
+--template TEXT lays out what -o json prints with a Go template. Besides Go's
+own functions: json, upper, lower, join SEP LIST, lookup "dotted.path" VALUE.
+
+  bnpl payments list -o json --jq '.[] | select(.status == "AUTHORIZED") | .id'
+  bnpl payments list --template '{{range .}}{{.id}} {{.amount}}{{"\n"}}{{end}}'
+
+--columns a,b,c picks the columns of a table, tsv or csv, by header or by a
+dotted path into the JSON (buyer.email). For a detail view it picks fields by
+label (merchant_code for "Merchant code") and sections by title (captures). An
+unknown name is a usage error (exit 2) listing the names there are. --no-header
+leaves out the header row.
+
+--time utc|local|relative (env BNPL_TIME) says how tables and detail views show
+times: utc "2026-11-22 09:28:33Z" (the default), local in this machine's zone
+with its offset, relative as "3 days ago" or "in 2 days". Machine formats
+(json, jsonl, tsv, csv and piped tables) keep the service's values.
+
+Colour follows NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE=1 and --no-color, and is
+off when stdout is not a terminal.`},
+}
+
+// addHelp adds the help topics and a help command that refuses what is
+// neither a command nor a topic (exit 2 with a suggestion), where cobra's
+// prints the root's usage and exits 0.
+func addHelp(root *cobra.Command) {
+	for _, t := range helpTopics {
+		root.AddCommand(&cobra.Command{Use: t.name, Short: t.short, Long: t.long})
+	}
+	help := &cobra.Command{
+		Use:   "help [command | topic]",
+		Short: "Help about any command, or a topic: " + strings.Join(topicNames(), ", "),
+		Long: `Help about any command: bnpl help payments list is bnpl payments list --help.
+Topics: ` + strings.Join(topicNames(), ", ") + `.`,
+		Example: "  bnpl help payments capture\n  bnpl help exit-codes",
+		Args:    cobra.ArbitraryArgs,
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			parent, _, err := root.Find(args)
+			if err != nil || parent == nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []string
+			for _, sub := range parent.Commands() {
+				if sub.Hidden || sub.Name() == "help" || !strings.HasPrefix(sub.Name(), toComplete) {
+					continue
+				}
+				if sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+					out = append(out, sub.Name()+"\t"+sub.Short)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err == nil && target != nil && len(rest) == 0 {
+				return target.Help()
+			}
+			// What Find could not place: the first word that names nothing
+			// below the deepest command it found.
+			parent := root
+			name := ""
+			if len(args) > 0 {
+				name = args[0]
+			}
+			if err == nil && target != nil && len(rest) > 0 {
+				parent, name = target, rest[0]
+			}
+			return unknownTopic(parent, name)
+		},
+	}
+	root.SetHelpCommand(help)
+}
+
+func topicNames() []string {
+	names := make([]string, 0, len(helpTopics))
+	for _, t := range helpTopics {
+		names = append(names, t.name)
+	}
+	return names
+}
+
+// unknownTopic is `bnpl help NAME` for a NAME that is no command or topic
+// under parent: a usage error suggesting the closest names.
+func unknownTopic(parent *cobra.Command, name string) error {
+	near := suggest(parent, name)
+	where := strings.TrimSpace(strings.TrimPrefix(parent.CommandPath(), parent.Root().Name()))
+	hint := "run '" + strings.TrimSpace("bnpl help "+where) + "' to see the commands and topics there are"
+	if len(near) > 0 {
+		hint = "Did you mean " + strings.Join(near, " or ") + "?"
+	}
+	if where == "" {
+		return cmdutil.UsageHint(hint, "unknown help topic %q", name)
+	}
+	return cmdutil.UsageHint(hint, "unknown help topic %q for %q", name, parent.CommandPath())
+}
+
+// suggest lists the names and aliases of parent's commands (topics
+// included) that name is close to: a prefix of, or within two edits.
+func suggest(parent *cobra.Command, name string) []string {
+	name = strings.ToLower(name)
+	var out []string
+	seen := map[string]bool{}
+	for _, sub := range parent.Commands() {
+		if sub.Hidden || sub.Name() == "help" && parent.HasParent() {
+			continue
+		}
+		for _, cand := range append([]string{sub.Name()}, sub.Aliases...) {
+			if seen[cand] || cand == name {
+				continue
+			}
+			if strings.HasPrefix(cand, name) || editDistance(name, cand) <= 2 || slices.Contains(sub.SuggestFor, name) {
+				seen[cand] = true
+				out = append(out, cand)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (command
+// names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
