@@ -375,8 +375,15 @@ func (d *deliverer) fanOut(ev *hookEvent) {
 			d.logf("%s webhook %s: %s", ev.kind, h.ID, del.Error)
 			continue
 		}
-		if err := d.enqueue(deliveryJob{attempt: del, header: h.Header}); errors.Is(err, errQueueFull) {
+		switch err := d.enqueue(deliveryJob{attempt: del, header: h.Header}); {
+		case errors.Is(err, errQueueFull):
 			d.fail(del, err.Error())
+		case errors.Is(err, errStopping):
+			// Closing: the queue takes no more, but a first attempt
+			// still goes out within the drain, here, so that a
+			// short-lived process (the embedded sandbox of one command)
+			// delivers what it changed.
+			d.attempt(del, h.Header)
 		}
 	}
 }
