@@ -63,6 +63,38 @@ var dashboardSections = []dashSection{
 	{ID: "payments", Title: "Payments", Load: loadDashPayments},
 	{ID: "disputes", Title: "Disputes", Load: loadDashDisputes},
 	{ID: "webhooks", Title: "Webhooks", Load: loadDashWebhooks},
+	{ID: "requests", Title: "Request log", Load: loadDashRequests},
+}
+
+// dashRequestLimit is how many logged requests the page shows.
+const dashRequestLimit = 50
+
+// dashRequests is the request log section: the listener's region's latest
+// requests, newest first, as bnpl sandbox logs shows them (key and header
+// values are masked when they are logged).
+type dashRequests struct {
+	Off  bool // the sandbox was started with --no-request-log
+	Rows []LogEntry
+}
+
+func loadDashRequests(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
+	if s.reqlog == nil {
+		return dashRequests{Off: true}, nil
+	}
+	entries, err := s.RequestLog(ctx, LogFilter{Limit: 1000})
+	if err != nil {
+		return nil, err
+	}
+	out := dashRequests{}
+	for _, e := range entries {
+		if e.Region == q.Region {
+			out.Rows = append(out.Rows, e)
+			if len(out.Rows) == dashRequestLimit {
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // dashQuery is what every section's Load gets: the listener's region, its
@@ -201,11 +233,11 @@ func (s *Sandbox) dashAdvance(r *http.Request) (dashDone, error) {
 }
 
 func (s *Sandbox) dashResend(r *http.Request) (dashDone, error) {
-	del, err := s.redeliver(r.Context(), r.PathValue("id"))
+	a, err := s.Resend(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return dashDone{}, err
 	}
-	return dashDone{action: "resend", id: del.ID}, nil
+	return dashDone{action: "resend", id: a.DeliveryID}, nil
 }
 
 // doneMessage words what a button did, from the query it redirected with.

@@ -352,9 +352,10 @@ func TestTrustedHost(t *testing.T) {
 	}
 }
 
-// Resending: a new delivery of the same notification, now; refused for a
-// webhook that is gone.
-func TestRedeliver(t *testing.T) {
+// The dashboard's resend is the one of bnpl sandbox deliveries resend: a
+// new attempt of the same delivery, now, with the webhook's current header;
+// refused for a webhook that is gone.
+func TestDashboardResendIsTheDeliveriesResend(t *testing.T) {
 	e := newDisputeEnv(t, Options{AllowLocalWebhooks: true})
 	h := newHookReceiver(t, nil)
 	hook := e.registerPaymentHook(aeTest, h.srv.URL+"/hook", map[string]any{"title": "X-Hook", "value": "v4lue-of-the-header"})
@@ -364,12 +365,12 @@ func TestRedeliver(t *testing.T) {
 	if err != nil || len(list) != 1 {
 		t.Fatalf("deliveries %v %v", list, err)
 	}
-	again, err := e.sb.redeliver(context.Background(), strings.ToUpper(list[0].ID))
+	again, err := e.sb.Resend(context.Background(), strings.ToUpper(list[0].ID))
 	if err != nil {
 		t.Fatal(err)
 	}
 	second := h.wait(t, 2)[1]
-	if again.ID == list[0].ID || again.Event != "authorized" || again.SubjectID != list[0].SubjectID {
+	if again.DeliveryID != list[0].ID || again.Event != "authorized" || !again.Resend {
 		t.Fatalf("resent %+v", again)
 	}
 	if !bytes.Equal(second.body, first[0].body) || second.header.Get("X-Hook") != "v4lue-of-the-header" {
@@ -378,7 +379,7 @@ func TestRedeliver(t *testing.T) {
 	if r := e.call("DELETE", "/api/v1/webhooks/"+hook, aeTest, nil, nil); r.status != 200 {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
-	_, err = e.sb.redeliver(context.Background(), list[0].ID)
+	_, err = e.sb.Resend(context.Background(), list[0].ID)
 	if ae, ok := err.(*apiError); !ok || ae.status != 409 || !strings.Contains(ae.message, "was removed") {
 		t.Fatalf("resend to a removed webhook: %v", err)
 	}
@@ -528,4 +529,21 @@ func TestDashboardInBrowser(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(dir, "dashboard.png"), png, 0o644)
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
+}
+
+// The request log on the page: the listener's requests, newest first, a
+// refusal with its error; no key; and a sandbox without a log says so.
+func TestDashboardRequestLog(t *testing.T) {
+	e := newDisputeEnv(t, Options{})
+	if r := e.call("GET", "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6", aeTest, nil, nil); r.status != 404 {
+		t.Fatalf("get: %d %s", r.status, r.body)
+	}
+	page := string(e.dash("GET", "/_sandbox/", nil, nil).body)
+	wantContains(t, page, "Request log", "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6", "not_found: no such payment")
+	if strings.Contains(page, aeTest) {
+		t.Fatal("the page shows the secret key")
+	}
+
+	off := newDisputeEnv(t, Options{NoRequestLog: true})
+	wantContains(t, string(off.dash("GET", "/_sandbox/", nil, nil).body), `id="no-request-log"`)
 }

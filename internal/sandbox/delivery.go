@@ -736,6 +736,10 @@ var errNoSuchDelivery = &apiError{status: 404, errorType: "not_found", message: 
 // It waits for the answer; a failed resend is not retried. The delivery's
 // status becomes delivered when the receiver answers 200.
 func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttempt, error) {
+	if !validUUID(deliveryID) {
+		return nil, badData("invalid delivery id")
+	}
+	deliveryID = strings.ToLower(deliveryID) // ids are case-insensitive, as the service's are
 	d := s.hooks
 	var del Delivery
 	var payload []byte
