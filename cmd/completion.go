@@ -271,25 +271,27 @@ func listDisputes(ctx context.Context, c *api.Client) ([][2]string, error) {
 }
 
 func listWebhooks(ctx context.Context, c *api.Client) ([][2]string, error) {
-	hooks, err := c.ListWebhooks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][2]string, 0, len(hooks))
-	for _, h := range hooks {
-		out = append(out, [2]string{h.ID, h.URL})
-	}
-	return out, nil
+	return hookChoices(c.ListWebhooks(ctx))
 }
 
 func listDisputeWebhooks(ctx context.Context, c *api.Client) ([][2]string, error) {
-	hooks, err := c.ListDisputeWebhooks(ctx)
+	return hookChoices(c.ListDisputeWebhooks(ctx))
+}
+
+// hookChoices offers webhooks, payment or dispute ones, by id with their
+// URL as the description.
+func hookChoices[H api.Webhook | api.DisputeWebhook](hooks []H, err error) ([][2]string, error) {
 	if err != nil {
 		return nil, err
 	}
 	out := make([][2]string, 0, len(hooks))
 	for _, h := range hooks {
-		out = append(out, [2]string{h.ID, h.URL})
+		switch h := any(h).(type) {
+		case api.Webhook:
+			out = append(out, [2]string{h.ID, h.URL})
+		case api.DisputeWebhook:
+			out = append(out, [2]string{h.ID, h.URL})
+		}
 	}
 	return out, nil
 }

@@ -11,28 +11,24 @@ import (
 )
 
 // ListColumns are the columns of a disputes table.
-var ListColumns = []output.Column{
-	{Header: "ID", Path: "id", Kind: output.KindID},
-	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
-	{Header: "REASON", Path: "reason", Kind: output.KindText},
-	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
-	{Header: "CURRENCY", Path: "currency", TableHidden: true},
-	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
-	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
-	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
-}
+var ListColumns = listColumns(output.Column{Header: "CREATED", Path: "created_at", Kind: output.KindTime})
 
 // DueColumns are the columns of `disputes list --due`: the due date
 // (expired_at, the deadline to answer) in place of the creation time.
-var DueColumns = []output.Column{
-	{Header: "ID", Path: "id", Kind: output.KindID},
-	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
-	{Header: "REASON", Path: "reason", Kind: output.KindText},
-	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
-	{Header: "CURRENCY", Path: "currency", TableHidden: true},
-	{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
-	{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
-	{Header: "DUE", Path: "expired_at", Kind: output.KindTime},
+var DueColumns = listColumns(output.Column{Header: "DUE", Path: "expired_at", Kind: output.KindTime})
+
+// listColumns are a disputes table's columns, the time shown last.
+func listColumns(when output.Column) []output.Column {
+	return []output.Column{
+		{Header: "ID", Path: "id", Kind: output.KindID},
+		{Header: "STATUS", Path: "status", Kind: output.KindStatus},
+		{Header: "REASON", Path: "reason", Kind: output.KindText},
+		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
+		{Header: "CURRENCY", Path: "currency", TableHidden: true},
+		{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
+		{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
+		when,
+	}
 }
 
 func itemColumns(currency string) []output.Column {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -24,8 +25,7 @@ var sandboxCall = Control
 
 // DeliveriesOptions are the inputs of `bnpl sandbox deliveries`.
 type DeliveriesOptions struct {
-	Follow    bool
-	Interval  time.Duration
+	following
 	PaymentID string
 	DisputeID string
 	Status    string
@@ -86,15 +86,11 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 			default:
 				return cmdutil.UsageHint("the one status filter is failed (every attempt not answered 200)", "invalid --status %q", opts.Status)
 			}
-			if opts.Interval <= 0 {
-				return cmdutil.Usagef("--interval must be positive, got %s", opts.Interval)
-			}
-			return tail(cmd.Context(), f, "/_sandbox/delivery-attempts", "attempts", q, deliveryColumns, opts.Follow, opts.Interval)
+			return opts.tail(cmd.Context(), f, "/_sandbox/delivery-attempts", "attempts", q, deliveryColumns)
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVarP(&opts.Follow, "follow", "f", false, "keep printing new attempts until Ctrl-C")
-	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between reads with --follow")
+	opts.register(fl, "attempts")
 	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes')")
 	fl.StringVar(&opts.DisputeID, "dispute", "", "only the deliveries of this dispute")
 	fl.StringVar(&opts.Status, "status", "", "failed: only attempts not answered 200")
@@ -211,6 +207,26 @@ func latencyCell(rec map[string]any) string {
 func number(v any) float64 {
 	n, _ := strconv.ParseFloat(output.String(v), 64)
 	return n
+}
+
+// following is --follow and --interval, shared by the verbs that print a
+// record of the sandbox and can keep printing it.
+type following struct {
+	Follow   bool
+	Interval time.Duration
+}
+
+func (o *following) register(fl *pflag.FlagSet, what string) {
+	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new "+what+" until Ctrl-C")
+	fl.DurationVar(&o.Interval, "interval", time.Second, "time between reads with --follow")
+}
+
+// tail checks the flags and prints the records at path (see tail below).
+func (o *following) tail(ctx context.Context, f *cmdutil.Factory, path, field string, q url.Values, cols []output.Column) error {
+	if o.Interval <= 0 {
+		return cmdutil.Usagef("--interval must be positive, got %s", o.Interval)
+	}
+	return tail(ctx, f, path, field, q, cols, o.Follow, o.Interval)
 }
 
 // tail prints what a list endpoint of the sandbox answers (newest first

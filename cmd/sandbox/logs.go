@@ -15,11 +15,10 @@ import (
 
 // LogsOptions are the inputs of `bnpl sandbox logs`.
 type LogsOptions struct {
-	Follow   bool
-	Interval time.Duration
-	Status   string
-	Path     string
-	Since    string
+	following
+	Status string
+	Path   string
+	Since  string
 }
 
 func newLogsCmd(f *cmdutil.Factory) *cobra.Command {
@@ -73,15 +72,11 @@ A sandbox started with --no-request-log keeps none.`,
 				}
 				q.Set("since", t.Format(time.RFC3339Nano))
 			}
-			if opts.Interval <= 0 {
-				return cmdutil.Usagef("--interval must be positive, got %s", opts.Interval)
-			}
-			return tail(cmd.Context(), f, "/_sandbox/logs", "entries", q, logColumns, opts.Follow, opts.Interval)
+			return opts.tail(cmd.Context(), f, "/_sandbox/logs", "entries", q, logColumns)
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVarP(&opts.Follow, "follow", "f", false, "keep printing new requests until Ctrl-C")
-	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between reads with --follow")
+	opts.register(fl, "requests")
 	fl.StringVar(&opts.Status, "status", "", "only this status (404) or class (4xx, 5xx)")
 	fl.StringVar(&opts.Path, "path", "", "only paths matching this glob (without a wildcard: this prefix)")
 	fl.StringVar(&opts.Since, "since", "", "only requests since this time (date, RFC 3339, or a duration back: 15m)")
