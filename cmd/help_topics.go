@@ -58,11 +58,14 @@ N}.`},
   BNPL_MERCHANT_CODE  the merchant code, over the profile's
   BNPL_REGION         ae (the UAE and Kuwait) or sa (KSA), over the profile's
   BNPL_BASE_URL       the service's base URL, over the profile's and the
-                      region's (a running sandbox: http://127.0.0.1:PORT)
+                      region's; a sandbox on this machine
+                      (http://127.0.0.1:PORT) needs no key: with none, its
+                      built-in merchant's key is used
   BNPL_SANDBOX_URL    the running sandbox the bnpl sandbox verbs (approve,
                       reject, clock, reset, dispute...) act on, as
-                      --sandbox-url does; without it they act on the embedded
-                      sandbox's state
+                      --sandbox-url does; without it they act on the sandbox
+                      at the base URL when one answers there, else on the
+                      embedded sandbox's state
   BNPL_OUTPUT         the default output format: table, json, jsonl, tsv or
                       csv, as -o does
   BNPL_TIME           how times read for people: utc, local or relative, as

@@ -338,6 +338,8 @@ func describeTarget(t *config.Target) Check {
 	switch {
 	case t.Embedded:
 		who = "the embedded sandbox"
+	case t.SandboxKeys:
+		who = "the sandbox at " + config.EnvBaseURL + ", with its built-in key"
 	case t.Profile == "":
 		who = "the environment (" + config.EnvSecretKey + ")"
 	}

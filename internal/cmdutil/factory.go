@@ -12,6 +12,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/sandbox"
 )
 
@@ -162,6 +163,9 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 		transport = sb.Transport(t.Region)
 		f.Noticef("using the embedded sandbox as %s (%s mode); state in %s", t.MerchantCode, modeName(t.Live), f.EmbeddedStatePath())
 	}
+	if t.SandboxKeys {
+		f.Noticef("using the sandbox at %s (%s) as %s (%s mode), with its built-in key", secret.RedactURL(t.BaseURL), config.EnvBaseURL, t.MerchantCode, modeName(t.Live))
+	}
 	f.announceLiveLocked(t)
 	opts := api.Options{
 		BaseURL:      t.BaseURL,
@@ -224,6 +228,8 @@ func (f *Factory) liveTargetLocked(what string) (*config.Target, error) {
 	switch {
 	case t.Embedded:
 		f.Noticef("using the embedded sandbox's live mode: %s have no test mode", what)
+	case t.SandboxKeys:
+		f.Noticef("using the sandbox's live mode: %s have no test mode", what)
 	case t.Profile != "":
 		f.Noticef("using the live key of profile %s: %s have no test mode", t.Profile, what)
 	}

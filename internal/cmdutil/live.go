@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 
 	"github.com/bnpl-cli/bnpl/internal/config"
 )
@@ -36,6 +37,8 @@ func liveWhat(t *config.Target) string {
 	switch {
 	case t.Embedded:
 		return "the embedded sandbox's live mode, merchant " + merchant
+	case t.SandboxKeys:
+		return "the sandbox at " + secret.RedactURL(t.BaseURL) + ", live mode, merchant " + merchant
 	case t.Sources["secret_key"] == config.SourceEnv:
 		return "merchant " + merchant + ", live key from " + config.EnvSecretKey
 	case t.Profile != "":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"strings"
 
@@ -43,6 +44,10 @@ type Target struct {
 	Live         bool
 	BaseURL      string
 	Embedded     bool // the embedded sandbox (no profile configured and no BNPL_SECRET_KEY, or --sandbox)
+	// SandboxKeys: no key was given, and BaseURL (BNPL_BASE_URL, on
+	// loopback) is taken for a served bnpl sandbox, used with the built-in
+	// merchant's keys as the embedded sandbox would be.
+	SandboxKeys bool
 	// KeyStorage is where the profile's key was read from (StorageFile or
 	// StorageKeychain); StorageNone for a key from the environment or the
 	// embedded sandbox, and for none at all.
@@ -157,7 +162,11 @@ func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error
 	found := profileSource != ""
 
 	if o.Sandbox || (!found && envKey == "") {
-		return resolveEmbedded(p, found, live, liveSource, env)
+		t, err := resolveEmbedded(p, found, live, liveSource, env)
+		if err != nil || o.Sandbox || env(EnvBaseURL) == "" {
+			return t, err
+		}
+		return servedSandbox(t, env(EnvBaseURL))
 	}
 
 	t := &Target{Live: live, Sources: map[string]string{}}
@@ -360,6 +369,35 @@ func resolveEmbedded(p Profile, found bool, live bool, liveSource string, env fu
 	}
 	t.BaseURL, _ = EmbeddedBaseURL(m.Region)
 	return t, nil
+}
+
+// servedSandbox points the embedded default's target t at the base URL
+// given in BNPL_BASE_URL with no key: on loopback, a served bnpl sandbox
+// (bnpl sandbox serve), which knows the built-in merchants' keys, so every
+// command, not only the sandbox verbs, talks to the sandbox named. Any
+// other address needs a key: sending a sandbox key there would only be
+// refused, and ignoring the address would talk to another state.
+func servedSandbox(t *Target, base string) (*Target, error) {
+	if err := validateBaseURL(base, EnvBaseURL); err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(base)
+	if !loopbackHost(u.Hostname()) {
+		return nil, &InvalidError{Field: keyBaseURL,
+			Problem: fmt.Sprintf("%s is %s, but no key is set", EnvBaseURL, secret.RedactURL(base)),
+			Advice:  "set " + EnvSecretKey + " (or log in with bnpl login) for that service; a sandbox on this machine (http://127.0.0.1:PORT) needs no key"}
+	}
+	t.BaseURL, t.Embedded, t.SandboxKeys = base, false, true
+	t.Sources[keyBaseURL] = SourceEnv
+	return t, nil
+}
+
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func truthy(v string) bool {
