@@ -12,8 +12,8 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/output"
-	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/sandbox"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // GlobalOptions are the values of the root's persistent flags, after the
