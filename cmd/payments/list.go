@@ -3,9 +3,11 @@ package payments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -325,8 +327,14 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 	if o.searching() && o.Status == "" {
 		statuses = searchStatuses
 	}
-	stopped := false
-	for _, status := range statuses {
+	// A search for one order stops at its first match. It walks the
+	// status sets at once, so a CREATED order is found as soon as one
+	// whose payment is AUTHORIZED: support is asked about both. Every
+	// other walk goes set by set, in the service's order.
+	firstOnly := o.ReferenceID != "" && !o.allAsked && len(statuses) > 1
+	var mu sync.Mutex // one row printed at a time when sets run at once
+	found := false
+	walkSet := func(ctx context.Context, status string, concurrency int, stop context.CancelFunc) error {
 		params := o.params()
 		params.Status = status
 		params.Limit = api.MaxPageLimit
@@ -334,21 +342,28 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 			Fetch:       paymentPages(client, params),
 			Start:       o.Offset,
 			PageSize:    api.MaxPageLimit,
-			Concurrency: o.Concurrency,
+			Concurrency: concurrency,
 		}
 		if o.searching() {
 			label := "every status"
 			if o.Status != "" {
 				label = "status " + o.Status
 			}
-			w.Progress = func(read, total int) { progress.Show("searching %s: page %d of %d", label, read, total) }
+			if !firstOnly {
+				w.Progress = func(read, total int) { progress.Show("searching %s: page %d of %d", label, read, total) }
+			}
 		} else if o.IO != nil && !o.IO.IsStdoutTTY() {
 			w.Progress = func(read, total int) { progress.Show("page %d of %d", read, total) }
 		}
-		err := w.Walk(ctx, func(it walk.Item) (bool, error) {
+		return w.Walk(ctx, func(it walk.Item) (bool, error) {
 			var p api.Payment
 			if err := json.Unmarshal(it.Raw, &p); err != nil {
 				return false, err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if found {
+				return false, nil
 			}
 			if status == "cancelled" && o.searching() && o.Status == "" && p.Status != api.StatusExpired {
 				return true, nil // a closed one: the default set showed it
@@ -371,20 +386,40 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 			if len(newest) < recent.Max {
 				newest = append(newest, recentEntry(&p))
 			}
-			if o.ReferenceID != "" && !o.allAsked {
-				stopped = true
-				return false, nil // the first match is what was asked for
+			if firstOnly {
+				found = true
+				stop() // the first match is what was asked for
+				return false, nil
 			}
 			return true, nil
 		})
-		if err != nil {
-			// On an error the stream is left unclosed: closing would print
-			// a tidy "]" that a careless script could take for a whole
-			// list. The exit code says it is not.
-			return err
+	}
+	if firstOnly {
+		progress.Show("searching every status for order %s", o.ReferenceID)
+		setCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		errs := make(chan error, len(statuses))
+		per := max(1, o.Concurrency/len(statuses))
+		for _, status := range statuses {
+			go func() { errs <- walkSet(setCtx, status, per, stop) }()
 		}
-		if stopped {
-			break
+		var first error
+		for range statuses {
+			if err := <-errs; err != nil && first == nil && !(found && errors.Is(err, context.Canceled)) {
+				first = err
+			}
+		}
+		if first != nil {
+			return first
+		}
+	} else {
+		for _, status := range statuses {
+			if err := walkSet(ctx, status, o.Concurrency, func() {}); err != nil {
+				// On an error the stream is left unclosed: closing would
+				// print a tidy "]" that a careless script could take for a
+				// whole list. The exit code says it is not.
+				return err
+			}
 		}
 	}
 	progress.Clear()

@@ -162,3 +162,64 @@ func TestWalkWhilePaymentsChange(t *testing.T) {
 	}
 	t.Logf("%d rows printed, %d changes during the walk", len(seen), changes)
 }
+
+// TestFindACreatedOrderEarly: a search for one order number walks the
+// status sets at once, so a CREATED order behind many authorized payments
+// is found after a few pages, not after the whole default set.
+func TestFindACreatedOrderEarly(t *testing.T) {
+	sb, err := sandbox.New(sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	h := sb.Handler("ae")
+	var mu sync.Mutex
+	lists := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/api/v2/payments" {
+			mu.Lock()
+			lists++
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	for i := range 200 {
+		authorize(t, sb, srv, i)
+	}
+	post(t, srv, "/api/v2/checkout", map[string]any{
+		"lang": "en", "merchant_code": "ae-sandbox",
+		"payment": map[string]any{
+			"amount": "10.00", "currency": "AED",
+			"buyer":            map[string]string{"name": "Walk Buyer", "email": "otp.success@tabby.ai", "phone": "+971500000001"},
+			"shipping_address": map[string]string{"city": "Dubai", "address": "Walk 1", "zip": "00000"},
+			"order": map[string]any{"reference_id": "FIND-ME",
+				"items": []map[string]any{{"title": "Item", "quantity": 1, "unit_price": "10.00", "category": "Walk"}}},
+			"buyer_history": map[string]any{"registered_since": "2024-01-01T00:00:00Z", "loyalty_level": 1},
+		},
+	})
+	mu.Lock()
+	lists = 0
+	mu.Unlock()
+
+	ios, _, out, _ := output.Test()
+	opts := &ListOptions{
+		ReferenceID: "FIND-ME", All: true, Limit: 20, Concurrency: 4,
+		Client: func() (*api.Client, error) {
+			return api.New(api.Options{BaseURL: srv.URL, SecretKey: "sk_test_ae_sandbox", Version: "test"})
+		},
+		Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "jsonl"}) },
+	}
+	if err := listRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"FIND-ME"`) || strings.Count(strings.TrimSpace(out.String()), "\n") != 0 {
+		t.Fatalf("want the one CREATED order, got:\n%s", out.String())
+	}
+	// The default set alone is 200 authorized payments: 10 pages of 20.
+	mu.Lock()
+	defer mu.Unlock()
+	if lists >= 10 {
+		t.Fatalf("%d list pages read to find a CREATED order: the default set was walked first", lists)
+	}
+}
