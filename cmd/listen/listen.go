@@ -4,6 +4,7 @@ package listen
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -201,6 +202,41 @@ func listenRun(ctx context.Context, o *Options) error {
 	return writeErr
 }
 
+// lastMove is, for a captured or refunded notification, the amount of the
+// newest capture or refund the payment holds: what the event moved. The
+// payment's own amount would read as if all of it had moved.
+func lastMove(n webhook.Notification) (string, bool) {
+	field := map[string]string{"captured": "captures", "refunded": "refunds"}[strings.ToLower(n.Event)]
+	if field == "" || n.Kind == webhook.KindDispute {
+		return "", false
+	}
+	type move struct {
+		Amount    json.Number `json:"amount"`
+		CreatedAt string      `json:"created_at"`
+	}
+	var body struct {
+		Captures []move `json:"captures"`
+		Refunds  []move `json:"refunds"`
+	}
+	if json.Unmarshal(n.Payload, &body) != nil {
+		return "", false
+	}
+	moves := body.Captures
+	if field == "refunds" {
+		moves = body.Refunds
+	}
+	if len(moves) == 0 {
+		return "", false
+	}
+	newest := moves[0]
+	for _, m := range moves[1:] {
+		if m.CreatedAt >= newest.CreatedAt { // RFC 3339 in UTC: text order is time order
+			newest = m
+		}
+	}
+	return newest.Amount.String(), newest.Amount != ""
+}
+
 // Line is the one-line view of a notification for a terminal: the time it
 // arrived in the --time style, its kind, the payment's or dispute's id, the
 // status (coloured as in tables), the amount in the one money format
@@ -218,6 +254,9 @@ func Line(ios *output.IOStreams, n webhook.Notification) string {
 	// status gets its colour.
 	clean := func(s string) string { return secret.PrintableLine(s) }
 	amount := money.DisplayString(n.Amount, n.Currency)
+	if moved, ok := lastMove(n); ok {
+		amount = money.DisplayString(moved, n.Currency)
+	}
 	check := "unchecked"
 	if n.Verified {
 		check = "verified"

@@ -60,6 +60,15 @@ func TestLine(t *testing.T) {
 	if got := Line(ios, n); got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
+	// A capture shows what it moved, the newest capture, not the payment's
+	// whole amount.
+	n = webhook.Classify([]byte(`{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","status":"AUTHORIZED","amount":"123.50","currency":"AED",` +
+		`"captures":[{"amount":"20","created_at":"2026-01-15T09:00:00Z"},{"amount":"10","created_at":"2026-01-15T09:59:00Z"}]}`))
+	n.Event = "captured"
+	ios.SetColorEnabled(false)
+	if got := Line(ios, n); !strings.Contains(got, "captured           10.00 AED") {
+		t.Errorf("a capture's line shows %q, want the 10.00 AED it moved", got)
+	}
 	// A status from the sender cannot drive the terminal.
 	n = webhook.Classify([]byte(`{"id":"p","status":"new\u001b[2J","amount":"1.00","currency":"AED"}`))
 	if got := Line(ios, n); strings.Contains(got, "\x1b[2J") {
