@@ -128,7 +128,7 @@ func loopbackHint(err error, raw string, t *config.Target) error {
 	}
 	hint := "the service delivers to public addresses only: run `bnpl listen` behind a public tunnel and register its address"
 	if IsSandbox(t) {
-		hint = "the embedded sandbox delivers to no local receiver: run `bnpl sandbox serve --allow-local-webhooks` and register the URL with it (--base-url http://127.0.0.1:8700)"
+		hint = "the embedded sandbox delivers to no local receiver: run `bnpl sandbox serve --allow-local-webhooks` and register the URL with it: BNPL_BASE_URL=http://127.0.0.1:8700 bnpl webhooks add URL"
 	}
 	return cmdutil.Refuse(hint, "%s", err.Error())
 }
