@@ -208,20 +208,41 @@ func unknownTopic(parent *cobra.Command, name string) error {
 // included) that name is close to: a prefix of, or within two edits.
 func suggest(parent *cobra.Command, name string) []string {
 	name = strings.ToLower(name)
-	var out []string
-	seen := map[string]bool{}
+	type match struct {
+		word  string
+		score int
+	}
+	var found []match
+	best := 3
 	for _, sub := range parent.Commands() {
 		if sub.Hidden || sub.Name() == "help" && parent.HasParent() {
 			continue
 		}
+		// One word per command, the closest of its name and aliases (the
+		// name on a tie): `lst` suggests list, not list and ls.
+		m := match{score: best + 1}
 		for _, cand := range append([]string{sub.Name()}, sub.Aliases...) {
-			if seen[cand] || cand == name {
+			if cand == name {
 				continue
 			}
-			if strings.HasPrefix(cand, name) || editDistance(name, cand) <= 2 || slices.Contains(sub.SuggestFor, name) {
-				seen[cand] = true
-				out = append(out, cand)
+			score := editDistance(name, cand)
+			if strings.HasPrefix(cand, name) || slices.Contains(sub.SuggestFor, name) {
+				score = 0
 			}
+			if score < m.score {
+				m = match{cand, score}
+			}
+		}
+		if m.score <= 2 {
+			found = append(found, m)
+			best = min(best, m.score)
+		}
+	}
+	// Only the closest: a one-letter slip is not offered three far ones.
+	var out []string
+	for _, m := range found {
+		if m.score == best {
+			out = append(out, m.word)
 		}
 	}
 	sort.Strings(out)
