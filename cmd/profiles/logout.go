@@ -63,7 +63,9 @@ The profile is NAME, else the one --profile, BNPL_PROFILE or bnpl profiles use c
 			name = strings.ToLower(strings.TrimSpace(name))
 			p, ok := cfg.Profile(name)
 			if !ok {
-				return cmdutil.UsageHint("bnpl profiles list shows the profiles", "no profile named %q", name)
+				// The config's own refusal, as profiles remove gives it.
+				_, _, err := cfg.RemoveKeys(name, test, live)
+				return err
 			}
 			hasTest := test && p.KeyIn(false) != config.StorageNone
 			hasLive := live && p.KeyIn(true) != config.StorageNone
