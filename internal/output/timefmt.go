@@ -76,21 +76,28 @@ func relative(t, now time.Time) string {
 	if future {
 		d = -d
 	}
-	var n int
+	var size time.Duration
 	var unit string
 	switch {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		n, unit = int(d/time.Minute), "minute"
+		size, unit = time.Minute, "minute"
 	case d < 24*time.Hour:
-		n, unit = int(d/time.Hour), "hour"
+		size, unit = time.Hour, "hour"
 	case d < 60*24*time.Hour:
-		n, unit = int(d/(24*time.Hour)), "day"
+		size, unit = 24*time.Hour, "day"
 	case d < 730*24*time.Hour:
-		n, unit = int(d/(30*24*time.Hour)), "month"
+		size, unit = 30*24*time.Hour, "month"
 	default:
-		n, unit = int(d/(365*24*time.Hour)), "year"
+		size, unit = 365*24*time.Hour, "year"
+	}
+	// What has passed counts whole units ("3 days ago"); what is left is
+	// rounded, so a deadline 13 days and 23 hours away reads "in 14 days",
+	// as its days left do, and 49 hours away "in 2 days".
+	n := int(d / size)
+	if future {
+		n = int((d + size/2) / size)
 	}
 	if n != 1 {
 		unit += "s"

@@ -22,6 +22,7 @@ func TestFormatTime(t *testing.T) {
 		{now, TimeLocal, "2026-11-22 13:28:33+04:00"},
 		{now.Add(-72 * time.Hour), TimeRelative, "3 days ago"},
 		{now.Add(49 * time.Hour), TimeRelative, "in 2 days"},
+		{now.Add(13*24*time.Hour + 23*time.Hour), TimeRelative, "in 14 days"},
 		{now.Add(-90 * time.Minute), TimeRelative, "1 hour ago"},
 		{now.Add(-10 * time.Second), TimeRelative, "just now"},
 		{now.Add(-400 * 24 * time.Hour), TimeRelative, "13 months ago"},
