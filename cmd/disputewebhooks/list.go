@@ -17,10 +17,12 @@ type ListOptions struct {
 	Target  func() (*config.Target, error)
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
+	// Notice writes a line on stderr (quiet under -q).
+	Notice func(format string, args ...any)
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Target: disputes.LiveTarget(f, "dispute webhooks"), Client: disputes.LiveClient(f, "dispute webhooks"), Printer: f.Printer}
+	opts := &ListOptions{Target: disputes.LiveTarget(f, "dispute webhooks"), Client: disputes.LiveClient(f, "dispute webhooks"), Printer: f.Printer, Notice: f.Noticef}
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the dispute webhooks, header values masked",
@@ -52,6 +54,9 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	hooks, err := client.ListDisputeWebhooks(ctx)
 	if err != nil {
 		return err
+	}
+	if len(hooks) == 0 && o.Notice != nil {
+		o.Notice("no dispute webhooks: add one with `bnpl dispute-webhooks add URL`")
 	}
 	return printer.List(ListColumns, hookRecords(hooks))
 }

@@ -180,6 +180,9 @@ func TestFindACreatedOrderEarly(t *testing.T) {
 			mu.Lock()
 			lists++
 			mu.Unlock()
+			// A page takes a while, as a round trip to the region does, so
+			// that what the sets do at once is not a race of the scheduler.
+			time.Sleep(20 * time.Millisecond)
 		}
 		h.ServeHTTP(w, r)
 	}))

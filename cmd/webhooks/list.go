@@ -15,10 +15,12 @@ import (
 type ListOptions struct {
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
+	// Notice writes a line on stderr (quiet under -q).
+	Notice func(format string, args ...any)
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Client: f.Client, Printer: f.Printer}
+	opts := &ListOptions{Client: f.Client, Printer: f.Printer, Notice: f.Noticef}
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the payment webhooks, header values masked",
@@ -50,6 +52,9 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	recs := make([]json.RawMessage, 0, len(hooks))
 	for i := range hooks {
 		recs = append(recs, hooks[i].Raw())
+	}
+	if len(recs) == 0 && o.Notice != nil {
+		o.Notice("no payment webhooks: add one with `bnpl webhooks add URL`")
 	}
 	return printer.List(ListColumns, recs)
 }

@@ -49,6 +49,9 @@ type Printer struct {
 	// csvWidth, when set, pads each CSV row with empty fields to this many,
 	// so a detail view's sections make one rectangular CSV document.
 	csvWidth int
+	// pipedTable: no -o was given and stdout is not a terminal, so the
+	// table is written as TSV.
+	pipedTable bool
 }
 
 // NewPrinter checks the output options up front, so a bad --jq, --template
@@ -69,6 +72,8 @@ func NewPrinter(ios *IOStreams, o Options) (*Printer, error) {
 		format = FormatTSV
 		if ios.IsStdoutTTY() {
 			format = FormatTable
+		} else {
+			p.pipedTable = true
 		}
 	case FormatTable, FormatJSON, FormatJSONL, FormatTSV, FormatCSV:
 	default:
@@ -124,6 +129,10 @@ func (p *Printer) IsJSON() bool {
 
 // pretty is true when JSON is for a person.
 func (p *Printer) pretty() bool { return p.ios.IsStdoutTTY() }
+
+// Empty lists: a table on a terminal shows its header; piped, the default
+// table (TSV) prints nothing, so `| wc -l` counts rows; an -o tsv or csv
+// asked for by name keeps its header, a valid empty document.
 
 // List prints a whole list of records. --jq and --template see the list as
 // one JSON array. The other formats share Stream's code, so a list and a

@@ -372,7 +372,7 @@ func (s *Stream) Close() error {
 		default:
 			s.out.WriteString("]\n")
 		}
-	case p.format == FormatTSV || p.format == FormatCSV:
+	case (p.format == FormatTSV || p.format == FormatCSV) && !(s.count == 0 && p.pipedTable):
 		if !s.ready {
 			if err := s.resolve(nil, nil); err != nil {
 				return err
