@@ -68,6 +68,9 @@ type Deps struct {
 	// error is no answer at all.
 	Probe func(ctx context.Context, t *config.Target) (*ProbeResult, error)
 	Now   func() time.Time
+	// StatePath is the embedded sandbox's state file, named when the
+	// target is the embedded sandbox.
+	StatePath string
 }
 
 // NewCmd returns `bnpl doctor`.
@@ -104,6 +107,7 @@ Exit status: 0 when no check failed (warnings allowed), 1 when one did. With -o 
 				Overrides: config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox},
 				Probe:     Probe(f),
 				Now:       time.Now,
+				StatePath: f.EmbeddedStatePath(),
 			}
 			checks := Run(cmd.Context(), deps)
 			return printChecks(f, checks)
@@ -132,7 +136,11 @@ func Run(ctx context.Context, d Deps) []Check {
 		add(Check{Name: "target", Status: StatusFail, Message: err.Error(), Fix: hintOf(err, "see `bnpl profiles list` and `bnpl login`")})
 		return guard(checks)
 	}
-	add(describeTarget(t))
+	target := describeTarget(t)
+	if t.Embedded && d.StatePath != "" {
+		target.Message += ", state in " + d.StatePath
+	}
+	add(target)
 
 	res, err := d.Probe(ctx, t)
 	reach := checkReachability(t, res, err)

@@ -61,6 +61,9 @@ type Factory struct {
 	liveClient *api.Client
 	printer    *output.Printer
 	sb         *sandbox.Sandbox
+	// liveOnly names what has no test mode (disputes...) when LiveTarget
+	// chose the embedded sandbox's live mode by itself.
+	liveOnly string
 	// sandboxTarget is what ResolveSandbox picked (sandboxtarget.go).
 	sandboxTarget *SandboxTarget
 	// liveShown is set once the LIVE line has been written.
@@ -161,7 +164,12 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 			return nil, err
 		}
 		transport = sb.Transport(t.Region)
-		f.Noticef("using the embedded sandbox as %s (%s mode); state in %s", t.MerchantCode, modeName(t.Live), f.EmbeddedStatePath())
+		// One line: the state's file is for bnpl doctor to tell.
+		mode := modeName(t.Live) + " mode"
+		if f.liveOnly != "" && t.Live {
+			mode += ": " + f.liveOnly + " have no test mode"
+		}
+		f.Noticef("using the embedded sandbox as %s (%s)", t.MerchantCode, mode)
 	}
 	if t.SandboxKeys {
 		f.Noticef("using the sandbox at %s (%s) as %s (%s mode), with its built-in key", secret.RedactURL(t.BaseURL), config.EnvBaseURL, t.MerchantCode, modeName(t.Live))
@@ -227,7 +235,8 @@ func (f *Factory) liveTargetLocked(what string) (*config.Target, error) {
 	}
 	switch {
 	case t.Embedded:
-		f.Noticef("using the embedded sandbox's live mode: %s have no test mode", what)
+		// Said with the embedded sandbox's own line, when the client is made.
+		f.liveOnly = what
 	case t.SandboxKeys:
 		f.Noticef("using the sandbox's live mode: %s have no test mode", what)
 	case t.Profile != "":
