@@ -284,10 +284,10 @@ func (o *ListOptions) describe() string {
 		parts = append(parts, "payment "+o.Payment)
 	}
 	if o.Since != "" {
-		parts = append(parts, "created after "+o.Since)
+		parts = append(parts, "created after "+output.FilterTime(o.Since))
 	}
 	if o.Until != "" {
-		parts = append(parts, "created before "+o.Until)
+		parts = append(parts, "created before "+output.FilterTime(o.Until))
 	}
 	return strings.Join(parts, ", ")
 }

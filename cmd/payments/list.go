@@ -235,22 +235,15 @@ func (o *ListOptions) describe(status string) string {
 		parts = append(parts, "status "+status)
 	}
 	if o.Since != "" {
-		parts = append(parts, "created after "+shortTime(o.Since))
+		parts = append(parts, "created after "+output.FilterTime(o.Since))
 	}
 	if o.Until != "" {
-		parts = append(parts, "created before "+shortTime(o.Until))
+		parts = append(parts, "created before "+output.FilterTime(o.Until))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // shortTime drops a midnight's time of day from a --since/--until value.
-func shortTime(v string) string {
-	if t, err := time.Parse(time.RFC3339, v); err == nil && t.Equal(t.Truncate(24*time.Hour)) {
-		return t.Format(time.DateOnly)
-	}
-	return v
-}
-
 func listRun(ctx context.Context, o *ListOptions) error {
 	printer, err := o.Printer()
 	if err != nil {

@@ -144,3 +144,17 @@ func (s *IOStreams) FormatTimeString(v string) string {
 	}
 	return s.FormatTime(t)
 }
+
+// FilterTime is a --since or --until value as a notice says it: a whole
+// day as the date ("2026-11-16"), another time in the one UTC form
+// ("2026-11-16 17:08:23Z"), anything else as given.
+func FilterTime(v string) string {
+	t, ok := ParseServiceTime(v)
+	if !ok {
+		return v
+	}
+	if t.Equal(t.Truncate(24 * time.Hour)) {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return t.UTC().Format(utcLayout)
+}
