@@ -4,7 +4,8 @@ import "github.com/shopspring/decimal"
 
 // MoveResult is the outcome of a capture, refund or close.
 type MoveResult struct {
-	// Payment as the service answered it, or as read back when reconciled.
+	// Payment as the service answered it, or as read back when reconciled;
+	// with an error, the payment as read after it, when it was.
 	Payment *Payment
 	// ReferenceID sent with the move (captures and refunds).
 	ReferenceID string

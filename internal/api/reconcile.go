@@ -193,6 +193,7 @@ func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 			out.Payment = p
 			return out, m.verifyMade(p)
 		}
+		out.Payment = p // as read: what the refusal left
 		return out, WithHint(err, m.refusalHint(p, err))
 
 	case res.unknownAttempts > 0:
@@ -206,6 +207,9 @@ func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 		if readErr == nil && m.heldOtherwise(p) {
 			out.Payment = p
 			return out, m.verifyMade(p)
+		}
+		if readErr == nil {
+			out.Payment = p
 		}
 		if IsOutcomeUnknown(err) {
 			return out, WithHint(err, m.unknownHint(readErr == nil))
