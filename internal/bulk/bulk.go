@@ -258,7 +258,7 @@ func (s Summary) String() string {
 		line += "; not sent " + TotalsString(s.notSent)
 	}
 	if s.Unpriced > 0 {
-		line += fmt.Sprintf(" (%d failed or unsent %s not in these totals: amount or currency unknown)", s.Unpriced, plural(s.Unpriced, "row", "rows"))
+		line += fmt.Sprintf(" (%d %s of unknown amount or currency not totalled)", s.Unpriced, plural(s.Unpriced, "row", "rows"))
 	}
 	if s.Interrupted {
 		line += "; interrupted"

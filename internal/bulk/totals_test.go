@@ -52,7 +52,7 @@ func TestSummaryTotals(t *testing.T) {
 		{Outcome: OutcomeOK, Amount: "10.00", currency: "AED", moved: true},
 		{Outcome: OutcomeReconciled, Amount: "5.00", currency: "AED", moved: true}, // after an unknown outcome of this run
 		{Outcome: OutcomeReconciled, Amount: "7.00", currency: "AED"},              // found made before
-		{Outcome: OutcomeOK, Amount: "99.00", currency: "AED", earlier: true},       // settled by an earlier run
+		{Outcome: OutcomeOK, Amount: "99.00", currency: "AED", earlier: true},      // settled by an earlier run
 		{Outcome: OutcomeFailed, Amount: "8.00", currency: "AED"},
 		{Outcome: OutcomeFailed, Amount: "1.500", currency: "KWD"},
 		{Outcome: OutcomeFailed, Amount: "3.00"}, // currency never learnt
@@ -71,7 +71,7 @@ func TestSummaryTotals(t *testing.T) {
 	if s.FailedAmounts["AED"] != "8.00" || s.FailedAmounts["KWD"] != "1.500" || s.NotSentAmounts["AED"] != "12.00" || s.Unpriced != 2 {
 		t.Fatalf("failed %v not sent %v unpriced %d", s.FailedAmounts, s.NotSentAmounts, s.Unpriced)
 	}
-	want := "10 rows: 2 ok, 2 reconciled, 3 failed, 1 skipped, 2 not sent (1 settled by an earlier run); moved 15.00 AED; failed 8.00 AED, 1.500 KWD; not sent 12.00 AED (2 failed or unsent rows not in these totals: amount or currency unknown)"
+	want := "10 rows: 2 ok, 2 reconciled, 3 failed, 1 skipped, 2 not sent (1 settled by an earlier run); moved 15.00 AED; failed 8.00 AED, 1.500 KWD; not sent 12.00 AED (2 rows of unknown amount or currency not totalled)"
 	if got := s.String(); got != want {
 		t.Fatalf("summary\n got %q\nwant %q", got, want)
 	}
