@@ -113,6 +113,15 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 	if o.Bulk.FromFile != "" {
 		return bulkRun(ctx, bulk.OpCapture, &o.Bulk, &o.MoveDeps)
 	}
+	// Every local check that needs no payment comes before the read and
+	// any prompt: the items file, and the parts of a fixed amount.
+	itemsJSON, err := loadItemsFile(o.ItemsFile, o.IO.In)
+	if err != nil {
+		return err
+	}
+	if err := o.checkPartsEarly(); err != nil {
+		return err
+	}
 	ms, err := o.setup("capture on", o.ID)
 	if err != nil {
 		return err
@@ -143,7 +152,7 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 		amountPart{"tax-amount", req.TaxAmount}, amountPart{"shipping-amount", req.ShippingAmount}, amountPart{"discount-amount", req.DiscountAmount}); err != nil {
 		return err
 	}
-	if req.Items, err = readItemsFile(o.ItemsFile, currency, o.IO.In); err != nil {
+	if req.Items, err = itemsOf(itemsJSON, o.ItemsFile, currency); err != nil {
 		return err
 	}
 	// A reference_id the payment holds for another capture would move
@@ -164,6 +173,28 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 		return err
 	}
 	return o.printMoved(printer, "capture", res, o.madeBefore)
+}
+
+// checkPartsEarly refuses, before the payment is read, tax, shipping or
+// discount above a fixed --amount (a --full amount is known only after the
+// read, and checked then).
+func (o *CaptureOptions) checkPartsEarly() error {
+	if o.Full {
+		return nil
+	}
+	amount, err := parseAmountFlag("amount", o.Amount, "", true)
+	if err != nil {
+		return err
+	}
+	var parts []amountPart
+	for _, f := range [][2]string{{"tax-amount", o.TaxAmount}, {"shipping-amount", o.ShippingAmount}, {"discount-amount", o.DiscountAmount}} {
+		d, err := optionalAmount(f[0], f[1], "")
+		if err != nil {
+			return err
+		}
+		parts = append(parts, amountPart{f[0], d})
+	}
+	return checkPartsOfAmount(amount, "", parts...)
 }
 
 // resolveAmount settles the amount from the flags and the payment as read,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -226,15 +227,32 @@ func optionalAmount(flag, value, currency string) (*decimal.Decimal, error) {
 	return &d, nil
 }
 
-// readItemsFile reads --items-file: a JSON array of order items ("-" for
-// stdin), validated with the currency's places.
-func readItemsFile(path, currency string, stdin io.Reader) ([]api.OrderItem, error) {
+// loadItemsFile reads an --items-file before anything else happens (no
+// read of the payment, no prompt), so that a missing, oversized or
+// non-regular file, or one that is not a JSON array, is refused at once
+// with exit 2. The items are checked against the currency once it is known
+// (itemsOf).
+func loadItemsFile(path string, stdin io.Reader) ([]byte, error) {
 	if path == "" {
 		return nil, nil
 	}
 	b, err := userfile.Read("--items-file", path, stdin, userfile.MaxRequestBody)
 	if err != nil {
 		return nil, err
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return nil, cmdutil.Refuse("the file holds a JSON array of items with title, quantity, unit_price and category",
+			"cannot read --items-file %s: %v; nothing was sent", path, err)
+	}
+	return b, nil
+}
+
+// itemsOf checks the items loadItemsFile read against the payment's
+// currency; nil b gives no items.
+func itemsOf(b []byte, path, currency string) ([]api.OrderItem, error) {
+	if b == nil {
+		return nil, nil
 	}
 	if v := api.ValidateOrderItems(b, currency); v != nil {
 		return nil, v
@@ -266,9 +284,11 @@ func (d *MoveDeps) referenceFor(given string) string {
 //
 // madeBefore is true when the payment read before sending already showed a
 // move with the given reference_id: the service answers such a repeat as
-// if it were new, but nothing moved.
+// if it were new, but nothing moved. res.MadeBefore says the same of a
+// move the service's answer shows made before this command sent it (by a
+// concurrent run with the same reference_id).
 func (d *MoveDeps) printMoved(printer *output.Printer, kind string, res *api.MoveResult, madeBefore bool) error {
-	if res.Reconciled || madeBefore {
+	if res.Reconciled || res.MadeBefore || madeBefore {
 		if res.ReferenceID != "" {
 			d.Notice("the %s with reference_id %s was found already made: nothing was moved twice", kind, res.ReferenceID)
 		} else {
@@ -336,13 +356,24 @@ type amountPart struct {
 }
 
 // checkPartsOfAmount refuses a capture whose tax, shipping or discount
-// amount exceeds the capture amount: each is a part of it.
+// amount exceeds the capture amount: each is a part of it. The rule is
+// api.ExcessCapturePart, which bulk rows go through too.
 func checkPartsOfAmount(amount decimal.Decimal, currency string, parts ...amountPart) error {
-	for _, part := range parts {
-		if part.d != nil && part.d.GreaterThan(amount) {
-			return cmdutil.Refuse("tax, shipping and discount are parts of the capture: each is at most its amount",
-				"--%s %s is more than the capture amount %s; nothing was sent", part.flag, money.Format(*part.d, currency), amountText(amount, currency))
+	var tax, shipping, discount *decimal.Decimal
+	for _, p := range parts {
+		switch p.flag {
+		case "tax-amount":
+			tax = p.d
+		case "shipping-amount":
+			shipping = p.d
+		case "discount-amount":
+			discount = p.d
 		}
 	}
-	return nil
+	field, part, found := api.ExcessCapturePart(amount, tax, shipping, discount)
+	if !found {
+		return nil
+	}
+	return cmdutil.Refuse("tax, shipping and discount are parts of the capture: each is at most its amount",
+		"--%s %s is more than the capture amount %s; nothing was sent", strings.ReplaceAll(field, "_", "-"), money.Format(part, currency), amountText(amount, currency))
 }

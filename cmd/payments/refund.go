@@ -103,6 +103,11 @@ func refundRun(ctx context.Context, o *RefundOptions) error {
 	if o.Bulk.FromFile != "" {
 		return bulkRun(ctx, bulk.OpRefund, &o.Bulk, &o.MoveDeps)
 	}
+	// The items file is checked before the read and any prompt.
+	itemsJSON, err := loadItemsFile(o.ItemsFile, o.IO.In)
+	if err != nil {
+		return err
+	}
 	ms, err := o.setup("refund on", o.ID)
 	if err != nil {
 		return err
@@ -123,7 +128,7 @@ func refundRun(ctx context.Context, o *RefundOptions) error {
 	if err := o.resolveAmount(p, &req); err != nil {
 		return err
 	}
-	if req.Items, err = readItemsFile(o.ItemsFile, currency, o.IO.In); err != nil {
+	if req.Items, err = itemsOf(itemsJSON, o.ItemsFile, currency); err != nil {
 		return err
 	}
 	// A reference_id the payment holds for another refund would move

@@ -28,7 +28,7 @@ func (c *Client) CreateCheckout(ctx context.Context, body any) (*CheckoutSession
 	default:
 		enc, err := json.Marshal(body)
 		if err != nil {
-			return nil, fmt.Errorf("%s: encoding the request: %w", cl.op, err)
+			return nil, fmt.Errorf("%s: encoding the request: %w", cl.opName(), err)
 		}
 		cl.body = enc
 	}
@@ -84,7 +84,7 @@ func (c *Client) GetCheckoutQR(ctx context.Context, id string) ([]byte, error) {
 		return nil, err
 	}
 	if !bytes.HasPrefix(res.body, pngSignature) {
-		return nil, fmt.Errorf("%s: expected a PNG image, got %d bytes of %q", cl.op, len(res.body), res.header.Get("Content-Type"))
+		return nil, fmt.Errorf("%s: expected a PNG image, got %d bytes of %q", cl.opName(), len(res.body), res.header.Get("Content-Type"))
 	}
 	return res.body, nil
 }

@@ -219,8 +219,10 @@ func (quietLogger) Debugf(string, ...any) {}
 type call struct {
 	method string
 	path   string // escaped, beginning with "/"
-	// op names the request in errors with the ids left as placeholders, so
-	// that messages group well: "POST /api/v2/payments/{id}/captures".
+	// op is the request's route, ids left as placeholders ("POST
+	// /api/v2/payments/{id}/captures"), for grouping and classification
+	// (the "route" of an error's details); messages name the real path
+	// (opName).
 	op     string
 	query  url.Values
 	header http.Header // beyond the client's own
@@ -240,10 +242,10 @@ type fileBody struct {
 	size        int64
 }
 
+// opName names the request in errors with its real path, ids included
+// ("POST /api/v2/payments/3fa8…/captures"), never the template of op: a
+// person must see which payment a failure was about.
 func (cl *call) opName() string {
-	if cl.op != "" {
-		return cl.op
-	}
 	return cl.method + " " + cl.path
 }
 
@@ -283,7 +285,7 @@ func newJSONCall(method, path, op string, body any, policy retryPolicy) (*call, 
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return nil, fmt.Errorf("%s: encoding the request: %w", cl.op, err)
+			return nil, fmt.Errorf("%s: encoding the request: %w", cl.opName(), err)
 		}
 		cl.body = b
 	}

@@ -339,9 +339,13 @@ func (e *APIError) badDataHint() string {
 // connection, a dropped connection, a timeout. Unless the connection was
 // never made, the service may or may not have acted on it.
 type NetworkError struct {
-	// Op is the request, "POST /api/v2/payments/{id}/captures".
-	Op  string
-	Err error
+	// Op is the request with its real path, "POST
+	// /api/v2/payments/3fa85f64-…/captures": what the message names.
+	Op string
+	// Route is the request with its ids as placeholders, "POST
+	// /api/v2/payments/{id}/captures", for grouping; empty when unknown.
+	Route string
+	Err   error
 
 	// masker hides what the cause quotes of a malformed answer.
 	masker *secret.Masker
@@ -374,6 +378,9 @@ func (e *NetworkError) ErrorDetails() map[string]any {
 	d := map[string]any{"outcome": "unknown"}
 	if method, path, ok := strings.Cut(e.Op, " "); ok {
 		d["method"], d["path"] = method, path
+	}
+	if _, route, ok := strings.Cut(e.Route, " "); ok {
+		d["route"] = route
 	}
 	if neverConnected(e.Err) {
 		d["outcome"] = "not_sent"

@@ -1,8 +1,11 @@
 package api
 
+import "github.com/shopspring/decimal"
+
 // MoveResult is the outcome of a capture, refund or close.
 type MoveResult struct {
-	// Payment as the service answered it, or as read back when reconciled.
+	// Payment as the service answered it, or as read back when reconciled;
+	// with an error, the payment as read after it, when it was.
 	Payment *Payment
 	// ReferenceID sent with the move (captures and refunds).
 	ReferenceID string
@@ -12,7 +15,33 @@ type MoveResult struct {
 	// showed the move with our reference_id (and amount) had been made
 	// after all; for close, that the payment is CLOSED.
 	Reconciled bool
+	// MadeBefore is true when the move was found already made before this
+	// call sent anything (an earlier or concurrent call with the same
+	// reference_id): the service answered a capture or refund holding our
+	// reference_id and amount with a created_at clearly before the
+	// request (see move.madeBeforeAnswer), or refused a repeat when no
+	// attempt of this call had an unknown outcome. Nothing moved now. Two
+	// calls within the same second of the service's clock cannot be told
+	// apart: the later one is not marked.
+	MadeBefore bool
 	// Attempts is how many requests were sent for the move itself, not
 	// counting the read of the payment.
 	Attempts int
+}
+
+// ExcessCapturePart returns the first of a capture's tax, shipping and
+// discount amounts (nil when absent) that is more than the capture amount:
+// each is a part of the capture. field is its JSON name ("tax_amount");
+// found is false when every part fits. Single captures and bulk rows
+// share this rule.
+func ExcessCapturePart(amount decimal.Decimal, tax, shipping, discount *decimal.Decimal) (field string, part decimal.Decimal, found bool) {
+	for _, p := range []struct {
+		field string
+		d     *decimal.Decimal
+	}{{"tax_amount", tax}, {"shipping_amount", shipping}, {"discount_amount", discount}} {
+		if p.d != nil && p.d.GreaterThan(amount) {
+			return p.field, *p.d, true
+		}
+	}
+	return "", decimal.Decimal{}, false
 }

@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 )
 
 // PreReadError is the failure of the read of a payment that a capture,
@@ -23,13 +22,8 @@ type PreReadError struct {
 }
 
 func (e *PreReadError) Error() string {
-	cause := e.Err.Error()
-	var ne *NetworkError
-	if errors.As(e.Err, &ne) {
-		// The operation names the path with a placeholder; say the real one.
-		cause = http.MethodGet + " " + paymentPath(e.PaymentID) + strings.TrimPrefix(cause, ne.Op)
-	}
-	return fmt.Sprintf("could not read the payment; nothing was %s: %s", e.Verb, cause)
+	// A network error names the real path already (NetworkError.Op).
+	return fmt.Sprintf("could not read the payment; nothing was %s: %s", e.Verb, e.Err)
 }
 
 func (e *PreReadError) Unwrap() error { return e.Err }

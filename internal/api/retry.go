@@ -140,7 +140,7 @@ func (c *Client) stopped(cl *call, res *result, err error) error {
 	if res.attempts == 0 {
 		return fmt.Errorf("%s: %w", cl.opName(), err)
 	}
-	return &NetworkError{Op: cl.opName(), Err: err, masker: c.maskerFor(cl)}
+	return &NetworkError{Op: cl.opName(), Route: cl.op, Err: err, masker: c.maskerFor(cl)}
 }
 
 func (c *Client) judge(cl *call, a attempt) verdict {
@@ -148,7 +148,7 @@ func (c *Client) judge(cl *call, a attempt) verdict {
 		return verdict{err: a.local}
 	}
 	if a.err != nil {
-		ne := &NetworkError{Op: cl.opName(), Err: a.err, masker: c.maskerFor(cl)}
+		ne := &NetworkError{Op: cl.opName(), Route: cl.op, Err: a.err, masker: c.maskerFor(cl)}
 		switch {
 		case certificateProblem(a.err):
 			return verdict{err: ne}

@@ -221,11 +221,22 @@ type Summary struct {
 	NotSent     int  `json:"not_sent"`
 	Earlier     int  `json:"earlier"`
 	Interrupted bool `json:"interrupted"`
-	// Moved is the money this run moved (rows ok or reconciled, not those
-	// an earlier run settled), per currency.
+	// Moved is the money this run's own requests moved, per currency:
+	// rows ok, and rows reconciled after an attempt of this run whose
+	// outcome was unknown. Never a move found already made (by a read
+	// before sending, or in the service's answer: api.MoveResult's
+	// MadeBefore), nor a row an earlier run settled.
 	Moved map[string]string `json:"moved,omitempty"`
+	// FailedAmounts and NotSentAmounts are the amounts of this run's
+	// failed and not-sent rows, per currency, for the rows whose amount
+	// and currency are known (a "full" row not yet read has no amount; a
+	// payment never read or answered, no currency). Unpriced counts the
+	// failed and not-sent rows left out of those totals for that reason.
+	FailedAmounts  map[string]string `json:"failed_amounts,omitempty"`
+	NotSentAmounts map[string]string `json:"not_sent_amounts,omitempty"`
+	Unpriced       int               `json:"unpriced,omitempty"`
 
-	moved map[string]decimal.Decimal
+	moved, failed, notSent map[string]decimal.Decimal
 }
 
 // String is the final summary line.
@@ -235,8 +246,19 @@ func (s Summary) String() string {
 	if s.Earlier > 0 {
 		line += fmt.Sprintf(" (%d settled by an earlier run)", s.Earlier)
 	}
-	if len(s.Moved) > 0 {
+	if len(s.moved) > 0 {
 		line += "; moved " + TotalsString(s.moved)
+	} else if s.Total > 0 {
+		line += "; nothing moved"
+	}
+	if len(s.failed) > 0 {
+		line += "; failed " + TotalsString(s.failed)
+	}
+	if len(s.notSent) > 0 {
+		line += "; not sent " + TotalsString(s.notSent)
+	}
+	if s.Unpriced > 0 {
+		line += fmt.Sprintf(" (%d %s of unknown amount or currency not totalled)", s.Unpriced, plural(s.Unpriced, "row", "rows"))
 	}
 	if s.Interrupted {
 		line += "; interrupted"

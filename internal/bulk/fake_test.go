@@ -86,7 +86,14 @@ type fakeClient struct {
 	// reconciled names payments whose moves answer as the real client does
 	// after reconciling an unknown outcome.
 	reconciled map[string]bool
+	// madeBefore names payments whose moves answer as the real client does
+	// when the service's answer shows the move made before the request.
+	madeBefore map[string]bool
 }
+
+// errDeduped is what a fake move's apply returns for a reference_id the
+// payment holds already: the service answers it as a success.
+var errDeduped = errors.New("deduplicated")
 
 func newFake(t *testing.T) *fakeClient {
 	return &fakeClient{t: t, payments: map[string]*fakePayment{}}
@@ -181,15 +188,23 @@ func (f *fakeClient) move(ctx context.Context, c call, apply func(p *fakePayment
 	err = apply(p)
 	snap := p.snapshot()
 	f.mu.Unlock()
+	madeBefore := f.madeBefore[c.paymentID]
+	if err == errDeduped {
+		// As the real client tells from the move's created_at: the
+		// service answered a repeat, and nothing moved now.
+		err, madeBefore = nil, true
+	}
 	if err != nil {
-		return nil, err
+		// As the real client: a refusal is followed by a read of the
+		// payment, returned with the error.
+		return &api.MoveResult{Payment: snap, ReferenceID: c.referenceID, Attempts: 1}, err
 	}
 	if f.afterCommit != nil {
 		if err := f.afterCommit(ctx, c); err != nil {
 			return nil, err
 		}
 	}
-	return &api.MoveResult{Payment: snap, ReferenceID: c.referenceID, Attempts: 1, Reconciled: f.reconciled[c.paymentID]}, nil
+	return &api.MoveResult{Payment: snap, ReferenceID: c.referenceID, Attempts: 1, Reconciled: f.reconciled[c.paymentID], MadeBefore: madeBefore}, nil
 }
 
 func (f *fakeClient) Capture(ctx context.Context, id string, req api.CaptureRequest) (*api.MoveResult, error) {
@@ -200,7 +215,7 @@ func (f *fakeClient) Capture(ctx context.Context, id string, req api.CaptureRequ
 	return f.move(ctx, c, func(p *fakePayment) error {
 		for _, cp := range p.captures {
 			if cp.ReferenceID == req.ReferenceID {
-				return nil // a retry of a capture already made
+				return errDeduped // a retry of a capture already made
 			}
 		}
 		if p.status == api.StatusClosed {
@@ -226,7 +241,7 @@ func (f *fakeClient) Refund(ctx context.Context, id string, req api.RefundReques
 	return f.move(ctx, c, func(p *fakePayment) error {
 		for _, r := range p.refunds {
 			if r.ReferenceID == req.ReferenceID {
-				return nil
+				return errDeduped
 			}
 		}
 		if p.status != api.StatusClosed || len(p.captures) == 0 {

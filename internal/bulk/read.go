@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/bnpl-cli/bnpl/internal/api"
+
 	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
@@ -371,6 +373,11 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	if row.Reason != "" && v.op != OpRefund {
 		bad(colReason, "is only for refund: leave it empty")
 	}
+	if len(problems) == 0 && v.op == OpCapture && !row.Full() {
+		if field, msg := excessPart(row, row.Amount); msg != "" {
+			bad(field, msg)
+		}
+	}
 
 	if len(problems) == 0 {
 		if row.ReferenceID != "" {
@@ -397,6 +404,23 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		return
 	}
 	v.rows = append(v.rows, row)
+}
+
+// excessPart applies api.ExcessCapturePart, the rule of single captures,
+// to a capture row sent with amount: tax, shipping and discount are each
+// a part of the capture, at most its amount. It returns the column and
+// what is wrong, or "" when the row is right (or its amounts do not parse,
+// which is reported on its own).
+func excessPart(row Row, amount string) (column, msg string) {
+	a, err := parseAmounts(row, amount)
+	if err != nil {
+		return "", ""
+	}
+	field, part, found := api.ExcessCapturePart(a.amount, a.tax, a.shipping, a.discount)
+	if !found {
+		return "", ""
+	}
+	return field, fmt.Sprintf("%s is more than the capture amount %s: tax, shipping and discount are parts of the capture, each at most its amount", part, a.amount)
 }
 
 // isUUID accepts only the canonical 36-character form: uuid.Parse also takes

@@ -30,6 +30,10 @@ type rowResult struct {
 	earlier  bool   // settled by an earlier run, taken from the journal
 	notSent  bool   // left untouched by an interruption
 	currency string // of the payment, once known
+	// moved: this run's own request moved the row's money (ok, or
+	// reconciled after an attempt of this run whose outcome was unknown);
+	// never a move found already made.
+	moved bool
 }
 
 var reportHeader = []string{"line", "payment_id", "reference_id", "amount", "outcome", "http_status", "error_type", "message", "payment_status"}

@@ -189,12 +189,22 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	r.progress = startProgress(o, countTasks(b.queues))
 	r.runQueues(ctx, b.queues, results)
 
+	currencies := map[string]string{}
+	for _, q := range b.queues {
+		currencies[q.paymentID] = q.currency
+	}
 	summary := Summary{Total: len(rows) + len(b.skipped), Skipped: len(b.skipped)}
 	for i := range results {
 		res := &results[i]
+		if res.Outcome == "" && !res.notSent {
+			res.Line, res.PaymentID = rows[i].Line, rows[i].PaymentID
+			if o.Op != OpClose && !rows[i].Full() {
+				res.Amount = rows[i].Amount
+			}
+			res.currency = currencies[rows[i].PaymentID]
+		}
 		if res.Outcome == "" {
-			res.Line, res.PaymentID, res.Outcome = rows[i].Line, rows[i].PaymentID, OutcomeNotSent
-			res.notSent = true
+			res.Outcome, res.notSent = OutcomeNotSent, true
 			res.Message = "not sent: the run was interrupted"
 			if r.stopErr != nil {
 				res.Message = "not sent: the run stopped: " + r.stopErr.Error()
@@ -259,18 +269,35 @@ func (s *Summary) count(res rowResult) {
 		s.Earlier++
 		return
 	}
-	if (res.Outcome == OutcomeOK || res.Outcome == OutcomeReconciled) && res.currency != "" && res.Amount != "" {
-		if d, err := decimal.NewFromString(res.Amount); err == nil {
-			if s.moved == nil {
-				s.moved = map[string]decimal.Decimal{}
-			}
-			s.moved[res.currency] = s.moved[res.currency].Add(d)
-			s.Moved = movedStrings(s.moved)
-		}
+	var total *map[string]decimal.Decimal
+	switch {
+	case res.moved:
+		total = &s.moved
+	case res.notSent:
+		total = &s.notSent
+	case res.Outcome == OutcomeFailed:
+		total = &s.failed
+	default:
+		return
 	}
+	d, err := decimal.NewFromString(res.Amount)
+	if res.Amount == "" || res.currency == "" || err != nil {
+		if total != &s.moved {
+			s.Unpriced++
+		}
+		return
+	}
+	if *total == nil {
+		*total = map[string]decimal.Decimal{}
+	}
+	(*total)[res.currency] = (*total)[res.currency].Add(d)
+	s.Moved, s.FailedAmounts, s.NotSentAmounts = movedStrings(s.moved), movedStrings(s.failed), movedStrings(s.notSent)
 }
 
 func movedStrings(m map[string]decimal.Decimal) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
 	out := make(map[string]string, len(m))
 	for cur, d := range m {
 		out[cur] = money.Format(d, cur)
@@ -446,6 +473,12 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	res := rowResult{Line: row.Line, PaymentID: row.PaymentID, currency: q.currency}
 	notSent := func() rowResult {
 		res.notSent, res.Outcome = true, ""
+		if res.Amount == "" && !row.Full() && r.o.Op != OpClose {
+			res.Amount = row.Amount
+		}
+		if res.currency == "" {
+			res.currency = q.currency
+		}
 		return res
 	}
 
@@ -491,6 +524,15 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 			r.record(t, res, OutcomeFailed)
 			return res
 		}
+		// A "full" row's amount is known only now: its parts are checked
+		// here, with the rule rows of fixed amounts met when read.
+		if r.o.Op == OpCapture {
+			if field, msg := excessPart(row, res.Amount); msg != "" {
+				res.Outcome, res.Message = OutcomeFailed, field+": "+msg+"; nothing was sent"
+				r.record(t, res, OutcomeFailed)
+				return res
+			}
+		}
 	}
 
 	if r.wait(ctx) != nil || ctx.Err() != nil {
@@ -517,12 +559,19 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 
 	// A status read before sending is stale now; only the answer tells.
 	res.PaymentStatus = ""
+	res.moved = false
 	var journalOutcome Outcome
 	if err == nil {
-		res.Outcome = OutcomeOK
+		res.Outcome, res.moved = OutcomeOK, true
 		if moved != nil {
 			if moved.Reconciled {
 				res.Outcome = OutcomeReconciled
+			}
+			if moved.MadeBefore {
+				// The service deduplicated the request: the move was
+				// made before this run sent it, and nothing moved now.
+				res.Outcome, res.moved = OutcomeReconciled, false
+				res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it (an earlier or concurrent run of this file): nothing moved now", pastTense(r.o.Op))
 			}
 			if moved.Payment != nil {
 				res.PaymentStatus = moved.Payment.Status
@@ -532,7 +581,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				// if the payment holds it with this row's amounts.
 				if r.o.Op != OpClose {
 					if found, held := referenceConflict(r.o.Op, moved.Payment, req.referenceID, &req.amounts); !found || held != "" {
-						res.Outcome, res.ErrorType = OutcomeFailed, ErrorTypeConflict
+						res.Outcome, res.ErrorType, res.moved = OutcomeFailed, ErrorTypeConflict, false
 						res.Message = held
 						if !found {
 							res.Message = fmt.Sprintf("the service answered, but the payment shows no %s with reference_id %s", r.o.Op, req.referenceID)
@@ -545,6 +594,9 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	} else {
 		status, errorType, message, unknown := r.o.Classify(err)
 		res.Outcome, res.HTTPStatus, res.ErrorType, res.Message = OutcomeFailed, status, errorType, message
+		if moved != nil && moved.Payment != nil {
+			res.currency = moved.Payment.Currency // for the summary's totals
+		}
 		journalOutcome = OutcomeFailed
 		if unknown {
 			journalOutcome = outcomeUnknown

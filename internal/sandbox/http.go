@@ -192,6 +192,12 @@ func (s *Sandbox) authenticate(r *http.Request, region string, msgs authMessages
 // authed wraps an API handler with authentication, refusals worded by msgs.
 func (s *Sandbox) authed(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		// The answer's Date is the sandbox's clock, advances included, as
+		// the service's Date and its created_at times share one clock: a
+		// client tells by them whether a move predates its request.
+		if now, err := s.now(r.Context()); err == nil {
+			w.Header().Set("Date", now.Format(http.TimeFormat))
+		}
 		c, err := s.authenticate(r, region, msgs)
 		if err != nil {
 			writeError(w, err)
