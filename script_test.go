@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 			os.Exit(cmd.Execute())
 		},
 		"echoserver": echoServer,
+		"statesql":   stateSQL,
 	})
 }
 

@@ -117,6 +117,11 @@ func newResetCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if t.Unreached != "" {
+				// The person meant a running sandbox: wiping the embedded
+				// one instead would lose data they did not mean to.
+				return &cmdutil.UnreachedError{Where: t.Unreached, What: "reset"}
+			}
 			if err := f.AskFirst(cmd.Context(), "Forget every payment, session, dispute and webhook of "+t.Name+"?", cmdutil.ErrKept); err != nil {
 				return err
 			}

@@ -112,6 +112,7 @@ func (c *Client) execute(ctx context.Context, cl *call) (*result, error) {
 			res.body = e.Body // masked
 		}
 		if v.err == nil {
+			res.body = c.maskAnswer(cl, a.body)
 			return res, nil
 		}
 		if v.gate {

@@ -44,6 +44,11 @@ type SandboxTarget struct {
 	// "the sandbox at http://127.0.0.1:8700 (BNPL_BASE_URL)" or
 	// "the embedded sandbox (state in /home/u/.local/state/bnpl/sandbox.db)".
 	Description string
+	// Unreached is the loopback base URL the person meant (their profile's
+	// or BNPL_BASE_URL) when nothing at all answered there and the embedded
+	// state was taken instead; "" otherwise. `sandbox reset` refuses then
+	// rather than wipe a state the person did not mean.
+	Unreached string
 	// Client sends to it: over HTTP with no key, or through the embedded
 	// sandbox's in-process transport. Never retried: the verbs are not
 	// idempotent.
@@ -137,12 +142,18 @@ func (f *Factory) pickSandbox(ctx context.Context) (*SandboxTarget, error) {
 		switch {
 		case !LoopbackURL(base):
 			why = fmt.Sprintf("; the base URL %s (%s) is not a local sandbox", shown, source)
-		case ProbeSandbox(ctx, base):
-			return &SandboxTarget{URL: strings.TrimRight(base, "/"), Source: source,
-				Name:        "the sandbox at " + shown,
-				Description: fmt.Sprintf("the sandbox at %s (%s)", shown, source)}, nil
 		default:
-			why = fmt.Sprintf("; no sandbox answers at %s (%s)", shown, source)
+			switch probe(ctx, base) {
+			case probedSandbox:
+				return &SandboxTarget{URL: strings.TrimRight(base, "/"), Source: source,
+					Name:        "the sandbox at " + shown,
+					Description: fmt.Sprintf("the sandbox at %s (%s)", shown, source)}, nil
+			case probedNothing:
+				embedded.Unreached = shown + " (" + source + ")"
+				why = fmt.Sprintf("; nothing answers at %s (%s)", shown, source)
+			default:
+				why = fmt.Sprintf("; no sandbox answers at %s (%s)", shown, source)
+			}
 		}
 	}
 	embedded.Name = "the embedded sandbox"
@@ -197,20 +208,34 @@ func loopbackHost(host string) bool {
 }
 
 // ProbeSandbox reports whether a bnpl sandbox answers at base, a loopback
-// URL: GET /_sandbox/clock within SandboxProbeTimeout gives its clock. A
-// host that is not loopback is never asked, and no name is looked up
-// ("localhost" is dialled as 127.0.0.1).
+// URL: GET /_sandbox/clock within SandboxProbeTimeout gives its clock, or
+// the sandbox's own error (a 5xx in the service's error form, as a sandbox
+// whose state is damaged answers). A host that is not loopback is never
+// asked, and no name is looked up ("localhost" is dialled as 127.0.0.1).
 func ProbeSandbox(ctx context.Context, base string) bool {
+	return probe(ctx, base) == probedSandbox
+}
+
+// probeResult is what answered a probe.
+type probeResult int
+
+const (
+	probedNothing probeResult = iota // no connection, no answer in time
+	probedOther                      // something answered, not a bnpl sandbox (or not asked)
+	probedSandbox                    // a bnpl sandbox, well or not
+)
+
+func probe(ctx context.Context, base string) probeResult {
 	u, err := url.Parse(base)
 	if err != nil || !LoopbackURL(base) {
-		return false
+		return probedOther
 	}
 	ctx, cancel := context.WithTimeout(ctx, SandboxProbeTimeout)
 	defer cancel()
-	probe := url.URL{Scheme: u.Scheme, Host: u.Host, Path: strings.TrimRight(u.Path, "/") + "/_sandbox/clock"}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, probe.String(), nil)
+	probeURL := url.URL{Scheme: u.Scheme, Host: u.Host, Path: strings.TrimRight(u.Path, "/") + "/_sandbox/clock"}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, probeURL.String(), nil)
 	if err != nil {
-		return false
+		return probedOther
 	}
 	dialer := &net.Dialer{}
 	client := &http.Client{
@@ -235,17 +260,53 @@ func ProbeSandbox(ctx context.Context, base string) bool {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return false
+		return probedNothing
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return false
-	}
-	var clock struct {
-		Now string `json:"now"`
-	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	return err == nil && json.Unmarshal(body, &clock) == nil && clock.Now != ""
+	if err != nil {
+		return probedOther
+	}
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		var clock struct {
+			Now string `json:"now"`
+		}
+		if json.Unmarshal(body, &clock) == nil && clock.Now != "" {
+			return probedSandbox
+		}
+	case resp.StatusCode >= 500:
+		// The sandbox answers its errors in the service's form; a sandbox
+		// that cannot read its clock is still the sandbox meant, and its
+		// verbs must report its error rather than act elsewhere.
+		var e struct {
+			Status    string `json:"status"`
+			ErrorType string `json:"errorType"`
+			Error     string `json:"error"`
+		}
+		if json.Unmarshal(body, &e) == nil && e.Status == "error" && e.ErrorType != "" && e.Error != "" {
+			return probedSandbox
+		}
+	}
+	return probedOther
+}
+
+// UnreachedError refuses to act on the embedded sandbox in place of the
+// sandbox the person's base URL names, where nothing answers.
+type UnreachedError struct {
+	// Where is the address with what set it: "http://127.0.0.1:8700
+	// (BNPL_BASE_URL)".
+	Where string
+	// What the command would have done: "reset".
+	What string
+}
+
+func (e *UnreachedError) Error() string {
+	return fmt.Sprintf("nothing answers at %s: refusing to %s the embedded sandbox in its place", e.Where, e.What)
+}
+func (e *UnreachedError) ExitCode() int { return ExitNetwork }
+func (e *UnreachedError) Hint() string {
+	return "start the sandbox there (bnpl sandbox serve), name one with --sandbox-url, or add --sandbox to mean the embedded sandbox"
 }
 
 // LoopbackAddr reports whether a listen address HOST:PORT stays on this

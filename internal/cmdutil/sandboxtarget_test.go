@@ -68,6 +68,49 @@ func TestProbeSandbox(t *testing.T) {
 	}
 }
 
+// A sandbox that answers its clock with its own error (a damaged state)
+// is still the sandbox; a 5xx in another form, or a 4xx in the service's
+// form, is not; a closed port is nothing at all.
+func TestProbeSandboxErrors(t *testing.T) {
+	ctx := context.Background()
+	answering := func(status int, body string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			fmt.Fprint(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	form := `{"status":"error","errorType":"internal","error":"sandbox state: meta row \"clock_offset\" holds 1e+300"}`
+	for _, c := range []struct {
+		base string
+		want probeResult
+	}{
+		{answering(500, form), probedSandbox},
+		{answering(503, form), probedSandbox},
+		{answering(500, "Internal Server Error"), probedOther},
+		{answering(404, `{"status":"error","errorType":"not_found","error":"no such path"}`), probedOther},
+		{answering(200, `{"now":""}`), probedOther},
+	} {
+		if got := probe(ctx, c.base); got != c.want {
+			t.Errorf("probe %s: %v, want %v", c.base, got, c.want)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	if got := probe(ctx, closed); got != probedNothing {
+		t.Errorf("closed port: %v", got)
+	}
+	if got := probe(ctx, "https://api.example.com"); got != probedOther {
+		t.Errorf("not loopback: %v", got)
+	}
+}
+
 func TestLoopbackAddr(t *testing.T) {
 	for addr, want := range map[string]bool{
 		"127.0.0.1:8700": true, "[::1]:8700": true, "localhost:1": true, "127.1.2.3:0": true,

@@ -23,11 +23,57 @@ const maxClockOffset = 36525 * 24 * time.Hour
 // maxClockDays is maxClockOffset in whole days, the largest "Nd" accepted.
 const maxClockDays = int64(maxClockOffset / (24 * time.Hour))
 
-// errClockRange refuses an advance beyond the cap.
+// errClockRange refuses an advance beyond the cap, given the offset the
+// clock already has.
 func errClockRange(by string, offset time.Duration) *apiError {
 	left := maxClockOffset - offset
+	if left < 0 {
+		left = 0
+	}
 	return badData(fmt.Sprintf("cannot advance the sandbox clock by %s: it moves at most 100 years (%dd) in total and is already %s ahead, so at most %s more; reset the sandbox to start over",
-		by, maxClockDays, offset, left))
+		by, maxClockDays, span(offset), span(left)))
+}
+
+// span words a clock offset in days, as advances are usually given: 36500d,
+// 25d, 2d3h0m0s, 90s.
+func span(d time.Duration) string {
+	const day = 24 * time.Hour
+	days, rest := d/day, d%day
+	switch {
+	case days == 0:
+		return rest.String()
+	case rest == 0:
+		return fmt.Sprintf("%dd", days)
+	}
+	return fmt.Sprintf("%dd%s", days, rest)
+}
+
+// tooFarError is an advance that passes the cap by itself. parseDuration
+// cannot word it (how much is left depends on the stored offset);
+// Sandbox.refusal does.
+type tooFarError struct{ by string }
+
+func (e *tooFarError) Error() string {
+	return fmt.Sprintf("cannot advance the sandbox clock by %s: it moves at most 100 years (%dd) in total", e.by, maxClockDays)
+}
+
+// refusal is the answer to an advance that parseDuration refused: a
+// tooFarError worded with the offset now stored, an apiError as it is,
+// else nil (a malformed value, which the caller words).
+func (s *Sandbox) refusal(ctx context.Context, err error) error {
+	var far *tooFarError
+	if errors.As(err, &far) {
+		offset, oerr := s.clockOffset(ctx)
+		if oerr != nil {
+			return oerr
+		}
+		return errClockRange(far.by, offset)
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return nil
 }
 
 // goDuration is the syntax of time.ParseDuration's positive values.
@@ -43,12 +89,12 @@ func parseDuration(v string) (time.Duration, error) {
 		if err != nil {
 			var ne *strconv.NumError
 			if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-				return 0, errClockRange(v, 0)
+				return 0, &tooFarError{by: v}
 			}
 			return 0, err
 		}
 		if n > maxClockDays || n < -maxClockDays {
-			return 0, errClockRange(v, 0)
+			return 0, &tooFarError{by: v}
 		}
 		return time.Duration(n) * 24 * time.Hour, nil
 	}
@@ -57,12 +103,12 @@ func parseDuration(v string) (time.Duration, error) {
 		// ParseDuration says "invalid" for a well-formed value too large
 		// for a Duration; tell it apart from a malformed one.
 		if goDuration().MatchString(v) {
-			return 0, errClockRange(v, 0)
+			return 0, &tooFarError{by: v}
 		}
 		return 0, err
 	}
 	if d > maxClockOffset {
-		return 0, errClockRange(v, 0)
+		return 0, &tooFarError{by: v}
 	}
 	return d, nil
 }

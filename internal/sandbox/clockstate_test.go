@@ -149,3 +149,66 @@ func TestCorruptPaymentNamesTheRow(t *testing.T) {
 		t.Fatalf("another payment: %d %s", r.status, r.body)
 	}
 }
+
+// With a damaged clock offset, no path answers the bare "Internal Server
+// Error": each one that needs the time names the row and the remedy, and
+// those that do not need it keep working.
+func TestClockBadStoredOffsetEveryPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	e := newEnv(t, Options{StatePath: path})
+	id := e.authorized("100.00")
+	sess := e.createSession(checkoutBody("ae-sandbox", "AED", "50.00"), aeTest)
+	if _, err := e.sb.db.ExecContext(context.Background(), `INSERT INTO meta (k, v) VALUES ('clock_offset', 1e300)
+		ON CONFLICT (k) DO UPDATE SET v = excluded.v`); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, r resp) {
+		t.Helper()
+		if r.status < 500 {
+			return
+		}
+		body := strings.ReplaceAll(string(r.body), `\"`, `"`)
+		if !strings.Contains(body, `meta row "clock_offset" holds 1e+300`) || !strings.Contains(string(r.body), "bnpl sandbox reset") {
+			t.Errorf("%s: %d %s", what, r.status, r.body)
+		}
+	}
+	for _, p := range []string{
+		"/api/v2/payments", "/api/v2/payments?status=authorized&limit=5", "/api/v2/payments/" + id,
+		"/api/v2/checkout/" + sess.ID, "/api/v1/webhooks",
+	} {
+		check("GET "+p, e.do("ae", "GET", p, aeTest, nil))
+	}
+	check("capture", e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "1.00"}))
+	check("refund", e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1.00"}))
+	check("close", e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil))
+	check("checkout", e.do("ae", "POST", "/api/v2/checkout", aeTest, checkoutBody("ae-sandbox", "AED", "10.00")))
+	for _, p := range []string{"/_sandbox/clock", "/_sandbox/", "/_sandbox/deliveries", "/_sandbox/logs"} {
+		check("GET "+p, e.local("GET", p, ""))
+	}
+	check("advance", e.local("POST", "/_sandbox/clock/advance?by=1h", ""))
+	check("approve", e.local("POST", "/_sandbox/payments/"+id+"/approve", ""))
+}
+
+// A refusal states the offset the clock really has and what is left, in
+// days, whether the step passes the cap by itself or only with what is
+// already stored.
+func TestClockRefusalFigures(t *testing.T) {
+	e := newEnv(t, Options{StatePath: filepath.Join(t.TempDir(), "state.db")})
+	if r := e.local("POST", "/_sandbox/clock/advance?by=36500d", ""); r.status != 200 {
+		t.Fatalf("advance: %d %s", r.status, r.body)
+	}
+	for _, by := range []string{"36600d", "26d", "99999999999999999999d", "9999999999h"} {
+		r := e.local("POST", "/_sandbox/clock/advance?by="+by, "")
+		wantError(t, r, 400, "bad_data", "cannot advance the sandbox clock by "+by+": it moves at most 100 years (36525d) in total and is already 36500d ahead, so at most 25d more...")
+	}
+	if r := e.local("POST", "/_sandbox/clock/advance?by=1h30m", ""); r.status != 200 {
+		t.Fatalf("advance: %d %s", r.status, r.body)
+	}
+	wantError(t, e.local("POST", "/_sandbox/clock/advance?by=36600d", ""), 400, "bad_data",
+		"cannot advance the sandbox clock by 36600d: it moves at most 100 years (36525d) in total and is already 36500d1h30m0s ahead, so at most 24d22h30m0s more...")
+	for d, want := range map[time.Duration]string{0: "0s", 90 * time.Second: "1m30s", 24 * time.Hour: "1d", maxClockOffset: "36525d"} {
+		if got := span(d); got != want {
+			t.Errorf("span(%s) = %q, want %q", d, got, want)
+		}
+	}
+}

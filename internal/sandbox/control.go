@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -209,9 +208,8 @@ func (s *Sandbox) handleClockAdvance(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d, err := parseDuration(by)
-	var ae *apiError
-	if errors.As(err, &ae) {
-		writeError(w, ae)
+	if refusal := s.refusal(r.Context(), err); refusal != nil {
+		writeError(w, refusal)
 		return
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed" // dashboard.html
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net"
@@ -221,8 +222,8 @@ func (s *Sandbox) dashAdvance(r *http.Request) (dashDone, error) {
 	by := strings.TrimSpace(r.PostFormValue("by"))
 	d, err := parseDuration(by)
 	if err != nil {
-		if ae, ok := err.(*apiError); ok {
-			return dashDone{}, ae
+		if refusal := s.refusal(r.Context(), err); refusal != nil {
+			return dashDone{}, refusal
 		}
 		return dashDone{}, badData(fmt.Sprintf("invalid duration %q: use Go durations such as 90s, 1h30m, or days such as 7d", by))
 	}
@@ -274,7 +275,13 @@ func (s *Sandbox) renderDashboard(w http.ResponseWriter, r *http.Request, region
 	ctx := r.Context()
 	now, err := s.now(ctx)
 	if err != nil {
-		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		// A damaged clock offset says which row and what to do.
+		msg := "Internal Server Error"
+		var ae *apiError
+		if errors.As(err, &ae) {
+			msg += ": " + ae.message
+		}
+		http.Error(w, msg, http.StatusInternalServerError)
 		return
 	}
 	q := &dashQuery{Region: region, Now: now}

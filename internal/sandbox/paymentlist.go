@@ -115,12 +115,17 @@ func (s *Sandbox) listPayments(ctx context.Context, q listQuery, limit, offset i
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	var gen, clockOffset int64
+	var gen int64
+	var storedOffset any
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT v FROM list_gen),
-		COALESCE((SELECT v FROM meta WHERE k = 'clock_offset'), 0)`).Scan(&gen, &clockOffset); err != nil {
+		COALESCE((SELECT v FROM meta WHERE k = 'clock_offset'), 0)`).Scan(&gen, &storedOffset); err != nil {
 		return nil, 0, err
 	}
-	now := s.clock.Now().Add(time.Duration(clockOffset)).UTC()
+	clockOffset, err := clockOffsetFrom(storedOffset)
+	if err != nil {
+		return nil, 0, err
+	}
+	now := s.clock.Now().Add(clockOffset).UTC()
 	cutoff := now.Add(-paymentTimeout).UnixNano()
 	where, args := q.where(cutoff)
 	key := q.key()

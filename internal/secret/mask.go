@@ -30,7 +30,10 @@ type Masker struct {
 	known []knownSecret
 }
 
-type knownSecret struct{ value, masked string }
+type knownSecret struct {
+	value, masked string
+	bytes         []byte // value, for Appears
+}
 
 // NewMasker returns a masker that knows secrets; empty and too short values
 // are ignored.
@@ -47,11 +50,12 @@ func (m *Masker) With(secrets ...string) *Masker {
 			return
 		}
 		seen[value] = true
-		out.known = append(out.known, knownSecret{value, masked})
+		out.known = append(out.known, knownSecret{value, masked, []byte(value)})
 	}
 	if m != nil {
 		for _, k := range m.known {
-			add(k.value, k.masked)
+			out.known = append(out.known, k)
+			seen[k.value] = true
 		}
 	}
 	for _, s := range secrets {
@@ -145,6 +149,23 @@ func unquote(b []byte) string {
 func utf16Pair(r rune) (rune, rune) {
 	r -= 0x10000
 	return 0xD800 + (r>>10)&0x3FF, 0xDC00 + r&0x3FF
+}
+
+// Appears reports whether b holds one of the known secrets, as itself or
+// in one of the forms a JSON encoder writes it. It is the cheap test that
+// lets a caller skip masking an answer that echoes nothing: a few
+// bytes.Contains, no decoding and no allocation. Secrets recognised only by
+// their shape are not looked for.
+func (m *Masker) Appears(b []byte) bool {
+	if m == nil {
+		return false
+	}
+	for _, k := range m.known {
+		if bytes.Contains(b, k.bytes) {
+			return true
+		}
+	}
+	return false
 }
 
 // String masks every known secret in s, then anything shaped like a

@@ -137,3 +137,26 @@ func FuzzMaskerNeverLeaks(f *testing.F) {
 		}
 	})
 }
+
+func TestMaskerAppears(t *testing.T) {
+	m := NewMasker("sk_test_0123456789abcdef", `hook"<value>`)
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"id":"x","status":"AUTHORIZED"}`, false},
+		{`{"echo":"Bearer sk_test_0123456789abcdef"}`, true},
+		{`{"echo":"hook\"\u003cvalue\u003e"}`, true}, // as json.Marshal writes it
+		{`{"echo":"hook\"<value>"}`, true},
+		{`plain text hook"<value> in it`, true},
+		{`{"key":"sk_test_0123"}`, false}, // a key's shape alone is String's business
+	} {
+		if got := m.Appears([]byte(tc.body)); got != tc.want {
+			t.Errorf("Appears(%s) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+	var none *Masker
+	if none.Appears([]byte("sk_test_0123456789abcdef")) {
+		t.Error("a nil masker knows no secret")
+	}
+}

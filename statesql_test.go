@@ -1,0 +1,30 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+
+	_ "modernc.org/sqlite" // the sandbox's own driver
+)
+
+// stateSQL is the program `statesql FILE STATEMENT` of the scripts: it runs
+// one SQL statement on a sandbox state file, as a person with sqlite3 (or a
+// faulty older sandbox) might, to damage the state on purpose.
+func stateSQL() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: statesql FILE STATEMENT")
+		os.Exit(2)
+	}
+	db, err := sql.Open("sqlite", os.Args[1])
+	if err == nil {
+		_, err = db.Exec(os.Args[2])
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
