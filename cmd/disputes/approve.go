@@ -133,17 +133,14 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	merchant := target.MerchantCode
-	if merchant == "" {
-		merchant = "(merchant of the key)"
-	}
-	what := fmt.Sprintf("approve %d dispute(s) of merchant %s and refund the customers", len(o.IDs), merchant)
+	merchant := target.Merchant()
+	what := fmt.Sprintf("approve %d dispute(s) of %s and refund the customers", len(o.IDs), merchant)
 	if o.WillAsk != nil && o.WillAsk() {
 		total, err := disputeTotals(ctx, client, o.IDs)
 		if err != nil {
 			return err
 		}
-		what = fmt.Sprintf("approve %d dispute(s) of merchant %s, refunding %s to the customers", len(o.IDs), merchant, total)
+		what = fmt.Sprintf("approve %d dispute(s) of %s, refunding %s to the customers", len(o.IDs), merchant, total)
 	}
 	if err := o.Confirm(what); err != nil {
 		return err

@@ -165,7 +165,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		return err
 	}
 	confirmer := d.Confirmer(target.Live)
-	what := fmt.Sprintf("%s %d %s from %s on merchant %s", op, len(rows), plural(len(rows), "payment row", "payment rows"), name, merchantOf(target))
+	what := fmt.Sprintf("%s %d %s from %s on %s", op, len(rows), plural(len(rows), "payment row", "payment rows"), name, merchantOf(target))
 	if err := checkLiveEarly(confirmer, what); err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		if err != nil {
 			return err
 		}
-		what = fmt.Sprintf("%s %d %s over %d %s from %s on merchant %s", op, len(pending), plural(len(pending), "row", "rows"),
+		what = fmt.Sprintf("%s %d %s over %d %s from %s on %s", op, len(pending), plural(len(pending), "row", "rows"),
 			countPayments(pending), plural(countPayments(pending), "payment", "payments"), name, merchantOf(target))
 		if totals != "" {
 			what += ": " + totals

@@ -162,7 +162,7 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 	}
 
 	if !o.DryRun {
-		what := fmt.Sprintf("capture %s on payment %s of merchant %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
+		what := fmt.Sprintf("capture %s on payment %s of %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
 		if err := confirmer.Confirm(what); err != nil {
 			return err
 		}

@@ -90,7 +90,7 @@ func closeRun(ctx context.Context, o *CloseOptions) error {
 	}
 	if !o.DryRun {
 		uncaptured := p.Capturable()
-		what := fmt.Sprintf("close payment %s of merchant %s (%s captured; the uncaptured %s will not be charged)",
+		what := fmt.Sprintf("close payment %s of %s (%s captured; the uncaptured %s will not be charged)",
 			o.ID, merchantOf(target), amountText(p.Captured(), p.Currency), amountText(uncaptured, p.Currency))
 		if err := confirmer.Confirm(what); err != nil {
 			return err

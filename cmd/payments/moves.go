@@ -167,7 +167,7 @@ func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
 	if d.DryRun {
 		confirmer.Live = false
 	}
-	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of merchant %s", verb, id, merchantOf(target))); err != nil {
+	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of %s", verb, id, merchantOf(target))); err != nil {
 		return nil, err
 	}
 	client, err := d.Client()
@@ -304,12 +304,7 @@ func (d *MoveDeps) printMoved(printer *output.Printer, kind string, res *api.Mov
 	return nil
 }
 
-func merchantOf(t *config.Target) string {
-	if t.MerchantCode == "" {
-		return "(merchant of the key)"
-	}
-	return t.MerchantCode
-}
+func merchantOf(t *config.Target) string { return t.Merchant() }
 
 // amountText is an amount as every prompt and message shows it.
 func amountText(d decimal.Decimal, currency string) string {

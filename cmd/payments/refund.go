@@ -138,7 +138,7 @@ func refundRun(ctx context.Context, o *RefundOptions) error {
 	}
 
 	if !o.DryRun {
-		what := fmt.Sprintf("refund %s on payment %s of merchant %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
+		what := fmt.Sprintf("refund %s on payment %s of %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
 		if err := confirmer.Confirm(what); err != nil {
 			return err
 		}

@@ -30,21 +30,18 @@ func (f *Factory) announceLiveLocked(t *config.Target) {
 // liveWhat says which merchant the live key reaches and where it came
 // from; never the key.
 func liveWhat(t *config.Target) string {
-	merchant := t.MerchantCode
-	if merchant == "" {
-		merchant = "(merchant of the key)"
-	}
+	merchant := t.Merchant()
 	switch {
 	case t.Embedded:
-		return "the embedded sandbox's live mode, merchant " + merchant
+		return "the embedded sandbox's live mode, " + merchant
 	case t.SandboxKeys:
-		return "the sandbox at " + secret.RedactURL(t.BaseURL) + ", live mode, merchant " + merchant
+		return "the sandbox at " + secret.RedactURL(t.BaseURL) + ", live mode, " + merchant
 	case t.Sources["secret_key"] == config.SourceEnv:
-		return "merchant " + merchant + ", live key from " + config.EnvSecretKey
+		return merchant + ", live key from " + config.EnvSecretKey
 	case t.Profile != "":
-		return "merchant " + merchant + ", live key of profile " + t.Profile
+		return merchant + ", live key of profile " + t.Profile
 	}
-	return "merchant " + merchant + ", live key"
+	return merchant + ", live key"
 }
 
 // AnnounceLive writes the LIVE line for a command that builds its own

@@ -61,6 +61,16 @@ type Target struct {
 	Sources map[string]string
 }
 
+// Merchant names the target's merchant for a person: "merchant
+// ae-sandbox", or when only a key was given (the service knows the
+// merchant by its key) "the merchant of key sk_****abcd".
+func (t *Target) Merchant() string {
+	if t.MerchantCode != "" {
+		return "merchant " + t.MerchantCode
+	}
+	return "the merchant of key " + t.Masked()
+}
+
 // Masked is the key as it may be shown: "sk_test_****abcd".
 func (t *Target) Masked() string { return secret.MaskKey(t.SecretKey) }
 
