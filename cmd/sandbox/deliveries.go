@@ -211,7 +211,10 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 		}},
 		output.Column{Header: "STATUS", Path: "outcome", Kind: output.KindStatus},
 		output.Column{Header: "LATENCY", Kind: output.KindReference, Value: latencyCell},
-		output.Column{Header: "RESULT", Kind: output.KindText, Value: capText(ios, format, func(rec map[string]any) string {
+		// Why a delivery failed: free text, cut to share the room with
+		// the URL before the payment's id goes, and capped so that on a
+		// wide terminal it leaves the others room.
+		output.Column{Header: "RESULT", Kind: output.KindText, Value: capText(ios, format, 40, func(rec map[string]any) string {
 			st := number(rec["http_status"])
 			e, _ := rec["error"].(string)
 			if st == 200 && e == "" {
@@ -225,21 +228,18 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 
 func plainStyle(_ *output.ColorScheme, v string) string { return v }
 
-// maxTextCell is the widest a free-text cell (an error, a result) is in a
-// table on a terminal: wider, it would push the ids and the time off the
-// line. -o json and piped output keep it whole.
-const maxTextCell = 60
-
-// capText cuts what value answers to maxTextCell cells in a table on a
-// terminal, and leaves it whole everywhere else.
-func capText(ios *output.IOStreams, format string, value func(map[string]any) string) func(map[string]any) string {
+// capText cuts what value answers to width cells in a table on a
+// terminal, and leaves it whole everywhere else: an error message is cut
+// last, and so must not be wide enough to push the ids and the time off
+// the line. -o json and piped output keep it whole.
+func capText(ios *output.IOStreams, format string, width int, value func(map[string]any) string) func(map[string]any) string {
 	if format != output.FormatTable || !ios.IsStdoutTTY() {
 		return value
 	}
 	return func(rec map[string]any) string {
 		v := value(rec)
-		if r := []rune(v); len(r) > maxTextCell {
-			return string(r[:maxTextCell-1]) + "…"
+		if r := []rune(v); len(r) > width {
+			return string(r[:width-1]) + "…"
 		}
 		return v
 	}

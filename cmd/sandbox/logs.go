@@ -102,7 +102,7 @@ func validStatusFilter(st string) bool {
 
 // LogColumns are the columns of `sandbox logs` in format: the time of
 // day, the status and the path (which holds ids) whole, then the error
-// message, cut last and never wider than maxTextCell; the latency and the
+// message, cut last and never wider than 60 cells; the latency and the
 // merchant give way first.
 func LogColumns(ios *output.IOStreams, format string) []output.Column {
 	return append(timeColumns(ios, format),
@@ -111,7 +111,10 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 		output.Column{Header: "STATUS", Kind: output.KindID, Value: func(rec map[string]any) string { return output.String(rec["status"]) }},
 		output.Column{Header: "PATH", Path: "path", Kind: output.KindID},
 		output.Column{Header: "LATENCY", Kind: output.KindReference, Value: latencyCell},
-		output.Column{Header: "ERROR", Kind: output.KindText, Value: capText(ios, format, func(rec map[string]any) string {
+		// The message is what a 4xx is read for: free text, cut last
+		// but for the short words, and capped so that it leaves the
+		// path room.
+		output.Column{Header: "ERROR", Kind: output.KindText, Value: capText(ios, format, 60, func(rec map[string]any) string {
 			// The message: the status says the type already, and
 			// -o json has it (error_type).
 			if e, _ := rec["error"].(string); e != "" {
