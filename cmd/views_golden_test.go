@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clipperhouse/displaywidth"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/bnpl-cli/bnpl/cmd/disputewebhooks"
 	"github.com/bnpl-cli/bnpl/cmd/payments"
 	"github.com/bnpl-cli/bnpl/cmd/profiles"
+	"github.com/bnpl-cli/bnpl/cmd/sandbox"
 	"github.com/bnpl-cli/bnpl/cmd/webhooks"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -77,58 +79,66 @@ type view struct {
 	sources []string
 	// list views have one header line followed by rows.
 	list   bool
-	render func(t *testing.T, p *output.Printer) error
+	render func(t *testing.T, ios *output.IOStreams, p *output.Printer) error
 }
 
 func views() []view {
 	return []view{
-		{name: "payments_list", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+		{name: "payments_list", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
 		}},
-		{name: "disputes_list", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+		{name: "disputes_list", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputes.ListColumns, readRecords(t, "disputes.json"))
 		}},
-		{name: "disputes_due", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+		{name: "disputes_due", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputes.DueColumns, readRecords(t, "disputes.json"))
 		}},
-		{name: "webhooks_list", sources: []string{"webhooks.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+		{name: "webhooks_list", sources: []string{"webhooks.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(webhooks.ListColumns, readRecords(t, "webhooks.json"))
 		}},
-		{name: "dispute_webhooks_list", sources: []string{"dispute_webhooks.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+		{name: "dispute_webhooks_list", sources: []string{"dispute_webhooks.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputewebhooks.ListColumns, readRecords(t, "dispute_webhooks.json"))
 		}},
-		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, render: func(t *testing.T, p *output.Printer) error {
+		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(profiles.ListColumns, readRecords(t, "profiles.json"))
 		}},
-		{name: "payments_get", sources: []string{"payment.json"}, render: func(t *testing.T, p *output.Printer) error {
+		{name: "payments_get", sources: []string{"payment.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			pay := unmarshal[api.Payment](t, "payment.json")
 			return p.Object(pay.Raw(), payments.Detail(pay))
 		}},
 		// An AUTHORIZED payment whose authorization lapsed: "(expired)",
 		// nothing capturable.
-		{name: "payments_get_expired", sources: []string{"payment_expired.json"}, render: func(t *testing.T, p *output.Printer) error {
+		{name: "payments_get_expired", sources: []string{"payment_expired.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			pay := unmarshal[api.Payment](t, "payment_expired.json")
 			return p.Object(pay.Raw(), payments.Detail(pay))
 		}},
 		// A live payment with an open dispute: refunds blocked, and the
 		// dispute listed with its days left.
-		{name: "payments_get_disputed", sources: []string{"payment_disputed.json", "payment_disputes.json"}, render: func(t *testing.T, p *output.Printer) error {
+		{name: "payments_get_disputed", sources: []string{"payment_disputed.json", "payment_disputes.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			pay := unmarshal[api.Payment](t, "payment_disputed.json")
 			ds := unmarshal[[]api.Dispute](t, "payment_disputes.json")
 			return p.Object(pay.Raw(), payments.DetailWithDisputes(pay, *ds))
 		}},
 		// `disputes get`, and what `sandbox dispute open|resolve` print.
-		{name: "disputes_get", sources: []string{"dispute.json"}, render: func(t *testing.T, p *output.Printer) error {
+		{name: "disputes_get", sources: []string{"dispute.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			d := unmarshal[api.Dispute](t, "dispute.json")
 			return p.Object(d.Raw(), disputes.Detail(d))
 		}},
 		// `checkout get` and the human lines of `checkout create`.
-		{name: "checkout_get", sources: []string{"session.json"}, render: func(t *testing.T, p *output.Printer) error {
+		{name: "checkout_get", sources: []string{"session.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			s := unmarshal[api.CheckoutSession](t, "session.json")
 			return p.Object(fixture(t, "session.json"), checkout.SessionDetail(s))
 		}},
+		// `sandbox deliveries` and `sandbox logs`: the time of day, the
+		// event and the ids stay; the error is cut last.
+		{name: "sandbox_deliveries", sources: []string{"sandbox_deliveries.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(sandbox.DeliveryColumns(ios, p.Format()), readRecords(t, "sandbox_deliveries.json"))
+		}},
+		{name: "sandbox_logs", list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(sandbox.LogColumns(ios, p.Format()), readRecords(t, "sandbox_logs.json"))
+		}},
 		// `sandbox clock`: a record with no view of its own.
-		{name: "sandbox_clock", render: func(t *testing.T, p *output.Printer) error {
+		{name: "sandbox_clock", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.Object(fixture(t, "clock.json"), nil)
 		}},
 	}
@@ -154,7 +164,7 @@ func TestViewsGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := v.render(t, p); err != nil {
+				if err := v.render(t, ios, p); err != nil {
 					t.Fatal(err)
 				}
 				got := out.String()
@@ -247,7 +257,7 @@ func TestViewsPipedTableCutsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := v.render(t, p); err != nil {
+		if err := v.render(t, ios, p); err != nil {
 			t.Fatal(err)
 		}
 		got := out.String()
@@ -294,5 +304,62 @@ func TestViewsColour(t *testing.T) {
 	}
 	if plain := render(false); strings.Contains(plain, "\x1b[") {
 		t.Errorf("colour off, yet escapes:\n%q", plain)
+	}
+}
+
+// TestSandboxViewsKeepWhatRowsAreReadBy: at every width the delivery ids,
+// the request paths (which hold ids), the time of day and the event names
+// show whole, and a long error never takes more than its cap.
+func TestSandboxViewsKeepWhatRowsAreReadBy(t *testing.T) {
+	var deliveries, logs []map[string]any
+	if err := json.Unmarshal(fixture(t, "sandbox_deliveries.json"), &deliveries); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(fixture(t, "sandbox_logs.json"), &logs); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []int{80, 100, 150, 240} {
+		for _, v := range views() {
+			if v.name != "sandbox_deliveries" && v.name != "sandbox_logs" {
+				continue
+			}
+			ios, _, out, _ := output.Test()
+			ios.SetStdoutTTY(true)
+			ios.SetTerminalWidth(width)
+			p, err := output.NewPrinter(ios, output.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.render(t, ios, p); err != nil {
+				t.Fatal(err)
+			}
+			got := out.String()
+			var want []string
+			recs := logs
+			if v.name == "sandbox_deliveries" {
+				recs = deliveries
+			}
+			for _, r := range recs {
+				at, _ := time.Parse(time.RFC3339Nano, r["at"].(string))
+				want = append(want, at.UTC().Format("15:04:05Z"))
+				for _, k := range []string{"delivery_id", "event", "path", "method"} {
+					if s, ok := r[k].(string); ok {
+						want = append(want, s)
+					}
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s at %d: %q is not whole:\n%s", v.name, width, w, got)
+				}
+			}
+			for _, line := range strings.Split(got, "\n") {
+				for _, cell := range strings.Split(line, "  ") {
+					if displaywidth.String(strings.TrimSpace(cell)) > 60 && !strings.HasPrefix(strings.TrimSpace(cell), "/api/") {
+						t.Errorf("%s at %d: a cell wider than the cap: %q", v.name, width, cell)
+					}
+				}
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ var sandboxCall = Control
 
 // DeliveriesOptions are the inputs of `bnpl sandbox deliveries`.
 type DeliveriesOptions struct {
-	following
+	listing
 	PaymentID string
 	DisputeID string
 	Status    string
@@ -34,17 +35,22 @@ type DeliveriesOptions struct {
 func newDeliveriesCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &DeliveriesOptions{}
 	cmd := &cobra.Command{
-		Use:   "deliveries [--follow] [--payment ID | --dispute ID] [--status failed]",
+		Use:   "deliveries [--follow] [--limit N | --all] [--payment ID | --dispute ID] [--status failed]",
 		Short: "List the sandbox's webhook delivery attempts, and resend a delivery",
 		Long: `List every attempt the sandbox made to deliver a webhook notification, newest
-first: the delivery id, when, the event (authorized, captured, refunded, closed,
-updated, rejected, expired, or a dispute's new status), the URL, the payment or
-dispute, the attempt number, the receiver's HTTP status or the error, and the
-latency. A delivery not answered 200 is retried after 1, 2, 3 and 4 minutes (see
---webhook-retry-scale on serve); each retry is a line of its own.
+first: when, the delivery id, the event, the payment or dispute, the attempt
+number, whether it was delivered, the latency, the receiver's HTTP status or the
+error, and the URL. The event is authorized, captured, refunded, closed, updated,
+rejected, expired (the payment became EXPIRED: cancelled, or not finished in
+time), auth_expired (its authorization lapsed: it stays AUTHORIZED and can no
+longer be captured), or a dispute's new status. A delivery not answered 200 is
+retried after 1, 2, 3 and 4 minutes (see --webhook-retry-scale on serve); each
+retry is a line of its own.
 
---follow prints the latest attempts, then each new one as it happens, until Ctrl-C
-(which exits 130, as other waits do). Tables are for people; -o json and -o jsonl
+The latest 100 attempts are shown (--limit N for another number, --all for every
+one), and stderr says how many there are when that is not all of them. --follow
+prints the latest attempts in the order they were made, then each new one as it
+happens, until Ctrl-C (which exits 130, as other waits do). Tables are for people; -o json and -o jsonl
 keep the sandbox's raw fields (at, delivery_id, attempt, http_status, error,
 latency_ms, ...).
 
@@ -86,7 +92,17 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 			default:
 				return cmdutil.UsageHint("the one status filter is failed (every attempt not answered 200)", "invalid --status %q", opts.Status)
 			}
-			return opts.tail(cmd.Context(), f, "/_sandbox/delivery-attempts", "attempts", q, deliveryColumns)
+			spec := tailSpec{path: "/_sandbox/delivery-attempts", field: "attempts", q: q, cols: DeliveryColumns, noun: "deliveries"}
+			switch {
+			case opts.PaymentID != "":
+				spec.filters = append(spec.filters, "payment "+opts.PaymentID)
+			case opts.DisputeID != "":
+				spec.filters = append(spec.filters, "dispute "+opts.DisputeID)
+			}
+			if q.Get("status") != "" {
+				spec.filters = append(spec.filters, "status failed")
+			}
+			return opts.tail(cmd, f, spec)
 		},
 	}
 	fl := cmd.Flags()
@@ -134,7 +150,7 @@ not retried; its attempt is listed like the others, marked as a resend.`,
 			if printer.IsJSON() {
 				err = printer.Object(raw, nil)
 			} else {
-				err = printer.List(deliveryColumns, []json.RawMessage{raw})
+				err = printer.List(DeliveryColumns(f.IO, printer.Format()), []json.RawMessage{raw})
 			}
 			if err != nil {
 				return err
@@ -167,35 +183,109 @@ func attemptResult(status int, errText string) string {
 	return ""
 }
 
-var deliveryColumns = []output.Column{
-	{Header: "ID", Path: "delivery_id", Kind: output.KindID},
-	{Header: "TIME", Path: "at", Kind: output.KindTime},
-	{Header: "EVENT", Path: "event", Kind: output.KindPlain},
-	{Header: "PAYMENT/DISPUTE", Kind: output.KindReference, Value: func(rec map[string]any) string {
-		if d, _ := rec["dispute_id"].(string); d != "" {
-			return d
+// DeliveryColumns are the columns of `sandbox deliveries` in format:
+// ids whole, the event uncut, the time of day kept (see timeColumns), the
+// URL and the result shortened before anything else.
+func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
+	cols := timeColumns(ios, format)
+	return append(cols,
+		output.Column{Header: "ID", Path: "delivery_id", Kind: output.KindID},
+		// An event name cut ("auth_expi…") says nothing: it gives way
+		// only as statuses do, last.
+		output.Column{Header: "EVENT", Path: "event", Kind: output.KindStatus, Style: plainStyle},
+		output.Column{Header: "PAYMENT/DISPUTE", Kind: output.KindLinkID, Value: func(rec map[string]any) string {
+			if d, _ := rec["dispute_id"].(string); d != "" {
+				return d
+			}
+			p, _ := rec["payment_id"].(string)
+			return p
+		}},
+		// The attempt number and the latency give way with the times,
+		// before anything a person reads a row by.
+		output.Column{Header: "TRY", Kind: output.KindReference, Value: func(rec map[string]any) string {
+			n := output.String(rec["attempt"])
+			if rec["resend"] == true {
+				n += "+resend"
+			}
+			return n
+		}},
+		output.Column{Header: "STATUS", Path: "outcome", Kind: output.KindStatus},
+		output.Column{Header: "LATENCY", Kind: output.KindReference, Value: latencyCell},
+		// Why a delivery failed: free text, cut to share the room with
+		// the URL before the payment's id goes, and capped so that on a
+		// wide terminal it leaves the others room.
+		output.Column{Header: "RESULT", Kind: output.KindText, Value: capText(ios, format, 40, func(rec map[string]any) string {
+			st := number(rec["http_status"])
+			e, _ := rec["error"].(string)
+			if st == 200 && e == "" {
+				return "200"
+			}
+			return attemptResult(int(st), e)
+		})},
+		output.Column{Header: "URL", Path: "url", Kind: output.KindText},
+	)
+}
+
+func plainStyle(_ *output.ColorScheme, v string) string { return v }
+
+// capText cuts what value answers to width cells in a table on a
+// terminal, and leaves it whole everywhere else: an error message is cut
+// last, and so must not be wide enough to push the ids and the time off
+// the line. -o json and piped output keep it whole.
+func capText(ios *output.IOStreams, format string, width int, value func(map[string]any) string) func(map[string]any) string {
+	if format != output.FormatTable || !ios.IsStdoutTTY() {
+		return value
+	}
+	return func(rec map[string]any) string {
+		v := value(rec)
+		if r := []rune(v); len(r) > width {
+			return string(r[:width-1]) + "…"
 		}
-		p, _ := rec["payment_id"].(string)
-		return p
-	}},
-	{Header: "TRY", Kind: output.KindPlain, Value: func(rec map[string]any) string {
-		n := output.String(rec["attempt"])
-		if rec["resend"] == true {
-			n += " resend"
+		return v
+	}
+}
+
+// timeColumns show a record's time ("at"). In a table on a terminal, a
+// record of the sandbox is read by its time of day, so it is a column of
+// its own that is never cut (TIME, 15:04:05 with a Z in the utc style),
+// beside the date (DATE), which goes first when the line is short (a time
+// shortened to its date, as other views do, says nothing here); the
+// relative style is one column as anywhere. Elsewhere the one TIME column
+// of every view: a time in the --time style, the raw value when piped.
+func timeColumns(ios *output.IOStreams, format string) []output.Column {
+	style := ios.TimeStyle()
+	if format != output.FormatTable || !ios.IsStdoutTTY() || style == output.TimeRelative {
+		return []output.Column{{Header: "TIME", Path: "at", Kind: output.KindTime}}
+	}
+	at := func(rec map[string]any) (time.Time, bool) {
+		t, ok := output.ParseServiceTime(output.String(rec["at"]))
+		if !ok {
+			return t, false
 		}
-		return n
-	}},
-	{Header: "STATUS", Path: "outcome", Kind: output.KindStatus},
-	{Header: "RESULT", Kind: output.KindText, Value: func(rec map[string]any) string {
-		st := number(rec["http_status"])
-		e, _ := rec["error"].(string)
-		if st == 200 && e == "" {
-			return "200"
+		if style == output.TimeLocal {
+			return t.Local(), true
 		}
-		return attemptResult(int(st), e)
-	}},
-	{Header: "LATENCY", Kind: output.KindPlain, Value: latencyCell},
-	{Header: "URL", Path: "url", Kind: output.KindReference},
+		return t.UTC(), true
+	}
+	return []output.Column{
+		{Header: "DATE", Kind: output.KindTime, Value: func(rec map[string]any) string {
+			if t, ok := at(rec); ok {
+				return t.Format("2006-01-02")
+			}
+			return ""
+		}},
+		// Never cut, as an id is not: it is what a person matches rows by.
+		{Header: "TIME", Kind: output.KindID, Value: func(rec map[string]any) string {
+			t, ok := at(rec)
+			switch {
+			case !ok:
+				return output.String(rec["at"])
+			case style == output.TimeLocal:
+				return t.Format("15:04:05")
+			}
+			return t.Format("15:04:05Z")
+		}},
+	}
 }
 
 func latencyCell(rec map[string]any) string {
@@ -209,71 +299,170 @@ func number(v any) float64 {
 	return n
 }
 
-// following is --follow and --interval, shared by the verbs that print a
-// record of the sandbox and can keep printing it.
-type following struct {
+// listing is --follow, --interval, --limit and --all, shared by the verbs
+// that print a record of the sandbox, newest first, and can keep printing it.
+type listing struct {
 	Follow   bool
 	Interval time.Duration
+	Limit    int
+	All      bool
 }
 
-func (o *following) register(fl *pflag.FlagSet, what string) {
+// defaultListLimit is how many records a list shows without --limit.
+const defaultListLimit = 100
+
+// pageLimit is the most the sandbox answers in one call.
+const pageLimit = 1000
+
+func (o *listing) register(fl *pflag.FlagSet, what string) {
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new "+what+" until Ctrl-C")
 	fl.DurationVar(&o.Interval, "interval", time.Second, "time between reads with --follow")
+	fl.IntVarP(&o.Limit, "limit", "L", defaultListLimit, "show at most this many of the latest "+what)
+	fl.BoolVar(&o.All, "all", false, "show every one of the "+what+" kept")
 }
 
-// tail checks the flags and prints the records at path (see tail below).
-func (o *following) tail(ctx context.Context, f *cmdutil.Factory, path, field string, q url.Values, cols []output.Column) error {
+// tailSpec is what a listing prints: the endpoint, the field holding the
+// records, the query, the columns, what the records are called (the noun
+// of "no requests match") and the filters in words.
+type tailSpec struct {
+	path, field string
+	q           url.Values
+	cols        func(ios *output.IOStreams, format string) []output.Column
+	noun        string
+	filters     []string
+}
+
+// tail checks the flags and prints the records (see tail below).
+func (o *listing) tail(cmd *cobra.Command, f *cmdutil.Factory, spec tailSpec) error {
 	if o.Interval <= 0 {
 		return cmdutil.Usagef("--interval must be positive, got %s", o.Interval)
 	}
-	return tail(ctx, f, path, field, q, cols, o.Follow, o.Interval)
+	if o.Limit < 1 {
+		return cmdutil.Usagef("--limit must be at least 1, got %d", o.Limit)
+	}
+	if o.All && o.Follow {
+		return cmdutil.UsageHint("--follow starts from the latest --limit N and prints what comes after",
+			"--all and --follow cannot be used together")
+	}
+	if o.All && cmd.Flags().Changed("limit") {
+		return cmdutil.Usagef("--all and --limit cannot be used together")
+	}
+	want := o.Limit
+	if o.All {
+		want = 0
+	}
+	return tail(cmd.Context(), f, spec, want, o.Follow, o.Interval)
 }
 
-// tail prints what a list endpoint of the sandbox answers (newest first
-// in the answer, shown oldest first so that a followed list reads down),
-// then, with follow, polls it with the cursor it answered until ctx ends.
-func tail(ctx context.Context, f *cmdutil.Factory, path, field string, q url.Values, cols []output.Column, follow bool, every time.Duration) error {
+// tail prints what a list endpoint of the sandbox answers, newest first:
+// the latest want records (every one when want is 0), a page of at most
+// pageLimit at a time, saying on stderr when they are not all there are.
+// With follow it prints the latest want in arrival order (oldest first,
+// so that the list reads down), then polls the endpoint with the cursor
+// it answered until ctx ends.
+func tail(ctx context.Context, f *cmdutil.Factory, spec tailSpec, want int, follow bool, every time.Duration) error {
 	printer, err := f.Printer()
 	if err != nil {
 		return err
 	}
-	stream := printer.Stream(cols)
-	page := func(q url.Values) (int64, int, error) {
-		raw, err := sandboxCall(ctx, f, http.MethodGet, path, q, nil)
+	stream := printer.Stream(spec.cols(f.IO, printer.Format()))
+	type page struct {
+		recs   []json.RawMessage
+		cursor int64
+		total  int
+		oldest int64
+	}
+	get := func(q url.Values) (page, error) {
+		var pg page
+		raw, err := sandboxCall(ctx, f, http.MethodGet, spec.path, q, nil)
 		if err != nil {
-			return 0, 0, err
+			return pg, err
 		}
 		var body map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &body); err != nil {
-			return 0, 0, fmt.Errorf("sandbox answered something unexpected: %w", err)
+			return pg, fmt.Errorf("sandbox answered something unexpected: %w", err)
 		}
-		var recs []json.RawMessage
-		var cursor int64
-		if err := json.Unmarshal(body[field], &recs); err != nil {
-			return 0, 0, fmt.Errorf("sandbox answered something unexpected: %w", err)
+		if err := json.Unmarshal(body[spec.field], &pg.recs); err != nil {
+			return pg, fmt.Errorf("sandbox answered something unexpected: %w", err)
 		}
-		_ = json.Unmarshal(body["cursor"], &cursor)
-		if q.Get("after") == "" {
-			for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
-				recs[i], recs[j] = recs[j], recs[i]
+		_ = json.Unmarshal(body["cursor"], &pg.cursor)
+		pg.total = -1
+		if t, ok := body["total"]; ok {
+			_ = json.Unmarshal(t, &pg.total)
+		}
+		for _, r := range pg.recs {
+			var k struct {
+				Seq int64 `json:"seq"`
+			}
+			if json.Unmarshal(r, &k) == nil && (pg.oldest == 0 || k.Seq < pg.oldest) {
+				pg.oldest = k.Seq
 			}
 		}
+		return pg, nil
+	}
+	write := func(recs []json.RawMessage) error {
 		for _, r := range recs {
 			if err := stream.Write(r); err != nil {
-				return 0, 0, err
+				return err
 			}
 		}
-		return cursor, len(recs), stream.Flush()
+		return stream.Flush()
 	}
-	cursor, n, err := page(q)
-	if err != nil {
-		stream.Close()
-		return err
+	query := func() url.Values {
+		q := url.Values{}
+		for k, v := range spec.q {
+			q[k] = v
+		}
+		return q
+	}
+	// The latest records, newest first, page by page.
+	shown, total := 0, -1
+	var cursor int64
+	var held []json.RawMessage // with follow: the first pages, printed oldest first
+	for q := query(); ; {
+		n := pageLimit
+		if want > 0 {
+			n = min(n, want-shown)
+		}
+		q.Set("limit", strconv.Itoa(n))
+		pg, err := get(q)
+		if err != nil {
+			stream.Close()
+			return err
+		}
+		if total < 0 {
+			total, cursor = pg.total, pg.cursor
+		}
+		shown += len(pg.recs)
+		if follow {
+			held = append(held, pg.recs...)
+		} else if err := write(pg.recs); err != nil {
+			stream.Close()
+			return err
+		}
+		if len(pg.recs) < n || (want > 0 && shown >= want) || pg.oldest <= 0 {
+			break
+		}
+		q.Set("before", strconv.FormatInt(pg.oldest, 10))
+	}
+	if follow {
+		slices.Reverse(held)
+		if err := write(held); err != nil {
+			stream.Close()
+			return err
+		}
+	}
+	{
+		switch {
+		case shown == 0 && len(spec.filters) > 0:
+			f.Noticef("no %s match (%s)", spec.noun, strings.Join(spec.filters, ", "))
+		case shown == 0:
+			f.Noticef("no %s recorded yet", spec.noun)
+		case total > shown:
+			f.Noticef("showing %d of %d; --all for every one, or --limit %d", shown, total, total)
+		}
 	}
 	if !follow {
-		if n == 0 && !printer.IsJSON() {
-			f.Noticef("nothing recorded yet")
-		}
 		return stream.Close()
 	}
 	f.Noticef("following; Ctrl-C to stop")
@@ -284,12 +473,9 @@ func tail(ctx context.Context, f *cmdutil.Factory, path, field string, q url.Val
 			return cmdutil.ErrInterrupted
 		case <-time.After(every):
 		}
-		next := url.Values{}
-		for k, v := range q {
-			next[k] = v
-		}
+		next := query()
 		next.Set("after", strconv.FormatInt(cursor, 10))
-		c, _, err := page(next)
+		pg, err := get(next)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 				stream.Close()
@@ -298,6 +484,10 @@ func tail(ctx context.Context, f *cmdutil.Factory, path, field string, q url.Val
 			stream.Close()
 			return err
 		}
-		cursor = max(cursor, c)
+		if err := write(pg.recs); err != nil {
+			stream.Close()
+			return err
+		}
+		cursor = max(cursor, pg.cursor)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // LogsOptions are the inputs of `bnpl sandbox logs`.
 type LogsOptions struct {
-	following
+	listing
 	Status string
 	Path   string
 	Since  string
@@ -24,9 +24,9 @@ type LogsOptions struct {
 func newLogsCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &LogsOptions{}
 	cmd := &cobra.Command{
-		Use:   "logs [--follow] [--status 4xx|5xx|N] [--path GLOB] [--since T]",
+		Use:   "logs [--follow] [--limit N | --all] [--status 4xx|5xx|N] [--path GLOB] [--since T]",
 		Short: "Show the requests the sandbox answered, like a service's request log",
-		Long: `Show the requests the sandbox answered on the service's paths (/api/...), oldest
+		Long: `Show the requests the sandbox answered on the service's paths (/api/...), newest
 first: when, the method and path with its query, the status, the latency, the
 merchant and mode (test or live) of the key, and for an error its message, which is
 what to read when your integration gets a 4xx. The sandbox keeps the last 10,000
@@ -38,8 +38,11 @@ values masked in the bodies.
 --status takes a code (404) or a class (4xx, 5xx). --path takes a glob of the path
 without its query (* stops at a /): a path without a wildcard matches as a prefix,
 so /api/v2/payments finds every payment request. --since takes a date, an RFC 3339
-time or a duration back from now (15m, 24h). --follow prints the latest requests,
-then each new one as it is answered, until Ctrl-C (which exits 130).
+time or a duration back from now (15m, 24h). The latest 100 requests are shown
+(--limit N for another number, --all for every one kept), and stderr says how many
+there are when that is not all of them. --follow prints the latest requests in
+the order they were answered, then each new one as it is answered, until Ctrl-C
+(which exits 130).
 
 A sandbox started with --no-request-log keeps none.`,
 		Example: `  bnpl sandbox logs
@@ -72,7 +75,13 @@ A sandbox started with --no-request-log keeps none.`,
 				}
 				q.Set("since", t.Format(time.RFC3339Nano))
 			}
-			return opts.tail(cmd.Context(), f, "/_sandbox/logs", "entries", q, logColumns)
+			spec := tailSpec{path: "/_sandbox/logs", field: "entries", q: q, cols: LogColumns, noun: "requests"}
+			for _, name := range []string{"status", "path", "since"} {
+				if v := cmd.Flags().Lookup(name).Value.String(); v != "" {
+					spec.filters = append(spec.filters, name+" "+v)
+				}
+			}
+			return opts.tail(cmd, f, spec)
 		},
 	}
 	fl := cmd.Flags()
@@ -91,28 +100,35 @@ func validStatusFilter(st string) bool {
 	return err == nil && n >= 100 && n <= 599
 }
 
-var logColumns = []output.Column{
-	{Header: "TIME", Path: "at", Kind: output.KindTime},
-	{Header: "METHOD", Path: "method", Kind: output.KindPlain},
-	{Header: "STATUS", Kind: output.KindPlain, Value: func(rec map[string]any) string { return output.String(rec["status"]) }},
-	{Header: "PATH", Path: "path", Kind: output.KindReference},
-	{Header: "LATENCY", Kind: output.KindPlain, Value: latencyCell},
-	{Header: "MERCHANT", Kind: output.KindReference, Value: func(rec map[string]any) string {
-		m, _ := rec["merchant_code"].(string)
-		if mode, _ := rec["mode"].(string); mode != "" {
-			m += " (" + mode + ")"
-		}
-		return m
-	}},
-	{Header: "ERROR", Kind: output.KindText, Value: func(rec map[string]any) string {
-		e, _ := rec["error"].(string)
-		t, _ := rec["error_type"].(string)
-		switch {
-		case t != "" && e != "":
-			return t + ": " + e
-		case t != "":
+// LogColumns are the columns of `sandbox logs` in format: the time of
+// day, the status and the path (which holds ids) whole, then the error
+// message, cut last and never wider than 60 cells; the latency and the
+// merchant give way first.
+func LogColumns(ios *output.IOStreams, format string) []output.Column {
+	return append(timeColumns(ios, format),
+		// The method and status are short and a row is read by them: never cut.
+		output.Column{Header: "METHOD", Path: "method", Kind: output.KindID},
+		output.Column{Header: "STATUS", Kind: output.KindID, Value: func(rec map[string]any) string { return output.String(rec["status"]) }},
+		output.Column{Header: "PATH", Path: "path", Kind: output.KindID},
+		output.Column{Header: "LATENCY", Kind: output.KindReference, Value: latencyCell},
+		// The message is what a 4xx is read for: free text, cut last
+		// but for the short words, and capped so that it leaves the
+		// path room.
+		output.Column{Header: "ERROR", Kind: output.KindText, Value: capText(ios, format, 60, func(rec map[string]any) string {
+			// The message: the status says the type already, and
+			// -o json has it (error_type).
+			if e, _ := rec["error"].(string); e != "" {
+				return e
+			}
+			t, _ := rec["error_type"].(string)
 			return t
-		}
-		return e
-	}},
+		})},
+		output.Column{Header: "MERCHANT", Kind: output.KindReference, Value: func(rec map[string]any) string {
+			m, _ := rec["merchant_code"].(string)
+			if mode, _ := rec["mode"].(string); mode != "" {
+				m += " (" + mode + ")"
+			}
+			return m
+		}},
+	)
 }

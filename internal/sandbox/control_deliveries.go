@@ -16,9 +16,11 @@ func init() {
 	})
 }
 
-// handleDeliveryAttempts answers {"attempts": [...], "cursor": N}: the
-// latest attempts newest first, or with ?after=CURSOR those after it,
-// oldest first; cursor is what to pass as after next time.
+// handleDeliveryAttempts answers {"attempts": [...], "cursor": N, "total":
+// N}: the latest attempts newest first (?limit=N of them, 100 by default),
+// with ?before=SEQ those older than that attempt, or with ?after=CURSOR
+// those after it, oldest first; cursor is what to pass as after next time.
+// total, answered unless following, counts every attempt the filters match.
 func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := DeliveryFilter{PaymentID: strings.ToLower(q.Get("payment")), DisputeID: strings.ToLower(q.Get("dispute"))}
@@ -33,6 +35,10 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 	var err error
 	f.Forward = q.Has("after")
 	if f.After, err = cursorParam(q.Get("after")); err != nil {
+		writeError(w, err)
+		return
+	}
+	if f.Before, err = cursorParam(q.Get("before")); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -57,7 +63,16 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 	for _, a := range list {
 		cursor = max(cursor, a.Seq)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"attempts": list, "cursor": cursor})
+	answer := map[string]any{"attempts": list, "cursor": cursor}
+	if !f.Forward {
+		n, err := s.CountDeliveryAttempts(r.Context(), f)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		answer["total"] = n
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 func (s *Sandbox) handleResend(w http.ResponseWriter, r *http.Request) {

@@ -5,10 +5,13 @@ import (
 	"time"
 )
 
-// handleRequestLog answers {"entries": [...], "cursor": N, "dropped": N}:
-// the latest entries newest first, or with ?after=CURSOR those after it,
-// oldest first. ?status=404|4xx|5xx, ?path=GLOB, ?since=RFC3339 filter.
-// dropped counts requests this process could not log (a full queue).
+// handleRequestLog answers {"entries": [...], "cursor": N, "total": N,
+// "dropped": N}: the latest entries newest first (?limit=N of them, 100 by
+// default), with ?before=SEQ those older than that entry, or with
+// ?after=CURSOR those after it, oldest first. ?status=404|4xx|5xx,
+// ?path=GLOB, ?since=RFC3339 filter. total, answered unless following,
+// counts every entry the filters match; dropped counts requests this
+// process could not log (a full queue).
 func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := LogFilter{Status: q.Get("status"), Path: q.Get("path")}
@@ -23,6 +26,10 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 	var err error
 	f.Forward = q.Has("after")
 	if f.After, err = cursorParam(q.Get("after")); err != nil {
+		writeError(w, err)
+		return
+	}
+	if f.Before, err = cursorParam(q.Get("before")); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -43,7 +50,7 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	list, err := s.RequestLog(r.Context(), f)
+	list, total, err := s.RequestLogCount(r.Context(), f)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -51,5 +58,9 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range list {
 		cursor = max(cursor, e.Seq)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"entries": list, "cursor": cursor, "dropped": s.RequestLogDropped()})
+	answer := map[string]any{"entries": list, "cursor": cursor, "dropped": s.RequestLogDropped()}
+	if !f.Forward {
+		answer["total"] = total
+	}
+	writeJSON(w, http.StatusOK, answer)
 }

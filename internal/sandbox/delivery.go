@@ -633,8 +633,9 @@ type DeliveryFilter struct {
 	DisputeID string
 	Failed    bool // only attempts not answered 200
 	After     int64
-	Forward   bool // set: the entries after After, oldest first
-	Limit     int  // default 100, at most 1000
+	Forward   bool  // set: the entries after After, oldest first
+	Before    int64 // set (> 0): only attempts older than this Seq
+	Limit     int   // default 100, at most 1000
 }
 
 // recordAttempt adds an attempt's row. Its number is counted in the same
@@ -697,16 +698,9 @@ func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]Del
 		f.Limit = 100
 	}
 	f.Limit = min(f.Limit, 1000)
-	conds, args := []string{"1 = 1"}, []any{}
-	if f.PaymentID != "" {
-		conds = append(conds, "((d.kind = 'payment' AND d.subject_id = ?) OR (d.kind = 'dispute' AND json_extract(d.payload, '$.payment_id') = ?))")
-		args = append(args, f.PaymentID, f.PaymentID)
-	}
-	if f.DisputeID != "" {
-		conds, args = append(conds, "d.kind = 'dispute' AND d.subject_id = ?"), append(args, f.DisputeID)
-	}
-	if f.Failed {
-		conds = append(conds, "(a.http_status != 200 OR a.error != '')")
+	conds, args := f.conditions()
+	if f.Before > 0 && !f.Forward && f.After == 0 {
+		conds, args = append(conds, "a.seq < ?"), append(args, f.Before)
 	}
 	order := "DESC"
 	if f.Forward || f.After > 0 {
@@ -727,6 +721,33 @@ func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]Del
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// CountDeliveryAttempts counts the attempts the filter's payment,
+// dispute and status select (its cursors aside).
+func (s *Sandbox) CountDeliveryAttempts(ctx context.Context, f DeliveryFilter) (int, error) {
+	conds, args := f.conditions()
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+		WHERE `+strings.Join(conds, " AND "), args...).Scan(&n)
+	return n, err
+}
+
+// conditions are the SQL conditions of the filter's payment, dispute and
+// status, over delivery_attempts a joined to deliveries d.
+func (f DeliveryFilter) conditions() ([]string, []any) {
+	conds, args := []string{"1 = 1"}, []any{}
+	if f.PaymentID != "" {
+		conds = append(conds, "((d.kind = 'payment' AND d.subject_id = ?) OR (d.kind = 'dispute' AND json_extract(d.payload, '$.payment_id') = ?))")
+		args = append(args, f.PaymentID, f.PaymentID)
+	}
+	if f.DisputeID != "" {
+		conds, args = append(conds, "d.kind = 'dispute' AND d.subject_id = ?"), append(args, f.DisputeID)
+	}
+	if f.Failed {
+		conds = append(conds, "(a.http_status != 200 OR a.error != '')")
+	}
+	return conds, args
 }
 
 var errNoSuchDelivery = &apiError{status: 404, errorType: "not_found", message: "no such delivery"}

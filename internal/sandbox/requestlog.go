@@ -97,14 +97,16 @@ type LogEntry struct {
 // LogFilter selects entries. Status is a code ("404") or a class ("4xx",
 // "5xx"); Path is a glob matched against the path without its query (*
 // stops at /; a pattern without * matches as a prefix); Since drops
-// older entries; After (a Seq) answers the entries after it, oldest first.
+// older entries; After (a Seq) answers the entries after it, oldest first;
+// Before (a Seq) the latest ones before it, newest first.
 type LogFilter struct {
 	Status  string
 	Path    string
 	Since   time.Time
 	After   int64
-	Forward bool // set: the entries after After, oldest first
-	Limit   int  // default 100, at most 1000
+	Forward bool  // set: the entries after After, oldest first
+	Before  int64 // set (> 0): only entries older than this Seq
+	Limit   int   // default 100, at most 1000
 }
 
 // pendingEntry is what the handler hands the writer, unmasked.
@@ -330,7 +332,7 @@ func (l *requestLog) write(batch []*pendingEntry) {
 // answer. The bodies are masked by write, which stores them.
 func (l *requestLog) prepare(p *pendingEntry) LogEntry {
 	e := LogEntry{At: p.at, Region: p.region, Method: p.method, Path: l.masker.String(p.path), Status: p.status,
-		Truncated: p.reqCut || p.respCut}
+		LatencyMS: float64(p.latency.Microseconds()) / 1000, Truncated: p.reqCut || p.respCut}
 	if p.key != "" {
 		e.Key = secret.MaskKey(p.key)
 		if info, ok := l.s.keys[p.key]; ok {
@@ -545,6 +547,19 @@ func requestLogMiddleware(s *Sandbox, region string, h http.Handler) http.Handle
 // with Forward, the next Limit after the cursor After, oldest first.
 // Entries still queued by this process are written first.
 func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, error) {
+	list, _, err := s.requestLog(ctx, f, false)
+	return list, err
+}
+
+// RequestLogCount is RequestLog that also answers how many entries match
+// the filter in all (After and Before aside). Without a status or path
+// filter the count is read from the chunks' sizes; with one, the chunks
+// are read through (their entries hold no bodies, so this stays cheap).
+func (s *Sandbox) RequestLogCount(ctx context.Context, f LogFilter) ([]LogEntry, int, error) {
+	return s.requestLog(ctx, f, true)
+}
+
+func (s *Sandbox) requestLog(ctx context.Context, f LogFilter, count bool) ([]LogEntry, int, error) {
 	s.reqlog.flush(ctx)
 	if f.Limit <= 0 {
 		f.Limit = 100
@@ -552,9 +567,18 @@ func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, erro
 	f.Limit = min(f.Limit, 1000)
 	match, err := f.matcher()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	forward := f.Forward || f.After > 0
+	total := 0
+	// Without a status or path filter the count is the chunks' sizes
+	// (Since is judged by entry below, within the chunks it keeps).
+	countByScan := count && !forward && (f.Status != "" || f.Path != "" || !f.Since.IsZero())
+	if count && !countByScan && !forward {
+		if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM request_log`).Scan(&total); err != nil {
+			return nil, 0, err
+		}
+	}
 	query := `SELECT seq, entries FROM request_log WHERE last_at >= ? ORDER BY seq DESC`
 	args := []any{int64(0)}
 	if !f.Since.IsZero() {
@@ -563,10 +587,13 @@ func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, erro
 	if forward {
 		query = `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`
 		args = append(args, f.After/chunkSpan)
+	} else if f.Before > 0 && !countByScan {
+		query = `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`
+		args = append(args, f.Before/chunkSpan)
 	}
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	var out []storedEntry
@@ -575,11 +602,11 @@ chunks:
 		var chunk int64
 		var doc []byte
 		if err := rows.Scan(&chunk, &doc); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		var entries []storedEntry
 		if err := json.Unmarshal(doc, &entries); err != nil {
-			return nil, corruptRow("request_log", "seq", strconv.FormatInt(chunk, 10), err)
+			return nil, 0, corruptRow("request_log", "seq", strconv.FormatInt(chunk, 10), err)
 		}
 		for i := range entries {
 			j := i
@@ -591,14 +618,26 @@ chunks:
 			if forward && e.Seq <= f.After || !match(&e.LogEntry) {
 				continue
 			}
+			if countByScan {
+				total++
+			}
+			if f.Before > 0 && e.Seq >= f.Before || len(out) == f.Limit {
+				if countByScan {
+					continue
+				}
+				if len(out) == f.Limit {
+					break chunks
+				}
+				continue
+			}
 			out = append(out, e)
-			if len(out) == f.Limit {
+			if len(out) == f.Limit && !countByScan {
 				break chunks
 			}
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	rows.Close()
 	list := make([]LogEntry, 0, len(out))
@@ -621,14 +660,14 @@ chunks:
 	for _, e := range out {
 		var err error
 		if e.LogEntry.RequestBody, err = body(e.RequestHash); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if e.LogEntry.ResponseBody, err = body(e.ResponseHash); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		list = append(list, e.LogEntry)
 	}
-	return list, nil
+	return list, total, nil
 }
 
 // matcher checks the filter and answers its test of an entry.

@@ -176,3 +176,72 @@ func TestMayHoldSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestLogMeasuresLatency: the latency of an entry runs from the
+// start of handling to the end of the answer, so a request held by the
+// latency fault is logged as taking at least that long.
+func TestRequestLogMeasuresLatency(t *testing.T) {
+	spec, err := ParseFaultSpec("latency=20ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, Options{Faults: spec})
+	e.do("ae", "GET", "/api/v2/payments", aeTest, nil)
+	list, err := e.sb.RequestLog(context.Background(), LogFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 {
+		t.Fatalf("logged %d requests", len(list))
+	}
+	if list[0].LatencyMS < 20 {
+		t.Errorf("latency_ms = %g, want at least the injected 20", list[0].LatencyMS)
+	}
+}
+
+// TestRequestLogCountsAndPages: the count answered beside a page is every
+// match, and Before pages back from the oldest entry of a page.
+func TestRequestLogCountsAndPages(t *testing.T) {
+	e := newEnv(t, Options{})
+	for range 5 {
+		e.do("ae", "GET", "/api/v2/payments/not-an-id", aeTest, nil)
+	}
+	for range 3 {
+		e.do("ae", "GET", "/api/v2/payments", aeTest, nil)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		f    LogFilter
+		want int
+	}{{LogFilter{Limit: 2}, 8}, {LogFilter{Limit: 2, Status: "4xx"}, 5}, {LogFilter{Limit: 2, Status: "503"}, 0}, {LogFilter{Limit: 2, Path: "/api/v2/payments/*"}, 5}} {
+		page, total, err := e.sb.RequestLogCount(ctx, c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != c.want || len(page) != min(2, c.want) {
+			t.Errorf("%+v: %d entries of %d, want %d of %d", c.f, len(page), total, min(2, c.want), c.want)
+		}
+	}
+	// Every 4xx, two at a time, newest first, none twice.
+	var seen []int64
+	f := LogFilter{Limit: 2, Status: "4xx"}
+	for {
+		page, err := e.sb.RequestLog(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, en := range page {
+			if len(seen) > 0 && en.Seq >= seen[len(seen)-1] {
+				t.Fatalf("not newest first: %d after %v", en.Seq, seen)
+			}
+			seen = append(seen, en.Seq)
+		}
+		if len(page) < 2 {
+			break
+		}
+		f.Before = page[len(page)-1].Seq
+	}
+	if len(seen) != 5 {
+		t.Errorf("paged through %d of 5 entries: %v", len(seen), seen)
+	}
+}

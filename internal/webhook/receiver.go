@@ -127,7 +127,9 @@ const EventHeader = "Bnpl-Sandbox-Event"
 // paymentEvent tells a payment notification's event from its body, as
 // well as a body can: the service names none. A refund shows as refunded,
 // a capture of a payment still authorized as captured, an authorization
-// that lapsed as expired; otherwise the status is the event.
+// that lapsed as auth_expired (the name a bnpl sandbox sends: the payment
+// stays AUTHORIZED, unlike an EXPIRED one); otherwise the status is the
+// event.
 func paymentEvent(fields map[string]any, status string) string {
 	count := func(k string) int {
 		list, _ := fields[k].([]any)
@@ -137,7 +139,7 @@ func paymentEvent(fields map[string]any, status string) string {
 	authorized, closed := strings.EqualFold(status, "authorized"), strings.EqualFold(status, "closed")
 	switch {
 	case authorized && expired:
-		return "expired"
+		return "auth_expired"
 	case count("refunds") > 0 && (authorized || closed):
 		return "refunded"
 	case count("captures") > 0 && authorized:

@@ -375,7 +375,7 @@ func TestReceiverAnswersWithTheForwardsStatus(t *testing.T) {
 func TestEventFromTheBody(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"id":"p","status":"authorized","amount":"1","captures":[],"refunds":[]}`:               "authorized",
-		`{"id":"p","status":"authorized","amount":"1","is_expired":true}`:                        "expired",
+		`{"id":"p","status":"authorized","amount":"1","is_expired":true}`:                        "auth_expired",
 		`{"id":"p","status":"authorized","amount":"1","captures":[{"amount":"1"}],"refunds":[]}`: "captured",
 		`{"id":"p","status":"closed","amount":"1","captures":[{}],"refunds":[{"amount":"1"}]}`:   "refunded",
 		`{"id":"p","status":"rejected","amount":"1"}`:                                            "rejected",
