@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -152,22 +151,28 @@ var rawTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d`)
 // terminals 80, 100 and 150 columns wide: every id stays whole, at 100
 // columns and more every line fits, no blank line parts a header from its
 // rows, and times read in the one format.
+// renderAt renders view v on a terminal width columns wide.
+func renderAt(t *testing.T, v view, width int) string {
+	t.Helper()
+	ios, _, out, _ := output.Test()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(width)
+	p, err := output.NewPrinter(ios, output.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.render(t, ios, p); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
 func TestViewsGolden(t *testing.T) {
 	for _, v := range views() {
 		for _, width := range []int{80, 100, 150} {
 			name := fmt.Sprintf("%s_%d", v.name, width)
 			t.Run(name, func(t *testing.T) {
-				ios, _, out, _ := output.Test()
-				ios.SetStdoutTTY(true)
-				ios.SetTerminalWidth(width)
-				p, err := output.NewPrinter(ios, output.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := v.render(t, ios, p); err != nil {
-					t.Fatal(err)
-				}
-				got := out.String()
+				got := renderAt(t, v, width)
 				for _, id := range wantWhole(t, v.sources) {
 					if !strings.Contains(got, id) {
 						if strings.Contains(got, id[:8]) || !droppable(t, v, id) {
@@ -195,7 +200,7 @@ func TestViewsGolden(t *testing.T) {
 				}
 				path := filepath.Join("testdata", "views", name+".golden")
 				if *update {
-					if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 						t.Fatal(err)
 					}
 					return
@@ -204,7 +209,7 @@ func TestViewsGolden(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v (go test ./cmd -run TestViewsGolden -update)", err)
 				}
-				if !bytes.Equal(out.Bytes(), want) {
+				if got != string(want) {
 					t.Errorf("%s differs\n--- got ---\n%s--- want ---\n%s", path, got, want)
 				}
 			})
@@ -323,17 +328,7 @@ func TestSandboxViewsKeepWhatRowsAreReadBy(t *testing.T) {
 			if v.name != "sandbox_deliveries" && v.name != "sandbox_logs" {
 				continue
 			}
-			ios, _, out, _ := output.Test()
-			ios.SetStdoutTTY(true)
-			ios.SetTerminalWidth(width)
-			p, err := output.NewPrinter(ios, output.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := v.render(t, ios, p); err != nil {
-				t.Fatal(err)
-			}
-			got := out.String()
+			got := renderAt(t, v, width)
 			var want []string
 			recs := logs
 			if v.name == "sandbox_deliveries" {
