@@ -244,9 +244,28 @@ func (e *APIError) has(msg string) bool {
 	return strings.Contains(strings.ToLower(e.Message), msg)
 }
 
+// sandboxHint is the next step after a refusal of a sandbox's own paths
+// (/_sandbox/...), which no key decides.
+func (e *APIError) sandboxHint() (string, bool) {
+	switch {
+	case e.Status == http.StatusForbidden:
+		return "the sandbox takes control requests from this machine only, without another site's Origin or a host name other than its own address (bnpl and curl send none)", true
+	case e.Status == http.StatusNotFound && strings.Contains(e.Path, "/deliveries/"):
+		return "check the id with `bnpl sandbox deliveries`", true
+	case e.Status == http.StatusNotFound && !e.plainText:
+		return "check the id; `bnpl sandbox` verbs act on the sandbox named on stderr", true
+	}
+	return "", false
+}
+
 // Hint is the next step a person can take. It is empty when there is
 // nothing useful to add to the message itself.
 func (e *APIError) Hint() string {
+	if strings.HasPrefix(e.Path, "/_sandbox/") {
+		if h, ok := e.sandboxHint(); ok {
+			return h
+		}
+	}
 	switch {
 	case e.Status == http.StatusBadRequest:
 		return e.badDataHint()

@@ -308,3 +308,22 @@ func TestErrorDetails(t *testing.T) {
 		t.Error("ErrorDetails not found through WithHint")
 	}
 }
+
+// A refusal of the sandbox's own paths gets a hint about the sandbox, not
+// about keys or profiles.
+func TestSandboxPathHints(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		path   string
+		want   string
+	}{
+		{403, "/_sandbox/clock/advance", "from this machine only"},
+		{404, "/_sandbox/deliveries/3fa85f64-5717-4562-b3fc-2c963f66afa6/resend", "bnpl sandbox deliveries"},
+		{403, "/api/v2/payments", "the key may not do this"},
+	} {
+		e := &APIError{Status: tt.status, Path: tt.path}
+		if h := e.Hint(); !strings.Contains(h, tt.want) {
+			t.Errorf("%d %s: hint %q, want %q in it", tt.status, tt.path, h, tt.want)
+		}
+	}
+}
