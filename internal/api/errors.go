@@ -273,7 +273,7 @@ func (e *APIError) Hint() string {
 		if e.has(msgMerchantNull) {
 			return "the merchant_code does not belong to this key; check both with `bnpl profiles show`"
 		}
-		return "check the key with `bnpl profiles show`, or store a new one with `bnpl login`"
+		return "check the key in use (BNPL_SECRET_KEY when set, else the profile's: `bnpl profiles show`), or store a new one with `bnpl login`"
 	case e.Status == http.StatusForbidden:
 		switch {
 		case e.has(msgWrongRegion):
