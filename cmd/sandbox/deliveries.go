@@ -45,7 +45,8 @@ rejected, expired (the payment became EXPIRED: cancelled, or not finished in
 time), auth_expired (its authorization lapsed: it stays AUTHORIZED and can no
 longer be captured), or a dispute's new status. A delivery not answered 200 is
 retried after 1, 2, 3 and 4 minutes (see --webhook-retry-scale on serve); each
-retry is a line of its own.
+retry is a line of its own. Times are this machine's clock, when the attempt was
+made, not the sandbox clock that bnpl sandbox clock --advance moves.
 
 The latest 100 attempts are shown (--limit N for another number, --all for every
 one), and stderr says how many there are when that is not all of them. --follow

@@ -310,10 +310,14 @@ func (e *APIError) Hint() string {
 			return fmt.Sprintf("rate limited: wait %s and retry, or lower --concurrency / --rate", e.RetryAfter.Round(time.Second))
 		}
 		return "rate limited: wait and retry, or lower --concurrency / --rate"
+	case e.Status >= 500 && strings.Contains(e.Message, "bnpl sandbox reset"):
+		return "the sandbox's state is damaged: retrying will not help"
 	case e.Status >= 500 && e.Method == http.MethodGet:
 		return "the service failed; a read changes nothing: retry later"
+	case e.Status >= 500 && isMovePath(e.Path):
+		return "the service failed; retry later. The " + moveWord(e.Path) + " may or may not have been made: re-run it with the same --reference-id, then check with `bnpl payments get " + paymentIDIn(e.Path) + "`"
 	case e.Status >= 500:
-		return "the service failed; retry later. A capture or refund may or may not have been made: re-run it with the same --reference-id"
+		return "the service failed; the request may or may not have taken effect: read it back before sending it again"
 	}
 	return ""
 }
@@ -323,13 +327,13 @@ func (e *APIError) badDataHint() string {
 	case len(e.Fields) > 0:
 		return "fix the fields named above; amounts take at most 2 decimals (AED, SAR) or 3 (KWD)"
 	case e.has(msgCaptureTooMuch):
-		return "the amount is above what is left to capture; `bnpl payments get ID` shows the capturable amount"
+		return "the amount is above what is left to capture; `bnpl payments get " + paymentIDIn(e.Path) + "` shows the capturable amount"
 	case e.has(msgRefundTooMuch):
-		return "the amount is above what is left to refund; `bnpl payments get ID` shows the refundable amount"
+		return "the amount is above what is left to refund; `bnpl payments get " + paymentIDIn(e.Path) + "` shows the refundable amount"
 	case e.has(msgCaptureNotAuth):
-		return "only AUTHORIZED payments can be captured; check the status with `bnpl payments get ID`"
+		return "only AUTHORIZED payments can be captured; check the status with `bnpl payments get " + paymentIDIn(e.Path) + "`"
 	case e.has(msgCloseNotAuth):
-		return "only AUTHORIZED payments can be closed; check the status with `bnpl payments get ID`"
+		return "only AUTHORIZED payments can be closed; check the status with `bnpl payments get " + paymentIDIn(e.Path) + "`"
 	case e.has(msgAuthExpired):
 		return "the authorization expired before the call: nothing was charged; treat the payment as expired"
 	case e.has(msgRefundNoCaptures):
@@ -422,7 +426,37 @@ func (e *NetworkError) Hint() string {
 	if strings.HasPrefix(e.Op, http.MethodGet+" ") {
 		return "the read got no answer; a read changes nothing: retry, and check the network and the base URL (`bnpl doctor`)"
 	}
-	return "the request may or may not have reached the service; for a capture or refund re-run with the same --reference-id, then check with `bnpl payments get ID`"
+	path := strings.TrimSpace(e.Op[strings.IndexByte(e.Op, ' ')+1:])
+	if isMovePath(path) {
+		return "the request may or may not have reached the service: re-run the " + moveWord(path) + " with the same --reference-id, then check with `bnpl payments get " + paymentIDIn(path) + "`"
+	}
+	return "the request may or may not have reached the service: read it back before sending it again"
+}
+
+// paymentIDIn is the payment id in a path under /api/v2/payments/, or
+// "ID" when there is none, for a hint's command.
+func paymentIDIn(path string) string {
+	rest, ok := strings.CutPrefix(path, "/api/v2/payments/")
+	if !ok {
+		return "ID"
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	if validID("payment id", id) != nil {
+		return "ID"
+	}
+	return id
+}
+
+// isMovePath is whether path is a capture's or a refund's.
+func isMovePath(path string) bool {
+	return paymentIDIn(path) != "ID" && (strings.HasSuffix(path, "/captures") || strings.HasSuffix(path, "/refunds"))
+}
+
+func moveWord(path string) string {
+	if strings.HasSuffix(path, "/refunds") {
+		return "refund"
+	}
+	return "capture"
 }
 
 func isTimeout(err error) bool {

@@ -207,7 +207,10 @@ func TestHints(t *testing.T) {
 		{"capture too much", &APIError{Status: 400, Message: "could not capture: " + msgCaptureTooMuch + ": 10 > 5"}, "left to capture"},
 		{"already closed", &APIError{Status: 400, Message: msgAlreadyClosed}, "the payment is closed"},
 		{"429", &APIError{Status: 429, RetryAfter: 3 * time.Second}, "wait 3s"},
-		{"500", &APIError{Status: 500}, "same --reference-id"},
+		{"500 capture", &APIError{Status: 500, Method: "POST", Path: "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/captures"}, "same --reference-id, then check with `bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6`"},
+		{"500 update", &APIError{Status: 500, Method: "PUT", Path: "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6"}, "read it back before sending it again"},
+		{"500 damaged sandbox", &APIError{Status: 500, Method: "POST", Path: "/_sandbox/clock/advance", Message: `meta row "clock_offset" holds 1e+300: run bnpl sandbox reset`}, "retrying will not help"},
+		{"capture too much names the id", &APIError{Status: 400, Message: msgCaptureTooMuch, Path: "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/captures"}, "`bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6`"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Hint(); !strings.Contains(got, tt.want) {
@@ -258,9 +261,14 @@ func TestErrorHelpers(t *testing.T) {
 	if !strings.Contains(dial.Hint(), "nothing was sent") || !strings.Contains(dial.Error(), "could not connect") {
 		t.Errorf("dial error: %q / %q", dial.Error(), dial.Hint())
 	}
-	drop := &NetworkError{Op: "POST /x", Err: errors.New("EOF")}
-	if !strings.Contains(drop.Hint(), "may or may not have reached the service") || !strings.Contains(drop.Hint(), "--reference-id") {
-		t.Errorf("drop hint = %q", drop.Hint())
+	drop := &NetworkError{Op: "POST /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/refunds", Err: errors.New("EOF")}
+	if h := drop.Hint(); !strings.Contains(h, "may or may not have reached the service") || !strings.Contains(h, "re-run the refund with the same --reference-id") ||
+		!strings.Contains(h, "payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6") {
+		t.Errorf("drop hint = %q", h)
+	}
+	update := &NetworkError{Op: "PUT /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6", Err: errors.New("EOF")}
+	if h := update.Hint(); strings.Contains(h, "capture") || !strings.Contains(h, "read it back") {
+		t.Errorf("update drop hint = %q", h)
 	}
 }
 
