@@ -162,7 +162,7 @@ func TestListenLineOnPTY(t *testing.T) {
 	if code := r.waitExit(20 * time.Second); code != 0 {
 		t.Fatalf("listen exit %d; terminal:\n%s", code, r.output())
 	}
-	line := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  payment  3fa85f64-5717-4562-b3fc-2c963f66afa6  closed +45\.750 KWD +unchecked`)
+	line := regexp.MustCompile(`(?m)\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  payment  3fa85f64-5717-4562-b3fc-2c963f66afa6  closed +45\.750 KWD\r?$`)
 	if !line.MatchString(r.output()) {
 		t.Errorf("no notification line in the one format:\n%s", r.output())
 	}

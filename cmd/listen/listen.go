@@ -240,8 +240,9 @@ func lastMove(n webhook.Notification) (string, bool) {
 
 // Line is the one-line view of a notification for a terminal: the time it
 // arrived in the --time style, its kind, the payment's or dispute's id, the
-// status (coloured as in tables), the amount in the one money format
-// ("50.00 AED") and whether the header was checked.
+// event (coloured as statuses are in tables), the amount in the one money
+// format ("50.00 AED", right-aligned) and ✓ when the header matched; under
+// 100 columns wide.
 func Line(ios *output.IOStreams, n webhook.Notification) string {
 	id := n.ID
 	if n.Kind == webhook.KindDispute {
@@ -258,18 +259,23 @@ func Line(ios *output.IOStreams, n webhook.Notification) string {
 	if moved, ok := lastMove(n); ok {
 		amount = money.DisplayString(moved, n.Currency)
 	}
-	check := "unchecked"
+	// The start line says whether a header is checked; a line marks only
+	// a notification whose header matched, so a line fits 100 columns.
+	check := ""
 	if n.Verified {
-		check = "verified"
+		check = "✓"
 	}
 	event := n.Event
 	if event == "" {
 		event = n.Status
 	}
 	event = clean(event)
-	pad := strings.Repeat(" ", max(17-displaywidth.String(event), 0))
-	line := fmt.Sprintf("%s  %-7s  %-36s  %s%s  %-14s  %s", ios.FormatTime(n.ReceivedAt), clean(n.Kind), clean(id),
-		ios.Colors().Status(event), pad, clean(amount), check)
+	pad := strings.Repeat(" ", max(12-displaywidth.String(event), 0))
+	line := fmt.Sprintf("%s  %-7s  %-36s  %s%s  %12s", ios.FormatTime(n.ReceivedAt), clean(n.Kind), clean(id),
+		ios.Colors().Status(event), pad, clean(amount))
+	if check != "" {
+		line += "  " + check
+	}
 	if f := n.Forward; f != nil {
 		if f.Error != "" {
 			line += "  → forward failed: " + clean(f.Error)

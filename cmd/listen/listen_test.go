@@ -3,6 +3,7 @@ package listen
 import (
 	"context"
 	"encoding/json"
+	"github.com/clipperhouse/displaywidth"
 	"net"
 	"net/http"
 	"strings"
@@ -45,7 +46,7 @@ func TestLine(t *testing.T) {
 	n.Verified = true
 	n.Forward = &webhook.ForwardResult{Status: 204}
 	ios, _, _, _ := output.Test()
-	want := "2026-01-15 10:00:00Z  dispute  9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11  new                50.00 AED       verified  → 204"
+	want := "2026-01-15 10:00:00Z  dispute  9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11  new              50.00 AED  ✓  → 204"
 	if got := Line(ios, n); got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
@@ -56,7 +57,7 @@ func TestLine(t *testing.T) {
 	ios.SetTimeStyle(output.TimeRelative)
 	ios.SetNow(func() time.Time { return n.ReceivedAt.Add(3 * time.Hour) })
 	ios.SetColorEnabled(true)
-	want = "3 hours ago  payment  3fa85f64-5717-4562-b3fc-2c963f66afa6  \x1b[32mclosed\x1b[0m             12.500 KWD      unchecked"
+	want = "3 hours ago  payment  3fa85f64-5717-4562-b3fc-2c963f66afa6  \x1b[32mclosed\x1b[0m          12.500 KWD"
 	if got := Line(ios, n); got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
@@ -66,8 +67,15 @@ func TestLine(t *testing.T) {
 		`"captures":[{"amount":"20","created_at":"2026-01-15T09:00:00Z"},{"amount":"10","created_at":"2026-01-15T09:59:00Z"}]}`))
 	n.Event = "captured"
 	ios.SetColorEnabled(false)
-	if got := Line(ios, n); !strings.Contains(got, "captured           10.00 AED") {
+	if got := Line(ios, n); !strings.Contains(got, "captured         10.00 AED") {
 		t.Errorf("a capture's line shows %q, want the 10.00 AED it moved", got)
+	}
+	// Under 100 columns, verified and forwarded too.
+	n = webhook.Classify([]byte(`{"status":"evidence_req","dispute_id":"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11","amount":"125000.00","currency":"AED"}`))
+	n.ReceivedAt, n.Verified = time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC), true
+	ios.SetTimeStyle(output.TimeUTC)
+	if got := Line(ios, n); displaywidth.String(got) > 100 {
+		t.Errorf("a line %d wide: %q", displaywidth.String(got), got)
 	}
 	// A status from the sender cannot drive the terminal.
 	n = webhook.Classify([]byte(`{"id":"p","status":"new\u001b[2J","amount":"1.00","currency":"AED"}`))

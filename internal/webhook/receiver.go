@@ -489,7 +489,7 @@ func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
 func (r *Receiver) String() string {
 	var parts []string
 	if r.HeaderTitle != "" {
-		parts = append(parts, "checking header "+r.HeaderTitle)
+		parts = append(parts, "checking header "+r.HeaderTitle+": ✓ marks a notification that carried it")
 	} else {
 		parts = append(parts, "no header check")
 	}
