@@ -35,6 +35,11 @@ func Execute() int {
 // Execute and the tests share it.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	root := NewRootCmd(f)
+	// What completes flag values and ids is wanted only by the shell's
+	// completion request, not on every start.
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		addCompletions(root, f)
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	return handleError(f, root, args, err)
@@ -141,7 +146,6 @@ machine with no network and no real money.`,
 	addCommands(root, f)
 	addHelp(root)
 	addAliases(root)
-	addCompletions(root, f)
 	refuseUnknownSubcommands(root)
 	return root
 }
