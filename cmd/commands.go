@@ -19,24 +19,57 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
 
+// nouns are the top-level commands, in the order help lists them.
+var nouns = []struct {
+	name  string
+	build func(*cmdutil.Factory) *cobra.Command
+}{
+	{"checkout", checkout.NewCmd},
+	{"payments", payments.NewCmd},
+	{"login", profiles.NewLoginCmd},
+	{"logout", profiles.NewLogoutCmd},
+	{"profiles", profiles.NewCmd},
+	{"sandbox", sandbox.NewCmd},
+	{"version", version.NewCmd},
+	{"api", apicmd.NewCmd},
+	{"smoke", smoke.NewCmd},
+	{"doctor", doctor.NewCmd},
+	{"disputes", disputes.NewCmd},
+	{"dispute-webhooks", disputewebhooks.NewCmd},
+	{"webhooks", webhooks.NewCmd},
+	{"listen", listen.NewCmd},
+}
+
 // addCommands registers every noun of the surface.
 func addCommands(root *cobra.Command, f *cmdutil.Factory) {
-	root.AddCommand(
-		checkout.NewCmd(f),
-		payments.NewCmd(f),
-		profiles.NewLoginCmd(f),
-		profiles.NewLogoutCmd(f),
-		profiles.NewCmd(f),
-		sandbox.NewCmd(f),
-		version.NewCmd(f),
-		apicmd.NewCmd(f),
-		smoke.NewCmd(f),
-		doctor.NewCmd(f),
-		disputes.NewCmd(f),
-		disputewebhooks.NewCmd(f),
-		webhooks.NewCmd(f),
-		listen.NewCmd(f),
-	)
+	for _, n := range nouns {
+		root.AddCommand(n.build(f))
+	}
 	_ = root.RegisterFlagCompletionFunc("profile", profiles.CompleteNames(f))
 	completion.Init(root)
+}
+
+// onlyNoun is the noun a command line runs when its first word names one
+// exactly (bnpl payments list ...), so that a start builds that noun's
+// commands alone; "" when the whole tree is needed: a flag first, help,
+// completion, a typo to suggest for, or no words at all.
+func onlyNoun(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	for _, n := range nouns {
+		if n.name == args[0] {
+			return n.name
+		}
+	}
+	return ""
+}
+
+// addNoun registers the one noun named.
+func addNoun(root *cobra.Command, f *cmdutil.Factory, name string) {
+	for _, n := range nouns {
+		if n.name == name {
+			root.AddCommand(n.build(f))
+		}
+	}
 }

@@ -34,7 +34,7 @@ func Execute() int {
 // Run executes the command tree over f with args and returns the exit code;
 // Execute and the tests share it.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	root := NewRootCmd(f)
+	root := newRoot(f, onlyNoun(args))
 	// What completes flag values and ids is wanted only by the shell's
 	// completion request, not on every start.
 	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
@@ -94,7 +94,12 @@ func wantsJSON(f *cmdutil.Factory) bool {
 }
 
 // NewRootCmd builds the command tree over f.
-func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
+func NewRootCmd(f *cmdutil.Factory) *cobra.Command { return newRoot(f, "") }
+
+// newRoot builds the root with every noun, or with the one noun named
+// (see onlyNoun): the same commands, flags and behaviour for that noun,
+// without building the sixty others on every start.
+func newRoot(f *cmdutil.Factory, noun string) *cobra.Command {
 	g := f.Global
 	root := &cobra.Command{
 		Use:   "bnpl <noun> <verb> [flags]",
@@ -143,7 +148,11 @@ machine with no network and no real money.`,
 	root.SetVersionTemplate(`{{index .Root.Annotations "version_line"}}` + "\n")
 	root.Flags().Bool("version", false, "print the version, as bnpl version does")
 
-	addCommands(root, f)
+	if noun != "" {
+		addNoun(root, f, noun)
+	} else {
+		addCommands(root, f)
+	}
 	addHelp(root)
 	addAliases(root)
 	refuseUnknownSubcommands(root)

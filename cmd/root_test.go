@@ -224,3 +224,46 @@ func TestHelpTopicsFit80Columns(t *testing.T) {
 		}
 	}
 }
+
+// TestOneNounTreeMatchesTheWholeTree: a command line that starts with a
+// noun builds that noun alone; every command under it reads the same --help,
+// and a typo under it gets the same error, as with the whole tree.
+func TestOneNounTreeMatchesTheWholeTree(t *testing.T) {
+	run := func(build func(*cmdutil.Factory) *cobra.Command, args []string) (string, string, error) {
+		f, out, errOut := testFactory(t)
+		root := build(f)
+		root.SetArgs(args)
+		err := root.ExecuteContext(context.Background())
+		return out.String(), errOut.String(), err
+	}
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			p := append(append([]string(nil), path...), sub.Name())
+			paths = append(paths, p)
+			walk(sub, p)
+		}
+	}
+	f, _, _ := testFactory(t)
+	walk(NewRootCmd(f), nil)
+	checked := 0
+	for _, p := range paths {
+		noun := onlyNoun(p)
+		if noun == "" {
+			continue // help, completion and topics: the whole tree builds them
+		}
+		one := func(f *cmdutil.Factory) *cobra.Command { return newRoot(f, noun) }
+		for _, args := range [][]string{append(p, "--help"), append(p, "captrue")} {
+			wantOut, wantErr, wantE := run(NewRootCmd, args)
+			gotOut, gotErr, gotE := run(one, args)
+			if gotOut != wantOut || gotErr != wantErr || (gotE == nil) != (wantE == nil) || (gotE != nil && gotE.Error() != wantE.Error()) {
+				t.Errorf("bnpl %s differs with the one-noun tree:\n got %q %q %v\nwant %q %q %v", strings.Join(args, " "), gotOut, gotErr, gotE, wantOut, wantErr, wantE)
+			}
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Fatalf("only %d commands compared", checked)
+	}
+}
