@@ -169,9 +169,11 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 		if f.liveOnly != "" && t.Live {
 			mode += ": " + f.liveOnly + " have no test mode"
 		}
-		f.Noticef("using the embedded sandbox as %s (%s)", t.MerchantCode, mode)
+		if !f.liveLineDue(t) {
+			f.Noticef("using the embedded sandbox as %s (%s)", t.MerchantCode, mode)
+		}
 	}
-	if t.SandboxKeys {
+	if t.SandboxKeys && !f.liveLineDue(t) {
 		f.Noticef("using the sandbox at %s (%s) as %s (%s mode), with its built-in key", secret.RedactURL(t.BaseURL), config.EnvBaseURL, t.MerchantCode, modeName(t.Live))
 	}
 	f.announceLiveLocked(t)

@@ -19,12 +19,23 @@ import (
 // asks its "LIVE: ..." question under --quiet. Its colour (bold red) follows
 // stderr's colour rules: off under NO_COLOR, --no-color and CLICOLOR=0.
 func (f *Factory) announceLiveLocked(t *config.Target) {
-	if t == nil || !t.Live || f.liveShown || f.Global.Quiet || !f.IO.IsStderrTTY() {
+	if !f.liveLineDue(t) {
 		return
 	}
 	f.liveShown = true
 	cs := f.IO.ErrColors()
-	fmt.Fprintf(f.IO.ErrOut, "%s  %s\n", cs.LiveBadge("LIVE"), liveWhat(t))
+	what := liveWhat(t)
+	if f.liveOnly != "" && (t.Embedded || t.SandboxKeys) {
+		what += " (" + f.liveOnly + " are live only)"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s  %s\n", cs.LiveBadge("LIVE"), what)
+}
+
+// liveLineDue is whether announceLiveLocked writes the LIVE line for t.
+// It then says all that the embedded sandbox's own notice would, which
+// is left out.
+func (f *Factory) liveLineDue(t *config.Target) bool {
+	return t != nil && t.Live && !f.liveShown && !f.Global.Quiet && f.IO.IsStderrTTY()
 }
 
 // liveWhat says which merchant the live key reaches and where it came
@@ -33,7 +44,7 @@ func liveWhat(t *config.Target) string {
 	merchant := t.Merchant()
 	switch {
 	case t.Embedded:
-		return "the embedded sandbox's live mode, " + merchant
+		return "the embedded sandbox, " + merchant
 	case t.SandboxKeys:
 		return "the sandbox at " + secret.RedactURL(t.BaseURL) + ", live mode, " + merchant
 	case t.Sources["secret_key"] == config.SourceEnv:
