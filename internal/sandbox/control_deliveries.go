@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -32,20 +33,12 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 		writeError(w, badData("status must be failed"))
 		return
 	}
-	var err error
-	f.Forward = q.Has("after")
-	if f.After, err = cursorParam(q.Get("after")); err != nil {
+	pg, err := pageParams(q)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if f.Before, err = cursorParam(q.Get("before")); err != nil {
-		writeError(w, err)
-		return
-	}
-	if f.Limit, err = limitParam(q.Get("limit")); err != nil {
-		writeError(w, err)
-		return
-	}
+	f.After, f.Before, f.Forward, f.Limit = pg.after, pg.before, pg.forward, pg.limit
 	cursor := f.After
 	if !f.Forward {
 		// Where following starts: after everything there is now, whether
@@ -87,6 +80,29 @@ func (s *Sandbox) handleResend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, a)
+}
+
+// page is where a listing of a sandbox record starts and how much it takes:
+// ?after=SEQ (follow: the entries after it, oldest first), ?before=SEQ
+// (page back: older than it) and ?limit=N.
+type page struct {
+	after, before int64
+	forward       bool
+	limit         int
+}
+
+func pageParams(q url.Values) (page, error) {
+	var pg page
+	var err error
+	pg.forward = q.Has("after")
+	if pg.after, err = cursorParam(q.Get("after")); err != nil {
+		return pg, err
+	}
+	if pg.before, err = cursorParam(q.Get("before")); err != nil {
+		return pg, err
+	}
+	pg.limit, err = limitParam(q.Get("limit"))
+	return pg, err
 }
 
 func cursorParam(v string) (int64, error) {

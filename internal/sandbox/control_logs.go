@@ -23,20 +23,12 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Since = t
 	}
-	var err error
-	f.Forward = q.Has("after")
-	if f.After, err = cursorParam(q.Get("after")); err != nil {
+	pg, err := pageParams(q)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if f.Before, err = cursorParam(q.Get("before")); err != nil {
-		writeError(w, err)
-		return
-	}
-	if f.Limit, err = limitParam(q.Get("limit")); err != nil {
-		writeError(w, err)
-		return
-	}
+	f.After, f.Before, f.Forward, f.Limit = pg.after, pg.before, pg.forward, pg.limit
 	if s.reqlog == nil {
 		writeError(w, &apiError{status: 409, errorType: "conflict", message: "this sandbox keeps no request log: it was started with --no-request-log"})
 		return
