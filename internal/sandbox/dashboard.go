@@ -368,25 +368,11 @@ type dashPayments struct {
 
 func loadDashPayments(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
 	out := dashPayments{Reasons: api.DisputeReasons}
-	in, args := q.in()
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM payments WHERE merchant_code `+in, args...).Scan(&out.Total); err != nil {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, doc FROM payments WHERE merchant_code `+in+`
-		ORDER BY created_at DESC, seq DESC LIMIT ?`, append(args, dashPaymentLimit)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var doc []byte
-		if err := rows.Scan(&id, &doc); err != nil {
-			return nil, err
-		}
+	var err error
+	out.Total, err = newestDocs(ctx, s, "payments", q, dashPaymentLimit, func(id string, doc []byte) error {
 		rec, err := decodeRecord(doc, "id", id)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p := view(rec, q.Now)
 		row := dashPayment{ID: p.ID, Merchant: rec.MerchantCode, Mode: "live", Status: p.Status,
@@ -410,8 +396,9 @@ func loadDashPayments(ctx context.Context, s *Sandbox, q *dashQuery) (any, error
 			row.Disputes = true
 		}
 		out.Rows = append(out.Rows, row)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 type dashDispute struct {
@@ -434,32 +421,47 @@ func loadDashDisputes(ctx context.Context, s *Sandbox, q *dashQuery) (any, error
 			out.Statuses = append(out.Statuses, st)
 		}
 	}
+	var err error
+	out.Total, err = newestDocs(ctx, s, "disputes", q, dashDisputeLimit, func(id string, doc []byte) error {
+		var d disputeDoc
+		if err := json.Unmarshal(doc, &d); err != nil {
+			return corruptRow("disputes", "id", id, err)
+		}
+		v := d.view(q.Now, false)
+		out.Rows = append(out.Rows, dashDispute{ID: v.ID, Payment: v.PaymentID, Merchant: d.MerchantCode, Status: v.Status,
+			Reason: v.Reason, Amount: money.DisplayString(v.Amount, v.Currency), DaysLeft: v.DaysLeft, Created: v.CreatedAt,
+			Open: !finalDisputeStatuses[v.Status]})
+		return nil
+	})
+	return out, err
+}
+
+// newestDocs calls each with the id and document of the newest rows of
+// table (payments or disputes) of the listener's merchants, at most limit,
+// and answers how many rows there are in all.
+func newestDocs(ctx context.Context, s *Sandbox, table string, q *dashQuery, limit int, each func(id string, doc []byte) error) (int, error) {
 	in, args := q.in()
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM disputes WHERE merchant_code `+in, args...).Scan(&out.Total); err != nil {
-		return nil, err
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE merchant_code `+in, args...).Scan(&total); err != nil {
+		return 0, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, doc FROM disputes WHERE merchant_code `+in+`
-		ORDER BY created_at DESC, seq DESC LIMIT ?`, append(args, dashDisputeLimit)...)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, doc FROM `+table+` WHERE merchant_code `+in+`
+		ORDER BY created_at DESC, seq DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id string
 		var doc []byte
 		if err := rows.Scan(&id, &doc); err != nil {
-			return nil, err
+			return 0, err
 		}
-		var d disputeDoc
-		if err := json.Unmarshal(doc, &d); err != nil {
-			return nil, corruptRow("disputes", "id", id, err)
+		if err := each(id, doc); err != nil {
+			return 0, err
 		}
-		v := d.view(q.Now, false)
-		out.Rows = append(out.Rows, dashDispute{ID: v.ID, Payment: v.PaymentID, Merchant: d.MerchantCode, Status: v.Status,
-			Reason: v.Reason, Amount: money.DisplayString(v.Amount, v.Currency), DaysLeft: v.DaysLeft, Created: v.CreatedAt,
-			Open: !finalDisputeStatuses[v.Status]})
 	}
-	return out, rows.Err()
+	return total, rows.Err()
 }
 
 // dashWebhook is a webhook as the page shows it: the header's title only,
