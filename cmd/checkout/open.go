@@ -2,7 +2,6 @@ package checkout
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -79,20 +78,12 @@ func openRun(ctx context.Context, o *OpenOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := client.GetCheckout(ctx, o.ID)
+	s, u, err := checkoutURL(ctx, client, o.ID)
 	if err != nil {
 		return err
 	}
-	u := s.WebURL()
-	if u == "" {
-		return &noURLError{session: s}
-	}
 	if printer.IsJSON() {
-		rec, err := json.Marshal(map[string]string{"id": s.ID, "status": s.Status, "web_url": u})
-		if err != nil {
-			return err
-		}
-		return printer.Object(rec, nil)
+		return printURLRecord(printer, s, u)
 	}
 	explicit := strings.TrimSpace(o.Getenv("BROWSER")) != ""
 	var argv []string

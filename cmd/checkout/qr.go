@@ -83,20 +83,12 @@ func qrRun(ctx context.Context, o *QROptions) error {
 		return nil
 	}
 
-	s, err := client.GetCheckout(ctx, o.ID)
+	s, url, err := checkoutURL(ctx, client, o.ID)
 	if err != nil {
 		return err
 	}
-	url := s.WebURL()
-	if url == "" {
-		return &noURLError{session: s}
-	}
 	if printer.IsJSON() {
-		rec, err := json.Marshal(map[string]string{"id": s.ID, "status": s.Status, "web_url": url, "qr_code": s.QRCodeURL()})
-		if err != nil {
-			return err
-		}
-		return printer.Object(rec, nil)
+		return printURLRecord(printer, s, url, "qr_code", s.QRCodeURL())
 	}
 	code, err := qrcode.New(url, qrcode.Medium)
 	if err != nil {
@@ -104,6 +96,34 @@ func qrRun(ctx context.Context, o *QROptions) error {
 	}
 	_, err = fmt.Fprintf(o.IO.Out, "%s%s\n", code.ToSmallString(o.Invert), url)
 	return err
+}
+
+// checkoutURL reads session id and its checkout URL; a session that has
+// none (pre-scoring refused it) is a *noURLError.
+func checkoutURL(ctx context.Context, client *api.Client, id string) (*api.CheckoutSession, string, error) {
+	s, err := client.GetCheckout(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	u := s.WebURL()
+	if u == "" {
+		return s, "", &noURLError{session: s}
+	}
+	return s, u, nil
+}
+
+// printURLRecord prints, for -o json, the session's id, status and
+// checkout URL, with more fields given as name, value pairs.
+func printURLRecord(printer *output.Printer, s *api.CheckoutSession, u string, more ...string) error {
+	fields := map[string]string{"id": s.ID, "status": s.Status, "web_url": u}
+	for i := 0; i+1 < len(more); i += 2 {
+		fields[more[i]] = more[i+1]
+	}
+	rec, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	return printer.Object(rec, nil)
 }
 
 // noURLError is a session that has no checkout to open: pre-scoring

@@ -562,19 +562,7 @@ func TestPlanTable(t *testing.T) {
 	rows := [][]string{{
 		"3fa85f64-5717-4562-b3fc-2c963f66afa6", "AUTHORIZED", "1250.00 AED", "ORDER-2026-000123", "gift wrap please", "2026-11-22 09:28:33Z",
 	}}
-	show := func(plan []colPlan) string {
-		var parts []string
-		for i, c := range plan {
-			if c.show {
-				s := headers[i] + "=" + itoa(c.width)
-				if c.dateOnly {
-					s += "d"
-				}
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, " ")
-	}
+	show := func(plan []colPlan) string { return showPlan(headers, plan) }
 	for _, tt := range []struct {
 		total int
 		fit   bool
@@ -697,19 +685,7 @@ func TestPlanTableLinkedID(t *testing.T) {
 		{"7f3c2b1a-9e8d-4c7b-a6f5-e4d3c2b1a098", "evidence_merchant", "product_issue", "1250.00 AED", "5b1e8a3c-2f7d-4c1a-9e4b-7d2f1a6c3e90", "2", "2026-11-22 09:28:33Z"},
 		{"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "new", "not_delivered", "20.250 KWD", "0c9d4f2e-8a1b-4e7d-b3c5-1f6a9e2d7b48", "11", "2026-11-21 10:00:00Z"},
 	}
-	show := func(plan []colPlan) string {
-		var parts []string
-		for i, c := range plan {
-			if c.show {
-				s := headers[i] + "=" + itoa(c.width)
-				if c.dateOnly {
-					s += "d"
-				}
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, " ")
-	}
+	show := func(plan []colPlan) string { return showPlan(headers, plan) }
 	for _, tt := range []struct {
 		total int
 		want  string
@@ -728,4 +704,20 @@ func TestPlanTableLinkedID(t *testing.T) {
 			t.Errorf("width %d:\n got %s\nwant %s", tt.total, got, tt.want)
 		}
 	}
+}
+
+// showPlan writes a table plan as "ID=36 CREATED=10d": the columns shown,
+// their widths, d for a time cut to its date.
+func showPlan(headers []string, plan []colPlan) string {
+	var parts []string
+	for i, c := range plan {
+		if c.show {
+			s := headers[i] + "=" + itoa(c.width)
+			if c.dateOnly {
+				s += "d"
+			}
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
 }
