@@ -101,6 +101,12 @@ func TestLiveLineOnPTY(t *testing.T) {
 	if n := strings.Count(out, "LIVE  "); n != 1 {
 		t.Errorf("the LIVE line shows %d times:\n%s", n, out)
 	}
+	// The embedded sandbox on a terminal: one line, the LIVE line, says it
+	// all, why live included; no second notice saying the same.
+	out = onPTY(t, ptyEnv(t), "disputes", "list")
+	if !strings.Contains(out, "LIVE  the embedded sandbox, merchant ae-sandbox (disputes are live only)") || strings.Contains(out, "using the embedded sandbox") {
+		t.Errorf("disputes list on the embedded sandbox:\n%s", out)
+	}
 	// --live on the profile; the test key shows nothing.
 	if out := onPTY(t, prof, "payments", "list", "--live"); !strings.Contains(out, "LIVE  merchant ae-sandbox, live key of profile desk") {
 		t.Errorf("payments list --live shows no LIVE line:\n%s", out)
