@@ -39,32 +39,70 @@ var CheckoutLangs = []string{"en", "ar"}
 // in them.
 var serviceAssigned = []string{"id", "status", "created_at", "expires_at", "is_test", "captures", "refunds"}
 
+// Finding is one rule a request breaks, as both sides of the interface
+// report it: the client's local check prints Path and Message and sends
+// nothing; the sandbox answers Path, Code and Service in the service's
+// field-validation form, or, for a Value finding, Service alone in the
+// simple form ("could not create payment: ..."), as the service does for
+// its second line of validation.
+type Finding struct {
+	Path    string
+	Code    string // "required" or "invalid_value"
+	Message string // for a person at a terminal
+	Service string // in the service's words
+	Value   bool   // a value out of range rather than a malformed field
+	Type    bool   // a JSON value of the wrong type, which the service cannot decode
+}
+
+// Finding codes, as the service's field-validation form names them.
+const (
+	CodeRequired = "required"
+	CodeInvalid  = "invalid_value"
+)
+
 // ValidateCheckout checks a POST /api/v2/checkout body against what the
 // interface requires, and returns every problem found, each with its JSON
 // path, or nil when the body may be sent. knownCurrencies narrows the
 // currencies the merchant may use (its country's); nil allows any the
 // service settles in.
 func ValidateCheckout(body []byte, knownCurrencies []string) *ValidationError {
+	findings, decoded := checkCheckout(body, knownCurrencies)
 	v := &ValidationError{}
-	root, ok := decodeTree(body)
-	if !ok {
+	if !decoded {
 		v.Add("$", "must be a single JSON object")
 		return v
 	}
+	return problemsOf(v, findings)
+}
+
+// CheckCheckout applies to a checkout body the rules ValidateCheckout
+// applies, for the sandbox to answer them the service's way. decoded is
+// false when the body is not one JSON value.
+func CheckCheckout(body []byte) (findings []Finding, decoded bool) {
+	return checkCheckout(body, nil)
+}
+
+func checkCheckout(body []byte, knownCurrencies []string) ([]Finding, bool) {
+	root, ok := decodeTree(body)
+	if !ok {
+		return nil, false
+	}
+	r := &checkoutRules{known: knownCurrencies}
 	top, ok := root.(map[string]any)
 	if !ok {
-		v.Add("$", "must be a JSON object, got %s", kindOf(root))
-		return v
+		r.wrongType("$", "must be a JSON object, got %s", kindOf(root))
+		return r.findings, true
 	}
-	r := &checkoutRules{v: v}
 	for _, path := range duplicateKeys(body) {
 		r.add(path, "appears twice in its object: keep one")
 	}
 
-	if lang, ok := r.str(top, "lang", "$", true); ok && lang != "" && !oneOf(lang, CheckoutLangs) {
-		r.add("$.lang", "must be one of %s, got %q", strings.Join(CheckoutLangs, ", "), lang)
+	if lang, ok := r.str(top, "lang", "$", nonBlank); ok && !oneOf(lang, CheckoutLangs) {
+		r.addFinding(Finding{Path: "$.lang", Code: CodeInvalid,
+			Message: fmt.Sprintf("must be one of %s, got %q", strings.Join(CheckoutLangs, ", "), lang),
+			Service: "must be one of: ar, en"})
 	}
-	r.str(top, "merchant_code", "$", true)
+	r.str(top, "merchant_code", "$", nonBlank)
 	if urls, ok := r.obj(top, "merchant_urls", "$", false); ok {
 		for _, name := range []string{"success", "cancel", "failure"} {
 			r.redirectURL(urls, name, "$.merchant_urls")
@@ -72,38 +110,64 @@ func ValidateCheckout(body []byte, knownCurrencies []string) *ValidationError {
 	}
 	if tok, present := top["token"]; present && tok != nil {
 		if _, ok := tok.(string); !ok {
-			r.add("$.token", "must be a string or null, got %s", kindOf(tok))
+			r.wrongType("$.token", "must be a string or null, got %s", kindOf(tok))
 		}
 	}
 
 	p, ok := r.obj(top, "payment", "$", true)
 	if !ok {
-		return v.result()
+		return r.findings, true
 	}
-	r.payment(p, knownCurrencies)
-	return v.result()
+	r.payment(p)
+	return r.findings, true
 }
 
 // ValidateOrderItems checks a JSON array of order items, as a capture or a
 // refund sends them, with the places of currency ("" when not known yet).
 func ValidateOrderItems(body []byte, currency string) *ValidationError {
 	v := &ValidationError{}
-	root, ok := decodeTree(body)
-	if !ok {
+	findings, decoded := CheckMoveItems(body, currency)
+	if !decoded {
 		v.Add("$.items", "must be a single JSON array")
 		return v
 	}
-	items, ok := root.([]any)
+	return problemsOf(v, findings)
+}
+
+// CheckMoveItems applies the rules of a capture's or a refund's items to
+// their JSON, with the places of currency ("" when not known yet). The
+// interface leaves which item fields a capture or a refund must carry
+// unsaid, and the service's own plugins send items with no category, so
+// only what is sent is checked. decoded is false when body is not one JSON
+// value.
+func CheckMoveItems(body []byte, currency string) (findings []Finding, decoded bool) {
+	root, ok := decodeTree(body)
 	if !ok {
-		v.Add("$.items", "must be a JSON array of items, got %s", kindOf(root))
-		return v
+		return nil, false
 	}
-	r := &checkoutRules{v: v, currency: strings.ToUpper(currency), currencyOK: money.Known(currency)}
+	r := &checkoutRules{currency: strings.ToUpper(currency), currencyOK: money.Known(currency)}
 	for _, path := range duplicateKeys(body) {
 		r.add("$.items"+strings.TrimPrefix(path, "$"), "appears twice in its object: keep one")
 	}
-	for i, it := range items {
-		r.item(it, fmt.Sprintf("$.items[%d]", i))
+	list, ok := root.([]any)
+	if !ok {
+		r.wrongType("$.items", "must be a JSON array of items, got %s", kindOf(root))
+		return r.findings, true
+	}
+	for i, it := range list {
+		r.item(it, fmt.Sprintf("$.items[%d]", i), looseItem)
+	}
+	return r.findings, true
+}
+
+// DecodeTree reads exactly one JSON value with its numbers kept as
+// written, the way the rules read it; ok is false when body is not one
+// JSON value.
+func DecodeTree(body []byte) (any, bool) { return decodeTree(body) }
+
+func problemsOf(v *ValidationError, findings []Finding) *ValidationError {
+	for _, f := range findings {
+		v.Problems = append(v.Problems, Problem{Path: f.Path, Message: f.Message})
 	}
 	return v.result()
 }
@@ -129,8 +193,29 @@ func decodeTree(body []byte) (any, bool) {
 	return root, true
 }
 
+// need says what a string field must hold.
+type need int
+
+const (
+	optional   need = iota // may be absent, null or empty
+	nonBlank               // required: present, not null, not blank
+	mayBeEmpty             // required: present and not null, but may be ""
+	mayBeNull              // required: present, but may be "" or null
+)
+
+// itemKind says which rules an item follows: the payment's own order
+// items carry every required field; items of an order-history entry and
+// of a capture or refund are checked for what they send.
+type itemKind int
+
+const (
+	orderItem itemKind = iota
+	looseItem
+)
+
 type checkoutRules struct {
-	v *ValidationError
+	findings []Finding
+	known    []string
 	// currency of the payment, for the places of every amount;
 	// currencyOK is false when it is missing or unknown, and places are
 	// then not checked (the currency's own problem says enough).
@@ -138,9 +223,32 @@ type checkoutRules struct {
 	currencyOK bool
 }
 
-func (r *checkoutRules) add(path, format string, args ...any) { r.v.Add(path, format, args...) }
+// add records a malformed field; the service is told what the person is.
+func (r *checkoutRules) add(path, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.findings = append(r.findings, Finding{Path: path, Code: CodeInvalid, Message: msg, Service: msg})
+}
 
-func (r *checkoutRules) payment(p map[string]any, knownCurrencies []string) {
+func (r *checkoutRules) addFinding(f Finding) { r.findings = append(r.findings, f) }
+
+// wrongType records a value of the wrong JSON type.
+func (r *checkoutRules) wrongType(path, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.findings = append(r.findings, Finding{Path: path, Code: CodeInvalid, Message: msg, Service: msg, Type: true})
+}
+
+func (r *checkoutRules) required(path, message string) {
+	r.findings = append(r.findings, Finding{Path: path, Code: CodeRequired, Message: message, Service: "is required"})
+}
+
+// value records an amount or a count out of the range the service takes;
+// service is its simple-form message.
+func (r *checkoutRules) value(path, service, format string, args ...any) {
+	r.findings = append(r.findings, Finding{Path: path, Code: CodeInvalid, Message: fmt.Sprintf(format, args...),
+		Service: "could not create payment: " + service, Value: true})
+}
+
+func (r *checkoutRules) payment(p map[string]any) {
 	const at = "$.payment"
 	for _, k := range serviceAssigned {
 		if _, present := p[k]; present {
@@ -148,11 +256,13 @@ func (r *checkoutRules) payment(p map[string]any, knownCurrencies []string) {
 		}
 	}
 
-	if cur, ok := r.str(p, "currency", at, true); ok && cur != "" {
-		r.checkCurrency(cur, knownCurrencies)
+	if cur, ok := r.str(p, "currency", at, nonBlank); ok {
+		r.checkCurrency(cur)
 	}
-	r.amount(p, "amount", at, true, true)
-	r.str(p, "description", at, false)
+	if d, ok := r.amount(p, "amount", at, true); ok && !d.IsPositive() {
+		r.value(at+".amount", "should be positive", "%q must be greater than zero", d.String())
+	}
+	r.str(p, "description", at, optional)
 
 	if b, ok := r.obj(p, "buyer", at, true); ok {
 		r.buyer(b, at+".buyer", true)
@@ -177,19 +287,24 @@ func (r *checkoutRules) payment(p map[string]any, knownCurrencies []string) {
 	}
 }
 
-func (r *checkoutRules) checkCurrency(cur string, known []string) {
+func (r *checkoutRules) checkCurrency(cur string) {
 	const path = "$.payment.currency"
 	upper := strings.ToUpper(cur)
 	if !money.Known(upper) {
-		r.add(path, "%q is not a currency the service settles in (%s)", cur, strings.Join(money.Currencies(), ", "))
+		r.addFinding(Finding{Path: path, Code: CodeInvalid,
+			Message: fmt.Sprintf("%q is not a currency the service settles in (%s)", cur, strings.Join(money.Currencies(), ", ")),
+			Service: "must be one of: " + strings.Join(money.Currencies(), ", ")})
 		return
 	}
 	if cur != upper {
-		r.add(path, "write the currency in capitals: %q, not %q", upper, cur)
+		// ISO 4217 writes codes in capitals, and so does the service.
+		r.addFinding(Finding{Path: path, Code: CodeInvalid,
+			Message: fmt.Sprintf("write the currency in capitals: %q, not %q", upper, cur),
+			Service: "must be one of: " + strings.Join(money.Currencies(), ", ")})
 		return
 	}
 	r.currency, r.currencyOK = upper, true
-	if len(known) > 0 && !oneOf(upper, known) {
+	if known := r.known; len(known) > 0 && !oneOf(upper, known) {
 		quoted := make([]string, len(known))
 		for i, k := range known {
 			quoted[i] = "'" + k + "'"
@@ -202,50 +317,77 @@ func (r *checkoutRules) checkCurrency(cur string, known []string) {
 	}
 }
 
+// buyer: the payment's buyer has a name; an email and a phone are present
+// but may be empty (a store that has neither yet sends "", as the service's
+// own Magento module does). A history entry's buyer is checked for types.
 func (r *checkoutRules) buyer(b map[string]any, at string, strict bool) {
-	r.str(b, "name", at, strict)
-	if email, ok := r.str(b, "email", at, strict); ok && email != "" && !emailShape().MatchString(email) {
-		r.add(at+".email", "%q is not an email address", email)
+	name, contact := optional, optional
+	if strict {
+		name, contact = nonBlank, mayBeEmpty
 	}
-	r.str(b, "phone", at, strict)
+	r.str(b, "name", at, name)
+	if email, ok := r.str(b, "email", at, contact); ok && email != "" && !emailShape().MatchString(email) {
+		r.addFinding(Finding{Path: at + ".email", Code: CodeInvalid,
+			Message: fmt.Sprintf("%q is not an email address", email), Service: "is not a valid email address"})
+	}
+	r.str(b, "phone", at, contact)
 	r.date(b, "dob", at)
 }
 
+// address: the payment's shipping address carries city, address and zip,
+// each present; most of the UAE has no postal code, and the service's own
+// plugins send an empty city, address or zip, and a zip of null, for what
+// the store does not know. A history entry's address is checked for types.
 func (r *checkoutRules) address(a map[string]any, at string, strict bool) {
-	for _, k := range []string{"city", "address", "zip"} {
-		r.str(a, k, at, strict)
+	line, zip := optional, optional
+	if strict {
+		line, zip = mayBeEmpty, mayBeNull
 	}
+	r.str(a, "city", at, line)
+	r.str(a, "address", at, line)
+	r.str(a, "zip", at, zip)
 }
 
 func (r *checkoutRules) order(o map[string]any, at string) {
-	r.str(o, "reference_id", at, true)
+	r.str(o, "reference_id", at, nonBlank)
 	r.timestamp(o, "updated_at", at, false)
 	for _, k := range []string{"tax_amount", "shipping_amount", "discount_amount"} {
-		r.amount(o, k, at, false, false)
+		if d, ok := r.amount(o, k, at, false); ok && d.IsNegative() {
+			r.value(at+"."+k, "order amounts should be positive or zero", "%q must be zero or more", d.String())
+		}
 	}
 	if items, ok := r.arr(o, "items", at); ok {
 		for i, it := range items {
-			r.item(it, fmt.Sprintf("%s.items[%d]", at, i))
+			r.item(it, fmt.Sprintf("%s.items[%d]", at, i), orderItem)
 		}
 	}
 }
 
-func (r *checkoutRules) item(v any, at string) {
+func (r *checkoutRules) item(v any, at string, kind itemKind) {
 	it, ok := v.(map[string]any)
 	if !ok {
-		r.add(at, "must be an object, got %s", kindOf(v))
+		r.wrongType(at, "must be an object, got %s", kindOf(v))
 		return
 	}
-	r.str(it, "title", at, true)
-	if q, ok := r.integer(it, "quantity", at, true); ok && q < 1 {
-		r.add(at+".quantity", "must be at least 1, got %d", q)
+	strict := kind == orderItem
+	need := optional
+	if strict {
+		need = nonBlank
 	}
-	r.amount(it, "unit_price", at, true, false)
-	r.str(it, "category", at, true)
-	r.amount(it, "discount_amount", at, false, false)
+	r.str(it, "title", at, need)
+	if q, ok := r.integer(it, "quantity", at, strict); ok && q < 1 {
+		r.value(at+".quantity", "item quantity should be positive", "must be at least 1, got %d", q)
+	}
+	if d, ok := r.amount(it, "unit_price", at, strict); ok && d.IsNegative() {
+		r.value(at+".unit_price", "item unit price should be positive or zero", "%q must be zero or more", d.String())
+	}
+	r.str(it, "category", at, need)
+	if d, ok := r.amount(it, "discount_amount", at, false); ok && d.IsNegative() {
+		r.value(at+".discount_amount", "item discount amount should be positive or zero", "%q must be zero or more", d.String())
+	}
 	for _, k := range []string{"reference_id", "description", "gender", "color", "product_material",
 		"size_type", "size", "brand", "barcode", "ppn", "seller"} {
-		r.str(it, k, at, false)
+		r.str(it, k, at, optional)
 	}
 	r.webURL(it, "image_url", at)
 	r.webURL(it, "product_url", at)
@@ -257,8 +399,14 @@ func (r *checkoutRules) item(v any, at string) {
 	}
 }
 
+// buyerHistory: registered_since is present; a guest has no registration
+// date, and the service's own Magento module sends null for it.
 func (r *checkoutRules) buyerHistory(h map[string]any, at string) {
-	r.timestamp(h, "registered_since", at, true)
+	if _, present := h["registered_since"]; !present {
+		r.field(h, "registered_since", at, true)
+	} else {
+		r.timestamp(h, "registered_since", at, false)
+	}
 	if n, ok := r.integer(h, "loyalty_level", at, true); ok && n < 0 {
 		r.add(at+".loyalty_level", "must not be negative, got %d", n)
 	}
@@ -270,16 +418,21 @@ func (r *checkoutRules) buyerHistory(h map[string]any, at string) {
 	}
 }
 
+// historyEntry: the interface requires purchased_at, amount and status of
+// an entry; its items are checked for what they send, since the service's
+// own plugins send history items with no category and no quantity.
 func (r *checkoutRules) historyEntry(v any, at string) {
 	e, ok := v.(map[string]any)
 	if !ok {
-		r.add(at, "must be an object, got %s", kindOf(v))
+		r.wrongType(at, "must be an object, got %s", kindOf(v))
 		return
 	}
 	r.timestamp(e, "purchased_at", at, true)
-	r.amount(e, "amount", at, true, false)
-	r.str(e, "status", at, true)
-	r.str(e, "payment_method", at, false)
+	if d, ok := r.amount(e, "amount", at, true); ok && d.IsNegative() {
+		r.value(at+".amount", "order history amount should be positive or zero", "%q must be zero or more", d.String())
+	}
+	r.str(e, "status", at, nonBlank)
+	r.str(e, "payment_method", at, optional)
 	if b, ok := r.obj(e, "buyer", at, false); ok {
 		r.buyer(b, at+".buyer", false)
 	}
@@ -288,17 +441,19 @@ func (r *checkoutRules) historyEntry(v any, at string) {
 	}
 	if items, ok := r.arr(e, "items", at); ok {
 		for i, it := range items {
-			r.item(it, fmt.Sprintf("%s.items[%d]", at, i))
+			r.item(it, fmt.Sprintf("%s.items[%d]", at, i), looseItem)
 		}
 	}
 }
 
 func (r *checkoutRules) attachment(a map[string]any, at string) {
-	if body, ok := r.str(a, "body", at, true); ok && body != "" && !json.Valid([]byte(body)) {
+	if body, ok := r.str(a, "body", at, nonBlank); ok && !json.Valid([]byte(body)) {
 		r.add(at+".body", "must hold serialized JSON")
 	}
-	if ct, ok := r.str(a, "content_type", at, true); ok && ct != "" && !attachmentContentType().MatchString(ct) {
-		r.add(at+".content_type", "%q is not a vendor type such as application/vnd.acme.v1+json", ct)
+	if ct, ok := r.str(a, "content_type", at, nonBlank); ok && !attachmentContentType().MatchString(ct) {
+		r.addFinding(Finding{Path: at + ".content_type", Code: CodeInvalid,
+			Message: fmt.Sprintf("%q is not a vendor type such as application/vnd.acme.v1+json", ct),
+			Service: "must be application/vnd.<vendor>.v1+json"})
 	}
 }
 
@@ -318,27 +473,31 @@ func (r *checkoutRules) field(m map[string]any, key, at string, required bool) (
 	v, present := m[key]
 	if !present || v == nil {
 		if required {
-			r.add(at+"."+key, "is required")
+			r.required(at+"."+key, "is required")
 		}
 		return nil, false
 	}
 	return v, true
 }
 
-// str reads a string; ok is false when it is absent or not a string. A
-// required string must not be blank either.
-func (r *checkoutRules) str(m map[string]any, key, at string, required bool) (string, bool) {
-	v, ok := r.field(m, key, at, required)
+// str reads a string as n says; ok is false when it is absent, null, not a
+// string, or refused.
+func (r *checkoutRules) str(m map[string]any, key, at string, n need) (string, bool) {
+	path := at + "." + key
+	if _, present := m[key]; n == mayBeNull && present {
+		n = optional // present: null and "" are both taken
+	}
+	v, ok := r.field(m, key, at, n != optional)
 	if !ok {
 		return "", false
 	}
 	s, ok := v.(string)
 	if !ok {
-		r.add(at+"."+key, "must be a string, got %s", kindOf(v))
+		r.wrongType(path, "must be a string, got %s", kindOf(v))
 		return "", false
 	}
-	if required && strings.TrimSpace(s) == "" {
-		r.add(at+"."+key, "is required and must not be blank")
+	if n == nonBlank && strings.TrimSpace(s) == "" {
+		r.required(path, "is required and must not be blank")
 		return "", false
 	}
 	return s, true
@@ -351,7 +510,7 @@ func (r *checkoutRules) obj(m map[string]any, key, at string, required bool) (ma
 	}
 	o, ok := v.(map[string]any)
 	if !ok {
-		r.add(at+"."+key, "must be an object, got %s", kindOf(v))
+		r.wrongType(at+"."+key, "must be an object, got %s", kindOf(v))
 		return nil, false
 	}
 	return o, true
@@ -364,7 +523,7 @@ func (r *checkoutRules) arr(m map[string]any, key, at string) ([]any, bool) {
 	}
 	a, ok := v.([]any)
 	if !ok {
-		r.add(at+"."+key, "must be an array, got %s", kindOf(v))
+		r.wrongType(at+"."+key, "must be an array, got %s", kindOf(v))
 		return nil, false
 	}
 	return a, true
@@ -373,7 +532,7 @@ func (r *checkoutRules) arr(m map[string]any, key, at string) ([]any, bool) {
 func (r *checkoutRules) boolean(m map[string]any, key, at string) {
 	if v, ok := r.field(m, key, at, false); ok {
 		if _, ok := v.(bool); !ok {
-			r.add(at+"."+key, "must be true or false, got %s", kindOf(v))
+			r.wrongType(at+"."+key, "must be true or false, got %s", kindOf(v))
 		}
 	}
 }
@@ -387,72 +546,112 @@ func (r *checkoutRules) integer(m map[string]any, key, at string, required bool)
 	}
 	num, ok := v.(json.Number)
 	if !ok {
-		r.add(at+"."+key, "must be an integer, got %s", kindOf(v))
+		r.wrongType(at+"."+key, "must be an integer, got %s", kindOf(v))
 		return 0, false
 	}
 	n, err := strconv.ParseInt(num.String(), 10, 0)
 	if err != nil {
-		r.add(at+"."+key, "must be an integer, got %s", num)
+		r.wrongType(at+"."+key, "must be an integer, got %s", num)
 		return 0, false
 	}
 	return int(n), true
 }
 
-// amount reads a money value: a string holding a plain decimal with at
-// most the currency's places, above zero when positive, else zero or more.
-func (r *checkoutRules) amount(m map[string]any, key, at string, required, positive bool) (decimal.Decimal, bool) {
+// amount reads a money value: a JSON string in the amount grammar of
+// internal/money with at most the currency's places. Its sign is the
+// caller's to judge.
+func (r *checkoutRules) amount(m map[string]any, key, at string, required bool) (decimal.Decimal, bool) {
 	path := at + "." + key
 	v, ok := r.field(m, key, at, required)
 	if !ok {
-		return decimal.Zero, false
-	}
-	s, ok := v.(string)
-	if !ok {
-		if num, isNum := v.(json.Number); isNum {
-			r.add(path, "must be a string such as \"%s\": amounts are sent as strings", num)
-		} else {
-			r.add(path, "must be a string holding a decimal such as \"10.00\", got %s", kindOf(v))
-		}
-		return decimal.Zero, false
-	}
-	// Surrounding blanks would be refused by the service's decoder.
-	if s != strings.TrimSpace(s) {
-		r.add(path, "%q has blanks around the number", s)
 		return decimal.Zero, false
 	}
 	cur := ""
 	if r.currencyOK {
 		cur = r.currency
 	}
-	parse := money.ParseNonNegative
-	if positive {
-		parse = money.ParsePositive
-	}
-	d, err := parse(s, cur)
-	if err != nil {
-		var merr *money.Error
-		if errors.As(err, &merr) {
-			r.add(path, "%q %s", s, merr.Reason)
-		} else {
-			r.add(path, "%s", err)
-		}
+	d, f := CheckAmount(v, path, cur)
+	if f != nil {
+		r.addFinding(*f)
 		return decimal.Zero, false
 	}
 	return d, true
 }
 
+// CheckAmount reads one decoded JSON value (numbers as json.Number) as an
+// amount in currency ("" for the syntax only), the one way the client and
+// the sandbox read every amount: a string, never a JSON number, since the
+// interface and the published OpenAPI type amounts as strings; in the
+// grammar of money.Parse. The finding, when there is one, is at path.
+func CheckAmount(v any, path, currency string) (decimal.Decimal, *Finding) {
+	s, ok := v.(string)
+	if !ok {
+		f := &Finding{Path: path, Code: CodeInvalid, Type: true}
+		if num, isNum := v.(json.Number); isNum {
+			f.Message = fmt.Sprintf("must be a string such as \"%s\": amounts are sent as strings", num)
+			f.Service = fmt.Sprintf("must be a string, but got the number %s", num)
+		} else {
+			f.Message = fmt.Sprintf("must be a string holding a decimal such as \"10.00\", got %s", kindOf(v))
+			f.Service = "must be a string holding a decimal, but got " + kindOf(v)
+		}
+		return decimal.Zero, f
+	}
+	if reason := money.Syntax(s); reason != "" {
+		_, err := decimal.NewFromString(strings.TrimSpace(s))
+		return decimal.Zero, &Finding{Path: path, Code: CodeInvalid, Message: fmt.Sprintf("%q %s", s, reason),
+			Service: serviceSyntax(s, reason), Type: err != nil}
+	}
+	d, err := money.Parse(s, currency)
+	if err != nil {
+		var merr *money.Error
+		reason := err.Error()
+		if errors.As(err, &merr) {
+			reason = merr.Reason
+		}
+		return decimal.Zero, &Finding{Path: path, Code: CodeInvalid, Message: fmt.Sprintf("%q %s", s, reason),
+			Service: fmt.Sprintf("money supports only %d decimal places, but got: %d", money.Places(currency), places(s))}
+	}
+	return d, nil
+}
+
+// serviceSyntax words a refused amount the service's way: its decimal
+// reader's message for what is no number at all, the sandbox's own for a
+// number written outside the grammar.
+func serviceSyntax(s, reason string) string {
+	if _, err := decimal.NewFromString(strings.TrimSpace(s)); err != nil {
+		return fmt.Sprintf("error decoding string '%s': can't convert %s to decimal", s, s)
+	}
+	if strings.ContainsAny(s, "eE") && strings.TrimSpace(s) == s {
+		return fmt.Sprintf("exponent notation is not supported, but got '%s': write a plain decimal such as 100.00", s)
+	}
+	return fmt.Sprintf("'%s' %s", s, reason)
+}
+
+// places of an amount as written.
+func places(s string) int {
+	if _, frac, ok := strings.Cut(s, "."); ok {
+		return len(frac)
+	}
+	return 0
+}
+
 func (r *checkoutRules) date(m map[string]any, key, at string) {
-	s, ok := r.str(m, key, at, false)
+	s, ok := r.str(m, key, at, optional)
 	if !ok {
 		return
 	}
 	if _, err := time.Parse(time.DateOnly, s); err != nil {
-		r.add(at+"."+key, "%q is not a date YYYY-MM-DD", s)
+		r.addFinding(Finding{Path: at + "." + key, Code: CodeInvalid,
+			Message: fmt.Sprintf("%q is not a date YYYY-MM-DD", s), Service: "must be a date YYYY-MM-DD"})
 	}
 }
 
 func (r *checkoutRules) timestamp(m map[string]any, key, at string, required bool) {
-	s, ok := r.str(m, key, at, required)
+	n := optional
+	if required {
+		n = nonBlank
+	}
+	s, ok := r.str(m, key, at, n)
 	if !ok {
 		return
 	}
@@ -468,7 +667,7 @@ func (r *checkoutRules) timestamp(m map[string]any, key, at string, required boo
 // since a mobile app's own scheme (myapp://checkout/done) is as valid a
 // destination as a web page.
 func (r *checkoutRules) redirectURL(m map[string]any, key, at string) {
-	s, ok := r.str(m, key, at, false)
+	s, ok := r.str(m, key, at, optional)
 	if !ok || s == "" {
 		return
 	}
@@ -479,7 +678,7 @@ func (r *checkoutRules) redirectURL(m map[string]any, key, at string) {
 
 // webURL checks an optional absolute http(s) address.
 func (r *checkoutRules) webURL(m map[string]any, key, at string) {
-	s, ok := r.str(m, key, at, false)
+	s, ok := r.str(m, key, at, optional)
 	if !ok || s == "" {
 		return
 	}

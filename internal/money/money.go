@@ -45,30 +45,69 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("invalid amount %q: %s", e.Value, e.Reason)
 }
 
-// Parse reads s as an amount in currency: a plain decimal number (no
-// exponent, no sign other than a leading minus, no thousands separators)
-// with at most the currency's places. An empty currency checks the syntax
-// only, with no bound on the places: commands use it to refuse a malformed
-// --amount before they read the payment that tells its currency. The sign
-// is not checked; see ParsePositive and ParseNonNegative.
+// Parse reads s as an amount in currency. The grammar is the one every
+// amount of the service follows, in checkout, captures, refunds, items and
+// bulk rows: digits, then optionally a point and more digits ("123",
+// "123.4", "123.45"), at most the currency's places, nothing around it. A
+// leading minus is read so that a negative amount is refused by the sign
+// rules with a message about the sign (see ParsePositive and
+// ParseNonNegative); exponents ("1e3"), a plus sign, blanks, ".5", "1.",
+// thousands separators and digits of other scripts are not amounts. Fewer
+// places than the currency's ("115.5" in AED) are fine.
+//
+// An empty currency checks the syntax only, with no bound on the places:
+// commands use it to refuse a malformed --amount before they read the
+// payment that tells its currency.
 func Parse(s, currency string) (decimal.Decimal, error) {
-	raw := s
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return decimal.Zero, &Error{Value: raw, Reason: "is empty"}
-	}
-	if !plainDecimal(s) {
-		return decimal.Zero, &Error{Value: raw, Reason: "is not a decimal number such as 10.50"}
+	if reason := Syntax(s); reason != "" {
+		return decimal.Zero, &Error{Value: s, Reason: reason}
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
-		return decimal.Zero, &Error{Value: raw, Reason: "is not a decimal number such as 10.50"}
+		// Syntax admits only what the decimal reader reads exactly.
+		return decimal.Zero, &Error{Value: s, Reason: "is not a decimal number such as 10.50"}
 	}
 	if p := decimalPlaces(s); currency != "" && p > Places(currency) {
-		return decimal.Zero, &Error{Value: raw, Reason: fmt.Sprintf("%s allows at most %d decimal places, got %d",
-			strings.ToUpper(currency), Places(currency), p)}
+		return decimal.Zero, &Error{Value: s, Reason: PlacesReason(currency, p)}
 	}
 	return d, nil
+}
+
+// PlacesReason says that an amount has p places where currency allows
+// fewer.
+func PlacesReason(currency string, p int32) string {
+	return fmt.Sprintf("%s allows at most %d decimal places, got %d", strings.ToUpper(currency), Places(currency), p)
+}
+
+// Syntax says what keeps s from being written as an amount, or "" when it
+// is one: -?digits(.digits)?. Each reason names the fix.
+func Syntax(s string) string {
+	switch {
+	case s == "":
+		return "is empty"
+	case strings.TrimSpace(s) != s:
+		return "has blanks around the number: write the digits only"
+	case plainDecimal(s):
+		return ""
+	case strings.HasPrefix(s, "+"):
+		return "has a plus sign: write the digits only, such as 10.50"
+	case strings.ContainsAny(s, "eE") && exponentForm(s):
+		return "uses exponent notation: write a plain decimal such as 100.00"
+	case strings.HasPrefix(strings.TrimPrefix(s, "-"), "."):
+		return "needs a digit before the point, such as 0.5"
+	case strings.HasSuffix(s, "."):
+		return "needs digits after the point, such as 10.50, or no point"
+	case strings.Contains(s, ","):
+		return "has a separator: write the digits with no thousands separator, such as 1250.00"
+	}
+	return "is not a decimal number such as 10.50"
+}
+
+// exponentForm reports whether s reads as a number with an exponent, so
+// the message can say so rather than something vaguer.
+func exponentForm(s string) bool {
+	_, err := decimal.NewFromString(s)
+	return err == nil
 }
 
 // ParsePositive is Parse that also requires the amount to be above zero.
@@ -140,8 +179,9 @@ func decimalPlaces(s string) int32 {
 	return 0
 }
 
-// plainDecimal accepts -?digits(.digits)? and rejects exponents, NaN,
-// Infinity, "1.", ".5" and separators, which the service does not take.
+// plainDecimal accepts -?digits(.digits)? (ASCII digits) and rejects
+// exponents, NaN, Infinity, "1.", ".5", signs other than a leading minus
+// and separators, which the service does not take.
 func plainDecimal(s string) bool {
 	s = strings.TrimPrefix(s, "-")
 	intPart, frac, hasDot := strings.Cut(s, ".")

@@ -6,15 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"regexp"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
@@ -60,34 +55,65 @@ func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 		writeError(w, bodyRefusal(err, badData("could not decode request")))
 		return
 	}
-	var req api.CheckoutRequest
-	var present struct {
-		Payment map[string]json.RawMessage `json:"payment"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	// The rules are the client's own (internal/api), so the sandbox refuses
+	// exactly what `bnpl checkout create` refuses before sending. In the
+	// service's order: what cannot be decoded (not JSON, a value of the
+	// wrong type), then the merchant and its token, then malformed fields,
+	// all together in the field-validation form, then the currency of the
+	// merchant, then values out of range in the simple form.
+	findings, decoded := api.CheckCheckout(body)
+	if !decoded {
 		writeError(w, badData("could not decode request"))
 		return
 	}
-	_ = json.Unmarshal(body, &present) // the same bytes decoded above; only presence matters
-	if req.MerchantCode != c.merchant.Code {
+	var malformed []fieldError
+	var outOfRange *api.Finding
+	for i, f := range findings {
+		switch {
+		case f.Type:
+			writeError(w, badData("could not decode request"))
+			return
+		case f.Value:
+			if outOfRange == nil {
+				outOfRange = &findings[i]
+			}
+		default:
+			malformed = append(malformed, fieldError{Field: f.Path, Code: f.Code, Message: f.Service})
+		}
+	}
+	var head struct {
+		MerchantCode string  `json:"merchant_code"`
+		Token        *string `json:"token"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil {
+		writeError(w, badData("could not decode request"))
+		return
+	}
+	if head.MerchantCode != c.merchant.Code {
 		writeError(w, notAuthorized("merchant is null"))
 		return
 	}
-	if req.Token != nil && !c.merchant.TokensEnabled {
+	if head.Token != nil && !c.merchant.TokensEnabled {
 		writeError(w, errTokensDisabled)
 		return
 	}
-	_, amountSent := present.Payment["amount"]
-	if err := validateCheckout(&req, amountSent); err != nil {
-		writeError(w, err)
+	if len(malformed) > 0 {
+		writeError(w, fieldErrors(malformed...))
+		return
+	}
+	// Whatever the rules accept decodes (FuzzValidateCheckout holds them
+	// to it).
+	var req api.CheckoutRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, badData("could not decode request"))
 		return
 	}
 	if req.Payment.Currency != c.merchant.Currency {
 		writeError(w, badData(fmt.Sprintf("could not create payment: only '%s' is supported, but got '%s'", c.merchant.Currency, req.Payment.Currency)))
 		return
 	}
-	if err := checkPositive(&req.Payment); err != nil {
-		writeError(w, err)
+	if outOfRange != nil {
+		writeError(w, badData(outOfRange.Service))
 		return
 	}
 	now, err := s.now(r.Context())
@@ -262,194 +288,4 @@ func (s *Sandbox) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Content-Length", fmt.Sprint(len(png)))
 	_, _ = io.Copy(w, bytes.NewReader(png))
-}
-
-var (
-	emailPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`) })
-	// attachmentTypeExpr is the client's rule (internal/api), so that a
-	// content type the client lets through is not refused here: a vendor
-	// of letters, digits, '.', '+', '-' and '_', in any case, as media
-	// types are case-insensitive.
-	attachmentTypeExpr = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^application/vnd\.[a-z0-9][a-z0-9.+_-]*\.v1\+json$`)
-	})
-)
-
-// validateCheckout checks the fields of a creation request and answers every
-// problem at once in the field-validation form.
-func validateCheckout(req *api.CheckoutRequest, amountSent bool) error {
-	var errs []fieldError
-	required := func(path string) {
-		errs = append(errs, fieldError{Field: path, Code: "required", Message: "is required"})
-	}
-	invalid := func(path, msg string) {
-		errs = append(errs, fieldError{Field: path, Code: "invalid_value", Message: msg})
-	}
-	places := func(path string, d *decimal.Decimal) {
-		if d != nil && -d.Exponent() > money.Places(req.Payment.Currency) {
-			invalid(path, placesMessage(req.Payment.Currency, d))
-		}
-	}
-	if req.Lang == "" {
-		required("$.lang")
-	} else if req.Lang != "en" && req.Lang != "ar" {
-		invalid("$.lang", "must be one of: ar, en")
-	}
-	p := &req.Payment
-	if !amountSent {
-		required("$.payment.amount")
-	} else {
-		places("$.payment.amount", &p.Amount)
-	}
-	if p.Currency == "" {
-		required("$.payment.currency")
-	} else if !slices.Contains(money.Currencies(), p.Currency) {
-		// An unknown code (or a known one not in upper case, as ISO 4217
-		// writes them) is an invalid value. A known code that is not the
-		// merchant's is refused later, in the simple form.
-		invalid("$.payment.currency", "must be one of: "+strings.Join(money.Currencies(), ", "))
-	}
-	if p.Buyer == nil {
-		required("$.payment.buyer")
-	} else {
-		validateBuyer("$.payment.buyer", p.Buyer, true, required, invalid)
-	}
-	if p.ShippingAddress == nil {
-		required("$.payment.shipping_address")
-	} else {
-		validateAddress("$.payment.shipping_address", p.ShippingAddress, required)
-	}
-	if p.Order == nil {
-		required("$.payment.order")
-	} else {
-		if p.Order.ReferenceID == "" {
-			required("$.payment.order.reference_id")
-		}
-		places("$.payment.order.tax_amount", p.Order.TaxAmount)
-		places("$.payment.order.shipping_amount", p.Order.ShippingAmount)
-		places("$.payment.order.discount_amount", p.Order.DiscountAmount)
-		for i := range p.Order.Items {
-			it := &p.Order.Items[i]
-			path := fmt.Sprintf("$.payment.order.items[%d]", i)
-			if it.Title == "" {
-				required(path + ".title")
-			}
-			if it.Category == "" {
-				required(path + ".category")
-			}
-			places(path+".unit_price", &it.UnitPrice)
-			places(path+".discount_amount", it.DiscountAmount)
-		}
-	}
-	if p.BuyerHistory == nil {
-		required("$.payment.buyer_history")
-	} else if p.BuyerHistory.RegisteredSince == nil {
-		required("$.payment.buyer_history.registered_since")
-	}
-	for i := range p.OrderHistory {
-		h := &p.OrderHistory[i]
-		path := fmt.Sprintf("$.payment.order_history[%d]", i)
-		if h.PurchasedAt == nil {
-			required(path + ".purchased_at")
-		}
-		if h.Status == "" {
-			required(path + ".status")
-		}
-		places(path+".amount", &h.Amount)
-		if h.Buyer != nil {
-			validateBuyer(path+".buyer", h.Buyer, false, required, invalid)
-		}
-	}
-	if a := p.Attachment; a != nil {
-		if !attachmentTypeExpr().MatchString(a.ContentType) {
-			invalid("$.payment.attachment.content_type", "must be application/vnd.<vendor>.v1+json")
-		}
-		if !json.Valid([]byte(a.Body)) {
-			invalid("$.payment.attachment.body", "must hold serialized JSON")
-		}
-	}
-	if u := req.MerchantURLs; u != nil {
-		for _, f := range []struct{ name, value string }{{"success", u.Success}, {"cancel", u.Cancel}, {"failure", u.Failure}} {
-			if f.value == "" {
-				continue
-			}
-			if parsed, err := url.Parse(f.value); err != nil || !parsed.IsAbs() || parsed.Host == "" {
-				invalid("$.merchant_urls."+f.name, "must be an absolute URL")
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return fieldErrors(errs...)
-	}
-	return nil
-}
-
-func validateBuyer(path string, b *api.Buyer, strict bool, required func(string), invalid func(string, string)) {
-	if strict {
-		if b.Name == "" {
-			required(path + ".name")
-		}
-		if b.Email == "" {
-			required(path + ".email")
-		}
-		if b.Phone == "" {
-			required(path + ".phone")
-		}
-	}
-	if b.Email != "" && !emailPattern().MatchString(b.Email) {
-		invalid(path+".email", "is not a valid email address")
-	}
-	if b.DOB != "" {
-		if _, err := time.Parse(time.DateOnly, b.DOB); err != nil {
-			invalid(path+".dob", "must be a date YYYY-MM-DD")
-		}
-	}
-}
-
-func validateAddress(path string, a *api.ShippingAddress, required func(string)) {
-	if a.City == "" {
-		required(path + ".city")
-	}
-	if a.Address == "" {
-		required(path + ".address")
-	}
-	if a.Zip == "" {
-		required(path + ".zip")
-	}
-}
-
-func placesMessage(currency string, d *decimal.Decimal) string {
-	return fmt.Sprintf("money supports only %d decimal places, but got: %d", money.Places(currency), -d.Exponent())
-}
-
-// checkPositive is the service's second line of validation, answered in the
-// simple form.
-func checkPositive(p *api.Payment) error {
-	if !p.Amount.IsPositive() {
-		return badData("could not create payment: should be positive")
-	}
-	if o := p.Order; o != nil {
-		for _, d := range []*decimal.Decimal{o.TaxAmount, o.ShippingAmount, o.DiscountAmount} {
-			if d != nil && d.IsNegative() {
-				return badData("could not create payment: order amounts should be positive or zero")
-			}
-		}
-		for _, it := range o.Items {
-			if it.Quantity < 1 {
-				return badData("could not create payment: item quantity should be positive")
-			}
-			if it.UnitPrice.IsNegative() {
-				return badData("could not create payment: item unit price should be positive or zero")
-			}
-			if it.DiscountAmount != nil && it.DiscountAmount.IsNegative() {
-				return badData("could not create payment: item discount amount should be positive or zero")
-			}
-		}
-	}
-	for _, h := range p.OrderHistory {
-		if h.Amount.IsNegative() {
-			return badData("could not create payment: order history amount should be positive or zero")
-		}
-	}
-	return nil
 }

@@ -183,14 +183,20 @@ func TestCheckoutValidation(t *testing.T) {
 	price["payment"].(map[string]any)["order"].(map[string]any)["items"] = []any{map[string]any{"title": "x", "category": "c", "quantity": 1, "unit_price": "-1.00"}}
 	wantError(t, post(price), 400, "bad_data", "could not create payment: item unit price should be positive or zero")
 
-	// KWD takes three places; numbers as JSON numbers decode too.
+	// KWD takes three places.
 	s := e.createSession(checkoutBody("kw-sandbox", "KWD", "10.125"), kwTest)
 	if s.Payment.Amount.String() != "10.125" {
 		t.Fatalf("KWD amount %s", s.Payment.Amount)
 	}
 	wantFieldError(t, e.do("ae", "POST", "/api/v2/checkout", kwTest, checkoutBody("kw-sandbox", "KWD", "10.1255")),
 		"$.payment.amount", "invalid_value", "money supports only 3 decimal places, but got: 4")
-	e.createSession(set(base(), "payment.amount", 100.5), aeTest)
+	// Amounts are strings, as the published OpenAPI types them: a JSON
+	// number is a parameter of the wrong type.
+	wantError(t, post(set(base(), "payment.amount", 100.5)), 400, "bad_data", "could not decode request")
+	wantError(t, post(set(base(), "payment.amount", "+100")), 400, "bad_data", "")
+	wantFieldError(t, post(set(base(), "payment.amount", " 100")), "$.payment.amount", "invalid_value", "' 100' has blanks around the number: write the digits only")
+	wantFieldError(t, post(set(base(), "payment.amount", "1e3")), "$.payment.amount", "invalid_value", "exponent notation is not supported, but got '1e3': write a plain decimal such as 100.00")
+	wantFieldError(t, post(set(base(), "payment.order.tax_amount", ".5")), "$.payment.order.tax_amount", "invalid_value", "'.5' needs a digit before the point, such as 0.5")
 }
 
 func TestUnknownPathsAndMethods(t *testing.T) {

@@ -115,68 +115,90 @@ func decodeMoveBody(r *http.Request, into any) error {
 	return nil
 }
 
-// captureBody is a capture request with its amounts kept raw, so that each
-// bad amount gets the service's own message instead of a decoding error.
+// captureBody is a capture request with its amounts and items kept raw,
+// so that each is read by the rules the client applies before sending
+// (internal/api) and a bad one gets the service's own message instead of
+// a decoding error.
 type captureBody struct {
 	Amount         json.RawMessage `json:"amount"`
 	ReferenceID    string          `json:"reference_id"`
 	TaxAmount      json.RawMessage `json:"tax_amount"`
 	ShippingAmount json.RawMessage `json:"shipping_amount"`
 	DiscountAmount json.RawMessage `json:"discount_amount"`
-	Items          []api.OrderItem `json:"items"`
+	Items          json.RawMessage `json:"items"`
 }
 
-// rawAmount reads an amount sent as a JSON string or number. ok is false
-// when the field was absent or null.
-func rawAmount(raw json.RawMessage) (text string, ok bool) {
+// sentValue reports whether a raw field was sent with a value: absent and
+// null are the same.
+func sentValue(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// moveAmount reads an amount of a capture or a refund the one way every
+// amount is read: a JSON string in the grammar of internal/money with at
+// most the currency's places. A JSON number is refused, since the
+// published OpenAPI types amounts as strings. f says what is wrong.
+func moveAmount(raw json.RawMessage, path, currency string) (decimal.Decimal, *api.Finding) {
+	v, ok := api.DecodeTree(raw)
+	if !ok {
+		return decimal.Zero, &api.Finding{Path: path, Code: api.CodeInvalid, Service: "could not decode the amount"}
+	}
+	return api.CheckAmount(v, path, currency)
+}
+
+// notANumber reports whether a refused amount was not a number at all,
+// which the service's decimal reader words in the simple form.
+func notANumber(f *api.Finding) bool {
+	return strings.HasPrefix(f.Service, "error decoding string ")
+}
+
+// moveItems reads a capture's or a refund's items by the client's rules
+// for them, answering what is wrong in the field-validation form.
+func moveItems(raw json.RawMessage, currency string) ([]api.OrderItem, error) {
+	if !sentValue(raw) {
+		return nil, nil
+	}
+	findings, _ := api.CheckMoveItems(raw, currency)
+	if len(findings) > 0 {
+		errs := make([]fieldError, 0, len(findings))
+		for _, f := range findings {
+			msg := f.Service
+			if f.Value {
+				msg = f.Message
+			}
+			errs = append(errs, fieldError{Field: f.Path, Code: f.Code, Message: msg})
+		}
+		return nil, fieldErrors(errs...)
+	}
+	var items []api.OrderItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, badData("failed to decode request")
+	}
+	return items, nil
+}
+
+// rawAmount reads an amount of the dispute endpoints sent as a JSON string
+// or number. ok is false when the field was absent or null.
+func rawAmount(raw json.RawMessage) (text string, ok bool) {
+	if !sentValue(raw) {
 		return "", false
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s, true
 	}
-	return string(raw), true
+	return string(bytes.TrimSpace(raw)), true
 }
 
-// parseAmount reads text as an amount in currency; reason says what is
-// wrong, in the service's words.
-func parseAmount(text, currency string) (d decimal.Decimal, reason string) {
-	d, reason = decodeAmount(text)
-	if reason != "" {
-		return decimal.Zero, reason
-	}
-	if reason = amountValueProblem(text, d, currency); reason != "" {
-		return decimal.Zero, reason
+// parseAmount reads text as an amount in currency by the grammar of
+// internal/money; reason says what is wrong, in the service's words.
+func parseAmount(text, currency string) (decimal.Decimal, string) {
+	d, f := api.CheckAmount(text, "$.amount", currency)
+	if f != nil {
+		return decimal.Zero, f.Service
 	}
 	return d, ""
-}
-
-// decodeAmount reads text as a number; when it is none (NaN, words), the
-// reason is worded as the service's decimal decoder words it.
-func decodeAmount(text string) (decimal.Decimal, string) {
-	d, err := decimal.NewFromString(strings.TrimSpace(text))
-	if err != nil {
-		return decimal.Zero, fmt.Sprintf("error decoding string '%s': can't convert %s to decimal", text, text)
-	}
-	return d, ""
-}
-
-// amountValueProblem says what is wrong with a decoded amount as money, or
-// "". The decimal library reads exponent notation ("1e2") but the
-// service's amounts are plain decimal strings, so it is refused as an
-// invalid value, the same way for captures and refunds. Too many places
-// for the currency is the other problem.
-func amountValueProblem(text string, d decimal.Decimal, currency string) string {
-	// Decoding succeeded, so an e or E can only be an exponent marker.
-	if strings.ContainsAny(text, "eE") {
-		return fmt.Sprintf("exponent notation is not supported, but got '%s': write a plain decimal such as 100.00", strings.TrimSpace(text))
-	}
-	if -d.Exponent() > money.Places(currency) {
-		return placesMessage(currency, &d)
-	}
-	return ""
 }
 
 func captureError(reason string) error {
@@ -194,31 +216,40 @@ func (s *Sandbox) handleCapture(w http.ResponseWriter, r *http.Request, c caller
 		writeError(w, err)
 		return
 	}
-	text, sent := rawAmount(body.Amount)
-	if !sent {
+	if !sentValue(body.Amount) {
 		writeError(w, captureError("amount is required"))
 		return
 	}
-	amount, reason := parseAmount(text, c.merchant.Currency)
-	if reason == "" && !amount.IsPositive() {
+	amount, f := moveAmount(body.Amount, "$.amount", c.merchant.Currency)
+	reason := ""
+	if f != nil {
+		reason = f.Service
+	} else if !amount.IsPositive() {
 		reason = "amount should be positive"
 	}
 	if reason != "" {
 		writeError(w, captureError(reason))
 		return
 	}
-	capture := api.Capture{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Items: body.Items}
+	items, err := moveItems(body.Items, c.merchant.Currency)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	capture := api.Capture{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Items: items}
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
 		dst  **decimal.Decimal
 	}{{"tax_amount", body.TaxAmount, &capture.TaxAmount}, {"shipping_amount", body.ShippingAmount, &capture.ShippingAmount}, {"discount_amount", body.DiscountAmount, &capture.DiscountAmount}} {
-		text, sent := rawAmount(f.raw)
-		if !sent {
+		if !sentValue(f.raw) {
 			continue
 		}
-		d, reason := parseAmount(text, c.merchant.Currency)
-		if reason == "" && d.IsNegative() {
+		d, bad := moveAmount(f.raw, "$."+f.name, c.merchant.Currency)
+		reason := ""
+		if bad != nil {
+			reason = bad.Service
+		} else if d.IsNegative() {
 			reason = "should be positive or zero"
 		}
 		if reason != "" {
@@ -264,7 +295,7 @@ type refundBody struct {
 	Amount      json.RawMessage `json:"amount"`
 	ReferenceID string          `json:"reference_id"`
 	Reason      string          `json:"reason"`
-	Items       []api.OrderItem `json:"items"`
+	Items       json.RawMessage `json:"items"`
 }
 
 func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller) {
@@ -279,17 +310,17 @@ func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 		return
 	}
 	amount := decimal.Zero
-	if text, sent := rawAmount(body.Amount); sent {
-		// A refund words the two kinds of problem differently: an
-		// undecodable amount in the simple form, a decoded one that is
-		// not valid money in the field-validation form.
-		d, reason := decodeAmount(text)
-		if reason != "" {
-			writeError(w, badData(reason))
+	if sentValue(body.Amount) {
+		// A refund words the two kinds of problem differently: what is no
+		// number at all in the simple form, the rest in the
+		// field-validation form.
+		d, f := moveAmount(body.Amount, "$.amount", c.merchant.Currency)
+		if f != nil && notANumber(f) {
+			writeError(w, badData(f.Service))
 			return
 		}
-		if reason := amountValueProblem(text, d, c.merchant.Currency); reason != "" {
-			writeError(w, fieldErrors(fieldError{Field: "$.amount", Code: "invalid_value", Message: reason}))
+		if f != nil {
+			writeError(w, fieldErrors(fieldError{Field: f.Path, Code: f.Code, Message: f.Service}))
 			return
 		}
 		amount = d
@@ -298,7 +329,12 @@ func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 		writeError(w, badData("refund amount is less then or equals zero"))
 		return
 	}
-	refund := api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: body.Items}
+	items, err := moveItems(body.Items, c.merchant.Currency)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	refund := api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: items}
 	s.runMove(w, r, id, c.visibility(), s.refundMove(refund))
 }
 
