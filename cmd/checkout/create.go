@@ -102,7 +102,7 @@ since a second one would create a second payment.`,
   bnpl checkout create --file testdata/checkout.json --reference-id ORDER-1002 --amount 99.50
   bnpl checkout create --amount 120.00 --currency AED --reference-id ORDER-1003 \
       --buyer-name "Layla Haddad" --buyer-email otp.success@tabby.ai --buyer-phone +971500000001 \
-      --shipping-city Dubai --shipping-address "Marina Heights 1204" --shipping-zip 00000 \
+      --shipping-city Dubai --shipping-address "Marina Heights 1204" \
       --item "Trail running shoes:1:120.00:Footwear"
   cat testdata/checkout.json | bnpl checkout create --file - -o json --jq .payment.id`,
 		Args: cmdutil.NoArgs,
@@ -378,6 +378,14 @@ func (o *CreateOptions) fillDefaults(root map[string]any, target *config.Target)
 			"loyalty_level":    0,
 		}, "payment", "buyer_history")
 		filled = append(filled, "buyer_history (registered_since=now, loyalty_level=0)")
+	}
+	// Most of the UAE has no postal code: an address given without one
+	// carries an empty zip, as real orders do.
+	if addr, ok := lookup(root, "payment", "shipping_address").(map[string]any); ok {
+		if _, has := addr["zip"]; !has {
+			addr["zip"] = ""
+			filled = append(filled, `zip=""`)
+		}
 	}
 	return filled
 }

@@ -260,7 +260,7 @@ func (r *checkoutRules) payment(p map[string]any) {
 		r.checkCurrency(cur)
 	}
 	if d, ok := r.amount(p, "amount", at, true); ok && !d.IsPositive() {
-		r.value(at+".amount", "should be positive", "%q must be greater than zero", d.String())
+		r.value(at+".amount", "should be positive", "%q must be greater than zero", written(p, "amount"))
 	}
 	r.str(p, "description", at, optional)
 
@@ -353,7 +353,7 @@ func (r *checkoutRules) order(o map[string]any, at string) {
 	r.timestamp(o, "updated_at", at, false)
 	for _, k := range []string{"tax_amount", "shipping_amount", "discount_amount"} {
 		if d, ok := r.amount(o, k, at, false); ok && d.IsNegative() {
-			r.value(at+"."+k, "order amounts should be positive or zero", "%q must be zero or more", d.String())
+			r.value(at+"."+k, "order amounts should be positive or zero", "%q must be zero or more", written(o, k))
 		}
 	}
 	if items, ok := r.arr(o, "items", at); ok {
@@ -379,11 +379,11 @@ func (r *checkoutRules) item(v any, at string, kind itemKind) {
 		r.value(at+".quantity", "item quantity should be positive", "must be at least 1, got %d", q)
 	}
 	if d, ok := r.amount(it, "unit_price", at, strict); ok && d.IsNegative() {
-		r.value(at+".unit_price", "item unit price should be positive or zero", "%q must be zero or more", d.String())
+		r.value(at+".unit_price", "item unit price should be positive or zero", "%q must be zero or more", written(it, "unit_price"))
 	}
 	r.str(it, "category", at, need)
 	if d, ok := r.amount(it, "discount_amount", at, false); ok && d.IsNegative() {
-		r.value(at+".discount_amount", "item discount amount should be positive or zero", "%q must be zero or more", d.String())
+		r.value(at+".discount_amount", "item discount amount should be positive or zero", "%q must be zero or more", written(it, "discount_amount"))
 	}
 	for _, k := range []string{"reference_id", "description", "gender", "color", "product_material",
 		"size_type", "size", "brand", "barcode", "ppn", "seller"} {
@@ -429,7 +429,7 @@ func (r *checkoutRules) historyEntry(v any, at string) {
 	}
 	r.timestamp(e, "purchased_at", at, true)
 	if d, ok := r.amount(e, "amount", at, true); ok && d.IsNegative() {
-		r.value(at+".amount", "order history amount should be positive or zero", "%q must be zero or more", d.String())
+		r.value(at+".amount", "order history amount should be positive or zero", "%q must be zero or more", written(e, "amount"))
 	}
 	r.str(e, "status", at, nonBlank)
 	r.str(e, "payment_method", at, optional)
@@ -721,4 +721,10 @@ func kindOf(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// written is a string field as sent, for messages that quote it.
+func written(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
 }
