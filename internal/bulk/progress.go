@@ -29,8 +29,8 @@ type progress struct {
 	// bar's final frame behind the summary.
 	barMu sync.Mutex
 	bar   *progressbar.ProgressBar
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop  chan struct{}
+	wg    sync.WaitGroup
 }
 
 func startProgress(o Options, total int) *progress {
