@@ -306,7 +306,7 @@ func checkStaticHost(host string) *URLError {
 }
 
 // checkResolves refuses, as the service does, names that do not resolve
-// and names that resolve only to private or loopback addresses.
+// and names that resolve only to addresses netguard refuses.
 func checkResolves(ctx context.Context, res Resolver, host string) *URLError {
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
 	if res == nil {
