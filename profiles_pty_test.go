@@ -73,16 +73,16 @@ func TestLoginInteractiveOnPTY(t *testing.T) {
 	r.waitOutput("Merchant code: ")
 	r.send("ae-sandbox\r")
 	r.waitOutput("Test secret key (sk_test_..., empty to skip): ")
-	time.Sleep(100 * time.Millisecond) // let the hidden read turn echo off
+	r.waitEchoOff()
 	// A key the service refuses is said at once, and asked for again.
 	r.send("sk_test_unknown_key_0000\r")
 	r.waitOutput("refused the test key sk_test_****0000 (401")
 	r.waitOutput("nothing was stored\r\n")
-	time.Sleep(100 * time.Millisecond)
+	r.waitEchoOff()
 	r.send("sk_test_ae_sandbox\r")
 	r.waitOutput("checked: " + base + " accepted the test key sk_test_****dbox: merchant ae-sandbox, test mode, region ae")
 	r.waitOutput("Live secret key (sk_..., empty to skip): ")
-	time.Sleep(100 * time.Millisecond)
+	r.waitEchoOff()
 	r.send("\r")
 	if code := r.waitExit(10 * time.Second); code != 0 {
 		t.Fatalf("login exited %d; terminal:\n%s", code, r.output())
@@ -108,7 +108,7 @@ func TestHeaderValueStdinHiddenOnPTY(t *testing.T) {
 	const value = "typed-hook-secret-7731"
 	r := startPTY(t, env, "webhooks", "add", "http://127.0.0.1:9/hook", "--allow-local", "--header-title", "X-Hook", "--header-value-stdin", "-o", "json", "--jq", ".id")
 	r.waitOutput("Value of header X-Hook (hidden): ")
-	time.Sleep(100 * time.Millisecond)
+	r.waitEchoOff()
 	r.send(value + "\r")
 	if code := r.waitExit(10 * time.Second); code != 0 {
 		t.Fatalf("webhooks add exited %d; terminal:\n%s", code, r.output())
@@ -124,9 +124,9 @@ func TestHeaderValueStdinHiddenOnPTY(t *testing.T) {
 	liveEnv := append(env[:len(env):len(env)], "BNPL_SECRET_KEY=sk_ae_sandbox")
 	r = startPTY(t, liveEnv, "dispute-webhooks", "add", "http://127.0.0.1:9/d", "--allow-local", "--header-title", "X-Hook", "--header-value-stdin")
 	r.waitOutput("Value of header X-Hook (hidden): ")
-	time.Sleep(100 * time.Millisecond)
+	r.waitEchoOff()
 	r.send("\x03")
-	if code := r.waitExit(2 * time.Second); code != 130 {
+	if code := r.waitExit(60 * time.Second); code != 130 {
 		t.Fatalf("exit %d after Ctrl-C, want 130; terminal:\n%s", code, r.output())
 	}
 	if got := bnplOut(t, liveEnv, "dispute-webhooks", "list", "-o", "json", "--jq", "length"); got != "0" {
@@ -149,7 +149,7 @@ func TestConfirmationsOnPTY(t *testing.T) {
 		r := startPTY(t, env, "profiles", "remove", "shop")
 		r.waitOutput("Remove profile shop and its keys? Type yes to confirm: ")
 		r.send(answer)
-		if code := r.waitExit(5 * time.Second); code != 2 {
+		if code := r.waitExit(60 * time.Second); code != 2 {
 			t.Fatalf("answer %q: exit %d, want 2; terminal:\n%s", answer, code, r.output())
 		}
 		if !strings.Contains(r.output(), "not confirmed: nothing was changed") {
@@ -165,7 +165,7 @@ func TestConfirmationsOnPTY(t *testing.T) {
 	r := startPTY(t, env, "--live", "webhooks", "remove", id)
 	r.waitOutput("LIVE: remove payment webhook " + id + "? Type yes to confirm: ")
 	r.send("\x03")
-	if code := r.waitExit(2 * time.Second); code != 130 {
+	if code := r.waitExit(60 * time.Second); code != 130 {
 		t.Fatalf("webhooks remove: exit %d after Ctrl-C, want 130; terminal:\n%s", code, r.output())
 	}
 	if got := bnplOut(t, env, "--live", "webhooks", "list", "-o", "json", "--jq", "length"); got != "1" {
@@ -191,7 +191,7 @@ func TestConfirmationsOnPTY(t *testing.T) {
 	r = startPTY(t, sbEnv, "sandbox", "reset")
 	r.waitOutput("Forget every payment, session, dispute and webhook of the sandbox at " + base + "? Type yes to confirm: ")
 	r.send("no\r")
-	if code := r.waitExit(5 * time.Second); code != 2 {
+	if code := r.waitExit(60 * time.Second); code != 2 {
 		t.Fatalf("sandbox reset: exit %d after no, want 2; terminal:\n%s", code, r.output())
 	}
 
@@ -199,7 +199,7 @@ func TestConfirmationsOnPTY(t *testing.T) {
 	r = startPTY(t, env, "profiles", "remove", "shop")
 	r.waitOutput("Type yes to confirm: ")
 	r.send("yes\r")
-	if code := r.waitExit(5 * time.Second); code != 0 {
+	if code := r.waitExit(60 * time.Second); code != 0 {
 		t.Fatalf("profiles remove: exit %d after yes; terminal:\n%s", code, r.output())
 	}
 	keychain := env[len(env)-1][len("TEST_KEYCHAIN="):]

@@ -97,6 +97,27 @@ func (r *ptyRun) waitOutput(s string) {
 	}
 }
 
+// waitEchoOff waits until the program's hidden read has turned the
+// terminal's echo off, so that what is typed next cannot be echoed by a
+// terminal that was not yet told to hide it.
+func (r *ptyRun) waitEchoOff() {
+	r.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tio, err := unix.IoctlGetTermios(int(r.tty.Fd()), unix.TCGETS)
+		if err != nil {
+			r.t.Fatalf("reading the terminal's modes: %v", err)
+		}
+		if tio.Lflag&unix.ECHO == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the terminal's echo was never turned off; it shows:\n%s", r.output())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func (r *ptyRun) send(s string) {
 	r.t.Helper()
 	if _, err := r.tty.Write([]byte(s)); err != nil {
@@ -176,7 +197,7 @@ func TestLiveConfirmationCtrlC(t *testing.T) {
 		t.Errorf("the confirmation does not name the amount: %q", r.output())
 	}
 	r.send("\x03")
-	if code := r.waitExit(time.Second); code != 130 {
+	if code := r.waitExit(60 * time.Second); code != 130 {
 		t.Fatalf("exit %d after Ctrl-C, want 130; terminal:\n%s", code, r.output())
 	}
 	after := r.output()[strings.Index(r.output(), livePrompt)+len(livePrompt):]
@@ -195,7 +216,7 @@ func TestLiveConfirmationDeclined(t *testing.T) {
 		r := startPTY(t, env, "--live", "payments", "capture", id, "--amount", "10")
 		r.waitOutput(livePrompt)
 		r.send(answer)
-		if code := r.waitExit(5 * time.Second); code != 2 {
+		if code := r.waitExit(60 * time.Second); code != 2 {
 			t.Fatalf("answer %q: exit %d, want 2; terminal:\n%s", answer, code, r.output())
 		}
 		out := r.output()
@@ -230,7 +251,7 @@ func TestLoginCtrlC(t *testing.T) {
 	r := startPTY(t, env, "login")
 	r.waitOutput("Profile name")
 	r.send("\x03")
-	if code := r.waitExit(time.Second); code != 130 {
+	if code := r.waitExit(60 * time.Second); code != 130 {
 		t.Fatalf("login: exit %d after Ctrl-C, want 130; terminal:\n%s", code, r.output())
 	}
 
@@ -243,9 +264,9 @@ func TestLoginCtrlC(t *testing.T) {
 	r.waitOutput("Merchant code")
 	r.send("shop\r")
 	r.waitOutput("Test secret key")
-	time.Sleep(100 * time.Millisecond) // let the hidden read turn echo off
+	r.waitEchoOff()
 	r.send("\x03")
-	if code := r.waitExit(time.Second); code != 130 {
+	if code := r.waitExit(60 * time.Second); code != 130 {
 		t.Fatalf("login: exit %d after Ctrl-C at the key, want 130; terminal:\n%s", code, r.output())
 	}
 	tio, err := unix.IoctlGetTermios(int(r.tty.Fd()), unix.TCGETS)

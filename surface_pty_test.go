@@ -82,7 +82,7 @@ func TestLogoutOnPTY(t *testing.T) {
 	r := startPTY(t, env, "logout")
 	r.waitOutput("Remove the test key of profile shop? The profile stays. Type yes to confirm: ")
 	r.send("n\r")
-	if code := r.waitExit(5 * time.Second); code != 2 {
+	if code := r.waitExit(60 * time.Second); code != 2 {
 		t.Fatalf("no: exit %d, want 2; terminal:\n%s", code, r.output())
 	}
 	if got := bnplOut(t, env, "profiles", "list", "-o", "json", "--jq", ".[0].keys_in"); got != "keychain" {
@@ -91,7 +91,7 @@ func TestLogoutOnPTY(t *testing.T) {
 	r = startPTY(t, env, "logout")
 	r.waitOutput("Type yes to confirm: ")
 	r.send("yes\r")
-	if code := r.waitExit(5 * time.Second); code != 0 {
+	if code := r.waitExit(60 * time.Second); code != 0 {
 		t.Fatalf("yes: exit %d; terminal:\n%s", code, r.output())
 	}
 	if !strings.Contains(r.output(), "removed the test key of profile shop") {
@@ -102,7 +102,7 @@ func TestLogoutOnPTY(t *testing.T) {
 	}
 	// --yes skips the question.
 	r = startPTY(t, env, "logout", "--yes")
-	if code := r.waitExit(5 * time.Second); code != 0 || strings.Contains(r.output(), "Type yes") {
+	if code := r.waitExit(60 * time.Second); code != 0 || strings.Contains(r.output(), "Type yes") {
 		t.Fatalf("--yes: exit %d; terminal:\n%s", code, r.output())
 	}
 }

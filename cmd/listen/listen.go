@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -30,8 +29,10 @@ type Options struct {
 	HeaderTitle    string
 	HeaderValueEnv string
 	ForwardTo      string
-	Max            int
-	FailFirst      int
+	// InsecureForward allows --forward-to over plain http off this machine.
+	InsecureForward bool
+	Max             int
+	FailFirst       int
 	// Format is the global -o: json and jsonl give JSON lines, the others
 	// a line for people; empty picks by terminal.
 	Format string
@@ -64,9 +65,14 @@ With --header-title and --header-value-env, every delivery must carry that heade
 with that value; others are answered 401 and reported on stderr (the expected value
 is never printed). Accepted deliveries are answered 200. --forward-to sends each
 accepted notification, same body and headers, on to your own endpoint and reports
-its status; when that endpoint fails (an error, or a status other than 2xx) the
-sender is answered with its status (502 for an error), so that it retries, and the
-notification does not count toward --max. --max N stops after N notifications, for scripts; Ctrl-C stops too.
+its status; redirects are not followed. To a host other than this machine (anything
+but localhost, 127.0.0.0/8 and ::1) a forward never carries Authorization or the
+webhook's header: only Content-Type, User-Agent and the Bnpl-Sandbox-* headers go,
+over https or http too, and plain http there is refused (exit 2) unless
+--insecure-forward. When that endpoint fails (an error, or a status other than 2xx)
+the sender is answered with its status (502 for an error), so that it retries, and
+the notification does not count toward --max. --max N stops after N notifications,
+for scripts; Ctrl-C stops too.
 
 --fail-first N answers the first N deliveries that pass the checks with 500, as a
 receiver that is down would, so you can watch the sender retry them. Each is
@@ -98,6 +104,7 @@ listens on is printed on stderr.`,
 	fl.StringVar(&opts.HeaderTitle, "header-title", "", "require this header on every delivery")
 	fl.StringVar(&opts.HeaderValueEnv, "header-value-env", "", "environment variable holding the header's expected value")
 	fl.StringVar(&opts.ForwardTo, "forward-to", "", "also POST each accepted notification to this URL")
+	fl.BoolVar(&opts.InsecureForward, "insecure-forward", false, "allow --forward-to over plain http to a host other than this machine")
 	fl.IntVar(&opts.Max, "max", 0, "stop after this many notifications (0: run until Ctrl-C)")
 	fl.IntVar(&opts.FailFirst, "fail-first", 0, "answer the first N good deliveries with 500, to watch the sender retry")
 	return cmd
@@ -118,10 +125,11 @@ func (o *Options) validate() error {
 		}
 	}
 	if o.ForwardTo != "" {
-		u, err := url.Parse(o.ForwardTo)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return cmdutil.UsageHint("use an absolute URL such as http://127.0.0.1:3000/webhooks", "invalid --forward-to %q", o.ForwardTo)
+		if _, err := checkForward(o.ForwardTo, o.InsecureForward); err != nil {
+			return err
 		}
+	} else if o.InsecureForward {
+		return cmdutil.Usagef("--insecure-forward needs --forward-to")
 	}
 	if o.Max < 0 {
 		return cmdutil.Usagef("--max must be 0 or more, got %d", o.Max)
@@ -151,6 +159,16 @@ func listenRun(ctx context.Context, o *Options) error {
 		}
 		if err := webhook.CheckHeaderValue(recv.HeaderValue); err != nil {
 			return err
+		}
+	}
+	if o.ForwardTo != "" {
+		target, err := checkForward(o.ForwardTo, o.InsecureForward)
+		if err != nil {
+			return err
+		}
+		recv.ForwardKeep, recv.Client = target.keep, forwardClient()
+		if target.note != "" {
+			fmt.Fprintln(o.IO.ErrOut, target.note)
 		}
 	}
 	var writeErr error

@@ -23,9 +23,14 @@ type progress struct {
 
 	done, failed atomic.Int64
 
-	bar  *progressbar.ProgressBar
-	stop chan struct{}
-	wg   sync.WaitGroup
+	// barMu makes a row's count, the bar's description and its redraw
+	// one step: rows finish on several workers at once, and a worker
+	// that counted its failure first but redrew last would leave the
+	// bar's final frame behind the summary.
+	barMu sync.Mutex
+	bar   *progressbar.ProgressBar
+	stop  chan struct{}
+	wg    sync.WaitGroup
 }
 
 func startProgress(o Options, total int) *progress {
@@ -73,16 +78,20 @@ func realTicker(d time.Duration) (<-chan time.Time, func()) {
 }
 
 func (p *progress) rowDone(failed bool) {
+	if p.bar == nil {
+		p.done.Add(1)
+		if failed {
+			p.failed.Add(1)
+		}
+		return
+	}
+	p.barMu.Lock()
+	defer p.barMu.Unlock()
 	p.done.Add(1)
 	if failed {
-		p.failed.Add(1)
+		p.bar.Describe(fmt.Sprintf("%s (%d failed)", p.op, p.failed.Add(1)))
 	}
-	if p.bar != nil {
-		if failed {
-			p.bar.Describe(fmt.Sprintf("%s (%d failed)", p.op, p.failed.Load()))
-		}
-		_ = p.bar.Add(1)
-	}
+	_ = p.bar.Add(1)
 }
 
 // line is the periodic summary: "capture: 120/1000 rows, 3 failed,

@@ -722,7 +722,10 @@ func TestProgressBarOnATerminal(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	s := out.String()
-	if !strings.Contains(s, "capture (4 failed)") || !strings.HasSuffix(s, "capture: 4 rows: 0 ok, 0 reconciled, 4 failed, 0 skipped, 0 not sent; nothing moved; failed 40.00 AED\n") {
+	if f := lastFrame(s); !strings.HasPrefix(f, "capture (4 failed) 100% |") || !strings.Contains(f, "(4/4,") {
+		t.Fatalf("the bar's last frame %q does not say what the summary says; output %q", f, s)
+	}
+	if !strings.HasSuffix(s, "capture: 4 rows: 0 ok, 0 reconciled, 4 failed, 0 skipped, 0 not sent; nothing moved; failed 40.00 AED\n") {
 		t.Fatalf("output %q", s)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 	"github.com/google/uuid"
 )
@@ -207,10 +208,8 @@ func (d *deliverer) checkDial(network, address string, _ syscall.RawConn) error 
 	return fmt.Errorf("webhook delivery: refusing to connect to %s, which is not a public address", host)
 }
 
-func publicIP(ip net.IP) bool {
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast())
-}
+// publicIP: an address in no block of the special-purpose registries.
+func publicIP(ip net.IP) bool { return netguard.AllowedIP(ip) }
 
 func (d *deliverer) stop() {
 	if d == nil {

@@ -14,6 +14,12 @@
 // (the list is newest first), and re-reads. An item that is in the list
 // for the whole walk is therefore handed out exactly once.
 //
+// Pages read at once answer in any order, so a page may show the list as
+// it was before the page handed out just now: it may still hold items
+// that left the list since, between its anchor and the last item handed
+// out. Such a page, when it lacks the last item, is read again, afresh,
+// rather than trusted; so items come out in the list's order, each once.
+//
 // Memory is flat: the walker keeps the pages in flight and the ids of the
 // last two pages handed out, whatever the length of the list.
 package walk
@@ -24,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -89,6 +96,9 @@ type read struct {
 	page   Page
 	err    error
 	cancel context.CancelFunc
+	// began and ended order the read against the others: a read that
+	// began after another ended shows the list as it was then or later.
+	began, ended uint64
 }
 
 // Walk hands every item to emit in the list's order; emit answers false to
@@ -115,6 +125,7 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 		wg.Wait()
 	}()
 	sem := make(chan struct{}, conc)
+	var clock atomic.Uint64
 	reads := map[int]*read{}
 	startRead := func(off int) {
 		if _, ok := reads[off]; ok {
@@ -134,7 +145,9 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 				return
 			}
 			defer func() { <-sem }()
+			r.began = clock.Add(1)
 			r.page, r.err = w.Fetch(rctx, off, size)
+			r.ended = clock.Add(1)
 		}()
 	}
 
@@ -164,6 +177,9 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 	}
 	var search searchState
 	search.reset()
+	// again is the offset to read once more, afresh, when a page turned
+	// out older than what was handed out: -1 otherwise.
+	again := -1
 	// Positions are kept in the coordinates of the latest answer: when the
 	// count moves between two answers, the list most likely grew or shrank
 	// in front (new payments are the newest), so every position moves by
@@ -191,9 +207,13 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 		if search.active {
 			target = search.probe + drift
 		}
+		if again >= 0 {
+			target = again
+		}
 		target = max(target, w.Start)
 
 		var page Page
+		var began, ended uint64 // of the read that answered page
 		probe := target
 		if first != nil {
 			page, first = *first, nil
@@ -203,9 +223,10 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 			// a page should start; drop the others.
 			want := map[int]bool{}
 			off := target
-			if !search.active {
+			if !search.active && again < 0 {
 				off = nearest(target)
 			}
+			again = -1
 			probe = off
 			for j := range conc {
 				if j > 0 {
@@ -233,7 +254,7 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 			if r.err != nil {
 				return r.err
 			}
-			page = r.page
+			page, began, ended = r.page, r.began, r.ended
 		}
 		if page.Total >= 0 {
 			if lastTotal >= 0 {
@@ -246,6 +267,7 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 		}
 
 		at, where := st.locate(page.Items)
+		anchored := where == found && at >= 0
 		switch {
 		case where == found:
 		case where == after && probe > w.Start:
@@ -266,6 +288,18 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 			search.next(w.Start, size, step)
 			continue
 		}
+		if anchored && page.Items[at].ID != st.last.ID && began <= st.newest {
+			// The page holds an item handed out before the last one but
+			// not the last one, and may show the list as it was before
+			// the page that handed that out: then what follows its
+			// anchor may be items that left the list since and sort
+			// before the last one, and handing them out would break
+			// the order. Only a read begun after every page so far
+			// tells that the items in between all left; read it again.
+			again = probe
+			continue
+		}
+		st.newest = max(st.newest, ended)
 		search.reset()
 		more, err := st.handOut(page.Items[at+1:])
 		if err != nil || !more {
@@ -293,6 +327,9 @@ type walkState struct {
 	emit   func(Item) (bool, error)
 	handed bool
 	last   Item // the last item handed out
+	// newest is the latest end (in the reads' order) of the reads whose
+	// pages were handed out from.
+	newest uint64
 }
 
 // locate finds the last item of items that was handed out recently, and

@@ -176,6 +176,10 @@ type Receiver struct {
 	// ForwardTo, when set, receives every accepted notification: the same
 	// body and headers, POSTed to this URL.
 	ForwardTo string
+	// ForwardKeep, when not nil, names the only headers a forward carries
+	// (for a target off this machine, which must not see secrets); nil
+	// forwards every header but the hop-by-hop ones.
+	ForwardKeep []string
 	// Client sends forwards; nil means a client with a 10s timeout.
 	Client *http.Client
 	// Max, when positive, is how many notifications are accepted; Done is
@@ -430,6 +434,15 @@ func (r *Receiver) forward(req *http.Request, body []byte) *ForwardResult {
 	out.Header = req.Header.Clone()
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
+	}
+	if r.ForwardKeep != nil {
+		kept := http.Header{}
+		for _, k := range r.ForwardKeep {
+			if v := out.Header.Values(k); len(v) > 0 {
+				kept[http.CanonicalHeaderKey(k)] = v
+			}
+		}
+		out.Header = kept
 	}
 	client := r.Client
 	if client == nil {

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -273,7 +274,13 @@ const publicHostAdvice = "register a public host name; to receive notifications 
 func checkStaticHost(host string) *URLError {
 	const advice = publicHostAdvice
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
-	if _, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil || net.ParseIP(name) != nil {
+	if addr, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
+		if r := netguard.Check(addr); r != nil {
+			return &URLError{Problem: "the host is a raw IP address, and " + r.Error(), Advice: advice}
+		}
+		return &URLError{Problem: "the host is a raw IP address; the service takes host names only", Advice: advice}
+	}
+	if net.ParseIP(name) != nil {
 		return &URLError{Problem: "the host is a raw IP address; the service takes host names only", Advice: advice}
 	}
 	labels := strings.Split(name, ".")
@@ -299,7 +306,7 @@ func checkStaticHost(host string) *URLError {
 }
 
 // checkResolves refuses, as the service does, names that do not resolve
-// and names that resolve only to private or loopback addresses.
+// and names that resolve only to addresses netguard refuses.
 func checkResolves(ctx context.Context, res Resolver, host string) *URLError {
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
 	if res == nil {
@@ -314,12 +321,17 @@ func checkResolves(ctx context.Context, res Resolver, host string) *URLError {
 		}
 		return &URLError{Problem: problem, Advice: "check the name, and that this machine can resolve it; the service refuses names that do not resolve"}
 	}
+	var refusal *netguard.Refusal
 	for _, a := range addrs {
-		if isPublicAddr(a.IP) {
+		r := netguard.CheckIP(a.IP)
+		if r == nil {
 			return nil
 		}
+		if refusal == nil {
+			refusal = r
+		}
 	}
-	return &URLError{Problem: fmt.Sprintf("the host %q resolves only to private or loopback addresses", host), Advice: publicHostAdvice}
+	return &URLError{Problem: fmt.Sprintf("the host %q resolves only to addresses that never receive webhooks (%v)", host, refusal), Advice: publicHostAdvice}
 }
 
 func slicesContainsEmpty(labels []string) bool {
@@ -344,11 +356,6 @@ func isHexNumber(s string) bool {
 		}
 	}
 	return true
-}
-
-func isPublicAddr(ip net.IP) bool {
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast())
 }
 
 // redactUserinfo drops "user:password@" from a URL for messages, also

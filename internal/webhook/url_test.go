@@ -29,6 +29,16 @@ var testResolver = fakeResolver{
 	"shop.de":          {"93.184.215.15"},
 	"private.shop.com": {"10.0.0.7", "127.0.0.1"},
 	"mixed.shop.com":   {"10.0.0.7", "93.184.215.16"},
+	// Names that answer special-purpose addresses only.
+	"metadata.shop.com":         {"100.100.100.200"},
+	"zeros.shop.com":            {"0.1.2.3"},
+	"bench.shop.com":            {"198.19.255.255"},
+	"classe.shop.com":           {"240.0.0.1", "255.255.255.255"},
+	"nat64.shop.com":            {"64:ff9b::a9fe:a9fe"},
+	"sixtofour.shop.com":        {"2002:7f00:1::1"},
+	"compat.shop.com":           {"::a9fe:a9fe"},
+	"mapped.shop.com":           {"::ffff:169.254.169.254"},
+	"sixtofour-public.shop.com": {"2002:5db8:d70e::1"},
 }
 
 func TestURLRules(t *testing.T) {
@@ -89,7 +99,18 @@ func TestURLRules(t *testing.T) {
 		{in: "http://intranet/x", problem: "not a public host name"},
 		{in: "http://a..shop.com/x", problem: "not a public host name"},
 		{in: "https://nowhere.shop.com/x", problem: "does not resolve"},
-		{in: "https://private.shop.com/x", problem: "private or loopback"},
+		{in: "https://private.shop.com/x", problem: "never receive webhooks (10.0.0.7 is in 10.0.0.0/8 (Private-Use, RFC 1918)"},
+		{in: "https://metadata.shop.com/x", problem: "100.64.0.0/10 (Shared Address Space, RFC 6598)"},
+		{in: "https://zeros.shop.com/x", problem: `0.0.0.0/8 ("This network"`},
+		{in: "https://bench.shop.com/x", problem: "198.18.0.0/15 (Benchmarking"},
+		{in: "https://classe.shop.com/x", problem: "240.0.0.0/4 (Reserved"},
+		{in: "https://nat64.shop.com/x", problem: "64:ff9b::/96 (IPv4-IPv6 Translation, RFC 6052)"},
+		{in: "https://sixtofour.shop.com/x", problem: "6to4 form of 127.0.0.1"},
+		{in: "https://compat.shop.com/x", problem: "::/96 (IPv4-compatible"},
+		{in: "https://mapped.shop.com/x", problem: "169.254.0.0/16 (Link Local"},
+		{in: "https://sixtofour-public.shop.com/x", want: "https://sixtofour-public.shop.com/x"},
+		{in: "http://100.100.100.200/x", problem: "raw IP address, and 100.100.100.200 is in 100.64.0.0/10"},
+		{in: "http://[64:ff9b::a9fe:a9fe]/x", problem: "raw IP address, and 64:ff9b::a9fe:a9fe is in 64:ff9b::/96"},
 		// Payment webhooks need https.
 		{in: "http://hooks.shop.com/x", https: true, problem: "https"},
 		{in: "https://hooks.shop.com/x", https: true, want: "https://hooks.shop.com/x"},
