@@ -417,7 +417,7 @@ func classifyMoveError(err error) (status int, errorType, message string, unknow
 	}
 	// The service answered, and the payment shows the reference_id held
 	// by another move: nothing was moved, and sending again cannot help.
-	var mc *api.MoveConflictError
+	var mc *api.MoveUnknownError
 	if errors.As(err, &mc) {
 		return 0, bulk.ErrorTypeConflict, message, false
 	}

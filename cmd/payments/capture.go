@@ -56,8 +56,9 @@ and the capture is never made twice. A move found already made is reported as a
 success. A reference_id the payment already holds for another amount (or other
 tax, shipping or discount) is refused locally (exit 2): the service would move
 nothing. If, after the capture, the payment does not hold a capture with that
-reference_id and amount (another process used the id meanwhile), the command
-fails with exit 7 and says what the payment holds.
+reference_id and amount (another process used the id meanwhile), the outcome is
+unknown (exit 10) and the command says what the payment holds. A reference id
+that is not UTF-8 or is longer than 255 characters is refused (exit 2).
 
 In live mode the capture is confirmed on the terminal (naming the amount, the
 payment and the merchant); --yes skips the question, and without a terminal the

@@ -52,8 +52,9 @@ idempotency key. Without --reference-id one is made and printed on stderr before
 anything is sent; run the command again with it after an unknown outcome (exit 10).
 A reference_id the payment already holds for another amount is refused locally
 (exit 2): the service would move nothing. If, after the refund, the payment does
-not hold a refund with that reference_id and amount, the command fails with exit 7
-and says what the payment holds.
+not hold a refund with that reference_id and amount, the outcome is unknown
+(exit 10) and the command says what the payment holds. A reference id or reason
+that is not UTF-8, or too long (255 and 4096 characters), is refused (exit 2).
 
 In live mode the refund is confirmed on the terminal; --yes skips the question,
 and without a terminal the refund is refused unless --yes is given. Answering

@@ -23,7 +23,7 @@ const ErrorTypeConflict = "reference_conflict"
 // The service answers a reference_id it has already seen with the
 // payment as it stands, moving nothing, so a row is checked against the
 // payment before it is sent; after the move the client checks the answer
-// (a *api.MoveConflictError).
+// (a *api.MoveUnknownError).
 func ReferenceConflict(op Op, p *api.Payment, ref string, amount, tax, shipping, discount *decimal.Decimal) (found bool, held string) {
 	if amount == nil {
 		return referenceConflict(op, p, ref, nil)
