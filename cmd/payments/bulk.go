@@ -28,7 +28,11 @@ import (
 
 // BulkOptions are the flags of a run of one move over the rows of a file.
 type BulkOptions struct {
-	FromFile    string
+	// FromFile is --input (also spelt --from-file).
+	FromFile string
+	// InputEncoding converts a legacy file (windows-1252, latin1) to
+	// UTF-8 as it is read; "" is UTF-8.
+	InputEncoding string
 	Concurrency int
 	Journal     string
 	Report      string
@@ -62,7 +66,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+var bulkFlagNames = []string{"input-encoding", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -73,15 +77,19 @@ const (
 
 func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl := cmd.Flags()
-	fl.StringVar(&b.FromFile, "from-file", "", "run over the rows of a CSV or JSON-lines file (- for stdin) instead of one payment")
-	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --from-file: payments worked on at once")
-	fl.StringVar(&b.Journal, "journal", "", "with --from-file: resume journal (default <file>.journal; required for stdin)")
-	fl.StringVar(&b.Report, "report", "", "with --from-file: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
-	fl.Var(rateValue{b}, "rate", "with --from-file: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
-	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --from-file: send the valid rows and report invalid ones as skipped")
-	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --from-file: send again the rows an earlier run saw fail")
+	fl.StringVar(&b.FromFile, "input", "", "run over the rows of a CSV or JSON-lines file (- for stdin) instead of one payment")
+	// The earlier name of --input, kept for scripts that use it.
+	fl.StringVar(&b.FromFile, "from-file", "", "the same as --input")
+	_ = fl.MarkHidden("from-file")
+	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252 or latin1")
+	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --input: payments worked on at once")
+	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; required for stdin)")
+	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
+	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
+	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
+	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
-		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --from-file: prefix of the reference_id derived for rows without one (default bnpl); a new prefix makes a deliberate second run of the same file move money again")
+		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix makes a deliberate second run of the same file move money again")
 	}
 }
 
@@ -90,7 +98,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 func (b *BulkOptions) checkUnused(cmd *cobra.Command) error {
 	for _, n := range bulkFlagNames {
 		if fl := cmd.Flags().Lookup(n); fl != nil && fl.Changed {
-			return cmdutil.Usagef("--%s applies only with --from-file", n)
+			return cmdutil.Usagef("--%s applies only with --input", n)
 		}
 	}
 	return nil
@@ -109,6 +117,9 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		if msg := bulk.CheckReferencePrefix(b.ReferencePrefix); msg != "" {
 			return cmdutil.Usagef("--reference-prefix %s", msg)
 		}
+	}
+	if err := bulk.CheckInputEncoding(b.InputEncoding); err != nil {
+		return cmdutil.Usagef("--input-encoding %s", err)
 	}
 	name := b.FromFile
 	journal, report := b.Journal, b.Report
@@ -129,11 +140,11 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 			report = name + ".report.csv"
 		}
 	}
-	if err := distinctFiles(map[string]string{"--from-file": name, "--journal": journal, "--report": report}); err != nil {
+	if err := distinctFiles(map[string]string{"--input": name, "--journal": journal, "--report": report}); err != nil {
 		return err
 	}
 	if in == nil {
-		f, err := userfile.Open("--from-file", name, nil)
+		f, err := userfile.Open("--input", name, nil)
 		if err != nil {
 			return err
 		}
@@ -141,7 +152,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		in = f
 	}
 
-	rows, invalid, err := bulk.ReadRows(in, name, op)
+	rows, invalid, err := bulk.ReadRowsEncoded(in, name, op, b.InputEncoding)
 	if err != nil {
 		return err
 	}
@@ -272,7 +283,7 @@ func distinctFiles(files map[string]string) error {
 				continue
 			}
 			if sameFile(pa, pb) {
-				return cmdutil.UsageHint("give --from-file, --journal and --report three different files",
+				return cmdutil.UsageHint("give --input, --journal and --report three different files",
 					"%s %s and %s %s are the same file", a, pa, b, pb)
 			}
 		}
@@ -415,11 +426,11 @@ func classifyMoveError(err error) (status int, errorType, message string, unknow
 	if errors.As(err, &ve) {
 		return 0, "", message, false
 	}
-	// The service answered, and the payment shows the reference_id held
-	// by another move: nothing was moved, and sending again cannot help.
-	var mc *api.MoveUnknownError
-	if errors.As(err, &mc) {
-		return 0, bulk.ErrorTypeConflict, message, false
+	// The payment does not show the move as sent: whether money moved is
+	// unknown, so it is never reported failed.
+	var mu *api.MoveUnknownError
+	if errors.As(err, &mu) {
+		return 0, "", message, true
 	}
 	return 0, "", message, true
 }

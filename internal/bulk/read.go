@@ -62,10 +62,21 @@ const maxPlaces = 3
 // The error is for an input that cannot be read as rows at all (an
 // *InputError); a bad row only adds a RowError.
 func ReadRows(r io.Reader, name string, op Op) ([]Row, []RowError, error) {
+	return ReadRowsEncoded(r, name, op, "")
+}
+
+// ReadRowsEncoded is ReadRows for an input in encoding (see
+// CheckInputEncoding), converted to UTF-8 as it is read; "" is UTF-8. An
+// input that is not in the encoding is refused whole, naming the line and
+// the byte: text that is not UTF-8 cannot be sent as it is.
+func ReadRowsEncoded(r io.Reader, name string, op Op, encoding string) ([]Row, []RowError, error) {
 	if !op.valid() {
 		return nil, nil, fmt.Errorf("bulk: unknown op %q", op)
 	}
-	br := bufio.NewReader(&lineCap{r: r, name: name})
+	if err := CheckInputEncoding(encoding); err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReader(&lineCap{r: newUTF8Input(r, name, encoding), name: name})
 	// A byte-order mark from a spreadsheet export would otherwise become
 	// part of the first column's name.
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
@@ -372,6 +383,14 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	}
 	if row.Reason != "" && v.op != OpRefund {
 		bad(colReason, "is only for refund: leave it empty")
+	}
+	// The input is UTF-8 by now (see utf8Input); the lengths are the
+	// single moves' (api.CheckText).
+	if msg := api.CheckText(row.ReferenceID, api.MaxReferenceIDLen); msg != "" {
+		bad(colReferenceID, msg)
+	}
+	if msg := api.CheckText(row.Reason, api.MaxTextLen); msg != "" {
+		bad(colReason, msg)
 	}
 	if len(problems) == 0 && v.op == OpCapture && !row.Full() {
 		if field, msg := excessPart(row, row.Amount); msg != "" {

@@ -56,9 +56,12 @@ type task struct {
 type paymentQueue struct {
 	paymentID string
 	tasks     []*task
-	// currency is learnt from the first read of the payment, if any row
-	// needs it.
+	// currency is learnt from the first read of the payment.
 	currency string
+	// payment is the payment as last known: read before its first row,
+	// then as each move answered it. Rows are checked against it before
+	// they are sent, as a single move is checked against its read.
+	payment *api.Payment
 }
 
 type runner struct {
@@ -225,7 +228,7 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	switch {
 	case r.stopErr != nil:
 		return summary, r.stopErr
-	case summary.Interrupted || summary.Failed > 0:
+	case summary.Interrupted || summary.Failed > 0 || summary.Unknown > 0:
 		runErr := &RunError{Op: o.Op, Summary: summary, JournalPath: o.JournalPath, ReportPath: o.ReportPath}
 		if reportErr != nil {
 			return summary, errors.Join(runErr, reportErr)
@@ -264,6 +267,8 @@ func (s *Summary) count(res rowResult) {
 		s.Reconciled++
 	case res.Outcome == OutcomeFailed:
 		s.Failed++
+	case res.Outcome == OutcomeUnknown:
+		s.Unknown++
 	}
 	if res.earlier {
 		s.Earlier++
@@ -277,6 +282,8 @@ func (s *Summary) count(res rowResult) {
 		total = &s.notSent
 	case res.Outcome == OutcomeFailed:
 		total = &s.failed
+	case res.Outcome == OutcomeUnknown:
+		total = &s.unknown
 	default:
 		return
 	}
@@ -292,6 +299,7 @@ func (s *Summary) count(res rowResult) {
 	}
 	(*total)[res.currency] = (*total)[res.currency].Add(d)
 	s.Moved, s.FailedAmounts, s.NotSentAmounts = movedStrings(s.moved), movedStrings(s.failed), movedStrings(s.notSent)
+	s.UnknownAmounts = movedStrings(s.unknown)
 }
 
 func movedStrings(m map[string]decimal.Decimal) map[string]string {
@@ -440,7 +448,7 @@ func (r *runner) runQueues(ctx context.Context, queues []*paymentQueue, results 
 					res := r.process(ctx, q, t)
 					results[t.index] = res
 					if !res.notSent {
-						r.progress.rowDone(res.Outcome == OutcomeFailed)
+						r.progress.rowDone(res.Outcome == OutcomeFailed || res.Outcome == OutcomeUnknown)
 					}
 				}
 			}
@@ -493,9 +501,9 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	// The payment is read when the row needs it: to resolve "full" or a
 	// currency's places, and for a row an earlier run left without an
 	// answer, whose move may have been made.
-	var p *api.Payment
-	needAmount := r.o.Op != OpClose && t.amount == "" && (row.Full() || (q.currency == "" && needsCurrency(row)))
-	if t.resumed || needAmount {
+	p := q.payment
+	needAmount := r.o.Op != OpClose && t.amount == "" && row.Full()
+	if t.resumed || needAmount || p == nil {
 		var refused *rowResult
 		var err error
 		if p, refused, err = r.readPayment(ctx, q, t, res); err != nil || ctx.Err() != nil {
@@ -504,10 +512,10 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		if refused != nil {
 			return *refused
 		}
-		res.PaymentStatus, res.currency = p.Status, p.Currency
-		if settled, ok := r.madeBefore(t, p, res); ok {
-			return settled
-		}
+	}
+	res.PaymentStatus, res.currency = p.Status, p.Currency
+	if settled, ok := r.madeBefore(t, p, res); ok {
+		return settled
 	}
 
 	if r.o.Op != OpClose {
@@ -574,6 +582,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it (an earlier or concurrent run of this file): nothing moved now", pastTense(r.o.Op))
 			}
 			if moved.Payment != nil {
+				q.payment = moved.Payment
 				res.PaymentStatus = moved.Payment.Status
 				res.currency = moved.Payment.Currency
 				// The service answers a reference_id it has seen with the
@@ -581,11 +590,8 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				// if the payment holds it with this row's amounts.
 				if r.o.Op != OpClose {
 					if found, held := referenceConflict(r.o.Op, moved.Payment, req.referenceID, &req.amounts); !found || held != "" {
-						res.Outcome, res.ErrorType, res.moved = OutcomeFailed, ErrorTypeConflict, false
-						res.Message = held
-						if !found {
-							res.Message = fmt.Sprintf("the service answered, but the payment shows no %s with reference_id %s", r.o.Op, req.referenceID)
-						}
+						res.Outcome, res.moved = OutcomeUnknown, false
+						res.Message = unmatchedMessage(r.o.Op, moved.Payment, req.referenceID)
 					}
 				}
 			}
@@ -599,8 +605,8 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		}
 		journalOutcome = OutcomeFailed
 		if unknown {
-			journalOutcome = outcomeUnknown
-			res.Message += " (outcome unknown: running again with the same journal re-sends it with the same reference_id)"
+			res.Outcome, journalOutcome = OutcomeUnknown, OutcomeUnknown
+			res.Message += " (outcome unknown: running again with the same journal reads the payment and re-sends the row with the same reference_id only if the move is not there)"
 		}
 	}
 	if r.journal != nil {
@@ -639,12 +645,19 @@ func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res 
 			// payment, say) is kept.
 			outcome = outcomeUnknown
 		}
+		if t.resumed {
+			// An earlier run sent the row and its outcome is not known:
+			// without the payment it still is not.
+			failed.Outcome = OutcomeUnknown
+			failed.Message = "reading the payment: " + message + "; an earlier run sent this row and whether it moved money is unknown (a re-run reads the payment again)"
+			outcome = OutcomeUnknown
+		}
 		if t.resumed || !unknown {
 			r.record(t, failed, outcome)
 		}
 		return nil, &failed, nil
 	}
-	q.currency = p.Currency
+	q.currency, q.payment = p.Currency, p
 	return p, nil, nil
 }
 
@@ -677,6 +690,13 @@ func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, 
 	found, held := referenceConflict(r.o.Op, p, res.ReferenceID, want)
 	if !found {
 		return res, false
+	}
+	if held != "" && t.resumed {
+		// An earlier run sent this row under ref; the payment holds
+		// another amount there: that cannot be matched to the row.
+		res.Outcome, res.Message = OutcomeUnknown, unmatchedMessage(r.o.Op, p, res.ReferenceID)
+		r.record(t, res, OutcomeUnknown)
+		return res, true
 	}
 	if held != "" {
 		res.Outcome, res.ErrorType, res.Message = OutcomeFailed, ErrorTypeConflict, held
