@@ -33,12 +33,12 @@ type BulkOptions struct {
 	// InputEncoding converts a legacy file (windows-1252, latin1) to
 	// UTF-8 as it is read; "" is UTF-8.
 	InputEncoding string
-	Concurrency int
-	Journal     string
-	Report      string
-	Rate        float64
-	SkipInvalid bool
-	RetryFailed bool
+	Concurrency   int
+	Journal       string
+	Report        string
+	Rate          float64
+	SkipInvalid   bool
+	RetryFailed   bool
 	// ReferencePrefix starts the reference_id derived for rows without one.
 	ReferencePrefix string
 

@@ -205,7 +205,7 @@ const (
 	// re-run with the same journal reads the payment and re-sends it with
 	// the same reference_id, which the service never applies twice.
 	OutcomeUnknown Outcome = "unknown"
-	OutcomeSkipped    Outcome = "skipped"
+	OutcomeSkipped Outcome = "skipped"
 	// OutcomeNotSent is a row an interruption left untouched.
 	OutcomeNotSent Outcome = "not_sent"
 )
