@@ -2,6 +2,8 @@ package payments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,7 +154,10 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		in = f
 	}
 
-	rows, invalid, err := bulk.ReadRowsEncoded(in, name, op, b.InputEncoding)
+	// The input's bytes name it for the input lock: one run per file at a
+	// time, whatever the journal.
+	hash := sha256.New()
+	rows, invalid, err := bulk.ReadRowsEncoded(io.TeeReader(in, hash), name, op, b.InputEncoding)
 	if err != nil {
 		return err
 	}
@@ -191,6 +196,9 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		RetryFailed:     b.RetryFailed,
 		ReferencePrefix: b.ReferencePrefix,
 		Classify:        classifyMoveError,
+		LockDir:         d.StateDir,
+		InputID:         hex.EncodeToString(hash.Sum(nil)),
+		InputName:       name,
 	}
 	if !d.Quiet {
 		opts.Progress = d.IO.ErrOut

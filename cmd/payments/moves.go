@@ -38,6 +38,9 @@ type MoveDeps struct {
 	Seen func(...recent.Entry)
 	// Now is the clock the local checks use (an expired authorization).
 	Now func() time.Time
+	// StateDir is bnpl's state directory, where bulk runs lock their
+	// input; "" takes no input lock.
+	StateDir string
 }
 
 func newMoveDeps(f *cmdutil.Factory) MoveDeps {
@@ -51,6 +54,7 @@ func newMoveDeps(f *cmdutil.Factory) MoveDeps {
 		NewReferenceID: uuid.NewString,
 		Seen:           recent.Recorder(f.Getenv),
 		Now:            time.Now,
+		StateDir:       config.StateDir(f.Getenv),
 	}
 }
 

@@ -156,6 +156,13 @@ type Options struct {
 
 	// JournalPath is the resume journal; empty runs without one.
 	JournalPath string
+	// LockDir, with InputID (the hex SHA-256 of the input's bytes) and
+	// InputName, takes the input lock under LockDir (bnpl's state
+	// directory): a second run of the same input and op stops before
+	// anything is sent, whatever its journal. Empty takes no input lock.
+	LockDir   string
+	InputID   string
+	InputName string
 	// ReportPath gets one line per row: CSV, or JSON lines when it ends in
 	// .jsonl or .ndjson; empty writes no report.
 	ReportPath string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -108,6 +109,8 @@ type Batch struct {
 	queues  []*paymentQueue
 	rep     *report
 	closed  bool
+	// inputLock is the input lock's file, held until Close.
+	inputLock *os.File
 }
 
 // Prepare checks the rows and the files of a run before anything is sent:
@@ -130,10 +133,17 @@ func Prepare(rows []Row, o Options) (*Batch, error) {
 	o = withDefaults(o)
 
 	b := &Batch{r: &runner{o: o, limiter: o.limiter}, rows: rows, skipped: skipped}
+	if o.LockDir != "" && o.InputID != "" {
+		var err error
+		if b.inputLock, err = lockInput(o.LockDir, o.Op, o.InputID, o.InputName, o.JournalPath, o.now()); err != nil {
+			return nil, err
+		}
+	}
 	var entries map[string]*journalEntry
 	if o.JournalPath != "" {
 		var err error
 		if b.r.journal, entries, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
+			b.Close()
 			return nil, err
 		}
 	}
@@ -174,6 +184,9 @@ func (b *Batch) Close() {
 	}
 	if b.r.journal != nil {
 		_ = b.r.journal.close()
+	}
+	if b.inputLock != nil {
+		_ = b.inputLock.Close()
 	}
 }
 
