@@ -41,6 +41,8 @@ type BulkOptions struct {
 	Rate          float64
 	SkipInvalid   bool
 	RetryFailed   bool
+	// AllowRepeats takes identical rows without a reference_id as meant.
+	AllowRepeats bool
 	// ReferencePrefix starts the reference_id derived for rows without one.
 	ReferencePrefix string
 
@@ -68,7 +70,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"input-encoding", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+var bulkFlagNames = []string{"input-encoding", "allow-repeats", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -89,6 +91,9 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
 	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
+	if cmd.Name() != string(bulk.OpClose) {
+		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money (default: the second is refused)")
+	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
 		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix makes a deliberate second run of the same file move money again")
@@ -157,7 +162,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	// The input's bytes name it for the input lock: one run per file at a
 	// time, whatever the journal.
 	hash := sha256.New()
-	rows, invalid, err := bulk.ReadRowsEncoded(io.TeeReader(in, hash), name, op, b.InputEncoding)
+	rows, invalid, err := bulk.ReadRowsWith(io.TeeReader(in, hash), name, op, bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats})
 	if err != nil {
 		return err
 	}

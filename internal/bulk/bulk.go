@@ -115,6 +115,9 @@ type Row struct {
 	ShippingAmount string
 	DiscountAmount string
 	Reason         string
+	// Currency, when given, must be the payment's: the row is refused
+	// before it is sent otherwise.
+	Currency string
 }
 
 // FullAmount is the Amount that asks for whatever the payment still allows:

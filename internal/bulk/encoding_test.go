@@ -20,13 +20,13 @@ func TestReadRowsEncoding(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	for _, enc := range []string{"windows-1252", "latin1", "CP1252"} {
-		rows, invalid, err := ReadRowsEncoded(strings.NewReader(in), "orders.csv", OpCapture, enc)
+		rows, invalid, err := ReadRowsWith(strings.NewReader(in), "orders.csv", OpCapture, ReadOptions{Encoding: enc})
 		if err != nil || len(invalid) != 0 || len(rows) != 1 || rows[0].ReferenceID != "ORDER-Café-1" {
 			t.Errorf("%s: rows %+v invalid %v err %v", enc, rows, invalid, err)
 		}
 	}
 	// A byte Windows-1252 does not define is refused too.
-	_, _, err = ReadRowsEncoded(strings.NewReader(strings.Replace(in, "\xe9", "\x81", 1)), "orders.csv", OpCapture, "windows-1252")
+	_, _, err = ReadRowsWith(strings.NewReader(strings.Replace(in, "\xe9", "\x81", 1)), "orders.csv", OpCapture, ReadOptions{Encoding: "windows-1252"})
 	if !errors.As(err, &ie) || !strings.Contains(ie.Message, "byte at offset 83 of the file is not a character of windows-1252") {
 		t.Errorf("undefined byte: %v", err)
 	}

@@ -14,8 +14,11 @@ type RowError struct {
 	// PaymentID as written, possibly empty or malformed, so that a skipped
 	// row can still be told apart in the report.
 	PaymentID string
-	Field     string
-	Message   string
+	// Amount and ReferenceID as written, for the report.
+	Amount      string
+	ReferenceID string
+	Field       string
+	Message     string
 }
 
 func (e RowError) String() string {
@@ -89,8 +92,10 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
+	// The summary line itself is printed once, by the run; the error only
+	// says how the run ended.
 	if e.Summary.Interrupted {
-		return fmt.Sprintf("bulk %s interrupted: %s", e.Op, e.Summary)
+		return fmt.Sprintf("bulk %s interrupted: %d of %d rows not sent", e.Op, e.Summary.NotSent, e.Summary.Total)
 	}
 	if e.Summary.Unknown > 0 {
 		return fmt.Sprintf("bulk %s: %d of %d rows of unknown outcome (money may have moved), %d failed", e.Op, e.Summary.Unknown, e.Summary.Total, e.Summary.Failed)

@@ -219,6 +219,13 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 			}
 			res.currency = currencies[rows[i].PaymentID]
 		}
+		// Every line of the report keeps the row's own values.
+		if res.Amount == "" && o.Op != OpClose {
+			res.Amount = rows[i].Amount
+		}
+		if res.ReferenceID == "" {
+			res.ReferenceID = rows[i].ReferenceID
+		}
 		if res.Outcome == "" {
 			res.Outcome, res.notSent = OutcomeNotSent, true
 			res.Message = "not sent: the run was interrupted"
@@ -334,7 +341,7 @@ func skippedResults(invalid []RowError) []rowResult {
 	for _, e := range invalid {
 		res := byLine[e.Line]
 		if res == nil {
-			res = &rowResult{Line: e.Line, PaymentID: e.PaymentID, Outcome: OutcomeSkipped, Message: "invalid: "}
+			res = &rowResult{Line: e.Line, PaymentID: e.PaymentID, Amount: e.Amount, ReferenceID: e.ReferenceID, Outcome: OutcomeSkipped, Message: "invalid: "}
 			byLine[e.Line] = res
 			lines = append(lines, e.Line)
 		} else {
@@ -527,6 +534,12 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		}
 	}
 	res.PaymentStatus, res.currency = p.Status, p.Currency
+	if row.Currency != "" && row.Currency != p.Currency {
+		res.Outcome = OutcomeFailed
+		res.Message = fmt.Sprintf("currency: the row says %s, the payment is in %s; nothing was sent", row.Currency, p.Currency)
+		r.record(t, res, OutcomeFailed)
+		return res
+	}
 	if settled, ok := r.madeBefore(t, p, res); ok {
 		return settled
 	}
