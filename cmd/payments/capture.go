@@ -65,14 +65,14 @@ payment and the merchant); --yes skips the question, and without a terminal the
 capture is refused unless --yes is given. Answering anything but yes exits 2;
 Ctrl-C at the question exits 130; either way nothing is sent.
 
-With --from-file the rows of a CSV (header payment_id,amount,reference_id,
+With --input the rows of a CSV (header payment_id,amount,reference_id,
 tax_amount,shipping_amount,discount_amount) or JSON-lines file are captured, amount
 "full" taking the remainder; see --journal, --report and --retry-failed.`,
 		Example: `  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 500.00
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id ORDER-1001-C1 --tax-amount 4.76
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 10 --dry-run
-  bnpl payments capture --from-file testdata/captures.csv --report captures-report.csv`,
+  bnpl payments capture --input testdata/captures.csv --report captures-report.csv`,
 		Args:              moveArgs,
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {

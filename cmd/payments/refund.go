@@ -60,12 +60,12 @@ In live mode the refund is confirmed on the terminal; --yes skips the question,
 and without a terminal the refund is refused unless --yes is given. Answering
 anything but yes exits 2; Ctrl-C at the question exits 130.
 
-With --from-file the rows of a CSV (header payment_id,amount,reference_id,reason)
+With --input the rows of a CSV (header payment_id,amount,reference_id,reason)
 or JSON-lines file are refunded; see --journal, --report and --retry-failed.`,
 		Example: `  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100.00 --reason "returned bottle"
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id RET-1001 -o json --jq .refunds
-  bnpl payments refund --from-file testdata/refunds.csv --report refunds-report.csv`,
+  bnpl payments refund --input testdata/refunds.csv --report refunds-report.csv`,
 		Args:              moveArgs,
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {
