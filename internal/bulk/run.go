@@ -806,15 +806,6 @@ func (r *runner) record(t *task, res rowResult, outcome Outcome) {
 	}
 }
 
-func needsCurrency(row Row) bool {
-	for _, s := range []string{row.Amount, row.TaxAmount, row.ShippingAmount, row.DiscountAmount} {
-		if s != FullAmount && places(s) > 2 {
-			return true
-		}
-	}
-	return false
-}
-
 func firstNonEmpty(s ...string) string {
 	for _, v := range s {
 		if v != "" {
