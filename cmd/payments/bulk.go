@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -174,7 +175,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		if len(invalid) > 0 && !b.SkipInvalid {
 			return &bulk.InvalidRowsError{Rows: invalid}
 		}
-		return nil
+		return bulkPlan(ctx, op, b, d, rows)
 	}
 
 	printer, err := d.Printer()
@@ -446,4 +447,49 @@ func classifyMoveError(err error) (status int, errorType, message string, unknow
 		return 0, "", message, true
 	}
 	return 0, "", message, true
+}
+
+// bulkPlan reads every payment the rows name and prints what a run would
+// do; it fails (exit 2) when the plan refuses rows, which a real run would
+// refuse too.
+func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, rows []bulk.Row) error {
+	client, err := d.Client()
+	if err != nil {
+		return err
+	}
+	var progress func(done, total int)
+	if !d.Quiet && d.IO.IsStderrTTY() {
+		progress = func(done, total int) {
+			fmt.Fprintf(d.IO.ErrOut, "\rreading payments: %d/%d", done, total)
+			if done == total {
+				fmt.Fprintln(d.IO.ErrOut)
+			}
+		}
+	}
+	now := time.Now
+	if d.Now != nil {
+		now = d.Now
+	}
+	read := func(ctx context.Context, id string) (*api.Payment, error) {
+		return client.ReadBeforeMove(ctx, id, pastTenseOf(op))
+	}
+	plan, err := bulk.Plan(ctx, read, op, rows, b.Concurrency, now(), progress)
+	if err != nil {
+		return err
+	}
+	d.Notice("%s", plan)
+	if len(plan.Refused) > 0 {
+		return &bulk.PlanError{Plan: plan}
+	}
+	return nil
+}
+
+func pastTenseOf(op bulk.Op) string {
+	switch op {
+	case bulk.OpCapture:
+		return "captured"
+	case bulk.OpRefund:
+		return "refunded"
+	}
+	return "closed"
 }
