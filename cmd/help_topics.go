@@ -28,15 +28,16 @@ without reading stderr. A usage error (2) sends nothing.
   4    not_authorized (401): the key is wrong or revoked
   5    no_permission (403), including a key of the other region
   6    not_found (404)
-  7    conflict (409); also a capture or refund the service accepted but the
-       payment does not hold (its reference_id was used for another amount):
-       nothing more was moved
+  7    conflict (409)
   8    rate limited (429) after retries
   9    server error (5xx) after retries; also a failed read of the payment
        before a move: nothing was moved
-  10   network failure or timeout: the outcome is unknown (for a capture,
-       refund or close: the move was sent; look at the payment before trying
-       again)
+  10   the outcome is unknown: a network failure or timeout, or a capture or
+       refund after which the payment does not show the move as sent (the
+       error says what it holds); for a capture, refund or close the move was
+       sent: look at the payment before trying again, with the same
+       reference id; a bulk run finished with rows of unknown outcome (run it
+       again with the same journal)
   11   a bulk run finished with some rows failed (its report lists them)
   130  interrupted (Ctrl-C; at a prompt too: nothing was sent)
   143  a bulk run stopped by SIGTERM: run it again to resume

@@ -2,6 +2,8 @@ package payments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -28,13 +31,19 @@ import (
 
 // BulkOptions are the flags of a run of one move over the rows of a file.
 type BulkOptions struct {
-	FromFile    string
-	Concurrency int
-	Journal     string
-	Report      string
-	Rate        float64
-	SkipInvalid bool
-	RetryFailed bool
+	// FromFile is --input (also spelt --from-file).
+	FromFile string
+	// InputEncoding converts a legacy file (windows-1252, latin1) to
+	// UTF-8 as it is read; "" is UTF-8.
+	InputEncoding string
+	Concurrency   int
+	Journal       string
+	Report        string
+	Rate          float64
+	SkipInvalid   bool
+	RetryFailed   bool
+	// AllowRepeats takes identical rows without a reference_id as meant.
+	AllowRepeats bool
 	// ReferencePrefix starts the reference_id derived for rows without one.
 	ReferencePrefix string
 
@@ -62,7 +71,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+var bulkFlagNames = []string{"input-encoding", "allow-repeats", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -73,15 +82,22 @@ const (
 
 func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl := cmd.Flags()
-	fl.StringVar(&b.FromFile, "from-file", "", "run over the rows of a CSV or JSON-lines file (- for stdin) instead of one payment")
-	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --from-file: payments worked on at once")
-	fl.StringVar(&b.Journal, "journal", "", "with --from-file: resume journal (default <file>.journal; required for stdin)")
-	fl.StringVar(&b.Report, "report", "", "with --from-file: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
-	fl.Var(rateValue{b}, "rate", "with --from-file: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
-	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --from-file: send the valid rows and report invalid ones as skipped")
-	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --from-file: send again the rows an earlier run saw fail")
+	fl.StringVar(&b.FromFile, "input", "", "run over the rows of a CSV or JSON-lines file (- for stdin) instead of one payment")
+	// The earlier name of --input, kept for scripts that use it.
+	fl.StringVar(&b.FromFile, "from-file", "", "the same as --input")
+	_ = fl.MarkHidden("from-file")
+	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252 or latin1")
+	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --input: payments worked on at once")
+	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; required for stdin)")
+	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
+	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
+	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
+	if cmd.Name() != string(bulk.OpClose) {
+		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money (default: the second is refused)")
+	}
+	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
-		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --from-file: prefix of the reference_id derived for rows without one (default bnpl); a new prefix makes a deliberate second run of the same file move money again")
+		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix makes a deliberate second run of the same file move money again")
 	}
 }
 
@@ -90,7 +106,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 func (b *BulkOptions) checkUnused(cmd *cobra.Command) error {
 	for _, n := range bulkFlagNames {
 		if fl := cmd.Flags().Lookup(n); fl != nil && fl.Changed {
-			return cmdutil.Usagef("--%s applies only with --from-file", n)
+			return cmdutil.Usagef("--%s applies only with --input", n)
 		}
 	}
 	return nil
@@ -109,6 +125,9 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		if msg := bulk.CheckReferencePrefix(b.ReferencePrefix); msg != "" {
 			return cmdutil.Usagef("--reference-prefix %s", msg)
 		}
+	}
+	if err := bulk.CheckInputEncoding(b.InputEncoding); err != nil {
+		return cmdutil.Usagef("--input-encoding %s", err)
 	}
 	name := b.FromFile
 	journal, report := b.Journal, b.Report
@@ -129,11 +148,11 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 			report = name + ".report.csv"
 		}
 	}
-	if err := distinctFiles(map[string]string{"--from-file": name, "--journal": journal, "--report": report}); err != nil {
+	if err := distinctFiles(map[string]string{"--input": name, "--journal": journal, "--report": report}); err != nil {
 		return err
 	}
 	if in == nil {
-		f, err := userfile.Open("--from-file", name, nil)
+		f, err := userfile.Open("--input", name, nil)
 		if err != nil {
 			return err
 		}
@@ -141,7 +160,10 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		in = f
 	}
 
-	rows, invalid, err := bulk.ReadRows(in, name, op)
+	// The input's bytes name it for the input lock: one run per file at a
+	// time, whatever the journal.
+	hash := sha256.New()
+	rows, invalid, err := bulk.ReadRowsWith(io.TeeReader(in, hash), name, op, bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats})
 	if err != nil {
 		return err
 	}
@@ -153,7 +175,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		if len(invalid) > 0 && !b.SkipInvalid {
 			return &bulk.InvalidRowsError{Rows: invalid}
 		}
-		return nil
+		return bulkPlan(ctx, op, b, d, rows)
 	}
 
 	printer, err := d.Printer()
@@ -180,6 +202,9 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		RetryFailed:     b.RetryFailed,
 		ReferencePrefix: b.ReferencePrefix,
 		Classify:        classifyMoveError,
+		LockDir:         d.StateDir,
+		InputID:         hex.EncodeToString(hash.Sum(nil)),
+		InputName:       name,
 	}
 	if !d.Quiet {
 		opts.Progress = d.IO.ErrOut
@@ -272,7 +297,7 @@ func distinctFiles(files map[string]string) error {
 				continue
 			}
 			if sameFile(pa, pb) {
-				return cmdutil.UsageHint("give --from-file, --journal and --report three different files",
+				return cmdutil.UsageHint("give --input, --journal and --report three different files",
 					"%s %s and %s %s are the same file", a, pa, b, pb)
 			}
 		}
@@ -415,11 +440,56 @@ func classifyMoveError(err error) (status int, errorType, message string, unknow
 	if errors.As(err, &ve) {
 		return 0, "", message, false
 	}
-	// The service answered, and the payment shows the reference_id held
-	// by another move: nothing was moved, and sending again cannot help.
-	var mc *api.MoveConflictError
-	if errors.As(err, &mc) {
-		return 0, bulk.ErrorTypeConflict, message, false
+	// The payment does not show the move as sent: whether money moved is
+	// unknown, so it is never reported failed.
+	var mu *api.MoveUnknownError
+	if errors.As(err, &mu) {
+		return 0, "", message, true
 	}
 	return 0, "", message, true
+}
+
+// bulkPlan reads every payment the rows name and prints what a run would
+// do; it fails (exit 2) when the plan refuses rows, which a real run would
+// refuse too.
+func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, rows []bulk.Row) error {
+	client, err := d.Client()
+	if err != nil {
+		return err
+	}
+	var progress func(done, total int)
+	if !d.Quiet && d.IO.IsStderrTTY() {
+		progress = func(done, total int) {
+			fmt.Fprintf(d.IO.ErrOut, "\rreading payments: %d/%d", done, total)
+			if done == total {
+				fmt.Fprintln(d.IO.ErrOut)
+			}
+		}
+	}
+	now := time.Now
+	if d.Now != nil {
+		now = d.Now
+	}
+	read := func(ctx context.Context, id string) (*api.Payment, error) {
+		return client.ReadBeforeMove(ctx, id, pastTenseOf(op))
+	}
+	plan, err := bulk.Plan(ctx, read, op, rows, b.Concurrency, now(), progress)
+	if err != nil {
+		return err
+	}
+	d.Notice("%s", plan)
+	if len(plan.Refused) > 0 {
+		return &bulk.PlanError{Plan: plan}
+	}
+	return nil
+}
+
+func pastTenseOf(op bulk.Op) string {
+	switch op {
+	case bulk.OpCapture:
+		return "captured"
+	case bulk.OpRefund:
+		return "refunded"
+	}
+	return "closed"
 }

@@ -56,22 +56,23 @@ and the capture is never made twice. A move found already made is reported as a
 success. A reference_id the payment already holds for another amount (or other
 tax, shipping or discount) is refused locally (exit 2): the service would move
 nothing. If, after the capture, the payment does not hold a capture with that
-reference_id and amount (another process used the id meanwhile), the command
-fails with exit 7 and says what the payment holds.
+reference_id and amount (another process used the id meanwhile), the outcome is
+unknown (exit 10) and the command says what the payment holds. A reference id
+that is not UTF-8 or is longer than 255 characters is refused (exit 2).
 
 In live mode the capture is confirmed on the terminal (naming the amount, the
 payment and the merchant); --yes skips the question, and without a terminal the
 capture is refused unless --yes is given. Answering anything but yes exits 2;
 Ctrl-C at the question exits 130; either way nothing is sent.
 
-With --from-file the rows of a CSV (header payment_id,amount,reference_id,
+With --input the rows of a CSV (header payment_id,amount,reference_id,
 tax_amount,shipping_amount,discount_amount) or JSON-lines file are captured, amount
 "full" taking the remainder; see --journal, --report and --retry-failed.`,
 		Example: `  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 500.00
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id ORDER-1001-C1 --tax-amount 4.76
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 10 --dry-run
-  bnpl payments capture --from-file testdata/captures.csv --report captures-report.csv`,
+  bnpl payments capture --input testdata/captures.csv --report captures-report.csv`,
 		Args:              moveArgs,
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {

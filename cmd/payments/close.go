@@ -43,11 +43,11 @@ In live mode the close is confirmed on the terminal; --yes skips the question,
 and without a terminal the close is refused unless --yes is given. Answering
 anything but yes exits 2; Ctrl-C at the question exits 130.
 
-With --from-file the payments of a CSV (header payment_id) or JSON-lines file are
+With --input the payments of a CSV (header payment_id) or JSON-lines file are
 closed; see --journal, --report and --retry-failed.`,
 		Example: `  bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status
-  bnpl payments close --from-file testdata/closes.csv --report closes-report.csv`,
+  bnpl payments close --input testdata/closes.csv --report closes-report.csv`,
 		Args:              moveArgs,
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {

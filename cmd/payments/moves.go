@@ -38,6 +38,9 @@ type MoveDeps struct {
 	Seen func(...recent.Entry)
 	// Now is the clock the local checks use (an expired authorization).
 	Now func() time.Time
+	// StateDir is bnpl's state directory, where bulk runs lock their
+	// input; "" takes no input lock.
+	StateDir string
 }
 
 func newMoveDeps(f *cmdutil.Factory) MoveDeps {
@@ -51,6 +54,7 @@ func newMoveDeps(f *cmdutil.Factory) MoveDeps {
 		NewReferenceID: uuid.NewString,
 		Seen:           recent.Recorder(f.Getenv),
 		Now:            time.Now,
+		StateDir:       config.StateDir(f.Getenv),
 	}
 }
 
@@ -60,7 +64,7 @@ func (d *MoveDeps) bind(f *cmdutil.Factory) {
 	d.Quiet = f.Global.Quiet
 }
 
-// moveArgs accepts one payment id, or none with --from-file; which of the
+// moveArgs accepts one payment id, or none with --input; which of the
 // two applies is checked once the flags are parsed.
 func moveArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 1 {
@@ -69,11 +73,11 @@ func moveArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// paymentIDArg checks the argument against --from-file.
+// paymentIDArg checks the argument against --input.
 func paymentIDArg(cmd *cobra.Command, args []string, b *BulkOptions) (string, error) {
 	if b.FromFile != "" {
 		if len(args) > 0 {
-			return "", cmdutil.Usagef("a payment id and --from-file exclude each other: the file names the payments")
+			return "", cmdutil.Usagef("a payment id and --input exclude each other: the file names the payments")
 		}
 		return "", nil
 	}
@@ -81,7 +85,7 @@ func paymentIDArg(cmd *cobra.Command, args []string, b *BulkOptions) (string, er
 		return "", err
 	}
 	if len(args) == 0 {
-		return "", cmdutil.Usagef("%s needs a payment id, or --from-file", cmd.CommandPath())
+		return "", cmdutil.Usagef("%s needs a payment id, or --input", cmd.CommandPath())
 	}
 	if err := cmdutil.CheckUUID("payment", args[0]); err != nil {
 		return "", err
@@ -90,12 +94,12 @@ func paymentIDArg(cmd *cobra.Command, args []string, b *BulkOptions) (string, er
 }
 
 // refuseSingleFlags stops flags of a single move from being given with
-// --from-file, whose columns carry those values per row.
+// --input, whose columns carry those values per row.
 func refuseSingleFlags(cmd *cobra.Command, names ...string) error {
 	for _, n := range names {
 		if fl := cmd.Flags().Lookup(n); fl != nil && fl.Changed {
 			return cmdutil.UsageHint("put the value in the file's "+columnFor(n)+" column instead",
-				"--%s does not apply with --from-file", n)
+				"--%s does not apply with --input", n)
 		}
 	}
 	return nil

@@ -276,10 +276,10 @@ func TestMoveFlagErrors(t *testing.T) {
 		{func(f *cmdutil.Factory) *cobra.Command { return newCaptureCmd(f, nil) }, []string{movedPaymentID}, "give --amount or --full"},
 		{func(f *cmdutil.Factory) *cobra.Command { return newCaptureCmd(f, nil) }, []string{movedPaymentID, "--amount", "1", "--full"}, "exclude each other"},
 		{func(f *cmdutil.Factory) *cobra.Command { return newCaptureCmd(f, nil) }, []string{"x", "--amount", "1"}, "not a UUID"},
-		{func(f *cmdutil.Factory) *cobra.Command { return newCaptureCmd(f, nil) }, []string{movedPaymentID, "--amount", "1", "--journal", "j"}, "--journal applies only with --from-file"},
-		{func(f *cmdutil.Factory) *cobra.Command { return newRefundCmd(f, nil) }, []string{"--from-file", "x.csv", "--reason", "r"}, "--reason does not apply with --from-file"},
+		{func(f *cmdutil.Factory) *cobra.Command { return newCaptureCmd(f, nil) }, []string{movedPaymentID, "--amount", "1", "--journal", "j"}, "--journal applies only with --input"},
+		{func(f *cmdutil.Factory) *cobra.Command { return newRefundCmd(f, nil) }, []string{"--from-file", "x.csv", "--reason", "r"}, "--reason does not apply with --input"},
 		{func(f *cmdutil.Factory) *cobra.Command { return newCloseCmd(f, nil) }, []string{movedPaymentID, "--from-file", "x.csv"}, "exclude each other"},
-		{func(f *cmdutil.Factory) *cobra.Command { return newCloseCmd(f, nil) }, nil, "needs a payment id, or --from-file"},
+		{func(f *cmdutil.Factory) *cobra.Command { return newCloseCmd(f, nil) }, nil, "needs a payment id, or --input"},
 	}
 	for _, c := range cases {
 		h := newHarness(t, srv.URL, "sk_test_ae_sandbox")

@@ -52,19 +52,20 @@ idempotency key. Without --reference-id one is made and printed on stderr before
 anything is sent; run the command again with it after an unknown outcome (exit 10).
 A reference_id the payment already holds for another amount is refused locally
 (exit 2): the service would move nothing. If, after the refund, the payment does
-not hold a refund with that reference_id and amount, the command fails with exit 7
-and says what the payment holds.
+not hold a refund with that reference_id and amount, the outcome is unknown
+(exit 10) and the command says what the payment holds. A reference id or reason
+that is not UTF-8, or too long (255 and 4096 characters), is refused (exit 2).
 
 In live mode the refund is confirmed on the terminal; --yes skips the question,
 and without a terminal the refund is refused unless --yes is given. Answering
 anything but yes exits 2; Ctrl-C at the question exits 130.
 
-With --from-file the rows of a CSV (header payment_id,amount,reference_id,reason)
+With --input the rows of a CSV (header payment_id,amount,reference_id,reason)
 or JSON-lines file are refunded; see --journal, --report and --retry-failed.`,
 		Example: `  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100.00 --reason "returned bottle"
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id RET-1001 -o json --jq .refunds
-  bnpl payments refund --from-file testdata/refunds.csv --report refunds-report.csv`,
+  bnpl payments refund --input testdata/refunds.csv --report refunds-report.csv`,
 		Args:              moveArgs,
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -19,6 +19,26 @@ var ListColumns = []output.Column{
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
 	{Header: "REFERENCE", Path: "order.reference_id", Kind: output.KindReference},
 	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
+	// Totals of the payment's moves, for reconciliation; shown only when
+	// --columns names them (captured,refunded,refundable).
+	{Header: "CAPTURED", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Captured() })},
+	{Header: "REFUNDED", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Refunded() })},
+	{Header: "REFUNDABLE", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Refundable() })},
+}
+
+// moveTotal is a column's value computed from the payment a record holds.
+func moveTotal(total func(*api.Payment) decimal.Decimal) func(map[string]any) string {
+	return func(rec map[string]any) string {
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return ""
+		}
+		var p api.Payment
+		if json.Unmarshal(b, &p) != nil {
+			return ""
+		}
+		return money.Format(total(&p), p.Currency)
+	}
 }
 
 // moveColumns are the columns of a payment's captures or refunds, amounts

@@ -79,6 +79,7 @@ func (c *Client) Capture(ctx context.Context, id string, req CaptureRequest) (*M
 	if field, part, found := ExcessCapturePart(req.Amount, req.TaxAmount, req.ShippingAmount, req.DiscountAmount); found {
 		v.Add("$."+field, "must not be more than the capture amount %s, got %s", req.Amount, part)
 	}
+	checkMoveText(v, req.ReferenceID, "", req.Items)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -103,6 +104,7 @@ func (c *Client) Refund(ctx context.Context, id string, req RefundRequest) (*Mov
 	if !req.Amount.IsPositive() {
 		v.Add("$.amount", "must be greater than zero, got %s", req.Amount)
 	}
+	checkMoveText(v, req.ReferenceID, req.Reason, req.Items)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -135,8 +137,10 @@ func (c *Client) Close(ctx context.Context, id string) (*MoveResult, error) {
 //
 //   - A 2xx is the move made if the payment it answers holds a capture
 //     or refund with our reference_id and amount (a close: always);
-//     otherwise the reference_id was used by another move, and the
-//     answer is a *MoveConflictError (exit 7): nothing was moved.
+//     otherwise the payment cannot be matched to the move (the
+//     reference_id held by another move, or not there at all), and the
+//     answer is a *MoveUnknownError (exit 10): whether money moved is
+//     unknown, and the error says what the payment holds.
 //   - A refusal that a repeat of our own move would earn (refusedAsRepeat)
 //     makes the client read the payment. If an earlier attempt's outcome
 //     was unknown, or the caller supplied the reference_id (a re-run), and

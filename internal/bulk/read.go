@@ -3,6 +3,7 @@ package bulk
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -28,9 +29,27 @@ const (
 	colShippingAmount = "shipping_amount"
 	colDiscountAmount = "discount_amount"
 	colReason         = "reason"
+	colCurrency       = "currency"
 )
 
-var columns = []string{colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason}
+var columns = []string{colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason, colCurrency}
+
+// opColumns are the columns each op reads, in the order errors list them.
+var opColumns = map[Op][]string{
+	OpCapture: {colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colCurrency},
+	OpRefund:  {colPaymentID, colAmount, colReferenceID, colReason, colCurrency},
+	OpClose:   {colPaymentID, colCurrency},
+}
+
+// listHeaders are the headers `bnpl payments list -o csv` writes, so that
+// its output can be edited into a bulk file: ID is the payment_id, AMOUNT
+// the amount and CURRENCY the currency. The other columns describe the
+// payment, not the move, and are read and ignored ("" below): REFERENCE is
+// the order's reference_id, never a move's.
+var listHeaders = map[string]string{
+	"id": colPaymentID, "amount": colAmount, "currency": colCurrency,
+	"status": "", "reference": "", "created": "", "captured": "", "refunded": "", "refundable": "",
+}
 
 func knownColumn(name string) bool {
 	for _, c := range columns {
@@ -39,6 +58,20 @@ func knownColumn(name string) bool {
 		}
 	}
 	return false
+}
+
+// headerColumn is the column a CSV header names: one of columns, or one
+// of listHeaders (upper case, as the list writes them); ignored is true
+// for a list column that names no input.
+func headerColumn(h string) (col string, ignored, ok bool) {
+	lower := strings.ToLower(strings.TrimSpace(h))
+	if knownColumn(lower) {
+		return lower, false, true
+	}
+	if c, found := listHeaders[lower]; found && strings.TrimSpace(h) == strings.ToUpper(lower) {
+		return c, c == "", true
+	}
+	return "", false, false
 }
 
 // maxPlaces is the most places any settled currency allows (KWD). Before a
@@ -62,16 +95,38 @@ const maxPlaces = 3
 // The error is for an input that cannot be read as rows at all (an
 // *InputError); a bad row only adds a RowError.
 func ReadRows(r io.Reader, name string, op Op) ([]Row, []RowError, error) {
+	return ReadRowsWith(r, name, op, ReadOptions{})
+}
+
+// ReadOptions change how ReadRowsWith reads.
+type ReadOptions struct {
+	// Encoding of the input (see CheckInputEncoding), converted to UTF-8
+	// as it is read; "" is UTF-8. An input that is not in the encoding is
+	// refused whole, naming the line and the byte: text that is not UTF-8
+	// cannot be sent as it is.
+	Encoding string
+	// AllowRepeats takes identical rows without a reference_id as meant:
+	// each moves money (they get reference_ids of their own). Without it
+	// the second is refused, as a row written twice by mistake.
+	AllowRepeats bool
+}
+
+// ReadRowsWith is ReadRows with options.
+func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []RowError, error) {
 	if !op.valid() {
 		return nil, nil, fmt.Errorf("bulk: unknown op %q", op)
 	}
-	br := bufio.NewReader(&lineCap{r: r, name: name})
+	if err := CheckInputEncoding(ro.Encoding); err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReader(&lineCap{r: newUTF8Input(r, name, ro.Encoding), name: name})
 	// A byte-order mark from a spreadsheet export would otherwise become
 	// part of the first column's name.
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
 	}
 	v := newValidator(op)
+	v.allowRepeats = ro.AllowRepeats
 	var err error
 	if jsonLines(br, name) {
 		err = readJSONLines(br, name, v)
@@ -115,11 +170,14 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 		return inputError(err, name, 0)
 	}
 	index := map[string]int{}
-	for i, h := range header {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if !knownColumn(h) {
-			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: the columns are %s",
-				header[i], strings.Join(columns, ", "))}
+	for i, raw := range header {
+		h, ignored, ok := headerColumn(raw)
+		if !ok {
+			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: the columns of %s are %s",
+				raw, op, strings.Join(opColumns[op], ", "))}
+		}
+		if ignored {
+			continue
 		}
 		if _, dup := index[h]; dup {
 			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("column %s appears twice", h)}
@@ -192,7 +250,7 @@ func readJSONLines(br *bufio.Reader, name string, v *validator) error {
 			return inputError(err, name, line)
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
-			fields, problems := decodeJSONRow(b)
+			fields, problems := decodeJSONRow(b, v.op)
 			v.check(line, fields, problems)
 		}
 		if err != nil {
@@ -204,7 +262,7 @@ func readJSONLines(br *bufio.Reader, name string, v *validator) error {
 // decodeJSONRow turns one JSON object into column values. Numbers are kept
 // as their literal text, never as floats, so 10.10 stays 10.10. A key given
 // twice is refused: which of the two values counts would be a guess.
-func decodeJSONRow(b []byte) (map[string]string, []RowError) {
+func decodeJSONRow(b []byte, op Op) (map[string]string, []RowError) {
 	notObject := []RowError{{Message: "is not a JSON object"}}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -243,7 +301,7 @@ func decodeJSONRow(b []byte) (map[string]string, []RowError) {
 	sort.Strings(keys) // stable messages
 	for _, k := range keys {
 		if !knownColumn(k) {
-			problems = append(problems, RowError{Field: k, Message: "is not a known field: the fields are " + strings.Join(columns, ", ")})
+			problems = append(problems, RowError{Field: k, Message: "is not a known field: the fields of " + string(op) + " are " + strings.Join(opColumns[op], ", ")})
 			continue
 		}
 		switch val := obj[k].(type) {
@@ -294,15 +352,20 @@ type validator struct {
 	op      Op
 	rows    []Row
 	invalid []RowError
-	// refLines finds a reference_id used twice: the service would take the
-	// second row as a retry of the first and move no money for it.
+	// refLines finds a reference_id used twice on one payment (the service
+	// keeps reference_ids per payment): it would take the second row as a
+	// retry of the first and move no money for it.
 	refLines map[string]int
+	// sameLines finds identical rows without a reference_id, refused
+	// unless allowRepeats.
+	sameLines    map[string]int
+	allowRepeats bool
 	// closeLines finds a payment closed twice, which can only fail.
 	closeLines map[string]int
 }
 
 func newValidator(op Op) *validator {
-	return &validator{op: op, refLines: map[string]int{}, closeLines: map[string]int{}}
+	return &validator{op: op, refLines: map[string]int{}, sameLines: map[string]int{}, closeLines: map[string]int{}}
 }
 
 func (v *validator) reject(e RowError) { v.invalid = append(v.invalid, e) }
@@ -317,6 +380,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		ShippingAmount: f[colShippingAmount],
 		DiscountAmount: f[colDiscountAmount],
 		Reason:         f[colReason],
+		Currency:       strings.ToUpper(f[colCurrency]),
 	}
 	// One problem per field is enough: a value of the wrong JSON type need
 	// not also be reported as missing.
@@ -373,6 +437,27 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	if row.Reason != "" && v.op != OpRefund {
 		bad(colReason, "is only for refund: leave it empty")
 	}
+	if row.Currency != "" && !money.Known(row.Currency) {
+		bad(colCurrency, fmt.Sprintf("%q is not a currency of the service (AED, KWD, SAR)", f[colCurrency]))
+	} else if row.Currency != "" {
+		// The currency's places, known up front.
+		for _, x := range []struct{ col, val string }{{colAmount, row.Amount}, {colTaxAmount, row.TaxAmount}, {colShippingAmount, row.ShippingAmount}, {colDiscountAmount, row.DiscountAmount}} {
+			if x.val == "" || x.val == FullAmount || checkAmount(x.val, false) != "" {
+				continue
+			}
+			if _, err := money.Parse(x.val, row.Currency); err != nil {
+				bad(x.col, err.Error())
+			}
+		}
+	}
+	// The input is UTF-8 by now (see utf8Input); the lengths are the
+	// single moves' (api.CheckText).
+	if msg := api.CheckText(row.ReferenceID, api.MaxReferenceIDLen); msg != "" {
+		bad(colReferenceID, msg)
+	}
+	if msg := api.CheckText(row.Reason, api.MaxTextLen); msg != "" {
+		bad(colReason, msg)
+	}
 	if len(problems) == 0 && v.op == OpCapture && !row.Full() {
 		if field, msg := excessPart(row, row.Amount); msg != "" {
 			bad(field, msg)
@@ -381,10 +466,18 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 
 	if len(problems) == 0 {
 		if row.ReferenceID != "" {
-			if first, dup := v.refLines[row.ReferenceID]; dup {
-				bad(colReferenceID, fmt.Sprintf("%q is also on line %d: the service would take this row as a retry of that one", row.ReferenceID, first))
+			key := row.PaymentID + "\x00" + row.ReferenceID
+			if first, dup := v.refLines[key]; dup {
+				bad(colReferenceID, fmt.Sprintf("%q is also on line %d for the same payment: the service would take this row as a retry of that one and move nothing for it", row.ReferenceID, first))
 			} else {
-				v.refLines[row.ReferenceID] = line
+				v.refLines[key] = line
+			}
+		} else if v.op != OpClose {
+			key := sameRowKey(row)
+			if first, dup := v.sameLines[key]; dup && !v.allowRepeats {
+				bad("", fmt.Sprintf("is the same as line %d, with no reference_id: written twice by mistake? Give each a reference_id, or pass --allow-repeats to move the money once per row", first))
+			} else if !dup {
+				v.sameLines[key] = line
 			}
 		}
 		if v.op == OpClose {
@@ -398,12 +491,20 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 
 	if len(problems) > 0 {
 		for _, p := range problems {
-			p.Line, p.PaymentID = line, f[colPaymentID]
+			p.Line, p.PaymentID, p.Amount, p.ReferenceID = line, f[colPaymentID], f[colAmount], f[colReferenceID]
 			v.reject(p)
 		}
 		return
 	}
 	v.rows = append(v.rows, row)
+}
+
+// sameRowKey is what makes two rows the same move: the values sent, as
+// written (amounts as numbers).
+func sameRowKey(row Row) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
+		canonicalAmount(row.ShippingAmount), canonicalAmount(row.DiscountAmount), row.Reason}, "\x00")))
+	return string(sum[:16])
 }
 
 // excessPart applies api.ExcessCapturePart, the rule of single captures,

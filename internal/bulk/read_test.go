@@ -135,7 +135,7 @@ func TestReadReportsEveryProblemWithItsLine(t *testing.T) {
 	in := "payment_id,amount,reference_id,reason\n" +
 		pidA + ",10,r1,\n" +
 		"nope,-1,,\n" + // two problems on one line
-		pidB + ",10,r1,\n" + // reference_id reused
+		pidA + ",12,r1,\n" + // reference_id reused on the same payment
 		pidB + ",10\n" + // short row
 		"\"unterminated,10,,\n"
 	rows, invalid, err := ReadRows(strings.NewReader(in), "in.csv", OpRefund)
@@ -152,7 +152,7 @@ func TestReadReportsEveryProblemWithItsLine(t *testing.T) {
 	want := []string{
 		`line 3: payment_id: "nope" is not a payment id`,
 		`line 3: amount: "-1" must be greater than zero`,
-		`line 4: reference_id: "r1" is also on line 2`,
+		`line 4: reference_id: "r1" is also on line 2 for the same payment`,
 		`line 5: has 2 fields, the header has 4`,
 		`line 6: is not valid CSV`,
 	}
@@ -241,5 +241,46 @@ func TestReadCapsTheLengthOfALine(t *testing.T) {
 	ok := "payment_id,amount,reason\n3fa85f64-5717-4562-b3fc-2c963f66afa6,10.00," + strings.Repeat("x", MaxLineBytes-len("3fa85f64-5717-4562-b3fc-2c963f66afa6,10.00,")) + "\n"
 	if _, _, err := ReadRows(strings.NewReader(ok), "rows.csv", OpRefund); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// reference_ids are per payment; identical rows without one are refused
+// unless repeats are allowed; a currency column is checked, and the
+// headers of `payments list -o csv` are read.
+func TestReadRowsAsTheServiceSeesThem(t *testing.T) {
+	in := "payment_id,amount,reference_id,currency\n" +
+		pidA + ",10,r1,aed\n" +
+		pidB + ",10,r1,AED\n" + // the same id on another payment: fine
+		pidA + ",5,,\n" +
+		pidA + ",5.00,,\n" + // the same row as line 4
+		pidB + ",1.005,,AED\n" + // three places in AED
+		pidB + ",1,,USD\n"
+	rows, invalid, err := ReadRows(strings.NewReader(in), "in.csv", OpCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range invalid {
+		got = append(got, e.String())
+	}
+	if len(rows) != 3 || rows[0].Currency != "AED" || len(got) != 3 ||
+		!strings.Contains(got[0], "line 5: is the same as line 4, with no reference_id") ||
+		!strings.Contains(got[1], "line 6: amount:") || !strings.Contains(got[2], `line 7: currency: "USD" is not a currency`) {
+		t.Fatalf("rows %+v\nproblems\n%s", rows, strings.Join(got, "\n"))
+	}
+	rows, invalid, err = ReadRowsWith(strings.NewReader(in), "in.csv", OpCapture, ReadOptions{AllowRepeats: true})
+	if err != nil || len(rows) != 4 || len(invalid) != 2 {
+		t.Fatalf("allow repeats: rows %d invalid %v err %v", len(rows), invalid, err)
+	}
+
+	list := "ID,STATUS,AMOUNT,CURRENCY,REFERENCE,CREATED\n" + pidA + ",AUTHORIZED,1250.00,AED,ORDER-1,2026-11-25T10:00:00Z\n"
+	rows, invalid, err = ReadRows(strings.NewReader(list), "list.csv", OpCapture)
+	if err != nil || len(invalid) != 0 || len(rows) != 1 || rows[0] != (Row{Line: 2, PaymentID: pidA, Amount: "1250.00", Currency: "AED"}) {
+		t.Fatalf("list headers: rows %+v invalid %v err %v", rows, invalid, err)
+	}
+
+	_, _, err = ReadRows(strings.NewReader("payment_id,amount,note\n"), "x.csv", OpCapture)
+	if err == nil || !strings.Contains(err.Error(), `unknown column "note": the columns of capture are payment_id, amount, reference_id, tax_amount, shipping_amount, discount_amount, currency`) {
+		t.Errorf("unknown column: %v", err)
 	}
 }

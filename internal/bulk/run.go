@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -56,9 +57,12 @@ type task struct {
 type paymentQueue struct {
 	paymentID string
 	tasks     []*task
-	// currency is learnt from the first read of the payment, if any row
-	// needs it.
+	// currency is learnt from the first read of the payment.
 	currency string
+	// payment is the payment as last known: read before its first row,
+	// then as each move answered it. Rows are checked against it before
+	// they are sent, as a single move is checked against its read.
+	payment *api.Payment
 }
 
 type runner struct {
@@ -105,6 +109,8 @@ type Batch struct {
 	queues  []*paymentQueue
 	rep     *report
 	closed  bool
+	// inputLock is the input lock's file, held until Close.
+	inputLock *os.File
 }
 
 // Prepare checks the rows and the files of a run before anything is sent:
@@ -127,10 +133,17 @@ func Prepare(rows []Row, o Options) (*Batch, error) {
 	o = withDefaults(o)
 
 	b := &Batch{r: &runner{o: o, limiter: o.limiter}, rows: rows, skipped: skipped}
+	if o.LockDir != "" && o.InputID != "" {
+		var err error
+		if b.inputLock, err = lockInput(o.LockDir, o.Op, o.InputID, o.InputName, o.JournalPath, o.now()); err != nil {
+			return nil, err
+		}
+	}
 	var entries map[string]*journalEntry
 	if o.JournalPath != "" {
 		var err error
 		if b.r.journal, entries, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
+			b.Close()
 			return nil, err
 		}
 	}
@@ -172,6 +185,9 @@ func (b *Batch) Close() {
 	if b.r.journal != nil {
 		_ = b.r.journal.close()
 	}
+	if b.inputLock != nil {
+		_ = b.inputLock.Close()
+	}
 }
 
 // Run sends the pending rows through c; see the package function Run.
@@ -203,6 +219,13 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 			}
 			res.currency = currencies[rows[i].PaymentID]
 		}
+		// Every line of the report keeps the row's own values.
+		if res.Amount == "" && o.Op != OpClose {
+			res.Amount = rows[i].Amount
+		}
+		if res.ReferenceID == "" {
+			res.ReferenceID = rows[i].ReferenceID
+		}
 		if res.Outcome == "" {
 			res.Outcome, res.notSent = OutcomeNotSent, true
 			res.Message = "not sent: the run was interrupted"
@@ -225,7 +248,7 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	switch {
 	case r.stopErr != nil:
 		return summary, r.stopErr
-	case summary.Interrupted || summary.Failed > 0:
+	case summary.Interrupted || summary.Failed > 0 || summary.Unknown > 0:
 		runErr := &RunError{Op: o.Op, Summary: summary, JournalPath: o.JournalPath, ReportPath: o.ReportPath}
 		if reportErr != nil {
 			return summary, errors.Join(runErr, reportErr)
@@ -264,6 +287,8 @@ func (s *Summary) count(res rowResult) {
 		s.Reconciled++
 	case res.Outcome == OutcomeFailed:
 		s.Failed++
+	case res.Outcome == OutcomeUnknown:
+		s.Unknown++
 	}
 	if res.earlier {
 		s.Earlier++
@@ -277,6 +302,8 @@ func (s *Summary) count(res rowResult) {
 		total = &s.notSent
 	case res.Outcome == OutcomeFailed:
 		total = &s.failed
+	case res.Outcome == OutcomeUnknown:
+		total = &s.unknown
 	default:
 		return
 	}
@@ -292,6 +319,7 @@ func (s *Summary) count(res rowResult) {
 	}
 	(*total)[res.currency] = (*total)[res.currency].Add(d)
 	s.Moved, s.FailedAmounts, s.NotSentAmounts = movedStrings(s.moved), movedStrings(s.failed), movedStrings(s.notSent)
+	s.UnknownAmounts = movedStrings(s.unknown)
 }
 
 func movedStrings(m map[string]decimal.Decimal) map[string]string {
@@ -313,7 +341,7 @@ func skippedResults(invalid []RowError) []rowResult {
 	for _, e := range invalid {
 		res := byLine[e.Line]
 		if res == nil {
-			res = &rowResult{Line: e.Line, PaymentID: e.PaymentID, Outcome: OutcomeSkipped, Message: "invalid: "}
+			res = &rowResult{Line: e.Line, PaymentID: e.PaymentID, Amount: e.Amount, ReferenceID: e.ReferenceID, Outcome: OutcomeSkipped, Message: "invalid: "}
 			byLine[e.Line] = res
 			lines = append(lines, e.Line)
 		} else {
@@ -440,7 +468,7 @@ func (r *runner) runQueues(ctx context.Context, queues []*paymentQueue, results 
 					res := r.process(ctx, q, t)
 					results[t.index] = res
 					if !res.notSent {
-						r.progress.rowDone(res.Outcome == OutcomeFailed)
+						r.progress.rowDone(res.Outcome == OutcomeFailed || res.Outcome == OutcomeUnknown)
 					}
 				}
 			}
@@ -493,9 +521,9 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	// The payment is read when the row needs it: to resolve "full" or a
 	// currency's places, and for a row an earlier run left without an
 	// answer, whose move may have been made.
-	var p *api.Payment
-	needAmount := r.o.Op != OpClose && t.amount == "" && (row.Full() || (q.currency == "" && needsCurrency(row)))
-	if t.resumed || needAmount {
+	p := q.payment
+	needAmount := r.o.Op != OpClose && t.amount == "" && row.Full()
+	if t.resumed || needAmount || p == nil {
 		var refused *rowResult
 		var err error
 		if p, refused, err = r.readPayment(ctx, q, t, res); err != nil || ctx.Err() != nil {
@@ -504,10 +532,16 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		if refused != nil {
 			return *refused
 		}
-		res.PaymentStatus, res.currency = p.Status, p.Currency
-		if settled, ok := r.madeBefore(t, p, res); ok {
-			return settled
-		}
+	}
+	res.PaymentStatus, res.currency = p.Status, p.Currency
+	if row.Currency != "" && row.Currency != p.Currency {
+		res.Outcome = OutcomeFailed
+		res.Message = fmt.Sprintf("currency: the row says %s, the payment is in %s; nothing was sent", row.Currency, p.Currency)
+		r.record(t, res, OutcomeFailed)
+		return res
+	}
+	if settled, ok := r.madeBefore(t, p, res); ok {
+		return settled
 	}
 
 	if r.o.Op != OpClose {
@@ -574,6 +608,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it (an earlier or concurrent run of this file): nothing moved now", pastTense(r.o.Op))
 			}
 			if moved.Payment != nil {
+				q.payment = moved.Payment
 				res.PaymentStatus = moved.Payment.Status
 				res.currency = moved.Payment.Currency
 				// The service answers a reference_id it has seen with the
@@ -581,11 +616,8 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				// if the payment holds it with this row's amounts.
 				if r.o.Op != OpClose {
 					if found, held := referenceConflict(r.o.Op, moved.Payment, req.referenceID, &req.amounts); !found || held != "" {
-						res.Outcome, res.ErrorType, res.moved = OutcomeFailed, ErrorTypeConflict, false
-						res.Message = held
-						if !found {
-							res.Message = fmt.Sprintf("the service answered, but the payment shows no %s with reference_id %s", r.o.Op, req.referenceID)
-						}
+						res.Outcome, res.moved = OutcomeUnknown, false
+						res.Message = unmatchedMessage(r.o.Op, moved.Payment, req.referenceID)
 					}
 				}
 			}
@@ -599,8 +631,8 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		}
 		journalOutcome = OutcomeFailed
 		if unknown {
-			journalOutcome = outcomeUnknown
-			res.Message += " (outcome unknown: running again with the same journal re-sends it with the same reference_id)"
+			res.Outcome, journalOutcome = OutcomeUnknown, OutcomeUnknown
+			res.Message += " (outcome unknown: running again with the same journal reads the payment and re-sends the row with the same reference_id only if the move is not there)"
 		}
 	}
 	if r.journal != nil {
@@ -639,12 +671,19 @@ func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res 
 			// payment, say) is kept.
 			outcome = outcomeUnknown
 		}
+		if t.resumed {
+			// An earlier run sent the row and its outcome is not known:
+			// without the payment it still is not.
+			failed.Outcome = OutcomeUnknown
+			failed.Message = "reading the payment: " + message + "; an earlier run sent this row and whether it moved money is unknown (a re-run reads the payment again)"
+			outcome = OutcomeUnknown
+		}
 		if t.resumed || !unknown {
 			r.record(t, failed, outcome)
 		}
 		return nil, &failed, nil
 	}
-	q.currency = p.Currency
+	q.currency, q.payment = p.Currency, p
 	return p, nil, nil
 }
 
@@ -677,6 +716,13 @@ func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, 
 	found, held := referenceConflict(r.o.Op, p, res.ReferenceID, want)
 	if !found {
 		return res, false
+	}
+	if held != "" && t.resumed {
+		// An earlier run sent this row under ref; the payment holds
+		// another amount there: that cannot be matched to the row.
+		res.Outcome, res.Message = OutcomeUnknown, unmatchedMessage(r.o.Op, p, res.ReferenceID)
+		r.record(t, res, OutcomeUnknown)
+		return res, true
 	}
 	if held != "" {
 		res.Outcome, res.ErrorType, res.Message = OutcomeFailed, ErrorTypeConflict, held
@@ -758,15 +804,6 @@ func (r *runner) record(t *task, res rowResult, outcome Outcome) {
 	if err != nil {
 		r.halt(err)
 	}
-}
-
-func needsCurrency(row Row) bool {
-	for _, s := range []string{row.Amount, row.TaxAmount, row.ShippingAmount, row.DiscountAmount} {
-		if s != FullAmount && places(s) > 2 {
-			return true
-		}
-	}
-	return false
 }
 
 func firstNonEmpty(s ...string) string {

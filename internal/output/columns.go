@@ -35,6 +35,10 @@ type Column struct {
 	// TableHidden leaves the column out of tables unless --columns names
 	// it: the currency, which a table shows beside each amount already.
 	TableHidden bool
+	// OptIn leaves the column out of every format unless --columns names
+	// it: a value computed for each record (a payment's captured total)
+	// that the default shape of the output does not carry.
+	OptIn bool
 }
 
 // Kind of a column's values.
@@ -297,7 +301,13 @@ func resolveColumns(cols []Column, names []string, first []byte, sample []map[st
 		}
 	}
 	if len(names) == 0 {
-		return cols, nil
+		shown := make([]Column, 0, len(cols))
+		for _, c := range cols {
+			if !c.OptIn {
+				shown = append(shown, c)
+			}
+		}
+		return shown, nil
 	}
 	picked := make([]Column, 0, len(names))
 	var unknown []string

@@ -1,0 +1,120 @@
+package bulk
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+// Input encodings ReadRows takes besides UTF-8, by the names
+// --input-encoding accepts. Both are single-byte encodings: one byte of
+// the file is one character, so a position in the file is a count of
+// characters read.
+var inputEncodings = map[string]*charmap.Charmap{
+	"windows-1252": charmap.Windows1252,
+	"cp1252":       charmap.Windows1252,
+	"latin1":       charmap.ISO8859_1,
+	"iso-8859-1":   charmap.ISO8859_1,
+}
+
+// InputEncodings names the encodings --input-encoding takes, for help
+// and errors.
+const InputEncodings = "utf-8 (the default), windows-1252, latin1"
+
+// CheckInputEncoding refuses an encoding name ReadRows does not know.
+func CheckInputEncoding(name string) error {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if n == "" || n == "utf-8" || n == "utf8" || inputEncodings[n] != nil {
+		return nil
+	}
+	return fmt.Errorf("%q is not an input encoding this command reads: %s", name, InputEncodings)
+}
+
+// utf8Input passes a stream through, failing the read at the first byte
+// that is not UTF-8 with an *InputError naming its line and its offset in
+// the file. With a legacy encoding the stream is that encoding converted,
+// and a character the encoding does not define (converted to U+FFFD) is
+// refused the same way; offsets still count bytes of the file, one per
+// character.
+//
+// Bytes that are not UTF-8 cannot be sent: the service stores them as
+// U+FFFD, so that a reference_id is no longer the one sent (two different
+// ids may become one) and a move cannot be found by it afterwards.
+type utf8Input struct {
+	r        io.Reader
+	name     string
+	encoding string // "" for UTF-8
+	off      int64  // offset in the file of the next byte (character, when decoding)
+	line     int    // line of the next byte, 1-based
+	carry    []byte // the start of a character cut by the end of a read
+	// err is kept: a reader above may drop an error on a peek, and the
+	// input must not then look like it ended.
+	err error
+}
+
+func newUTF8Input(r io.Reader, name, encoding string) io.Reader {
+	enc := strings.ToLower(strings.TrimSpace(encoding))
+	u := &utf8Input{name: name, line: 1}
+	if cm := inputEncodings[enc]; cm != nil {
+		u.r, u.encoding = cm.NewDecoder().Reader(r), enc
+	} else {
+		u.r = r
+	}
+	return u
+}
+
+func (u *utf8Input) Read(p []byte) (int, error) {
+	if u.err != nil {
+		return 0, u.err
+	}
+	n, err := u.r.Read(p)
+	data := p[:n]
+	if len(u.carry) > 0 {
+		data = append(append([]byte(nil), u.carry...), data...)
+		u.carry = nil
+	}
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if err == nil && !utf8.FullRune(data[i:]) {
+				// Cut by the end of this read: judged with the next.
+				u.carry = append(u.carry, data[i:]...)
+				break
+			}
+			u.err = u.invalid(data[i])
+			return 0, u.err
+		}
+		if r == utf8.RuneError && u.encoding != "" {
+			u.err = u.undefined()
+			return 0, u.err
+		}
+		if r == '\n' {
+			u.line++
+		}
+		if u.encoding != "" {
+			u.off++
+		} else {
+			u.off += int64(size)
+		}
+		i += size
+	}
+	if err == io.EOF && len(u.carry) > 0 {
+		u.err = u.invalid(u.carry[0])
+		return 0, u.err
+	}
+	return n, err
+}
+
+func (u *utf8Input) invalid(b byte) error {
+	return &InputError{Name: u.name, Line: u.line, hint: "save the file as UTF-8, or name its encoding: --input-encoding windows-1252 (Excel's CSV on Windows) or latin1",
+		Message: fmt.Sprintf("the byte at offset %d of the file (0x%02X) is not UTF-8: the service would store another text than the one sent, "+
+			"and a reference_id would no longer find its move; nothing was sent", u.off, b)}
+}
+
+func (u *utf8Input) undefined() error {
+	return &InputError{Name: u.name, Line: u.line, hint: "check the file's encoding: save it as UTF-8, or name the encoding it was written in",
+		Message: fmt.Sprintf("the byte at offset %d of the file is not a character of %s; nothing was sent", u.off, u.encoding)}
+}
