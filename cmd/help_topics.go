@@ -72,9 +72,24 @@ N}.`},
                       --time does
   BNPL_DEBUG          1, true or yes: log each HTTP exchange to stderr, keys
                       and signing-header values masked, as --debug does
+  BNPL_QUIET          1, true or yes: no notices on stderr, as -q does
+  BNPL_SANDBOX_*      bnpl sandbox serve's settings for a container:
+                      BNPL_SANDBOX_AE_ADDR, BNPL_SANDBOX_SA_ADDR,
+                      BNPL_SANDBOX_STATE, BNPL_SANDBOX_PUBLIC_URL,
+                      BNPL_SANDBOX_ALLOW_HOST and
+                      BNPL_SANDBOX_ALLOW_REMOTE_CONTROL (see bnpl sandbox
+                      serve --help)
+
+In CI: with CI set (to anything but 0, false or no, as GitHub Actions, GitLab
+CI and most others do), nothing prompts, even on a terminal a runner
+allocates: it acts as in a script, where a removal or a reset goes ahead and a
+live money move is refused without --yes. Progress is then written as plain lines, never redrawn with carriage
+returns. Without a terminal on stdin nothing prompts either, CI or not. Set
+BNPL_QUIET=1 in the job to drop the notices too.
 
 Other variables bnpl follows:
 
+  CI                  set: a CI job (see above)
   NO_COLOR            set and not empty: no colour (as --no-color)
   CLICOLOR            0: no colour
   CLICOLOR_FORCE      set and not 0: colour even when not on a terminal

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -32,7 +34,9 @@ var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 
 // Serve runs the sandbox on one listener per region until ctx is done,
 // after printing the base URLs and the merchants with their keys to out
-// (sandbox keys move no money; printing them is the point).
+// (sandbox keys move no money; printing them is the point). The listeners
+// answer from the moment they are bound: 503 (GET /_sandbox/health
+// included) until the state is open, then the sandbox.
 func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	addrs := []struct{ region, addr string }{{"ae", o.AEAddr}, {"sa", o.SAAddr}}
 	if addrs[0].addr == "" {
@@ -49,8 +53,9 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	}
 	public := map[string]string{}
 	for region, u := range o.PublicURLs {
-		public[region] = u
+		public[region] = strings.TrimRight(u, "/")
 	}
+	shown := map[string]string{} // what is printed: the public URL, else where this machine reaches it
 	for _, a := range addrs {
 		l, err := net.Listen("tcp", a.addr)
 		if err != nil {
@@ -58,23 +63,59 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 			return fmt.Errorf("sandbox %s listener: %w", a.region, err)
 		}
 		listeners = append(listeners, l)
-		if public[a.region] == "" {
+		shown[a.region] = public[a.region]
+		if shown[a.region] == "" {
+			shown[a.region] = strings.TrimSuffix(DashboardURL(l.Addr()), "/_sandbox/")
+		}
+		// On a wildcard address (0.0.0.0 in a container) no one address
+		// reaches every client: without a public URL the links follow
+		// the Host of each request.
+		if public[a.region] == "" && !unspecified(l.Addr()) {
 			public[a.region] = "http://" + l.Addr().String()
 		}
 	}
+
+	lim := o.Limits
+	if lim.MaxConns == 0 {
+		lim.MaxConns = DefaultServeLimits.MaxConns
+	}
+	if lim.MaxBodies == 0 {
+		lim.MaxBodies = DefaultServeLimits.MaxBodies
+	}
+	handlers := make([]switchHandler, len(listeners))
+	servers := make([]*http.Server, len(listeners))
+	errs := make(chan error, len(listeners))
+	for i, l := range listeners {
+		handlers[i].set(StartingHandler())
+		servers[i] = lim.Server(&handlers[i])
+		go func(srv *http.Server, l net.Listener) {
+			errs <- srv.Serve(l)
+		}(servers[i], lim.Listener(l))
+	}
+	shutdown := func() {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, srv := range servers {
+			_ = srv.Shutdown(shutdownCtx)
+		}
+	}
+
 	opts := o.Options
 	opts.PublicURLs = public
 	sb, err := New(opts)
 	if err != nil {
-		closeAll()
+		shutdown()
 		return err
 	}
 	defer sb.Close()
+	for i := range listeners {
+		handlers[i].set(sb.Handler(addrs[i].region))
+	}
 
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
-	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", public["ae"])
-	fmt.Fprintf(out, "  sa (KSA)          %s\n", public["sa"])
-	fmt.Fprintf(out, "  dashboard         %s  %s\n", DashboardURL(listeners[0].Addr()), DashboardURL(listeners[1].Addr()))
+	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
+	fmt.Fprintf(out, "  sa (KSA)          %s\n", shown["sa"])
+	fmt.Fprintf(out, "  dashboard         %s/_sandbox/  %s/_sandbox/\n", shown["ae"], shown["sa"])
 	if o.StatePath != "" {
 		fmt.Fprintf(out, "  state             %s\n", o.StatePath)
 	} else {
@@ -96,33 +137,34 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	}
 	tw.Flush()
 
-	lim := o.Limits
-	if lim.MaxConns == 0 {
-		lim.MaxConns = DefaultServeLimits.MaxConns
-	}
-	if lim.MaxBodies == 0 {
-		lim.MaxBodies = DefaultServeLimits.MaxBodies
-	}
-	servers := make([]*http.Server, len(listeners))
-	errs := make(chan error, len(listeners))
-	for i, l := range listeners {
-		servers[i] = lim.Server(sb.Handler(addrs[i].region))
-		go func(srv *http.Server, l net.Listener) {
-			errs <- srv.Serve(l)
-		}(servers[i], lim.Listener(l))
-	}
 	var serveErr error
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errs:
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, srv := range servers {
-		_ = srv.Shutdown(shutdownCtx)
-	}
+	shutdown()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}
 	return nil
+}
+
+// switchHandler serves the handler set last: the starting answer, then the
+// sandbox once its state is open.
+type switchHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (sw *switchHandler) set(h http.Handler) { sw.h.Store(&h) }
+
+func (sw *switchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*sw.h.Load()).ServeHTTP(w, r)
+}
+
+// unspecified tells whether addr is a wildcard address (0.0.0.0, ::).
+func unspecified(addr net.Addr) bool {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }
