@@ -11,7 +11,9 @@ import (
 
 // The readiness check: GET /_sandbox/health answers 200 once the sandbox
 // serves, with what a person or a CI job wants to see of it, and 503 when
-// its state cannot be read (the database is closed or unreadable). It is
+// its state cannot be read (the database is closed, locked past the check's
+// time or unreadable). Serve accepts connections only once the state is
+// open, so before that a client finds nothing listening. It is
 // open to every client, like the hosted page: it tells nothing about
 // payments, and a container's health check or another container's job
 // calls it. The Host guard of /_sandbox/ paths still applies.
@@ -69,18 +71,4 @@ func (s *Sandbox) Health(ctx context.Context) Health {
 		h.Status, h.Error = "unavailable", "the state cannot be read: "+err.Error()
 	}
 	return h
-}
-
-// StartingHandler answers while a server's state is being opened: 503 to
-// every request, the health check included, in the service's error body.
-func StartingHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Retry-After", "1")
-		if r.URL.Path == "/_sandbox/health" {
-			version, _, _ := buildinfo.Info()
-			writeJSON(w, http.StatusServiceUnavailable, Health{Status: "unavailable", Version: version, Uptime: "0s", Error: "the sandbox is opening its state"})
-			return
-		}
-		writeError(w, &apiError{status: http.StatusServiceUnavailable, errorType: "unavailable", message: "the sandbox is opening its state; try again in a moment (bnpl sandbox wait waits for it)"})
-	})
 }

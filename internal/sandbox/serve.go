@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -35,8 +34,8 @@ var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 // Serve runs the sandbox on one listener per region until ctx is done,
 // after printing the base URLs and the merchants with their keys to out
 // (sandbox keys move no money; printing them is the point). The listeners
-// answer from the moment they are bound: 503 (GET /_sandbox/health
-// included) until the state is open, then the sandbox.
+// are bound first (the links need their addresses) but accept requests only
+// once the state is open: a client that connects earlier waits to be served.
 func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	addrs := []struct{ region, addr string }{{"ae", o.AEAddr}, {"sa", o.SAAddr}}
 	if addrs[0].addr == "" {
@@ -75,42 +74,14 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		}
 	}
 
-	lim := o.Limits
-	if lim.MaxConns == 0 {
-		lim.MaxConns = DefaultServeLimits.MaxConns
-	}
-	if lim.MaxBodies == 0 {
-		lim.MaxBodies = DefaultServeLimits.MaxBodies
-	}
-	handlers := make([]switchHandler, len(listeners))
-	servers := make([]*http.Server, len(listeners))
-	errs := make(chan error, len(listeners))
-	for i, l := range listeners {
-		handlers[i].set(StartingHandler())
-		servers[i] = lim.Server(&handlers[i])
-		go func(srv *http.Server, l net.Listener) {
-			errs <- srv.Serve(l)
-		}(servers[i], lim.Listener(l))
-	}
-	shutdown := func() {
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		for _, srv := range servers {
-			_ = srv.Shutdown(shutdownCtx)
-		}
-	}
-
 	opts := o.Options
 	opts.PublicURLs = public
 	sb, err := New(opts)
 	if err != nil {
-		shutdown()
+		closeAll()
 		return err
 	}
 	defer sb.Close()
-	for i := range listeners {
-		handlers[i].set(sb.Handler(addrs[i].region))
-	}
 
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
 	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
@@ -137,26 +108,35 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	}
 	tw.Flush()
 
+	lim := o.Limits
+	if lim.MaxConns == 0 {
+		lim.MaxConns = DefaultServeLimits.MaxConns
+	}
+	if lim.MaxBodies == 0 {
+		lim.MaxBodies = DefaultServeLimits.MaxBodies
+	}
+	servers := make([]*http.Server, len(listeners))
+	errs := make(chan error, len(listeners))
+	for i, l := range listeners {
+		servers[i] = lim.Server(sb.Handler(addrs[i].region))
+		go func(srv *http.Server, l net.Listener) {
+			errs <- srv.Serve(l)
+		}(servers[i], lim.Listener(l))
+	}
 	var serveErr error
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errs:
 	}
-	shutdown()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		_ = srv.Shutdown(shutdownCtx)
+	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}
 	return nil
-}
-
-// switchHandler serves the handler set last: the starting answer, then the
-// sandbox once its state is open.
-type switchHandler struct{ h atomic.Pointer[http.Handler] }
-
-func (sw *switchHandler) set(h http.Handler) { sw.h.Store(&h) }
-
-func (sw *switchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	(*sw.h.Load()).ServeHTTP(w, r)
 }
 
 // unspecified tells whether addr is a wildcard address (0.0.0.0, ::).
