@@ -73,19 +73,24 @@ N}.`},
   BNPL_DEBUG          1, true or yes: log each HTTP exchange to stderr, keys
                       and signing-header values masked, as --debug does
   BNPL_QUIET          1, true or yes: no notices on stderr, as -q does
-  BNPL_SANDBOX_*      bnpl sandbox serve's settings for a container:
-                      BNPL_SANDBOX_AE_ADDR, BNPL_SANDBOX_SA_ADDR,
-                      BNPL_SANDBOX_STATE, BNPL_SANDBOX_PUBLIC_URL,
-                      BNPL_SANDBOX_ALLOW_HOST and
-                      BNPL_SANDBOX_ALLOW_REMOTE_CONTROL (see bnpl sandbox
-                      serve --help)
+
+bnpl sandbox serve reads these where its flags are not given (a container
+image sets them; bnpl sandbox serve --help says what each one risks):
+
+  BNPL_SANDBOX_AE_ADDR               --ae-addr
+  BNPL_SANDBOX_SA_ADDR               --sa-addr
+  BNPL_SANDBOX_STATE                 --state: a file, or :memory:
+  BNPL_SANDBOX_PUBLIC_URL            --public-url, REGION=URL pairs,
+                                     comma-separated
+  BNPL_SANDBOX_ALLOW_HOST            --allow-host, names comma-separated
+  BNPL_SANDBOX_ALLOW_REMOTE_CONTROL  1, true or yes: --allow-remote-control
 
 In CI: with CI set (to anything but 0, false or no, as GitHub Actions, GitLab
 CI and most others do), nothing prompts, even on a terminal a runner
-allocates: it acts as in a script, where a removal or a reset goes ahead and a
-live money move is refused without --yes. Progress is then written as plain lines, never redrawn with carriage
-returns. Without a terminal on stdin nothing prompts either, CI or not. Set
-BNPL_QUIET=1 in the job to drop the notices too.
+allocates: bnpl acts as in a script, where a removal or a reset goes ahead
+and a live money move is refused without --yes. Progress is then written as
+plain lines, never redrawn with carriage returns. Without a terminal on stdin
+nothing prompts either, CI or not. BNPL_QUIET=1 drops the notices too.
 
 Other variables bnpl follows:
 
