@@ -27,6 +27,7 @@ json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 version=$(json "$dist/metadata.json" 'd["version"]')
 commit=$(json "$dist/metadata.json" 'd["commit"]')
 [ -n "$version" ] && [ "$version" != dev ] || fail "metadata.json has no version"
+printf '%s' "$commit" | grep -Eqx '[0-9a-f]{40}' || fail "metadata.json names commit \"$commit\", not a commit: goreleaser could not read git (a clone without a remote needs one named, see .ci/run)"
 echo "release check of bnpl $version ($commit) in $dist/"
 
 # Checksums.
