@@ -73,9 +73,29 @@ N}.`},
                       --time does
   BNPL_DEBUG          1, true or yes: log each HTTP exchange to stderr, keys
                       and signing-header values masked, as --debug does
+  BNPL_QUIET          1, true or yes: no notices on stderr, as -q does
+
+bnpl sandbox serve reads these where its flags are not given (a container
+image sets them; bnpl sandbox serve --help says what each one risks):
+
+  BNPL_SANDBOX_AE_ADDR               --ae-addr
+  BNPL_SANDBOX_SA_ADDR               --sa-addr
+  BNPL_SANDBOX_STATE                 --state: a file, or :memory:
+  BNPL_SANDBOX_PUBLIC_URL            --public-url, REGION=URL pairs,
+                                     comma-separated
+  BNPL_SANDBOX_ALLOW_HOST            --allow-host, names comma-separated
+  BNPL_SANDBOX_ALLOW_REMOTE_CONTROL  1, true or yes: --allow-remote-control
+
+In CI: with CI set (to anything but 0, false or no, as GitHub Actions, GitLab
+CI and most others do), nothing prompts, even on a terminal a runner
+allocates: bnpl acts as in a script, where a removal or a reset goes ahead
+and a live money move is refused without --yes. Progress is then written as
+plain lines, never redrawn with carriage returns. Without a terminal on stdin
+nothing prompts either, CI or not. BNPL_QUIET=1 drops the notices too.
 
 Other variables bnpl follows:
 
+  CI                  set: a CI job (see above)
   NO_COLOR            set and not empty: no colour (as --no-color)
   CLICOLOR            0: no colour
   CLICOLOR_FORCE      set and not 0: colour even when not on a terminal

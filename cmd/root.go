@@ -250,6 +250,16 @@ func applyEnv(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if !changed("debug") && truthy(f.Getenv("BNPL_DEBUG")) {
 		g.Debug = true
 	}
+	if !changed("quiet") && truthy(f.Getenv("BNPL_QUIET")) {
+		g.Quiet = true
+	}
+	if cmdutil.InCI(f.Getenv) {
+		// A CI job has no one to answer: nothing prompts, even on the
+		// terminal some runners allocate, and progress is written as
+		// plain lines that a log keeps.
+		f.IO.SetStdinTTY(false)
+		f.IO.SetPlainProgress(true)
+	}
 	if g.NoColor {
 		f.IO.DisableColor()
 	}

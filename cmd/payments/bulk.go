@@ -208,7 +208,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	}
 	if !d.Quiet {
 		opts.Progress = d.IO.ErrOut
-		opts.ProgressTTY = d.IO.IsStderrTTY()
+		opts.ProgressTTY = d.IO.IsStderrTTY() && !d.IO.PlainProgress()
 	}
 	// The journal is locked from here to the end: a second run of the same
 	// journal stops now, before any question or request.

@@ -33,7 +33,7 @@ the embedded sandbox's state that commands use when no profile is configured.
 Each says on stderr, in one line, which sandbox it uses (not with --quiet).`,
 	}
 	cmd.PersistentFlags().StringVar(&f.Global.SandboxURL, "sandbox-url", "", "base URL of a running sandbox (env BNPL_SANDBOX_URL); default: the base URL when a sandbox answers there, else the embedded state")
-	cmd.AddCommand(newServeCmd(f))
+	cmd.AddCommand(newServeCmd(f), newWaitCmd(f))
 	for _, v := range []struct{ verb, short, what string }{
 		{"approve", "Approve a checkout as the customer: the payment becomes AUTHORIZED", "session or payment"},
 		{"reject", "Reject a checkout as the customer: the payment becomes REJECTED", "session or payment"},

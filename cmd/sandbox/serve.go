@@ -3,8 +3,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +36,25 @@ type ServeOptions struct {
 	ResolveHosts bool
 	// NoRequestLog turns the request log off (bnpl sandbox logs).
 	NoRequestLog bool
+	// PublicURLs are REGION=URL pairs: where clients reach each region.
+	PublicURLs []string
+	// AllowHosts are names the /_sandbox/ Host guard accepts besides
+	// addresses and localhost.
+	AllowHosts []string
+	// AllowRemoteControl opens the control endpoints and the dashboard to
+	// clients that are not loopback.
+	AllowRemoteControl bool
+}
+
+// serveEnv are the environment variables that fill serve's flags the
+// command line leaves unset: what a container image sets.
+var serveEnv = []struct{ flag, env string }{
+	{"ae-addr", "BNPL_SANDBOX_AE_ADDR"},
+	{"sa-addr", "BNPL_SANDBOX_SA_ADDR"},
+	{"state", "BNPL_SANDBOX_STATE"},
+	{"public-url", "BNPL_SANDBOX_PUBLIC_URL"},
+	{"allow-host", "BNPL_SANDBOX_ALLOW_HOST"},
+	{"allow-remote-control", "BNPL_SANDBOX_ALLOW_REMOTE_CONTROL"},
 }
 
 func newServeCmd(f *cmdutil.Factory) *cobra.Command {
@@ -55,16 +76,61 @@ A file may be shared by several processes at once (SQLite in WAL mode).
 
 The listeners are on loopback by default. An address that is not loopback is
 warned about: the service's endpoints and the hosted payment page are then
-reachable from other machines.`,
+reachable from other machines.
+
+Served from a container (see docs/ci.md), the sandbox needs three more things,
+each with its risk:
+
+  --public-url REGION=URL  where clients reach a region, e.g.
+      ae=http://bnpl-sandbox:8700. Every URL the sandbox hands out (a session's
+      web_url, its QR code, the dashboard's links, what serve prints) uses it,
+      and the /_sandbox/ Host guard accepts its host. Without it, a listener on
+      a wildcard address (0.0.0.0) builds links from each request's Host. Risk:
+      a wrong URL sends customers' browsers elsewhere; use a name you control.
+  --allow-host NAME        a host name (the service name other containers use)
+      that /_sandbox/ paths answer besides addresses and localhost. Every other
+      name is still refused, as a name rebound to this machine by DNS may be an
+      attack from a web page. Risk: a page whose name resolves to NAME for a
+      browser on this machine can read and drive the sandbox.
+  --allow-remote-control   open the control endpoints (approve, reset, clock,
+      disputes, deliveries, logs) and the dashboard to clients that are not
+      loopback. Off by default: it is for a sandbox in a container, whose
+      clients come through the container's network. Risk: anyone who reaches
+      the port can approve, reject and reset; warned about on stderr.
+
+The environment fills the flags not given: BNPL_SANDBOX_AE_ADDR,
+BNPL_SANDBOX_SA_ADDR, BNPL_SANDBOX_STATE (a file, or :memory:),
+BNPL_SANDBOX_PUBLIC_URL (REGION=URL pairs, comma-separated),
+BNPL_SANDBOX_ALLOW_HOST (names, comma-separated) and
+BNPL_SANDBOX_ALLOW_REMOTE_CONTROL (1, true or yes).
+
+GET /_sandbox/health answers 200 once the sandbox serves and 503 before its
+state is open; bnpl sandbox wait waits for it.`,
 		Example: `  bnpl sandbox serve
   bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:9700 --sa-addr 127.0.0.1:9701
   bnpl sandbox serve --state ./ci-sandbox.db
   bnpl sandbox serve --faults '500-after=0.1,drop-after=0.1,latency=5ms' --seed 7
   bnpl sandbox serve --rate-limit
-  bnpl sandbox serve --allow-local-webhooks --webhook-retry-scale 0.01`,
+  bnpl sandbox serve --allow-local-webhooks --webhook-retry-scale 0.01
+  bnpl sandbox serve --ae-addr 0.0.0.0:8700 --sa-addr 0.0.0.0:8701 --allow-remote-control \
+    --allow-host bnpl-sandbox --public-url ae=http://bnpl-sandbox:8700 --public-url sa=http://bnpl-sandbox:8701`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := serveFlagsFromEnv(cmd, f.Getenv); err != nil {
+				return err
+			}
 			so := sandbox.ServeOptions{AEAddr: opts.AEAddr, SAAddr: opts.SAAddr}
+			publicURLs, err := parsePublicURLs(opts.PublicURLs)
+			if err != nil {
+				return err
+			}
+			so.PublicURLs = publicURLs
+			for _, h := range opts.AllowHosts {
+				if err := checkHostName(h); err != nil {
+					return err
+				}
+			}
+			so.AllowHosts, so.AllowRemoteControl = opts.AllowHosts, opts.AllowRemoteControl
 			switch opts.State {
 			case ":memory:":
 				so.StatePath = ""
@@ -101,6 +167,9 @@ reachable from other machines.`,
 					fmt.Fprintf(f.IO.ErrOut, "warning: %s is not a loopback address: the %s listener's API and hosted payment pages are reachable from other machines (%s 127.0.0.1:PORT keeps them on this one)\n", a.addr, a.region, a.flag)
 				}
 			}
+			if opts.AllowRemoteControl {
+				fmt.Fprintf(f.IO.ErrOut, "warning: --allow-remote-control: any client that reaches the listeners can approve, reject, reset and read the request log through /_sandbox/ (without it they answer loopback clients only)\n")
+			}
 			err = sandbox.Serve(cmd.Context(), so, f.IO.Out)
 			switch {
 			case !errors.Is(err, syscall.EADDRINUSE):
@@ -124,5 +193,75 @@ reachable from other machines.`,
 	fl.BoolVar(&opts.ResolveHosts, "resolve-hosts", false, "look webhook hosts up in DNS, refusing names that do not resolve to a public address, and deliver to public names (default: no lookups; names under .invalid, .test, .localhost, .local and .internal stand for names that do not resolve)")
 	fl.Float64Var(&opts.RetryScale, "webhook-retry-scale", 1, "multiply the 1, 2, 3 and 4 minute waits between webhook delivery attempts (0.01 makes them 0.6s to 2.4s)")
 	fl.BoolVar(&opts.NoRequestLog, "no-request-log", false, "keep no log of the requests answered (bnpl sandbox logs)")
+	fl.StringArrayVar(&opts.PublicURLs, "public-url", nil, "REGION=URL: where clients reach a region (ae=http://bnpl-sandbox:8700), used in every URL handed out; repeat per region (env BNPL_SANDBOX_PUBLIC_URL)")
+	fl.StringArrayVar(&opts.AllowHosts, "allow-host", nil, "a host name /_sandbox/ paths answer besides addresses and localhost (a container's service name); repeatable (env BNPL_SANDBOX_ALLOW_HOST)")
+	fl.BoolVar(&opts.AllowRemoteControl, "allow-remote-control", false, "open the control endpoints and the dashboard to clients that are not loopback: for a container only (env BNPL_SANDBOX_ALLOW_REMOTE_CONTROL)")
 	return cmd
+}
+
+// serveFlagsFromEnv sets the flags of serveEnv that the command line did
+// not from their variables: flag > env > default.
+func serveFlagsFromEnv(cmd *cobra.Command, getenv func(string) string) error {
+	for _, e := range serveEnv {
+		fl := cmd.Flags().Lookup(e.flag)
+		v := strings.TrimSpace(getenv(e.env))
+		if fl == nil || fl.Changed || v == "" {
+			continue
+		}
+		values := []string{v}
+		switch fl.Value.Type() {
+		case "stringArray":
+			values = strings.Split(v, ",")
+		case "bool":
+			values = []string{strconv.FormatBool(cmdutil.Truthy(v))}
+		}
+		for _, one := range values {
+			if one = strings.TrimSpace(one); one == "" {
+				continue
+			}
+			if err := cmd.Flags().Set(e.flag, one); err != nil {
+				return cmdutil.Usagef("%s: %v", e.env, err)
+			}
+		}
+	}
+	return nil
+}
+
+// parsePublicURLs reads --public-url REGION=URL pairs: an absolute http or
+// https URL with a host and no path, query or fragment, once per region.
+func parsePublicURLs(pairs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range pairs {
+		region, raw, ok := strings.Cut(p, "=")
+		region = strings.ToLower(strings.TrimSpace(region))
+		if !ok || (region != "ae" && region != "sa") {
+			return nil, cmdutil.Usagef("--public-url %q: want REGION=URL with REGION ae or sa, e.g. ae=http://bnpl-sandbox:8700", p)
+		}
+		if _, dup := out[region]; dup {
+			return nil, cmdutil.Usagef("--public-url: region %s given twice", region)
+		}
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, cmdutil.Usagef("--public-url %s=%q: want an http or https URL with a host and no path, e.g. http://bnpl-sandbox:8700", region, raw)
+		}
+		out[region] = u.Scheme + "://" + u.Host
+	}
+	return out, nil
+}
+
+// checkHostName refuses an --allow-host value that is not a plain host name
+// or address (no scheme, port or path).
+func checkHostName(h string) error {
+	name := strings.TrimSuffix(strings.TrimSpace(h), ".")
+	ok := name != "" && len(name) <= 253
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			ok = false
+		}
+	}
+	if !ok {
+		return cmdutil.Usagef("--allow-host %q: want a host name such as bnpl-sandbox (no scheme, port or path)", h)
+	}
+	return nil
 }

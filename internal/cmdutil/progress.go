@@ -10,16 +10,26 @@ import (
 // Progress is a one-line counter on stderr ("page 3 of 50") that a long
 // walk redraws in place. It draws only when stderr is a terminal and
 // --quiet is not given; otherwise every method does nothing, so callers
-// need not check. Safe for concurrent use.
+// need not check. When the streams ask for plain progress (a CI job), it
+// writes each new state as a line of its own instead, terminal or not.
+// Safe for concurrent use.
 type Progress struct {
 	mu    sync.Mutex
 	ios   *output.IOStreams
 	shown bool
+	plain bool
+	last  string // the last plain line, not written twice in a row
 }
 
 // NewProgress answers a counter on ios's stderr.
 func NewProgress(ios *output.IOStreams, quiet bool) *Progress {
-	if quiet || ios == nil || !ios.IsStderrTTY() {
+	if quiet || ios == nil {
+		return &Progress{}
+	}
+	if ios.PlainProgress() {
+		return &Progress{ios: ios, plain: true}
+	}
+	if !ios.IsStderrTTY() {
 		return &Progress{}
 	}
 	return &Progress{ios: ios}
@@ -32,6 +42,14 @@ func (p *Progress) Show(format string, args ...any) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.plain {
+		line := fmt.Sprintf(format, args...)
+		if line != p.last {
+			fmt.Fprintln(p.ios.ErrOut, line)
+			p.last = line
+		}
+		return
+	}
 	fmt.Fprintf(p.ios.ErrOut, "\r\x1b[K"+format, args...)
 	p.shown = true
 }
@@ -39,7 +57,7 @@ func (p *Progress) Show(format string, args ...any) {
 // Clear takes the line away, before anything else is written to the
 // terminal; the next Show draws it again.
 func (p *Progress) Clear() {
-	if p.ios == nil {
+	if p.ios == nil || p.plain {
 		return
 	}
 	p.mu.Lock()

@@ -35,6 +35,8 @@ type IOStreams struct {
 
 	timeStyle TimeStyle
 	now       func() time.Time
+
+	plainProgress bool
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
@@ -111,6 +113,13 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 func (s *IOStreams) SetStdinTTY(tty bool)  { s.stdinTTY = tty }
 func (s *IOStreams) SetStdoutTTY(tty bool) { s.stdoutTTY = tty }
 func (s *IOStreams) SetStderrTTY(tty bool) { s.stderrTTY = tty }
+
+// PlainProgress reports whether progress must be written as plain lines,
+// never redrawn in place with carriage returns (in a CI job, whose log
+// keeps every byte, even when a runner gives it a terminal).
+func (s *IOStreams) PlainProgress() bool { return s.plainProgress }
+
+func (s *IOStreams) SetPlainProgress(plain bool) { s.plainProgress = plain }
 
 // TerminalWidth is the width tables are fitted to: the terminal's when stdout
 // is one, else $COLUMNS, else 80.

@@ -207,9 +207,15 @@ func (s *Sandbox) authed(region string, msgs authMessages, h func(http.ResponseW
 	}
 }
 
-// loopbackOnly keeps the sandbox's control endpoints to the local machine.
+// loopbackOnly keeps the sandbox's control endpoints to the local machine,
+// unless the sandbox was told to open them (Options.AllowRemoteControl:
+// guardSandboxPaths marks the request).
 func loopbackOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if remote, _ := r.Context().Value(remoteControlKey{}).(bool); remote {
+			h(w, r)
+			return
+		}
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
 			host = r.RemoteAddr

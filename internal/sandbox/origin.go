@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -22,17 +23,22 @@ import (
 //     A request the browser marks same-origin, or that has no Origin at
 //     all (curl, the bnpl CLI), is accepted.
 //   - Any request that arrived over a connection is refused when its Host
-//     names something other than an address, localhost, or the host of the
-//     region's public URL: that is a name rebound to this machine. An
-//     address in Host cannot be rebound; the CLI's embedded sandbox, which
-//     has no connection, is not concerned.
+//     names something other than an address, localhost, the host of the
+//     region's public URL, or a name given in Options.AllowHosts (the
+//     service name other containers use): any other name is a name rebound
+//     to this machine. An address in Host cannot be rebound; the CLI's
+//     embedded sandbox, which has no connection, is not concerned.
 //
 // Both answer 403 with the service's error body, saying why.
 
 const (
 	crossSiteMessage = "request from another site refused: the sandbox's control endpoints and dashboard take changes only from their own pages, or from clients that send no Origin (curl, the bnpl CLI)"
-	foreignHostMsg   = "request refused: the Host header %q is not this sandbox's address; use http://127.0.0.1:PORT or http://localhost:PORT (a name that merely resolves to this machine may be a DNS rebinding attack)"
+	foreignHostMsg   = "request refused: the Host header %q is not this sandbox's address; use http://127.0.0.1:PORT or http://localhost:PORT, or name the host with bnpl sandbox serve --allow-host (a name that merely resolves to this machine may be a DNS rebinding attack)"
 )
+
+// remoteControlKey marks, in a request's context, that the control
+// endpoints answer it whatever its client address (AllowRemoteControl).
+type remoteControlKey struct{}
 
 // guardSandboxPaths wraps a region's handler with the browser guard on
 // the paths under /_sandbox/.
@@ -47,13 +53,16 @@ func (s *Sandbox) guardSandboxPaths(region string, h http.Handler) http.Handler 
 			h.ServeHTTP(w, r)
 			return
 		}
-		if _, overConn := r.Context().Value(http.LocalAddrContextKey).(net.Addr); overConn && !trustedHost(r.Host, publicHost) {
+		if _, overConn := r.Context().Value(http.LocalAddrContextKey).(net.Addr); overConn && !trustedHost(r.Host, publicHost) && !s.allowHosts[normalHost(r.Host)] {
 			writeError(w, &apiError{status: http.StatusForbidden, errorType: "no_permission", message: foreignHost(r.Host)})
 			return
 		}
 		if changesState(r.Method) && crossSite(r, publicOrigin) {
 			writeError(w, &apiError{status: http.StatusForbidden, errorType: "no_permission", message: crossSiteMessage})
 			return
+		}
+		if s.remoteControl {
+			r = r.WithContext(context.WithValue(r.Context(), remoteControlKey{}, true))
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -101,11 +110,7 @@ func crossSite(r *http.Request, publicOrigin string) bool {
 // DNS answer can fake: an address, localhost (which browsers resolve
 // themselves), or the host of the region's public URL.
 func trustedHost(hostport, publicHost string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	host := normalHost(hostport)
 	if host == "" {
 		return false
 	}
@@ -116,6 +121,16 @@ func trustedHost(hostport, publicHost string) bool {
 		return true
 	}
 	return publicHost != "" && host == publicHost
+}
+
+// normalHost is the host name of a Host header (or of a name given to
+// --allow-host) without its port, brackets and final dot, in lower case.
+func normalHost(hostport string) string {
+	host := strings.TrimSpace(hostport)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
 }
 
 // foreignHost is the refusal of a Host header, cut to a length a message

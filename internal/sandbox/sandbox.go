@@ -24,11 +24,14 @@
 //	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
 //	POST /_sandbox/deliveries/{id}/resend            send a delivery again now (control_deliveries.go)
 //	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after= (requestlog.go)
+//	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503 (health.go)
 //
 // The /_sandbox control endpoints need no key but answer only requests whose
 // RemoteAddr is a loopback address (the in-process Transport uses
-// 127.0.0.1:0); the hosted page is open to any client because a phone that
-// scans the QR code plays the customer. Control endpoints answer the payment
+// 127.0.0.1:0), unless Options.AllowRemoteControl opens them (a sandbox in a
+// container, whose clients come through the container's network); the
+// hosted page and the health check are open to any client because a phone
+// that scans the QR code plays the customer. Control endpoints answer the payment
 // as JSON, or the service's error body.
 //
 // Time: the sandbox's "now" is the Options.Clock plus an offset stored in the
@@ -200,6 +203,15 @@ type Options struct {
 
 	// NoRequestLog turns off the request log (see requestlog.go).
 	NoRequestLog bool
+
+	// AllowHosts are host names (the name other containers reach a
+	// sandbox container by) that the Host guard of /_sandbox/ paths
+	// accepts besides addresses, localhost and the public URLs' hosts
+	// (see origin.go).
+	AllowHosts []string
+	// AllowRemoteControl opens the control endpoints and the dashboard
+	// to clients that are not loopback (see loopbackOnly).
+	AllowRemoteControl bool
 }
 
 // Defaults of the service's timers (see docs/sandbox.md).
@@ -234,6 +246,11 @@ type Sandbox struct {
 	reqlog *requestLog // nil: requests are not logged
 
 	lists *listCache // positions in the payments list, see paymentlist.go
+
+	allowHosts    map[string]bool // AllowHosts, lower case
+	remoteControl bool            // AllowRemoteControl
+	stateFile     bool            // the state is a file, not in memory
+	started       time.Time       // when New opened the state, for /_sandbox/health
 }
 
 type keyInfo struct {
@@ -258,6 +275,15 @@ func New(opts Options) (*Sandbox, error) {
 		merchants:  map[string]*Merchant{},
 		keys:       map[string]keyInfo{},
 		lists:      newListCache(),
+
+		allowHosts:    map[string]bool{},
+		remoteControl: opts.AllowRemoteControl,
+		stateFile:     opts.StatePath != "",
+	}
+	for _, h := range opts.AllowHosts {
+		if h = normalHost(h); h != "" {
+			s.allowHosts[h] = true
+		}
 	}
 	if s.clock == nil {
 		s.clock = realClock{}
@@ -289,6 +315,7 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	s.db = db
+	s.started = time.Now()
 	s.hooks = startDelivery(s, opts)
 	if !opts.NoRequestLog {
 		s.reqlog = startRequestLog(s)

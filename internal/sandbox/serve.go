@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -32,7 +33,9 @@ var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 
 // Serve runs the sandbox on one listener per region until ctx is done,
 // after printing the base URLs and the merchants with their keys to out
-// (sandbox keys move no money; printing them is the point).
+// (sandbox keys move no money; printing them is the point). The listeners
+// are bound first (the links need their addresses) but accept requests only
+// once the state is open: a client that connects earlier waits to be served.
 func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	addrs := []struct{ region, addr string }{{"ae", o.AEAddr}, {"sa", o.SAAddr}}
 	if addrs[0].addr == "" {
@@ -49,8 +52,9 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	}
 	public := map[string]string{}
 	for region, u := range o.PublicURLs {
-		public[region] = u
+		public[region] = strings.TrimRight(u, "/")
 	}
+	shown := map[string]string{} // what is printed: the public URL, else where this machine reaches it
 	for _, a := range addrs {
 		l, err := net.Listen("tcp", a.addr)
 		if err != nil {
@@ -58,10 +62,18 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 			return fmt.Errorf("sandbox %s listener: %w", a.region, err)
 		}
 		listeners = append(listeners, l)
-		if public[a.region] == "" {
+		shown[a.region] = public[a.region]
+		if shown[a.region] == "" {
+			shown[a.region] = strings.TrimSuffix(DashboardURL(l.Addr()), "/_sandbox/")
+		}
+		// On a wildcard address (0.0.0.0 in a container) no one address
+		// reaches every client: without a public URL the links follow
+		// the Host of each request.
+		if public[a.region] == "" && !unspecified(l.Addr()) {
 			public[a.region] = "http://" + l.Addr().String()
 		}
 	}
+
 	opts := o.Options
 	opts.PublicURLs = public
 	sb, err := New(opts)
@@ -72,9 +84,9 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	defer sb.Close()
 
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
-	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", public["ae"])
-	fmt.Fprintf(out, "  sa (KSA)          %s\n", public["sa"])
-	fmt.Fprintf(out, "  dashboard         %s  %s\n", DashboardURL(listeners[0].Addr()), DashboardURL(listeners[1].Addr()))
+	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
+	fmt.Fprintf(out, "  sa (KSA)          %s\n", shown["sa"])
+	fmt.Fprintf(out, "  dashboard         %s/_sandbox/  %s/_sandbox/\n", shown["ae"], shown["sa"])
 	if o.StatePath != "" {
 		fmt.Fprintf(out, "  state             %s\n", o.StatePath)
 	} else {
@@ -125,4 +137,14 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		return serveErr
 	}
 	return nil
+}
+
+// unspecified tells whether addr is a wildcard address (0.0.0.0, ::).
+func unspecified(addr net.Addr) bool {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }

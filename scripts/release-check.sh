@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Opens what `goreleaser release --snapshot --clean` (or a release) left in
+# dist/ and checks it as a user would find it:
+#   - checksums.txt: sha256sum -c accepts it, and it lists every archive;
+#   - an archive per linux/darwin/windows x amd64/arm64 (.tar.gz; .zip for
+#     windows) holding the binary, README.md, LICENSE, the completions for
+#     bash, zsh, fish and PowerShell, and the man pages;
+#   - a CycloneDX SBOM per archive;
+#   - the linux/amd64 binary's `bnpl version` names the release's version
+#     and commit (never dev);
+#   - .deb, .rpm and .apk packages install /usr/bin/bnpl, the completions
+#     where each shell looks and the man pages; the amd64 .deb installs with
+#     dpkg -i, runs, and dpkg -P removes it (only when run as root and no
+#     other bnpl package is installed);
+#   - the Homebrew cask and the Scoop manifest name this version and the
+#     archives' checksums.
+# Exits 1 at the first failure, saying what is wrong.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dist=${1:-dist}
+
+fail() { echo "release check: $*" >&2; exit 1; }
+ok() { echo "  ok  $*"; }
+
+[ -f "$dist/metadata.json" ] || fail "no $dist/metadata.json: run goreleaser release --snapshot --clean first"
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$@"; }
+version=$(json "$dist/metadata.json" 'd["version"]')
+commit=$(json "$dist/metadata.json" 'd["commit"]')
+[ -n "$version" ] && [ "$version" != dev ] || fail "metadata.json has no version"
+printf '%s' "$commit" | grep -Eqx '[0-9a-f]{40}' || fail "metadata.json names commit \"$commit\", not a commit: goreleaser could not read git (a clone without a remote needs one named, see .ci/run)"
+echo "release check of bnpl $version ($commit) in $dist/"
+
+# Checksums.
+( cd "$dist" && sha256sum --quiet --strict -c checksums.txt ) || fail "sha256sum -c checksums.txt failed"
+ok "sha256sum -c checksums.txt ($(wc -l < "$dist/checksums.txt") files)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+for os in linux darwin windows; do
+  for arch in amd64 arm64; do
+    ext=tar.gz bin=bnpl
+    [ $os = windows ] && ext=zip bin=bnpl.exe
+    name="bnpl_${version}_${os}_${arch}.${ext}"
+    [ -f "$dist/$name" ] || fail "no archive $name"
+    grep -q "  $name\$" "$dist/checksums.txt" || fail "$name is not in checksums.txt"
+    if [ $ext = zip ]; then
+      list=$(unzip -Z1 "$dist/$name")
+    else
+      list=$(tar -tzf "$dist/$name")
+    fi
+    for want in "$bin" README.md LICENSE completions/bnpl.bash completions/bnpl.zsh \
+                completions/bnpl.fish completions/bnpl.ps1 man/bnpl.1 man/bnpl-sandbox-serve.1; do
+      printf '%s\n' "$list" | sed 's|^\./||' | grep -qx "$want" || fail "$name lacks $want"
+    done
+    pages=$(printf '%s\n' "$list" | grep -c '^man/.*\.1$')
+    [ "$pages" -ge 20 ] || fail "$name has $pages man pages"
+    sbom="$dist/$name.cdx.json"
+    [ -f "$sbom" ] || fail "no SBOM $sbom"
+    [ "$(json "$sbom" 'd["bomFormat"]')" = CycloneDX ] || fail "$sbom is not a CycloneDX document"
+    comps=$(json "$sbom" 'len(d.get("components", []))')
+    [ "$comps" -ge 10 ] || fail "$sbom lists $comps components"
+    json "$sbom" '[c["name"] for c in d["components"]]' | grep -q 'modernc.org/sqlite' || fail "$sbom does not list modernc.org/sqlite"
+    ok "$name: $bin, README.md, LICENSE, 4 completions, $pages man pages; SBOM of $comps components"
+  done
+done
+
+# The linux/amd64 binary says what it is.
+tar -xzf "$dist/bnpl_${version}_linux_amd64.tar.gz" -C "$work"
+got=$("$work/bnpl" version -o json)
+[ "$(printf '%s' "$got" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')" = "$version" ] || fail "bnpl version says $got, want version $version"
+[ "$(printf '%s' "$got" | python3 -c 'import json,sys; print(json.load(sys.stdin)["commit"])')" = "$commit" ] || fail "bnpl version says $got, want commit $commit"
+"$work/bnpl" version | grep -q "^bnpl $version (commit $commit" || fail "bnpl version line: $("$work/bnpl" version)"
+ok "linux/amd64 bnpl version: $("$work/bnpl" version)"
+
+# Packages.
+pkg_files="/usr/bin/bnpl /usr/share/bash-completion/completions/bnpl /usr/share/fish/vendor_completions.d/bnpl.fish /usr/share/man/man1/bnpl.1 /usr/share/man/man1/bnpl-sandbox-serve.1"
+for arch in amd64 arm64; do
+  deb=$(ls "$dist"/bnpl_"$version"_"$arch".deb 2>/dev/null || true)
+  [ -n "$deb" ] || fail "no .deb for $arch"
+  list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
+  for want in $pkg_files /usr/share/zsh/vendor-completions/_bnpl; do
+    printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$deb") lacks $want"
+  done
+  ok "$(basename "$deb"): /usr/bin/bnpl, bash, zsh, fish completions, man pages"
+
+  rpmarch=x86_64; [ $arch = arm64 ] && rpmarch=aarch64
+  rpm=$(ls "$dist"/bnpl-"${version//-/_}"*."$rpmarch".rpm "$dist"/bnpl-"$version"*."$rpmarch".rpm 2>/dev/null | head -n 1 || true)
+  [ -n "$rpm" ] || fail "no .rpm for $rpmarch"
+  if command -v rpm >/dev/null 2>&1; then
+    list=$(rpm -qlp "$rpm" 2>/dev/null)
+    for want in $pkg_files /usr/share/zsh/site-functions/_bnpl; do
+      printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$rpm") lacks $want"
+    done
+    ok "$(basename "$rpm"): /usr/bin/bnpl, bash, zsh, fish completions, man pages"
+  else
+    fail "rpm is not installed: cannot open $(basename "$rpm")"
+  fi
+
+  apkarch=x86_64; [ $arch = arm64 ] && apkarch=aarch64
+  apk=$(ls "$dist"/bnpl_"$version"_"$apkarch".apk 2>/dev/null || true)
+  [ -n "$apk" ] || fail "no .apk for $apkarch"
+  list=$(tar -tzf "$apk" 2>/dev/null | sed 's|^|/|')
+  for want in $pkg_files /usr/share/zsh/site-functions/_bnpl; do
+    printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$apk") lacks $want"
+  done
+  ok "$(basename "$apk"): /usr/bin/bnpl, bash, zsh, fish completions, man pages"
+done
+
+# Install the amd64 .deb, run it, remove it.
+if [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-architecture)" = amd64 ]; then
+  if dpkg -s bnpl >/dev/null 2>&1; then
+    fail "a bnpl package is installed already: remove it (dpkg -P bnpl) to check the .deb"
+  fi
+  dpkg -i "$dist/bnpl_${version}_amd64.deb" >/dev/null
+  /usr/bin/bnpl version | grep -q "^bnpl $version (commit $commit" || { dpkg -P bnpl >/dev/null; fail "installed bnpl version: $(/usr/bin/bnpl version)"; }
+  [ -f /usr/share/bash-completion/completions/bnpl ] && [ -f /usr/share/man/man1/bnpl.1 ] || { dpkg -P bnpl >/dev/null; fail "the .deb did not install its completions and man pages"; }
+  dpkg -P bnpl >/dev/null
+  [ ! -e /usr/bin/bnpl ] || fail "dpkg -P bnpl left /usr/bin/bnpl"
+  [ ! -e /usr/share/man/man1/bnpl.1 ] || fail "dpkg -P bnpl left its man pages"
+  ok "dpkg -i: /usr/bin/bnpl version names $version; dpkg -P removes it"
+else
+  echo "  --  dpkg -i skipped: needs root on a Debian amd64 machine"
+fi
+
+# Homebrew cask and Scoop manifest, generated, not published.
+cask="$dist/homebrew/Casks/bnpl.rb"
+[ -f "$cask" ] || fail "no Homebrew cask at $cask"
+grep -q "version \"$version\"" "$cask" || fail "$cask does not name version $version"
+for a in darwin_amd64 darwin_arm64 linux_amd64 linux_arm64; do
+  sum=$(grep "  bnpl_${version}_${a}.tar.gz\$" "$dist/checksums.txt" | cut -d' ' -f1)
+  grep -q "$sum" "$cask" || fail "$cask lacks the checksum of the $a archive"
+done
+ok "Homebrew cask $cask: version and checksums"
+scoop="$dist/scoop/bnpl.json"
+[ -f "$scoop" ] || fail "no Scoop manifest at $scoop"
+[ "$(json "$scoop" 'd["version"]')" = "$version" ] || fail "$scoop does not name version $version"
+for a in amd64:64bit arm64:arm64; do
+  sum=$(grep "  bnpl_${version}_windows_${a%%:*}.zip\$" "$dist/checksums.txt" | cut -d' ' -f1)
+  [ "$(json "$scoop" "d['architecture']['${a#*:}']['hash']")" = "$sum" ] || fail "$scoop: the ${a#*:} hash is not the archive's"
+done
+ok "Scoop manifest $scoop: version and checksums"
+echo "release check passed"
