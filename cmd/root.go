@@ -34,6 +34,11 @@ func Execute() int {
 // Run executes the command tree over f with args and returns the exit code;
 // Execute and the tests share it.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	if scriptErrors(args, f.Getenv) && !f.IO.IsStderrTTY() {
+		// Decided from the arguments before cobra parses them, so that a
+		// flag cobra refuses still gets its error as JSON.
+		f.IO.ScriptErrors()
+	}
 	root := newRoot(f, onlyNoun(args))
 	// What completes flag values and ids is wanted only by the shell's
 	// completion request, not on every start.
@@ -58,19 +63,85 @@ func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err err
 	if code == cmdutil.ExitOK || errors.As(err, &silent) {
 		return code
 	}
+	if f.IO.ScriptErrorsOn() {
+		// The script contract: one JSON object, and nothing else.
+		if cmdutil.ShowsUsage(err) && errorHint(err) == "" {
+			err = cmdutil.WithHint(err, "run '"+usageCommand(root, args).CommandPath()+" --help' for usage")
+		}
+		output.PrintError(f.IO, err, false)
+		return code
+	}
 	// The JSON object is for a script reading stderr; a person at a
-	// terminal reads the same error once, in words.
+	// terminal reads the same error once, in words. With --debug stderr is
+	// a log, and the object follows the words.
 	output.PrintError(f.IO, err, wantsJSON(f) && !f.IO.IsStderrTTY())
 	if cmdutil.ShowsUsage(err) {
 		// One line pointing at the help, not forty lines of usage that
 		// bury the error.
-		c, _, ferr := root.Find(args)
-		if ferr != nil || c == nil {
-			c = root
-		}
-		f.IO.ErrOut.Write([]byte("Run '" + c.CommandPath() + " --help' for usage.\n"))
+		f.IO.ErrOut.Write([]byte("Run '" + usageCommand(root, args).CommandPath() + " --help' for usage.\n"))
 	}
 	return code
+}
+
+// usageCommand is the command whose help a usage error points at.
+func usageCommand(root *cobra.Command, args []string) *cobra.Command {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return root
+	}
+	return c
+}
+
+func errorHint(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}
+
+// scriptErrors reports whether the arguments or the environment ask for
+// JSON output (-o json, -o jsonl, --jq) without --debug: then stderr
+// carries one JSON object per error and nothing else. The arguments are
+// read as cobra will read them, up to "--".
+func scriptErrors(args []string, getenv func(string) string) bool {
+	output, jq, debug := "", false, truthy(getenv("BNPL_DEBUG"))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "--":
+			i = len(args)
+		case a == "--output" || a == "-o":
+			output = next()
+		case strings.HasPrefix(a, "--output="):
+			output = strings.TrimPrefix(a, "--output=")
+		case a == "--jq" || strings.HasPrefix(a, "--jq="):
+			jq = true
+		case a == "--debug":
+			debug = true
+		case strings.HasPrefix(a, "--debug="):
+			debug = truthy(strings.TrimPrefix(a, "--debug="))
+		case strings.HasPrefix(a, "-o"):
+			output = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		case len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "o") && !strings.ContainsAny(a[1:len(a)-1], "opfFt"):
+			// Shorthands run together, -qo json.
+			output = next()
+		}
+	}
+	if output == "" {
+		output = getenv("BNPL_OUTPUT")
+	}
+	if debug {
+		return false
+	}
+	return output == "json" || output == "jsonl" || jq
 }
 
 // Cobra reports unknown commands and flags as plain errors; they are usage

@@ -437,7 +437,8 @@ type responseError struct {
 func (e *responseError) Error() string { return e.err.Error() }
 func (e *responseError) Unwrap() error { return e.err }
 
-// ErrorDetails adds "body" to the API error's details.
+// ErrorDetails adds "response", the answer's body, to the API error's
+// details.
 func (e *responseError) ErrorDetails() map[string]any {
 	d := map[string]any{"status": e.status}
 	var detailer output.ErrorDetailer
@@ -448,9 +449,9 @@ func (e *responseError) ErrorDetails() map[string]any {
 	switch {
 	case len(body) == 0:
 	case json.Valid(body):
-		d["body"] = json.RawMessage(body)
+		d["response"] = json.RawMessage(body)
 	default:
-		d["body"] = string(body)
+		d["response"] = string(body)
 	}
 	return d
 }

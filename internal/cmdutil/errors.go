@@ -94,3 +94,15 @@ type Silent struct{ Code int }
 
 func (s *Silent) Error() string { return fmt.Sprintf("exit status %d", s.Code) }
 func (s *Silent) ExitCode() int { return s.Code }
+
+// WithHint gives err a hint line, keeping its message and exit code.
+func WithHint(err error, hint string) error { return &hinted{err: err, hint: hint} }
+
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+func (h *hinted) Hint() string  { return h.hint }

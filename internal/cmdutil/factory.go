@@ -98,7 +98,8 @@ func (f *Factory) configLocked() (*config.Config, error) {
 		return nil, err
 	}
 	if w := cfg.PermissionWarning(); w != "" {
-		f.Noticef("warning: %s", w)
+		// A security warning is not a notice: --quiet does not hide it.
+		output.PrintWarning(f.IO, w, "")
 	}
 	f.cfg = cfg
 	return cfg, nil
