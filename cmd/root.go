@@ -60,6 +60,16 @@ func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err err
 	}
 	code := cmdutil.ExitCode(err)
 	var silent *cmdutil.Silent
+	if f.IO.ScriptErrorsOn() && code != cmdutil.ExitOK && errors.As(err, &silent) {
+		// Its words were notices, and notices are gone: the script still
+		// gets its one object.
+		msg := usageCommand(root, args).CommandPath() + " failed"
+		if code == cmdutil.ExitInterrupted {
+			msg = "interrupted"
+		}
+		err = &output.Error{Message: msg, Code: code}
+		silent = nil
+	}
 	if code == cmdutil.ExitOK || errors.As(err, &silent) {
 		return code
 	}

@@ -23,7 +23,12 @@ const (
 	ExitServer      = 9
 	ExitNetwork     = 10
 	ExitBulkFailed  = 11
-	ExitInterrupted = 130
+	// ExitWaitTimedOut: payments wait saw its time-out pass first.
+	ExitWaitTimedOut = 13
+	// ExitWaitUnreachable: payments wait saw a status from which the
+	// awaited one can no longer come.
+	ExitWaitUnreachable = 14
+	ExitInterrupted     = 130
 )
 
 // UsageError is a mistake in how the command was called: nothing was sent.

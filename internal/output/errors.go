@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,6 +143,9 @@ func errorExitCode(err error) int {
 	var c interface{ ExitCode() int }
 	if errors.As(err, &c) {
 		return c.ExitCode()
+	}
+	if errors.Is(err, context.Canceled) {
+		return 130 // as cmdutil.ExitCode says
 	}
 	return 1
 }
