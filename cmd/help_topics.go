@@ -134,7 +134,9 @@ line.`},
 
 --jq EXPR filters what -o json prints with a jq expression (gojq): a list is
 one array, so --jq length counts and --jq '.[].id' prints every id, with --all
-too. With -o jsonl the filter runs on each record instead, in constant memory.
+too. With -o jsonl the filter runs on each record instead, in constant memory,
+on every list (payments, disputes, webhooks, dispute-webhooks, profiles, sandbox
+deliveries and logs, api --paginate), one page or all of them.
 
 --template TEXT lays out what -o json prints with a Go template. Besides Go's
 own functions: json, upper, lower, join SEP LIST, lookup "dotted.path" VALUE.

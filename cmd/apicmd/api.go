@@ -72,7 +72,7 @@ API: give them with -f.
 
 --paginate follows the payments list's offset and the disputes list's
 next_page_token, and prints all items as one JSON array (--jsonl: one per line).
---jq and --template see that whole array. Pages by offset are read --concurrency at
+--jq and --template see that whole array (each item with --jsonl). Pages by offset are read --concurrency at
 a time, each overlapping the one before by a few items, so that an item that stays
 in the list while it is read is printed once even when the list changes meanwhile.
 

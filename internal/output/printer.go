@@ -135,11 +135,25 @@ func (p *Printer) pretty() bool { return p.ios.IsStdoutTTY() }
 // asked for by name keeps its header, a valid empty document.
 
 // List prints a whole list of records. --jq and --template see the list as
-// one JSON array. The other formats share Stream's code, so a list and a
+// one JSON array, or each record with -o jsonl. The other formats share Stream's code, so a list and a
 // stream of the same records print the same bytes; the differences are that
 // a table is fitted to all its rows at once, and --columns paths are checked
 // against every record rather than the first.
 func (p *Printer) List(cols []Column, records []json.RawMessage) error {
+	if p.perRecord {
+		// -o jsonl with --jq or --template: the filter runs on each
+		// record, one page or many, as a stream does.
+		for _, r := range records {
+			v, err := decode(r)
+			if err != nil {
+				return err
+			}
+			if err := p.transform(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if p.jq != nil || p.tmpl != nil {
 		arr := make([]any, 0, len(records))
 		for _, r := range records {
