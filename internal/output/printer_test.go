@@ -129,7 +129,8 @@ func TestEmptyLists(t *testing.T) {
 		{format: "table", tty: true, opts: Options{NoHeader: true}, want: ""},
 		{format: "table", tty: true, opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID  buyer.email\n"},
 		{format: "table", want: ""},
-		{format: "jsonl", opts: Options{JQ: "length"}, want: "0\n"},
+		// Per record, a list as a stream: no records, no output.
+		{format: "jsonl", opts: Options{JQ: "length"}, want: ""},
 		{format: "", opts: Options{JQ: "length"}, want: "0\n"},
 		{format: "", opts: Options{Template: `{{len .}} payments`}, want: "0 payments\n"},
 	}
@@ -148,9 +149,6 @@ func TestEmptyLists(t *testing.T) {
 				t.Fatalf("%s %+v: %v", mode, o, err)
 			}
 			want := tt.want
-			if mode == "stream" && o.Format == "jsonl" && o.JQ != "" {
-				want = "" // per record: no records, no output
-			}
 			if got := tp.out.String(); got != want {
 				t.Errorf("%s %+v tty=%v: got %q, want %q", mode, o, tt.tty, got, want)
 			}
@@ -720,4 +718,29 @@ func showPlan(headers []string, plan []colPlan) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// A list printed whole (one page) and the same records streamed give the
+// same bytes under -o jsonl with --jq or --template: per record.
+func TestListPerRecordLikeStream(t *testing.T) {
+	recs := []json.RawMessage{json.RawMessage(`{"id":"a","n":1}`), json.RawMessage(`{"id":"b","n":2}`)}
+	for _, o := range []Options{{Format: "jsonl", JQ: ".id"}, {Format: "jsonl", Template: "{{.id}}-{{.n}}"}} {
+		list := newTestPrinter(t, false, 0, o)
+		if err := list.p.List(nil, recs); err != nil {
+			t.Fatal(err)
+		}
+		stream := newTestPrinter(t, false, 0, o)
+		s := stream.p.Stream(nil)
+		for _, r := range recs {
+			if err := s.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if list.out.String() != stream.out.String() || strings.Count(list.out.String(), "\n") != 2 {
+			t.Errorf("%+v: list %q, stream %q", o, list.out, stream.out)
+		}
+	}
 }
