@@ -17,6 +17,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/buildinfo"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // Execute runs bnpl with the process's arguments and returns its exit code.
@@ -348,6 +349,8 @@ func applyEnv(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if g.Timeout <= 0 {
 		return cmdutil.Usagef("--timeout must be positive, got %s", g.Timeout)
 	}
+	// A named pipe given as a file waits for its writer this long.
+	userfile.SetPipeWait(g.Timeout)
 	if g.JQ != "" && g.Template != "" {
 		return cmdutil.Usagef("--jq and --template cannot be used together")
 	}
