@@ -216,6 +216,7 @@ machine with no network and no real money.`,
 	pf.StringVar(&g.Template, "template", "", "format the JSON result with a Go template")
 	pf.StringSliceVar(&g.Columns, "columns", nil, "table columns to show, by name or JSON path (a,b,c)")
 	pf.BoolVar(&g.NoHeader, "no-header", false, "omit the header row of tables, tsv and csv")
+	pf.BoolVar(&g.CSVRaw, "csv-raw", false, "write csv cells as they are: no quote before a cell that starts with =, +, -, @")
 	pf.BoolVar(&g.DryRun, "dry-run", false, "print the request that would be sent and send nothing")
 	pf.BoolVar(&g.Debug, "debug", false, "log each HTTP exchange to stderr, secrets masked (env BNPL_DEBUG=1)")
 	pf.DurationVar(&g.Timeout, "timeout", g.Timeout, "per-request timeout")

@@ -27,6 +27,7 @@ type GlobalOptions struct {
 	Template   string
 	Columns    []string
 	NoHeader   bool
+	CSVRaw     bool
 	DryRun     bool
 	Debug      bool
 	Timeout    time.Duration
@@ -289,6 +290,7 @@ func (f *Factory) Printer() (*output.Printer, error) {
 		Template: f.Global.Template,
 		Columns:  f.Global.Columns,
 		NoHeader: f.Global.NoHeader,
+		CSVRaw:   f.Global.CSVRaw,
 	})
 	if err != nil {
 		return nil, err

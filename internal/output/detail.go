@@ -136,7 +136,7 @@ func (p *Printer) renderDetailTable(d *Detail) error {
 // sectionPrinter renders a section's rows like a list, without --columns,
 // which chooses the columns of lists, not of a detail view's sections.
 func (p *Printer) sectionPrinter() *Printer {
-	return &Printer{ios: p.ios, format: p.format, noHeader: p.noHeader}
+	return &Printer{ios: p.ios, format: p.format, noHeader: p.noHeader, csvRaw: p.csvRaw}
 }
 
 func (p *Printer) renderDetailDelimited(d *Detail) error {
@@ -213,7 +213,11 @@ func sectionWidth(sec Section) int {
 func (p *Printer) writeDelimited(comma rune, fields []string) error {
 	if comma == ',' {
 		w := csv.NewWriter(p.ios.Out)
-		if err := w.Write(fields); err != nil {
+		cells := make([]string, len(fields))
+		for i, f := range fields {
+			cells[i] = p.csvCell(f)
+		}
+		if err := w.Write(cells); err != nil {
 			return err
 		}
 		w.Flush()

@@ -33,6 +33,9 @@ type Options struct {
 	Columns []string
 	// NoHeader is --no-header.
 	NoHeader bool
+	// CSVRaw is --csv-raw: CSV cells are written as they are, even those a
+	// spreadsheet would run as a formula.
+	CSVRaw bool
 }
 
 // Printer writes a command's result to stdout in the chosen format.
@@ -43,6 +46,7 @@ type Printer struct {
 	tmpl     *template.Template
 	columns  []string
 	noHeader bool
+	csvRaw   bool
 	// perRecord is -o jsonl with --jq or --template: a stream runs the
 	// filter on each record (constant memory) rather than on the array.
 	perRecord bool
@@ -57,7 +61,7 @@ type Printer struct {
 // NewPrinter checks the output options up front, so a bad --jq, --template
 // or -o fails with exit code 2 before any request is sent.
 func NewPrinter(ios *IOStreams, o Options) (*Printer, error) {
-	p := &Printer{ios: ios, noHeader: o.NoHeader}
+	p := &Printer{ios: ios, noHeader: o.NoHeader, csvRaw: o.CSVRaw}
 	for _, c := range o.Columns {
 		for _, name := range strings.Split(c, ",") {
 			if name = strings.TrimSpace(name); name != "" {
@@ -266,4 +270,39 @@ func (p *Printer) writeJSONLine(raw []byte) error {
 	buf.WriteByte('\n')
 	_, err := p.ios.Out.Write(buf.Bytes())
 	return err
+}
+
+// csvCell neutralises a CSV cell a spreadsheet would run as a formula (the
+// OWASP rule): one that starts with =, +, -, @, a tab or a carriage return
+// gets a single quote in front, so `=HYPERLINK(...)` from a buyer's name
+// is shown as text. A plain number ("-5.00") is left alone, since a
+// spreadsheet reads it as the number it is. --csv-raw turns this off.
+func (p *Printer) csvCell(s string) string {
+	if p.csvRaw || s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if s[0] == '-' && plainNumber(s[1:]) {
+			return s
+		}
+		return "'" + s
+	}
+	return s
+}
+
+// plainNumber is digits with at most one decimal point inside.
+func plainNumber(s string) bool {
+	digits, dot := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot && i > 0 && i < len(s)-1:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }

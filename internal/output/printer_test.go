@@ -744,3 +744,42 @@ func TestListPerRecordLikeStream(t *testing.T) {
 		}
 	}
 }
+
+// CSV cells a spreadsheet would run are neutralised with a quote, plain
+// numbers are not, and --csv-raw writes them as they are. TSV and CSV
+// write every amount with its currency's places.
+func TestCSVCellsAndMoneyPlaces(t *testing.T) {
+	recs := []json.RawMessage{
+		json.RawMessage(`{"id":"a","amount":"45.75","currency":"KWD","description":"=HYPERLINK(\"http://x\")"}`),
+		json.RawMessage(`{"id":"b","amount":"250.5","currency":"AED","description":"+cmd|' /C calc'!A0"}`),
+		json.RawMessage(`{"id":"c","amount":"-5.00","currency":"AED","description":"@SUM(1)"}`),
+		json.RawMessage(`{"id":"d","amount":"10.005","currency":"AED","description":"-2+3"}`),
+	}
+	cols := []Column{{Header: "ID", Path: "id"}, {Header: "AMOUNT", Path: "amount"}, {Header: "DESCRIPTION", Path: "description"}}
+	tp := newTestPrinter(t, false, 0, Options{Format: "csv"})
+	if err := tp.p.List(cols, recs); err != nil {
+		t.Fatal(err)
+	}
+	want := "ID,AMOUNT,DESCRIPTION\n" +
+		"a,45.750,\"'=HYPERLINK(\"\"http://x\"\")\"\n" +
+		"b,250.50,'+cmd|' /C calc'!A0\n" +
+		"c,-5.00,'@SUM(1)\n" +
+		"d,10.005,'-2+3\n"
+	if got := tp.out.String(); got != want {
+		t.Errorf("csv:\n got %q\nwant %q", got, want)
+	}
+	raw := newTestPrinter(t, false, 0, Options{Format: "csv", CSVRaw: true})
+	if err := raw.p.List(cols, recs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(raw.out.String(), "\"=HYPERLINK(") {
+		t.Errorf("--csv-raw changed the cell: %q", raw.out)
+	}
+	tsv := newTestPrinter(t, false, 0, Options{Format: "tsv"})
+	if err := tsv.p.List(cols, recs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if got := tsv.out.String(); !strings.Contains(got, "a\t45.750\t") || !strings.Contains(got, "b\t250.50\t") {
+		t.Errorf("tsv amounts: %q", got)
+	}
+}

@@ -145,7 +145,7 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 	case FormatCSV:
 		s.fields = s.fields[:0]
 		for _, c := range s.resolved {
-			s.fields = append(s.fields, c.cell(obj))
+			s.fields = append(s.fields, s.p.csvCell(c.machine(obj, c.cell(obj))))
 		}
 		for len(s.fields) < s.p.csvWidth {
 			s.fields = append(s.fields, "")
@@ -162,7 +162,7 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 			if i > 0 {
 				s.out.WriteByte('\t')
 			}
-			s.out.WriteString(sanitize(c.cell(obj)))
+			s.out.WriteString(sanitize(c.machine(obj, c.cell(obj))))
 		}
 		return s.out.WriteByte('\n')
 	}
