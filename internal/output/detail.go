@@ -35,6 +35,15 @@ type Field struct {
 	Note string
 }
 
+// machine is the value TSV and CSV write: the service's, an amount with
+// exactly its currency's places.
+func (f Field) machine() string {
+	if f.Kind == KindMoney {
+		return money.FormatString(f.Value, f.Currency)
+	}
+	return f.Value
+}
+
 // display is the value as a table shows it, coloured when cs is on.
 func (f Field) display(ios *IOStreams, cs *ColorScheme) string {
 	if f.Note != "" {
@@ -144,7 +153,7 @@ func (p *Printer) renderDetailDelimited(d *Detail) error {
 		return p.renderDetailCSV(d)
 	}
 	for _, f := range d.Fields {
-		if err := p.writeDelimited('\t', []string{f.Label, f.Value}); err != nil {
+		if err := p.writeDelimited('\t', []string{f.Label, f.machine()}); err != nil {
 			return err
 		}
 	}
@@ -180,7 +189,7 @@ func (p *Printer) renderDetailCSV(d *Detail) error {
 		return cells
 	}
 	for _, f := range d.Fields {
-		if err := p.writeDelimited(',', pad(f.Label, f.Value)); err != nil {
+		if err := p.writeDelimited(',', pad(f.Label, f.machine())); err != nil {
 			return err
 		}
 	}
