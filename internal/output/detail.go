@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
@@ -53,7 +54,7 @@ func (f Field) display(ios *IOStreams, cs *ColorScheme) string {
 }
 
 func (f Field) plain(ios *IOStreams, cs *ColorScheme) string {
-	v := sanitize(f.Value)
+	v := sanitize(secret.Printable(f.Value))
 	switch f.Kind {
 	case KindMoney:
 		if f.Currency != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"strings"
 	"text/template"
 
@@ -237,7 +238,7 @@ func (p *Printer) transform(v any) error {
 		err = p.runTemplate(&buf, v)
 	}
 	// What the filter produced before failing is still worth showing.
-	if _, werr := p.ios.Out.Write(buf.Bytes()); werr != nil && err == nil {
+	if _, werr := p.ios.Out.Write(p.termSafe(buf.Bytes())); werr != nil && err == nil {
 		err = werr
 	}
 	return err
@@ -258,8 +259,22 @@ func (p *Printer) writeJSON(raw []byte) error {
 		return fmt.Errorf("invalid JSON in the response: %w", err)
 	}
 	buf.WriteByte('\n')
-	_, err = p.ios.Out.Write(buf.Bytes())
+	_, err = p.ios.Out.Write(p.termSafe(buf.Bytes()))
 	return err
+}
+
+// termSafe is out as a terminal should show it: on a terminal, the
+// control characters and bidi overrides of the data (an OSC 8 link, a
+// clear-screen, U+202E) are made visible as escapes (\x1b, \u202e), as
+// listen shows them; newlines and tabs stay. Piped, out is unchanged.
+func (p *Printer) termSafe(out []byte) []byte {
+	if !p.ios.IsStdoutTTY() {
+		return out
+	}
+	if s := secret.Printable(string(out)); s != string(out) {
+		return []byte(s)
+	}
+	return out
 }
 
 func (p *Printer) writeJSONLine(raw []byte) error {

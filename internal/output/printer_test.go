@@ -783,3 +783,34 @@ func TestCSVCellsAndMoneyPlaces(t *testing.T) {
 		t.Errorf("tsv amounts: %q", got)
 	}
 }
+
+// On a terminal, what the data would make a terminal do (an OSC 8 link, a
+// clear-screen, a bidi override) is shown as escapes in every path:
+// tables, --jq, --template, JSON. Piped, the bytes are the data's.
+func TestTerminalShowsEscapesPipesKeepThem(t *testing.T) {
+	rec := json.RawMessage(`{"id":"a","amount":"1.00","currency":"AED","description":"\u001b]8;;http://evil\u0007x\u001b[2J \u202egpj.exe"}`)
+	cols := []Column{{Header: "ID", Path: "id"}, {Header: "DESCRIPTION", Path: "description"}}
+	for _, o := range []Options{{Format: "table"}, {JQ: ".[0].description"}, {Template: "{{range .}}{{.description}}{{end}}"}, {Format: "json"}} {
+		tty := newTestPrinter(t, true, 0, o)
+		if err := tty.p.List(cols, []json.RawMessage{rec}); err != nil {
+			t.Fatal(err)
+		}
+		got := tty.out.String()
+		if strings.ContainsAny(got, "\x1b\x07\u202e") {
+			t.Errorf("%+v on a terminal: raw control or bidi characters: %q", o, got)
+		}
+		if o.Format != "json" && (!strings.Contains(got, `\x1b`) || !strings.Contains(got, `\u202e`)) {
+			t.Errorf("%+v on a terminal: not made visible: %q", o, got)
+		}
+		if o.Format == "table" {
+			continue
+		}
+		piped := newTestPrinter(t, false, 0, o)
+		if err := piped.p.List(cols, []json.RawMessage{rec}); err != nil {
+			t.Fatal(err)
+		}
+		if o.Format != "json" && !strings.Contains(piped.out.String(), "\x1b]8;;") {
+			t.Errorf("%+v piped: the data changed: %q", o, piped.out)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"strings"
 )
 
@@ -131,7 +132,9 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 	case FormatTable:
 		row := make([]string, len(s.resolved))
 		for i, c := range s.resolved {
-			row[i] = sanitize(c.display(s.p.ios, obj, c.cell(obj)))
+			// A table is for a person: what a terminal would obey
+			// (escapes, bidi overrides) is shown, not obeyed.
+			row[i] = sanitize(secret.Printable(c.display(s.p.ios, obj, c.cell(obj))))
 		}
 		s.pending = append(s.pending, row)
 		if s.batch > 0 && len(s.pending) >= s.batch {
