@@ -65,7 +65,22 @@ func echoOK(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Echo-Authorization", auth)
-	_ = json.NewEncoder(w).Encode(answer)
+	if r.URL.Query().Get("escaped") == "" {
+		_ = json.NewEncoder(w).Encode(answer)
+		return
+	}
+	// ?escaped=1: the key spelt with a \u escape for every character, as
+	// an encoder that escapes everything would write it.
+	b, _ := json.Marshal(answer)
+	key := strings.TrimPrefix(auth, "Bearer ")
+	var esc strings.Builder
+	for _, c := range key {
+		fmt.Fprintf(&esc, `\u%04x`, c)
+	}
+	if key != "" {
+		b = []byte(strings.ReplaceAll(string(b), key, esc.String()))
+	}
+	_, _ = w.Write(b)
 }
 
 // echoRefusal answers 400 quoting the request in the service's error form.

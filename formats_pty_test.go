@@ -173,3 +173,35 @@ func TestListenLineOnPTY(t *testing.T) {
 		t.Errorf("no notification line in the one format:\n%s", r.output())
 	}
 }
+
+// TestDataEscapesShownOnPTY: on a terminal, the escape sequences and bidi
+// overrides a payment's data holds (an OSC 8 link, a clear-screen,
+// U+202E) are shown as escapes in --jq, --template and tables, not obeyed;
+// piped, the data's bytes are unchanged.
+func TestDataEscapesShownOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	body := `{"payment":{"amount":"10.00","currency":"AED",` +
+		`"description":"\u001b]8;;http://evil.example\u0007click\u001b]8;;\u0007 \u001b[2J \u202egpj.exe",` +
+		`"buyer":{"name":"Layla Haddad","email":"otp.success@tabby.ai","phone":"+971500000001"},` +
+		`"shipping_address":{"city":"Dubai","address":"Marina","zip":"00000"},"order":{"reference_id":"EVIL-1","items":[]}},` +
+		`"lang":"en","merchant_code":"ae-sandbox","merchant_urls":{"success":"https://shop.example.com/s","cancel":"https://shop.example.com/c","failure":"https://shop.example.com/f"}}`
+	id, _ := bnplIn(t, env, body, "checkout", "create", "--file", "-", "--jq", ".payment.id")
+	id = strings.TrimSpace(id)
+	for _, args := range [][]string{
+		{"payments", "get", id, "--jq", ".description"},
+		{"payments", "get", id, "--template", "{{.description}}"},
+		{"payments", "list", "--status", "created", "--columns", "id,description"},
+	} {
+		out := onPTY(t, env, args...)
+		if strings.Contains(out, "\x1b]8;;") || strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\u202e") {
+			t.Errorf("bnpl %s obeys the data on a terminal:\n%q", strings.Join(args, " "), out)
+		}
+		if !strings.Contains(out, `\x1b]8;;http://evil.example`) && !strings.Contains(out, `\x1b]8;;http://evil`) {
+			t.Errorf("bnpl %s does not show the escape:\n%q", strings.Join(args, " "), out)
+		}
+	}
+	piped, _ := bnplIn(t, env, "", "payments", "get", id, "--jq", ".description")
+	if !strings.Contains(piped, "\x1b]8;;http://evil.example\x07") || !strings.Contains(piped, "\u202e") {
+		t.Errorf("piped output changed: %q", piped)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -75,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"stdout2env": stdoutToEnv,
 			"htmlserver": htmlServer,
 			"waitfile":   waitFile,
+			"jsonerr":    jsonErr,
 		},
 	})
 }
@@ -295,5 +297,58 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s did not come to match %q", args[0], args[1])
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// jsonerr CODE [KEY=REGEXP...] checks the script contract of -o json on the
+// last command's stderr: exactly one JSON object, newline-terminated,
+// nothing else, whose exit_code is CODE and whose members KEY match
+// REGEXP (strings as they are, anything else as JSON).
+func jsonErr(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: jsonerr CODE [KEY=REGEXP...]")
+	}
+	stderr := ts.ReadFile("stderr")
+	if !strings.HasSuffix(stderr, "}\n") || strings.Count(stderr, "\n") != 1 {
+		ts.Fatalf("stderr is not one JSON object on one line:\n%s", stderr)
+	}
+	dec := json.NewDecoder(strings.NewReader(stderr))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil {
+		ts.Fatalf("stderr is not a JSON object: %v\n%s", err, stderr)
+	}
+	if rest, _ := io.ReadAll(dec.Buffered()); strings.TrimSpace(string(rest)) != "" {
+		ts.Fatalf("stderr holds more than one JSON object:\n%s", stderr)
+	}
+	for k := range obj {
+		if strings.ToLower(k) != k || strings.Contains(k, "-") {
+			ts.Fatalf("key %q is not snake_case:\n%s", k, stderr)
+		}
+	}
+	for _, k := range []string{"error", "exit_code"} {
+		if _, ok := obj[k]; !ok {
+			ts.Fatalf("no %q in the error object:\n%s", k, stderr)
+		}
+	}
+	if got := string(obj["exit_code"]); got != args[0] {
+		ts.Fatalf("exit_code is %s, want %s:\n%s", got, args[0], stderr)
+	}
+	for _, kv := range args[1:] {
+		k, pattern, ok := strings.Cut(kv, "=")
+		if !ok {
+			ts.Fatalf("jsonerr: %q is not KEY=REGEXP", kv)
+		}
+		raw, ok := obj[k]
+		if !ok {
+			ts.Fatalf("no %q in the error object:\n%s", k, stderr)
+		}
+		value := string(raw)
+		var str string
+		if json.Unmarshal(raw, &str) == nil {
+			value = str
+		}
+		if !regexp.MustCompile(pattern).MatchString(value) {
+			ts.Fatalf("%s is %s, which does not match %s", k, value, pattern)
+		}
 	}
 }

@@ -39,12 +39,39 @@ without reading stderr. A usage error (2) sends nothing.
        reference id; a bulk run finished with rows of unknown outcome (run it
        again with the same journal)
   11   a bulk run finished with some rows failed (its report lists them)
+  13   payments wait: the time-out passed before the status came (wait longer)
+  14   payments wait: the payment reached a status from which the awaited one
+       can no longer come
   130  interrupted (Ctrl-C; at a prompt too: nothing was sent)
   143  a bulk run stopped by SIGTERM: run it again to resume
 
-With -o json (or --jq, --template) and stderr not a terminal, an error is also
-written to stderr as one JSON object: {"error": ..., "hint": ..., "exit_code":
-N}.`},
+With -o json, -o jsonl or --jq, and stderr not a terminal, stderr is for a
+script: exactly one JSON object per error, ended by a newline, and nothing else
+(no notices, no progress, no "hint:" line; usage errors and unknown commands
+too). --debug brings the words and the log back, the object after them. The
+keys are snake_case:
+
+  error        the message
+  hint         what to do next, when there is something
+  exit_code    the exit code, as above
+  error_type   the service's errorType (bad_data, not_found, ...)
+  status       the HTTP status of the service's answer
+  errors       the service's field errors: field, code, message
+  method, path the request that failed
+  response     the service's answer: its JSON as it came (secrets masked),
+               or its text
+  outcome      for a network failure: not_sent or unknown
+  problems     for a local validation failure: each path and message
+
+For example:
+
+  {"error":"GET /api/v2/payments/...: 404 not_found: no such payment",
+   "hint":"check the id ...","exit_code":6,"error_type":"not_found",
+   "status":404,"method":"GET","path":"/api/v2/payments/...",
+   "response":{"status":"error","errorType":"not_found",...}}
+
+A security warning that -q does not silence (a config file other users can
+read) is then an object of its own, {"warning": ...}, on its own line.`},
 
 	{"environment", "Environment variables bnpl reads", `Flags win over the environment, and the environment over the profile.
 
@@ -128,7 +155,9 @@ line.`},
 
 --jq EXPR filters what -o json prints with a jq expression (gojq): a list is
 one array, so --jq length counts and --jq '.[].id' prints every id, with --all
-too. With -o jsonl the filter runs on each record instead, in constant memory.
+too. With -o jsonl the filter runs on each record instead, in constant memory,
+on every list (payments, disputes, webhooks, dispute-webhooks, profiles, sandbox
+deliveries and logs, api --paginate), one page or all of them.
 
 --template TEXT lays out what -o json prints with a Go template. Besides Go's
 own functions: json, upper, lower, join SEP LIST, lookup "dotted.path" VALUE.

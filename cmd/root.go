@@ -17,6 +17,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/buildinfo"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // Execute runs bnpl with the process's arguments and returns its exit code.
@@ -34,6 +35,11 @@ func Execute() int {
 // Run executes the command tree over f with args and returns the exit code;
 // Execute and the tests share it.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	if scriptErrors(args, f.Getenv) && !f.IO.IsStderrTTY() {
+		// Decided from the arguments before cobra parses them, so that a
+		// flag cobra refuses still gets its error as JSON.
+		f.IO.ScriptErrors()
+	}
 	root := newRoot(f, onlyNoun(args))
 	// What completes flag values and ids is wanted only by the shell's
 	// completion request, not on every start.
@@ -55,22 +61,98 @@ func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err err
 	}
 	code := cmdutil.ExitCode(err)
 	var silent *cmdutil.Silent
+	if f.IO.ScriptErrorsOn() && code != cmdutil.ExitOK && errors.As(err, &silent) {
+		// Its words were notices, and notices are gone: the script still
+		// gets its one object.
+		msg := usageCommand(root, args).CommandPath() + " failed"
+		if code == cmdutil.ExitInterrupted {
+			msg = "interrupted"
+		}
+		err = &output.Error{Message: msg, Code: code}
+		silent = nil
+	}
 	if code == cmdutil.ExitOK || errors.As(err, &silent) {
 		return code
 	}
+	if f.IO.ScriptErrorsOn() {
+		// The script contract: one JSON object, and nothing else.
+		if cmdutil.ShowsUsage(err) && errorHint(err) == "" {
+			err = cmdutil.WithHint(err, "run '"+usageCommand(root, args).CommandPath()+" --help' for usage")
+		}
+		output.PrintError(f.IO, err, false)
+		return code
+	}
 	// The JSON object is for a script reading stderr; a person at a
-	// terminal reads the same error once, in words.
+	// terminal reads the same error once, in words. With --debug stderr is
+	// a log, and the object follows the words.
 	output.PrintError(f.IO, err, wantsJSON(f) && !f.IO.IsStderrTTY())
 	if cmdutil.ShowsUsage(err) {
 		// One line pointing at the help, not forty lines of usage that
 		// bury the error.
-		c, _, ferr := root.Find(args)
-		if ferr != nil || c == nil {
-			c = root
-		}
-		f.IO.ErrOut.Write([]byte("Run '" + c.CommandPath() + " --help' for usage.\n"))
+		f.IO.ErrOut.Write([]byte("Run '" + usageCommand(root, args).CommandPath() + " --help' for usage.\n"))
 	}
 	return code
+}
+
+// usageCommand is the command whose help a usage error points at.
+func usageCommand(root *cobra.Command, args []string) *cobra.Command {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return root
+	}
+	return c
+}
+
+func errorHint(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}
+
+// scriptErrors reports whether the arguments or the environment ask for
+// JSON output (-o json, -o jsonl, --jq) without --debug: then stderr
+// carries one JSON object per error and nothing else. The arguments are
+// read as cobra will read them, up to "--".
+func scriptErrors(args []string, getenv func(string) string) bool {
+	output, jq, debug := "", false, truthy(getenv("BNPL_DEBUG"))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "--":
+			i = len(args)
+		case a == "--output" || a == "-o":
+			output = next()
+		case strings.HasPrefix(a, "--output="):
+			output = strings.TrimPrefix(a, "--output=")
+		case a == "--jq" || strings.HasPrefix(a, "--jq="):
+			jq = true
+		case a == "--debug":
+			debug = true
+		case strings.HasPrefix(a, "--debug="):
+			debug = truthy(strings.TrimPrefix(a, "--debug="))
+		case strings.HasPrefix(a, "-o"):
+			output = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		case len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "o") && !strings.ContainsAny(a[1:len(a)-1], "opfFt"):
+			// Shorthands run together, -qo json.
+			output = next()
+		}
+	}
+	if output == "" {
+		output = getenv("BNPL_OUTPUT")
+	}
+	if debug {
+		return false
+	}
+	return output == "json" || output == "jsonl" || jq
 }
 
 // Cobra reports unknown commands and flags as plain errors; they are usage
@@ -134,6 +216,7 @@ machine with no network and no real money.`,
 	pf.StringVar(&g.Template, "template", "", "format the JSON result with a Go template")
 	pf.StringSliceVar(&g.Columns, "columns", nil, "table columns to show, by name or JSON path (a,b,c)")
 	pf.BoolVar(&g.NoHeader, "no-header", false, "omit the header row of tables, tsv and csv")
+	pf.BoolVar(&g.CSVRaw, "csv-raw", false, "write csv cells as they are: no quote before a cell that starts with =, +, -, @")
 	pf.BoolVar(&g.DryRun, "dry-run", false, "print the request that would be sent and send nothing")
 	pf.BoolVar(&g.Debug, "debug", false, "log each HTTP exchange to stderr, secrets masked (env BNPL_DEBUG=1)")
 	pf.DurationVar(&g.Timeout, "timeout", g.Timeout, "per-request timeout")
@@ -277,6 +360,8 @@ func applyEnv(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if g.Timeout <= 0 {
 		return cmdutil.Usagef("--timeout must be positive, got %s", g.Timeout)
 	}
+	// A named pipe given as a file waits for its writer this long.
+	userfile.SetPipeWait(g.Timeout)
 	if g.JQ != "" && g.Template != "" {
 		return cmdutil.Usagef("--jq and --template cannot be used together")
 	}

@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
@@ -265,5 +269,89 @@ func TestOneNounTreeMatchesTheWholeTree(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Fatalf("only %d commands compared", checked)
+	}
+}
+
+// Every exit code reaches a script as one JSON object on stderr and
+// nothing else, whatever error carries it: the codes a script test cannot
+// reach through the binary (143, a Silent failure, a prompt's Ctrl-C, a
+// cancelled context) are driven through handleError here.
+func TestEveryExitCodeIsOneJSONObject(t *testing.T) {
+	cases := []struct {
+		code int
+		err  error
+	}{
+		{1, errors.New("boom")},
+		{1, &cmdutil.Silent{Code: 1}},
+		{2, cmdutil.Usagef("bad flag")},
+		{2, cmdutil.Refuse("do this", "refused")},
+		{3, &api.APIError{Status: 400, ErrorType: "bad_data", Body: []byte(`{"status":"error","errorType":"bad_data"}`)}},
+		{4, &api.APIError{Status: 401, ErrorType: "not_authorized"}},
+		{5, &api.APIError{Status: 403, ErrorType: "no_permission"}},
+		{6, &api.APIError{Status: 404, ErrorType: "not_found"}},
+		{7, &api.APIError{Status: 409, ErrorType: "conflict"}},
+		{8, &api.APIError{Status: 429, Body: []byte("slow down")}},
+		{9, &api.APIError{Status: 502, Body: []byte("<html>bad gateway</html>")}},
+		{10, &api.NetworkError{Op: "GET /api/v2/payments", Err: errors.New("connection reset")}},
+		{11, &bulk.RunError{Op: "capture", Summary: bulk.Summary{Total: 2, Failed: 1}}},
+		{130, cmdutil.ErrInterrupted},
+		{130, context.Canceled},
+		{143, &bulk.RunError{Op: "capture", Summary: bulk.Summary{Total: 2, Interrupted: true}, Terminated: true}},
+	}
+	for _, tc := range cases {
+		f, out, errOut := testFactory(t)
+		f.IO.ScriptErrors()
+		_, _ = f.IO.ErrOut.Write([]byte("a notice\n"))
+		root := newRoot(f, "")
+		if got := handleError(f, root, []string{"payments", "list"}, tc.err); got != tc.code {
+			t.Errorf("%T: exit %d, want %d", tc.err, got, tc.code)
+		}
+		dec := json.NewDecoder(bytes.NewReader(errOut.Bytes()))
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			t.Errorf("%T: stderr is not JSON: %v\n%s", tc.err, err, errOut)
+			continue
+		}
+		if dec.More() || !strings.HasSuffix(errOut.String(), "}\n") || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%T: stderr holds more than one object:\n%s", tc.err, errOut)
+		}
+		if obj["exit_code"] != float64(tc.code) || obj["error"] == "" {
+			t.Errorf("%T: object %v, want exit_code %d", tc.err, obj, tc.code)
+		}
+		for k := range obj {
+			if strings.ToLower(k) != k {
+				t.Errorf("%T: key %q is not snake_case", tc.err, k)
+			}
+		}
+		if out.Len() != 0 {
+			t.Errorf("%T: wrote to stdout: %q", tc.err, out)
+		}
+	}
+}
+
+// The arguments decide the script contract before cobra parses them.
+func TestScriptErrorsFromArguments(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	none := env(nil)
+	for _, tc := range []struct {
+		args []string
+		get  func(string) string
+		want bool
+	}{
+		{[]string{"payments", "list", "-o", "json"}, none, true},
+		{[]string{"payments", "list", "-ojsonl"}, none, true},
+		{[]string{"payments", "list", "--output=json"}, none, true},
+		{[]string{"payments", "list", "--jq", ".id"}, none, true},
+		{[]string{"payments", "list", "-qo", "json"}, none, true},
+		{[]string{"payments", "list", "-o", "csv"}, none, false},
+		{[]string{"payments", "list"}, env(map[string]string{"BNPL_OUTPUT": "json"}), true},
+		{[]string{"payments", "list", "-o", "table"}, env(map[string]string{"BNPL_OUTPUT": "json"}), false},
+		{[]string{"payments", "list", "-o", "json", "--debug"}, none, false},
+		{[]string{"payments", "list", "-o", "json"}, env(map[string]string{"BNPL_DEBUG": "1"}), false},
+		{[]string{"api", "GET", "/x", "--", "-o", "json"}, none, false},
+	} {
+		if got := scriptErrors(tc.args, tc.get); got != tc.want {
+			t.Errorf("scriptErrors(%q) = %v, want %v", tc.args, got, tc.want)
+		}
 	}
 }

@@ -72,7 +72,7 @@ API: give them with -f.
 
 --paginate follows the payments list's offset and the disputes list's
 next_page_token, and prints all items as one JSON array (--jsonl: one per line).
---jq and --template see that whole array. Pages by offset are read --concurrency at
+--jq and --template see that whole array (each item with --jsonl). Pages by offset are read --concurrency at
 a time, each overlapping the one before by a few items, so that an item that stays
 in the list while it is read is printed once even when the list changes meanwhile.
 
@@ -437,7 +437,8 @@ type responseError struct {
 func (e *responseError) Error() string { return e.err.Error() }
 func (e *responseError) Unwrap() error { return e.err }
 
-// ErrorDetails adds "body" to the API error's details.
+// ErrorDetails adds "response", the answer's body, to the API error's
+// details.
 func (e *responseError) ErrorDetails() map[string]any {
 	d := map[string]any{"status": e.status}
 	var detailer output.ErrorDetailer
@@ -448,9 +449,9 @@ func (e *responseError) ErrorDetails() map[string]any {
 	switch {
 	case len(body) == 0:
 	case json.Valid(body):
-		d["body"] = json.RawMessage(body)
+		d["response"] = json.RawMessage(body)
 	default:
-		d["body"] = string(body)
+		d["response"] = string(body)
 	}
 	return d
 }

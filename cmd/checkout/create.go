@@ -167,7 +167,12 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		o.Seen(recent.Entry{ID: s.Payment.ID, Note: note}, recent.Entry{ID: s.ID, Note: note, Kind: recent.KindSession})
 	}
 	if s.Status != api.SessionRejected && target.Embedded {
-		o.Notice("play the customer with `bnpl sandbox approve %s`, or open the checkout URL", s.Payment.ID)
+		live := ""
+		if target.Live {
+			// The payment is the live mode's: the verb must say so too.
+			live = " --live"
+		}
+		o.Notice("play the customer with `bnpl sandbox approve %s%s`, or open the checkout URL", s.Payment.ID, live)
 		if u := s.WebURL(); u != "" && o.Served != nil {
 			if o.Served(ctx, originOf(u)) {
 				o.Notice("the checkout URL is live: a sandbox serves it at %s (`bnpl checkout open %s` opens it)", originOf(u), s.ID)

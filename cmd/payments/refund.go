@@ -194,7 +194,11 @@ func (o *RefundOptions) resolveAmount(p *api.Payment, req *api.RefundRequest) er
 	}
 	switch {
 	case p.Status == api.StatusAuthorized:
-		return cmdutil.Refuse(fmt.Sprintf("capture it first: `bnpl payments capture %s --full` captures the rest and closes it", p.ID),
+		hint := fmt.Sprintf("nothing of it was captured, so no money was taken: `bnpl payments close %s` releases the authorization", p.ID)
+		if len(p.Captures) > 0 {
+			hint = fmt.Sprintf("`bnpl payments close %s` releases what is not captured and closes it; then refund what was captured", p.ID)
+		}
+		return cmdutil.Refuse(hint,
 			"cannot refund payment %s: it is AUTHORIZED; only CLOSED payments with captures can be refunded", p.ID)
 	case p.Status != api.StatusClosed:
 		return cmdutil.Refuse("only CLOSED payments with captures can be refunded", "cannot refund payment %s: it is %s", p.ID, p.Status)

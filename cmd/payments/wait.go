@@ -52,9 +52,9 @@ func newWaitCmd(f *cmdutil.Factory, run func(context.Context, *WaitOptions) erro
 		Long: `Read the payment every --interval until its status is --status, then print it and
 exit 0. Statuses: ` + strings.Join(waitStatuses, ", ") + ` (any case).
 
-The wait fails with exit code 1 when --timeout passes first, and at once when the
-payment reaches a status from which the awaited one can no longer be reached (for
-example REJECTED while waiting for AUTHORIZED). Errors of the reads keep their own
+The wait exits 13 when --timeout passes first, and 14 at once when the payment
+reaches a status from which the awaited one can no longer be reached (for example
+REJECTED while waiting for AUTHORIZED). Errors of the reads keep their own
 exit codes (6 for an unknown payment, 10 for the network); Ctrl-C exits 130.
 
 Here --timeout bounds the whole wait, not each read.`,
@@ -110,8 +110,9 @@ func (o *WaitOptions) validate() error {
 	return nil
 }
 
-// WaitError ends a wait that did not see the status. It exits 1: the
-// surface's codes all describe an answer of the service, and this is none.
+// WaitError ends a wait that did not see the status. It has codes of its
+// own, so a script tells "not yet" (13, worth waiting longer) from "never"
+// (14) without reading stderr.
 type WaitError struct {
 	PaymentID string
 	Want      string
@@ -127,7 +128,12 @@ func (e *WaitError) Error() string {
 	return fmt.Sprintf("payment %s is %s and can no longer become %s", e.PaymentID, e.Last, e.Want)
 }
 
-func (e *WaitError) ExitCode() int { return cmdutil.ExitError }
+func (e *WaitError) ExitCode() int {
+	if e.TimedOut {
+		return cmdutil.ExitWaitTimedOut
+	}
+	return cmdutil.ExitWaitUnreachable
+}
 
 func (e *WaitError) Hint() string {
 	if e.TimedOut {

@@ -71,8 +71,8 @@ func TestWaitTimesOut(t *testing.T) {
 	if !errors.As(err, &we) || !we.TimedOut || we.Last != "CREATED" {
 		t.Fatalf("err = %v", err)
 	}
-	if cmdutil.ExitCode(err) != cmdutil.ExitError {
-		t.Errorf("exit %d, want 1", cmdutil.ExitCode(err))
+	if cmdutil.ExitCode(err) != 13 {
+		t.Errorf("exit %d, want 13", cmdutil.ExitCode(err))
 	}
 	// A minute at 10s intervals: the first read and one after each wait.
 	if reads.Load() != 7 {
@@ -91,6 +91,9 @@ func TestWaitStopsWhenTheStatusCannotCome(t *testing.T) {
 	var we *WaitError
 	if !errors.As(err, &we) || we.TimedOut || we.Last != "REJECTED" {
 		t.Fatalf("err = %v", err)
+	}
+	if cmdutil.ExitCode(err) != 14 {
+		t.Errorf("exit %d, want 14", cmdutil.ExitCode(err))
 	}
 	if reads.Load() != 2 {
 		t.Errorf("%d reads", reads.Load())

@@ -456,12 +456,13 @@ func (c *Client) maskerFor(cl *call) *secret.Masker {
 // typed decoders, the raw bytes `-o json` and `bnpl api` print, the bulk
 // report. A body that echoes a secret of the call (the key, another of the
 // profile, a signing header value it sends, a header given with `bnpl api
-// -H`) has it masked, a JSON document string by string; any other body is
-// returned as it came, at the cost of a few bytes.Contains
+// -H`) or anything shaped like a key, in any JSON spelling (\u escapes
+// included), has it masked, a JSON document string by string; any other
+// body is returned as it came, at the cost of a few bytes.Contains
 // (BenchmarkMaskAnswer).
 func (c *Client) maskAnswer(cl *call, body []byte) []byte {
 	m := c.maskerFor(cl)
-	if !m.Appears(body) {
+	if !m.MayHold(body) {
 		return body
 	}
 	return m.Bytes(body)

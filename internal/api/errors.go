@@ -204,7 +204,7 @@ func (e *APIError) Error() string {
 func (e *APIError) ErrorDetails() map[string]any {
 	d := map[string]any{"status": e.Status, "method": e.Method, "path": e.Path}
 	if e.ErrorType != "" {
-		d["errorType"] = e.ErrorType
+		d["error_type"] = e.ErrorType
 	}
 	if e.Message != "" {
 		d["message"] = e.Message
@@ -214,6 +214,15 @@ func (e *APIError) ErrorDetails() map[string]any {
 	}
 	if e.RetryAfter > 0 {
 		d["retry_after_seconds"] = int(e.RetryAfter.Round(time.Second) / time.Second)
+	}
+	// The service's own answer, masked (see mask): its JSON as it came,
+	// or its text.
+	if body := bytes.TrimSpace(e.Body); len(body) > 0 {
+		if json.Valid(body) {
+			d["response"] = json.RawMessage(body)
+		} else if utf8.Valid(body) && body[0] != '<' {
+			d["response"] = secret.Printable(string(body))
+		}
 	}
 	return d
 }

@@ -303,8 +303,11 @@ func TestAPIErrorJSON(t *testing.T) {
 func TestErrorDetails(t *testing.T) {
 	e := parseAPIError(429, http.Header{"Retry-After": {"4"}}, []byte(`{"status":"error","errorType":"rate_limited","error":"slow down"}`), "GET", "/api/v2/payments", time.Now())
 	d := e.ErrorDetails()
-	if d["status"] != 429 || d["errorType"] != "rate_limited" || d["message"] != "slow down" || d["method"] != "GET" || d["path"] != "/api/v2/payments" || d["retry_after_seconds"] != 4 {
+	if d["status"] != 429 || d["error_type"] != "rate_limited" || d["message"] != "slow down" || d["method"] != "GET" || d["path"] != "/api/v2/payments" || d["retry_after_seconds"] != 4 {
 		t.Errorf("details = %v", d)
+	}
+	if r, ok := d["response"].(json.RawMessage); !ok || string(r) != `{"status":"error","errorType":"rate_limited","error":"slow down"}` {
+		t.Errorf("response = %v", d["response"])
 	}
 	n := (&NetworkError{Op: "POST /api/v2/payments/{id}/captures", Err: errors.New("EOF")}).ErrorDetails()
 	if n["outcome"] != "unknown" || n["method"] != "POST" || n["path"] != "/api/v2/payments/{id}/captures" {

@@ -307,7 +307,9 @@ func (s *Summary) count(res rowResult) {
 	default:
 		return
 	}
-	d, err := decimal.NewFromString(res.Amount)
+	// Only a valid amount of its currency is totalled: 10.005 AED is
+	// counted apart, never rounded into a total.
+	d, err := money.Parse(res.Amount, res.currency)
 	if res.Amount == "" || res.currency == "" || err != nil {
 		if total != &s.moved {
 			s.Unpriced++

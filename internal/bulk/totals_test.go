@@ -109,3 +109,23 @@ func TestAFullRowWithAPartAboveTheRemainderFails(t *testing.T) {
 		t.Fatalf("report %v", r)
 	}
 }
+
+// An amount invalid for its currency (10.005 AED) is counted apart, never
+// rounded into a total: 500.00 and 10.005 fail as "failed 500.00 AED" and
+// one row not totalled, not as 510.01 AED.
+func TestAnInvalidAmountIsNotTotalled(t *testing.T) {
+	var s Summary
+	for _, r := range []rowResult{
+		{Outcome: OutcomeFailed, Amount: "500.00", currency: "AED"},
+		{Outcome: OutcomeFailed, Amount: "10.005", currency: "AED"},
+	} {
+		s.Total++
+		s.count(r)
+	}
+	if s.FailedAmounts["AED"] != "500.00" || s.Unpriced != 1 {
+		t.Fatalf("failed %v, unpriced %d", s.FailedAmounts, s.Unpriced)
+	}
+	if got := s.String(); !strings.Contains(got, "failed 500.00 AED") || strings.Contains(got, "510") {
+		t.Errorf("summary %q", got)
+	}
+}

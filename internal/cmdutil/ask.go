@@ -15,7 +15,7 @@ var ErrKept error = &LocalError{Msg: "not confirmed: nothing was changed"}
 // removing a live webhook). It asks only when a person is there to answer,
 // stdin and stderr being terminals; --yes skips the question, and off a
 // terminal the action goes ahead, as scripts expect. An answer other than
-// yes or y returns declined (ErrNotConfirmed or ErrKept, exit 2); Ctrl-C
+// yes returns declined (ErrNotConfirmed or ErrKept, exit 2); Ctrl-C
 // returns ErrInterrupted (exit 130).
 func (f *Factory) AskFirst(ctx context.Context, question string, declined error) error {
 	if f.Global.Yes || !f.IO.IsStdinTTY() || !f.IO.IsStderrTTY() {

@@ -18,7 +18,7 @@ type Confirmer struct {
 
 // Confirm asks before a live move. Test mode and --yes go ahead; without a
 // terminal there is nobody to ask, so the move is refused rather than made.
-// An answer other than yes or y returns ErrNotConfirmed (exit 2); Ctrl-C
+// An answer other than yes returns ErrNotConfirmed (exit 2); Ctrl-C
 // at the question returns ErrInterrupted (exit 130).
 func (c Confirmer) Confirm(what string) error {
 	if !c.Live || c.Yes {

@@ -20,7 +20,10 @@ func TestConfirm(t *testing.T) {
 		{"--yes skips", Confirmer{Live: true, Yes: true}, "", true},
 		{"no terminal refuses", Confirmer{Live: true}, "yes\n", false},
 		{"terminal yes", Confirmer{Live: true, Terminal: true}, "yes\n", true},
-		{"terminal y", Confirmer{Live: true, Terminal: true}, "Y\n", true},
+		{"terminal YES", Confirmer{Live: true, Terminal: true}, " YES \n", true},
+		// The question says "Type yes": y is not yes.
+		{"terminal y", Confirmer{Live: true, Terminal: true}, "y\n", false},
+		{"terminal yes!", Confirmer{Live: true, Terminal: true}, "yes please\n", false},
 		{"terminal no", Confirmer{Live: true, Terminal: true}, "no\n", false},
 		{"terminal eof", Confirmer{Live: true, Terminal: true}, "", false},
 	}
@@ -35,7 +38,7 @@ func TestConfirm(t *testing.T) {
 		if err != nil && ExitCode(err) != ExitUsage {
 			t.Errorf("%s: exit %d, want 2", c.name, ExitCode(err))
 		}
-		if c.c.Live && !c.c.Yes && c.c.Terminal && !strings.Contains(prompt.String(), "capture 10.00 AED") {
+		if c.c.Live && !c.c.Yes && c.c.Terminal && (!strings.Contains(prompt.String(), "capture 10.00 AED") || !strings.Contains(prompt.String(), "Type yes to confirm")) {
 			t.Errorf("%s: prompt does not name the move: %q", c.name, prompt.String())
 		}
 	}

@@ -23,7 +23,12 @@ const (
 	ExitServer      = 9
 	ExitNetwork     = 10
 	ExitBulkFailed  = 11
-	ExitInterrupted = 130
+	// ExitWaitTimedOut: payments wait saw its time-out pass first.
+	ExitWaitTimedOut = 13
+	// ExitWaitUnreachable: payments wait saw a status from which the
+	// awaited one can no longer come.
+	ExitWaitUnreachable = 14
+	ExitInterrupted     = 130
 )
 
 // UsageError is a mistake in how the command was called: nothing was sent.
@@ -94,3 +99,15 @@ type Silent struct{ Code int }
 
 func (s *Silent) Error() string { return fmt.Sprintf("exit status %d", s.Code) }
 func (s *Silent) ExitCode() int { return s.Code }
+
+// WithHint gives err a hint line, keeping its message and exit code.
+func WithHint(err error, hint string) error { return &hinted{err: err, hint: hint} }
+
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+func (h *hinted) Hint() string  { return h.hint }

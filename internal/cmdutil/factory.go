@@ -27,6 +27,7 @@ type GlobalOptions struct {
 	Template   string
 	Columns    []string
 	NoHeader   bool
+	CSVRaw     bool
 	DryRun     bool
 	Debug      bool
 	Timeout    time.Duration
@@ -98,7 +99,8 @@ func (f *Factory) configLocked() (*config.Config, error) {
 		return nil, err
 	}
 	if w := cfg.PermissionWarning(); w != "" {
-		f.Noticef("warning: %s", w)
+		// A security warning is not a notice: --quiet does not hide it.
+		output.PrintWarning(f.IO, w, "")
 	}
 	f.cfg = cfg
 	return cfg, nil
@@ -288,6 +290,7 @@ func (f *Factory) Printer() (*output.Printer, error) {
 		Template: f.Global.Template,
 		Columns:  f.Global.Columns,
 		NoHeader: f.Global.NoHeader,
+		CSVRaw:   f.Global.CSVRaw,
 	})
 	if err != nil {
 		return nil, err

@@ -67,21 +67,22 @@ func (p *Prompter) Secret(label string) (string, error) {
 	return line, err
 }
 
-// YesNo asks question and reports whether the answer was yes or y (any
-// case). Anything else, an empty line or the end of input is a no.
+// YesNo asks question and reports whether the answer was the word yes (any
+// case, spaces around it ignored), as the questions say: "Type yes to
+// confirm". Anything else, y, an empty line or the end of input is a no.
 func (p *Prompter) YesNo(question string) (bool, error) {
 	line, err := p.Line(question)
 	if errors.Is(err, ErrInterrupted) {
 		return false, err
 	}
 	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "yes" || a == "y", nil
+	return a == "yes", nil
 }
 
 // ErrNotConfirmed is a declined confirmation: exit 2, nothing sent.
 var ErrNotConfirmed error = &LocalError{Msg: "not confirmed: nothing was sent"}
 
-// Confirm asks question and returns nil for yes or y, ErrNotConfirmed
+// Confirm asks question and returns nil for yes, ErrNotConfirmed
 // (exit 2) for any other answer or the end of input, and ErrInterrupted
 // (exit 130) for Ctrl-C. The caller decides whether to ask at all (a
 // terminal, --yes).

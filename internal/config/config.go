@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
@@ -203,7 +204,7 @@ func newViper() *viper.Viper {
 func (c *Config) decode(data []byte) error {
 	v := newViper()
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return parseError(c.path, err)
+		return parseError(c.path, data, err)
 	}
 	for key, value := range v.AllSettings() {
 		switch key {
@@ -304,7 +305,10 @@ func scalarString(v any) (string, bool) {
 
 // parseError turns viper's wrapping of the YAML parser's error into a
 // FileError with the line pulled out, and masks any key the parser quoted.
-func parseError(path string, err error) error {
+// The parser names the line where the enclosing block began for some
+// errors ("did not find expected key" on line 2 for a bad indent on line
+// 5); the line given is the first at which the file stops parsing.
+func parseError(path string, data []byte, err error) error {
 	msg := err.Error()
 	var pe viper.ConfigParseError
 	if errors.As(err, &pe) && pe.Unwrap() != nil {
@@ -319,9 +323,32 @@ func parseError(path string, err error) error {
 		if n, convErr := strconv.Atoi(digits); found && convErr == nil {
 			line = n
 			msg = strings.TrimSpace(after)
+			if bad := firstBadLine(data); bad > 0 {
+				line = bad
+			}
 		}
 	}
 	return &FileError{Path: path, Line: line, Problem: redactKeys(msg)}
+}
+
+// firstBadLine is the number of the first line at which data, read line
+// by line, stops being YAML: the first n whose first n lines do not
+// parse. 0 when every prefix parses, or the file is too long to try.
+func firstBadLine(data []byte) int {
+	const maxLines = 2000
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > maxLines {
+		return 0
+	}
+	end := 0
+	for i, l := range lines {
+		end += len(l)
+		var doc any
+		if yaml.Unmarshal(data[:end], &doc) != nil {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // Path is the file this config was loaded from and is saved to.

@@ -352,6 +352,10 @@ func TestMalformedFile(t *testing.T) {
 		{"profile not a map", "profiles:\n  a: sk_test_FILEKEYMIDDLE_9999\n", 0},
 		{"field not a scalar", "profiles:\n  a:\n    test_secret_key: [sk_test_FILEKEYMIDDLE_9999]\n", 0},
 		{"top level list", "- sk_test_FILEKEYMIDDLE_9999\n", 1},
+		// The parser names line 2, where the mapping began; the bad
+		// indent is on line 5.
+		{"bad indent", "current_profile: a\nprofiles:\n    a:\n        region: ae\n      merchant_code: x\n", 5},
+		{"unclosed flow on line 5", "current_profile: a\nprofiles:\n    a:\n        region: ae\n        merchant_code: [x\n", 5},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

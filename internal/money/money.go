@@ -147,6 +147,11 @@ func Format(d decimal.Decimal, currency string) string {
 // With no currency the code is left out.
 func Display(d decimal.Decimal, currency string) string {
 	s := Format(d, currency)
+	if !d.Equal(d.Round(Places(currency))) {
+		// More places than the currency has: an invalid amount is shown
+		// as it is, never rounded into a valid-looking one.
+		s = d.String()
+	}
 	if currency == "" {
 		return s
 	}
@@ -169,6 +174,22 @@ func DisplayString(amount, currency string) string {
 		return amount + " " + strings.ToUpper(currency)
 	}
 	return Display(d, currency)
+}
+
+// FormatString is Format for an amount as the service sent it, for the
+// machine formats (TSV, CSV): "45.75" of KWD is "45.750", "1250" of AED is
+// "1250.00". A value that is not a plain decimal, or that has more places
+// than the currency, is returned as sent; without a known currency too.
+func FormatString(amount, currency string) string {
+	t := strings.TrimSpace(amount)
+	if !Known(currency) || !plainDecimal(t) {
+		return amount
+	}
+	d, err := decimal.NewFromString(t)
+	if err != nil || !d.Equal(d.Round(Places(currency))) {
+		return amount
+	}
+	return Format(d, currency)
 }
 
 // Places of s as written, so "10.50" counts 2 even though it equals 10.5.

@@ -196,3 +196,20 @@ func FuzzFormatParse(f *testing.F) {
 		}
 	})
 }
+
+func TestFormatStringAndNoRounding(t *testing.T) {
+	for _, tc := range []struct{ in, cur, want string }{
+		{"45.75", "KWD", "45.750"}, {"1250", "AED", "1250.00"}, {"250.5", "SAR", "250.50"},
+		{"10.005", "AED", "10.005"}, {"abc", "AED", "abc"}, {"1e3", "AED", "1e3"}, {"5", "XYZ", "5"},
+	} {
+		if got := FormatString(tc.in, tc.cur); got != tc.want {
+			t.Errorf("FormatString(%q, %q) = %q, want %q", tc.in, tc.cur, got, tc.want)
+		}
+	}
+	if got := DisplayString("10.005", "AED"); got != "10.005 AED" {
+		t.Errorf("an invalid amount was rounded for display: %q", got)
+	}
+	if got := DisplayString("45.75", "KWD"); got != "45.750 KWD" {
+		t.Errorf("DisplayString = %q", got)
+	}
+}

@@ -105,25 +105,7 @@ func (c Column) kind() Kind {
 func (c Column) display(ios *IOStreams, rec map[string]any, value string) string {
 	switch c.kind() {
 	case KindMoney:
-		cur := c.Currency
-		if c.CurrencyPath != "" {
-			// The record's own currency, else the fixed one.
-			if v, ok := Lookup(rec, c.CurrencyPath); ok && String(v) != "" {
-				cur = String(v)
-			}
-		} else if cur == "" && c.Path != "" {
-			// A guessed amount takes the currency beside it, or the
-			// record's; without one its places are unknown: as sent.
-			sibling := "currency"
-			if i := strings.LastIndexByte(c.Path, '.'); i >= 0 {
-				sibling = c.Path[:i+1] + "currency"
-			}
-			v, ok := Lookup(rec, sibling)
-			if !ok {
-				v, _ = Lookup(rec, "currency")
-			}
-			cur = String(v)
-		}
+		cur := c.currency(rec)
 		if cur == "" {
 			return value
 		}
@@ -132,6 +114,39 @@ func (c Column) display(ios *IOStreams, rec map[string]any, value string) string
 		return ios.FormatTimeString(value)
 	}
 	return value
+}
+
+// machine is what TSV and CSV write for a cell: the service's value, but
+// an amount with exactly its currency's places ("45.750" for KWD), so a
+// column of money reads one way whatever the service's JSON left out.
+func (c Column) machine(rec map[string]any, value string) string {
+	if c.kind() != KindMoney {
+		return value
+	}
+	return money.FormatString(value, c.currency(rec))
+}
+
+// currency is a Money column's currency for rec: the record's own (at
+// CurrencyPath, or beside a guessed amount, or the record's), else the
+// fixed one; "" when unknown, and then an amount's places are unknown.
+func (c Column) currency(rec map[string]any) string {
+	cur := c.Currency
+	if c.CurrencyPath != "" {
+		if v, ok := Lookup(rec, c.CurrencyPath); ok && String(v) != "" {
+			cur = String(v)
+		}
+	} else if cur == "" && c.Path != "" {
+		sibling := "currency"
+		if i := strings.LastIndexByte(c.Path, '.'); i >= 0 {
+			sibling = c.Path[:i+1] + "currency"
+		}
+		v, ok := Lookup(rec, sibling)
+		if !ok {
+			v, _ = Lookup(rec, "currency")
+		}
+		cur = String(v)
+	}
+	return cur
 }
 
 // style is the colour of a table cell.

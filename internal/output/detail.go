@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
@@ -35,6 +36,15 @@ type Field struct {
 	Note string
 }
 
+// machine is the value TSV and CSV write: the service's, an amount with
+// exactly its currency's places.
+func (f Field) machine() string {
+	if f.Kind == KindMoney {
+		return money.FormatString(f.Value, f.Currency)
+	}
+	return f.Value
+}
+
 // display is the value as a table shows it, coloured when cs is on.
 func (f Field) display(ios *IOStreams, cs *ColorScheme) string {
 	if f.Note != "" {
@@ -44,7 +54,7 @@ func (f Field) display(ios *IOStreams, cs *ColorScheme) string {
 }
 
 func (f Field) plain(ios *IOStreams, cs *ColorScheme) string {
-	v := sanitize(f.Value)
+	v := sanitize(secret.Printable(f.Value))
 	switch f.Kind {
 	case KindMoney:
 		if f.Currency != "" {
@@ -136,7 +146,7 @@ func (p *Printer) renderDetailTable(d *Detail) error {
 // sectionPrinter renders a section's rows like a list, without --columns,
 // which chooses the columns of lists, not of a detail view's sections.
 func (p *Printer) sectionPrinter() *Printer {
-	return &Printer{ios: p.ios, format: p.format, noHeader: p.noHeader}
+	return &Printer{ios: p.ios, format: p.format, noHeader: p.noHeader, csvRaw: p.csvRaw}
 }
 
 func (p *Printer) renderDetailDelimited(d *Detail) error {
@@ -144,7 +154,7 @@ func (p *Printer) renderDetailDelimited(d *Detail) error {
 		return p.renderDetailCSV(d)
 	}
 	for _, f := range d.Fields {
-		if err := p.writeDelimited('\t', []string{f.Label, f.Value}); err != nil {
+		if err := p.writeDelimited('\t', []string{f.Label, f.machine()}); err != nil {
 			return err
 		}
 	}
@@ -180,7 +190,7 @@ func (p *Printer) renderDetailCSV(d *Detail) error {
 		return cells
 	}
 	for _, f := range d.Fields {
-		if err := p.writeDelimited(',', pad(f.Label, f.Value)); err != nil {
+		if err := p.writeDelimited(',', pad(f.Label, f.machine())); err != nil {
 			return err
 		}
 	}
@@ -213,7 +223,11 @@ func sectionWidth(sec Section) int {
 func (p *Printer) writeDelimited(comma rune, fields []string) error {
 	if comma == ',' {
 		w := csv.NewWriter(p.ios.Out)
-		if err := w.Write(fields); err != nil {
+		cells := make([]string, len(fields))
+		for i, f := range fields {
+			cells[i] = p.csvCell(f)
+		}
+		if err := w.Write(cells); err != nil {
 			return err
 		}
 		w.Flush()

@@ -44,8 +44,8 @@ func TestPrintError(t *testing.T) {
 				"hint: check the capturable amount with: bnpl payments get ID\n" +
 				`{"error":"capture: Invalid amount: could not capture more than not captured yet",` +
 				`"hint":"check the capturable amount with: bnpl payments get ID","exit_code":3,` +
-				`"status":400,"errorType":"bad_data","errors":[{"field":"amount","message":"too large"}],` +
-				`"method":"POST","path":"/api/v2/payments/p1/captures","requestId":"req-<1>"}` + "\n"},
+				`"error_type":"bad_data","status":400,"errors":[{"field":"amount","message":"too large"}],` +
+				`"method":"POST","path":"/api/v2/payments/p1/captures","request_id":"req-<1>"}` + "\n"},
 		{"nil", nil, true, false, ""},
 	}
 	for _, tt := range tests {
@@ -76,5 +76,54 @@ func TestErrorType(t *testing.T) {
 	}
 	if (&Error{Message: "x"}).ExitCode() != 1 {
 		t.Error("zero Code should mean exit 1")
+	}
+}
+
+// Under ScriptErrors stderr holds exactly one JSON object per error, with
+// a newline, and nothing else: no words, no notices written to ErrOut.
+func TestPrintErrorScriptContract(t *testing.T) {
+	ios, _, out, errOut := Test()
+	ios.ScriptErrors()
+	if !ios.ScriptErrorsOn() {
+		t.Fatal("ScriptErrors did not take")
+	}
+	_, _ = ios.ErrOut.Write([]byte("using the embedded sandbox as ae-sandbox (test mode)\n"))
+	PrintWarning(ios, "config file is readable by others", "chmod 600 it")
+	PrintError(ios, fmt.Errorf("capture: %w", apiError{}), true)
+	PrintError(ios, errors.New("boom \x1b[2J sk_test_abcdefgh12345678"), true)
+	if out.Len() != 0 {
+		t.Errorf("wrote to stdout: %q", out)
+	}
+	dec := json.NewDecoder(strings.NewReader(errOut.String()))
+	var objs []map[string]any
+	for dec.More() {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			t.Fatalf("stderr is not JSON objects: %v\n%s", err, errOut)
+		}
+		objs = append(objs, obj)
+	}
+	if len(objs) != 3 || strings.Count(errOut.String(), "\n") != 3 || !strings.HasSuffix(errOut.String(), "}\n") {
+		t.Fatalf("want three objects, one a line:\n%s", errOut)
+	}
+	if objs[0]["warning"] != "config file is readable by others" || objs[0]["hint"] != "chmod 600 it" {
+		t.Errorf("warning object: %v", objs[0])
+	}
+	if objs[1]["error_type"] != "bad_data" || objs[1]["exit_code"] != float64(3) || objs[1]["request_id"] != "req-<1>" {
+		t.Errorf("error object: %v", objs[1])
+	}
+	if _, ok := objs[1]["errorType"]; ok {
+		t.Errorf("a camelCase key survived: %v", objs[1])
+	}
+	if msg := objs[2]["error"].(string); strings.Contains(msg, "\x1b") || strings.Contains(msg, "abcdefgh12345678") {
+		t.Errorf("error not guarded: %q", msg)
+	}
+}
+
+func TestSnakeCase(t *testing.T) {
+	for in, want := range map[string]string{"errorType": "error_type", "exit_code": "exit_code", "requestId": "request_id", "status": "status", "content-type": "content_type"} {
+		if got := snakeCase(in); got != want {
+			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -37,7 +37,25 @@ type IOStreams struct {
 	now       func() time.Time
 
 	plainProgress bool
+	// report is where errors go once ScriptErrors has silenced ErrOut:
+	// the stderr a script reads, one JSON object per error.
+	report io.Writer
 }
+
+// ScriptErrors turns stderr into the script contract of -o json: from
+// now on ErrOut drops everything (notices, hints, progress), and
+// PrintError and PrintWarning write one JSON object per line to the
+// stderr that was.
+func (s *IOStreams) ScriptErrors() {
+	if s.report != nil {
+		return
+	}
+	s.report = s.ErrOut
+	s.ErrOut = io.Discard
+}
+
+// ScriptErrorsOn reports whether ScriptErrors is in force.
+func (s *IOStreams) ScriptErrorsOn() bool { return s.report != nil }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
 func System() *IOStreams {

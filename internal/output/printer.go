@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"strings"
 	"text/template"
 
@@ -33,6 +34,9 @@ type Options struct {
 	Columns []string
 	// NoHeader is --no-header.
 	NoHeader bool
+	// CSVRaw is --csv-raw: CSV cells are written as they are, even those a
+	// spreadsheet would run as a formula.
+	CSVRaw bool
 }
 
 // Printer writes a command's result to stdout in the chosen format.
@@ -43,6 +47,7 @@ type Printer struct {
 	tmpl     *template.Template
 	columns  []string
 	noHeader bool
+	csvRaw   bool
 	// perRecord is -o jsonl with --jq or --template: a stream runs the
 	// filter on each record (constant memory) rather than on the array.
 	perRecord bool
@@ -57,7 +62,7 @@ type Printer struct {
 // NewPrinter checks the output options up front, so a bad --jq, --template
 // or -o fails with exit code 2 before any request is sent.
 func NewPrinter(ios *IOStreams, o Options) (*Printer, error) {
-	p := &Printer{ios: ios, noHeader: o.NoHeader}
+	p := &Printer{ios: ios, noHeader: o.NoHeader, csvRaw: o.CSVRaw}
 	for _, c := range o.Columns {
 		for _, name := range strings.Split(c, ",") {
 			if name = strings.TrimSpace(name); name != "" {
@@ -135,11 +140,25 @@ func (p *Printer) pretty() bool { return p.ios.IsStdoutTTY() }
 // asked for by name keeps its header, a valid empty document.
 
 // List prints a whole list of records. --jq and --template see the list as
-// one JSON array. The other formats share Stream's code, so a list and a
+// one JSON array, or each record with -o jsonl. The other formats share Stream's code, so a list and a
 // stream of the same records print the same bytes; the differences are that
 // a table is fitted to all its rows at once, and --columns paths are checked
 // against every record rather than the first.
 func (p *Printer) List(cols []Column, records []json.RawMessage) error {
+	if p.perRecord {
+		// -o jsonl with --jq or --template: the filter runs on each
+		// record, one page or many, as a stream does.
+		for _, r := range records {
+			v, err := decode(r)
+			if err != nil {
+				return err
+			}
+			if err := p.transform(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if p.jq != nil || p.tmpl != nil {
 		arr := make([]any, 0, len(records))
 		for _, r := range records {
@@ -219,7 +238,7 @@ func (p *Printer) transform(v any) error {
 		err = p.runTemplate(&buf, v)
 	}
 	// What the filter produced before failing is still worth showing.
-	if _, werr := p.ios.Out.Write(buf.Bytes()); werr != nil && err == nil {
+	if _, werr := p.ios.Out.Write(p.termSafe(buf.Bytes())); werr != nil && err == nil {
 		err = werr
 	}
 	return err
@@ -240,8 +259,22 @@ func (p *Printer) writeJSON(raw []byte) error {
 		return fmt.Errorf("invalid JSON in the response: %w", err)
 	}
 	buf.WriteByte('\n')
-	_, err = p.ios.Out.Write(buf.Bytes())
+	_, err = p.ios.Out.Write(p.termSafe(buf.Bytes()))
 	return err
+}
+
+// termSafe is out as a terminal should show it: on a terminal, the
+// control characters and bidi overrides of the data (an OSC 8 link, a
+// clear-screen, U+202E) are made visible as escapes (\x1b, \u202e), as
+// listen shows them; newlines and tabs stay. Piped, out is unchanged.
+func (p *Printer) termSafe(out []byte) []byte {
+	if !p.ios.IsStdoutTTY() {
+		return out
+	}
+	if s := secret.Printable(string(out)); s != string(out) {
+		return []byte(s)
+	}
+	return out
 }
 
 func (p *Printer) writeJSONLine(raw []byte) error {
@@ -252,4 +285,39 @@ func (p *Printer) writeJSONLine(raw []byte) error {
 	buf.WriteByte('\n')
 	_, err := p.ios.Out.Write(buf.Bytes())
 	return err
+}
+
+// csvCell neutralises a CSV cell a spreadsheet would run as a formula (the
+// OWASP rule): one that starts with =, +, -, @, a tab or a carriage return
+// gets a single quote in front, so `=HYPERLINK(...)` from a buyer's name
+// is shown as text. A plain number ("-5.00") is left alone, since a
+// spreadsheet reads it as the number it is. --csv-raw turns this off.
+func (p *Printer) csvCell(s string) string {
+	if p.csvRaw || s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if s[0] == '-' && plainNumber(s[1:]) {
+			return s
+		}
+		return "'" + s
+	}
+	return s
+}
+
+// plainNumber is digits with at most one decimal point inside.
+func plainNumber(s string) bool {
+	digits, dot := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot && i > 0 && i < len(s)-1:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }

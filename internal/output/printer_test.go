@@ -129,7 +129,8 @@ func TestEmptyLists(t *testing.T) {
 		{format: "table", tty: true, opts: Options{NoHeader: true}, want: ""},
 		{format: "table", tty: true, opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID  buyer.email\n"},
 		{format: "table", want: ""},
-		{format: "jsonl", opts: Options{JQ: "length"}, want: "0\n"},
+		// Per record, a list as a stream: no records, no output.
+		{format: "jsonl", opts: Options{JQ: "length"}, want: ""},
 		{format: "", opts: Options{JQ: "length"}, want: "0\n"},
 		{format: "", opts: Options{Template: `{{len .}} payments`}, want: "0 payments\n"},
 	}
@@ -148,9 +149,6 @@ func TestEmptyLists(t *testing.T) {
 				t.Fatalf("%s %+v: %v", mode, o, err)
 			}
 			want := tt.want
-			if mode == "stream" && o.Format == "jsonl" && o.JQ != "" {
-				want = "" // per record: no records, no output
-			}
 			if got := tp.out.String(); got != want {
 				t.Errorf("%s %+v tty=%v: got %q, want %q", mode, o, tt.tty, got, want)
 			}
@@ -720,4 +718,99 @@ func showPlan(headers []string, plan []colPlan) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// A list printed whole (one page) and the same records streamed give the
+// same bytes under -o jsonl with --jq or --template: per record.
+func TestListPerRecordLikeStream(t *testing.T) {
+	recs := []json.RawMessage{json.RawMessage(`{"id":"a","n":1}`), json.RawMessage(`{"id":"b","n":2}`)}
+	for _, o := range []Options{{Format: "jsonl", JQ: ".id"}, {Format: "jsonl", Template: "{{.id}}-{{.n}}"}} {
+		list := newTestPrinter(t, false, 0, o)
+		if err := list.p.List(nil, recs); err != nil {
+			t.Fatal(err)
+		}
+		stream := newTestPrinter(t, false, 0, o)
+		s := stream.p.Stream(nil)
+		for _, r := range recs {
+			if err := s.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if list.out.String() != stream.out.String() || strings.Count(list.out.String(), "\n") != 2 {
+			t.Errorf("%+v: list %q, stream %q", o, list.out, stream.out)
+		}
+	}
+}
+
+// CSV cells a spreadsheet would run are neutralised with a quote, plain
+// numbers are not, and --csv-raw writes them as they are. TSV and CSV
+// write every amount with its currency's places.
+func TestCSVCellsAndMoneyPlaces(t *testing.T) {
+	recs := []json.RawMessage{
+		json.RawMessage(`{"id":"a","amount":"45.75","currency":"KWD","description":"=HYPERLINK(\"http://x\")"}`),
+		json.RawMessage(`{"id":"b","amount":"250.5","currency":"AED","description":"+cmd|' /C calc'!A0"}`),
+		json.RawMessage(`{"id":"c","amount":"-5.00","currency":"AED","description":"@SUM(1)"}`),
+		json.RawMessage(`{"id":"d","amount":"10.005","currency":"AED","description":"-2+3"}`),
+	}
+	cols := []Column{{Header: "ID", Path: "id"}, {Header: "AMOUNT", Path: "amount"}, {Header: "DESCRIPTION", Path: "description"}}
+	tp := newTestPrinter(t, false, 0, Options{Format: "csv"})
+	if err := tp.p.List(cols, recs); err != nil {
+		t.Fatal(err)
+	}
+	want := "ID,AMOUNT,DESCRIPTION\n" +
+		"a,45.750,\"'=HYPERLINK(\"\"http://x\"\")\"\n" +
+		"b,250.50,'+cmd|' /C calc'!A0\n" +
+		"c,-5.00,'@SUM(1)\n" +
+		"d,10.005,'-2+3\n"
+	if got := tp.out.String(); got != want {
+		t.Errorf("csv:\n got %q\nwant %q", got, want)
+	}
+	raw := newTestPrinter(t, false, 0, Options{Format: "csv", CSVRaw: true})
+	if err := raw.p.List(cols, recs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(raw.out.String(), "\"=HYPERLINK(") {
+		t.Errorf("--csv-raw changed the cell: %q", raw.out)
+	}
+	tsv := newTestPrinter(t, false, 0, Options{Format: "tsv"})
+	if err := tsv.p.List(cols, recs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if got := tsv.out.String(); !strings.Contains(got, "a\t45.750\t") || !strings.Contains(got, "b\t250.50\t") {
+		t.Errorf("tsv amounts: %q", got)
+	}
+}
+
+// On a terminal, what the data would make a terminal do (an OSC 8 link, a
+// clear-screen, a bidi override) is shown as escapes in every path:
+// tables, --jq, --template, JSON. Piped, the bytes are the data's.
+func TestTerminalShowsEscapesPipesKeepThem(t *testing.T) {
+	rec := json.RawMessage(`{"id":"a","amount":"1.00","currency":"AED","description":"\u001b]8;;http://evil\u0007x\u001b[2J \u202egpj.exe"}`)
+	cols := []Column{{Header: "ID", Path: "id"}, {Header: "DESCRIPTION", Path: "description"}}
+	for _, o := range []Options{{Format: "table"}, {JQ: ".[0].description"}, {Template: "{{range .}}{{.description}}{{end}}"}, {Format: "json"}} {
+		tty := newTestPrinter(t, true, 0, o)
+		if err := tty.p.List(cols, []json.RawMessage{rec}); err != nil {
+			t.Fatal(err)
+		}
+		got := tty.out.String()
+		if strings.ContainsAny(got, "\x1b\x07\u202e") {
+			t.Errorf("%+v on a terminal: raw control or bidi characters: %q", o, got)
+		}
+		if o.Format != "json" && (!strings.Contains(got, `\x1b`) || !strings.Contains(got, `\u202e`)) {
+			t.Errorf("%+v on a terminal: not made visible: %q", o, got)
+		}
+		if o.Format == "table" {
+			continue
+		}
+		piped := newTestPrinter(t, false, 0, o)
+		if err := piped.p.List(cols, []json.RawMessage{rec}); err != nil {
+			t.Fatal(err)
+		}
+		if o.Format != "json" && !strings.Contains(piped.out.String(), "\x1b]8;;") {
+			t.Errorf("%+v piped: the data changed: %q", o, piped.out)
+		}
+	}
 }

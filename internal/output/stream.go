@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 	"strings"
 )
 
@@ -131,7 +132,9 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 	case FormatTable:
 		row := make([]string, len(s.resolved))
 		for i, c := range s.resolved {
-			row[i] = sanitize(c.display(s.p.ios, obj, c.cell(obj)))
+			// A table is for a person: what a terminal would obey
+			// (escapes, bidi overrides) is shown, not obeyed.
+			row[i] = sanitize(secret.Printable(c.display(s.p.ios, obj, c.cell(obj))))
 		}
 		s.pending = append(s.pending, row)
 		if s.batch > 0 && len(s.pending) >= s.batch {
@@ -145,7 +148,7 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 	case FormatCSV:
 		s.fields = s.fields[:0]
 		for _, c := range s.resolved {
-			s.fields = append(s.fields, c.cell(obj))
+			s.fields = append(s.fields, s.p.csvCell(c.machine(obj, c.cell(obj))))
 		}
 		for len(s.fields) < s.p.csvWidth {
 			s.fields = append(s.fields, "")
@@ -162,7 +165,7 @@ func (s *Stream) writeRow(raw []byte, obj map[string]any, sample []map[string]an
 			if i > 0 {
 				s.out.WriteByte('\t')
 			}
-			s.out.WriteString(sanitize(c.cell(obj)))
+			s.out.WriteString(sanitize(c.machine(obj, c.cell(obj))))
 		}
 		return s.out.WriteByte('\n')
 	}

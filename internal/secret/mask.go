@@ -168,6 +168,14 @@ func (m *Masker) Appears(b []byte) bool {
 	return false
 }
 
+// MayHold reports whether b may hold a secret, known or shaped like a key,
+// in any spelling JSON allows: a known secret's bytes, "sk_", or a \u
+// escape (which can spell either). Only then is a body worth Bytes, which
+// decodes the JSON and so sees every escaped form.
+func (m *Masker) MayHold(b []byte) bool {
+	return m.Appears(b) || bytes.Contains(b, []byte("sk_")) || bytes.Contains(b, []byte(`\u`))
+}
+
 // String masks every known secret in s, then anything shaped like a
 // secret key, then the credentials of URLs.
 func (m *Masker) String(s string) string {

@@ -2,6 +2,7 @@ package secret
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -158,5 +159,35 @@ func TestMaskerAppears(t *testing.T) {
 	var none *Masker
 	if none.Appears([]byte("sk_test_0123456789abcdef")) {
 		t.Error("a nil masker knows no secret")
+	}
+}
+
+// A key spelt with JSON escapes, known or only shaped like one, is found
+// and masked; a body with nothing of the kind is left as it came.
+func TestMaskerFindsEscapedKeys(t *testing.T) {
+	key := "sk_test_0123456789abcdef"
+	var esc strings.Builder
+	for _, r := range key {
+		fmt.Fprintf(&esc, `\u%04x`, r)
+	}
+	body := []byte(`{"note":"` + esc.String() + `","name":"\u0644\u064a\u0644\u0649"}`)
+	for _, m := range []*Masker{nil, NewMasker(key)} {
+		if !m.MayHold(body) {
+			t.Fatalf("MayHold missed the escaped key")
+		}
+		out := string(m.Bytes(body))
+		if strings.Contains(out, "0123456789abcdef") || strings.Contains(out, esc.String()) {
+			t.Errorf("escaped key printed in clear: %s", out)
+		}
+		if !strings.Contains(out, "sk_test_****cdef") || !strings.Contains(out, "ليلى") {
+			t.Errorf("masked body: %s", out)
+		}
+	}
+	plain := []byte(`{"id":"x","amount":"10.00"}`)
+	if NewMasker(key).MayHold(plain) {
+		t.Error("MayHold on a body with no secret")
+	}
+	if got := NewMasker(key).Bytes(plain); string(got) != string(plain) {
+		t.Errorf("a clean body changed: %s", got)
 	}
 }

@@ -1,9 +1,11 @@
 // Package userfile opens the files a person names on the command line
 // (--file, --input, -F key=@FILE, --from-file, --merchants, an attachment):
-// regular files only, or stdin for "-", and never more of them than the
-// command can use. A device such as /dev/zero would otherwise be read
-// until memory runs out, and a named pipe with no writer would block the
-// command for good; both are refused before anything is read.
+// regular files, stdin for "-", and pipes (a shell's process substitution,
+// /dev/fd/N, a named FIFO), and never more of them than the command can
+// use. A device such as /dev/zero would otherwise be read until memory
+// runs out, so devices, sockets and directories are refused before
+// anything is read; a named pipe's writer is waited for at most
+// PipeWait, so a FIFO nobody writes cannot block the command for good.
 package userfile
 
 import (
@@ -12,8 +14,26 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
+
+// pipeWait is how long Open waits for a named pipe's writer.
+var pipeWait atomic.Int64
+
+func init() { pipeWait.Store(int64(30 * time.Second)) }
+
+// SetPipeWait sets how long Open waits for the writer of a named pipe
+// before it gives up (the command's --timeout).
+func SetPipeWait(d time.Duration) {
+	if d > 0 {
+		pipeWait.Store(int64(d))
+	}
+}
+
+// PipeWait is how long Open waits for the writer of a named pipe.
+func PipeWait() time.Duration { return time.Duration(pipeWait.Load()) }
 
 // MaxRequestBody is the largest request body the service accepts, and the
 // sandbox with it: a file meant as one request's body (or part of one) is
@@ -69,14 +89,23 @@ func (f *File) Close() error {
 }
 
 // Open opens name for reading, or stdin for "-". what names the file's role
-// in errors. Anything but a regular file is refused without being opened
-// for a read that could block (a named pipe) or never end (a device).
+// in errors. A pipe (/dev/fd/N of a process substitution, a named FIFO) is
+// read as stdin is, Size -1, its writer waited for at most PipeWait.
+// Anything else but a regular file is refused without being opened for a
+// read that could never end (a device).
 func Open(what, name string, stdin io.Reader) (*File, error) {
 	if name == Stdin {
 		if stdin == nil {
 			stdin = os.Stdin
 		}
 		return &File{Reader: stdin, Name: name, Size: -1}, nil
+	}
+	if st, err := os.Stat(name); err == nil && st.Mode()&fs.ModeNamedPipe != 0 {
+		f, err := openPipe(what, name, PipeWait())
+		if err != nil {
+			return nil, err
+		}
+		return &File{Reader: f, Name: name, Size: -1, f: f}, nil
 	}
 	f, err := OpenRegular(what, name)
 	if err != nil {
@@ -91,7 +120,8 @@ func Open(what, name string, stdin io.Reader) (*File, error) {
 }
 
 // OpenRegular opens name, which must be a regular file (a symbolic link to
-// one is fine), for reading; stdin is not accepted. The type is checked
+// one is fine), for reading; stdin and pipes are not accepted (an
+// attachment's size must be known before it is sent). The type is checked
 // before opening, and the open itself does not wait for a writer, so that
 // a named pipe put in the file's place in between is refused too.
 func OpenRegular(what, name string) (*os.File, error) {
@@ -146,8 +176,8 @@ func regular(what, name string, st fs.FileInfo) error {
 	case mode.IsDir():
 		kind = "is a directory"
 	case mode&fs.ModeNamedPipe != 0:
-		kind = "is a named pipe (FIFO), which may never end or have no writer"
-		advice = "write the data to a regular file, or pipe it into - (stdin)"
+		kind = "is a pipe, and this file must be a regular file"
+		advice = "write the data to a regular file"
 	case mode&fs.ModeSocket != 0:
 		kind = "is a socket"
 	case mode&fs.ModeDevice != 0:
