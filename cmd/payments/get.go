@@ -22,26 +22,33 @@ type GetOptions struct {
 	Seen func(...recent.Entry)
 	// Notice writes a line on stderr; nil drops it.
 	Notice func(format string, args ...any)
+	// Lookup finds the payment of an order:REF argument.
+	Lookup *cmdutil.OrderLookup
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef}
+	opts := &GetOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef, Lookup: f.OrderLookup()}
 	return &cobra.Command{
-		Use:   "get <payment-id>",
+		Use:   "get <payment-id | order:REF>",
 		Short: "Show a payment with its captures, refunds and totals",
 		Long: `Show a payment with its captures and refunds, and the totals a merchant acts on:
 captured, refunded, capturable (what a capture may still take) and refundable.
 
 An authorization that has expired is marked "(expired)", with nothing capturable.
 A live payment's disputes are listed (id, status, reason, amount, days left); while
-one is open, refunds are blocked and Refundable says so.`,
+one is open, refunds are blocked and Refundable says so.
+
+order:REF names the payment of the merchant's order number REF, found in every
+status (one walk of the payments list); when two payments carry it, both are
+listed and nothing is shown.`,
 		Example: `  bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6
+  bnpl payments get order:ORDER-1001
   bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status`,
-		Args:              cmdutil.ExactArgs(1, "a payment id"),
+		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("payment", opts.ID); err != nil {
+			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
 				return err
 			}
 			if run != nil {
@@ -61,7 +68,11 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := client.GetPayment(ctx, opts.ID)
+	id, err := opts.Lookup.PaymentID(ctx, client, opts.ID)
+	if err != nil {
+		return err
+	}
+	p, err := client.GetPayment(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,8 @@ type MoveDeps struct {
 	Seen func(...recent.Entry)
 	// Now is the clock the local checks use (an expired authorization).
 	Now func() time.Time
+	// Lookup finds the payment of an order:REF argument.
+	Lookup *cmdutil.OrderLookup
 }
 
 func newMoveDeps(f *cmdutil.Factory) MoveDeps {
@@ -51,6 +54,7 @@ func newMoveDeps(f *cmdutil.Factory) MoveDeps {
 		NewReferenceID: uuid.NewString,
 		Seen:           recent.Recorder(f.Getenv),
 		Now:            time.Now,
+		Lookup:         f.OrderLookup(),
 	}
 }
 
@@ -83,7 +87,7 @@ func paymentIDArg(cmd *cobra.Command, args []string, b *BulkOptions) (string, er
 	if len(args) == 0 {
 		return "", cmdutil.Usagef("%s needs a payment id, or --from-file", cmd.CommandPath())
 	}
-	if err := cmdutil.CheckUUID("payment", args[0]); err != nil {
+	if err := cmdutil.CheckPaymentArg(args[0]); err != nil {
 		return "", err
 	}
 	return args[0], nil
@@ -146,6 +150,7 @@ func amountsSyntax(flags ...[2]string) error {
 // reads the payment: the printer, the target, its confirmer, and the client.
 // In live mode with nobody at a terminal it refuses before anything is
 // built that could send; verb says what would be done ("capture on").
+// An order:REF in *id is resolved to the payment's id, in place.
 type moveSetup struct {
 	printer   *output.Printer
 	target    *config.Target
@@ -153,7 +158,7 @@ type moveSetup struct {
 	client    *api.Client
 }
 
-func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
+func (d *MoveDeps) setup(ctx context.Context, verb string, id *string) (*moveSetup, error) {
 	printer, err := d.Printer()
 	if err != nil {
 		return nil, err
@@ -167,11 +172,14 @@ func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
 	if d.DryRun {
 		confirmer.Live = false
 	}
-	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of %s", verb, id, merchantOf(target))); err != nil {
+	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of %s", verb, *id, merchantOf(target))); err != nil {
 		return nil, err
 	}
 	client, err := d.Client()
 	if err != nil {
+		return nil, err
+	}
+	if *id, err = d.Lookup.PaymentID(ctx, client, *id); err != nil {
 		return nil, err
 	}
 	return &moveSetup{printer: printer, target: target, confirmer: confirmer, client: client}, nil

@@ -76,9 +76,14 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 			case opts.PaymentID != "" && opts.DisputeID != "":
 				return cmdutil.Usagef("--payment and --dispute cannot be used together")
 			case opts.PaymentID != "":
-				if err := cmdutil.CheckUUID("payment", opts.PaymentID); err != nil {
+				if err := cmdutil.CheckPaymentArg(opts.PaymentID); err != nil {
 					return err
 				}
+				id, err := paymentArg(cmd.Context(), f, opts.PaymentID)
+				if err != nil {
+					return err
+				}
+				opts.PaymentID = id
 				q.Set("payment", opts.PaymentID)
 			case opts.DisputeID != "":
 				if err := cmdutil.CheckUUID("dispute", opts.DisputeID); err != nil {
@@ -108,7 +113,7 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 	}
 	fl := cmd.Flags()
 	opts.register(fl, "attempts")
-	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes')")
+	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes'); an id or order:REF")
 	fl.StringVar(&opts.DisputeID, "dispute", "", "only the deliveries of this dispute")
 	fl.StringVar(&opts.Status, "status", "", "failed: only attempts not answered 200")
 	cmd.AddCommand(newResendCmd(f))
