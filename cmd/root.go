@@ -109,7 +109,7 @@ from a terminal or a script, and runs a faithful local sandbox of the service.
 
 With no profile configured it talks to the embedded sandbox, so it works on a fresh
 machine with no network and no real money.`,
-		Example: `  bnpl checkout create --file testdata/checkout.json
+		Example: `  bnpl checkout create --input testdata/checkout.json
   bnpl sandbox approve <session-or-payment-id>
   bnpl payments capture <payment-id> --amount 100.00
   bnpl payments list --status authorized -o json --jq '.[].id'`,

@@ -54,7 +54,7 @@ same value again changes nothing, so the request is retried like a read.
 	}
 	cmd.Flags().StringVar(&opts.ReferenceID, "order", "", "the new order number (required)")
 	cmd.Flags().StringVar(&opts.ReferenceID, "reference-id", "", "the new order number")
-	_ = cmd.Flags().MarkDeprecated("reference-id", "use --order (--reference-id is the idempotency key of capture and refund)")
+	f.Deprecate(cmd.Flags(), "reference-id", "use --order (--reference-id is the idempotency key of capture and refund)")
 	return cmd
 }
 

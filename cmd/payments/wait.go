@@ -86,7 +86,7 @@ older spelling --timeout for the whole wait still works, with a notice, for now)
 	// Before --wait-timeout, the whole wait was bounded by a --timeout of
 	// its own, which hid the global one (the bound of each read).
 	fl.DurationVar(&opts.Timeout, "timeout", 5*time.Minute, "give up after this long")
-	_ = fl.MarkDeprecated("timeout", "use --wait-timeout for the whole wait")
+	f.Deprecate(fl, "timeout", "use --wait-timeout for the whole wait")
 	fl.DurationVar(&opts.Interval, "interval", 2*time.Second, "time between reads")
 	return cmd
 }

@@ -112,7 +112,7 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 		},
 	}
 	fl := cmd.Flags()
-	opts.register(fl, "attempts")
+	opts.register(f, fl, "attempts")
 	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes'); an id or order:REF")
 	fl.StringVar(&opts.DisputeID, "dispute", "", "only the deliveries of this dispute")
 	fl.StringVar(&opts.Status, "status", "", "failed: only attempts not answered 200")
@@ -320,8 +320,10 @@ const defaultListLimit = 100
 // pageLimit is the most the sandbox answers in one call.
 const pageLimit = 1000
 
-func (o *listing) register(fl *pflag.FlagSet, what string) {
+func (o *listing) register(f *cmdutil.Factory, fl *pflag.FlagSet, what string) {
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new "+what+" until Ctrl-C")
+	// One letter, one meaning: -f is --field of bnpl api.
+	f.DeprecateShort(fl, "follow", "use --follow (-f is --field of bnpl api)")
 	fl.DurationVar(&o.Interval, "interval", time.Second, "time between reads with --follow")
 	fl.IntVarP(&o.Limit, "limit", "L", defaultListLimit, "show at most this many of the latest "+what)
 	fl.BoolVar(&o.All, "all", false, "show every one of the "+what+" kept")

@@ -85,7 +85,7 @@ A sandbox started with --no-request-log keeps none.`,
 		},
 	}
 	fl := cmd.Flags()
-	opts.register(fl, "requests")
+	opts.register(f, fl, "requests")
 	fl.StringVar(&opts.Status, "status", "", "only this status (404) or class (4xx, 5xx)")
 	fl.StringVar(&opts.Path, "path", "", "only paths matching this glob (without a wildcard: this prefix)")
 	fl.StringVar(&opts.Since, "since", "", "only requests since this time (date, RFC 3339, or a duration back: 15m)")
