@@ -36,7 +36,8 @@ captured, refunded, capturable (what a capture may still take) and refundable.
 
 An authorization that has expired is marked "(expired)", with nothing capturable.
 A live payment's disputes are listed (id, status, reason, amount, days left); while
-one is open, refunds are blocked and Refundable says so.
+one is open, refunds are blocked and Refundable says so. A timeline closes the view:
+what happened to the payment, oldest first (see bnpl payments timeline).
 
 order:REF names the payment of the merchant's order number REF, found in every
 status (one walk of the payments list); when two payments carry it, both are
@@ -79,22 +80,23 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	// A live payment may be disputed: its disputes are shown with it.
 	// They are read with the same (live) key; a failure to read them is
 	// said, and the payment shown all the same.
-	var disputes []api.Dispute
-	if !p.IsTest {
-		if disputes, err = client.PaymentDisputes(ctx, p.ID); err != nil {
-			if opts.Notice != nil {
-				opts.Notice("warning: could not read the payment's disputes: %v", err)
-			}
-			disputes = nil
-		}
-	}
-	if err := printer.Object(p.Raw(), DetailWithDisputes(p, disputes)); err != nil {
+	disputes := readDisputes(ctx, client, p, opts.Notice)
+	if err := printer.Object(p.Raw(), GetDetail(p, disputes)); err != nil {
 		return err
 	}
 	if opts.Seen != nil {
 		opts.Seen(recentEntry(p))
 	}
 	return nil
+}
+
+// GetDetail is the view of `payments get`: the payment with its disputes
+// and its timeline (without the sandbox's deliveries, which `payments
+// timeline` adds).
+func GetDetail(p *api.Payment, disputes []api.Dispute) *output.Detail {
+	d := DetailWithDisputes(p, disputes)
+	d.Sections = append(d.Sections, output.Section{Title: "Timeline", Columns: TimelineColumns, Records: timelineRecords(Timeline(p, disputes, nil))})
+	return d
 }
 
 // recentEntry is how a payment is remembered for completion: its id, with

@@ -47,16 +47,17 @@ func CheckPaymentArg(arg string) error {
 // OrderLookup finds the payment of an order:REF argument. Its fields only
 // say how the search shows itself; the zero value (or nil) is silent.
 type OrderLookup struct {
-	// IO and Quiet decide whether a terminal sees the pages read.
+	// IO and Quiet decide whether a terminal sees the pages read; Quiet
+	// is asked when the search starts (flags are parsed by then).
 	IO    *output.IOStreams
-	Quiet bool
+	Quiet func() bool
 	// Notice says on stderr which payment an order number named.
 	Notice func(format string, args ...any)
 }
 
 // OrderLookup is how the factory's commands find a payment by its order.
 func (f *Factory) OrderLookup() *OrderLookup {
-	return &OrderLookup{IO: f.IO, Quiet: f.Global.Quiet, Notice: f.Noticef}
+	return &OrderLookup{IO: f.IO, Quiet: func() bool { return f.Global.Quiet }, Notice: f.Noticef}
 }
 
 // PaymentID returns the payment id arg names: arg itself when it is an id;
@@ -71,7 +72,7 @@ func (l *OrderLookup) PaymentID(ctx context.Context, client *api.Client, arg str
 	}
 	var progress *Progress
 	if l != nil {
-		progress = NewProgress(l.IO, l.Quiet)
+		progress = NewProgress(l.IO, l.Quiet != nil && l.Quiet())
 	} else {
 		progress = NewProgress(nil, true)
 	}
