@@ -42,6 +42,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	// The pager, if the command started one, ends before an error is told.
+	f.IO.StopPager()
 	return handleError(f, root, args, err)
 }
 

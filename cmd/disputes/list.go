@@ -45,7 +45,7 @@ type ListOptions struct {
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Now: time.Now, Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer, IO: f.IO, Lookup: f.OrderLookup()}
+	opts := &ListOptions{Now: time.Now, Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.PagedPrinter, IO: f.IO, Lookup: f.OrderLookup()}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List disputes, one page or all of them",

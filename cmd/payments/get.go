@@ -27,7 +27,7 @@ type GetOptions struct {
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef, Lookup: f.OrderLookup()}
+	opts := &GetOptions{Client: f.Client, Printer: f.PagedPrinter, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef, Lookup: f.OrderLookup()}
 	return &cobra.Command{
 		Use:   "get <payment-id | order:REF>",
 		Short: "Show a payment with its captures, refunds and totals",

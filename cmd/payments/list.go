@@ -67,7 +67,7 @@ type ListOptions struct {
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Client: f.Client, Printer: f.Printer, Now: time.Now, Notice: f.Noticef, Seen: recent.Recorder(f.Getenv),
+	opts := &ListOptions{Client: f.Client, Printer: f.PagedPrinter, Now: time.Now, Notice: f.Noticef, Seen: recent.Recorder(f.Getenv),
 		IO: f.IO, Quiet: f.Global.Quiet}
 	cmd := &cobra.Command{
 		Use:   "list",

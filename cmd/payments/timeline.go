@@ -219,7 +219,7 @@ type TimelineOptions struct {
 }
 
 func newTimelineCmd(f *cmdutil.Factory, run func(context.Context, *TimelineOptions) error) *cobra.Command {
-	opts := &TimelineOptions{Client: f.Client, Target: f.Target, Printer: f.Printer, Notice: f.Noticef, Lookup: f.OrderLookup()}
+	opts := &TimelineOptions{Client: f.Client, Target: f.Target, Printer: f.PagedPrinter, Notice: f.Noticef, Lookup: f.OrderLookup()}
 	return &cobra.Command{
 		Use:   "timeline <payment-id | order:REF>",
 		Short: "Show what happened to a payment, in time order",

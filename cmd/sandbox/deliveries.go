@@ -369,7 +369,12 @@ func (o *listing) tail(cmd *cobra.Command, f *cmdutil.Factory, spec tailSpec) er
 // so that the list reads down), then polls the endpoint with the cursor
 // it answered until ctx ends.
 func tail(ctx context.Context, f *cmdutil.Factory, spec tailSpec, want int, follow bool, every time.Duration) error {
-	printer, err := f.Printer()
+	// A list ends and may be paged; a followed one never ends.
+	newPrinter := f.PagedPrinter
+	if follow {
+		newPrinter = f.Printer
+	}
+	printer, err := newPrinter()
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -35,11 +36,20 @@ type IOStreams struct {
 
 	timeStyle TimeStyle
 	now       func() time.Time
+
+	// pagerCmd is the pager long output on a terminal goes through ("":
+	// none), from pagerFunc on first use; pager is the one running.
+	pagerCmd  string
+	pagerFunc func() string
+	pager     *pager
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
 func System() *IOStreams {
-	return systemWith(os.Getenv, os.Stdin, os.Stdout, os.Stderr, term.IsTerminal, term.GetSize)
+	s := systemWith(os.Getenv, os.Stdin, os.Stdout, os.Stderr, term.IsTerminal, term.GetSize)
+	// Read when a pager is wanted: most commands never page.
+	s.pagerFunc = func() string { return pagerFrom(os.LookupEnv, exec.LookPath) }
+	return s
 }
 
 // systemWith is System with its environment and terminal probes injected, so
