@@ -123,6 +123,7 @@ machine with no network and no real money.`,
 	}
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
+	root.SetHelpFunc(wrapHelp(f, root.HelpFunc()))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &cmdutil.UsageError{Err: err}
 	})
