@@ -95,7 +95,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 // timeline` adds).
 func GetDetail(p *api.Payment, disputes []api.Dispute) *output.Detail {
 	d := DetailWithDisputes(p, disputes)
-	d.Sections = append(d.Sections, output.Section{Title: "Timeline", Columns: TimelineColumns, Records: timelineRecords(Timeline(p, disputes, nil))})
+	d.Sections = append(d.Sections, output.Section{Title: "Timeline", Columns: TimelineColumns, Records: TimelineRecords(Timeline(p, disputes, nil))})
 	return d
 }
 

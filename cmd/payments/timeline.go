@@ -19,10 +19,12 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
-// TimelineColumns are the columns of a payment's timeline.
+// TimelineColumns are the columns of a payment's timeline. The time and
+// the event are what a timeline is read by: they are never dropped or cut
+// (the detail gives way).
 var TimelineColumns = []output.Column{
-	{Header: "AT", Path: "at", Kind: output.KindTime},
-	{Header: "EVENT", Path: "event", Kind: output.KindPlain},
+	{Header: "AT", Path: "at", Kind: output.Pinned(output.KindTime)},
+	{Header: "EVENT", Path: "event", Kind: output.Pinned(output.KindID)},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
 	{Header: "ID", Path: "id", Kind: output.KindID},
@@ -191,8 +193,8 @@ func (e *Event) when() time.Time {
 	return e.after
 }
 
-// timelineRecords turns events into the records a printer shows.
-func timelineRecords(evs []Event) []json.RawMessage {
+// TimelineRecords turns events into the records a printer shows.
+func TimelineRecords(evs []Event) []json.RawMessage {
 	recs := make([]json.RawMessage, 0, len(evs))
 	for i := range evs {
 		e := evs[i]
@@ -272,7 +274,7 @@ func timelineRun(ctx context.Context, opts *TimelineOptions) error {
 	if t, err := opts.Target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
 		deliveries = sandboxDeliveries(ctx, client, p.ID)
 	}
-	return printer.List(TimelineColumns, timelineRecords(Timeline(p, disputes, deliveries)))
+	return printer.List(TimelineColumns, TimelineRecords(Timeline(p, disputes, deliveries)))
 }
 
 // readDisputes reads a live payment's disputes; a failure is said, and the

@@ -68,8 +68,8 @@ func (c Column) cell(rec map[string]any) string {
 
 // kind resolves KindAuto from the path or header.
 func (c Column) kind() Kind {
-	if c.Kind != KindAuto {
-		return c.Kind
+	if k := c.Kind &^ pinnedBit; k != KindAuto {
+		return k
 	}
 	name := strings.ToLower(c.Path)
 	if name == "" {

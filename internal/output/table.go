@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -32,6 +33,43 @@ type colPlan struct {
 	show     bool
 	width    int
 	dateOnly bool // a time shown as its date
+	// pinned: the person named the column (--columns); it may be cut as
+	// its kind allows but is never dropped.
+	pinned bool
+}
+
+// pinnedBit marks a kind whose column was asked for by name.
+const pinnedBit Kind = 1 << 16
+
+// Pinned marks a column kind as asked for by name (--columns): planTable
+// never drops it. A table of pinned columns that cannot fit is wider than
+// the terminal, and Overflow names what did not fit.
+func Pinned(k Kind) Kind { return k | pinnedBit }
+
+// Overflow says which shown columns run past total cells, for a notice on
+// stderr ("" when the table fits): a table keeps the columns asked for,
+// and ids and amounts whole, rather than fit.
+func Overflow(headers []string, plan []colPlan, total int) string {
+	used, first := 0, true
+	var past []string
+	for i, c := range plan {
+		if !c.show {
+			continue
+		}
+		if !first {
+			used += columnGap
+		}
+		first = false
+		used += c.width
+		if used > total && i < len(headers) {
+			past = append(past, headers[i])
+		}
+	}
+	if len(past) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the table is %d columns wide, wider than the terminal's %d: %s did not fit (ids, amounts and the columns --columns names are never cut short or left out; -o tsv or a wider terminal shows them on one line)",
+		used, total, strings.Join(past, ", "))
 }
 
 // minTextWidth is the narrowest a free-text column comes back at once
@@ -66,7 +104,7 @@ const minTextWidth = 8
 func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {
 	plan := make([]colPlan, len(headers))
 	for i, h := range headers {
-		plan[i] = colPlan{kind: kinds[i], show: true, width: displaywidth.String(h)}
+		plan[i] = colPlan{kind: kinds[i] &^ pinnedBit, pinned: kinds[i]&pinnedBit != 0, show: true, width: displaywidth.String(h)}
 	}
 	allDates := make([]bool, len(headers))
 	for i := range allDates {
@@ -189,13 +227,15 @@ func (pl *planner) of(k Kind) []int {
 }
 
 // drop hides columns of kind k, rightmost first, until the table fits;
-// one column always stays.
+// one column always stays, and a pinned one is never hidden.
 func (pl *planner) drop(k Kind) {
 	for _, i := range pl.of(k) {
 		if pl.fits() || pl.shown() == 1 {
 			return
 		}
-		pl.plan[i].show = false
+		if !pl.plan[i].pinned {
+			pl.plan[i].show = false
+		}
 	}
 }
 
@@ -224,6 +264,11 @@ func (pl *planner) squeeze(kinds ...Kind) {
 	capWidths(widths, idx, pl.total-columnGap*(pl.shown()-1)-rigid)
 	for _, i := range idx {
 		pl.plan[i].width = widths[i]
+		// A column asked for by name is not cut to where it says nothing:
+		// the table is wider instead, and Overflow says so.
+		if pl.plan[i].pinned {
+			pl.plan[i].width = max(widths[i], min(pl.full[i], minTextWidth))
+		}
 	}
 }
 
@@ -258,7 +303,7 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	pl.squeeze(KindText)
 	// Text cut below a few cells tells nothing: such a column goes.
 	for _, i := range pl.of(KindText) {
-		if c := &plan[i]; c.width < min(minTextWidth, pl.full[i]) && pl.shown() > 1 {
+		if c := &plan[i]; c.width < min(minTextWidth, pl.full[i]) && pl.shown() > 1 && !c.pinned {
 			c.show = false
 		}
 	}
