@@ -114,7 +114,7 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 		// The message is what a 4xx is read for: free text, cut last
 		// but for the short words, and capped so that it leaves the
 		// path room.
-		output.Column{Header: "ERROR", Kind: output.KindText, Value: capText(ios, format, 60, func(rec map[string]any) string {
+		output.Column{Header: "ERROR", Kind: output.Wrapped(output.KindText), Value: capText(ios, format, 60, func(rec map[string]any) string {
 			// The message: the status says the type already, and
 			// -o json has it (error_type).
 			if e, _ := rec["error"].(string); e != "" {

@@ -68,7 +68,7 @@ func (c Column) cell(rec map[string]any) string {
 
 // kind resolves KindAuto from the path or header.
 func (c Column) kind() Kind {
-	if k := c.Kind &^ pinnedBit; k != KindAuto {
+	if k := c.Kind &^ flagBits; k != KindAuto {
 		return k
 	}
 	name := strings.ToLower(c.Path)

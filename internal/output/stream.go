@@ -246,7 +246,8 @@ func (s *Stream) renderPending() error {
 		for i, c := range s.resolved {
 			measured[i] = sanitize(c.Header)
 			kinds[i] = c.kind()
-			if len(s.p.columns) > 0 || c.Kind&pinnedBit != 0 {
+			kinds[i] |= c.Kind & flagBits
+			if len(s.p.columns) > 0 {
 				kinds[i] = Pinned(kinds[i])
 			}
 		}

@@ -36,7 +36,29 @@ type colPlan struct {
 	// pinned: the person named the column (--columns); it may be cut as
 	// its kind allows but is never dropped.
 	pinned bool
+	// wrap: a cell wider than the column goes on over more lines, broken
+	// between words, instead of being cut.
+	wrap bool
 }
+
+// wrapBit marks a kind whose cells wrap rather than being cut.
+const wrapBit Kind = 1 << 17
+
+// minWrapWidth is the narrowest a wrapped column is made while others can
+// still give way; minWrapNarrow the narrowest once nothing else can.
+const (
+	minWrapWidth  = 16
+	minWrapNarrow = 8
+)
+
+// Wrapped marks a column kind whose cells wrap onto more lines, between
+// words, when the table is too wide: it is never dropped or cut (a
+// history's content, a log's error). Other columns of the row keep their
+// one line.
+func Wrapped(k Kind) Kind { return k | wrapBit | pinnedBit }
+
+// flagBits are the marks a Column's Kind may carry besides its kind.
+const flagBits = pinnedBit | wrapBit
 
 // pinnedBit marks a kind whose column was asked for by name.
 const pinnedBit Kind = 1 << 16
@@ -104,7 +126,7 @@ const minTextWidth = 8
 func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {
 	plan := make([]colPlan, len(headers))
 	for i, h := range headers {
-		plan[i] = colPlan{kind: kinds[i] &^ pinnedBit, pinned: kinds[i]&pinnedBit != 0, show: true, width: displaywidth.String(h)}
+		plan[i] = colPlan{kind: kinds[i] &^ flagBits, pinned: kinds[i]&pinnedBit != 0, wrap: kinds[i]&wrapBit != 0, show: true, width: displaywidth.String(h)}
 	}
 	allDates := make([]bool, len(headers))
 	for i := range allDates {
@@ -266,7 +288,10 @@ func (pl *planner) squeeze(kinds ...Kind) {
 		pl.plan[i].width = widths[i]
 		// A column asked for by name is not cut to where it says nothing:
 		// the table is wider instead, and Overflow says so.
-		if pl.plan[i].pinned {
+		switch {
+		case pl.plan[i].wrap:
+			pl.plan[i].width = max(widths[i], min(pl.full[i], minWrapWidth))
+		case pl.plan[i].pinned:
 			pl.plan[i].width = max(widths[i], min(pl.full[i], minTextWidth))
 		}
 	}
@@ -323,6 +348,12 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	}
 	// 6. Statuses, with the words, as a last resort.
 	pl.squeeze(KindPlain, KindStatus)
+	// 7. Wrapped text, narrower still: more lines, the same words.
+	for i := range plan {
+		if c := &plan[i]; c.show && c.wrap && !pl.fits() {
+			c.width = max(min(pl.full[i], minWrapNarrow), c.width-(pl.need()-pl.total))
+		}
+	}
 }
 
 // startsWithDate reports whether s begins "YYYY-MM-DD ", as a time in the
@@ -452,7 +483,7 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 			if !header && c.dateOnly && startsWithDate(cell) {
 				cell = cell[:dateWidth]
 			}
-			if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney {
+			if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney && !c.wrap {
 				cell = truncate(cell, c.width)
 			}
 			fill := strings.Repeat(" ", max(c.width-displaywidth.String(cell), 0))
@@ -474,8 +505,10 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 		t.Header(pad(headers, true))
 	}
 	for _, row := range rows {
-		if err := t.Append(pad(row, false)); err != nil {
-			return err
+		for _, line := range wrapRow(row, plan, fit) {
+			if err := t.Append(pad(line, false)); err != nil {
+				return err
+			}
 		}
 	}
 	if err := t.Render(); err != nil {
@@ -483,6 +516,74 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 	}
 	_, err := w.Write(trimTrailingSpaces(buf.Bytes()))
 	return err
+}
+
+// wrapRow splits a row whose wrapped cells are wider than their columns
+// into lines: the first holds every cell, the next ones only what the
+// wrapped cells go on with.
+func wrapRow(row []string, plan []colPlan, fit bool) [][]string {
+	if !fit {
+		return [][]string{row}
+	}
+	parts := map[int][]string{}
+	lines := 1
+	for i, c := range plan {
+		if c.wrap && c.show && i < len(row) && displaywidth.String(row[i]) > c.width {
+			parts[i] = wrapCell(row[i], c.width)
+			lines = max(lines, len(parts[i]))
+		}
+	}
+	if lines == 1 {
+		return [][]string{row}
+	}
+	out := make([][]string, lines)
+	for l := range out {
+		if l == 0 {
+			out[l] = append([]string(nil), row...)
+		} else {
+			out[l] = make([]string, len(row))
+		}
+		for i, p := range parts {
+			out[l][i] = ""
+			if l < len(p) {
+				out[l][i] = p[l]
+			}
+		}
+	}
+	return out
+}
+
+// wrapCell breaks s into lines of at most width cells, between words; a
+// word wider than a line is split.
+func wrapCell(s string, width int) []string {
+	var lines []string
+	cur, curW := "", 0
+	for _, word := range strings.Fields(s) {
+		for displaywidth.String(word) > width {
+			if cur != "" {
+				lines = append(lines, cur)
+				cur, curW = "", 0
+			}
+			head := displaywidth.TruncateString(word, width, "")
+			lines = append(lines, head)
+			word = word[len(head):]
+		}
+		w := displaywidth.String(word)
+		switch {
+		case word == "":
+		case cur == "":
+			cur, curW = word, w
+		case curW+1+w <= width:
+			cur, curW = cur+" "+word, curW+1+w
+		default:
+			lines = append(lines, cur)
+			cur, curW = word, w
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
 
 // trimTrailingSpaces drops the padding after each line's last cell, which

@@ -45,3 +45,23 @@ func TestPinnedColumnsStay(t *testing.T) {
 		t.Error("a table that fits is said not to")
 	}
 }
+
+// A wrapped column goes on over more lines, between words, never cut.
+func TestWrappedCells(t *testing.T) {
+	got := wrapCell("could not capture payment: amount 99999.00 is more than the rest", 12)
+	want := []string{"could not", "capture", "payment:", "amount", "99999.00 is", "more than", "the rest"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("wrapCell: %q", got)
+	}
+	if got := wrapCell("abcdefghijklmnop", 6); strings.Join(got, "|") != "abcdef|ghijkl|mnop" {
+		t.Errorf("a long word: %q", got)
+	}
+	plan := []colPlan{{kind: KindTime, show: true, width: 5}, {kind: KindText, show: true, width: 10, wrap: true}}
+	rows := wrapRow([]string{"09:31", "no such payment here"}, plan, true)
+	if len(rows) != 3 || rows[2][1] != "here" || rows[0][0] != "09:31" || rows[0][1] != "no such" || rows[1][0] != "" || rows[1][1] != "payment" {
+		t.Errorf("wrapRow: %q", rows)
+	}
+	if rows := wrapRow([]string{"09:31", "no such payment here"}, plan, false); len(rows) != 1 {
+		t.Errorf("piped, a row was wrapped: %q", rows)
+	}
+}
