@@ -40,7 +40,7 @@ func itemColumns(currency string) []output.Column {
 }
 
 var historyColumns = []output.Column{
-	{Header: "CREATED", Path: "created_at", Kind: output.Pinned(output.KindTime)},
+	{Header: "CREATED", Path: "created_at", Kind: output.Whole(output.KindTime)},
 	{Header: "SOURCE", Path: "source", Kind: output.KindPlain},
 	{Header: "EVENT", Path: "event_type", Kind: output.KindPlain},
 	{Header: "BY", Path: "created_by", Kind: output.KindPlain},

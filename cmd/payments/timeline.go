@@ -23,7 +23,7 @@ import (
 // the event are what a timeline is read by: they are never dropped or cut
 // (the detail gives way).
 var TimelineColumns = []output.Column{
-	{Header: "AT", Path: "at", Kind: output.Pinned(output.KindTime)},
+	{Header: "AT", Path: "at", Kind: output.Whole(output.KindTime)},
 	{Header: "EVENT", Path: "event", Kind: output.Pinned(output.KindID)},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},

@@ -39,7 +39,16 @@ type colPlan struct {
 	// wrap: a cell wider than the column goes on over more lines, broken
 	// between words, instead of being cut.
 	wrap bool
+	// whole: never shortened (a time keeps its time of day).
+	whole bool
 }
+
+// wholeBit marks a kind shown whole: never dropped nor shortened.
+const wholeBit Kind = 1 << 18
+
+// Whole marks a column kind that is never dropped nor shortened, such as
+// the time of a history or a timeline, which rows are read by.
+func Whole(k Kind) Kind { return k | wholeBit | pinnedBit }
 
 // wrapBit marks a kind whose cells wrap rather than being cut.
 const wrapBit Kind = 1 << 17
@@ -58,7 +67,7 @@ const (
 func Wrapped(k Kind) Kind { return k | wrapBit | pinnedBit }
 
 // flagBits are the marks a Column's Kind may carry besides its kind.
-const flagBits = pinnedBit | wrapBit
+const flagBits = pinnedBit | wrapBit | wholeBit
 
 // pinnedBit marks a kind whose column was asked for by name.
 const pinnedBit Kind = 1 << 16
@@ -126,7 +135,7 @@ const minTextWidth = 8
 func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {
 	plan := make([]colPlan, len(headers))
 	for i, h := range headers {
-		plan[i] = colPlan{kind: kinds[i] &^ flagBits, pinned: kinds[i]&pinnedBit != 0, wrap: kinds[i]&wrapBit != 0, show: true, width: displaywidth.String(h)}
+		plan[i] = colPlan{kind: kinds[i] &^ flagBits, pinned: kinds[i]&pinnedBit != 0, wrap: kinds[i]&wrapBit != 0, whole: kinds[i]&wholeBit != 0, show: true, width: displaywidth.String(h)}
 	}
 	allDates := make([]bool, len(headers))
 	for i := range allDates {
@@ -305,7 +314,8 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	}
 	// 1. Times: the date alone, then nothing.
 	for _, i := range pl.of(KindTime) {
-		if allDates[i] && len(rows) > 0 {
+		// A history's or a timeline's time keeps its time of day.
+		if allDates[i] && len(rows) > 0 && !plan[i].whole {
 			plan[i].dateOnly = true
 			plan[i].width = max(displaywidth.String(headers[i]), dateWidth)
 		}
