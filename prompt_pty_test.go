@@ -155,6 +155,9 @@ func ptyEnv(t *testing.T) []string {
 		"TERM=dumb",
 		"GORACE=atexit_sleep_ms=0",
 		"PATH=" + os.Getenv("PATH"),
+		// No pager (the machine's less would be one on a colour
+		// terminal): what bnpl writes is what the test reads.
+		"BNPL_PAGER=cat",
 	}
 	return env
 }

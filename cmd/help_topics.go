@@ -101,6 +101,9 @@ read) is then an object of its own, {"warning": ...}, on its own line.`},
   BNPL_DEBUG          1, true or yes: log each HTTP exchange to stderr, keys
                       and signing-header values masked, as --debug does
   BNPL_QUIET          1, true or yes: no notices on stderr, as -q does
+  BNPL_PAGER          the pager long output (lists, payments get, timelines,
+                      sandbox logs) goes through on a terminal, never when
+                      piped; "" or cat: none. Else PAGER, else less -FRX
 
 bnpl sandbox serve reads these where its flags are not given (a container
 image sets them; bnpl sandbox serve --help says what each one risks):
@@ -126,6 +129,7 @@ Other variables bnpl follows:
   NO_COLOR            set and not empty: no colour (as --no-color)
   CLICOLOR            0: no colour
   CLICOLOR_FORCE      set and not 0: colour even when not on a terminal
+  PAGER               the pager when BNPL_PAGER is not set
   XDG_CONFIG_HOME     the profiles file is $XDG_CONFIG_HOME/bnpl/config.yaml
                       (else ~/.config/bnpl/config.yaml)
   XDG_STATE_HOME      the embedded sandbox's state is in $XDG_STATE_HOME/bnpl

@@ -48,6 +48,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	// The pager, if the command started one, ends before an error is told.
+	f.IO.StopPager()
 	return handleError(f, root, args, err)
 }
 
@@ -191,7 +193,7 @@ from a terminal or a script, and runs a faithful local sandbox of the service.
 
 With no profile configured it talks to the embedded sandbox, so it works on a fresh
 machine with no network and no real money.`,
-		Example: `  bnpl checkout create --file testdata/checkout.json
+		Example: `  bnpl checkout create --input testdata/checkout.json
   bnpl sandbox approve <session-or-payment-id>
   bnpl payments capture <payment-id> --amount 100.00
   bnpl payments list --status authorized -o json --jq '.[].id'`,
@@ -203,6 +205,7 @@ machine with no network and no real money.`,
 	}
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
+	root.SetHelpFunc(wrapHelp(f, root.HelpFunc()))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &cmdutil.UsageError{Err: err}
 	})

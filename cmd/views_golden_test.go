@@ -86,6 +86,14 @@ func views() []view {
 		{name: "payments_list", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
 		}},
+		// --columns: every column asked for stays, at every width.
+		{name: "payments_list_columns", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, _ *output.Printer) error {
+			p, err := output.NewPrinter(ios, output.Options{Columns: []string{"id,status,amount,currency,reference,created"}})
+			if err != nil {
+				return err
+			}
+			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
+		}},
 		{name: "disputes_list", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputes.ListColumns, readRecords(t, "disputes.json"))
 		}},
@@ -103,7 +111,14 @@ func views() []view {
 		}},
 		{name: "payments_get", sources: []string{"payment.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			pay := unmarshal[api.Payment](t, "payment.json")
-			return p.Object(pay.Raw(), payments.Detail(pay))
+			return p.Object(pay.Raw(), payments.GetDetail(pay, nil))
+		}},
+		// `payments timeline` on a sandbox: the payment's events and the
+		// webhook deliveries made for it, oldest first.
+		{name: "payments_timeline", list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			pay := unmarshal[api.Payment](t, "payment.json")
+			ds := unmarshal[[]payments.Delivery](t, "sandbox_deliveries.json")
+			return p.List(payments.TimelineColumns, payments.TimelineRecords(payments.Timeline(pay, nil, *ds)))
 		}},
 		// An AUTHORIZED payment whose authorization lapsed: "(expired)",
 		// nothing capturable.
@@ -116,7 +131,7 @@ func views() []view {
 		{name: "payments_get_disputed", sources: []string{"payment_disputed.json", "payment_disputes.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			pay := unmarshal[api.Payment](t, "payment_disputed.json")
 			ds := unmarshal[[]api.Dispute](t, "payment_disputes.json")
-			return p.Object(pay.Raw(), payments.DetailWithDisputes(pay, *ds))
+			return p.Object(pay.Raw(), payments.GetDetail(pay, *ds))
 		}},
 		// `disputes get`, and what `sandbox dispute open|resolve` print.
 		{name: "disputes_get", sources: []string{"dispute.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {

@@ -2,6 +2,7 @@ package checkout
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,9 @@ import (
 // CreateOptions are the inputs of `checkout create`.
 type CreateOptions struct {
 	File string
+	// fileFlag is how the file was named on the command line (--input, or
+	// its older name --file), for messages.
+	fileFlag string
 
 	Amount          string
 	Currency        string
@@ -75,9 +79,9 @@ func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) 
 		Served:     cmdutil.ProbeSandbox,
 	}
 	cmd := &cobra.Command{
-		Use:   "create [--file F | flags]",
+		Use:   "create [--input F | flags]",
 		Short: "Create a checkout session and its payment",
-		Long: `Create a checkout session, and with it a payment, from a JSON request (--file, or
+		Long: `Create a checkout session, and with it a payment, from a JSON request (--input, or
 - for stdin), from flags for the common fields, or both: flags are laid over the
 file and win. --item replaces the file's items; --meta adds to its meta.
 
@@ -98,15 +102,19 @@ A session that pre-scoring rejected is not an error: its status is "rejected",
 the reason is printed, and the command exits 0. -o json prints the session as the
 service sent it. A creation is never retried once the request may have arrived,
 since a second one would create a second payment.`,
-		Example: `  bnpl checkout create --file testdata/checkout.json
-  bnpl checkout create --file testdata/checkout.json --reference-id ORDER-1002 --amount 99.50
-  bnpl checkout create --amount 120.00 --currency AED --reference-id ORDER-1003 \
+		Example: `  bnpl checkout create --input testdata/checkout.json
+  bnpl checkout create --input testdata/checkout.json --order ORDER-1002 --amount 99.50
+  bnpl checkout create --amount 120.00 --currency AED --order ORDER-1003 \
       --buyer-name "Layla Haddad" --buyer-email otp.success@tabby.ai --buyer-phone +971500000001 \
       --shipping-city Dubai --shipping-address "Marina Heights 1204" \
       --item "Trail running shoes:1:120.00:Footwear"
-  cat testdata/checkout.json | bnpl checkout create --file - -o json --jq .payment.id`,
+  cat testdata/checkout.json | bnpl checkout create --input - -o json --jq .payment.id`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.fileFlag = "--input"
+			if cmd.Flags().Changed("file") {
+				opts.fileFlag = "--file"
+			}
 			if run != nil {
 				return run(cmd.Context(), opts)
 			}
@@ -114,10 +122,16 @@ since a second one would create a second payment.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.File, "file", "f", "", "JSON request body to send (- for stdin)")
+	fl.StringVar(&opts.File, "input", "", "JSON request body to send (- for stdin)")
+	// --file and -f were the names of --input: kept, out of sight.
+	fl.StringVarP(&opts.File, "file", "f", "", "JSON request body to send (- for stdin); the older name of --input")
+	_ = fl.MarkHidden("file")
+	f.DeprecateShort(fl, "file", "use --input (-f is --field of bnpl api)")
 	fl.StringVar(&opts.Amount, "amount", "", "payment amount, such as 120.00")
 	fl.StringVar(&opts.Currency, "currency", "", "AED, KWD or SAR: the currency of the merchant's country")
+	fl.StringVar(&opts.ReferenceID, "order", "", "the merchant's order number")
 	fl.StringVar(&opts.ReferenceID, "reference-id", "", "the merchant's order number")
+	f.Deprecate(fl, "reference-id", "use --order (--reference-id is the idempotency key of capture and refund)")
 	fl.StringVar(&opts.Description, "description", "", "payment description")
 	fl.StringVar(&opts.BuyerName, "buyer-name", "", "buyer's full name")
 	fl.StringVar(&opts.BuyerEmail, "buyer-email", "", "buyer's email")
@@ -270,7 +284,7 @@ func (o *CreateOptions) fileName() string {
 }
 
 func (o *CreateOptions) readFile() ([]byte, error) {
-	return userfile.Read("--file", o.File, o.Stdin, userfile.MaxRequestBody)
+	return userfile.Read(cmp.Or(o.fileFlag, "--input"), o.File, o.Stdin, userfile.MaxRequestBody)
 }
 
 // applyFlags lays the flags given over the document.

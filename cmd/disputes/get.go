@@ -20,7 +20,7 @@ type GetOptions struct {
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer}
+	opts := &GetOptions{Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.PagedPrinter}
 	return &cobra.Command{
 		Use:   "get <dispute-id>",
 		Short: "Show a dispute with its items and history",

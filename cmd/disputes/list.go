@@ -40,10 +40,12 @@ type ListOptions struct {
 	// IO tells whether stdout is a terminal (an empty table then still
 	// shows its header); nil: it is not.
 	IO *output.IOStreams
+	// Lookup finds the payment of --payment order:REF.
+	Lookup *cmdutil.OrderLookup
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Now: time.Now, Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer, IO: f.IO}
+	opts := &ListOptions{Now: time.Now, Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.PagedPrinter, IO: f.IO, Lookup: f.OrderLookup()}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List disputes, one page or all of them",
@@ -81,7 +83,7 @@ since the service may add some.
 	fl.StringVar(&opts.Until, "until", "", "created at or before: a date, an RFC 3339 time, or a duration back")
 	fl.BoolVar(&opts.All, "all", false, "walk every page")
 	fl.StringVar(&opts.PageToken, "page-token", "", "start at this page (the token a previous list printed)")
-	fl.StringVar(&opts.Payment, "payment", "", "only the disputes of this payment (reads every page)")
+	fl.StringVar(&opts.Payment, "payment", "", "only the disputes of this payment, an id or order:REF (reads every page)")
 	fl.StringVar(&opts.dueArg, "due", "", "only open disputes with at most this many days left (3d), soonest first (reads every page)")
 	return cmd
 }
@@ -102,6 +104,11 @@ func (o *ListOptions) validate() error {
 	}
 	o.Statuses = statuses
 	o.Payment = strings.TrimSpace(o.Payment)
+	if o.Payment != "" {
+		if err := cmdutil.CheckPaymentArg(o.Payment); err != nil {
+			return err
+		}
+	}
 	if o.dueArg != "" {
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(o.dueArg), "d"))
 		if err != nil || n < 0 {
@@ -144,6 +151,9 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	}
 	client, err := o.Client()
 	if err != nil {
+		return err
+	}
+	if o.Payment, err = o.Lookup.PaymentID(ctx, client, o.Payment); err != nil {
 		return err
 	}
 	params := api.DisputeListParams{Statuses: o.Statuses, CreatedAtGTE: o.Since, CreatedAtLTE: o.Until, PageToken: o.PageToken}

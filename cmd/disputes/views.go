@@ -40,11 +40,12 @@ func itemColumns(currency string) []output.Column {
 }
 
 var historyColumns = []output.Column{
-	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
+	{Header: "CREATED", Path: "created_at", Kind: output.Whole(output.KindTime)},
 	{Header: "SOURCE", Path: "source", Kind: output.KindPlain},
 	{Header: "EVENT", Path: "event_type", Kind: output.KindPlain},
 	{Header: "BY", Path: "created_by", Kind: output.KindPlain},
-	{Header: "CONTENT", Path: "content", Kind: output.KindText},
+	// What happened is what a history is read for: it wraps, never goes.
+	{Header: "CONTENT", Path: "content", Kind: output.Wrapped(output.KindText)},
 	// Attachment ids are never cut; the dispute's own list shows them too,
 	// so a narrow table drops them whole.
 	{Header: "ATTACHMENTS", Kind: output.KindLinkID, Value: func(rec map[string]any) string {

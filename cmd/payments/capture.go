@@ -34,7 +34,7 @@ type CaptureOptions struct {
 func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions) error) *cobra.Command {
 	opts := &CaptureOptions{MoveDeps: newMoveDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "capture <payment-id> (--amount A | --full)",
+		Use:   "capture <payment-id | order:REF> (--amount A | --full)",
 		Short: "Capture funds of an authorized payment, or of many from a file",
 		Long: `Capture funds of an AUTHORIZED payment: part of it with --amount, or whatever is
 left with --full. Capturing the whole remainder closes the payment.
@@ -123,7 +123,7 @@ func captureRun(ctx context.Context, o *CaptureOptions) error {
 	if err := o.checkPartsEarly(); err != nil {
 		return err
 	}
-	ms, err := o.setup("capture on", o.ID)
+	ms, err := o.setup(ctx, "capture on", &o.ID)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ type CloseOptions struct {
 func newCloseCmd(f *cmdutil.Factory, run func(context.Context, *CloseOptions) error) *cobra.Command {
 	opts := &CloseOptions{MoveDeps: newMoveDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "close <payment-id>",
+		Use:   "close <payment-id | order:REF>",
 		Short: "Close an authorized payment, or many from a file",
 		Long: `Close an AUTHORIZED payment. With no captures the customer gets back everything
 paid; after partial captures the uncaptured rest is not charged.
@@ -71,7 +71,7 @@ func closeRun(ctx context.Context, o *CloseOptions) error {
 	if o.Bulk.FromFile != "" {
 		return bulkRun(ctx, bulk.OpClose, &o.Bulk, &o.MoveDeps)
 	}
-	ms, err := o.setup("close", o.ID)
+	ms, err := o.setup(ctx, "close", &o.ID)
 	if err != nil {
 		return err
 	}

@@ -22,26 +22,34 @@ type GetOptions struct {
 	Seen func(...recent.Entry)
 	// Notice writes a line on stderr; nil drops it.
 	Notice func(format string, args ...any)
+	// Lookup finds the payment of an order:REF argument.
+	Lookup *cmdutil.OrderLookup
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef}
+	opts := &GetOptions{Client: f.Client, Printer: f.PagedPrinter, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef, Lookup: f.OrderLookup()}
 	return &cobra.Command{
-		Use:   "get <payment-id>",
+		Use:   "get <payment-id | order:REF>",
 		Short: "Show a payment with its captures, refunds and totals",
 		Long: `Show a payment with its captures and refunds, and the totals a merchant acts on:
 captured, refunded, capturable (what a capture may still take) and refundable.
 
 An authorization that has expired is marked "(expired)", with nothing capturable.
 A live payment's disputes are listed (id, status, reason, amount, days left); while
-one is open, refunds are blocked and Refundable says so.`,
+one is open, refunds are blocked and Refundable says so. A timeline closes the view:
+what happened to the payment, oldest first (see bnpl payments timeline).
+
+order:REF names the payment of the merchant's order number REF, found in every
+status (one walk of the payments list); when two payments carry it, both are
+listed and nothing is shown.`,
 		Example: `  bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6
+  bnpl payments get order:ORDER-1001
   bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status`,
-		Args:              cmdutil.ExactArgs(1, "a payment id"),
+		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("payment", opts.ID); err != nil {
+			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
 				return err
 			}
 			if run != nil {
@@ -61,29 +69,34 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := client.GetPayment(ctx, opts.ID)
+	id, err := opts.Lookup.PaymentID(ctx, client, opts.ID)
+	if err != nil {
+		return err
+	}
+	p, err := client.GetPayment(ctx, id)
 	if err != nil {
 		return err
 	}
 	// A live payment may be disputed: its disputes are shown with it.
 	// They are read with the same (live) key; a failure to read them is
 	// said, and the payment shown all the same.
-	var disputes []api.Dispute
-	if !p.IsTest {
-		if disputes, err = client.PaymentDisputes(ctx, p.ID); err != nil {
-			if opts.Notice != nil {
-				opts.Notice("warning: could not read the payment's disputes: %v", err)
-			}
-			disputes = nil
-		}
-	}
-	if err := printer.Object(p.Raw(), DetailWithDisputes(p, disputes)); err != nil {
+	disputes := readDisputes(ctx, client, p, opts.Notice)
+	if err := printer.Object(p.Raw(), GetDetail(p, disputes)); err != nil {
 		return err
 	}
 	if opts.Seen != nil {
 		opts.Seen(recentEntry(p))
 	}
 	return nil
+}
+
+// GetDetail is the view of `payments get`: the payment with its disputes
+// and its timeline (without the sandbox's deliveries, which `payments
+// timeline` adds).
+func GetDetail(p *api.Payment, disputes []api.Dispute) *output.Detail {
+	d := DetailWithDisputes(p, disputes)
+	d.Sections = append(d.Sections, output.Section{Title: "Timeline", Columns: TimelineColumns, Records: TimelineRecords(Timeline(p, disputes, nil))})
+	return d
 }
 
 // recentEntry is how a payment is remembered for completion: its id, with

@@ -130,7 +130,7 @@ func TestListAllWalksPages(t *testing.T) {
 
 func TestListValidationSendsNothing(t *testing.T) {
 	for _, o := range []ListOptions{
-		{Status: "paid", Limit: 20},
+		{Statuses: []string{"paid"}, Limit: 20},
 		{Limit: 0},
 		{Limit: 5, Offset: -1},
 		{Limit: 5, Since: "last tuesday"},

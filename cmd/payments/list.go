@@ -15,6 +15,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/paysearch"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 	"github.com/bnpl-cli/bnpl/internal/walk"
 )
@@ -27,31 +28,30 @@ var listStatuses = []string{"authorized", "closed", "rejected", "new", "captured
 // the "cancelled".
 var tableStatuses = map[string]string{"created": "new", "expired": "cancelled"}
 
-// searchStatuses are the filters a search walks to see every status once:
-// the default set (authorized and closed), then the ones it leaves out.
-// "cancelled" also holds closed payments with nothing captured, which the
-// default set has shown already; only its expired ones are new.
-var searchStatuses = []string{"", "rejected", "new", "cancelled"}
-
 // MaxListConcurrency bounds --concurrency.
 const MaxListConcurrency = 16
 
 // ListOptions are the inputs of `payments list`.
 type ListOptions struct {
-	Status      string
-	Since       string
-	Until       string
-	Limit       int
-	Offset      int
-	All         bool
-	ReferenceID string
+	// Statuses are the --status filters; none is the service's default
+	// set (authorized and closed).
+	Statuses []string
+	Since    string
+	Until    string
+	Limit    int
+	Offset   int
+	All      bool
+	// Order is an order number to find (--order).
+	Order       string
 	Buyer       string
 	Concurrency int
 
+	buyer paysearch.Buyer
+
 	// allAsked is --all given by the user (a search sets All itself).
 	allAsked bool
-	// statusNote is what a table word of --status was mapped to.
-	statusNote string
+	// statusNotes say what table words of --status were mapped to.
+	statusNotes []string
 
 	Now     func() time.Time
 	Notice  func(format string, args ...any)
@@ -67,7 +67,7 @@ type ListOptions struct {
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Client: f.Client, Printer: f.Printer, Now: time.Now, Notice: f.Noticef, Seen: recent.Recorder(f.Getenv),
+	opts := &ListOptions{Client: f.Client, Printer: f.PagedPrinter, Now: time.Now, Notice: f.Noticef, Seen: recent.Recorder(f.Getenv),
 		IO: f.IO, Quiet: f.Global.Quiet}
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -78,15 +78,27 @@ closed payments; the statuses tables show are accepted too (created lists the se
 more; --all walks every page, --concurrency pages at a time, and prints rows in order as
 they arrive.
 
---reference-id finds a payment by its order number and --buyer by its buyer's email or
-phone (matched here: the service has no such filter). Both search every status unless
---status narrows them; --reference-id stops at the first match unless --all asks for
-every one, --buyer reads to the end. A terminal shows the pages read while they search.`,
+--status may be given more than once (or as a comma-separated list): the sets are
+walked one after the other, every page of each.
+
+--order finds a payment by the merchant's order number and --buyer by its buyer: a name
+or part of one, part of an email, or part of a phone number (matched here, as the
+service has no such filter). --buyer ignores case, accents and, in Arabic, tashkeel,
+tatweel and the spelling of alef, yeh and teh marbuta ("فاطمه" finds "فاطمة", "احمد"
+finds "أحمد"); a phone is matched by its digits, Arabic-Indic ones included, with a
+leading 0 or the country code left out. Both search every status unless --status
+narrows them; --order stops at the first match unless --all asks for every one,
+--buyer reads to the end. A terminal shows the pages read while they search.
+
+Every command that takes a payment id also takes order:REF, the payment of order
+number REF (bnpl payments get order:ORDER-1001).`,
 		Example: `  bnpl payments list
   bnpl payments list --status closed --since 7d
   bnpl payments list --all -o jsonl > payments.jsonl
-  bnpl payments list --reference-id ORDER-1001 -o json --jq '.[0].id'
-  bnpl payments list --buyer customer@example.com`,
+  bnpl payments list --status new --status rejected
+  bnpl payments list --order ORDER-1001 -o json --jq '.[0].id'
+  bnpl payments list --buyer customer@example.com
+  bnpl payments list --buyer "فاطمة"`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.allAsked = cmd.Flags().Changed("all")
@@ -100,32 +112,40 @@ every one, --buyer reads to the end. A terminal shows the pages read while they 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Status, "status", "", "only payments in this status: "+strings.Join(listStatuses, ", ")+" (or created, expired)")
+	fl.StringSliceVar(&opts.Statuses, "status", nil, "only payments in this status, repeatable: "+strings.Join(listStatuses, ", ")+" (or created, expired)")
 	fl.StringVar(&opts.Since, "since", "", "created at or after: a date, an RFC 3339 time, or a duration back (24h, 7d)")
 	fl.StringVar(&opts.Until, "until", "", "created at or before: a date, an RFC 3339 time, or a duration back")
-	fl.IntVar(&opts.Limit, "limit", api.MaxPageLimit, "payments per page, 1 to 20")
+	fl.IntVarP(&opts.Limit, "limit", "L", api.MaxPageLimit, "payments per page, 1 to 20")
 	fl.IntVar(&opts.Offset, "offset", 0, "zero-based position of the first payment")
-	fl.BoolVar(&opts.All, "all", false, "walk every page (with --reference-id: every match, not the first)")
-	fl.StringVar(&opts.ReferenceID, "reference-id", "", "find the payments with this order number (every status; walks the pages)")
-	fl.StringVar(&opts.Buyer, "buyer", "", "find the payments of the buyer with this email or phone (every status; walks the pages)")
+	fl.BoolVar(&opts.All, "all", false, "walk every page (with --order: every match, not the first)")
+	fl.StringVar(&opts.Order, "order", "", "find the payments with this order number (every status; walks the pages)")
+	fl.StringVar(&opts.Order, "reference-id", "", "find the payments with this order number")
+	f.Deprecate(fl, "reference-id", "use --order (--reference-id is the idempotency key of capture and refund)")
+	fl.StringVar(&opts.Buyer, "buyer", "", "find the payments of a buyer by name, or part of an email or phone (every status; walks the pages)")
 	fl.IntVar(&opts.Concurrency, "concurrency", walk.DefaultConcurrency, fmt.Sprintf("pages read at once by --all and searches, 1 to %d", MaxListConcurrency))
 	return cmd
 }
 
 func (o *ListOptions) validate(cmd *cobra.Command) error {
-	if o.Status != "" {
-		o.Status = strings.ToLower(strings.TrimSpace(o.Status))
-		if to, ok := tableStatuses[o.Status]; ok {
-			o.statusNote = fmt.Sprintf("--status %s: the service lists these as %q", o.Status, to)
+	var statuses []string
+	for _, st := range o.Statuses {
+		st = strings.ToLower(strings.TrimSpace(st))
+		if to, ok := tableStatuses[st]; ok {
+			note := fmt.Sprintf("--status %s: the service lists these as %q", st, to)
 			if to == "cancelled" {
-				o.statusNote += " (which also holds closed payments with nothing captured)"
+				note += " (which also holds closed payments with nothing captured)"
 			}
-			o.Status = to
+			o.statusNotes = append(o.statusNotes, note)
+			st = to
 		}
-		if !slices.Contains(listStatuses, o.Status) {
-			return cmdutil.UsageHint("valid statuses: "+strings.Join(listStatuses, ", ")+" (or created, expired)", "invalid --status %q", o.Status)
+		if !slices.Contains(listStatuses, st) {
+			return cmdutil.UsageHint("valid statuses: "+strings.Join(listStatuses, ", ")+" (or created, expired)", "invalid --status %q", st)
+		}
+		if !slices.Contains(statuses, st) {
+			statuses = append(statuses, st)
 		}
 	}
+	o.Statuses = statuses
 	if o.Limit < 1 {
 		return cmdutil.Usagef("--limit must be between 1 and %d, got %d", api.MaxPageLimit, o.Limit)
 	}
@@ -157,64 +177,45 @@ func (o *ListOptions) validate(cmd *cobra.Command) error {
 		}
 		*tf.val = cmdutil.FormatTimeFlag(t)
 	}
-	o.ReferenceID = strings.TrimSpace(o.ReferenceID)
+	o.Order = strings.TrimSpace(o.Order)
 	o.Buyer = strings.TrimSpace(o.Buyer)
-	if cmd.Flags().Changed("reference-id") && o.ReferenceID == "" {
-		return cmdutil.Usagef("--reference-id needs an order number")
+	if (cmd.Flags().Changed("order") || cmd.Flags().Changed("reference-id")) && o.Order == "" {
+		return cmdutil.Usagef("--order needs an order number")
 	}
-	if cmd.Flags().Changed("buyer") && o.Buyer == "" {
-		return cmdutil.Usagef("--buyer needs an email or a phone number")
+	if cmd.Flags().Changed("buyer") {
+		b, ok := paysearch.NewBuyer(o.Buyer)
+		if !ok {
+			return cmdutil.UsageHint("give a name, or part of an email or a phone number", "--buyer needs something to match")
+		}
+		o.buyer = b
 	}
-	if o.Buyer != "" && !strings.Contains(o.Buyer, "@") && len(digits(o.Buyer)) < minPhoneDigits {
-		return cmdutil.UsageHint("give a whole email (name@example.com) or a phone number of at least 7 digits",
-			"--buyer %q is neither an email nor a phone number", o.Buyer)
-	}
-	if o.searching() {
+	if o.searching() || len(o.Statuses) > 1 {
 		o.All = true
 	}
 	return nil
 }
 
 // searching is true for a search (the rows are matched here).
-func (o *ListOptions) searching() bool { return o.ReferenceID != "" || o.Buyer != "" }
-
-// minPhoneDigits is the fewest digits --buyer takes as a phone number.
-const minPhoneDigits = 7
-
-func digits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func (o *ListOptions) searching() bool { return o.Order != "" || o.Buyer != "" }
 
 // matches tells whether a payment is one the search looks for.
 func (o *ListOptions) matches(p *api.Payment) bool {
-	if o.ReferenceID != "" && (p.Order == nil || p.Order.ReferenceID != o.ReferenceID) {
+	if o.Order != "" && (p.Order == nil || p.Order.ReferenceID != o.Order) {
 		return false
 	}
-	if o.Buyer != "" {
-		if p.Buyer == nil {
-			return false
-		}
-		if strings.Contains(o.Buyer, "@") {
-			return strings.EqualFold(strings.TrimSpace(p.Buyer.Email), o.Buyer)
-		}
-		// A phone matches when its digits are the same, or when one ends
-		// with the other (a number written without its country code, or
-		// with the national 0 in its place).
-		want, have := strings.TrimLeft(digits(o.Buyer), "0"), strings.TrimLeft(digits(p.Buyer.Phone), "0")
-		return len(have) >= minPhoneDigits && (strings.HasSuffix(have, want) || strings.HasSuffix(want, have))
+	if o.Buyer != "" && !o.buyer.Matches(p.Buyer) {
+		return false
 	}
 	return true
 }
 
 func (o *ListOptions) params() api.ListPaymentsParams {
+	var status string
+	if len(o.Statuses) == 1 {
+		status = o.Statuses[0]
+	}
 	return api.ListPaymentsParams{
-		Status:       o.Status,
+		Status:       status,
 		CreatedAtGTE: o.Since,
 		CreatedAtLTE: o.Until,
 		Limit:        o.Limit,
@@ -224,15 +225,15 @@ func (o *ListOptions) params() api.ListPaymentsParams {
 
 // describe says which payments a list asked for, for the messages of an
 // empty result: "status authorized/closed, created before 2020-01-01".
-func (o *ListOptions) describe(status string) string {
+func (o *ListOptions) describe() string {
 	var parts []string
 	switch {
-	case status == "" && o.searching() && o.Status == "":
+	case len(o.Statuses) == 0 && o.searching():
 		parts = append(parts, "all statuses")
-	case status == "":
+	case len(o.Statuses) == 0:
 		parts = append(parts, "status authorized/closed")
 	default:
-		parts = append(parts, "status "+status)
+		parts = append(parts, "status "+strings.Join(o.Statuses, "/"))
 	}
 	if o.Since != "" {
 		parts = append(parts, "created after "+output.FilterTime(o.Since))
@@ -243,7 +244,6 @@ func (o *ListOptions) describe(status string) string {
 	return strings.Join(parts, ", ")
 }
 
-// shortTime drops a midnight's time of day from a --since/--until value.
 func listRun(ctx context.Context, o *ListOptions) error {
 	printer, err := o.Printer()
 	if err != nil {
@@ -253,8 +253,10 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.statusNote != "" && o.Notice != nil {
-		o.Notice("%s", o.statusNote)
+	for _, note := range o.statusNotes {
+		if o.Notice != nil {
+			o.Notice("%s", note)
+		}
 	}
 	if !o.All {
 		return o.onePage(ctx, client, printer)
@@ -284,9 +286,9 @@ func (o *ListOptions) onePage(ctx context.Context, client *api.Client, printer *
 	}
 	switch next := o.Offset + len(recs); {
 	case len(recs) == 0 && total > 0:
-		o.Notice("no payments from offset %d: %d match (%s)", o.Offset, total, o.describe(o.Status))
+		o.Notice("no payments from offset %d: %d match (%s)", o.Offset, total, o.describe())
 	case len(recs) == 0:
-		o.Notice("no payments match (%s)", o.describe(o.Status))
+		o.Notice("no payments match (%s)", o.describe())
 	case next < total:
 		o.Notice("showing %d of %d; --all for every one, or --offset %d", len(recs), total, next)
 	}
@@ -316,15 +318,21 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 	// Only the newest are remembered, so memory stays flat however long the walk.
 	var newest []recent.Entry
 	searched, printed := 0, 0
-	statuses := []string{o.Status}
-	if o.searching() && o.Status == "" {
-		statuses = searchStatuses
+	statuses := o.Statuses
+	switch {
+	case len(statuses) == 0 && o.searching():
+		statuses = paysearch.EveryStatus
+	case len(statuses) == 0:
+		statuses = []string{""}
 	}
+	// "cancelled" holds closed payments with nothing captured too: when
+	// closed ones are walked as well, only its expired ones are new.
+	closedToo := slices.Contains(statuses, "") || slices.Contains(statuses, "closed")
 	// A search for one order stops at its first match. It walks the
 	// status sets at once, so a CREATED order is found as soon as one
 	// whose payment is AUTHORIZED: support is asked about both. Every
 	// other walk goes set by set, in the service's order.
-	firstOnly := o.ReferenceID != "" && !o.allAsked && len(statuses) > 1
+	firstOnly := o.Order != "" && !o.allAsked && len(statuses) > 1
 	var mu sync.Mutex // one row printed at a time when sets run at once
 	found := false
 	walkSet := func(ctx context.Context, status string, concurrency int, stop context.CancelFunc) error {
@@ -332,15 +340,15 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 		params.Status = status
 		params.Limit = api.MaxPageLimit
 		w := &walk.Walker{
-			Fetch:       paymentPages(client, params),
+			Fetch:       paysearch.Pages(client, params),
 			Start:       o.Offset,
 			PageSize:    api.MaxPageLimit,
 			Concurrency: concurrency,
 		}
 		if o.searching() {
 			label := "every status"
-			if o.Status != "" {
-				label = "status " + o.Status
+			if len(o.Statuses) > 0 {
+				label = "status " + strings.Join(o.Statuses, "/")
 			}
 			if !firstOnly {
 				w.Progress = func(read, total int) { progress.Show("searching %s: page %d of %d", label, read, total) }
@@ -358,7 +366,7 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 			if found {
 				return false, nil
 			}
-			if status == "cancelled" && o.searching() && o.Status == "" && p.Status != api.StatusExpired {
+			if closedToo && paysearch.Repeats(status, &p) {
 				return true, nil // a closed one: the default set showed it
 			}
 			searched++
@@ -388,7 +396,7 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 		})
 	}
 	if firstOnly {
-		progress.Show("searching every status for order %s", o.ReferenceID)
+		progress.Show("searching every status for order %s", o.Order)
 		setCtx, stop := context.WithCancel(ctx)
 		defer stop()
 		errs := make(chan error, len(statuses))
@@ -425,10 +433,10 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 		o.Seen(newest...)
 	}
 	if printed == 0 && o.Notice != nil {
-		scope := o.describe(o.Status)
+		scope := o.describe()
 		switch {
-		case o.ReferenceID != "":
-			o.Notice("no payment with order number %s (searched %d payments, %s)", o.ReferenceID, searched, scope)
+		case o.Order != "":
+			o.Notice("no payment with order number %s (searched %d payments, %s)", o.Order, searched, scope)
 		case o.Buyer != "":
 			o.Notice("no payment of buyer %s (searched %d payments, %s)", o.Buyer, searched, scope)
 		default:
@@ -436,27 +444,6 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 		}
 	}
 	return nil
-}
-
-// paymentPages reads the pages of one payments list for the walker.
-func paymentPages(client *api.Client, params api.ListPaymentsParams) walk.Fetch {
-	return func(ctx context.Context, offset, limit int) (walk.Page, error) {
-		p := params
-		p.Offset, p.Limit = offset, limit
-		page, err := client.ListPayments(ctx, p)
-		if err != nil {
-			return walk.Page{}, err
-		}
-		items := make([]walk.Item, len(page.Payments))
-		for i := range page.Payments {
-			pay := &page.Payments[i]
-			items[i] = walk.Item{ID: pay.ID, Raw: pay.Raw()}
-			if pay.CreatedAt != nil {
-				items[i].Time = *pay.CreatedAt
-			}
-		}
-		return walk.Page{Items: items, Total: page.Pagination.TotalCount}, nil
-	}
 }
 
 func (o *ListOptions) remember(payments []api.Payment) {

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,8 @@ type MoveDeps struct {
 	// StateDir is bnpl's state directory, where bulk runs lock their
 	// input; "" takes no input lock.
 	StateDir string
+	// Lookup finds the payment of an order:REF argument.
+	Lookup *cmdutil.OrderLookup
 }
 
 func newMoveDeps(f *cmdutil.Factory) MoveDeps {
@@ -55,6 +58,7 @@ func newMoveDeps(f *cmdutil.Factory) MoveDeps {
 		Seen:           recent.Recorder(f.Getenv),
 		Now:            time.Now,
 		StateDir:       config.StateDir(f.Getenv),
+		Lookup:         f.OrderLookup(),
 	}
 }
 
@@ -87,7 +91,7 @@ func paymentIDArg(cmd *cobra.Command, args []string, b *BulkOptions) (string, er
 	if len(args) == 0 {
 		return "", cmdutil.Usagef("%s needs a payment id, or --input", cmd.CommandPath())
 	}
-	if err := cmdutil.CheckUUID("payment", args[0]); err != nil {
+	if err := cmdutil.CheckPaymentArg(args[0]); err != nil {
 		return "", err
 	}
 	return args[0], nil
@@ -150,6 +154,7 @@ func amountsSyntax(flags ...[2]string) error {
 // reads the payment: the printer, the target, its confirmer, and the client.
 // In live mode with nobody at a terminal it refuses before anything is
 // built that could send; verb says what would be done ("capture on").
+// An order:REF in *id is resolved to the payment's id, in place.
 type moveSetup struct {
 	printer   *output.Printer
 	target    *config.Target
@@ -157,7 +162,7 @@ type moveSetup struct {
 	client    *api.Client
 }
 
-func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
+func (d *MoveDeps) setup(ctx context.Context, verb string, id *string) (*moveSetup, error) {
 	printer, err := d.Printer()
 	if err != nil {
 		return nil, err
@@ -171,11 +176,14 @@ func (d *MoveDeps) setup(verb, id string) (*moveSetup, error) {
 	if d.DryRun {
 		confirmer.Live = false
 	}
-	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of %s", verb, id, merchantOf(target))); err != nil {
+	if err := checkLiveEarly(confirmer, fmt.Sprintf("%s payment %s of %s", verb, *id, merchantOf(target))); err != nil {
 		return nil, err
 	}
 	client, err := d.Client()
 	if err != nil {
+		return nil, err
+	}
+	if *id, err = d.Lookup.PaymentID(ctx, client, *id); err != nil {
 		return nil, err
 	}
 	return &moveSetup{printer: printer, target: target, confirmer: confirmer, client: client}, nil

@@ -18,6 +18,7 @@ captures them (fully or in parts), closes them, and refunds captured money.`,
 	cmd.AddCommand(
 		newGetCmd(f, nil),
 		newListCmd(f, nil),
+		newTimelineCmd(f, nil),
 		newWaitCmd(f, nil),
 		newUpdateCmd(f, nil),
 		newCaptureCmd(f, nil),

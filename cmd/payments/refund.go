@@ -32,7 +32,7 @@ type RefundOptions struct {
 func newRefundCmd(f *cmdutil.Factory, run func(context.Context, *RefundOptions) error) *cobra.Command {
 	opts := &RefundOptions{MoveDeps: newMoveDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "refund <payment-id> (--amount A | --full)",
+		Use:   "refund <payment-id | order:REF> (--amount A | --full)",
 		Short: "Refund captured money of a closed payment, or of many from a file",
 		Long: `Refund captured money of a CLOSED payment: part of it with --amount, or everything
 still refundable with --full.
@@ -109,7 +109,7 @@ func refundRun(ctx context.Context, o *RefundOptions) error {
 	if err != nil {
 		return err
 	}
-	ms, err := o.setup("refund on", o.ID)
+	ms, err := o.setup(ctx, "refund on", &o.ID)
 	if err != nil {
 		return err
 	}

@@ -20,27 +20,31 @@ type UpdateOptions struct {
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
 	Seen    func(...recent.Entry)
+	// Lookup finds the payment of an order:REF argument.
+	Lookup *cmdutil.OrderLookup
 }
 
 func newUpdateCmd(f *cmdutil.Factory, run func(context.Context, *UpdateOptions) error) *cobra.Command {
-	opts := &UpdateOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv)}
+	opts := &UpdateOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv), Lookup: f.OrderLookup()}
 	cmd := &cobra.Command{
-		Use:   "update <payment-id> --reference-id R",
+		Use:   "update <payment-id | order:REF> --order R",
 		Short: "Change the order reference of a payment",
-		Long: `Change the order reference_id of a payment, the one field the service lets a
-merchant change. The payment must be AUTHORIZED or CLOSED. Setting the same value
-again changes nothing, so the request is retried like a read.`,
-		Example: `  bnpl payments update 3fa85f64-5717-4562-b3fc-2c963f66afa6 --reference-id ORDER-1001-B
-  bnpl payments update 3fa85f64-5717-4562-b3fc-2c963f66afa6 --reference-id ORDER-1001-B -o json --jq .order.reference_id`,
-		Args:              cmdutil.ExactArgs(1, "a payment id"),
+		Long: `Change the order number of a payment (its order.reference_id), the one field the
+service lets a merchant change. The payment must be AUTHORIZED or CLOSED. Setting the
+same value again changes nothing, so the request is retried like a read.
+
+--order was --reference-id, which still works, with a notice, for now.`,
+		Example: `  bnpl payments update 3fa85f64-5717-4562-b3fc-2c963f66afa6 --order ORDER-1001-B
+  bnpl payments update order:ORDER-1001 --order ORDER-1001-B -o json --jq .order.reference_id`,
+		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("payment", opts.ID); err != nil {
+			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
 				return err
 			}
 			if strings.TrimSpace(opts.ReferenceID) == "" {
-				return cmdutil.Usagef("give the new order reference with --reference-id")
+				return cmdutil.Usagef("give the new order number with --order")
 			}
 			if run != nil {
 				return run(cmd.Context(), opts)
@@ -48,7 +52,9 @@ again changes nothing, so the request is retried like a read.`,
 			return updateRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.ReferenceID, "reference-id", "", "the new order reference_id (required)")
+	cmd.Flags().StringVar(&opts.ReferenceID, "order", "", "the new order number (required)")
+	cmd.Flags().StringVar(&opts.ReferenceID, "reference-id", "", "the new order number")
+	f.Deprecate(cmd.Flags(), "reference-id", "use --order (--reference-id is the idempotency key of capture and refund)")
 	return cmd
 }
 
@@ -59,6 +65,9 @@ func updateRun(ctx context.Context, o *UpdateOptions) error {
 	}
 	client, err := o.Client()
 	if err != nil {
+		return err
+	}
+	if o.ID, err = o.Lookup.PaymentID(ctx, client, o.ID); err != nil {
 		return err
 	}
 	p, err := client.UpdatePayment(ctx, o.ID, o.ReferenceID)

@@ -42,29 +42,33 @@ type WaitOptions struct {
 	Notice  func(format string, args ...any)
 	Client  func() (*api.Client, error)
 	Printer func() (*output.Printer, error)
+	// Lookup finds the payment of an order:REF argument.
+	Lookup *cmdutil.OrderLookup
 }
 
 func newWaitCmd(f *cmdutil.Factory, run func(context.Context, *WaitOptions) error) *cobra.Command {
-	opts := &WaitOptions{Client: f.Client, Printer: f.Printer, Notice: f.Noticef, Now: time.Now, Sleep: sleepContext}
+	opts := &WaitOptions{Client: f.Client, Printer: f.Printer, Notice: f.Noticef, Now: time.Now, Sleep: sleepContext, Lookup: f.OrderLookup()}
 	cmd := &cobra.Command{
-		Use:   "wait <payment-id> --status S",
+		Use:   "wait <payment-id | order:REF> --status S",
 		Short: "Wait until a payment reaches a status (for CI)",
 		Long: `Read the payment every --interval until its status is --status, then print it and
 exit 0. Statuses: ` + strings.Join(waitStatuses, ", ") + ` (any case).
 
-The wait exits 13 when --timeout passes first, and 14 at once when the payment
+The wait exits 13 when --wait-timeout passes first, and 14 at once when the payment
 reaches a status from which the awaited one can no longer be reached (for example
 REJECTED while waiting for AUTHORIZED). Errors of the reads keep their own
 exit codes (6 for an unknown payment, 10 for the network); Ctrl-C exits 130.
 
-Here --timeout bounds the whole wait, not each read.`,
+--wait-timeout bounds the whole wait; the global --timeout bounds each read (the
+older spelling --timeout for the whole wait still works, with a notice, for now).`,
 		Example: `  bnpl payments wait 3fa85f64-5717-4562-b3fc-2c963f66afa6 --status AUTHORIZED
-  bnpl payments wait 3fa85f64-5717-4562-b3fc-2c963f66afa6 --status closed --timeout 2m --interval 5s -o json --jq .status`,
-		Args:              cmdutil.ExactArgs(1, "a payment id"),
+  bnpl payments wait 3fa85f64-5717-4562-b3fc-2c963f66afa6 --status closed --wait-timeout 2m --interval 5s
+  bnpl payments wait order:ORDER-1001 --status AUTHORIZED -o json --jq .status`,
+		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
 		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("payment", opts.ID); err != nil {
+			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
 				return err
 			}
 			if err := opts.validate(); err != nil {
@@ -78,7 +82,11 @@ Here --timeout bounds the whole wait, not each read.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Status, "status", "", "the status to wait for (required): "+strings.Join(waitStatuses, ", "))
-	fl.DurationVar(&opts.Timeout, "timeout", 5*time.Minute, "give up after this long (exit 1)")
+	fl.DurationVar(&opts.Timeout, "wait-timeout", 5*time.Minute, "give up after this long (exit 1)")
+	// Before --wait-timeout, the whole wait was bounded by a --timeout of
+	// its own, which hid the global one (the bound of each read).
+	fl.DurationVar(&opts.Timeout, "timeout", 5*time.Minute, "give up after this long")
+	f.Deprecate(fl, "timeout", "use --wait-timeout for the whole wait")
 	fl.DurationVar(&opts.Interval, "interval", 2*time.Second, "time between reads")
 	return cmd
 }
@@ -102,7 +110,7 @@ func (o *WaitOptions) validate() error {
 		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", ")+" (or the list's new, cancelled)", "invalid --status %q", o.Status)
 	}
 	if o.Timeout <= 0 {
-		return cmdutil.Usagef("--timeout must be positive, got %s", o.Timeout)
+		return cmdutil.Usagef("--wait-timeout must be positive, got %s", o.Timeout)
 	}
 	if o.Interval <= 0 {
 		return cmdutil.Usagef("--interval must be positive, got %s", o.Interval)
@@ -138,9 +146,9 @@ func (e *WaitError) ExitCode() int {
 func (e *WaitError) Hint() string {
 	if e.TimedOut {
 		if e.Last == api.StatusCreated {
-			return "the customer has not finished checkout; wait longer with --timeout, or in the sandbox play the customer with `bnpl sandbox approve " + e.PaymentID + "`"
+			return "the customer has not finished checkout; wait longer with --wait-timeout, or in the sandbox play the customer with `bnpl sandbox approve " + e.PaymentID + "`"
 		}
-		return "wait longer with --timeout"
+		return "wait longer with --wait-timeout"
 	}
 	return "`bnpl payments get " + e.PaymentID + "` shows the payment"
 }
@@ -152,6 +160,9 @@ func waitRun(ctx context.Context, o *WaitOptions) error {
 	}
 	client, err := o.Client()
 	if err != nil {
+		return err
+	}
+	if o.ID, err = o.Lookup.PaymentID(ctx, client, o.ID); err != nil {
 		return err
 	}
 	start := o.Now()

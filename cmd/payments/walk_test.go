@@ -109,7 +109,7 @@ func TestWalkWhilePaymentsChange(t *testing.T) {
 
 	ios, _, out, _ := output.Test()
 	opts := &ListOptions{
-		Status: "authorized", All: true, Limit: 20, Concurrency: 2,
+		Statuses: []string{"authorized"}, All: true, Limit: 20, Concurrency: 2,
 		Client: func() (*api.Client, error) {
 			return api.New(api.Options{BaseURL: srv.URL, SecretKey: "sk_test_ae_sandbox", Version: "test"})
 		},
@@ -207,7 +207,7 @@ func TestFindACreatedOrderEarly(t *testing.T) {
 
 	ios, _, out, _ := output.Test()
 	opts := &ListOptions{
-		ReferenceID: "FIND-ME", All: true, Limit: 20, Concurrency: 4,
+		Order: "FIND-ME", All: true, Limit: 20, Concurrency: 4,
 		Client: func() (*api.Client, error) {
 			return api.New(api.Options{BaseURL: srv.URL, SecretKey: "sk_test_ae_sandbox", Version: "test"})
 		},

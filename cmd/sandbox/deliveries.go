@@ -76,9 +76,14 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 			case opts.PaymentID != "" && opts.DisputeID != "":
 				return cmdutil.Usagef("--payment and --dispute cannot be used together")
 			case opts.PaymentID != "":
-				if err := cmdutil.CheckUUID("payment", opts.PaymentID); err != nil {
+				if err := cmdutil.CheckPaymentArg(opts.PaymentID); err != nil {
 					return err
 				}
+				id, err := paymentArg(cmd.Context(), f, opts.PaymentID)
+				if err != nil {
+					return err
+				}
+				opts.PaymentID = id
 				q.Set("payment", opts.PaymentID)
 			case opts.DisputeID != "":
 				if err := cmdutil.CheckUUID("dispute", opts.DisputeID); err != nil {
@@ -107,8 +112,8 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 		},
 	}
 	fl := cmd.Flags()
-	opts.register(fl, "attempts")
-	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes')")
+	opts.register(f, fl, "attempts")
+	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes'); an id or order:REF")
 	fl.StringVar(&opts.DisputeID, "dispute", "", "only the deliveries of this dispute")
 	fl.StringVar(&opts.Status, "status", "", "failed: only attempts not answered 200")
 	cmd.AddCommand(newResendCmd(f))
@@ -315,8 +320,10 @@ const defaultListLimit = 100
 // pageLimit is the most the sandbox answers in one call.
 const pageLimit = 1000
 
-func (o *listing) register(fl *pflag.FlagSet, what string) {
+func (o *listing) register(f *cmdutil.Factory, fl *pflag.FlagSet, what string) {
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new "+what+" until Ctrl-C")
+	// One letter, one meaning: -f is --field of bnpl api.
+	f.DeprecateShort(fl, "follow", "use --follow (-f is --field of bnpl api)")
 	fl.DurationVar(&o.Interval, "interval", time.Second, "time between reads with --follow")
 	fl.IntVarP(&o.Limit, "limit", "L", defaultListLimit, "show at most this many of the latest "+what)
 	fl.BoolVar(&o.All, "all", false, "show every one of the "+what+" kept")
@@ -362,7 +369,12 @@ func (o *listing) tail(cmd *cobra.Command, f *cmdutil.Factory, spec tailSpec) er
 // so that the list reads down), then polls the endpoint with the cursor
 // it answered until ctx ends.
 func tail(ctx context.Context, f *cmdutil.Factory, spec tailSpec, want int, follow bool, every time.Duration) error {
-	printer, err := f.Printer()
+	// A list ends and may be paged; a followed one never ends.
+	newPrinter := f.PagedPrinter
+	if follow {
+		newPrinter = f.Printer
+	}
+	printer, err := newPrinter()
 	if err != nil {
 		return err
 	}

@@ -34,17 +34,18 @@ Disputes exist on live payments only: create the payment with the live key.`,
 func newDisputeOpenCmd(f *cmdutil.Factory) *cobra.Command {
 	var reason, amount string
 	cmd := &cobra.Command{
-		Use:   "open <payment-id>",
+		Use:   "open <payment-id | order:REF>",
 		Short: "Open a dispute on a live CLOSED payment with captures, as its customer",
 		Long: `Open a dispute on a live payment that is CLOSED and has captures, as its customer
 would. The dispute starts "new", with 14 days for the merchant to answer, and its
 dispute webhooks are notified. The amount defaults to what was captured and not
-refunded, and may not exceed it.`,
+refunded, and may not exceed it. order:REF names the payment by its order number,
+looked up with the key the other commands use (--live for a live payment).`,
 		Example: `  bnpl sandbox dispute open 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl sandbox dispute open 3fa85f64-5717-4562-b3fc-2c963f66afa6 --reason not_delivered --amount 20.00 -o json`,
-		Args: cmdutil.ExactArgs(1, "a payment id"),
+		Args: cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.CheckUUID("payment", args[0]); err != nil {
+			if err := cmdutil.CheckPaymentArg(args[0]); err != nil {
 				return err
 			}
 			if !slices.Contains(api.DisputeReasons, reason) {
@@ -58,7 +59,11 @@ refunded, and may not exceed it.`,
 				}
 				body["amount"] = amount
 			}
-			raw, err := Control(cmd.Context(), f, http.MethodPost, "/_sandbox/payments/"+args[0]+"/dispute", nil, body)
+			id, err := paymentArg(cmd.Context(), f, args[0])
+			if err != nil {
+				return err
+			}
+			raw, err := Control(cmd.Context(), f, http.MethodPost, "/_sandbox/payments/"+id+"/dispute", nil, body)
 			if err != nil {
 				return err
 			}

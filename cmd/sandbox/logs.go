@@ -85,7 +85,7 @@ A sandbox started with --no-request-log keeps none.`,
 		},
 	}
 	fl := cmd.Flags()
-	opts.register(fl, "requests")
+	opts.register(f, fl, "requests")
 	fl.StringVar(&opts.Status, "status", "", "only this status (404) or class (4xx, 5xx)")
 	fl.StringVar(&opts.Path, "path", "", "only paths matching this glob (without a wildcard: this prefix)")
 	fl.StringVar(&opts.Since, "since", "", "only requests since this time (date, RFC 3339, or a duration back: 15m)")
@@ -114,7 +114,7 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 		// The message is what a 4xx is read for: free text, cut last
 		// but for the short words, and capped so that it leaves the
 		// path room.
-		output.Column{Header: "ERROR", Kind: output.KindText, Value: capText(ios, format, 60, func(rec map[string]any) string {
+		output.Column{Header: "ERROR", Kind: output.Wrapped(output.KindText), Value: capText(ios, format, 60, func(rec map[string]any) string {
 			// The message: the status says the type already, and
 			// -o json has it (error_type).
 			if e, _ := rec["error"].(string); e != "" {

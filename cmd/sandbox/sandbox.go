@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -75,16 +76,26 @@ func Control(ctx context.Context, f *cmdutil.Factory, method, path string, query
 
 func newMoveCmd(f *cmdutil.Factory, verb, short, what string) *cobra.Command {
 	return &cobra.Command{
-		Use:   verb + " <id>",
+		Use:   verb + " <" + strings.ReplaceAll(what, " or ", "-id | ") + "-id | order:REF>",
 		Short: short,
 		Example: fmt.Sprintf(`  bnpl sandbox %s 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl sandbox %s 3fa85f64-5717-4562-b3fc-2c963f66afa6 --sandbox-url http://127.0.0.1:8700`, verb, verb),
-		Args: cmdutil.ExactArgs(1, "a "+what+" id"),
+		Long: fmt.Sprintf("%s.\n\nThe argument is a %s id, or order:REF for the payment of the\nmerchant's order number REF, looked up with the key the other commands use.", short, what),
+		Args: cmdutil.ExactArgs(1, "a "+what+" id, or order:REF"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.CheckUUID(what, args[0]); err != nil {
+			id := args[0]
+			if _, ok := cmdutil.OrderRef(id); ok {
+				if err := cmdutil.CheckPaymentArg(id); err != nil {
+					return err
+				}
+			} else if err := cmdutil.CheckUUID(what, id); err != nil {
 				return err
 			}
-			path := "/_sandbox/payments/" + args[0] + "/" + verb
+			id, err := paymentArg(cmd.Context(), f, id)
+			if err != nil {
+				return err
+			}
+			path := "/_sandbox/payments/" + id + "/" + verb
 			raw, err := Control(cmd.Context(), f, http.MethodPost, path, nil, nil)
 			if err != nil {
 				return err
@@ -92,6 +103,20 @@ func newMoveCmd(f *cmdutil.Factory, verb, short, what string) *cobra.Command {
 			return printPayment(f, raw)
 		},
 	}
+}
+
+// paymentArg is the payment id a verb's argument names: an id as it is;
+// order:REF found with the client the other commands use (the merchant and
+// key they resolve), since the sandbox's own control calls carry no key.
+func paymentArg(ctx context.Context, f *cmdutil.Factory, arg string) (string, error) {
+	if _, ok := cmdutil.OrderRef(arg); !ok {
+		return arg, nil
+	}
+	client, err := f.Client()
+	if err != nil {
+		return "", err
+	}
+	return f.OrderLookup().PaymentID(ctx, client, arg)
 }
 
 func printPayment(f *cmdutil.Factory, raw json.RawMessage) error {

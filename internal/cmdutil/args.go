@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // ExactArgs is cobra.ExactArgs with a usage error that names what is
@@ -48,3 +49,24 @@ func CheckUUID(what, id string) error {
 	}
 	return nil
 }
+
+// Deprecate hides flag name of fs and has its use say on stderr, in one
+// line, what to use instead (msg). The flag keeps working. Cobra would
+// print the line on the command's output, stdout here, so the flag set
+// writes to stderr itself.
+func (f *Factory) Deprecate(fs *pflag.FlagSet, name, msg string) {
+	fs.SetOutput(stderrOf{f})
+	_ = fs.MarkDeprecated(name, msg)
+}
+
+// DeprecateShort has the use of a flag's one-letter form say on stderr what
+// to use instead; the long form is unchanged.
+func (f *Factory) DeprecateShort(fs *pflag.FlagSet, name, msg string) {
+	fs.SetOutput(stderrOf{f})
+	_ = fs.MarkShorthandDeprecated(name, msg)
+}
+
+// stderrOf writes to the factory's stderr as it is when written to.
+type stderrOf struct{ f *Factory }
+
+func (w stderrOf) Write(p []byte) (int, error) { return w.f.IO.ErrOut.Write(p) }

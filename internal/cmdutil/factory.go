@@ -299,6 +299,17 @@ func (f *Factory) Printer() (*output.Printer, error) {
 	return p, nil
 }
 
+// PagedPrinter is Printer for a command whose output may be long (a list, a
+// payment with its timeline, a log): on a terminal its stdout goes through
+// the pager (BNPL_PAGER, PAGER, else less -FRX), never when piped. The
+// pager ends when the command does (cmd.Run stops it).
+func (f *Factory) PagedPrinter() (*output.Printer, error) {
+	if err := f.IO.StartPager(); err != nil {
+		f.Noticef("warning: %v; printing without it", err)
+	}
+	return f.Printer()
+}
+
 // EmbeddedSandbox opens the sandbox whose state lives in the state
 // directory, the one the embedded default talks to.
 func (f *Factory) EmbeddedSandbox() (*sandbox.Sandbox, error) {

@@ -23,7 +23,8 @@ type Progress struct {
 
 // NewProgress answers a counter on ios's stderr.
 func NewProgress(ios *output.IOStreams, quiet bool) *Progress {
-	if quiet || ios == nil {
+	// Under a pager the terminal is the pager's: a counter would draw over it.
+	if quiet || ios == nil || ios.IsPaging() {
 		return &Progress{}
 	}
 	if ios.PlainProgress() {

@@ -72,8 +72,8 @@ func (c Column) cell(rec map[string]any) string {
 
 // kind resolves KindAuto from the path or header.
 func (c Column) kind() Kind {
-	if c.Kind != KindAuto {
-		return c.Kind
+	if k := c.Kind &^ flagBits; k != KindAuto {
+		return k
 	}
 	name := strings.ToLower(c.Path)
 	if name == "" {

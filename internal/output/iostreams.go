@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,11 @@ type IOStreams struct {
 	// report is where errors go once ScriptErrors has silenced ErrOut:
 	// the stderr a script reads, one JSON object per error.
 	report io.Writer
+	// pagerCmd is the pager long output on a terminal goes through ("":
+	// none), from pagerFunc on first use; pager is the one running.
+	pagerCmd  string
+	pagerFunc func() string
+	pager     *pager
 }
 
 // ScriptErrors turns stderr into the script contract of -o json: from
@@ -59,7 +65,10 @@ func (s *IOStreams) ScriptErrorsOn() bool { return s.report != nil }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
 func System() *IOStreams {
-	return systemWith(os.Getenv, os.Stdin, os.Stdout, os.Stderr, term.IsTerminal, term.GetSize)
+	s := systemWith(os.Getenv, os.Stdin, os.Stdout, os.Stderr, term.IsTerminal, term.GetSize)
+	// Read when a pager is wanted: most commands never page.
+	s.pagerFunc = func() string { return pagerFrom(os.LookupEnv, exec.LookPath) }
+	return s
 }
 
 // systemWith is System with its environment and terminal probes injected, so

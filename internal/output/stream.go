@@ -249,11 +249,18 @@ func (s *Stream) renderPending() error {
 		for i, c := range s.resolved {
 			measured[i] = sanitize(c.Header)
 			kinds[i] = c.kind()
+			kinds[i] |= c.Kind & flagBits
+			if len(s.p.columns) > 0 {
+				kinds[i] = Pinned(kinds[i])
+			}
 		}
 		if headers == nil {
 			measured = make([]string, len(s.resolved))
 		}
 		s.plan = planTable(measured, s.pending, kinds, s.p.ios.TerminalWidth(), fit)
+		if note := Overflow(measured, s.plan, s.p.ios.TerminalWidth()); fit && note != "" {
+			fmt.Fprintln(s.p.ios.ErrOut, note)
+		}
 	}
 	plan := s.plan
 	if s.headerDone && fit {

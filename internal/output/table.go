@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -32,6 +33,74 @@ type colPlan struct {
 	show     bool
 	width    int
 	dateOnly bool // a time shown as its date
+	// pinned: the person named the column (--columns); it may be cut as
+	// its kind allows but is never dropped.
+	pinned bool
+	// wrap: a cell wider than the column goes on over more lines, broken
+	// between words, instead of being cut.
+	wrap bool
+	// whole: never shortened (a time keeps its time of day).
+	whole bool
+}
+
+// wholeBit marks a kind shown whole: never dropped nor shortened.
+const wholeBit Kind = 1 << 18
+
+// Whole marks a column kind that is never dropped nor shortened, such as
+// the time of a history or a timeline, which rows are read by.
+func Whole(k Kind) Kind { return k | wholeBit | pinnedBit }
+
+// wrapBit marks a kind whose cells wrap rather than being cut.
+const wrapBit Kind = 1 << 17
+
+// minWrapWidth is the narrowest a wrapped column is made while others can
+// still give way; minWrapNarrow the narrowest once nothing else can.
+const (
+	minWrapWidth  = 16
+	minWrapNarrow = 8
+)
+
+// Wrapped marks a column kind whose cells wrap onto more lines, between
+// words, when the table is too wide: it is never dropped or cut (a
+// history's content, a log's error). Other columns of the row keep their
+// one line.
+func Wrapped(k Kind) Kind { return k | wrapBit | pinnedBit }
+
+// flagBits are the marks a Column's Kind may carry besides its kind.
+const flagBits = pinnedBit | wrapBit | wholeBit
+
+// pinnedBit marks a kind whose column was asked for by name.
+const pinnedBit Kind = 1 << 16
+
+// Pinned marks a column kind as asked for by name (--columns): planTable
+// never drops it. A table of pinned columns that cannot fit is wider than
+// the terminal, and Overflow names what did not fit.
+func Pinned(k Kind) Kind { return k | pinnedBit }
+
+// Overflow says which shown columns run past total cells, for a notice on
+// stderr ("" when the table fits): a table keeps the columns asked for,
+// and ids and amounts whole, rather than fit.
+func Overflow(headers []string, plan []colPlan, total int) string {
+	used, first := 0, true
+	var past []string
+	for i, c := range plan {
+		if !c.show {
+			continue
+		}
+		if !first {
+			used += columnGap
+		}
+		first = false
+		used += c.width
+		if used > total && i < len(headers) {
+			past = append(past, headers[i])
+		}
+	}
+	if len(past) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the table is %d columns wide, wider than the terminal's %d: %s did not fit (ids, amounts and the columns --columns names are never cut short or left out; -o tsv or a wider terminal shows them on one line)",
+		used, total, strings.Join(past, ", "))
 }
 
 // minTextWidth is the narrowest a free-text column comes back at once
@@ -66,7 +135,7 @@ const minTextWidth = 8
 func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {
 	plan := make([]colPlan, len(headers))
 	for i, h := range headers {
-		plan[i] = colPlan{kind: kinds[i], show: true, width: displaywidth.String(h)}
+		plan[i] = colPlan{kind: kinds[i] &^ flagBits, pinned: kinds[i]&pinnedBit != 0, wrap: kinds[i]&wrapBit != 0, whole: kinds[i]&wholeBit != 0, show: true, width: displaywidth.String(h)}
 	}
 	allDates := make([]bool, len(headers))
 	for i := range allDates {
@@ -189,13 +258,15 @@ func (pl *planner) of(k Kind) []int {
 }
 
 // drop hides columns of kind k, rightmost first, until the table fits;
-// one column always stays.
+// one column always stays, and a pinned one is never hidden.
 func (pl *planner) drop(k Kind) {
 	for _, i := range pl.of(k) {
 		if pl.fits() || pl.shown() == 1 {
 			return
 		}
-		pl.plan[i].show = false
+		if !pl.plan[i].pinned {
+			pl.plan[i].show = false
+		}
 	}
 }
 
@@ -224,6 +295,14 @@ func (pl *planner) squeeze(kinds ...Kind) {
 	capWidths(widths, idx, pl.total-columnGap*(pl.shown()-1)-rigid)
 	for _, i := range idx {
 		pl.plan[i].width = widths[i]
+		// A column asked for by name is not cut to where it says nothing:
+		// the table is wider instead, and Overflow says so.
+		switch {
+		case pl.plan[i].wrap:
+			pl.plan[i].width = max(widths[i], min(pl.full[i], minWrapWidth))
+		case pl.plan[i].pinned:
+			pl.plan[i].width = max(widths[i], min(pl.full[i], minTextWidth))
+		}
 	}
 }
 
@@ -235,7 +314,8 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	}
 	// 1. Times: the date alone, then nothing.
 	for _, i := range pl.of(KindTime) {
-		if allDates[i] && len(rows) > 0 {
+		// A history's or a timeline's time keeps its time of day.
+		if allDates[i] && len(rows) > 0 && !plan[i].whole {
 			plan[i].dateOnly = true
 			plan[i].width = max(displaywidth.String(headers[i]), dateWidth)
 		}
@@ -258,7 +338,7 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	pl.squeeze(KindText)
 	// Text cut below a few cells tells nothing: such a column goes.
 	for _, i := range pl.of(KindText) {
-		if c := &plan[i]; c.width < min(minTextWidth, pl.full[i]) && pl.shown() > 1 {
+		if c := &plan[i]; c.width < min(minTextWidth, pl.full[i]) && pl.shown() > 1 && !c.pinned {
 			c.show = false
 		}
 	}
@@ -278,6 +358,12 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	}
 	// 6. Statuses, with the words, as a last resort.
 	pl.squeeze(KindPlain, KindStatus)
+	// 7. Wrapped text, narrower still: more lines, the same words.
+	for i := range plan {
+		if c := &plan[i]; c.show && c.wrap && !pl.fits() {
+			c.width = max(min(pl.full[i], minWrapNarrow), c.width-(pl.need()-pl.total))
+		}
+	}
 }
 
 // startsWithDate reports whether s begins "YYYY-MM-DD ", as a time in the
@@ -407,7 +493,7 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 			if !header && c.dateOnly && startsWithDate(cell) {
 				cell = cell[:dateWidth]
 			}
-			if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney {
+			if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney && !c.wrap {
 				cell = truncate(cell, c.width)
 			}
 			fill := strings.Repeat(" ", max(c.width-displaywidth.String(cell), 0))
@@ -429,8 +515,10 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 		t.Header(pad(headers, true))
 	}
 	for _, row := range rows {
-		if err := t.Append(pad(row, false)); err != nil {
-			return err
+		for _, line := range wrapRow(row, plan, fit) {
+			if err := t.Append(pad(line, false)); err != nil {
+				return err
+			}
 		}
 	}
 	if err := t.Render(); err != nil {
@@ -438,6 +526,74 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 	}
 	_, err := w.Write(trimTrailingSpaces(buf.Bytes()))
 	return err
+}
+
+// wrapRow splits a row whose wrapped cells are wider than their columns
+// into lines: the first holds every cell, the next ones only what the
+// wrapped cells go on with.
+func wrapRow(row []string, plan []colPlan, fit bool) [][]string {
+	if !fit {
+		return [][]string{row}
+	}
+	parts := map[int][]string{}
+	lines := 1
+	for i, c := range plan {
+		if c.wrap && c.show && i < len(row) && displaywidth.String(row[i]) > c.width {
+			parts[i] = wrapCell(row[i], c.width)
+			lines = max(lines, len(parts[i]))
+		}
+	}
+	if lines == 1 {
+		return [][]string{row}
+	}
+	out := make([][]string, lines)
+	for l := range out {
+		if l == 0 {
+			out[l] = append([]string(nil), row...)
+		} else {
+			out[l] = make([]string, len(row))
+		}
+		for i, p := range parts {
+			out[l][i] = ""
+			if l < len(p) {
+				out[l][i] = p[l]
+			}
+		}
+	}
+	return out
+}
+
+// wrapCell breaks s into lines of at most width cells, between words; a
+// word wider than a line is split.
+func wrapCell(s string, width int) []string {
+	var lines []string
+	cur, curW := "", 0
+	for _, word := range strings.Fields(s) {
+		for displaywidth.String(word) > width {
+			if cur != "" {
+				lines = append(lines, cur)
+				cur, curW = "", 0
+			}
+			head := displaywidth.TruncateString(word, width, "")
+			lines = append(lines, head)
+			word = word[len(head):]
+		}
+		w := displaywidth.String(word)
+		switch {
+		case word == "":
+		case cur == "":
+			cur, curW = word, w
+		case curW+1+w <= width:
+			cur, curW = cur+" "+word, curW+1+w
+		default:
+			lines = append(lines, cur)
+			cur, curW = word, w
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
 
 // trimTrailingSpaces drops the padding after each line's last cell, which

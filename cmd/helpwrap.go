@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+)
+
+// wrapHelp has help fit the terminal: cobra renders it as usual, and every
+// line wider than the terminal (80 columns when stdout is not one) is
+// wrapped between words, its continuation indented under the text it
+// continues (a flag's or a command's description, or the line's own
+// indent). Words are never broken, and the examples are left whole, since
+// they are copied as they are.
+func wrapHelp(f *cmdutil.Factory, help func(*cobra.Command, []string)) func(*cobra.Command, []string) {
+	return func(c *cobra.Command, args []string) {
+		var buf bytes.Buffer
+		c.SetOut(&buf)
+		help(c, args)
+		c.SetOut(nil)
+		_, _ = f.IO.Out.Write([]byte(WrapHelpText(buf.String(), f.IO.TerminalWidth())))
+	}
+}
+
+// WrapHelpText wraps the lines of a rendered help wider than width.
+func WrapHelpText(text string, width int) string {
+	if width < 40 {
+		width = 40
+	}
+	var b strings.Builder
+	examples := false
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		if body != "" && body[0] != ' ' && strings.HasSuffix(body, ":") {
+			examples = body == "Examples:"
+		}
+		if examples || utf8.RuneCountInString(body) <= width {
+			b.WriteString(line)
+			continue
+		}
+		b.WriteString(wrapLine(body, width))
+		if strings.HasSuffix(line, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// wrapLine wraps one line, continuation lines under its hanging indent.
+func wrapLine(line string, width int) string {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	hang := indent
+	// A flag or command line: "  -o, --output string   description"; its
+	// description starts after the first run of two or more spaces.
+	if i := strings.Index(line[indent:], "  "); i > 0 {
+		j := indent + i
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if j < len(line) && j <= width/2 {
+			hang = j
+		}
+	}
+	var b strings.Builder
+	col := 0
+	lineStart := true
+	// The head (up to the hanging indent) is kept as it is.
+	head := line[:hang]
+	b.WriteString(head)
+	col = utf8.RuneCountInString(head)
+	for _, word := range strings.Fields(line[hang:]) {
+		n := utf8.RuneCountInString(word)
+		if !lineStart && col+1+n > width {
+			b.WriteString("\n" + strings.Repeat(" ", hang))
+			col = hang
+			lineStart = true
+		}
+		if !lineStart {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+		lineStart = false
+	}
+	return b.String()
+}

@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+)
+
+func TestWrapHelpText(t *testing.T) {
+	in := "Flags:\n      --buyer string      find the payments of a buyer by name, or part of an email or phone (every status)\n" +
+		"A paragraph of prose that goes on well past the edge of an eighty column terminal window, see.\n" +
+		"Examples:\n  bnpl payments list --buyer 'a name that is long' --status authorized --status closed --all\n"
+	want := "Flags:\n      --buyer string      find the payments of a buyer by name, or part of an\n" +
+		"                          email or phone (every status)\n" +
+		"A paragraph of prose that goes on well past the edge of an eighty column\nterminal window, see.\n" +
+		"Examples:\n  bnpl payments list --buyer 'a name that is long' --status authorized --status closed --all\n"
+	if got := WrapHelpText(in, 80); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// A word longer than the line is kept whole, on a line of its own.
+	long := strings.Repeat("x", 90)
+	if got := WrapHelpText("see "+long+" here\n", 80); got != "see\n"+long+"\nhere\n" {
+		t.Errorf("a long word: %q", got)
+	}
+}
+
+// Every command's help fits 80 columns off a terminal (examples aside,
+// which are copied whole), and wrapping loses or breaks no word.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	f, out, _ := testFactory(t)
+	f.IO.SetTerminalWidth(80)
+	root := newRoot(f, "")
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		paths = append(paths, append([]string(nil), path...))
+		for _, sub := range c.Commands() {
+			walk(sub, append(path, sub.Name()))
+		}
+	}
+	walk(root, nil)
+	for _, p := range paths {
+		out.Reset()
+		if code := Run(context.Background(), f, append(append([]string(nil), p...), "--help")); code != 0 {
+			t.Fatalf("%v --help: exit %d", p, code)
+		}
+		examples := false
+		for _, line := range strings.Split(out.String(), "\n") {
+			if line != "" && line[0] != ' ' && strings.HasSuffix(line, ":") {
+				examples = line == "Examples:"
+			}
+			if !examples && utf8.RuneCountInString(line) > 80 {
+				t.Errorf("bnpl %s --help: a line of %d columns: %q", strings.Join(p, " "), utf8.RuneCountInString(line), line)
+			}
+		}
+		wrapped := out.String()
+		out.Reset()
+		f.IO.SetTerminalWidth(100000)
+		_ = Run(context.Background(), f, append(append([]string(nil), p...), "--help"))
+		f.IO.SetTerminalWidth(80)
+		if a, b := strings.Fields(out.String()), strings.Fields(wrapped); strings.Join(a, " ") != strings.Join(b, " ") {
+			t.Errorf("bnpl %s --help: wrapping changed the words", strings.Join(p, " "))
+		}
+	}
+}

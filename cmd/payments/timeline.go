@@ -1,0 +1,312 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/recent"
+)
+
+// TimelineColumns are the columns of a payment's timeline. The time and
+// the event are what a timeline is read by: they are never dropped or cut
+// (the detail gives way).
+var TimelineColumns = []output.Column{
+	{Header: "AT", Path: "at", Kind: output.Whole(output.KindTime)},
+	{Header: "EVENT", Path: "event", Kind: output.Pinned(output.KindID)},
+	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
+	{Header: "CURRENCY", Path: "currency", TableHidden: true},
+	{Header: "ID", Path: "id", Kind: output.KindID},
+	{Header: "DETAIL", Path: "detail", Kind: output.KindText},
+}
+
+// Event is one line of a payment's timeline, as -o json prints it. At is
+// nil when nobody says when it happened (the service gives no time for an
+// authorization or a close); such an event sits where it must have been.
+type Event struct {
+	At       *time.Time `json:"at"`
+	Event    string     `json:"event"`
+	Amount   string     `json:"amount,omitempty"`
+	Currency string     `json:"currency,omitempty"`
+	// ID is the capture's, refund's, dispute's or delivery's id.
+	ID     string `json:"id,omitempty"`
+	Detail string `json:"detail,omitempty"`
+
+	// after orders an event with no time of its own: it goes after those
+	// at this time.
+	after time.Time
+	seq   int
+}
+
+// Delivery is one webhook delivery attempt a sandbox made for a payment
+// (GET /_sandbox/delivery-attempts).
+type Delivery struct {
+	DeliveryID string    `json:"delivery_id"`
+	Attempt    int       `json:"attempt"`
+	At         time.Time `json:"at"`
+	Event      string    `json:"event"`
+	URL        string    `json:"url"`
+	DisputeID  string    `json:"dispute_id"`
+	Outcome    string    `json:"outcome"`
+	HTTPStatus int       `json:"http_status"`
+	Error      string    `json:"error"`
+	Resend     bool      `json:"resend"`
+}
+
+// Timeline puts what is known of a payment in time order: its creation,
+// authorization, each capture and refund, its close, each dispute and the
+// entries of its history, and the webhook deliveries a sandbox made for it.
+// The service gives no time for an authorization or a close: a sandbox's
+// delivery of that event gives it; otherwise the event is placed where it
+// must have been (an authorization after the creation, a close after the
+// last capture and before the first refund) with no time.
+func Timeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery) []Event {
+	var evs []Event
+	cur := p.Currency
+	add := func(e Event) { e.seq = len(evs); evs = append(evs, e) }
+	var created time.Time
+	if p.CreatedAt != nil {
+		created = *p.CreatedAt
+		add(Event{At: p.CreatedAt, Event: "created", Amount: money.Format(p.Amount, cur), Currency: cur})
+	}
+	// The first delivery of a payment event is when it happened, as near
+	// as a sandbox tells.
+	firstOf := map[string]*time.Time{}
+	for i := range deliveries {
+		d := &deliveries[i]
+		if d.DisputeID != "" || d.Resend {
+			continue
+		}
+		if t, ok := firstOf[d.Event]; !ok || d.At.Before(*t) {
+			firstOf[d.Event] = &d.At
+		}
+	}
+	authorized := p.Status == api.StatusAuthorized || p.Status == api.StatusClosed || len(p.Captures) > 0
+	if authorized {
+		add(Event{At: firstOf["authorized"], Event: "authorized", after: created})
+	}
+	for _, st := range []struct{ status, event string }{{api.StatusRejected, "rejected"}, {api.StatusExpired, "expired"}} {
+		if p.Status == st.status {
+			add(Event{At: firstOf[st.event], Event: st.event, after: created})
+		}
+	}
+	lastCapture := created
+	for _, c := range p.Captures {
+		e := Event{At: c.CreatedAt, Event: "captured", Amount: money.Format(c.Amount, cur), Currency: cur, ID: c.ID, after: created}
+		if c.ReferenceID != "" {
+			e.Detail = "reference " + c.ReferenceID
+		}
+		if c.CreatedAt != nil && c.CreatedAt.After(lastCapture) {
+			lastCapture = *c.CreatedAt
+		}
+		add(e)
+	}
+	if p.Status == api.StatusClosed {
+		e := Event{At: firstOf["closed"], Event: "closed", after: lastCapture}
+		captured := p.Captured()
+		switch {
+		case captured.Equal(p.Amount):
+			e.Detail = "captured in full"
+		case captured.IsZero():
+			e.Detail = "nothing captured: the customer was refunded"
+		default:
+			e.Detail = money.Display(p.Amount.Sub(captured), cur) + " not captured"
+		}
+		add(e)
+	}
+	for _, r := range p.Refunds {
+		e := Event{At: r.CreatedAt, Event: "refunded", Amount: money.Format(r.Amount, cur), Currency: cur, ID: r.ID, after: lastCapture}
+		var parts []string
+		if r.ReferenceID != "" {
+			parts = append(parts, "reference "+r.ReferenceID)
+		}
+		if r.Reason != "" {
+			parts = append(parts, r.Reason)
+		}
+		e.Detail = strings.Join(parts, "; ")
+		add(e)
+	}
+	for i := range disputes {
+		d := &disputes[i]
+		add(Event{At: d.CreatedAt, Event: "dispute opened", Amount: money.Format(d.Amount, d.Currency), Currency: d.Currency,
+			ID: d.ID, Detail: strings.TrimSpace("reason " + d.Reason + "; now " + d.Status), after: lastCapture})
+		for _, h := range d.History {
+			if h.EventType == "dispute_created" {
+				continue // the line above
+			}
+			detail := h.Content
+			if detail == "" {
+				detail = h.Note
+			}
+			if h.Source != "" {
+				detail = strings.TrimSpace(h.Source + ": " + detail)
+			}
+			add(Event{At: h.CreatedAt, Event: "dispute " + strings.ReplaceAll(h.EventType, "_", " "), ID: d.ID, Detail: detail, after: lastCapture})
+		}
+	}
+	for i := range deliveries {
+		d := &deliveries[i]
+		at := d.At
+		e := Event{At: &at, Event: "webhook " + d.Event, ID: d.DeliveryID}
+		outcome := d.Outcome
+		switch {
+		case d.Error != "":
+			outcome += ": " + d.Error
+		case d.HTTPStatus != 0:
+			outcome += fmt.Sprintf(" (%d)", d.HTTPStatus)
+		}
+		e.Detail = fmt.Sprintf("attempt %d %s, %s", d.Attempt, outcome, d.URL)
+		if d.Resend {
+			e.Detail = "resend " + outcome + ", " + d.URL
+		}
+		add(e)
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		ti, tj := evs[i].when(), evs[j].when()
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		// An event placed after a time goes after those at it.
+		if (evs[i].At == nil) != (evs[j].At == nil) {
+			return evs[i].At != nil
+		}
+		return evs[i].seq < evs[j].seq
+	})
+	return evs
+}
+
+func (e *Event) when() time.Time {
+	if e.At != nil {
+		return *e.At
+	}
+	return e.after
+}
+
+// TimelineRecords turns events into the records a printer shows.
+func TimelineRecords(evs []Event) []json.RawMessage {
+	recs := make([]json.RawMessage, 0, len(evs))
+	for i := range evs {
+		e := evs[i]
+		if e.At != nil {
+			u := e.At.UTC()
+			e.At = &u
+		}
+		b, err := json.Marshal(e)
+		if err == nil {
+			recs = append(recs, b)
+		}
+	}
+	return recs
+}
+
+// TimelineOptions are the inputs of `payments timeline`.
+type TimelineOptions struct {
+	ID      string
+	Client  func() (*api.Client, error)
+	Target  func() (*config.Target, error)
+	Printer func() (*output.Printer, error)
+	Notice  func(format string, args ...any)
+	Lookup  *cmdutil.OrderLookup
+}
+
+func newTimelineCmd(f *cmdutil.Factory, run func(context.Context, *TimelineOptions) error) *cobra.Command {
+	opts := &TimelineOptions{Client: f.Client, Target: f.Target, Printer: f.PagedPrinter, Notice: f.Noticef, Lookup: f.OrderLookup()}
+	return &cobra.Command{
+		Use:   "timeline <payment-id | order:REF>",
+		Short: "Show what happened to a payment, in time order",
+		Long: `Show what happened to a payment, oldest first: its creation, authorization, each
+capture and refund, its close, each dispute of a live payment and every change of it,
+and, on a sandbox, every webhook delivery attempt made for it, with times.
+
+The service gives no time for an authorization or a close. On a sandbox the first
+delivery of that event gives it (the time the sandbox's machine made the attempt);
+elsewhere the event is shown where it must have been (an authorization after the
+creation, a close after the last capture and before the first refund) without a
+time. -o json prints the events as records: at, event, amount, currency, id, detail.`,
+		Example: `  bnpl payments timeline 3fa85f64-5717-4562-b3fc-2c963f66afa6
+  bnpl payments timeline order:ORDER-1001
+  bnpl payments timeline order:ORDER-1001 -o json --jq '.[] | select(.event == "captured") | .at'`,
+		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
+		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return timelineRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func timelineRun(ctx context.Context, opts *TimelineOptions) error {
+	printer, err := opts.Printer()
+	if err != nil {
+		return err
+	}
+	client, err := opts.Client()
+	if err != nil {
+		return err
+	}
+	id, err := opts.Lookup.PaymentID(ctx, client, opts.ID)
+	if err != nil {
+		return err
+	}
+	p, err := client.GetPayment(ctx, id)
+	if err != nil {
+		return err
+	}
+	disputes := readDisputes(ctx, client, p, opts.Notice)
+	var deliveries []Delivery
+	if t, err := opts.Target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
+		deliveries = sandboxDeliveries(ctx, client, p.ID)
+	}
+	return printer.List(TimelineColumns, TimelineRecords(Timeline(p, disputes, deliveries)))
+}
+
+// readDisputes reads a live payment's disputes; a failure is said, and the
+// payment shown without them.
+func readDisputes(ctx context.Context, client *api.Client, p *api.Payment, notice func(string, ...any)) []api.Dispute {
+	if p.IsTest {
+		return nil
+	}
+	disputes, err := client.PaymentDisputes(ctx, p.ID)
+	if err != nil {
+		if notice != nil {
+			notice("warning: could not read the payment's disputes: %v", err)
+		}
+		return nil
+	}
+	return disputes
+}
+
+// sandboxDeliveries reads the webhook delivery attempts a sandbox made for
+// a payment, oldest first. The target is a sandbox only maybe (a loopback
+// address may be anything): whatever does not answer as one gives none.
+func sandboxDeliveries(ctx context.Context, client *api.Client, id string) []Delivery {
+	resp, err := client.Raw(ctx, api.RawRequest{Method: "GET", Path: "/_sandbox/delivery-attempts",
+		Query: url.Values{"payment": {id}, "limit": {"1000"}}})
+	if err != nil {
+		return nil
+	}
+	var answer struct {
+		Attempts []Delivery `json:"attempts"`
+	}
+	if json.Unmarshal(resp.Body, &answer) != nil {
+		return nil
+	}
+	return answer.Attempts
+}

@@ -1,0 +1,137 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/paysearch"
+	"github.com/bnpl-cli/bnpl/internal/walk"
+)
+
+// OrderPrefix marks a payment argument given by the merchant's order
+// number: `bnpl payments get order:ORDER-1001`.
+const OrderPrefix = "order:"
+
+// PaymentArgHelp is what a payment argument takes, for help texts.
+const PaymentArgHelp = "a payment id, or order:REF for the payment of the merchant's order number REF"
+
+// OrderRef returns the order number of an order:REF argument.
+func OrderRef(arg string) (ref string, ok bool) {
+	if len(arg) < len(OrderPrefix) || !strings.EqualFold(arg[:len(OrderPrefix)], OrderPrefix) {
+		return "", false
+	}
+	return strings.TrimSpace(arg[len(OrderPrefix):]), true
+}
+
+// CheckPaymentArg validates a payment argument locally: a payment id, or
+// order: and an order number.
+func CheckPaymentArg(arg string) error {
+	if ref, ok := OrderRef(arg); ok {
+		if ref == "" {
+			return Refuse("write the order number after the colon: order:ORDER-1001", "%q names no order number", arg)
+		}
+		return nil
+	}
+	if err := CheckUUID("payment", arg); err != nil {
+		return Refuse("payment ids are UUIDs such as 3fa85f64-5717-4562-b3fc-2c963f66afa6; order:REF finds a payment by its order number",
+			"invalid payment id %q: not a UUID", arg)
+	}
+	return nil
+}
+
+// OrderLookup finds the payment of an order:REF argument. Its fields only
+// say how the search shows itself; the zero value (or nil) is silent.
+type OrderLookup struct {
+	// IO and Quiet decide whether a terminal sees the pages read; Quiet
+	// is asked when the search starts (flags are parsed by then).
+	IO    *output.IOStreams
+	Quiet func() bool
+	// Notice says on stderr which payment an order number named.
+	Notice func(format string, args ...any)
+}
+
+// OrderLookup is how the factory's commands find a payment by its order.
+func (f *Factory) OrderLookup() *OrderLookup {
+	return &OrderLookup{IO: f.IO, Quiet: func() bool { return f.Global.Quiet }, Notice: f.Noticef}
+}
+
+// PaymentID returns the payment id arg names: arg itself when it is an id;
+// for order:REF, the one payment whose order number is REF, found in every
+// status by one walk of the payments list (paysearch.ByOrder, as `payments
+// list --order` searches). None is an OrderNotFoundError (exit 6); more than
+// one an AmbiguousOrderError (exit 2) that lists them.
+func (l *OrderLookup) PaymentID(ctx context.Context, client *api.Client, arg string) (string, error) {
+	ref, ok := OrderRef(arg)
+	if !ok {
+		return arg, nil
+	}
+	var progress *Progress
+	if l != nil {
+		progress = NewProgress(l.IO, l.Quiet != nil && l.Quiet())
+	} else {
+		progress = NewProgress(nil, true)
+	}
+	progress.Show("searching every status for order %s", ref)
+	res, err := paysearch.ByOrder(ctx, client, ref, walk.DefaultConcurrency, func(read, total int) {
+		progress.Show("searching every status for order %s: page %d of %d", ref, read, total)
+	})
+	progress.Clear()
+	if err != nil {
+		return "", err
+	}
+	switch len(res.Payments) {
+	case 0:
+		return "", &OrderNotFoundError{Ref: ref, Searched: res.Searched}
+	case 1:
+		id := res.Payments[0].ID
+		if l != nil && l.Notice != nil {
+			l.Notice("order %s is payment %s", ref, id)
+		}
+		return id, nil
+	}
+	return "", &AmbiguousOrderError{Ref: ref, Payments: res.Payments}
+}
+
+// OrderNotFoundError is an order number no payment has.
+type OrderNotFoundError struct {
+	Ref      string
+	Searched int
+}
+
+func (e *OrderNotFoundError) Error() string {
+	return fmt.Sprintf("no payment with order number %s (searched %d payments, every status)", e.Ref, e.Searched)
+}
+func (e *OrderNotFoundError) ExitCode() int { return ExitNotFound }
+func (e *OrderNotFoundError) Hint() string {
+	return "order numbers match exactly, case included; `bnpl payments list --buyer NAME` finds a payment by its buyer"
+}
+
+// AmbiguousOrderError is an order number more than one payment has (an
+// order paid again after a first checkout failed): the person picks one.
+type AmbiguousOrderError struct {
+	Ref      string
+	Payments []api.Payment
+}
+
+func (e *AmbiguousOrderError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "order number %s is on %d payments:", e.Ref, len(e.Payments))
+	for i := range e.Payments {
+		p := &e.Payments[i]
+		created := ""
+		if p.CreatedAt != nil {
+			created = ", created " + output.FormatTime(*p.CreatedAt, output.TimeUTC, time.Time{})
+		}
+		fmt.Fprintf(&b, "\n  %s  %s, %s%s", p.ID, p.Status, money.Display(p.Amount, p.Currency), created)
+	}
+	return b.String()
+}
+func (e *AmbiguousOrderError) ExitCode() int { return ExitUsage }
+func (e *AmbiguousOrderError) Hint() string {
+	return "give the payment id of the one you mean instead of order:" + e.Ref
+}

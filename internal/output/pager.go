@@ -1,0 +1,121 @@
+package output
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+// pagerFrom is the pager a person asked for, as gh chooses it: BNPL_PAGER,
+// else PAGER, else "less -FRX" when less is installed and TERM names a
+// terminal that is not dumb. Either variable set to "" or "cat" turns
+// paging off.
+func pagerFrom(lookupEnv func(string) (string, bool), lookPath func(string) (string, error)) string {
+	for _, name := range []string{"BNPL_PAGER", "PAGER"} {
+		if v, ok := lookupEnv(name); ok {
+			if v = strings.TrimSpace(v); v == "cat" {
+				return ""
+			}
+			return v
+		}
+	}
+	// less on a dumb terminal (or none named) asks for RETURN first.
+	if t, _ := lookupEnv("TERM"); t == "" || t == "dumb" {
+		return ""
+	}
+	if _, err := lookPath("less"); err == nil {
+		return "less -FRX"
+	}
+	return ""
+}
+
+// SetPager sets the pager command ("" for none); the streams of System
+// take it from the environment.
+func (s *IOStreams) SetPager(cmd string) { s.pagerCmd, s.pagerFunc = cmd, nil }
+
+// IsPaging tells whether stdout is going through a pager now.
+func (s *IOStreams) IsPaging() bool { return s.pager != nil }
+
+// StartPager sends stdout through the pager, when stdout is a terminal and
+// a pager is set; it is never started for piped output. The pager gets the
+// terminal's stdout and stderr; less is told -FRX through LESS (when LESS
+// is unset) so that output shorter than a screen is printed as is and
+// colours pass. StopPager ends it. A pager that cannot start is an error:
+// output then goes to the terminal directly.
+func (s *IOStreams) StartPager() error {
+	if s.pager != nil || !s.stdoutTTY {
+		return nil
+	}
+	if s.pagerFunc != nil {
+		s.pagerCmd, s.pagerFunc = s.pagerFunc(), nil
+	}
+	if s.pagerCmd == "" {
+		return nil
+	}
+	args := strings.Fields(s.pagerCmd)
+	path, err := exec.LookPath(args[0])
+	if err != nil {
+		return fmt.Errorf("pager %q: %w", s.pagerCmd, err)
+	}
+	cmd := exec.Command(path, args[1:]...)
+	cmd.Stdout, cmd.Stderr = s.Out, s.ErrOut
+	cmd.Env = os.Environ()
+	if _, ok := os.LookupEnv("LESS"); !ok {
+		cmd.Env = append(cmd.Env, "LESS=FRX")
+	}
+	if _, ok := os.LookupEnv("LV"); !ok {
+		cmd.Env = append(cmd.Env, "LV=-c")
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("pager %q: %w", s.pagerCmd, err)
+	}
+	s.pager = &pager{cmd: cmd, in: in, out: s.Out}
+	s.Out = &pagerWriter{w: in}
+	return nil
+}
+
+// StopPager closes the pager's input and waits for the person to leave
+// it; stdout is the terminal again.
+func (s *IOStreams) StopPager() {
+	if s.pager == nil {
+		return
+	}
+	p := s.pager
+	s.pager = nil
+	s.Out = p.out
+	_ = p.in.Close()
+	_ = p.cmd.Wait()
+}
+
+type pager struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out io.Writer
+}
+
+// pagerWriter drops what is written once the person has left the pager
+// (a broken pipe): the command ends as if it had printed everything.
+type pagerWriter struct {
+	w    io.Writer
+	gone bool
+}
+
+func (p *pagerWriter) Write(b []byte) (int, error) {
+	if p.gone {
+		return len(b), nil
+	}
+	n, err := p.w.Write(b)
+	if err != nil && (errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)) {
+		p.gone = true
+		return len(b), nil
+	}
+	return n, err
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Long output on a terminal goes through the pager a person chose
+// (BNPL_PAGER, then PAGER); piped output never does. The pager here is a
+// script that records what it was given.
+func TestPagerOnPTY(t *testing.T) {
+	base := ptyEnv(t)
+	dir := t.TempDir()
+	got := filepath.Join(dir, "paged.txt")
+	pager := filepath.Join(dir, "pager.sh")
+	script := "#!/bin/sh\necho \"args: $*\" >\"" + got + "\"\ncat >>\"" + got + "\"\necho PAGER-DONE\n"
+	if err := os.WriteFile(pager, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), base...), "BNPL_PAGER="+pager+" --from-bnpl", "PAGER=/bin/false")
+	id, _ := bnplIn(t, env, "", "-q", "checkout", "create", "--input", "testdata/checkout.json", "--order", "PAGED-1", "--jq", ".payment.id")
+	id = strings.TrimSpace(id)
+
+	// On a terminal: payments get goes through the pager, which gets the
+	// whole view (the table, as a terminal shows it) and the terminal.
+	r := startPTY(t, env, "payments", "get", "order:PAGED-1")
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("payments get on a terminal: exit %d\n%s", code, r.output())
+	}
+	if !strings.Contains(r.output(), "PAGER-DONE") {
+		t.Errorf("the pager did not run:\n%s", r.output())
+	}
+	b, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatalf("the pager received nothing: %v", err)
+	}
+	paged := string(b)
+	for _, want := range []string{"args: --from-bnpl", "ID:          " + id, "Reference:   PAGED-1", "Timeline"} {
+		if !strings.Contains(paged, want) {
+			t.Errorf("the pager's input lacks %q:\n%s", want, paged)
+		}
+	}
+	if strings.Contains(paged, "order PAGED-1 is payment") {
+		t.Errorf("a notice went to the pager instead of stderr:\n%s", paged)
+	}
+
+	// BNPL_PAGER wins over PAGER; set empty, it turns paging off (PAGER
+	// is /bin/false here, which would fail the command if it ran).
+	os.Remove(got)
+	off := append(append([]string(nil), base...), "BNPL_PAGER=", "PAGER="+pager)
+	out := onPTY(t, off, "payments", "list", "--status", "new")
+	if _, err := os.Stat(got); err == nil || strings.Contains(out, "PAGER-DONE") {
+		t.Errorf("BNPL_PAGER= still paged:\n%s", out)
+	}
+	if !strings.Contains(out, id) {
+		t.Errorf("payments list without a pager lacks the payment:\n%s", out)
+	}
+
+	// Piped: never, whatever is set.
+	stdout, _ := bnplIn(t, env, "", "payments", "list", "--status", "new")
+	if _, err := os.Stat(got); err == nil || strings.Contains(stdout, "PAGER-DONE") {
+		t.Errorf("piped output went through the pager: %q", stdout)
+	}
+	if !strings.Contains(stdout, id) {
+		t.Errorf("piped payments list lacks the payment: %q", stdout)
+	}
+}
