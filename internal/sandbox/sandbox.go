@@ -22,6 +22,7 @@
 //	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
 //	GET  /_sandbox/deliveries                        webhook deliveries (delivery.go)
 //	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
+//	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt (outbox.go)
 //	POST /_sandbox/deliveries/{id}/resend            send a delivery again now (control_deliveries.go)
 //	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after= (requestlog.go)
 //
@@ -200,6 +201,13 @@ type Options struct {
 
 	// NoRequestLog turns off the request log (see requestlog.go).
 	NoRequestLog bool
+
+	// Serve marks the process that serves the state (bnpl sandbox serve):
+	// its delivery rules (AllowLocalWebhooks, ResolveHosts,
+	// WebhookRetryScale, the delivery faults) become the state's, and it
+	// announces itself so that short-lived processes on the same state
+	// leave their deliveries to it (see deliveryrules.go, outbox.go).
+	Serve bool
 }
 
 // Defaults of the service's timers (see docs/sandbox.md).
@@ -234,6 +242,10 @@ type Sandbox struct {
 	reqlog *requestLog // nil: requests are not logged
 
 	lists *listCache // positions in the payments list, see paymentlist.go
+
+	closeOnce   sync.Once
+	closeReport DrainReport
+	closeErr    error
 }
 
 type keyInfo struct {
@@ -289,7 +301,12 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	s.db = db
-	s.hooks = startDelivery(s, opts)
+	rules, err := settleRules(context.Background(), db, opts)
+	if err != nil {
+		db.Close()
+		return nil, stateError(opts.StatePath, err)
+	}
+	s.hooks = startDelivery(s, opts, rules)
 	if !opts.NoRequestLog {
 		s.reqlog = startRequestLog(s)
 	}
@@ -298,12 +315,23 @@ func New(opts Options) (*Sandbox, error) {
 
 // Close releases the state. Handlers must not be used afterwards.
 func (s *Sandbox) Close() error {
+	_, err := s.Shutdown()
+	return err
+}
+
+// Shutdown is Close, answering what it left in the outbox: unless another
+// process serves the state, what is due is delivered first, for at most
+// two seconds.
+func (s *Sandbox) Shutdown() (DrainReport, error) {
 	if s.db == nil {
-		return nil
+		return DrainReport{}, nil
 	}
-	s.reqlog.stop() // both write to the state: stop them first
-	s.hooks.stop()
-	return s.db.Close()
+	s.closeOnce.Do(func() {
+		s.reqlog.stop() // both write to the state: stop them first
+		s.closeReport = s.hooks.stop()
+		s.closeErr = s.db.Close()
+	})
+	return s.closeReport, s.closeErr
 }
 
 // Merchants lists the sandbox's merchants in a stable order.

@@ -49,6 +49,8 @@ var migrations = []string{
 	// log (requestlog.go).
 	migrationDeliveryAttempts,
 	migrationRequestLog,
+	// The outbox and the state's settings (outbox.go, deliveryrules.go).
+	migrationOutbox,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
