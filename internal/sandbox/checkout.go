@@ -375,6 +375,8 @@ func validateCheckout(req *api.CheckoutRequest, amountSent bool) error {
 			}
 			if parsed, err := url.Parse(f.value); err != nil || !parsed.IsAbs() || parsed.Host == "" {
 				invalid("$.merchant_urls."+f.name, "must be an absolute URL")
+			} else if !httpURL(parsed) {
+				invalid("$.merchant_urls."+f.name, "must be an http or https URL")
 			}
 		}
 	}

@@ -267,14 +267,8 @@ func faultMiddleware(s *Sandbox, region string, h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if d := f.spec.Latency; d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if d := f.spec.Latency; d > 0 && !waitLatency(r, d) {
+			return // the client gave up during the wait: nothing runs
 		}
 		switch f.draw(r) {
 		case "":
