@@ -103,3 +103,36 @@ func TestLatencyFaultAbandonedRequestRunsNothing(t *testing.T) {
 		t.Fatalf("the abandoned capture ran: %+v", p.Captures)
 	}
 }
+
+func TestResendAfterUpdateRecordsTheURLUsed(t *testing.T) {
+	delivered := make(chan Delivery, 4)
+	e := newDisputeEnv(t, Options{AllowLocalWebhooks: true, OnDelivery: func(d Delivery) { delivered <- d }})
+	old := newHookReceiver(t, nil)
+	hook := e.registerPaymentHook(aeTest, old.srv.URL+"/old", nil)
+	e.authorized("10.00")
+	<-delivered // recorded
+	list, err := e.sb.DeliveryAttempts(context.Background(), DeliveryFilter{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("%v %v", list, err)
+	}
+	moved := newHookReceiver(t, nil)
+	if r := e.call("PUT", "/api/v1/webhooks/"+hook, aeTest, nil, map[string]any{"url": moved.srv.URL + "/new"}); r.status != 200 {
+		t.Fatalf("update: %d %s", r.status, r.body)
+	}
+	a, err := e.sb.Resend(context.Background(), list[0].DeliveryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved.wait(t, 1)
+	if a.URL != moved.srv.URL+"/new" || !a.Resend {
+		t.Fatalf("resend answered %q", a.URL)
+	}
+	all, _ := e.sb.DeliveryAttempts(context.Background(), DeliveryFilter{})
+	if len(all) != 2 || all[0].URL != moved.srv.URL+"/new" || all[1].URL != old.srv.URL+"/old" {
+		t.Fatalf("attempts: %+v", all)
+	}
+	dels, _ := e.sb.Deliveries(context.Background(), "", "", 0)
+	if len(dels) != 1 || dels[0].URL != moved.srv.URL+"/new" {
+		t.Fatalf("delivery: %+v", dels)
+	}
+}
