@@ -38,6 +38,9 @@ without reading stderr. A usage error (2) sends nothing.
        refund or close: the move was sent; look at the payment before trying
        again)
   11   a bulk run finished with some rows failed (its report lists them)
+  12   the sandbox's state file cannot be opened, read or written (damaged,
+       read-only, not a database, a full disk): bnpl doctor names the file and
+       the problem; bnpl sandbox reset --force moves it aside and starts afresh
   130  interrupted (Ctrl-C; at a prompt too: nothing was sent)
   143  a bulk run stopped by SIGTERM: run it again to resume
 
