@@ -124,7 +124,8 @@ func (d *deliverer) wake() {
 func (d *deliverer) run() {
 	defer d.wg.Done()
 	for {
-		if free := deliveryWorkers - int(d.inflight.Load()); free > 0 && d.mayClaim() {
+		wait := d.nextWait()
+		if free := deliveryWorkers - int(d.inflight.Load()); free > 0 && wait <= time.Millisecond && d.mayClaim() {
 			rows, err := d.claim(free)
 			if err != nil && d.ctx.Err() == nil {
 				d.logf("reading the outbox: %v", err)
@@ -135,7 +136,10 @@ func (d *deliverer) run() {
 				go d.attemptRow(row)
 			}
 		}
-		t := time.NewTimer(d.nextWait())
+		if wait <= time.Millisecond {
+			wait = d.nextWait()
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-d.ctx.Done():
 			t.Stop()
@@ -162,12 +166,12 @@ func (d *deliverer) mayClaim() bool {
 // at most outboxPoll.
 func (d *deliverer) nextWait() time.Duration {
 	var next sql.NullInt64
-	err := d.s.db.QueryRowContext(d.ctx, `SELECT MIN(next_at) FROM deliveries WHERE status = 'pending'`).Scan(&next)
+	err := d.s.db.QueryRowContext(d.ctx, `SELECT MIN(MAX(next_at, lease_until)) FROM deliveries WHERE status = 'pending'`).Scan(&next)
 	if err != nil || !next.Valid {
 		return outboxPoll
 	}
 	wait := time.Until(time.Unix(0, next.Int64))
-	return min(max(wait, time.Millisecond), outboxPoll)
+	return min(max(wait, time.Millisecond), outboxPoll) // 1ms: due now
 }
 
 // claim takes up to n rows that are due and not leased to a live attempt.
