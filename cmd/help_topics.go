@@ -39,6 +39,9 @@ without reading stderr. A usage error (2) sends nothing.
        reference id; a bulk run finished with rows of unknown outcome (run it
        again with the same journal)
   11   a bulk run finished with some rows failed (its report lists them)
+  12   the sandbox's state file cannot be opened, read or written (damaged,
+       read-only, not a database, a full disk): bnpl doctor names the file and
+       the problem; bnpl sandbox reset --force moves it aside and starts afresh
   13   payments wait: the time-out passed before the status came (wait longer)
   14   payments wait: the payment reached a status from which the awaited one
        can no longer come

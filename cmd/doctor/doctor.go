@@ -23,6 +23,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/sandbox"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -71,6 +72,9 @@ type Deps struct {
 	// StatePath is the embedded sandbox's state file, named when the
 	// target is the embedded sandbox.
 	StatePath string
+	// InspectState checks a state file (sandbox.InspectState); nil skips
+	// the check.
+	InspectState func(context.Context, string) (*sandbox.StateInfo, error)
 }
 
 // NewCmd returns `bnpl doctor`.
@@ -93,6 +97,8 @@ not ok the command that fixes it.
                   reachable but the key is refused; 403 the key's region is another
   region          the merchant's currency belongs to the region (known for the
                   sandbox's merchants, else from the newest payment)
+  sandbox state   the embedded sandbox's state file can be opened, read and written,
+                  the webhook delivery rules it holds, and whether a server serves it
   clock           the local clock is within 5 minutes of the service's Date header
 
 Exit status: 0 when no check failed (warnings allowed), 1 when one did. With -o json
@@ -103,11 +109,12 @@ Exit status: 0 when no check failed (warnings allowed), 1 when one did. With -o 
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			deps := Deps{
-				Getenv:    f.Getenv,
-				Overrides: config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox},
-				Probe:     Probe(f),
-				Now:       time.Now,
-				StatePath: f.EmbeddedStatePath(),
+				Getenv:       f.Getenv,
+				Overrides:    config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox},
+				Probe:        Probe(f),
+				Now:          time.Now,
+				StatePath:    f.EmbeddedStatePath(),
+				InspectState: sandbox.InspectState,
 			}
 			checks := Run(cmd.Context(), deps)
 			return printChecks(f, checks)
@@ -141,6 +148,14 @@ func Run(ctx context.Context, d Deps) []Check {
 		target.Message += ", state in " + d.StatePath
 	}
 	add(target)
+	if t.Embedded && d.StatePath != "" && d.InspectState != nil {
+		state := checkState(ctx, d.StatePath, d.InspectState)
+		add(state)
+		if state.Status == StatusFail {
+			add(Check{Name: "reachability", Status: StatusSkip, Message: "not tried: the embedded sandbox's state file cannot be used (see sandbox state)"})
+			return guard(checks)
+		}
+	}
 
 	res, err := d.Probe(ctx, t)
 	reach := checkReachability(t, res, err)

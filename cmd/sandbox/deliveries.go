@@ -48,6 +48,12 @@ retried after 1, 2, 3 and 4 minutes (see --webhook-retry-scale on serve); each
 retry is a line of its own. Times are this machine's clock, when the attempt was
 made, not the sandbox clock that bnpl sandbox clock --advance moves.
 
+Deliveries are kept in the state, as an outbox: the command that changed a payment
+records them, and the process serving the state delivers them, whichever process
+recorded them. --status pending lists those still waiting for an attempt, with
+the time it is due. An attempt touched by a delivery fault (serve --faults dup=,
+reorder=, fail=, late=) shows it after its number: 1+dup, 1+reorder, 2+fail.
+
 The latest 100 attempts are shown (--limit N for another number, --all for every
 one), and stderr says how many there are when that is not all of them. --follow
 prints the latest attempts in the order they were made, then each new one as it
@@ -91,22 +97,32 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 				}
 				q.Set("dispute", opts.DisputeID)
 			}
+			pending := false
 			switch strings.ToLower(opts.Status) {
 			case "":
 			case "failed":
 				q.Set("status", "failed")
+			case "pending":
+				if opts.Follow {
+					return cmdutil.Usagef("--status pending lists what waits now; it cannot be used with --follow")
+				}
+				pending = true
 			default:
-				return cmdutil.UsageHint("the one status filter is failed (every attempt not answered 200)", "invalid --status %q", opts.Status)
+				return cmdutil.UsageHint("the status filters are failed (every attempt not answered 200) and pending (deliveries waiting for an attempt)", "invalid --status %q", opts.Status)
 			}
 			spec := tailSpec{path: "/_sandbox/delivery-attempts", field: "attempts", q: q, cols: DeliveryColumns, noun: "deliveries"}
+			if pending {
+				spec.path = "/_sandbox/pending-deliveries"
+				spec.filters = append(spec.filters, "status pending")
+			}
 			switch {
 			case opts.PaymentID != "":
 				spec.filters = append(spec.filters, "payment "+opts.PaymentID)
 			case opts.DisputeID != "":
 				spec.filters = append(spec.filters, "dispute "+opts.DisputeID)
 			}
-			if q.Get("status") != "" {
-				spec.filters = append(spec.filters, "status failed")
+			if st := q.Get("status"); st != "" {
+				spec.filters = append(spec.filters, "status "+st)
 			}
 			return opts.tail(cmd, f, spec)
 		},
@@ -115,7 +131,7 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 	opts.register(f, fl, "attempts")
 	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes'); an id or order:REF")
 	fl.StringVar(&opts.DisputeID, "dispute", "", "only the deliveries of this dispute")
-	fl.StringVar(&opts.Status, "status", "", "failed: only attempts not answered 200")
+	fl.StringVar(&opts.Status, "status", "", "failed: only attempts not answered 200; pending: the deliveries waiting for an attempt, with when it is due")
 	cmd.AddCommand(newResendCmd(f))
 	return cmd
 }
@@ -212,6 +228,9 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 			n := output.String(rec["attempt"])
 			if rec["resend"] == true {
 				n += "+resend"
+			}
+			if f, _ := rec["fault"].(string); f != "" {
+				n += "+" + f // the delivery fault that touched it
 			}
 			return n
 		}},

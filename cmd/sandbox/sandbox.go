@@ -132,12 +132,20 @@ func printPayment(f *cmdutil.Factory, raw json.RawMessage) error {
 }
 
 func newResetCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:     "reset",
-		Short:   "Forget every payment, session, dispute and webhook of the sandbox (asks first on a terminal; --yes skips)",
-		Example: "  bnpl sandbox reset\n  bnpl sandbox reset --sandbox-url http://127.0.0.1:8700 --yes",
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "reset",
+		Short: "Forget every payment, session, dispute and webhook of the sandbox (asks first on a terminal; --yes skips)",
+		Long: `Forget every payment, session, dispute and webhook of the sandbox. With --force
+the embedded sandbox's state file is not opened at all: it is moved aside (to
+FILE.broken-TIME, with its -wal and -shm companions) and a new one is made, which
+recovers from a state file that cannot be opened, read or written (exit code 12).`,
+		Example: "  bnpl sandbox reset\n  bnpl sandbox reset --sandbox-url http://127.0.0.1:8700 --yes\n  bnpl sandbox reset --force",
 		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if force {
+				return forceReset(cmd.Context(), f)
+			}
 			t, err := f.ResolveSandbox(cmd.Context())
 			if err != nil {
 				return err
@@ -157,6 +165,8 @@ func newResetCmd(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "move the embedded state file aside unopened and make a new one (for a state file that cannot be used)")
+	return cmd
 }
 
 func newClockCmd(f *cmdutil.Factory) *cobra.Command {

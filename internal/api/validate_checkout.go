@@ -663,16 +663,17 @@ func (r *checkoutRules) timestamp(m map[string]any, key, at string, required boo
 	}
 }
 
-// redirectURL checks where the customer is sent back to: any absolute URL,
-// since a mobile app's own scheme (myapp://checkout/done) is as valid a
-// destination as a web page.
+// redirectURL checks where the customer is sent back to: an absolute http
+// or https URL. The hosted page follows it in a redirect, so any other
+// scheme (javascript:, data:, an app's own) is refused here, by the client
+// and the sandbox alike.
 func (r *checkoutRules) redirectURL(m map[string]any, key, at string) {
 	s, ok := r.str(m, key, at, optional)
 	if !ok || s == "" {
 		return
 	}
-	if u, err := url.Parse(s); err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "" && u.Path == "") {
-		r.add(at+"."+key, "%q is not an absolute URL (https://shop.example/done or myapp://done)", s)
+	if !isWebURL(s) {
+		r.add(at+"."+key, "%q is not an absolute http(s) URL such as https://shop.example/done", s)
 	}
 }
 

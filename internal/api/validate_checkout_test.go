@@ -341,16 +341,20 @@ func FuzzValidateCheckout(f *testing.F) {
 	})
 }
 
-// A mobile app's own scheme is a valid place to send the customer back to.
-func TestValidateCheckoutAcceptsAppSchemeRedirects(t *testing.T) {
-	var doc map[string]any
-	if err := json.Unmarshal(mustRead(t, "../../testdata/checkout.json"), &doc); err != nil {
-		t.Fatal(err)
-	}
-	doc["merchant_urls"] = map[string]any{"success": "myapp://checkout/success", "cancel": "https://shop.example/c", "failure": "myapp:failed"}
-	body, _ := json.Marshal(doc)
-	if v := ValidateCheckout(body, []string{"AED"}); v != nil {
-		t.Fatalf("app-scheme redirects refused: %v", v)
+// The hosted page sends the customer back by a redirect: only http(s)
+// destinations are taken, so javascript: or data: can never be followed.
+func TestValidateCheckoutRefusesNonWebRedirects(t *testing.T) {
+	for _, u := range []string{"myapp://checkout/success", "javascript:alert(1)", "data:text/html,x", "myapp:failed", "//shop.example/x"} {
+		var doc map[string]any
+		if err := json.Unmarshal(mustRead(t, "../../testdata/checkout.json"), &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["merchant_urls"] = map[string]any{"success": u, "cancel": "https://shop.example/c"}
+		body, _ := json.Marshal(doc)
+		v := ValidateCheckout(body, []string{"AED"})
+		if v == nil || !strings.Contains(v.Error(), "$.merchant_urls.success") {
+			t.Errorf("redirect %q: got %v, want a refusal naming $.merchant_urls.success", u, v)
+		}
 	}
 }
 

@@ -23,6 +23,9 @@ const (
 	ExitServer      = 9
 	ExitNetwork     = 10
 	ExitBulkFailed  = 11
+	// ExitState: the sandbox's state file cannot be opened, read or
+	// written (sandbox.StateError answers it).
+	ExitState = 12
 	// ExitWaitTimedOut: payments wait saw its time-out pass first.
 	ExitWaitTimedOut = 13
 	// ExitWaitUnreachable: payments wait saw a status from which the

@@ -345,7 +345,13 @@ func (f *Factory) Close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.sb != nil {
-		f.sb.Close()
+		// What the command changed is delivered before it exits (at most
+		// two seconds), unless a server holds the state and delivers it.
+		rep, _ := f.sb.Shutdown()
+		if rep.Pending > 0 && !rep.Served {
+			f.Noticef("%d webhook deliveries are still pending in %s; `bnpl sandbox serve` delivers them (see `bnpl sandbox deliveries --status pending`)",
+				rep.Pending, f.EmbeddedStatePath())
+		}
 		f.sb = nil
 	}
 }

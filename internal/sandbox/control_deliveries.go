@@ -12,6 +12,7 @@ import (
 func init() {
 	routeRegistrars = append(routeRegistrars, func(s *Sandbox, mux *http.ServeMux, _ string) {
 		mux.HandleFunc("GET /_sandbox/delivery-attempts", loopbackOnly(s.handleDeliveryAttempts))
+		mux.HandleFunc("GET /_sandbox/pending-deliveries", loopbackOnly(s.handlePendingDeliveries))
 		mux.HandleFunc("POST /_sandbox/deliveries/{id}/resend", loopbackOnly(s.handleResend))
 		mux.HandleFunc("GET /_sandbox/logs", loopbackOnly(s.handleRequestLog))
 	})
@@ -125,4 +126,29 @@ func limitParam(v string) (int, error) {
 		return 0, badData("limit must be a positive number")
 	}
 	return n, nil
+}
+
+// handlePendingDeliveries answers {"attempts": [...], "cursor": 0,
+// "total": N}: the deliveries of the outbox waiting for an attempt, as the
+// attempts to come (outcome pending, at = when due), soonest first;
+// ?payment= ?dispute= ?limit= as for the attempts.
+func (s *Sandbox) handlePendingDeliveries(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := DeliveryFilter{PaymentID: strings.ToLower(q.Get("payment")), DisputeID: strings.ToLower(q.Get("dispute"))}
+	pg, err := pageParams(q)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if pg.forward || pg.before > 0 {
+		writeError(w, badData("the pending deliveries are what waits now: they take no after or before"))
+		return
+	}
+	f.Limit = pg.limit
+	list, err := s.PendingAttempts(r.Context(), f)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"attempts": list, "cursor": 0, "total": len(list)})
 }

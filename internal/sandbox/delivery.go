@@ -19,18 +19,15 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
-	"github.com/google/uuid"
 )
 
 // Webhook delivery. A change (of a payment, through OnPaymentChange, or of
-// a dispute) becomes an event on a bounded queue; worker goroutines look up
-// the merchant's webhooks, POST the notification to each with its static
-// header, and retry a delivery that did not get a 200 four times, after 1,
-// 2, 3 and 4 minutes (times Options.WebhookRetryScale). The request that
-// made the change never waits: when the queue is full the event is dropped
-// with a log line, as a busy service would lose it. Every delivery is kept
-// in the deliveries table (GET /_sandbox/deliveries) and reported to
-// Options.OnDelivery.
+// a dispute) is recorded in the outbox of the state (outbox.go) before the
+// request answers; a deliverer polls the outbox, POSTs each notification to
+// its webhook with the webhook's static header, and retries a delivery that
+// did not get a 200 four times, after 1, 2, 3 and 4 minutes (times the
+// state's retry scale). Every delivery is kept in the deliveries table
+// (GET /_sandbox/deliveries) and reported to Options.OnDelivery.
 
 // Delivery is one notification to one webhook, as it stands after its
 // latest attempt. It never holds the header value.
@@ -60,14 +57,10 @@ const (
 	hookKindPayment = "payment"
 	hookKindDispute = "dispute"
 
-	deliveryQueueSize = 256
-	deliveryWorkers   = 4
+	// deliveryWorkers is how many attempts a deliverer makes at once.
+	deliveryWorkers = 4
 	// The service expects its answer within a minute.
 	deliveryTimeout = time.Minute
-	// Close lets queued first attempts go out for this long, so that a
-	// short-lived process (the embedded sandbox of one command) still
-	// delivers what it changed; retries still waiting are dropped.
-	deliveryDrain = 2 * time.Second
 )
 
 // retryDelays are the waits before the 2nd to 5th attempts.
@@ -79,33 +72,28 @@ var paymentEvents = map[string]bool{
 	"refunded": true, "updated": true, "expired": true, "auth_expired": true,
 }
 
+// deliverer sends what the outbox holds, by the state's rules.
 type deliverer struct {
 	s          *Sandbox
+	rules      DeliveryRules
 	allowLocal bool
 	resolver   webhook.Resolver
 	scale      float64
+	chaos      *deliveryChaos // nil: no delivery faults
 	onDelivery func(Delivery)
 	log        io.Writer
 	logMu      sync.Mutex
 	client     *http.Client
+	owner      string // this process's name on the rows it claims
 
-	queue  chan deliveryJob
-	busy   atomic.Int64 // jobs queued or being worked on
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	wakeCh   chan struct{}
+	inflight atomic.Int64 // attempts under way
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 
 	mu      sync.Mutex
 	stopped bool
-	timers  map[*time.Timer]struct{}
-}
-
-// deliveryJob is either an event to fan out to webhooks, or one attempt of
-// one delivery.
-type deliveryJob struct {
-	event   *hookEvent
-	attempt *Delivery
-	header  *api.WebhookHeader
 }
 
 type hookEvent struct {
@@ -117,16 +105,18 @@ type hookEvent struct {
 	payload      []byte
 }
 
-func startDelivery(s *Sandbox, opts Options) *deliverer {
+func startDelivery(s *Sandbox, opts Options, rules DeliveryRules) *deliverer {
 	d := &deliverer{
 		s:          s,
-		allowLocal: opts.AllowLocalWebhooks,
+		rules:      rules,
+		allowLocal: rules.AllowLocalWebhooks,
 		resolver:   opts.Resolver,
-		scale:      opts.WebhookRetryScale,
+		scale:      rules.RetryScale,
+		chaos:      newDeliveryChaos(rules.Faults, rules.Seed),
 		onDelivery: opts.OnDelivery,
 		log:        opts.DeliveryLog,
-		queue:      make(chan deliveryJob, deliveryQueueSize),
-		timers:     map[*time.Timer]struct{}{},
+		owner:      newLockOwner(),
+		wakeCh:     make(chan struct{}, 1),
 	}
 	if d.scale <= 0 {
 		d.scale = 1
@@ -134,7 +124,7 @@ func startDelivery(s *Sandbox, opts Options) *deliverer {
 	if d.log == nil {
 		d.log = io.Discard
 	}
-	if d.resolver == nil && opts.ResolveHosts {
+	if d.resolver == nil && rules.ResolveHosts {
 		d.resolver = net.DefaultResolver
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.checkDial}
@@ -152,10 +142,8 @@ func startDelivery(s *Sandbox, opts Options) *deliverer {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	for range deliveryWorkers {
-		d.wg.Add(1)
-		go d.work()
-	}
+	d.wg.Add(1)
+	go d.run()
 	s.OnPaymentChange(d.onPaymentChange)
 	return d
 }
@@ -211,82 +199,15 @@ func (d *deliverer) checkDial(network, address string, _ syscall.RawConn) error 
 // publicIP: an address in no block of the special-purpose registries.
 func publicIP(ip net.IP) bool { return netguard.AllowedIP(ip) }
 
-func (d *deliverer) stop() {
-	if d == nil {
-		return
-	}
-	d.mu.Lock()
-	if d.stopped {
-		d.mu.Unlock()
-		return
-	}
-	d.stopped = true
-	// A timer that already fired but has not yet taken the lock finds
-	// itself gone from the set and leaves the count alone.
-	for t := range d.timers {
-		t.Stop()
-		d.busy.Add(-1)
-	}
-	d.timers = nil
-	d.mu.Unlock()
-	deadline := time.Now().Add(deliveryDrain)
-	for d.busy.Load() > 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	d.cancel()
-	d.wg.Wait()
-	d.client.CloseIdleConnections()
-}
-
 func (d *deliverer) logf(format string, args ...any) {
 	d.logMu.Lock()
 	defer d.logMu.Unlock()
 	fmt.Fprintf(d.log, "sandbox: "+format+"\n", args...)
 }
 
-var (
-	errQueueFull = errors.New("dropped: the delivery queue is full")
-	errStopping  = errors.New("the sandbox is closing")
-)
-
-// enqueue never blocks: a full queue loses the job.
-func (d *deliverer) enqueue(j deliveryJob) error {
-	d.mu.Lock()
-	stopped := d.stopped
-	d.mu.Unlock()
-	if stopped {
-		return errStopping
-	}
-	d.busy.Add(1)
-	select {
-	case d.queue <- j:
-		return nil
-	default:
-		d.busy.Add(-1)
-		return errQueueFull
-	}
-}
-
-func (d *deliverer) work() {
-	defer d.wg.Done()
-	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case j := <-d.queue:
-			if j.event != nil {
-				d.fanOut(j.event)
-			} else {
-				d.attempt(j.attempt, j.header)
-			}
-			d.busy.Add(-1)
-		}
-	}
-}
-
-// onPaymentChange runs in the request's goroutine: it only encodes the
-// notification and queues it.
-func (d *deliverer) onPaymentChange(_ context.Context, c Change) {
+// onPaymentChange runs in the request's goroutine: it records the
+// notifications due in the outbox.
+func (d *deliverer) onPaymentChange(ctx context.Context, c Change) {
 	if !paymentEvents[c.Event] {
 		return
 	}
@@ -295,14 +216,11 @@ func (d *deliverer) onPaymentChange(_ context.Context, c Change) {
 		d.logf("payment %s: could not encode the notification: %v", c.Payment.ID, err)
 		return
 	}
-	ev := &hookEvent{kind: hookKindPayment, merchantCode: c.MerchantCode, isTest: c.Payment.IsTest,
-		event: c.Event, subjectID: c.Payment.ID, payload: body}
-	if err := d.enqueue(deliveryJob{event: ev}); err != nil {
-		d.logf("the %s notification of payment %s was not sent: %v", c.Event, c.Payment.ID, err)
-	}
+	d.recordEvent(ctx, &hookEvent{kind: hookKindPayment, merchantCode: c.MerchantCode, isTest: c.Payment.IsTest,
+		event: c.Event, subjectID: c.Payment.ID, payload: body})
 }
 
-// disputeChanged queues the notification of a dispute's new status.
+// disputeChanged records the notification of a dispute's new status.
 func (d *deliverer) disputeChanged(doc *disputeDoc) {
 	n := api.DisputeNotification{Status: doc.Status, DisputeID: doc.ID, PaymentID: doc.PaymentID,
 		Amount: doc.Amount, Currency: doc.Currency}
@@ -312,10 +230,8 @@ func (d *deliverer) disputeChanged(doc *disputeDoc) {
 	if err != nil {
 		return
 	}
-	ev := &hookEvent{kind: hookKindDispute, merchantCode: doc.MerchantCode, event: doc.Status, subjectID: doc.ID, payload: body}
-	if err := d.enqueue(deliveryJob{event: ev}); err != nil {
-		d.logf("the %s notification of dispute %s was not sent: %v", doc.Status, doc.ID, err)
-	}
+	d.recordEvent(context.Background(), &hookEvent{kind: hookKindDispute, merchantCode: doc.MerchantCode,
+		event: doc.Status, subjectID: doc.ID, payload: body})
 }
 
 func paymentNotification(c Change) api.PaymentNotification {
@@ -339,119 +255,6 @@ func paymentNotification(c Change) api.PaymentNotification {
 		n.Meta = map[string]any{"order_id": nil, "customer": nil}
 	}
 	return n
-}
-
-// fanOut turns an event into one delivery per matching webhook. A URL the
-// rules refuse now (a name that stopped resolving, a sandbox restarted
-// without --allow-local-webhooks) is recorded as failed, not contacted.
-func (d *deliverer) fanOut(ev *hookEvent) {
-	hooks, err := listHooks(d.ctx, d.s.db, ev.kind, ev.merchantCode, ev.isTest)
-	if err != nil {
-		if d.ctx.Err() == nil {
-			d.logf("webhook lookup for %s %s: %v", ev.kind, ev.subjectID, err)
-		}
-		return
-	}
-	for _, h := range hooks {
-		now := time.Now().UTC()
-		del := &Delivery{ID: uuid.NewString(), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
-			IsTest: ev.isTest, URL: h.URL, Event: ev.event, SubjectID: ev.subjectID, Status: deliveryPending,
-			CreatedAt: now, UpdatedAt: now, Payload: ev.payload}
-		ctx, cancel := context.WithTimeout(d.ctx, 10*time.Second)
-		_, urlErr := d.s.checkWebhookURL(ctx, h.URL, false)
-		cancel()
-		if urlErr != nil {
-			// An attempt that failed before it could connect.
-			del.Status, del.Error = deliveryFailed, "the URL no longer passes the rules: "+urlErr.Error()
-			del.Attempts = 1
-		}
-		if err := d.record(del, true); err != nil {
-			return
-		}
-		if del.Status == deliveryFailed {
-			d.recordAttempt(del.ID, now, 0, errors.New(del.Error), 0, false)
-			d.report(del)
-			d.logf("%s webhook %s: %s", ev.kind, h.ID, del.Error)
-			continue
-		}
-		switch err := d.enqueue(deliveryJob{attempt: del, header: h.Header}); {
-		case errors.Is(err, errQueueFull):
-			d.fail(del, err.Error())
-		case errors.Is(err, errStopping):
-			// Closing: the queue takes no more, but a first attempt
-			// still goes out within the drain, here, so that a
-			// short-lived process (the embedded sandbox of one command)
-			// delivers what it changed.
-			d.attempt(del, h.Header)
-		}
-	}
-}
-
-func (d *deliverer) attempt(del *Delivery, header *api.WebhookHeader) {
-	del.Attempts++
-	start := time.Now()
-	status, err := d.post(del, header)
-	del.HTTPStatus, del.Error = status, ""
-	del.UpdatedAt = time.Now().UTC()
-	latency := time.Since(start)
-	if d.ctx.Err() == nil || err == nil {
-		d.recordAttempt(del.ID, start, status, err, latency, false)
-	}
-	switch {
-	case err == nil && status == http.StatusOK:
-		del.Status = deliveryDelivered
-		_ = d.record(del, false)
-		d.report(del)
-		return
-	case err != nil:
-		del.Error = err.Error()
-	default:
-		del.Error = fmt.Sprintf("answered %d, want 200", status)
-	}
-	if d.ctx.Err() != nil {
-		return // stopping: the attempt was cut short, not refused
-	}
-	if del.Attempts > len(retryDelays) {
-		d.fail(del, del.Error)
-		return
-	}
-	_ = d.record(del, false)
-	d.report(del)
-	d.retryLater(del, header, time.Duration(float64(retryDelays[del.Attempts-1])*d.scale))
-}
-
-func (d *deliverer) fail(del *Delivery, reason string) {
-	del.Status, del.Error, del.UpdatedAt = deliveryFailed, reason, time.Now().UTC()
-	_ = d.record(del, false)
-	d.report(del)
-	d.logf("%s notification %s of %s to webhook %s failed after %d attempt(s): %s",
-		del.Kind, del.Event, del.SubjectID, del.WebhookID, del.Attempts, reason)
-}
-
-func (d *deliverer) retryLater(del *Delivery, header *api.WebhookHeader, wait time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.stopped {
-		return
-	}
-	// A waiting retry counts as work, so that the count reaches zero only
-	// when nothing is left; Close stops the timers before it drains.
-	d.busy.Add(1)
-	var t *time.Timer
-	t = time.AfterFunc(wait, func() {
-		d.mu.Lock()
-		if _, mine := d.timers[t]; !mine {
-			d.mu.Unlock()
-			return // Close took it, and its count
-		}
-		delete(d.timers, t)
-		d.mu.Unlock()
-		if err := d.enqueue(deliveryJob{attempt: del, header: header}); errors.Is(err, errQueueFull) {
-			d.fail(del, err.Error())
-		}
-		d.busy.Add(-1)
-	})
-	d.timers[t] = struct{}{}
 }
 
 // post sends one attempt; the header goes on the wire as registered.
@@ -486,31 +289,6 @@ func (d *deliverer) report(del *Delivery) {
 	if d.onDelivery != nil {
 		d.onDelivery(*del)
 	}
-}
-
-// record writes the delivery's row: inserted at fan-out, updated after
-// each attempt.
-func (d *deliverer) record(del *Delivery, insert bool) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
-	defer cancel()
-	var err error
-	if insert {
-		_, err = d.s.db.ExecContext(ctx, `INSERT INTO deliveries (id, kind, webhook_id, merchant_code, is_test, url, event,
-			subject_id, payload, attempts, status, http_status, error, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			del.ID, del.Kind, del.WebhookID, del.MerchantCode, del.IsTest, del.URL, del.Event, del.SubjectID,
-			[]byte(del.Payload), del.Attempts, del.Status, del.HTTPStatus, del.Error, del.CreatedAt.UnixNano(), del.UpdatedAt.UnixNano())
-	} else {
-		// The count is the attempts recorded, resends included, so that a
-		// resend and a scheduled retry racing each other agree on it.
-		_, err = d.s.db.ExecContext(ctx, `UPDATE deliveries SET attempts = MAX(?, (SELECT COUNT(*) FROM delivery_attempts WHERE delivery_id = ?)),
-			status = ?, http_status = ?, error = ?, updated_at = ? WHERE id = ?`,
-			del.Attempts, del.ID, del.Status, del.HTTPStatus, del.Error, del.UpdatedAt.UnixNano(), del.ID)
-	}
-	if err != nil && d.ctx.Err() == nil {
-		d.logf("recording delivery %s: %v", del.ID, err)
-	}
-	return err
 }
 
 // Deliveries lists the most recent deliveries, newest first, optionally
@@ -617,12 +395,16 @@ type DeliveryAttempt struct {
 	IsTest       bool      `json:"is_test"`
 	PaymentID    string    `json:"payment_id,omitempty"`
 	DisputeID    string    `json:"dispute_id,omitempty"`
-	// Outcome is delivered (answered 200) or failed.
+	// Outcome is delivered (answered 200) or failed; pending for a
+	// delivery waiting for this attempt (PendingAttempts).
 	Outcome    string  `json:"outcome"`
 	HTTPStatus int     `json:"http_status,omitempty"`
 	Error      string  `json:"error,omitempty"`
 	LatencyMS  float64 `json:"latency_ms"`
 	Resend     bool    `json:"resend,omitempty"`
+	// Fault names the delivery fault that touched the attempt: dup,
+	// reorder, fail or late=DURATION (see deliveryfaults.go).
+	Fault string `json:"fault,omitempty"`
 }
 
 // DeliveryFilter selects attempts. Zero fields select everything; After
@@ -639,7 +421,8 @@ type DeliveryFilter struct {
 
 // recordAttempt adds an attempt's row. Its number is counted in the same
 // statement, so that concurrent attempts (a resend and a retry) differ.
-func (d *deliverer) recordAttempt(deliveryID string, at time.Time, status int, sendErr error, latency time.Duration, resend bool) int {
+// url is where it was sent; fault names the delivery fault that touched it.
+func (d *deliverer) recordAttempt(deliveryID string, at time.Time, status int, sendErr error, latency time.Duration, resend bool, url, fault string) int {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
 	defer cancel()
 	msg := ""
@@ -649,17 +432,21 @@ func (d *deliverer) recordAttempt(deliveryID string, at time.Time, status int, s
 		msg = fmt.Sprintf("answered %d, want 200", status)
 	}
 	var n int
-	err := d.s.db.QueryRowContext(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, at, http_status, error, latency_ns, resend)
-		SELECT ?, COALESCE(MAX(attempt), 0) + 1, ?, ?, ?, ?, ? FROM delivery_attempts WHERE delivery_id = ?
-		RETURNING attempt`, deliveryID, at.UnixNano(), status, msg, latency.Nanoseconds(), resend, deliveryID).Scan(&n)
+	err := d.s.db.QueryRowContext(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, at, http_status, error, latency_ns, resend, url, fault)
+		SELECT ?, COALESCE(MAX(attempt), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM delivery_attempts WHERE delivery_id = ?
+		RETURNING attempt`, deliveryID, at.UnixNano(), status, msg, latency.Nanoseconds(), resend, url, fault, deliveryID).Scan(&n)
 	if err != nil && d.ctx.Err() == nil {
 		d.logf("recording an attempt of delivery %s: %v", deliveryID, err)
 	}
 	return n
 }
 
+// attemptColumns read an attempt with its delivery; the URL is the one the
+// attempt was sent to (attempts recorded before that was kept show the
+// delivery's).
 const attemptColumns = `a.seq, a.delivery_id, a.attempt, a.at, a.http_status, a.error, a.latency_ns, a.resend,
-	d.kind, d.event, d.url, d.webhook_id, d.merchant_code, d.is_test, d.subject_id, d.payload`
+	d.kind, d.event, CASE WHEN a.url != '' THEN a.url ELSE d.url END, d.webhook_id, d.merchant_code, d.is_test,
+	d.subject_id, d.payload, a.fault`
 
 func scanAttempt(sc interface{ Scan(...any) error }) (DeliveryAttempt, error) {
 	var a DeliveryAttempt
@@ -667,7 +454,7 @@ func scanAttempt(sc interface{ Scan(...any) error }) (DeliveryAttempt, error) {
 	var subject string
 	var payload []byte
 	if err := sc.Scan(&a.Seq, &a.DeliveryID, &a.Attempt, &at, &a.HTTPStatus, &a.Error, &latency, &a.Resend,
-		&a.Kind, &a.Event, &a.URL, &a.WebhookID, &a.MerchantCode, &a.IsTest, &subject, &payload); err != nil {
+		&a.Kind, &a.Event, &a.URL, &a.WebhookID, &a.MerchantCode, &a.IsTest, &subject, &payload, &a.Fault); err != nil {
 		return a, err
 	}
 	a.At = time.Unix(0, at).UTC()
@@ -676,6 +463,13 @@ func scanAttempt(sc interface{ Scan(...any) error }) (DeliveryAttempt, error) {
 	if a.HTTPStatus == http.StatusOK && a.Error == "" {
 		a.Outcome = deliveryDelivered
 	}
+	a.setSubject(subject, payload)
+	return a, nil
+}
+
+// setSubject fills the payment and dispute of an attempt from its
+// delivery's subject and payload.
+func (a *DeliveryAttempt) setSubject(subject string, payload []byte) {
 	if a.Kind == hookKindDispute {
 		a.DisputeID = subject
 		var n struct {
@@ -687,7 +481,6 @@ func scanAttempt(sc interface{ Scan(...any) error }) (DeliveryAttempt, error) {
 	} else {
 		a.PaymentID = subject
 	}
-	return a, nil
 }
 
 // DeliveryAttempts lists delivery attempts: the latest Limit, newest
@@ -792,7 +585,7 @@ func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttem
 		status, sendErr = d.post(&del, hook.Header)
 	}
 	latency := time.Since(start)
-	n := d.recordAttempt(del.ID, start, status, sendErr, latency, true)
+	n := d.recordAttempt(del.ID, start, status, sendErr, latency, true, del.URL, "")
 	del.HTTPStatus, del.Error, del.UpdatedAt, del.Attempts = status, "", time.Now().UTC(), n
 	switch {
 	case sendErr == nil && status == http.StatusOK:
@@ -802,7 +595,7 @@ func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttem
 	default:
 		del.Error = fmt.Sprintf("answered %d, want 200", status)
 	}
-	if err := d.record(&del, false); err != nil {
+	if err := d.saveResend(ctx, &del); err != nil {
 		return nil, err
 	}
 	d.report(&del)

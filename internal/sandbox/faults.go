@@ -52,6 +52,8 @@ type FaultSpec struct {
 	// a negative value sends no Retry-After at all (a client then falls
 	// back on its own backoff).
 	RetryAfter int
+	// Deliveries are the faults of webhook deliveries (deliveryfaults.go).
+	Deliveries DeliveryFaults
 }
 
 // Enabled reports whether the spec changes anything.
@@ -78,6 +80,7 @@ func (f FaultSpec) String() string {
 	if f.Latency > 0 {
 		parts = append(parts, "latency="+f.Latency.String())
 	}
+	parts = append(parts, f.Deliveries.parts()...)
 	switch {
 	case f.RetryAfter < 0:
 		parts = append(parts, "retry-after=0")
@@ -91,7 +94,8 @@ func (f FaultSpec) String() string {
 // answered with the whole grammar.
 const faultSpecHelp = "the spec is comma-separated kind=rate pairs with kinds 500-before, 500-after, drop-after, lock, 429 " +
 	"(rates from 0 to 1, summing to at most 1), plus latency=DURATION and retry-after=SECONDS, " +
-	"e.g. 500-after=0.1,drop-after=0.1,latency=5ms"
+	"and for webhook deliveries dup, reorder, fail (rates summing to at most 1) and late=DURATION, " +
+	"e.g. 500-after=0.1,drop-after=0.1,latency=5ms or dup=0.2,late=2s"
 
 // ParseFaultSpec reads the --faults syntax: comma-separated kind=rate
 // pairs, plus latency=DURATION (Go syntax, e.g. 5ms) and retry-after=N
@@ -138,6 +142,10 @@ func ParseFaultSpec(spec string) (FaultSpec, error) {
 				n = -1
 			}
 			out.RetryAfter = n
+		case isDeliveryFault(name):
+			if err := out.Deliveries.set(name, value); err != nil {
+				return FaultSpec{}, fmt.Errorf("%v: %s", err, faultSpecHelp)
+			}
 		case known[FaultKind(name)]:
 			r, err := strconv.ParseFloat(value, 64)
 			if err != nil || math.IsNaN(r) || r < 0 || r > 1 {
@@ -153,6 +161,9 @@ func ParseFaultSpec(spec string) (FaultSpec, error) {
 	// small tolerance forgives decimal rates whose float sum is 1.0000001.
 	if sum > 1+1e-9 {
 		return FaultSpec{}, fmt.Errorf("the rates add up to %g, more than 1: %s", sum, faultSpecHelp)
+	}
+	if sum := out.Deliveries.rateSum(); sum > 1+1e-9 {
+		return FaultSpec{}, fmt.Errorf("the delivery rates (dup, reorder, fail) add up to %g, more than 1: %s", sum, faultSpecHelp)
 	}
 	return out, nil
 }
@@ -256,14 +267,8 @@ func faultMiddleware(s *Sandbox, region string, h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if d := f.spec.Latency; d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if d := f.spec.Latency; d > 0 && !waitLatency(r, d) {
+			return // the client gave up during the wait: nothing runs
 		}
 		switch f.draw(r) {
 		case "":

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -175,8 +176,28 @@ func (s *Sandbox) renderHPP(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	hppSecurityHeaders(w.Header())
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// hppSecurityHeaders are the dashboard's: the page is never framed (its
+// approve and reject buttons cannot be clickjacked), loads nothing from
+// anywhere else, and is not sniffed as another type. Its forms post to
+// itself, and the 303 that follows goes to the merchant's http(s) URL,
+// which form-action must admit.
+func hppSecurityHeaders(h http.Header) {
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Referrer-Policy", "same-origin") // no-referrer would make the forms' Origin "null"
+}
+
+// httpURL tells whether a merchant URL may be followed: http or https,
+// with a host. Anything else (javascript:, data:, file:) is never sent
+// to a browser.
+func httpURL(u *url.URL) bool {
+	return (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) && u.Host != ""
 }
 
 func itoa(n int) string { return decimal.NewFromInt(int64(n)).String() }
@@ -231,10 +252,15 @@ func (s *Sandbox) hppAction(action string) http.HandlerFunc {
 				target = u.Cancel
 			}
 		}
+		if u, err := url.Parse(target); target != "" && (err != nil || !httpURL(u)) {
+			target = "" // a state made before the rule, or edited by hand: back to the page
+		}
 		if target == "" {
+			hppSecurityHeaders(w.Header())
 			http.Redirect(w, r, "/_sandbox/hpp/"+done.SessionID, http.StatusSeeOther)
 			return
 		}
+		hppSecurityHeaders(w.Header())
 		http.Redirect(w, r, withPaymentID(target, done.Payment.ID), http.StatusSeeOther)
 	}
 }

@@ -22,6 +22,7 @@
 //	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
 //	GET  /_sandbox/deliveries                        webhook deliveries (delivery.go)
 //	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
+//	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt (outbox.go)
 //	POST /_sandbox/deliveries/{id}/resend            send a delivery again now (control_deliveries.go)
 //	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after= (requestlog.go)
 //	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503 (health.go)
@@ -212,6 +213,12 @@ type Options struct {
 	// AllowRemoteControl opens the control endpoints and the dashboard
 	// to clients that are not loopback (see loopbackOnly).
 	AllowRemoteControl bool
+	// Serve marks the process that serves the state (bnpl sandbox serve):
+	// its delivery rules (AllowLocalWebhooks, ResolveHosts,
+	// WebhookRetryScale, the delivery faults) become the state's, and it
+	// announces itself so that short-lived processes on the same state
+	// leave their deliveries to it (see deliveryrules.go, outbox.go).
+	Serve bool
 }
 
 // Defaults of the service's timers (see docs/sandbox.md).
@@ -251,6 +258,9 @@ type Sandbox struct {
 	remoteControl bool            // AllowRemoteControl
 	stateFile     bool            // the state is a file, not in memory
 	started       time.Time       // when New opened the state, for /_sandbox/health
+	closeOnce     sync.Once
+	closeReport   DrainReport
+	closeErr      error
 }
 
 type keyInfo struct {
@@ -316,7 +326,12 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s.db = db
 	s.started = time.Now()
-	s.hooks = startDelivery(s, opts)
+	rules, err := settleRules(context.Background(), db, opts)
+	if err != nil {
+		db.Close()
+		return nil, stateError(opts.StatePath, err)
+	}
+	s.hooks = startDelivery(s, opts, rules)
 	if !opts.NoRequestLog {
 		s.reqlog = startRequestLog(s)
 	}
@@ -325,12 +340,23 @@ func New(opts Options) (*Sandbox, error) {
 
 // Close releases the state. Handlers must not be used afterwards.
 func (s *Sandbox) Close() error {
+	_, err := s.Shutdown()
+	return err
+}
+
+// Shutdown is Close, answering what it left in the outbox: unless another
+// process serves the state, what is due is delivered first, for at most
+// two seconds.
+func (s *Sandbox) Shutdown() (DrainReport, error) {
 	if s.db == nil {
-		return nil
+		return DrainReport{}, nil
 	}
-	s.reqlog.stop() // both write to the state: stop them first
-	s.hooks.stop()
-	return s.db.Close()
+	s.closeOnce.Do(func() {
+		s.reqlog.stop() // both write to the state: stop them first
+		s.closeReport = s.hooks.stop()
+		s.closeErr = s.db.Close()
+	})
+	return s.closeReport, s.closeErr
 }
 
 // Merchants lists the sandbox's merchants in a stable order.

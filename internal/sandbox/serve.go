@@ -76,12 +76,23 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 
 	opts := o.Options
 	opts.PublicURLs = public
+	opts.Serve = true
 	sb, err := New(opts)
 	if err != nil {
 		closeAll()
 		return err
 	}
 	defer sb.Close()
+	announceCtx, stopAnnounce := context.WithCancel(context.Background())
+	announced := make(chan struct{})
+	go func() {
+		defer close(announced)
+		sb.announce(announceCtx, public["ae"])
+	}()
+	defer func() {
+		stopAnnounce()
+		<-announced
+	}()
 
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
 	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
@@ -97,6 +108,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		// whose faults found a bug can be repeated with --seed.
 		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.spec, sb.faults.seed)
 	}
+	fmt.Fprintf(out, "  webhooks          %s\n", sb.DeliveryRules())
 	if sb.limits != nil {
 		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", sessionLimit, sessionWindow, callLimit)
 	}

@@ -49,6 +49,8 @@ var migrations = []string{
 	// log (requestlog.go).
 	migrationDeliveryAttempts,
 	migrationRequestLog,
+	// The outbox and the state's settings (outbox.go, deliveryrules.go).
+	migrationOutbox,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
@@ -67,7 +69,7 @@ func openStore(path string) (*sql.DB, error) {
 		dsn = "file::memory:?_txlock=immediate&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
 	} else {
 		if err := prepareStateFile(path); err != nil {
-			return nil, fmt.Errorf("sandbox state: %w", err)
+			return nil, stateError(path, err)
 		}
 		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
@@ -87,10 +89,7 @@ func openStore(path string) (*sql.DB, error) {
 	}
 	if err := migrate(db); err != nil {
 		db.Close()
-		if path != "" {
-			return nil, fmt.Errorf("sandbox state %s: %w", path, err)
-		}
-		return nil, fmt.Errorf("sandbox state: %w", err)
+		return nil, stateError(path, err)
 	}
 	return db, nil
 }
