@@ -109,6 +109,9 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 	if size <= 0 {
 		size = DefaultPageSize
 	}
+	// A page must re-read at least one item of its predecessor to show
+	// where it joins it: pages of one item (limit=1) are read two at a time.
+	size = max(size, 2)
 	if overlap <= 0 {
 		overlap = min(DefaultOverlap, max(1, size/5))
 	}

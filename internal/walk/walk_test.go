@@ -329,3 +329,23 @@ func TestWalkChurn(t *testing.T) {
 		checkWalk(t, l, &Walker{Concurrency: 1 + int(seed%6), PageSize: 8 + int(seed%13)})
 	}
 }
+
+// Pages of one or two items (`api --paginate -f limit=1`) still overlap
+// their predecessor, so the walk ends with every item once.
+func TestWalkTinyPages(t *testing.T) {
+	for _, size := range []int{1, 2, 3} {
+		for _, n := range []int{0, 1, 2, 5} {
+			l := newFakeList(n)
+			done := make(chan []Item, 1)
+			go func() { done <- collect(t, &Walker{Fetch: l.fetch, PageSize: size, Concurrency: 2}, 0) }()
+			select {
+			case got := <-done:
+				if fmt.Sprint(itemIDs(got)) != fmt.Sprint(l.ids()) {
+					t.Fatalf("size=%d n=%d: got %v, want %v", size, n, itemIDs(got), l.ids())
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("size=%d n=%d: the walk never ended", size, n)
+			}
+		}
+	}
+}
