@@ -75,7 +75,7 @@ type Walker struct {
 	Fetch Fetch
 	// Start is the offset of the first item to hand out.
 	Start int
-	// PageSize is the limit of every read (default 20).
+	// PageSize is the limit of every read (default 20; at least 2).
 	PageSize int
 	// Overlap is how many items each page re-reads of its predecessor
 	// (default 3, less on pages under 15; at most PageSize-1).
