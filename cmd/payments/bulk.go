@@ -15,12 +15,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
@@ -223,15 +221,15 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	}
 	if confirmer.Live && !confirmer.Yes {
 		pending := batch.Pending()
-		totals, err := bulkTotals(ctx, client, op, pending, b.Concurrency)
+		// The confirmation shows the plan a dry run prints, for the rows
+		// still to send.
+		plan, err := bulk.Plan(ctx, client.GetPayment, client, op, pending, b.Concurrency, nowOf(d)(), nil)
 		if err != nil {
 			return err
 		}
 		what = fmt.Sprintf("%s %d %s over %d %s from %s on %s", op, len(pending), plural(len(pending), "row", "rows"),
 			countPayments(pending), plural(countPayments(pending), "payment", "payments"), name, merchantOf(target))
-		if totals != "" {
-			what += ": " + totals
-		}
+		what += "; " + plan.String()
 		if err := confirmer.Confirm(what); err != nil {
 			return err
 		}
@@ -339,65 +337,6 @@ func countPayments(rows []bulk.Row) int {
 	return len(seen)
 }
 
-// bulkTotals reads the payments of the rows to send and totals the money
-// the run would move, per currency, for the live confirmation: "full" rows
-// count what is left on their payment now.
-func bulkTotals(ctx context.Context, c *api.Client, op bulk.Op, rows []bulk.Row, concurrency int) (string, error) {
-	if op == bulk.OpClose || len(rows) == 0 {
-		return "", nil
-	}
-	ids := make([]string, 0, len(rows))
-	seen := map[string]bool{}
-	for _, r := range rows {
-		if !seen[r.PaymentID] {
-			seen[r.PaymentID] = true
-			ids = append(ids, r.PaymentID)
-		}
-	}
-	payments := make(map[string]*api.Payment, len(ids))
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, max(concurrency, 1))
-	for _, id := range ids {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			p, err := c.GetPayment(ctx, id)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = fmt.Errorf("reading payment %s to total the run before asking (nothing was sent): %w", id, err)
-			}
-			payments[id] = p
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return "", firstErr
-	}
-	// A "full" row moves what the rows before it on its payment leave.
-	remaining := make(map[string]decimal.Decimal, len(payments))
-	for id, p := range payments {
-		remaining[id] = p.Capturable()
-		if op == bulk.OpRefund {
-			remaining[id] = p.Refundable()
-		}
-	}
-	totals := map[string]decimal.Decimal{}
-	for _, r := range rows {
-		p := payments[r.PaymentID]
-		d := remaining[r.PaymentID]
-		if !r.Full() {
-			d, _ = decimal.NewFromString(r.Amount)
-		}
-		remaining[r.PaymentID] = decimal.Max(remaining[r.PaymentID].Sub(d), decimal.Zero)
-		totals[p.Currency] = totals[p.Currency].Add(d)
-	}
-	return bulk.TotalsString(totals) + " in all", nil
-}
-
 func orNone(s string) string {
 	if s == "" {
 		return "(none)"
@@ -466,14 +405,11 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, rows
 			}
 		}
 	}
-	now := time.Now
-	if d.Now != nil {
-		now = d.Now
-	}
+	now := nowOf(d)
 	read := func(ctx context.Context, id string) (*api.Payment, error) {
 		return client.ReadBeforeMove(ctx, id, pastTenseOf(op))
 	}
-	plan, err := bulk.Plan(ctx, read, op, rows, b.Concurrency, now(), progress)
+	plan, err := bulk.Plan(ctx, read, client, op, rows, b.Concurrency, now(), progress)
 	if err != nil {
 		return err
 	}
@@ -492,4 +428,11 @@ func pastTenseOf(op bulk.Op) string {
 		return "refunded"
 	}
 	return "closed"
+}
+
+func nowOf(d *MoveDeps) func() time.Time {
+	if d.Now != nil {
+		return d.Now
+	}
+	return time.Now
 }

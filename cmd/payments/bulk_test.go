@@ -26,7 +26,7 @@ func TestBulkLiveConfirmationNamesWhatIsAtStake(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := h.run(newCaptureCmd(h.f, nil), "--from-file", input)
-			want := "LIVE: capture 2 rows over 1 payment from " + input + " on merchant ae-sandbox: 1250.00 AED in all? Type yes to confirm:"
+			want := "LIVE: capture 2 rows over 1 payment from " + input + " on merchant ae-sandbox; plan: 2 rows: 2 would go, 0 already made, 0 refused; would move 1250.00 AED? Type yes to confirm:"
 			if !strings.Contains(h.errOut.String(), want) {
 				t.Fatalf("prompt %q missing from %q", want, h.errOut)
 			}

@@ -67,7 +67,10 @@ Ctrl-C at the question exits 130; either way nothing is sent.
 
 With --input the rows of a CSV (header payment_id,amount,reference_id,
 tax_amount,shipping_amount,discount_amount) or JSON-lines file are captured, amount
-"full" taking the remainder; see --journal, --report and --retry-failed.`,
+"full" taking what the earlier rows of its payment leave when it is sent. Every row is
+checked before it is sent as a single capture is (a row that would be refused fails,
+nothing sent); --dry-run reads the payments and prints that plan. See --journal,
+--report and --retry-failed.`,
 		Example: `  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 500.00
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id ORDER-1001-C1 --tax-amount 4.76

@@ -61,7 +61,10 @@ and without a terminal the refund is refused unless --yes is given. Answering
 anything but yes exits 2; Ctrl-C at the question exits 130.
 
 With --input the rows of a CSV (header payment_id,amount,reference_id,reason)
-or JSON-lines file are refunded; see --journal, --report and --retry-failed.`,
+or JSON-lines file are refunded. Every row is checked before it is sent as a single
+refund is, an open dispute included (a row that would be refused fails, nothing sent);
+--dry-run reads the payments and prints that plan. See --journal, --report and
+--retry-failed.`,
 		Example: `  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100.00 --reason "returned bottle"
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id RET-1001 -o json --jq .refunds

@@ -59,15 +59,115 @@ func (e *PlanError) Hint() string {
 	return "fix the rows listed (or remove them), then run the plan again"
 }
 
+// DisputeReader reads the disputes of one payment (live payments only).
+// A Client that is one lets a refund run refuse, before sending, a refund
+// under an open dispute, as a single refund does.
+type DisputeReader interface {
+	PaymentDisputes(ctx context.Context, paymentID string) ([]api.Dispute, error)
+}
+
+// payState is a payment as the earlier rows of a file leave it: the plan
+// works it out from one read, a run takes it from the last answer.
+type payState struct {
+	status                     string
+	amount, captured, refunded decimal.Decimal
+	// dispute is an open dispute on the payment: refunds wait on it.
+	dispute *api.Dispute
+}
+
+func newPayState(p *api.Payment, dispute *api.Dispute) *payState {
+	return &payState{status: p.Status, amount: p.Amount, captured: p.Captured(), refunded: p.Refunded(), dispute: dispute}
+}
+
+// remaining is what op can still move on the payment, by the rules of
+// api.Payment's Capturable and Refundable.
+func (st *payState) remaining(op Op) decimal.Decimal {
+	var rest decimal.Decimal
+	switch {
+	case op == OpCapture && st.status == api.StatusAuthorized:
+		rest = st.amount.Sub(st.captured)
+	case op == OpRefund && st.status == api.StatusClosed:
+		rest = st.captured.Sub(st.refunded)
+	}
+	return decimal.Max(rest, decimal.Zero)
+}
+
+// apply counts a move of amount made by a row (closing: amount is zero).
+func (st *payState) apply(op Op, amount decimal.Decimal) {
+	switch op {
+	case OpClose:
+		st.status = api.StatusClosed
+	case OpCapture:
+		st.captured = st.captured.Add(amount)
+		if !st.amount.GreaterThan(st.captured) {
+			st.status = api.StatusClosed // the whole remainder closes the payment
+		}
+	default:
+		st.refunded = st.refunded.Add(amount)
+	}
+}
+
+// checkMove is the check a single move of op makes against the payment as
+// read, here the payment p as st says the earlier rows leave it: status,
+// an expired authorization, an open dispute, and the amount against what
+// is left. It returns the refusal (field may be empty), or "" when the row
+// would go. A plan and a real run refuse with these same words.
+func checkMove(op Op, p *api.Payment, st *payState, amount decimal.Decimal, now time.Time) (field, msg string) {
+	need := api.StatusAuthorized
+	if op == OpRefund {
+		need = api.StatusClosed
+	}
+	if st.status != need {
+		return "", fmt.Sprintf("the payment is %s; only %s payments can be %s", st.status, need, pastTense(op))
+	}
+	switch op {
+	case OpClose:
+		return "", ""
+	case OpCapture:
+		if p.AuthorizationExpired(now) {
+			return "", fmt.Sprintf("the authorization expired at %s: nothing can be captured", p.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+	case OpRefund:
+		if st.dispute != nil {
+			return "", fmt.Sprintf("dispute %s is open (status %s): refunds wait until it is resolved", st.dispute.ID, st.dispute.Status)
+		}
+	}
+	remaining := st.remaining(op)
+	switch {
+	case !amount.IsPositive():
+		return colAmount, fmt.Sprintf("nothing left to %s after the earlier rows of this payment", op)
+	case amount.GreaterThan(remaining):
+		return colAmount, fmt.Sprintf("%s is more than the %s left to %s after the earlier rows of this payment",
+			money.Display(amount, p.Currency), money.Display(remaining, p.Currency), op)
+	}
+	return "", ""
+}
+
+// openDispute reads the disputes of a live CLOSED payment a refund is to
+// be made on, and returns the open one. When they cannot be read the
+// refund goes ahead and the service decides, as with a single refund.
+func openDispute(ctx context.Context, c any, op Op, p *api.Payment) *api.Dispute {
+	dr, ok := c.(DisputeReader)
+	if !ok || op != OpRefund || p.IsTest || p.Status != api.StatusClosed {
+		return nil
+	}
+	ds, err := dr.PaymentDisputes(ctx, p.ID)
+	if err != nil {
+		return nil
+	}
+	return api.ActiveDispute(ds)
+}
+
 // Plan reads every payment the rows name, concurrency at a time, and
 // checks every row as a single move of op would be checked: the
 // currency's places and the row's currency, what is left to capture or
-// refund after the earlier rows of the same payment, the payment's status
-// and an expired authorization, and a reference_id the payment holds for
-// another amount. progress, when set, is called after each read.
+// refund after the earlier rows of the same payment, the payment's status,
+// an expired authorization, an open dispute (for refunds, when disputes is
+// a DisputeReader) and a reference_id the payment holds for another
+// amount. progress, when set, is called after each read.
 //
 // read reads one payment; a dry run passes a read that is sent even then.
-func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), op Op, rows []Row, concurrency int, now time.Time, progress func(done, total int)) (PlanResult, error) {
+func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, op Op, rows []Row, concurrency int, now time.Time, progress func(done, total int)) (PlanResult, error) {
 	var ids []string
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -77,6 +177,7 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 		}
 	}
 	payments := make(map[string]*api.Payment, len(ids))
+	open := map[string]*api.Dispute{}
 	readErrs := map[string]error{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -93,12 +194,16 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			p, err := read(ctx, id)
+			var d *api.Dispute
+			if err == nil && disputes != nil {
+				d = openDispute(ctx, disputes, op, p)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				readErrs[id] = err
 			} else {
-				payments[id] = p
+				payments[id], open[id] = p, d
 			}
 			done++
 			if progress != nil {
@@ -112,11 +217,7 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 	}
 
 	res := PlanResult{Total: len(rows), Money: map[string]decimal.Decimal{}}
-	type state struct {
-		status             string
-		capturable, refund decimal.Decimal
-	}
-	states := map[string]*state{}
+	states := map[string]*payState{}
 	for _, row := range rows {
 		refuse := func(field, format string, args ...any) {
 			res.Refused = append(res.Refused, RowError{Line: row.Line, PaymentID: row.PaymentID, Amount: row.Amount,
@@ -129,38 +230,26 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 		}
 		st := states[p.ID]
 		if st == nil {
-			st = &state{status: p.Status, capturable: p.Capturable(), refund: p.Refundable()}
+			st = newPayState(p, open[p.ID])
 			states[p.ID] = st
 		}
 		if row.Currency != "" && row.Currency != p.Currency {
-			refuse(colCurrency, "the row says %s, the payment is in %s", row.Currency, p.Currency)
+			refuse(colCurrency, "%s", currencyMismatch(row, p))
 			continue
-		}
-		if op == OpClose {
-			if st.status != api.StatusAuthorized {
-				refuse("", "the payment is %s; only AUTHORIZED payments can be closed", st.status)
-				continue
-			}
-			st.status = api.StatusClosed
-			st.refund = p.Captured().Sub(p.Refunded())
-			res.Go++
-			continue
-		}
-		remaining, what, need := st.capturable, "capture", api.StatusAuthorized
-		if op == OpRefund {
-			remaining, what, need = st.refund, "refund", api.StatusClosed
 		}
 		var amount decimal.Decimal
-		if row.Full() {
-			amount = remaining
-		} else {
-			var err error
-			if amount, err = money.Parse(row.Amount, p.Currency); err != nil {
-				refuse(colAmount, "%v", err)
-				continue
+		if op != OpClose {
+			if row.Full() {
+				amount = st.remaining(op)
+			} else {
+				var err error
+				if amount, err = money.Parse(row.Amount, p.Currency); err != nil {
+					refuse(colAmount, "%v", err)
+					continue
+				}
 			}
 		}
-		if row.ReferenceID != "" {
+		if row.ReferenceID != "" && op != OpClose {
 			var want *decimal.Decimal
 			if !row.Full() {
 				want = &amount
@@ -176,31 +265,21 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 				continue
 			}
 		}
-		switch {
-		case st.status != need:
-			refuse("", "the payment is %s; only %s payments can be %s", st.status, need, pastTense(op))
-			continue
-		case op == OpCapture && p.AuthorizationExpired(now):
-			refuse("", "the authorization expired at %s: nothing can be captured", p.ExpiresAt.UTC().Format(time.RFC3339))
-			continue
-		case !amount.IsPositive():
-			refuse(colAmount, "nothing left to %s after the earlier rows of this payment", what)
-			continue
-		case amount.GreaterThan(remaining):
-			refuse(colAmount, "%s is more than the %s left to %s after the earlier rows of this payment", money.Display(amount, p.Currency), money.Display(remaining, p.Currency), what)
+		if field, msg := checkMove(op, p, st, amount, now); msg != "" {
+			refuse(field, "%s", msg)
 			continue
 		}
-		if op == OpCapture {
-			st.capturable = st.capturable.Sub(amount)
-			if !st.capturable.IsPositive() {
-				st.status = api.StatusClosed // the whole remainder closes the payment
-				st.refund = p.Captured().Add(p.Amount.Sub(p.Captured())).Sub(p.Refunded())
-			}
-		} else {
-			st.refund = st.refund.Sub(amount)
-		}
+		st.apply(op, amount)
 		res.Go++
-		res.Money[p.Currency] = res.Money[p.Currency].Add(amount)
+		if op != OpClose {
+			res.Money[p.Currency] = res.Money[p.Currency].Add(amount)
+		}
 	}
 	return res, nil
+}
+
+// currencyMismatch is the refusal of a row whose currency column is not
+// the payment's.
+func currencyMismatch(row Row, p *api.Payment) string {
+	return fmt.Sprintf("the row says %s, the payment is in %s", row.Currency, p.Currency)
 }

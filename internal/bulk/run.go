@@ -63,6 +63,18 @@ type paymentQueue struct {
 	// then as each move answered it. Rows are checked against it before
 	// they are sent, as a single move is checked against its read.
 	payment *api.Payment
+	// state is the payment as the rows sent so far leave it, taken from
+	// payment; rows are checked against it as the plan checks them.
+	state *payState
+	// dispute is an open dispute found at the first read (refunds only).
+	dispute     *api.Dispute
+	disputeRead bool
+}
+
+// setPayment makes p the payment as last known.
+func (q *paymentQueue) setPayment(p *api.Payment) {
+	q.currency, q.payment = p.Currency, p
+	q.state = newPayState(p, q.dispute)
 }
 
 type runner struct {
@@ -380,7 +392,12 @@ func (r *runner) plan(rows []Row, entries map[string]*journalEntry, results []ro
 			if e.send != nil {
 				t.referenceID = e.send.ReferenceID
 				t.resumed, t.sentAmount = true, e.send.Amount
-				if e.result == nil || e.result.Outcome == outcomeUnknown {
+				// A "full" row resolves its amount when it is sent, after
+				// the earlier rows of its payment: what an earlier run
+				// sent is not what is left now.
+				if row.Full() {
+					t.sentAmount = ""
+				} else if e.result == nil || e.result.Outcome == outcomeUnknown {
 					t.amount = e.send.Amount
 				}
 			}
@@ -538,7 +555,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	res.PaymentStatus, res.currency = p.Status, p.Currency
 	if row.Currency != "" && row.Currency != p.Currency {
 		res.Outcome = OutcomeFailed
-		res.Message = fmt.Sprintf("currency: the row says %s, the payment is in %s; nothing was sent", row.Currency, p.Currency)
+		res.Message = colCurrency + ": " + currencyMismatch(row, p) + "; nothing was sent"
 		r.record(t, res, OutcomeFailed)
 		return res
 	}
@@ -569,6 +586,13 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				return res
 			}
 		}
+	}
+	// The checks the plan makes, against the payment as the earlier rows
+	// left it: what the plan refuses is refused here, nothing sent.
+	if field, msg := checkMove(r.o.Op, p, q.state, req.amount, r.o.now()); msg != "" {
+		res.Outcome, res.Message = OutcomeFailed, refusal(field, msg)
+		r.record(t, res, OutcomeFailed)
+		return res
 	}
 
 	if r.wait(ctx) != nil || ctx.Err() != nil {
@@ -609,8 +633,10 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				res.Outcome, res.moved = OutcomeReconciled, false
 				res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it (an earlier or concurrent run of this file): nothing moved now", pastTense(r.o.Op))
 			}
-			if moved.Payment != nil {
-				q.payment = moved.Payment
+			if moved.Payment == nil {
+				q.state.apply(r.o.Op, req.amount)
+			} else {
+				q.setPayment(moved.Payment)
 				res.PaymentStatus = moved.Payment.Status
 				res.currency = moved.Payment.Currency
 				// The service answers a reference_id it has seen with the
@@ -685,7 +711,10 @@ func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res 
 		}
 		return nil, &failed, nil
 	}
-	q.currency, q.payment = p.Currency, p
+	if !q.disputeRead {
+		q.dispute, q.disputeRead = openDispute(ctx, r.c, r.o.Op, p), true
+	}
+	q.setPayment(p)
 	return p, nil, nil
 }
 
@@ -705,6 +734,9 @@ func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, 
 	}
 	var want *amounts
 	amount := firstNonEmpty(t.sentAmount, t.amount)
+	if t.row.Full() {
+		amount = "" // any amount under its reference_id is the row's move
+	}
 	if amount == "" && !t.row.Full() {
 		amount = t.row.Amount
 	}
@@ -750,15 +782,12 @@ func (r *runner) resolveAmounts(q *paymentQueue, t *task, p *api.Payment, res ro
 	row := t.row
 	res.Amount = row.Amount
 	if p != nil && row.Full() {
-		remaining, what := p.Capturable(), "capture"
-		if r.o.Op == OpRefund {
-			remaining, what = p.Refundable(), "refund"
-		}
+		remaining := q.state.remaining(r.o.Op)
 		if !remaining.IsPositive() {
+			field, msg := checkMove(r.o.Op, p, q.state, remaining, r.o.now())
 			failed := res
 			failed.Outcome, failed.Amount = OutcomeFailed, ""
-			failed.Message = fmt.Sprintf("nothing left to %s: the payment is %s with %s captured and %s refunded",
-				what, p.Status, money.Format(p.Captured(), p.Currency), money.Format(p.Refunded(), p.Currency))
+			failed.Message = refusal(field, msg)
 			r.record(t, failed, OutcomeFailed)
 			return res, &failed
 		}
@@ -864,4 +893,12 @@ func (r *runner) send(ctx context.Context, paymentID string, req moveRequest) (*
 	default:
 		return r.c.Close(ctx, paymentID)
 	}
+}
+
+// refusal is the report's message for a row refused before sending.
+func refusal(field, msg string) string {
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return msg + "; nothing was sent"
 }

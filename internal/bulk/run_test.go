@@ -220,8 +220,15 @@ func TestReportHasALineForEveryOutcome(t *testing.T) {
 			f := newFake(t)
 			okID := f.add("AED", "100", api.StatusAuthorized)
 			reconciledID := f.add("AED", "100", api.StatusAuthorized)
-			closedID := f.add("AED", "100", api.StatusClosed)
+			closedID := f.add("AED", "100", api.StatusAuthorized)
 			f.reconciled = map[string]bool{reconciledID: true}
+			// The service refuses what the checks before sending let by.
+			f.beforeCommit = func(_ context.Context, c call) error {
+				if c.paymentID == closedID {
+					return badData("already closed")
+				}
+				return nil
+			}
 			rows := []Row{
 				{Line: 2, PaymentID: okID, Amount: "40", ReferenceID: "r-ok", TaxAmount: "2"},
 				{Line: 3, PaymentID: reconciledID, Amount: "100", ReferenceID: "r-rec"},
@@ -294,12 +301,20 @@ func TestFailedRowsExit11AndAreKeptUnlessRetryFailed(t *testing.T) {
 		t.Errorf("hint %q", re.Hint())
 	}
 
+	// The over-capture was refused before sending, as a plan refuses it.
+	if n := len(f.callsOf("capture")); n != 0 {
+		t.Fatalf("%d captures sent for a row the checks refuse", n)
+	}
+	if rep := readReport(t, o.ReportPath); rep[0]["message"] != "amount: 150.00 AED is more than the 100.00 AED left to capture after the earlier rows of this payment; nothing was sent" {
+		t.Errorf("report %v", rep)
+	}
+
 	// The same run again keeps the definite failure without sending.
 	sum, err = Run(context.Background(), f, rows, o)
-	if exitCode(err) != 11 || sum.Failed != 1 || sum.Earlier != 1 || len(f.callsOf("capture")) != 1 {
+	if exitCode(err) != 11 || sum.Failed != 1 || sum.Earlier != 1 || len(f.callsOf("capture")) != 0 {
 		t.Fatalf("second run: err %v, summary %+v, %d captures sent", err, sum, len(f.callsOf("capture")))
 	}
-	if rep := readReport(t, o.ReportPath); !strings.HasPrefix(rep[0]["message"], "settled by an earlier run: could not capture") {
+	if rep := readReport(t, o.ReportPath); !strings.HasPrefix(rep[0]["message"], "settled by an earlier run: amount: 150.00 AED is more than") {
 		t.Errorf("report %v", rep)
 	}
 
@@ -313,7 +328,7 @@ func TestFailedRowsExit11AndAreKeptUnlessRetryFailed(t *testing.T) {
 		t.Fatalf("retry: err %v, summary %+v", err, sum)
 	}
 	captures := f.callsOf("capture")
-	if len(captures) != 2 || captures[0].referenceID != captures[1].referenceID {
+	if len(captures) != 1 || captures[0].amount != "150" {
 		t.Fatalf("captures %+v", captures)
 	}
 }
@@ -500,7 +515,7 @@ func TestFullAmounts(t *testing.T) {
 		t.Fatalf("refund sent %+v", last)
 	}
 	rep := readReport(t, o.ReportPath)
-	if rep[1]["outcome"] != "failed" || !strings.Contains(rep[1]["message"], "nothing left to refund") {
+	if rep[1]["outcome"] != "failed" || rep[1]["message"] != "the payment is AUTHORIZED; only CLOSED payments can be refunded; nothing was sent" {
 		t.Fatalf("report %v", rep[1])
 	}
 	for _, r := range refunds {
@@ -554,7 +569,7 @@ func TestCloseRows(t *testing.T) {
 		t.Fatalf("err %v, summary %+v", err, sum)
 	}
 	rep := readReport(t, o.ReportPath)
-	if rep[0]["reference_id"] != "" || rep[0]["payment_status"] != api.StatusClosed || rep[2]["message"] != "only authorized payments can be closed" {
+	if rep[0]["reference_id"] != "" || rep[0]["payment_status"] != api.StatusClosed || rep[2]["message"] != "the payment is EXPIRED; only AUTHORIZED payments can be closed; nothing was sent" {
 		t.Fatalf("report %v", rep)
 	}
 }
@@ -760,7 +775,8 @@ func TestUnwritableJournalOrReportStopsBeforeSending(t *testing.T) {
 
 func TestWithoutClassifyEveryErrorIsAnUnknownOutcome(t *testing.T) {
 	f := newFake(t)
-	id := f.add("AED", "100", api.StatusClosed)
+	id := f.add("AED", "100", api.StatusAuthorized)
+	f.beforeCommit = func(context.Context, call) error { return badData("already closed") }
 	o := testOptions(t, OpCapture)
 	o.Classify = nil
 	o.JournalPath = "" // and without a journal the hint says so

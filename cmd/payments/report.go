@@ -1,0 +1,275 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/paysearch"
+	"github.com/bnpl-cli/bnpl/internal/walk"
+)
+
+// reportPeriods are the values of --by.
+var reportPeriods = []string{"day", "week", "month"}
+
+// ReportColumns are the columns of `payments report`.
+var ReportColumns = []output.Column{
+	{Header: "PERIOD", Path: "period", Kind: output.KindPlain},
+	{Header: "CURRENCY", Path: "currency", TableHidden: true}, // tables show it beside each amount
+	{Header: "CAPTURED", Path: "captured", Kind: output.KindMoney, CurrencyPath: "currency"},
+	{Header: "REFUNDED", Path: "refunded", Kind: output.KindMoney, CurrencyPath: "currency"},
+	{Header: "NET", Path: "net", Kind: output.KindMoney, CurrencyPath: "currency"},
+	{Header: "CAPTURES", Path: "captures", Kind: output.KindPlain},
+	{Header: "REFUNDS", Path: "refunds", Kind: output.KindPlain},
+}
+
+// ReportOptions are the inputs of `payments report`.
+type ReportOptions struct {
+	Since, Until string
+	By           string
+	Concurrency  int
+
+	since, until time.Time
+
+	Now     func() time.Time
+	Notice  func(format string, args ...any)
+	Client  func() (*api.Client, error)
+	Printer func() (*output.Printer, error)
+	IO      *output.IOStreams
+	Quiet   bool
+}
+
+func newReportCmd(f *cmdutil.Factory, run func(context.Context, *ReportOptions) error) *cobra.Command {
+	opts := &ReportOptions{Client: f.Client, Printer: f.Printer, Now: time.Now, Notice: f.Noticef, IO: f.IO, Quiet: f.Global.Quiet}
+	cmd := &cobra.Command{
+		Use:   "report --since TIME [--until TIME] [--by day|week|month]",
+		Short: "Total captured, refunded and net money per currency and period",
+		Long: `Total the money captured and refunded, and the net of the two, per currency and
+period (a UTC day, an ISO week starting on Monday, or a month), for reconciling with the
+provider's payouts.
+
+Each capture and refund counts on the day it was made (its created_at), whatever the
+day its payment was created: every authorized and closed payment created up to --until
+is read (--concurrency pages at a time), and its captures and refunds made from --since
+to --until are totalled. Amounts are exact decimals with each currency's places.
+
+A period with no capture and no refund in a currency has no row.`,
+		Example: `  bnpl payments report --since 2026-11-01 --until 2026-11-30
+  bnpl payments report --since 30d --by week
+  bnpl payments report --since 2026-01-01 --by month -o csv > totals.csv`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if run != nil {
+				return run(cmd.Context(), opts)
+			}
+			return reportRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Since, "since", "", "moves made at or after: a date, an RFC 3339 time, or a duration back (24h, 7d); required")
+	fl.StringVar(&opts.Until, "until", "", "moves made at or before: a date, an RFC 3339 time, or a duration back (default now)")
+	fl.StringVar(&opts.By, "by", "day", "period of each row: "+strings.Join(reportPeriods, ", "))
+	fl.IntVar(&opts.Concurrency, "concurrency", walk.DefaultConcurrency, fmt.Sprintf("pages read at once, 1 to %d", MaxListConcurrency))
+	return cmd
+}
+
+func (o *ReportOptions) validate() error {
+	o.By = strings.ToLower(strings.TrimSpace(o.By))
+	if !slices.Contains(reportPeriods, o.By) {
+		return cmdutil.UsageHint("use --by "+strings.Join(reportPeriods, ", --by "), "invalid --by %q", o.By)
+	}
+	if o.Concurrency < 1 || o.Concurrency > MaxListConcurrency {
+		return cmdutil.Usagef("--concurrency must be between 1 and %d, got %d", MaxListConcurrency, o.Concurrency)
+	}
+	now := o.Now()
+	if strings.TrimSpace(o.Since) == "" {
+		return cmdutil.UsageHint("give the start of the report: --since 2026-11-01, or --since 30d", "--since is required")
+	}
+	var err error
+	if o.since, err = cmdutil.ParseTimeFlag("since", o.Since, now); err != nil {
+		return err
+	}
+	o.until = now
+	if o.Until != "" {
+		if o.until, err = cmdutil.ParseTimeFlag("until", o.Until, now); err != nil {
+			return err
+		}
+	}
+	if o.until.Before(o.since) {
+		return cmdutil.Usagef("--until %s is before --since %s", cmdutil.FormatTimeFlag(o.until), cmdutil.FormatTimeFlag(o.since))
+	}
+	return nil
+}
+
+// reportKey names one row of the report.
+type reportKey struct{ period, currency string }
+
+// reportTotals are the sums of one row.
+type reportTotals struct {
+	captured, refunded decimal.Decimal
+	captures, refunds  int
+}
+
+// reportTally totals the moves of payments, safe for concurrent use.
+type reportTally struct {
+	since, until time.Time
+	by           string
+
+	mu     sync.Mutex
+	totals map[reportKey]*reportTotals
+}
+
+func newReportTally(since, until time.Time, by string) *reportTally {
+	return &reportTally{since: since, until: until, by: by, totals: map[reportKey]*reportTotals{}}
+}
+
+// in is whether a move made at t counts.
+func (r *reportTally) in(t *time.Time) bool {
+	return t != nil && !t.Before(r.since) && !t.After(r.until)
+}
+
+// add counts the captures and refunds of p made within the window.
+func (r *reportTally) add(p *api.Payment) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	row := func(t time.Time) *reportTotals {
+		k := reportKey{period: periodOf(t, r.by), currency: p.Currency}
+		tot := r.totals[k]
+		if tot == nil {
+			tot = &reportTotals{}
+			r.totals[k] = tot
+		}
+		return tot
+	}
+	for _, c := range p.Captures {
+		if r.in(c.CreatedAt) {
+			tot := row(*c.CreatedAt)
+			tot.captured = tot.captured.Add(c.Amount)
+			tot.captures++
+		}
+	}
+	for _, rf := range p.Refunds {
+		if r.in(rf.CreatedAt) {
+			tot := row(*rf.CreatedAt)
+			tot.refunded = tot.refunded.Add(rf.Amount)
+			tot.refunds++
+		}
+	}
+}
+
+// reportRow is one line of the report as printed.
+type reportRow struct {
+	Period   string `json:"period"`
+	Currency string `json:"currency"`
+	Captured string `json:"captured"`
+	Refunded string `json:"refunded"`
+	Net      string `json:"net"`
+	Captures int    `json:"captures"`
+	Refunds  int    `json:"refunds"`
+}
+
+// rows are the report's lines, by period then currency.
+func (r *reportTally) rows() []reportRow {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keys := make([]reportKey, 0, len(r.totals))
+	for k := range r.totals {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].period != keys[j].period {
+			return keys[i].period < keys[j].period
+		}
+		return keys[i].currency < keys[j].currency
+	})
+	out := make([]reportRow, 0, len(keys))
+	for _, k := range keys {
+		t := r.totals[k]
+		out = append(out, reportRow{
+			Period: k.period, Currency: k.currency,
+			Captured: money.Format(t.captured, k.currency),
+			Refunded: money.Format(t.refunded, k.currency),
+			Net:      money.Format(t.captured.Sub(t.refunded), k.currency),
+			Captures: t.captures, Refunds: t.refunds,
+		})
+	}
+	return out
+}
+
+// periodOf names the period of t (in UTC): 2026-11-25, 2026-W48 (ISO
+// week) or 2026-11. The names sort in time order.
+func periodOf(t time.Time, by string) string {
+	t = t.UTC()
+	switch by {
+	case "week":
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	case "month":
+		return t.Format("2006-01")
+	}
+	return t.Format("2006-01-02")
+}
+
+func reportRun(ctx context.Context, o *ReportOptions) error {
+	printer, err := o.Printer()
+	if err != nil {
+		return err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	tally := newReportTally(o.since, o.until, o.By)
+	progress := cmdutil.NewProgress(o.IO, o.Quiet)
+	// A payment created after --until has no move before it; one created
+	// long before --since may still have been captured or refunded since.
+	params := api.ListPaymentsParams{CreatedAtLTE: cmdutil.FormatTimeFlag(o.until), Limit: api.MaxPageLimit}
+	w := &walk.Walker{
+		Fetch:       paysearch.Pages(client, params),
+		PageSize:    api.MaxPageLimit,
+		Concurrency: o.Concurrency,
+		Progress:    func(read, total int) { progress.Show("reading payments: page %d of %d", read, total) },
+	}
+	payments := 0
+	err = w.Walk(ctx, func(it walk.Item) (bool, error) {
+		var p api.Payment
+		if err := json.Unmarshal(it.Raw, &p); err != nil {
+			return false, err
+		}
+		tally.add(&p)
+		payments++
+		return true, nil
+	})
+	progress.Clear()
+	if err != nil {
+		return err
+	}
+	rows := tally.rows()
+	recs := make([]json.RawMessage, 0, len(rows))
+	for _, r := range rows {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, b)
+	}
+	if len(recs) == 0 && o.Notice != nil {
+		o.Notice("no captures or refunds from %s to %s (%d %s read)", cmdutil.FormatTimeFlag(o.since), cmdutil.FormatTimeFlag(o.until), payments, plural(payments, "payment", "payments"))
+	}
+	return printer.List(ReportColumns, recs)
+}

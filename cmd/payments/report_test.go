@@ -1,0 +1,53 @@
+package payments
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+)
+
+func TestPeriodOf(t *testing.T) {
+	at := time.Date(2027, 1, 1, 2, 0, 0, 0, time.FixedZone("+04", 4*3600)) // 2026-12-31T22:00Z
+	for by, want := range map[string]string{"day": "2026-12-31", "week": "2026-W53", "month": "2026-12"} {
+		if got := periodOf(at, by); got != want {
+			t.Errorf("%s: %q, want %q", by, got, want)
+		}
+	}
+}
+
+func TestReportTallyCountsMovesByTheirOwnTime(t *testing.T) {
+	ts := func(s string) *time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &v
+	}
+	d := decimal.RequireFromString
+	since, until := *ts("2026-11-01T00:00:00Z"), *ts("2026-11-30T23:59:59Z")
+	tally := newReportTally(since, until, "day")
+	tally.add(&api.Payment{Currency: "KWD",
+		Captures: []api.Capture{
+			{Amount: d("10.125"), CreatedAt: ts("2026-10-31T23:59:59Z")}, // before the window
+			{Amount: d("10.125"), CreatedAt: ts("2026-11-02T10:00:00Z")},
+			{Amount: d("0.001"), CreatedAt: ts("2026-11-02T23:00:00Z")},
+		},
+		Refunds: []api.Refund{{Amount: d("20"), CreatedAt: ts("2026-11-03T00:00:00Z")}},
+	})
+	tally.add(&api.Payment{Currency: "AED",
+		Captures: []api.Capture{{Amount: d("0.1"), CreatedAt: ts("2026-11-02T01:00:00Z")}, {Amount: d("0.2"), CreatedAt: ts("2026-11-02T02:00:00Z")}},
+		Refunds:  []api.Refund{{Amount: d("5"), CreatedAt: ts("2026-12-01T00:00:00Z")}}, // after it
+	})
+	want := []reportRow{
+		{Period: "2026-11-02", Currency: "AED", Captured: "0.30", Refunded: "0.00", Net: "0.30", Captures: 2},
+		{Period: "2026-11-02", Currency: "KWD", Captured: "10.126", Refunded: "0.000", Net: "10.126", Captures: 2},
+		{Period: "2026-11-03", Currency: "KWD", Captured: "0.000", Refunded: "20.000", Net: "-20.000", Refunds: 1},
+	}
+	if got := tally.rows(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("rows\n got %+v\nwant %+v", got, want)
+	}
+}
