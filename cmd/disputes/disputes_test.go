@@ -299,7 +299,7 @@ func TestChallengeValidation(t *testing.T) {
 		{"merchant_reason_order_amount_should_be_different", "", "d", "needs --amount"},
 		{"merchant_reason_other", "10", "d", "--amount goes only with"},
 		{"order_amount_should_be_different", "-1", "d", "greater than zero"},
-		{"order_amount_should_be_different", "1e3", "d", "not a decimal"},
+		{"order_amount_should_be_different", "1e3", "d", "exponent notation"},
 		{"because", "", "d", `invalid --reason "because"`},
 		{"", "", "d", "--reason is required"},
 		{"merchant_reason_other", "", " ", "--description is required"},
