@@ -33,7 +33,7 @@ func TestHostedPageSecurityHeadersAndSchemes(t *testing.T) {
 	for _, bad := range []string{"javascript://shop.example/%0aalert(1)", "data://shop.example/x", "ftp://shop.example/ok"} {
 		body := set(checkoutBody("ae-sandbox", "AED", "100.00"), "merchant_urls", map[string]any{"success": bad})
 		r := e.do("ae", "POST", "/api/v2/checkout", aeTest, body)
-		if r.status != 400 || !strings.Contains(string(r.body), "must be an http or https URL") {
+		if r.status != 400 || !strings.Contains(string(r.body), "is not an absolute http(s) URL") {
 			t.Fatalf("%s: %d %s", bad, r.status, r.body)
 		}
 	}
