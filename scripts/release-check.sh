@@ -76,7 +76,9 @@ ok "linux/amd64 bnpl version: $("$work/bnpl" version)"
 # Packages.
 pkg_files="/usr/bin/bnpl /usr/share/bash-completion/completions/bnpl /usr/share/fish/vendor_completions.d/bnpl.fish /usr/share/man/man1/bnpl.1 /usr/share/man/man1/bnpl-sandbox-serve.1"
 for arch in amd64 arm64; do
-  deb=$(ls "$dist"/bnpl_"$version"_"$arch".deb 2>/dev/null || true)
+  # nfpm writes a pre-release version as each format wants it (0.1.0~next for
+  # deb and rpm, 0.1.0_next for apk): one package of each kind per arch.
+  deb=$(ls "$dist"/bnpl_*_"$arch".deb 2>/dev/null | head -n 1 || true)
   [ -n "$deb" ] || fail "no .deb for $arch"
   list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
   for want in $pkg_files /usr/share/zsh/vendor-completions/_bnpl; do
@@ -85,7 +87,7 @@ for arch in amd64 arm64; do
   ok "$(basename "$deb"): /usr/bin/bnpl, bash, zsh, fish completions, man pages"
 
   rpmarch=x86_64; [ $arch = arm64 ] && rpmarch=aarch64
-  rpm=$(ls "$dist"/bnpl-"${version//-/_}"*."$rpmarch".rpm "$dist"/bnpl-"$version"*."$rpmarch".rpm 2>/dev/null | head -n 1 || true)
+  rpm=$(ls "$dist"/bnpl-*."$rpmarch".rpm 2>/dev/null | head -n 1 || true)
   [ -n "$rpm" ] || fail "no .rpm for $rpmarch"
   if command -v rpm >/dev/null 2>&1; then
     list=$(rpm -qlp "$rpm" 2>/dev/null)
@@ -98,7 +100,7 @@ for arch in amd64 arm64; do
   fi
 
   apkarch=x86_64; [ $arch = arm64 ] && apkarch=aarch64
-  apk=$(ls "$dist"/bnpl_"$version"_"$apkarch".apk 2>/dev/null || true)
+  apk=$(ls "$dist"/bnpl_*_"$apkarch".apk 2>/dev/null | head -n 1 || true)
   [ -n "$apk" ] || fail "no .apk for $apkarch"
   list=$(tar -tzf "$apk" 2>/dev/null | sed 's|^|/|')
   for want in $pkg_files /usr/share/zsh/site-functions/_bnpl; do
@@ -112,7 +114,7 @@ if [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-ar
   if dpkg -s bnpl >/dev/null 2>&1; then
     fail "a bnpl package is installed already: remove it (dpkg -P bnpl) to check the .deb"
   fi
-  dpkg -i "$dist/bnpl_${version}_amd64.deb" >/dev/null
+  dpkg -i "$(ls "$dist"/bnpl_*_amd64.deb | head -n 1)" >/dev/null
   /usr/bin/bnpl version | grep -q "^bnpl $version (commit $commit" || { dpkg -P bnpl >/dev/null; fail "installed bnpl version: $(/usr/bin/bnpl version)"; }
   [ -f /usr/share/bash-completion/completions/bnpl ] && [ -f /usr/share/man/man1/bnpl.1 ] || { dpkg -P bnpl >/dev/null; fail "the .deb did not install its completions and man pages"; }
   dpkg -P bnpl >/dev/null
