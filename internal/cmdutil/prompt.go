@@ -102,11 +102,13 @@ func (p *Prompter) ask(label string, hidden bool) (string, error) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
-	ctx, cancel := p.context()
-	defer cancel()
+	ctx := p.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 
 	fmt.Fprint(p.Out, label)
-	if ended(ctx, sigs) {
+	if p.ended(ctx, sigs) {
 		return "", p.interrupted()
 	}
 	get := func() (string, error) { return readLine(p.In) }
@@ -121,7 +123,7 @@ func (p *Prompter) ask(label string, hidden bool) (string, error) {
 			hidden = false
 		}
 	}
-	if ended(ctx, sigs) {
+	if p.ended(ctx, sigs) {
 		restore()
 		return "", p.interrupted()
 	}
@@ -139,6 +141,7 @@ func (p *Prompter) ask(label string, hidden bool) (string, error) {
 		}
 		return r.line, r.err
 	case <-ctx.Done():
+	case <-p.interrupt():
 	case <-sigs:
 	}
 	// The goroutine is left blocked on input that nobody will read.
@@ -146,26 +149,21 @@ func (p *Prompter) ask(label string, hidden bool) (string, error) {
 	return "", p.interrupted()
 }
 
-// context is the prompt's context: the command's, ended too by the run's
-// interrupt.
-func (p *Prompter) context() (context.Context, context.CancelFunc) {
-	ctx := p.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithCancel(ctx)
+// interrupt is ended by the run's interrupt; nil (never ready) without one.
+func (p *Prompter) interrupt() <-chan struct{} {
 	if p.Interrupt == nil {
-		return ctx, cancel
+		return nil
 	}
-	unhook := context.AfterFunc(p.Interrupt, cancel)
-	return ctx, func() { unhook(); cancel() }
+	return p.Interrupt.Done()
 }
 
-// ended reports, without waiting, whether the prompt's context has ended or
-// an interrupt has come.
-func ended(ctx context.Context, sigs <-chan os.Signal) bool {
+// ended reports, without waiting, whether the prompt's context or the
+// run's has ended or an interrupt has come.
+func (p *Prompter) ended(ctx context.Context, sigs <-chan os.Signal) bool {
 	select {
 	case <-ctx.Done():
+		return true
+	case <-p.interrupt():
 		return true
 	case <-sigs:
 		return true
