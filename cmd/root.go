@@ -35,6 +35,9 @@ func Execute() int {
 // Run executes the command tree over f with args and returns the exit code;
 // Execute and the tests share it.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	// Set before the tree is built: commands take prompters as they are
+	// built.
+	f.Interrupt = ctx
 	if scriptErrors(args, f.Getenv) && !f.IO.IsStderrTTY() {
 		// Decided from the arguments before cobra parses them, so that a
 		// flag cobra refuses still gets its error as JSON.

@@ -14,6 +14,8 @@ type Confirmer struct {
 	Prompt   io.Writer
 	// Ctx, when set, cancels the question too; Ctrl-C always does.
 	Ctx context.Context
+	// Interrupt is the run's context, which Ctrl-C ends (Factory.Interrupt).
+	Interrupt context.Context
 }
 
 // Confirm asks before a live move. Test mode and --yes go ahead; without a
@@ -28,17 +30,18 @@ func (c Confirmer) Confirm(what string) error {
 		return Refuse("pass --yes to confirm live money moves in scripts",
 			"refusing to %s in live mode without confirmation", what)
 	}
-	p := &Prompter{In: c.In, Out: c.Prompt, Ctx: c.Ctx}
+	p := &Prompter{In: c.In, Out: c.Prompt, Ctx: c.Ctx, Interrupt: c.Interrupt}
 	return p.Confirm("LIVE: " + what + "? Type yes to confirm: ")
 }
 
 // Confirmer for this invocation, from the target and the terminal.
 func (f *Factory) Confirmer(live bool) Confirmer {
 	return Confirmer{
-		Live:     live,
-		Yes:      f.Global.Yes,
-		Terminal: f.IO.IsStdinTTY() && f.IO.IsStderrTTY(),
-		In:       f.IO.In,
-		Prompt:   f.IO.ErrOut,
+		Live:      live,
+		Yes:       f.Global.Yes,
+		Terminal:  f.IO.IsStdinTTY() && f.IO.IsStderrTTY(),
+		In:        f.IO.In,
+		Prompt:    f.IO.ErrOut,
+		Interrupt: f.Interrupt,
 	}
 }

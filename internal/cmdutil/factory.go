@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -51,6 +52,11 @@ type Factory struct {
 
 	// Transport, when set, carries every API request (tests).
 	Transport http.RoundTripper
+
+	// Interrupt is the run's context: Ctrl-C ends it (Execute's
+	// signal.NotifyContext). Every prompt watches it, so an interrupt caught
+	// by that handler before the prompt watched for its own is not lost.
+	Interrupt context.Context
 
 	mu     sync.Mutex
 	cfg    *config.Config

@@ -18,53 +18,43 @@ import (
 // more, and sends nothing.
 var ErrInterrupted error = &Silent{Code: ExitInterrupted}
 
-// Prompter asks a person at a terminal. Every read ends at once when the
-// context is cancelled or the process gets an interrupt (Ctrl-C): the line
-// is read in a goroutine that an interrupt abandons, so the next line
-// typed is never taken as the answer. It is the one way bnpl prompts.
+// Prompter asks a person at a terminal. Every question ends at once when
+// the person presses Ctrl-C, whenever it comes: the prompt watches for the
+// interrupt before it shows the question, and also watches Interrupt, the
+// run's context that Execute's own handler ends, so a Ctrl-C that handler
+// caught a moment earlier is not lost. The line is read in a goroutine that
+// an interrupt abandons, so the next line typed is never taken as the
+// answer. It is the one way bnpl prompts.
 type Prompter struct {
 	// In is where answers come from, Out where questions go (stderr).
 	In  io.Reader
 	Out io.Writer
 	// Ctx, when set, cancels a waiting read too (the command's context).
 	Ctx context.Context
+	// Interrupt, when set, is the run's context, which Ctrl-C ends
+	// (Factory.Interrupt).
+	Interrupt context.Context
 }
 
-// Prompter returns the prompter over the factory's streams.
+// Prompter returns the prompter over the factory's streams, ended by ctx,
+// by the run's interrupt and by Ctrl-C.
 func (f *Factory) Prompter(ctx context.Context) *Prompter {
-	return &Prompter{In: f.IO.In, Out: f.IO.ErrOut, Ctx: ctx}
+	return &Prompter{In: f.IO.In, Out: f.IO.ErrOut, Ctx: ctx, Interrupt: f.Interrupt}
 }
 
 // Line asks label and returns the line typed, without its line ending.
 // End of input returns io.EOF with what was typed before it.
 func (p *Prompter) Line(label string) (string, error) {
-	fmt.Fprint(p.Out, label)
-	return p.read(func() (string, error) { return readLine(p.In) }, nil)
+	return p.ask(label, false)
 }
 
 // Secret asks label and reads a line without echoing it when In is a
-// terminal (keys); elsewhere it reads the line as Line does. The terminal
-// is restored whether the read ends or is interrupted.
+// terminal (keys); elsewhere it reads the line as Line does. Echo is turned
+// off before the read starts and turned back on by the same goroutine
+// whether the read ends or is interrupted, so an interrupt at any moment
+// leaves the terminal echoing.
 func (p *Prompter) Secret(label string) (string, error) {
-	fmt.Fprint(p.Out, label)
-	file, ok := p.In.(*os.File)
-	if !ok || !term.IsTerminal(int(file.Fd())) {
-		return p.read(func() (string, error) { return readLine(p.In) }, nil)
-	}
-	fd := int(file.Fd())
-	state, err := term.GetState(fd)
-	if err != nil {
-		return "", err
-	}
-	line, err := p.read(func() (string, error) {
-		b, err := term.ReadPassword(fd)
-		return string(b), err
-	}, func() { _ = term.Restore(fd, state) })
-	if !errors.Is(err, ErrInterrupted) {
-		// The typed newline was not echoed.
-		fmt.Fprintln(p.Out)
-	}
-	return line, err
+	return p.ask(label, true)
 }
 
 // YesNo asks question and reports whether the answer was the word yes (any
@@ -102,20 +92,41 @@ type readResult struct {
 	err  error
 }
 
-// read runs get in a goroutine and waits for it, the context or an
-// interrupt, whichever comes first. On an interrupt it runs restore,
-// ends the prompt's line and returns ErrInterrupted; the goroutine is left
-// blocked on input that nobody will read.
-func (p *Prompter) read(get func() (string, error), restore func()) (string, error) {
+// ask shows label and reads the answer, hidden when asked and In is a
+// terminal. The order matters: the interrupt is watched before the label
+// is written (a Ctrl-C pressed as soon as the question shows reaches this
+// prompt, not only the run's handler); the run's context and the command's
+// are checked before anything is read; echo goes off here, not in the
+// reading goroutine, so that the restore below cannot run before it.
+func (p *Prompter) ask(label string, hidden bool) (string, error) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
 	ctx := p.Ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if ctx.Err() != nil {
-		return "", p.interrupted(restore)
+
+	fmt.Fprint(p.Out, label)
+	if p.ended(ctx, sigs) {
+		return "", p.interrupted()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
+	get := func() (string, error) { return readLine(p.In) }
+	restore := func() {}
+	if hidden {
+		if file, ok := p.In.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+			var err error
+			if get, restore, err = hiddenRead(file); err != nil {
+				return "", err
+			}
+		} else {
+			hidden = false
+		}
+	}
+	if p.ended(ctx, sigs) {
+		restore()
+		return "", p.interrupted()
+	}
 	done := make(chan readResult, 1)
 	go func() {
 		line, err := get()
@@ -123,16 +134,69 @@ func (p *Prompter) read(get func() (string, error), restore func()) (string, err
 	}()
 	select {
 	case r := <-done:
+		restore()
+		if hidden {
+			// The typed newline was not echoed.
+			fmt.Fprintln(p.Out)
+		}
 		return r.line, r.err
 	case <-ctx.Done():
-		return "", p.interrupted(restore)
+	case <-p.interrupt():
+	case <-sigs:
+	}
+	// The goroutine is left blocked on input that nobody will read.
+	restore()
+	return "", p.interrupted()
+}
+
+// interrupt is ended by the run's interrupt; nil (never ready) without one.
+func (p *Prompter) interrupt() <-chan struct{} {
+	if p.Interrupt == nil {
+		return nil
+	}
+	return p.Interrupt.Done()
+}
+
+// ended reports, without waiting, whether the prompt's context or the
+// run's has ended or an interrupt has come.
+func (p *Prompter) ended(ctx context.Context, sigs <-chan os.Signal) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	case <-p.interrupt():
+		return true
+	case <-sigs:
+		return true
+	default:
+		return false
 	}
 }
 
-func (p *Prompter) interrupted(restore func()) error {
-	if restore != nil {
-		restore()
+// hiddenRead turns the terminal's echo off and returns the read of one line
+// and the restore of the terminal. Where bnpl cannot turn echo off by
+// itself, term.ReadPassword does both in the read.
+func hiddenRead(file *os.File) (get func() (string, error), restore func(), err error) {
+	fd := int(file.Fd())
+	on, err := echoOff(fd)
+	if err == nil {
+		return func() (string, error) { return readLine(file) }, on, nil
 	}
+	if !errors.Is(err, errors.ErrUnsupported) {
+		return nil, nil, err
+	}
+	state, err := term.GetState(fd)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func() (string, error) {
+			b, err := term.ReadPassword(fd)
+			return string(b), err
+		}, func() {
+			_ = term.Restore(fd, state)
+		}, nil
+}
+
+func (p *Prompter) interrupted() error {
 	fmt.Fprintln(p.Out)
 	return ErrInterrupted
 }
