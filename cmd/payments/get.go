@@ -61,19 +61,7 @@ listed and nothing is shown.`,
 }
 
 func getRun(ctx context.Context, opts *GetOptions) error {
-	printer, err := opts.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := opts.Client()
-	if err != nil {
-		return err
-	}
-	id, err := opts.Lookup.PaymentID(ctx, client, opts.ID)
-	if err != nil {
-		return err
-	}
-	p, err := client.GetPayment(ctx, id)
+	printer, client, p, err := readNamedPayment(ctx, opts.Printer, opts.Client, opts.Lookup, opts.ID)
 	if err != nil {
 		return err
 	}
@@ -103,4 +91,27 @@ func GetDetail(p *api.Payment, disputes []api.Dispute) *output.Detail {
 // what tells it apart at a glance.
 func recentEntry(p *api.Payment) recent.Entry {
 	return recent.Entry{ID: p.ID, Note: strings.TrimSpace(p.Status + " " + money.Display(p.Amount, p.Currency))}
+}
+
+// readNamedPayment is the start of a command that shows one payment: its
+// printer and client, then the payment its argument names (an id, or
+// order:REF found by its order number).
+func readNamedPayment(ctx context.Context, printerFn func() (*output.Printer, error), clientFn func() (*api.Client, error), lookup *cmdutil.OrderLookup, arg string) (*output.Printer, *api.Client, *api.Payment, error) {
+	printer, err := printerFn()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	client, err := clientFn()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	id, err := lookup.PaymentID(ctx, client, arg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, err := client.GetPayment(ctx, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return printer, client, p, nil
 }

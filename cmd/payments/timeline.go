@@ -253,19 +253,7 @@ time. -o json prints the events as records: at, event, amount, currency, id, det
 }
 
 func timelineRun(ctx context.Context, opts *TimelineOptions) error {
-	printer, err := opts.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := opts.Client()
-	if err != nil {
-		return err
-	}
-	id, err := opts.Lookup.PaymentID(ctx, client, opts.ID)
-	if err != nil {
-		return err
-	}
-	p, err := client.GetPayment(ctx, id)
+	printer, client, p, err := readNamedPayment(ctx, opts.Printer, opts.Client, opts.Lookup, opts.ID)
 	if err != nil {
 		return err
 	}
