@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,6 +79,8 @@ func TestScripts(t *testing.T) {
 			"htmlserver": htmlServer,
 			"waitfile":   waitFile,
 			"jsonerr":    jsonErr,
+			"drain":      drainBucket,
+			"untilexits": untilExits,
 		},
 	})
 }
@@ -152,6 +156,93 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// drain URL KEY FILE keeps a sandbox's checkout bucket empty for the rest
+// of the script: it posts FILE to URL/api/v2/checkout with the test KEY
+// again and again, from inside the test process, until the script ends
+// (60 s at most). A slow machine then cannot refill the bucket between the
+// script's own requests, so a 429 does not depend on how fast processes
+// start. It returns once the sandbox has answered 429.
+func drainBucket(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: drain URL KEY FILE")
+	}
+	body := []byte(ts.ReadFile(args[2]))
+	client := &http.Client{Timeout: 10 * time.Second}
+	post := func() int {
+		req, err := http.NewRequest("POST", args[0]+"/api/v2/checkout", bytes.NewReader(body))
+		if err != nil {
+			return 0
+		}
+		req.Header.Set("Authorization", "Bearer "+args[1])
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	limited := make(chan struct{})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var once sync.Once
+		end := time.After(60 * time.Second)
+		for {
+			pause := time.Duration(0)
+			if post() == http.StatusTooManyRequests {
+				once.Do(func() { close(limited) })
+				// Empty: a token comes back a second; take it soon.
+				pause = 5 * time.Millisecond
+			}
+			select {
+			case <-stop:
+				return
+			case <-end:
+				return
+			case <-time.After(pause):
+			}
+		}
+	}()
+	ts.Defer(func() { close(stop); <-done })
+	select {
+	case <-limited:
+	case <-done:
+		ts.Fatalf("drain: the sandbox at %s never answered 429", args[0])
+	}
+}
+
+// untilexits CODE TRIES PROGRAM ARGS... runs the program up to TRIES times
+// until it exits CODE (the last run's output stays for the assertions), for
+// an outcome that a refilled token could rarely turn on one try.
+func untilExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: untilexits CODE TRIES PROGRAM [ARGS...]")
+	}
+	want, err1 := strconv.Atoi(args[0])
+	tries, err2 := strconv.Atoi(args[1])
+	if err1 != nil || err2 != nil || tries < 1 {
+		ts.Fatalf("untilexits: CODE and TRIES are numbers")
+	}
+	got := 0
+	for i := 0; i < tries; i++ {
+		got = 0
+		if err := ts.Exec(args[2], args[3:]...); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				ts.Fatalf("untilexits: %v", err)
+			}
+			got = ee.ExitCode()
+		}
+		if got == want {
+			return
+		}
+	}
+	ts.Fatalf("%s exited %d in each of %d tries, want %d", args[2], got, tries, want)
 }
 
 func freeAddr() (string, error) {
