@@ -160,7 +160,7 @@ state is open; bnpl sandbox wait waits for it.`,
 				if err != nil {
 					return cmdutil.Refuse("see docs/sandbox.md for the merchants file format", "--merchants: %v", err)
 				}
-				so.Merchants = ms
+				so.Merchants = withBuiltins(ms)
 			}
 			for _, a := range []struct{ region, addr, flag string }{{"ae", opts.AEAddr, "--ae-addr"}, {"sa", opts.SAAddr, "--sa-addr"}} {
 				if !cmdutil.LoopbackAddr(a.addr) {
@@ -184,7 +184,7 @@ state is open; bnpl sandbox wait waits for it.`,
 	fl.StringVar(&opts.AEAddr, "ae-addr", "127.0.0.1:8700", "listen address of the ae region (UAE and Kuwait)")
 	fl.StringVar(&opts.SAAddr, "sa-addr", "127.0.0.1:8701", "listen address of the sa region (KSA)")
 	fl.StringVar(&opts.State, "state", "", "SQLite file for the state, or :memory: (default: the embedded sandbox's file, $XDG_STATE_HOME/bnpl/sandbox.db)")
-	fl.StringVar(&opts.Merchants, "merchants", "", "file defining merchants beyond the built-in ones")
+	fl.StringVar(&opts.Merchants, "merchants", "", "file of merchants to add to the built-in ones (one with a built-in's code or key replaces it)")
 	fl.DurationVar(&opts.AuthExpiry, "auth-expiry", sandbox.DefaultAuthExpiry, "how long an authorization lasts before it expires")
 	fl.StringVar(&opts.Faults, "faults", "", "inject failures on /api paths: kind=rate pairs of 500-before, 500-after, drop-after, lock, 429, plus latency=DURATION")
 	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the --faults draws, to repeat a run (default: random, printed at start)")
@@ -264,4 +264,24 @@ func checkHostName(h string) error {
 		return cmdutil.Usagef("--allow-host %q: want a host name such as bnpl-sandbox (no scheme, port or path)", h)
 	}
 	return nil
+}
+
+// withBuiltins adds the merchants of a --merchants file to the built-in
+// ones, as a person expects of "more merchants": the examples and the
+// README keep working. A file's merchant with a built-in's code or key
+// takes its place.
+func withBuiltins(ms []sandbox.Merchant) []sandbox.Merchant {
+	taken := map[string]bool{}
+	for _, m := range ms {
+		for _, k := range []string{"code:" + m.Code, "key:" + m.TestKey, "key:" + m.LiveKey} {
+			taken[k] = true
+		}
+	}
+	var out []sandbox.Merchant
+	for _, b := range sandbox.BuiltinMerchants() {
+		if !taken["code:"+b.Code] && !taken["key:"+b.TestKey] && !taken["key:"+b.LiveKey] {
+			out = append(out, b)
+		}
+	}
+	return append(out, ms...)
 }
