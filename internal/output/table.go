@@ -254,7 +254,12 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 		// Room left by a later step goes back to what gave way before it,
 		// most important first: linked ids, short words and statuses,
 		// free text, references, times.
-		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain}, {KindText}, {KindReference}, {KindTime}} {
+		// What went under its row comes back into the line before free
+		// text does.
+		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain}, nil, {KindText}, {KindReference}, {KindTime}} {
+			if kinds == nil {
+				pl.unspill()
+			}
 			for i := range plan {
 				if slices.Contains(kinds, plan[i].kind) {
 					pl.restore(i, full[i], headers[i])
@@ -262,6 +267,7 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 			}
 		}
 	}
+	pl.settleBelow()
 	return plan
 }
 
@@ -367,7 +373,9 @@ func (pl *planner) squeeze(kinds ...Kind) {
 		if !c.show {
 			continue
 		}
-		if slices.Contains(kinds, c.kind) {
+		// Wrapped columns narrow on their own (narrowWrapped), after the
+		// text that is cut has given way.
+		if slices.Contains(kinds, c.kind) && !c.wrap {
 			idx = append(idx, i)
 		} else {
 			rigid += c.width
@@ -386,16 +394,82 @@ func (pl *planner) squeeze(kinds ...Kind) {
 		// A column asked for by name is not cut to where it says nothing:
 		// the table is wider instead, and Overflow says so.
 		switch {
-		case pl.plan[i].wrap:
-			pl.plan[i].width = max(widths[i], min(pl.full[i], minWrapWidth), pl.plan[i].min)
 		case pl.plan[i].pinned:
 			pl.plan[i].width = max(widths[i], min(pl.full[i], minTextWidth))
 		}
 	}
 }
 
-// shrink applies the steps of planTable's policy until the table fits.
+// shrink applies the steps of planTable's policy until the table fits,
+// then lays out what went under the rows.
 func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
+	pl.steps(headers, rows, allDates)
+}
+
+// narrowWrapped narrows the shown wrapped columns, rightmost first, as far
+// as the table needs and no further than minWrapWidth (or their minimum);
+// with all set, a column that may go under its row no further either, the
+// others to their minimum.
+func (pl *planner) narrowWrapped(all bool) {
+	for i := len(pl.plan) - 1; i >= 0; i-- {
+		c := &pl.plan[i]
+		if !c.show || !c.wrap || pl.fits() {
+			continue
+		}
+		floor := max(c.min, min(pl.full[i], minWrapWidth))
+		if all && !c.spillable {
+			floor = c.min
+		}
+		c.width = max(floor, c.width-(pl.need()-pl.total))
+	}
+}
+
+// spillBelow sends the columns that may go under their row there,
+// rightmost first, until the table fits.
+func (pl *planner) spillBelow() {
+	for i := len(pl.plan) - 1; i >= 0 && !pl.fits(); i-- {
+		if c := &pl.plan[i]; c.show && c.spillable && pl.shown() > 1 {
+			c.show, c.spill = false, true
+		}
+	}
+}
+
+// unspill brings a column that went under its row back into the line
+// when the later steps left room for it.
+func (pl *planner) unspill() {
+	plan := pl.plan
+	for i := range plan {
+		c := &plan[i]
+		if !c.spill {
+			continue
+		}
+		c.show, c.spill = true, false
+		c.width = max(c.min, min(pl.full[i], minWrapWidth))
+		if !pl.fits() {
+			c.show, c.spill = false, true
+		}
+	}
+}
+
+// settleBelow gives wrapped columns what room is left, and sets the width
+// of what stays under the rows: from the second column to the edge.
+func (pl *planner) settleBelow() {
+	plan := pl.plan
+	for i := range plan {
+		if c := &plan[i]; c.show && c.wrap && pl.fits() {
+			c.width += min(pl.total-pl.need(), pl.full[i]-c.width)
+		}
+	}
+	for i := range plan {
+		if plan[i].spill {
+			plan[i].width = max(pl.total-spillIndent(plan), minWrapWidth)
+		}
+	}
+}
+
+// steps are planTable's policy, step by step, each tried only while the
+// table does not fit.
+func (pl *planner) steps(headers []string, rows [][]string, allDates []bool) {
 	plan := pl.plan
 	if pl.fits() {
 		return
@@ -440,6 +514,14 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	if pl.drop(KindText); pl.fits() {
 		return
 	}
+	// Wrapped text narrows to a readable width, and what may go under
+	// its row goes there, before any word or status is cut.
+	if pl.narrowWrapped(false); pl.fits() {
+		return
+	}
+	if pl.spillBelow(); pl.fits() {
+		return
+	}
 	// 4. Short words.
 	if pl.squeeze(KindPlain); pl.fits() {
 		return
@@ -450,43 +532,10 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	}
 	// 6. Statuses, with the words, as a last resort.
 	pl.squeeze(KindPlain, KindStatus)
-	// 7. Wrapped cells, narrower still: more lines, the same words; from
-	// the right, where the least important sit.
-	// Each first to minWrapWidth, then to its minimum.
-	for pass := 0; pass < 2; pass++ {
-		for i := len(plan) - 1; i >= 0; i-- {
-			c := &plan[i]
-			if !c.show || !c.wrap || pl.fits() {
-				continue
-			}
-			floor := max(c.min, min(pl.full[i], minWrapWidth))
-			if pass == 1 && !c.spillable {
-				// Text that may go under its row does so rather than
-				// make a narrow ribbon.
-				floor = c.min
-			}
-			c.width = max(floor, c.width-(pl.need()-pl.total))
-		}
-	}
-	// 8. A view's wrapped text that still has no room in the line goes
-	// under its row, rightmost first; what stays in the line takes back
-	// the room that made.
-	for i := len(plan) - 1; i >= 0 && !pl.fits(); i-- {
-		if c := &plan[i]; c.show && c.spillable && pl.shown() > 1 {
-			c.show, c.spill = false, true
-		}
-	}
-	for i := range plan {
-		if c := &plan[i]; c.show && c.wrap && pl.fits() {
-			c.width += min(pl.total-pl.need(), pl.full[i]-c.width)
-		}
-	}
-	// A spilled column's width is the room under the row.
-	for i := range plan {
-		if plan[i].spill {
-			plan[i].width = max(pl.total-spillIndent(plan), minWrapWidth)
-		}
-	}
+	// 7. Wrapped cells, narrower still: more lines, the same words.
+	pl.narrowWrapped(true)
+	// 8. What may go under its row and still has no room goes there.
+	pl.spillBelow()
 }
 
 // spillIndent is where the lines under a row start: under its second
