@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
 // columnGap is the space between table columns, as in the GitHub CLI: no
@@ -681,33 +684,42 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 		}
 		return out
 	}
-	gap := strings.Repeat(" ", columnGap)
-	line := func(cells []string) {
-		buf.WriteString(strings.Join(cells, gap))
-		buf.WriteString("\n")
-	}
+	// The grid (header and rows, each cell already padded) is laid out by
+	// tablewriter; the lines that go under a row, which span columns, are
+	// put back between the grid's lines after it: rows stays the grid's
+	// rows in order, and under[i] the text lines that follow grid line i.
+	var grid [][]string
+	under := map[int][]string{}
 	spill := newSpill(plan)
+	after := func(lines []string) {
+		for _, l := range lines {
+			under[len(grid)-1] = append(under[len(grid)-1], strings.Repeat(" ", spill.indent)+l)
+		}
+	}
 	if headers != nil {
-		line(pad(headers, true))
+		grid = append(grid, pad(headers, true))
 		if spill.on() {
-			spill.lines(&buf, []string{cs.Bold(spill.text(headers))})
+			after([]string{cs.Bold(spill.text(headers))})
 		}
 	}
 	for _, row := range rows {
 		lines := wrapRow(row, plan, fit)
-		under := spill.wrap(row)
-		if len(under) > 0 && len(lines) == 1 && spill.emptyAfterFirst(row) {
+		below := spill.wrap(row)
+		if len(below) > 0 && len(lines) == 1 && spill.emptyAfterFirst(row) {
 			// Nothing but the first column in the line: what went under
 			// the row starts on it.
 			first := pad(lines[0], false)[0]
-			buf.WriteString(first + strings.Repeat(" ", max(spill.indent-displaywidth.String(first), 0)) + under[0] + "\n")
-			under = under[1:]
+			grid = append(grid, []string{first + strings.Repeat(" ", max(spill.indent-displaywidth.String(first), 0)) + below[0]})
+			below = below[1:]
 			lines = nil
 		}
 		for _, l := range lines {
-			line(pad(l, false))
+			grid = append(grid, pad(l, false))
 		}
-		spill.lines(&buf, under)
+		after(below)
+	}
+	if err := layGrid(&buf, grid, under); err != nil {
+		return err
 	}
 	_, err := w.Write(trimTrailingSpaces(buf.Bytes()))
 	return err
@@ -789,10 +801,57 @@ func (s spilled) emptyAfterFirst(row []string) bool {
 	return true
 }
 
-func (s spilled) lines(buf *bytes.Buffer, lines []string) {
-	for _, l := range lines {
-		buf.WriteString(strings.Repeat(" ", s.indent) + l + "\n")
+// layGrid writes the grid's lines through a borderless tablewriter table,
+// each followed by the lines under[i] that span its columns. A grid line of
+// one cell (a row whose other columns all went under it) is written as it
+// is, since it does not follow the columns.
+func layGrid(buf *bytes.Buffer, grid [][]string, under map[int][]string) error {
+	var laid bytes.Buffer
+	t := tablewriter.NewTable(&laid,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders:  tw.BorderNone,
+			Symbols:  tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{Lines: tw.LinesNone, Separators: tw.SeparatorsNone},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: strings.Repeat(" ", columnGap), Overwrite: true}),
+	)
+	var multi []int // the grid lines tablewriter lays, in order
+	for i, cells := range grid {
+		if len(cells) > 1 {
+			if err := t.Append(cells); err != nil {
+				return err
+			}
+			multi = append(multi, i)
+		}
 	}
+	var laidLines []string
+	if len(multi) > 0 {
+		if err := t.Render(); err != nil {
+			return err
+		}
+		laidLines = strings.Split(strings.TrimSuffix(laid.String(), "\n"), "\n")
+		if len(laidLines) != len(multi) {
+			return fmt.Errorf("table: %d lines laid for %d rows", len(laidLines), len(multi))
+		}
+	}
+	next := 0
+	for i, cells := range grid {
+		if len(cells) > 1 {
+			buf.WriteString(laidLines[next])
+			next++
+		} else {
+			buf.WriteString(strings.Join(cells, ""))
+		}
+		buf.WriteString("\n")
+		for _, l := range under[i] {
+			buf.WriteString(l + "\n")
+		}
+	}
+	return nil
 }
 
 // wrapRow splits a row whose wrapped cells are wider than their columns
