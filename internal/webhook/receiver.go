@@ -199,12 +199,18 @@ type Receiver struct {
 	// the deliveries finish.
 	OnNotification func(Notification)
 	OnReject       func(Rejection)
+	// Skip, when set, tells the notifications not wanted (bnpl listen
+	// --events): they are answered 200, so that the sender does not retry
+	// them, and are neither reported, forwarded, failed on purpose nor
+	// counted toward Max.
+	Skip func(Notification) bool
 
 	once     sync.Once
-	mu       sync.Mutex // guards accepted and failed
+	mu       sync.Mutex // guards accepted, failed and skipped
 	report   sync.Mutex // keeps callbacks one at a time, so output lines never interleave
 	accepted int
 	failed   int
+	skipped  int
 	done     chan struct{}
 	gate     *httpserve.Gate // bodies read at once, set by init
 }
@@ -226,6 +232,13 @@ func (r *Receiver) limits() httpserve.Limits {
 		lim.MaxBodies = DefaultLimits.MaxBodies
 	}
 	return lim
+}
+
+// Skipped is how many notifications Skip has passed over so far.
+func (r *Receiver) Skipped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skipped
 }
 
 // Done is closed once Max notifications have been accepted.
@@ -315,14 +328,27 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 
+	n := Classify(body)
+	if ev := strings.TrimSpace(req.Header.Get(EventHeader)); ev != "" {
+		n.Event = ev
+	}
+	if r.Skip != nil && r.Skip(n) {
+		// Answered as received, so that the sender does not retry it.
+		r.mu.Lock()
+		r.skipped++
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"ok"}`+"\n")
+		return
+	}
+
 	r.mu.Lock()
 	if r.failed < r.FailFirst {
 		r.failed++
 		nth := r.failed
 		r.mu.Unlock()
-		// Classified only for the report: the sender must see nothing but
-		// a plain server error, as from a receiver that crashed.
-		n := Classify(body)
+		// The sender must see nothing but a plain server error, as from a
+		// receiver that crashed.
 		id := n.ID
 		if n.Kind == KindDispute {
 			id = n.DisputeID
@@ -343,10 +369,6 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	last := r.Max > 0 && r.accepted == r.Max
 	r.mu.Unlock()
 
-	n := Classify(body)
-	if ev := strings.TrimSpace(req.Header.Get(EventHeader)); ev != "" {
-		n.Event = ev
-	}
 	n.ReceivedAt = r.now()
 	n.Path = req.URL.RequestURI()
 	n.Verified = r.HeaderTitle != ""
