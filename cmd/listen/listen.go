@@ -420,6 +420,9 @@ func Line(ios *output.IOStreams, n webhook.Notification) string {
 	if check != "" {
 		line += "  " + check
 	}
+	if n.Repeat {
+		line += "  (again: same delivery)"
+	}
 	if f := n.Forward; f != nil {
 		if f.Error != "" {
 			line += "  → forward failed: " + clean(f.Error)

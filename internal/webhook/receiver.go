@@ -58,6 +58,11 @@ type Notification struct {
 	// is false when no header was configured (nothing was checked).
 	Verified bool           `json:"verified"`
 	Forward  *ForwardResult `json:"forward,omitempty"`
+	// Delivery is the sandbox's delivery id (DeliveryHeader); Repeat
+	// marks a delivery id this receiver got before: a duplicate, or the
+	// retry of one it answered with an error.
+	Delivery string `json:"delivery,omitempty"`
+	Repeat   bool   `json:"repeat,omitempty"`
 	// Payload is the body exactly as received.
 	Payload json.RawMessage `json:"payload"`
 	// Header holds the request's headers, the configured secret masked.
@@ -123,6 +128,13 @@ func Classify(body []byte) Notification {
 // EventHeader is the header in which a bnpl sandbox names the event of a
 // delivery; the service sends none.
 const EventHeader = "Bnpl-Sandbox-Event"
+
+// DeliveryHeader is the header in which a bnpl sandbox names the delivery:
+// every attempt of one notification carries the same id.
+const DeliveryHeader = "Bnpl-Sandbox-Delivery"
+
+// maxSeen bounds the delivery ids a Receiver remembers to mark repeats.
+const maxSeen = 10000
 
 // paymentEvent tells a payment notification's event from its body, as
 // well as a body can: the service names none. A refund shows as refunded,
@@ -211,6 +223,8 @@ type Receiver struct {
 	accepted int
 	failed   int
 	skipped  int
+	seen     map[string]bool // delivery ids accepted, to mark repeats
+	seenList []string        // the same, oldest first, to forget past maxSeen
 	done     chan struct{}
 	gate     *httpserve.Gate // bodies read at once, set by init
 }
@@ -367,6 +381,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.accepted++
 	last := r.Max > 0 && r.accepted == r.Max
+	n.Delivery = strings.TrimSpace(req.Header.Get(DeliveryHeader))
+	n.Repeat = r.sawLocked(n.Delivery)
 	r.mu.Unlock()
 
 	n.ReceivedAt = r.now()
@@ -408,6 +424,27 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if last {
 		close(r.done)
 	}
+}
+
+// sawLocked records the delivery id and reports whether it came before;
+// r.mu is held.
+func (r *Receiver) sawLocked(id string) bool {
+	if id == "" {
+		return false
+	}
+	if r.seen[id] {
+		return true
+	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[id] = true
+	r.seenList = append(r.seenList, id)
+	if len(r.seenList) > maxSeen {
+		delete(r.seen, r.seenList[0])
+		r.seenList = r.seenList[1:]
+	}
+	return false
 }
 
 func (f *ForwardResult) describe() string {
