@@ -385,8 +385,8 @@ func lastMove(n webhook.Notification) (string, bool) {
 // Line is the one-line view of a notification for a terminal: the time it
 // arrived in the --time style, its kind, the payment's or dispute's id, the
 // event (coloured as statuses are in tables), the amount in the one money
-// format ("50.00 AED", right-aligned) and ✓ when the header matched; under
-// 100 columns wide.
+// format ("50.00 AED", right-aligned), ✓ when the header matched and ↺ for
+// a delivery seen before; under 100 columns wide.
 func Line(ios *output.IOStreams, n webhook.Notification) string {
 	id := n.ID
 	if n.Kind == webhook.KindDispute {
@@ -421,7 +421,12 @@ func Line(ios *output.IOStreams, n webhook.Notification) string {
 		line += "  " + check
 	}
 	if n.Repeat {
-		line += "  (again: same delivery)"
+		// A delivery seen before (a duplicate, a retry): one mark, so
+		// that the line stays under 100 columns.
+		if check == "" {
+			line += " "
+		}
+		line += "↺"
 	}
 	if f := n.Forward; f != nil {
 		if f.Error != "" {
