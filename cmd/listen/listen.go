@@ -75,9 +75,10 @@ arrives: a line on a terminal, one JSON object per line when piped
 (received_at, kind, path, id or dispute_id, payment_id, status, event, amount,
 currency, verified, forward, payload). The kind, payment or dispute, is told by
 the shape of the body. The event (authorized, captured, refunded, closed,
-updated, rejected, expired for a payment that became EXPIRED, auth_expired for
-an authorization that lapsed, or "dispute" and the dispute's status) is what a
-bnpl sandbox names in its Bnpl-Sandbox-Event header, else what the body tells.
+updated, rejected, expired for a payment that became EXPIRED,
+auth_expired for an authorization that lapsed, or "dispute" and the dispute's
+status) is what a bnpl sandbox names in its Bnpl-Sandbox-Event header, else
+what the body tells.
 
 With --header-title and --header-value-env, every delivery must carry that
 header with that value; others are answered 401 and reported on stderr (the
