@@ -163,8 +163,9 @@ var errFailFault = errors.New("not sent: the fail fault counted this attempt as 
 // sendWithFaults makes the attempt of a claimed row, through the faults.
 func (d *deliverer) sendWithFaults(row *outboxRow, header *api.WebhookHeader) {
 	fault := ""
+	wasHeld := row.held
 	switch {
-	case row.held:
+	case wasHeld:
 		fault, row.held = DeliveryFaultReorder, false // sent now, after the one it waited for
 	case row.tries == 0:
 		fault = d.chaos.draw()
@@ -178,7 +179,7 @@ func (d *deliverer) sendWithFaults(row *outboxRow, header *api.WebhookHeader) {
 	}
 	switch fault {
 	case DeliveryFaultReorder:
-		if row.tries == 0 && !row.held && d.hold(row) {
+		if row.tries == 0 && !wasHeld && d.hold(row) {
 			return
 		}
 	case DeliveryFaultFail:
