@@ -426,8 +426,10 @@ func pastTenseOf(op bulk.Op) string {
 		return "captured"
 	case bulk.OpRefund:
 		return "refunded"
+	case bulk.OpClose:
+		return "closed"
 	}
-	return "closed"
+	return "moved"
 }
 
 func nowOf(d *MoveDeps) func() time.Time {

@@ -289,13 +289,13 @@ const DefaultReferencePrefix = "bnpl"
 // Options.ReferencePrefix: empty means DefaultReferencePrefix, and another
 // prefix (a deliberate second run of the same file) also makes new journal
 // keys, so the same journal does not take that run's rows for done.
-func rowIdentity(op Op, prefix string, rows []Row) (keys, refs []string) {
+func rowIdentity(prefix string, rows []Row) (keys, refs []string) {
 	keys = make([]string, len(rows))
 	refs = make([]string, len(rows))
 	seen := map[string]int{}
 	for i, r := range rows {
 		content := strings.Join([]string{
-			string(op), r.PaymentID, canonicalAmount(r.Amount), r.ReferenceID,
+			string(r.Op), r.PaymentID, canonicalAmount(r.Amount), r.ReferenceID,
 			canonicalAmount(r.TaxAmount), canonicalAmount(r.ShippingAmount), canonicalAmount(r.DiscountAmount), r.Reason,
 		}, "\x1f")
 		seen[content]++
@@ -306,7 +306,7 @@ func rowIdentity(op Op, prefix string, rows []Row) (keys, refs []string) {
 		}
 		sum := sha256.Sum256([]byte(keyed))
 		keys[i] = hex.EncodeToString(sum[:16])
-		if r.ReferenceID == "" && op != OpClose {
+		if r.ReferenceID == "" && r.Op != OpClose {
 			ref := sha256.Sum256([]byte("reference_id\x1f" + content + "\x1f" + ordinal))
 			p := prefix
 			if p == "" {

@@ -22,15 +22,17 @@ type PlanResult struct {
 	// a run would refuse, with why.
 	Go, Made int
 	Refused  []RowError
-	// Money is what the rows to go would move, per currency.
+	// Money is what the rows to go would move, per currency; ByOp
+	// splits it by move, for a file of mixed rows.
 	Money map[string]decimal.Decimal
+	ByOp  map[Op]map[string]decimal.Decimal
 }
 
 // String is the plan's summary line.
 func (p PlanResult) String() string {
 	line := fmt.Sprintf("plan: %d %s: %d would go, %d already made, %d refused", p.Total, plural(p.Total, "row", "rows"), p.Go, p.Made, len(p.Refused))
 	if len(p.Money) > 0 {
-		line += "; would move " + TotalsString(p.Money)
+		line += "; would move " + TotalsString(p.Money) + byOpString(p.ByOp, "")
 	}
 	return line
 }
@@ -146,9 +148,9 @@ func checkMove(op Op, p *api.Payment, st *payState, amount decimal.Decimal, now 
 // openDispute reads the disputes of a live CLOSED payment a refund is to
 // be made on, and returns the open one. When they cannot be read the
 // refund goes ahead and the service decides, as with a single refund.
-func openDispute(ctx context.Context, c any, op Op, p *api.Payment) *api.Dispute {
+func openDispute(ctx context.Context, c any, refunds bool, p *api.Payment) *api.Dispute {
 	dr, ok := c.(DisputeReader)
-	if !ok || op != OpRefund || p.IsTest || p.Status != api.StatusClosed {
+	if !ok || !refunds || p.IsTest || p.Status != api.StatusClosed {
 		return nil
 	}
 	ds, err := dr.PaymentDisputes(ctx, p.ID)
@@ -159,7 +161,7 @@ func openDispute(ctx context.Context, c any, op Op, p *api.Payment) *api.Dispute
 }
 
 // Plan reads every payment the rows name, concurrency at a time, and
-// checks every row as a single move of op would be checked: the
+// checks every row as a single move of its op would be checked: the
 // currency's places and the row's currency, what is left to capture or
 // refund after the earlier rows of the same payment, the payment's status,
 // an expired authorization, an open dispute (for refunds, when disputes is
@@ -167,14 +169,19 @@ func openDispute(ctx context.Context, c any, op Op, p *api.Payment) *api.Dispute
 // amount. progress, when set, is called after each read.
 //
 // read reads one payment; a dry run passes a read that is sent even then.
+// op is the run's: a row without an Op of its own makes that move.
 func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, op Op, rows []Row, concurrency int, now time.Time, progress func(done, total int)) (PlanResult, error) {
+	fillOp(op, rows)
 	var ids []string
+	// refunds are the payments some row refunds: their disputes are read.
+	refunds := map[string]bool{}
 	seen := map[string]bool{}
 	for _, r := range rows {
 		if !seen[r.PaymentID] {
 			seen[r.PaymentID] = true
 			ids = append(ids, r.PaymentID)
 		}
+		refunds[r.PaymentID] = refunds[r.PaymentID] || r.Op == OpRefund
 	}
 	payments := make(map[string]*api.Payment, len(ids))
 	open := map[string]*api.Dispute{}
@@ -196,7 +203,7 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 			p, err := read(ctx, id)
 			var d *api.Dispute
 			if err == nil && disputes != nil {
-				d = openDispute(ctx, disputes, op, p)
+				d = openDispute(ctx, disputes, refunds[id], p)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -216,9 +223,10 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 		return PlanResult{}, ctx.Err()
 	}
 
-	res := PlanResult{Total: len(rows), Money: map[string]decimal.Decimal{}}
+	res := PlanResult{Total: len(rows), Money: map[string]decimal.Decimal{}, ByOp: map[Op]map[string]decimal.Decimal{}}
 	states := map[string]*payState{}
 	for _, row := range rows {
+		op := row.Op // the row's move
 		refuse := func(field, format string, args ...any) {
 			res.Refused = append(res.Refused, RowError{Line: row.Line, PaymentID: row.PaymentID, Amount: row.Amount,
 				ReferenceID: row.ReferenceID, Field: field, Message: fmt.Sprintf(format, args...)})
@@ -273,6 +281,7 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 		res.Go++
 		if op != OpClose {
 			res.Money[p.Currency] = res.Money[p.Currency].Add(amount)
+			addTo(res.ByOp, op, p.Currency, amount)
 		}
 	}
 	return res, nil

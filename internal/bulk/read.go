@@ -22,6 +22,7 @@ import (
 
 // Column names of the input, for CSV headers and JSON keys alike.
 const (
+	colOp             = "op"
 	colPaymentID      = "payment_id"
 	colAmount         = "amount"
 	colReferenceID    = "reference_id"
@@ -32,13 +33,28 @@ const (
 	colCurrency       = "currency"
 )
 
-var columns = []string{colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason, colCurrency}
+var columns = []string{colOp, colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason, colCurrency}
 
 // opColumns are the columns each op reads, in the order errors list them.
 var opColumns = map[Op][]string{
 	OpCapture: {colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colCurrency},
 	OpRefund:  {colPaymentID, colAmount, colReferenceID, colReason, colCurrency},
 	OpClose:   {colPaymentID, colCurrency},
+	OpApply:   {colOp, colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason, colCurrency},
+}
+
+// columnsOf says which columns a run of op reads, for an error about a
+// column it does not know: for apply, also which op uses which.
+func columnsOf(op Op) string {
+	s := fmt.Sprintf("the columns of %s are %s", op, strings.Join(opColumns[op], ", "))
+	if op == OpApply {
+		parts := make([]string, 0, 3)
+		for _, o := range []Op{OpCapture, OpRefund, OpClose} {
+			parts = append(parts, fmt.Sprintf("%s uses %s", o, strings.Join(opColumns[o], ", ")))
+		}
+		s += " (op is capture, refund or close; " + strings.Join(parts, "; ") + ")"
+	}
+	return s
 }
 
 // listHeaders are the headers `bnpl payments list -o csv` writes, so that
@@ -113,7 +129,7 @@ type ReadOptions struct {
 
 // ReadRowsWith is ReadRows with options.
 func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []RowError, error) {
-	if !op.valid() {
+	if !op.validRun() {
 		return nil, nil, fmt.Errorf("bulk: unknown op %q", op)
 	}
 	if err := CheckInputEncoding(ro.Encoding); err != nil {
@@ -173,8 +189,7 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 	for i, raw := range header {
 		h, ignored, ok := headerColumn(raw)
 		if !ok {
-			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: the columns of %s are %s",
-				raw, op, strings.Join(opColumns[op], ", "))}
+			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: %s", raw, columnsOf(op))}
 		}
 		if ignored {
 			continue
@@ -187,8 +202,11 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 	if _, ok := index[colPaymentID]; !ok {
 		return &InputError{Name: name, Line: 1, Message: "the header has no payment_id column (the first row must name the columns)"}
 	}
-	if _, ok := index[colAmount]; !ok && op != OpClose {
+	if _, ok := index[colAmount]; !ok && (op == OpCapture || op == OpRefund) {
 		return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("the header has no amount column, which %s needs", op)}
+	}
+	if _, ok := index[colOp]; !ok && op == OpApply {
+		return &InputError{Name: name, Line: 1, Message: "the header has no op column: apply reads each row's move (capture, refund or close) from it"}
 	}
 	for {
 		record, err := cr.Read()
@@ -301,7 +319,7 @@ func decodeJSONRow(b []byte, op Op) (map[string]string, []RowError) {
 	sort.Strings(keys) // stable messages
 	for _, k := range keys {
 		if !knownColumn(k) {
-			problems = append(problems, RowError{Field: k, Message: "is not a known field: the fields of " + string(op) + " are " + strings.Join(opColumns[op], ", ")})
+			problems = append(problems, RowError{Field: k, Message: "is not a known field: " + strings.Replace(columnsOf(op), "columns", "fields", 1)})
 			continue
 		}
 		switch val := obj[k].(type) {
@@ -368,11 +386,17 @@ func newValidator(op Op) *validator {
 	return &validator{op: op, refLines: map[string]int{}, sameLines: map[string]int{}, closeLines: map[string]int{}}
 }
 
-func (v *validator) reject(e RowError) { v.invalid = append(v.invalid, e) }
+func (v *validator) reject(e RowError) {
+	if e.Op == "" && v.op.valid() {
+		e.Op = v.op
+	}
+	v.invalid = append(v.invalid, e)
+}
 
 func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	row := Row{
 		Line:           line,
+		Op:             v.op,
 		PaymentID:      strings.ToLower(f[colPaymentID]),
 		Amount:         f[colAmount],
 		ReferenceID:    f[colReferenceID],
@@ -393,6 +417,25 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		problems = append(problems, RowError{Field: field, Message: msg})
 	}
 
+	// The row's move: the run's, or its op column in an apply run. A
+	// single-op run takes an op column that names its own op, so that a
+	// file made for apply can be run one op at a time.
+	opKnown := true
+	if given := Op(strings.ToLower(f[colOp])); v.op == OpApply {
+		switch {
+		case given == "":
+			bad(colOp, "is required: capture, refund or close")
+			opKnown = false
+		case !given.valid():
+			bad(colOp, fmt.Sprintf("%q is not a move: capture, refund or close", f[colOp]))
+			opKnown = false
+		default:
+			row.Op = given
+		}
+	} else if given != "" && given != v.op {
+		bad(colOp, fmt.Sprintf("is %s, and this command runs %s rows only: run a file of mixed rows with bnpl payments apply", f[colOp], v.op))
+	}
+
 	switch {
 	case row.PaymentID == "":
 		bad(colPaymentID, "is required")
@@ -400,14 +443,17 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		bad(colPaymentID, fmt.Sprintf("%q is not a payment id (a UUID such as 6f1c2a9e-0b8d-4c3e-9a51-2d7f4e8b1c06)", f[colPaymentID]))
 	}
 
-	if v.op == OpClose {
+	switch {
+	case !opKnown:
+		// The op's own rules cannot be told.
+	case row.Op == OpClose:
 		if row.Amount != "" {
 			bad(colAmount, "close moves no amount: leave it empty")
 		}
 		if row.ReferenceID != "" {
 			bad(colReferenceID, "close sends no reference_id: leave it empty")
 		}
-	} else {
+	default:
 		switch {
 		case row.Amount == "":
 			bad(colAmount, "is required: a positive amount such as 100.00, or full")
@@ -426,7 +472,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	for _, x := range extras {
 		switch {
 		case x.val == "":
-		case v.op != OpCapture:
+		case opKnown && row.Op != OpCapture:
 			bad(x.col, "is only for capture: leave it empty")
 		default:
 			if msg := checkAmount(x.val, false); msg != "" {
@@ -434,7 +480,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 			}
 		}
 	}
-	if row.Reason != "" && v.op != OpRefund {
+	if row.Reason != "" && opKnown && row.Op != OpRefund {
 		bad(colReason, "is only for refund: leave it empty")
 	}
 	if row.Currency != "" && !money.Known(row.Currency) {
@@ -458,7 +504,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	if msg := api.CheckText(row.Reason, api.MaxTextLen); msg != "" {
 		bad(colReason, msg)
 	}
-	if len(problems) == 0 && v.op == OpCapture && !row.Full() {
+	if len(problems) == 0 && row.Op == OpCapture && !row.Full() {
 		if field, msg := excessPart(row, row.Amount); msg != "" {
 			bad(field, msg)
 		}
@@ -466,13 +512,14 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 
 	if len(problems) == 0 {
 		if row.ReferenceID != "" {
-			key := row.PaymentID + "\x00" + row.ReferenceID
+			// Captures and refunds keep their reference_ids apart.
+			key := string(row.Op) + "\x00" + row.PaymentID + "\x00" + row.ReferenceID
 			if first, dup := v.refLines[key]; dup {
 				bad(colReferenceID, fmt.Sprintf("%q is also on line %d for the same payment: the service would take this row as a retry of that one and move nothing for it", row.ReferenceID, first))
 			} else {
 				v.refLines[key] = line
 			}
-		} else if v.op != OpClose {
+		} else if row.Op != OpClose {
 			key := sameRowKey(row)
 			if first, dup := v.sameLines[key]; dup && !v.allowRepeats {
 				bad("", fmt.Sprintf("is the same as line %d, with no reference_id: written twice by mistake? Give each a reference_id, or pass --allow-repeats to move the money once per row", first))
@@ -480,7 +527,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 				v.sameLines[key] = line
 			}
 		}
-		if v.op == OpClose {
+		if row.Op == OpClose {
 			if first, dup := v.closeLines[row.PaymentID]; dup {
 				bad(colPaymentID, fmt.Sprintf("payment is already closed by line %d", first))
 			} else {
@@ -492,6 +539,10 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	if len(problems) > 0 {
 		for _, p := range problems {
 			p.Line, p.PaymentID, p.Amount, p.ReferenceID = line, f[colPaymentID], f[colAmount], f[colReferenceID]
+			p.Op = row.Op
+			if !opKnown {
+				p.Op = Op(f[colOp])
+			}
 			v.reject(p)
 		}
 		return
@@ -502,7 +553,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 // sameRowKey is what makes two rows the same move: the values sent, as
 // written (amounts as numbers).
 func sameRowKey(row Row) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
+	sum := sha256.Sum256([]byte(strings.Join([]string{string(row.Op), row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
 		canonicalAmount(row.ShippingAmount), canonicalAmount(row.DiscountAmount), row.Reason}, "\x00")))
 	return string(sum[:16])
 }
