@@ -1,5 +1,6 @@
-// Package bulk runs one money move (capture, refund or close) over many
-// payments read from a file: it validates every row before anything is
+// Package bulk runs money moves (capture, refund or close) over many
+// payments read from a file, each row making the run's move or, for
+// apply, the move its op column names: it validates every row before anything is
 // sent, sends rows through a small worker pool that never runs two rows of
 // the same payment at once, keeps a journal so an interrupted or crashed run
 // can be resumed without moving money twice, and writes a per-row report.
@@ -70,7 +71,7 @@
 //
 // # Report
 //
-// The report has one line per input row, in input order: line, payment_id,
+// The report has one line per input row, in input order: line, op, payment_id,
 // reference_id, amount (as sent), outcome (ok, reconciled, failed, skipped
 // or not_sent), http_status, error_type, message and payment_status (after
 // the row, when known). It is CSV with a header, or JSON lines with those

@@ -334,6 +334,9 @@ func (s *Summary) count(res rowResult) {
 		s.Earlier++
 		return
 	}
+	if res.Op == OpClose {
+		return // a close moves no amount of its own: nothing to total
+	}
 	var total *map[string]decimal.Decimal
 	switch {
 	case res.moved:

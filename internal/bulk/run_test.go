@@ -833,7 +833,7 @@ func TestOneJournalServesSeveralOpsAndNoticesEditedRows(t *testing.T) {
 
 // counts is a summary without its money totals, to compare with ==.
 func counts(s Summary) Summary {
-	s.Moved, s.moved = nil, nil
+	s.Moved, s.moved, s.MovedByOp, s.movedByOp = nil, nil, nil, nil
 	s.FailedAmounts, s.NotSentAmounts, s.failed, s.notSent, s.Unpriced = nil, nil, nil, nil, 0
 	return s
 }
