@@ -96,7 +96,7 @@ func TestApplyRunsEachPaymentsRowsInFileOrderWhateverTheirOp(t *testing.T) {
 		{Line: 7, Op: OpRefund, PaymentID: p2, Amount: "100.00"},
 		{Line: 8, Op: OpClose, PaymentID: p2}, // closed by the full capture: refused
 	}
-	plan, err := Plan(context.Background(), f.GetPayment, nil, OpApply, rows, 2, time.Now(), nil)
+	plan, err := Plan(context.Background(), f.GetPayment, nil, OpApply, rows, 2, time.Now(), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

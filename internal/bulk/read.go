@@ -3,12 +3,13 @@ package bulk
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -129,11 +130,25 @@ type ReadOptions struct {
 
 // ReadRowsWith is ReadRows with options.
 func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []RowError, error) {
+	var rows []Row
+	invalid, err := ScanRows(r, name, op, ro, func(row Row) { rows = append(rows, row) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, invalid, nil
+}
+
+// ScanRows reads and validates the rows as ReadRowsWith does, but hands
+// each valid row to each, in input order, instead of keeping it: what it
+// keeps is bounded by the payments and the distinct rows of the input
+// (one 64-bit hash and a line number per distinct row, to find rows given
+// twice), not by its size. It returns the invalid rows.
+func ScanRows(r io.Reader, name string, op Op, ro ReadOptions, each func(Row)) ([]RowError, error) {
 	if !op.validRun() {
-		return nil, nil, fmt.Errorf("bulk: unknown op %q", op)
+		return nil, fmt.Errorf("bulk: unknown op %q", op)
 	}
 	if err := CheckInputEncoding(ro.Encoding); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	br := bufio.NewReader(&lineCap{r: newUTF8Input(r, name, ro.Encoding), name: name})
 	// A byte-order mark from a spreadsheet export would otherwise become
@@ -142,7 +157,7 @@ func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []Row
 		_, _ = br.Discard(3)
 	}
 	v := newValidator(op)
-	v.allowRepeats = ro.AllowRepeats
+	v.allowRepeats, v.emit = ro.AllowRepeats, each
 	var err error
 	if jsonLines(br, name) {
 		err = readJSONLines(br, name, v)
@@ -150,9 +165,9 @@ func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []Row
 		err = readCSV(br, name, op, v)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return v.rows, v.invalid, nil
+	return v.invalid, nil
 }
 
 func jsonLines(br *bufio.Reader, name string) bool {
@@ -235,10 +250,54 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 		}
 		fields := make(map[string]string, len(index))
 		for col, i := range index {
-			fields[col] = strings.TrimSpace(record[i])
+			fields[col] = strings.TrimSpace(unneutralised(record[i]))
 		}
 		v.check(line, fields, nil)
 	}
+}
+
+// unneutralised undoes the quote bnpl's CSV output puts before a cell a
+// spreadsheet would run as a formula (see csvCell in internal/output), so
+// that what `bnpl payments list -o csv` wrote reads back as the values it
+// was written from. The writer puts a single quote before a cell that
+// starts with =, +, -, @, a tab or a carriage return, except a "-" that
+// starts a plain number; the quote is removed exactly when the rest is a
+// cell the writer would have quoted, and kept otherwise (it is then the
+// cell's own).
+func unneutralised(cell string) string {
+	if len(cell) < 2 || cell[0] != '\'' {
+		return cell
+	}
+	rest := cell[1:]
+	switch rest[0] {
+	case '=', '+', '@', '\t', '\r':
+		return rest
+	case '-':
+		if !plainNumber(rest[1:]) {
+			return rest
+		}
+	}
+	return cell
+}
+
+// plainNumber is digits, with at most one decimal point between them:
+// a number a spreadsheet reads as such, which the CSV writer leaves alone
+// after a minus sign.
+func plainNumber(s string) bool {
+	whole, frac, dot := strings.Cut(s, ".")
+	return digitsOnly(whole) && (!dot || digitsOnly(frac))
+}
+
+func digitsOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // inputError is err as an *InputError: its own, from lineCap, or one made.
@@ -370,20 +429,38 @@ type validator struct {
 	op      Op
 	rows    []Row
 	invalid []RowError
+	// emit takes each valid row.
+	emit func(Row)
 	// refLines finds a reference_id used twice on one payment (the service
 	// keeps reference_ids per payment): it would take the second row as a
 	// retry of the first and move no money for it.
-	refLines map[string]int
+	refLines map[uint64]uint32
 	// sameLines finds identical rows without a reference_id, refused
 	// unless allowRepeats.
-	sameLines    map[string]int
+	sameLines    map[uint64]uint32
 	allowRepeats bool
 	// closeLines finds a payment closed twice, which can only fail.
-	closeLines map[string]int
+	closeLines map[uint64]uint32
+	// The maps are keyed by a 64-bit hash, to keep a large input's rows
+	// out of memory; two different keys of one hash (about one chance in
+	// 10^6 for 4 million rows) refuse a row as a repeat, nothing sent:
+	// never a move made twice.
+	seed maphash.Seed
 }
 
 func newValidator(op Op) *validator {
-	return &validator{op: op, refLines: map[string]int{}, sameLines: map[string]int{}, closeLines: map[string]int{}}
+	return &validator{op: op, refLines: map[uint64]uint32{}, sameLines: map[uint64]uint32{}, closeLines: map[uint64]uint32{}, seed: maphash.MakeSeed()}
+}
+
+// hash is the maps' key of parts.
+func (v *validator) hash(parts ...string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(v.seed)
+	for _, p := range parts {
+		h.WriteString(p)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
 }
 
 func (v *validator) reject(e RowError) {
@@ -513,25 +590,25 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	if len(problems) == 0 {
 		if row.ReferenceID != "" {
 			// Captures and refunds keep their reference_ids apart.
-			key := string(row.Op) + "\x00" + row.PaymentID + "\x00" + row.ReferenceID
+			key := v.hash(string(row.Op), row.PaymentID, row.ReferenceID)
 			if first, dup := v.refLines[key]; dup {
 				bad(colReferenceID, fmt.Sprintf("%q is also on line %d for the same payment: the service would take this row as a retry of that one and move nothing for it", row.ReferenceID, first))
 			} else {
-				v.refLines[key] = line
+				v.refLines[key] = lineNumber(line)
 			}
 		} else if row.Op != OpClose {
-			key := sameRowKey(row)
+			key := v.hash(sameRowKey(row)...)
 			if first, dup := v.sameLines[key]; dup && !v.allowRepeats {
 				bad("", fmt.Sprintf("is the same as line %d, with no reference_id: written twice by mistake? Give each a reference_id, or pass --allow-repeats to move the money once per row", first))
 			} else if !dup {
-				v.sameLines[key] = line
+				v.sameLines[key] = lineNumber(line)
 			}
 		}
 		if row.Op == OpClose {
-			if first, dup := v.closeLines[row.PaymentID]; dup {
+			if first, dup := v.closeLines[v.hash(row.PaymentID)]; dup {
 				bad(colPaymentID, fmt.Sprintf("payment is already closed by line %d", first))
 			} else {
-				v.closeLines[row.PaymentID] = line
+				v.closeLines[v.hash(row.PaymentID)] = lineNumber(line)
 			}
 		}
 	}
@@ -547,15 +624,17 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		}
 		return
 	}
-	v.rows = append(v.rows, row)
+	v.emit(row)
 }
+
+// lineNumber keeps a line in 32 bits.
+func lineNumber(line int) uint32 { return uint32(min(line, math.MaxUint32)) }
 
 // sameRowKey is what makes two rows the same move: the values sent, as
 // written (amounts as numbers).
-func sameRowKey(row Row) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{string(row.Op), row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
-		canonicalAmount(row.ShippingAmount), canonicalAmount(row.DiscountAmount), row.Reason}, "\x00")))
-	return string(sum[:16])
+func sameRowKey(row Row) []string {
+	return []string{string(row.Op), row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
+		canonicalAmount(row.ShippingAmount), canonicalAmount(row.DiscountAmount), row.Reason}
 }
 
 // excessPart applies api.ExcessCapturePart, the rule of single captures,
