@@ -429,7 +429,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	}
 	plan := planner.Result()
 	d.Notice("%s", plan)
-	if len(plan.Refused) > 0 {
+	if plan.RefusedCount > 0 {
 		return &bulk.PlanError{Plan: plan}
 	}
 	return nil

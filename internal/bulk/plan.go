@@ -22,7 +22,10 @@ type PlanResult struct {
 	// payment already holds (sent again they move nothing); Refused those
 	// a run would refuse, with why.
 	Go, Made int
-	Refused  []RowError
+	// Refused lists the first MaxPlanRefusals refused rows, in input
+	// order; RefusedCount counts them all.
+	Refused      []RowError
+	RefusedCount int
 	// Money is what the rows to go would move, per currency; ByOp
 	// splits it by move, for a file of mixed rows.
 	Money map[string]decimal.Decimal
@@ -31,12 +34,16 @@ type PlanResult struct {
 
 // String is the plan's summary line.
 func (p PlanResult) String() string {
-	line := fmt.Sprintf("plan: %d %s: %d would go, %d already made, %d refused", p.Total, plural(p.Total, "row", "rows"), p.Go, p.Made, len(p.Refused))
+	line := fmt.Sprintf("plan: %d %s: %d would go, %d already made, %d refused", p.Total, plural(p.Total, "row", "rows"), p.Go, p.Made, p.RefusedCount)
 	if len(p.Money) > 0 {
 		line += "; would move " + TotalsString(p.Money) + byOpString(p.ByOp, "")
 	}
 	return line
 }
+
+// MaxPlanRefusals bounds the refused rows a plan keeps: a file of
+// millions of rows, all refused, must not be held in memory to say so.
+const MaxPlanRefusals = 1000
 
 // PlanError stops a dry run whose plan refuses rows. Exit 2: nothing was
 // sent, and a real run would refuse the same rows.
@@ -44,10 +51,10 @@ type PlanError struct{ Plan PlanResult }
 
 func (e *PlanError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d rows would be refused, nothing was sent:", len(e.Plan.Refused), e.Plan.Total)
+	fmt.Fprintf(&b, "%d of %d rows would be refused, nothing was sent:", e.Plan.RefusedCount, e.Plan.Total)
 	for i, r := range e.Plan.Refused {
 		if i == maxListed {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Plan.Refused)-maxListed)
+			fmt.Fprintf(&b, "\n  ... and %d more", e.Plan.RefusedCount-maxListed)
 			break
 		}
 		b.WriteString("\n  ")
@@ -290,6 +297,9 @@ func (pl *Planner) Check(row Row) {
 		ref = derivedReference(pl.prefix, content, pl.seen[h])
 	}
 	refuse := func(field, format string, args ...any) {
+		if res.RefusedCount++; len(res.Refused) >= MaxPlanRefusals {
+			return
+		}
 		res.Refused = append(res.Refused, RowError{Line: row.Line, Op: op, PaymentID: row.PaymentID, Amount: row.Amount,
 			ReferenceID: row.ReferenceID, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
