@@ -234,7 +234,7 @@ type Planner struct {
 	// run does (see rowIdentity): seen counts the rows of each content,
 	// by a 64-bit hash.
 	prefix string
-	seen   map[uint64]int
+	seen   lineTable
 	seed   maphash.Seed
 }
 
@@ -243,7 +243,7 @@ type Planner struct {
 func NewPlanner(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, set *PaymentSet, concurrency int, now time.Time, prefix string, progress func(done, total int)) (*Planner, error) {
 	pl := &Planner{payments: make(map[string]*api.Payment, len(set.ids)), open: map[string]*api.Dispute{},
 		readErrs: map[string]error{}, states: map[string]*payState{}, now: now,
-		prefix: prefix, seen: map[uint64]int{}, seed: maphash.MakeSeed(),
+		prefix: prefix, seed: maphash.MakeSeed(),
 		res: PlanResult{Money: map[string]decimal.Decimal{}, ByOp: map[Op]map[string]decimal.Decimal{}}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -293,8 +293,9 @@ func (pl *Planner) Check(row Row) {
 	if ref == "" && op != OpClose {
 		content := rowContent(row)
 		h := maphash.String(pl.seed, content)
-		pl.seen[h]++
-		ref = derivedReference(pl.prefix, content, pl.seen[h])
+		count, _ := pl.seen.get(h)
+		pl.seen.put(h, count+1)
+		ref = derivedReference(pl.prefix, content, int(count)+1)
 	}
 	refuse := func(field, format string, args ...any) {
 		if res.RefusedCount++; len(res.Refused) >= MaxPlanRefusals {

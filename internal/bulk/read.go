@@ -434,14 +434,14 @@ type validator struct {
 	// refLines finds a reference_id used twice on one payment (the service
 	// keeps reference_ids per payment): it would take the second row as a
 	// retry of the first and move no money for it.
-	refLines map[uint64]uint32
+	refLines lineTable
 	// sameLines finds identical rows without a reference_id, refused
 	// unless allowRepeats.
-	sameLines    map[uint64]uint32
+	sameLines    lineTable
 	allowRepeats bool
 	// closeLines finds a payment closed twice, which can only fail.
-	closeLines map[uint64]uint32
-	// The maps are keyed by a 64-bit hash, to keep a large input's rows
+	closeLines lineTable
+	// The tables are keyed by a 64-bit hash, to keep a large input's rows
 	// out of memory; two different keys of one hash (about one chance in
 	// 10^6 for 4 million rows) refuse a row as a repeat, nothing sent:
 	// never a move made twice.
@@ -449,7 +449,7 @@ type validator struct {
 }
 
 func newValidator(op Op) *validator {
-	return &validator{op: op, refLines: map[uint64]uint32{}, sameLines: map[uint64]uint32{}, closeLines: map[uint64]uint32{}, seed: maphash.MakeSeed()}
+	return &validator{op: op, seed: maphash.MakeSeed()}
 }
 
 // hash is the maps' key of parts.
@@ -591,24 +591,24 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		if row.ReferenceID != "" {
 			// Captures and refunds keep their reference_ids apart.
 			key := v.hash(string(row.Op), row.PaymentID, row.ReferenceID)
-			if first, dup := v.refLines[key]; dup {
+			if first, dup := v.refLines.get(key); dup {
 				bad(colReferenceID, fmt.Sprintf("%q is also on line %d for the same payment: the service would take this row as a retry of that one and move nothing for it", row.ReferenceID, first))
 			} else {
-				v.refLines[key] = lineNumber(line)
+				v.refLines.put(key, lineNumber(line))
 			}
 		} else if row.Op != OpClose {
 			key := v.hash(sameRowKey(row)...)
-			if first, dup := v.sameLines[key]; dup && !v.allowRepeats {
+			if first, dup := v.sameLines.get(key); dup && !v.allowRepeats {
 				bad("", fmt.Sprintf("is the same as line %d, with no reference_id: written twice by mistake? Give each a reference_id, or pass --allow-repeats to move the money once per row", first))
 			} else if !dup {
-				v.sameLines[key] = lineNumber(line)
+				v.sameLines.put(key, lineNumber(line))
 			}
 		}
 		if row.Op == OpClose {
-			if first, dup := v.closeLines[v.hash(row.PaymentID)]; dup {
+			if first, dup := v.closeLines.get(v.hash(row.PaymentID)); dup {
 				bad(colPaymentID, fmt.Sprintf("payment is already closed by line %d", first))
 			} else {
-				v.closeLines[v.hash(row.PaymentID)] = lineNumber(line)
+				v.closeLines.put(v.hash(row.PaymentID), lineNumber(line))
 			}
 		}
 	}
