@@ -126,10 +126,10 @@ func (w *world) cmd(op, input, name string, extra ...string) *exec.Cmd {
 
 // finish runs op to exit 0 from the named journal, with --retry-failed
 // after a run that left rows failed for a reason a fault explains.
-func (w *world) finish(op, input, name string) map[int]reportRow {
+func (w *world) finish(op, input, name string, flags ...string) map[int]reportRow {
 	t := w.t
 	t.Helper()
-	var extra []string
+	extra := flags
 	for i := range maxResumes {
 		var stdout, stderr bytes.Buffer
 		c := w.cmd(op, input, name, append([]string{"-o", "json"}, extra...)...)
@@ -153,7 +153,7 @@ func (w *world) finish(op, input, name string) map[int]reportRow {
 				t.Fatalf("%s %s line %d failed for a reason no fault explains: %d %s %s", op, name, row.Line, row.HTTPStatus, row.ErrorType, row.Message)
 			}
 		}
-		extra = []string{"--retry-failed"}
+		extra = append(append([]string(nil), flags...), "--retry-failed")
 	}
 	t.Fatalf("%s %s did not complete in %d runs", op, name, maxResumes)
 	return nil
@@ -481,4 +481,57 @@ func waitForLine(t *testing.T, path, substr string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("%s never held %s", path, substr)
+}
+
+// A CSV saved in Windows-1252 (Excel's default): without
+// --input-encoding it is refused whole before anything is sent, naming the
+// row and the byte; with it, the service stores the ids converted to
+// UTF-8, exactly as a later run (or a person) will look them up.
+func TestWindows1252FileMovesUnderTheConvertedIDs(t *testing.T) {
+	w := newWorld(t, "latency=1ms", proofSeed+19)
+	header := "payment_id,amount,reference_id\n"
+	var file bytes.Buffer
+	file.WriteString(header)
+	offset := -1
+	for i, p := range w.plan[:5] {
+		row := fmt.Sprintf("%s,10.00,ORDER-Caf", p.id)
+		if i == 0 {
+			offset = len(header) + len(row)
+		}
+		fmt.Fprintf(&file, "%s\xe9-%d\n", row, i) // é in Windows-1252
+	}
+	input := filepath.Join(w.dir, "excel.csv")
+	if err := os.WriteFile(input, file.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var stderr bytes.Buffer
+	c := w.cmd("capture", input, "plain")
+	c.Stderr = &stderr
+	code := exitCode(c.Run())
+	want := fmt.Sprintf("line 2: the byte at offset %d of the file (0xE9) is not UTF-8", offset)
+	if code != 2 || !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "nothing was sent") {
+		t.Fatalf("exit %d, want 2 and %q:\n%s", code, want, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "plain.journal")); !os.IsNotExist(err) {
+		t.Errorf("a journal was opened: %v", err)
+	}
+	if got := w.captured(); !got.IsZero() {
+		t.Fatalf("captured %s from a refused file", got)
+	}
+
+	w.finish("capture", input, "converted", "--input-encoding", "windows-1252")
+	get := verifier(t, serverURL(w.env))
+	for i, p := range w.plan[:5] {
+		pay := get(p.id)
+		wantRef := fmt.Sprintf("ORDER-Café-%d", i)
+		if len(pay.Captures) != 1 || pay.Captures[0].ReferenceID != wantRef || !pay.Captures[0].Amount.Equal(aed("10.00")) {
+			t.Errorf("payment %s holds %+v, want one capture of 10.00 under %q", p.id, pay.Captures, wantRef)
+		}
+	}
+	// Run again: every id is found as sent, nothing moves twice.
+	w.finish("capture", input, "again", "--input-encoding", "windows-1252")
+	if !w.moved["again"].IsZero() || !w.captured().Equal(aed("50.00")) {
+		t.Errorf("the second run moved %s; the payments hold %s", w.moved["again"], w.captured())
+	}
 }
