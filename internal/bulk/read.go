@@ -427,7 +427,6 @@ func (l *lineCap) Read(p []byte) (int, error) {
 // duplicates across rows.
 type validator struct {
 	op      Op
-	rows    []Row
 	invalid []RowError
 	// emit takes each valid row.
 	emit func(Row)
