@@ -390,7 +390,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	// What the passes keep is a few flat tables the collector need not
 	// scan; the rest is each row's garbage. A low GC percent costs little
 	// then, and keeps the peak near what is kept rather than twice it.
-	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	var set bulk.PaymentSet
 	valid := 0
 	invalid, inputID, err := src.scan(op, ro, func(r bulk.Row) { valid++; set.Add(r) })
