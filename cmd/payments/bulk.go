@@ -388,8 +388,8 @@ func noRows(name string) error {
 // against its payment; what is kept is bounded by the payments.
 func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions) error {
 	// What the passes keep is a few flat tables the collector need not
-	// scan; the rest is each row's garbage. A low GC percent costs little
-	// then, and keeps the peak near what is kept rather than twice it.
+	// scan; the rest is each row's garbage. A lower GC percent costs little
+	// then, and keeps the peak nearer what is kept than twice it.
 	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	var set bulk.PaymentSet
 	valid := 0
