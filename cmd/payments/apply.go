@@ -63,5 +63,6 @@ op. Exit 11 when rows failed, 10 when some row's outcome is unknown.`,
 		},
 	}
 	addBulkFlags(cmd, &opts.Bulk)
+	cmd.Flags().Lookup("input").Usage = "the CSV or JSON-lines file of moves, with an op column (- for stdin)"
 	return cmd
 }
