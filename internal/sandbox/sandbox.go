@@ -249,6 +249,7 @@ type Sandbox struct {
 	limits *rateLimiter   // nil: no rate limit
 
 	hooks *deliverer // webhook rules and delivery workers
+	ids   *idSource  // every generated id (fixtureids.go)
 
 	reqlog *requestLog // nil: requests are not logged
 
@@ -289,6 +290,7 @@ func New(opts Options) (*Sandbox, error) {
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
 		stateFile:     opts.StatePath != "",
+		ids:           newIDSource(opts.Seed),
 	}
 	for _, h := range opts.AllowHosts {
 		if h = normalHost(h); h != "" {
