@@ -675,7 +675,7 @@ func (s *Sandbox) fixtureCall(ctx context.Context, region, key, method, path str
 	}
 	if resp.StatusCode/100 != 2 {
 		var e struct {
-			Error  string `json:"error"`
+			Error  string       `json:"error"`
 			Errors []fieldError `json:"errors"`
 		}
 		_ = json.Unmarshal(raw, &e)
