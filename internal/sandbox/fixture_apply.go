@@ -686,7 +686,7 @@ func (s *Sandbox) fixtureCall(ctx context.Context, region, key, method, path str
 		if msg == "" {
 			msg = strings.TrimSpace(string(raw))
 		}
-		return fmt.Errorf("the sandbox refused it (%d): %s", resp.StatusCode, msg)
+		return fmt.Errorf("%s (the sandbox answered %d)", msg, resp.StatusCode)
 	}
 	if out != nil {
 		return json.Unmarshal(raw, out)

@@ -21,6 +21,9 @@ type ServeOptions struct {
 	// Limits bound each listener's server (see DefaultServeLimits); zero
 	// fields take the defaults.
 	Limits httpserve.Limits
+	// Prepare runs on the opened state before the sandbox accepts a
+	// request (a --seed-file); its error stops Serve.
+	Prepare func(*Sandbox) error
 	Options
 }
 
@@ -83,6 +86,12 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		return err
 	}
 	defer sb.Close()
+	if o.Prepare != nil {
+		if err := o.Prepare(sb); err != nil {
+			closeAll()
+			return err
+		}
+	}
 	announceCtx, stopAnnounce := context.WithCancel(context.Background())
 	announced := make(chan struct{})
 	go func() {
