@@ -42,6 +42,17 @@ stdout. An existing file is replaced.`,
 			if err := json.Unmarshal(raw, &fx); err != nil {
 				return fmt.Errorf("sandbox answered something that is not a fixture: %w", err)
 			}
+			if file == "-" {
+				// On stdout, -o json (and --jq, --template) print as
+				// every command does.
+				printer, err := f.Printer()
+				if err != nil {
+					return err
+				}
+				if printer.IsJSON() {
+					return printer.Object(raw, nil)
+				}
+			}
 			asJSON := strings.EqualFold(filepath.Ext(file), ".json") || f.Global.Output == "json"
 			b, err := sandbox.MarshalFixture(&fx, asJSON)
 			if err != nil {

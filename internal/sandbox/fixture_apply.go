@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -106,6 +107,11 @@ func (p *fixturePlan) run(ctx context.Context, s *Sandbox) error {
 	for i, steps := range p.payments {
 		for _, st := range steps {
 			if err := st.run(withPinnedStep(ctx, st.at, st.ids...), s); err != nil {
+				var fr *fixtureRefusal
+				if errors.As(err, &fr) && st.rank == rankCreate && strings.HasPrefix(fr.field, "$.payment.") {
+					// The checkout's fields are the fixture's, by name.
+					return p.doc.fail(st.path+"."+strings.TrimPrefix(fr.field, "$.payment."), "%s", fr.msg)
+				}
 				return p.doc.fail(st.path, "%v", err)
 			}
 		}
@@ -637,6 +643,12 @@ func (s *Sandbox) fixtureCheckout(ctx context.Context, m *Merchant, key string, 
 	return nil
 }
 
+// fixtureRefusal is the service's field-validation answer: the field (a
+// JSON path such as $.payment.order.reference_id) and its message.
+type fixtureRefusal struct{ field, msg string }
+
+func (e *fixtureRefusal) Error() string { return e.field + ": " + e.msg }
+
 // fixtureControl posts to a /_sandbox control path (any region's handler
 // serves them all).
 func (s *Sandbox) fixtureControl(ctx context.Context, path string, body, out any) error {
@@ -679,10 +691,11 @@ func (s *Sandbox) fixtureCall(ctx context.Context, region, key, method, path str
 			Errors []fieldError `json:"errors"`
 		}
 		_ = json.Unmarshal(raw, &e)
-		msg := e.Error
-		for _, f := range e.Errors {
-			msg = strings.TrimPrefix(msg+"; "+f.Field+": "+f.Message, "; ")
+		if len(e.Errors) > 0 {
+			f := e.Errors[0]
+			return &fixtureRefusal{field: f.Field, msg: fmt.Sprintf("%s (the sandbox answered %d)", f.Message, resp.StatusCode)}
 		}
+		msg := e.Error
 		if msg == "" {
 			msg = strings.TrimSpace(string(raw))
 		}
