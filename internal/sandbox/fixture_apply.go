@@ -443,7 +443,11 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 			}
 			at, last = t, t
 		}
-		add(at, rankCheckout, path+".checkout", nil, func(ctx context.Context, s *Sandbox) error {
+		field := path + ".checkout"
+		if _, given := n.doc.lines[field]; !given && p.ApprovedAt != "" {
+			field = path + ".approved_at" // the checkout was implied by it
+		}
+		add(at, rankCheckout, field, nil, func(ctx context.Context, s *Sandbox) error {
 			return s.fixtureControl(ctx, "/_sandbox/payments/"+p.ID+"/"+verb, nil, nil)
 		})
 	}
