@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"sort"
@@ -31,7 +32,7 @@ import (
 // time) and only then to the state, which is checked first for ids it
 // already holds.
 //
-// It reaches the rest of the sandbox through Handler (its requests), now,
+// It reaches the rest of the sandbox through routes (its requests), now,
 // Merchants, resolvePaymentID, loadDispute and the webhooks table (ids in
 // use), and newID/now's fixture step (fixtureids.go).
 
@@ -104,6 +105,7 @@ func (s *Sandbox) SeedFixture(ctx context.Context, name string, data []byte, see
 }
 
 func (p *fixturePlan) run(ctx context.Context, s *Sandbox) error {
+	ctx = withFixtureHandlers(ctx, s)
 	for i, steps := range p.payments {
 		for _, st := range steps {
 			if err := st.run(withPinnedStep(ctx, st.at, st.ids...), s); err != nil {
@@ -647,6 +649,33 @@ func (s *Sandbox) fixtureCheckout(ctx context.Context, m *Merchant, key string, 
 	return nil
 }
 
+// fixtureHandlers are the routes of each region without the middleware
+// (faults, rate limit, request log, Host guard): a fixture's moves meet the
+// state machine, not the chaos a served sandbox may have been asked for.
+type fixtureHandlers struct {
+	s  *Sandbox
+	by map[string]http.Handler
+}
+
+type fixtureHandlersKey struct{}
+
+func withFixtureHandlers(ctx context.Context, s *Sandbox) context.Context {
+	h := &fixtureHandlers{s: s, by: map[string]http.Handler{}}
+	for _, region := range []string{"ae", "sa"} {
+		mux := http.NewServeMux()
+		s.routes(mux, region)
+		h.by[region] = mux
+	}
+	return context.WithValue(ctx, fixtureHandlersKey{}, h)
+}
+
+func fixtureHandler(ctx context.Context, s *Sandbox, region string) http.Handler {
+	if h, ok := ctx.Value(fixtureHandlersKey{}).(*fixtureHandlers); ok && h.s == s {
+		return h.by[region]
+	}
+	return s.Handler(region)
+}
+
 // fixtureRefusal is the service's field-validation answer: the field (a
 // JSON path such as $.payment.order.reference_id) and its message.
 type fixtureRefusal struct{ field, msg string }
@@ -680,15 +709,11 @@ func (s *Sandbox) fixtureCall(ctx context.Context, region, key, method, path str
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	resp, err := s.Transport(region).RoundTrip(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
+	req.RemoteAddr = "127.0.0.1:0" // the control paths answer loopback only
+	rec := httptest.NewRecorder()
+	fixtureHandler(ctx, s, region).ServeHTTP(rec, req)
+	resp := rec.Result()
+	raw := rec.Body.Bytes()
 	if resp.StatusCode/100 != 2 {
 		var e struct {
 			Error  string       `json:"error"`

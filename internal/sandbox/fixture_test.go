@@ -236,3 +236,25 @@ func TestIDSourceSeeded(t *testing.T) {
 		t.Fatalf("the same seed gave %v and %v", first, second)
 	}
 }
+
+// A sandbox served with faults and the rate limit still seeds a fixture:
+// its moves meet the state machine, not the chaos.
+func TestSeedFixtureIgnoresFaultsAndRateLimit(t *testing.T) {
+	spec, err := ParseFaultSpec("500-before=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, Options{Faults: spec, Seed: 3, RateLimit: true})
+	fx, err := e.sb.SeedFixture(context.Background(), "every-state.yaml", everyState(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fx.Payments) != 20 {
+		t.Fatalf("%d payments", len(fx.Payments))
+	}
+	// The API itself still fails as asked.
+	r := e.do("ae", "GET", "/api/v2/payments/"+fx.Payments[0].ID, aeTest, nil)
+	if r.status != 500 {
+		t.Fatalf("the fault spec was not applied to the API: %d", r.status)
+	}
+}
