@@ -116,7 +116,7 @@ func seededColumns() []output.Column {
 		{Header: "PAYMENT", Path: "id", Kind: output.KindID},
 		{Header: "STATUS", Path: "status", Kind: output.KindStatus},
 		{Header: "MERCHANT", Path: "merchant", Kind: output.KindReference},
-		{Header: "ORDER", Path: "order", Kind: output.KindReference},
+		{Header: "ORDER", Path: "order", Kind: output.KindPlain},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney},
 	}
 }
