@@ -258,3 +258,55 @@ func TestSeedFixtureIgnoresFaultsAndRateLimit(t *testing.T) {
 		t.Fatalf("the fault spec was not applied to the API: %d", r.status)
 	}
 }
+
+// BenchmarkSeedFixture seeds the every-state fixture (20 payments, 58
+// requests, applied twice: scratch then state) into a fresh in-memory
+// sandbox per iteration.
+func BenchmarkSeedFixture(b *testing.B) {
+	data, err := os.ReadFile("../../testdata/fixtures/every-state.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		sb, err := New(Options{NoRequestLog: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := sb.SeedFixture(ctx, "every-state.yaml", data, 1); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		sb.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkExportFixture exports the every-state fixture's state.
+func BenchmarkExportFixture(b *testing.B) {
+	data, err := os.ReadFile("../../testdata/fixtures/every-state.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sb, err := New(Options{NoRequestLog: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sb.Close()
+	ctx := context.Background()
+	if _, err := sb.SeedFixture(ctx, "every-state.yaml", data, 1); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		fx, err := sb.ExportFixture(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := MarshalFixture(fx, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
