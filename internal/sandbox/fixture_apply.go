@@ -98,7 +98,9 @@ func (s *Sandbox) SeedFixture(ctx context.Context, name string, data []byte, see
 	if err != nil {
 		return nil, err
 	}
-	if err := plan.run(ctx, s); err != nil {
+	// Once the scratch run passed, the file goes in whole even if the
+	// client stops waiting: a half-seeded state helps no one.
+	if err := plan.run(context.WithoutCancel(ctx), s); err != nil {
 		return nil, fmt.Errorf("the fixture applied to a scratch sandbox but not to this one, which may now hold part of it: %w", err)
 	}
 	return &doc.fx, nil
