@@ -212,8 +212,7 @@ func (n *fixtureNorm) id(v *string, path string) error {
 }
 
 // date reads a date of the file: RFC 3339, "now", or "now-DURATION"
-// (now-90m, now-3d) before the sandbox's clock; "" is def. Dates are kept
-// to the millisecond, as the sandbox stores a checkout's.
+// (now-90m, now-3d) before the sandbox's clock; "" is def.
 func (n *fixtureNorm) date(v *string, path string, def time.Time, notBefore time.Time) (time.Time, error) {
 	t := def
 	switch raw := strings.TrimSpace(*v); {
@@ -233,9 +232,9 @@ func (n *fixtureNorm) date(v *string, path string, def time.Time, notBefore time
 		}
 		t = p
 	}
-	t = t.UTC().Truncate(time.Millisecond)
+	t = t.UTC()
 	if t.After(n.now) {
-		return t, n.doc.fail(path, "%s is after the sandbox's clock (%s): fixtures record the past; advance the clock first (bnpl sandbox clock advance)", fixtureTime(t), fixtureTime(n.now))
+		return t, n.doc.fail(path, "%s is after the sandbox's clock (%s): fixtures record the past; advance the clock first (bnpl sandbox clock --advance DURATION)", fixtureTime(t), fixtureTime(n.now))
 	}
 	if t.Before(notBefore) {
 		return t, n.doc.fail(path, "%s is before the move it follows (%s)", fixtureTime(t), fixtureTime(notBefore))
@@ -327,6 +326,9 @@ func (n *fixtureNorm) payment(i int) ([]fixtureStep, func(context.Context, *Sand
 	if err != nil {
 		return nil, nil, err
 	}
+	// The sandbox keeps a checkout's time to the millisecond.
+	created = created.Truncate(time.Millisecond)
+	p.CreatedAt = fixtureTime(created)
 	if err := n.checkoutDefaults(p, m, path); err != nil {
 		return nil, nil, err
 	}
