@@ -246,6 +246,9 @@ func (n *fixtureNorm) date(v *string, path string, def time.Time, notBefore time
 func fixtureTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func (n *fixtureNorm) merchant(code *string, test **bool, path string) (*Merchant, string, error) {
+	if len(n.merchants) == 0 {
+		return nil, "", n.doc.fail(path, "this sandbox has no merchants")
+	}
 	if *code == "" {
 		*code = n.merchants[0].Code
 		for _, m := range n.merchants {
