@@ -432,33 +432,13 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 	add := func(at time.Time, rank int, field string, ids []string, run func(context.Context, *Sandbox) error) {
 		steps = append(steps, fixtureStep{at: at, rank: rank, path: field, ids: ids, run: run})
 	}
-	p.Checkout = strings.ToLower(strings.TrimSpace(p.Checkout))
-	if p.Checkout == "" && (p.ApprovedAt != "" || len(p.Captures) > 0 || p.ClosedAt != "" || p.AuthExpiredAt != "" || len(p.Refunds) > 0 || len(p.Disputes) > 0) {
-		p.Checkout = "approved"
+	st, err := n.checkout(p, path, created)
+	if err != nil {
+		return nil, err
 	}
-	verb := map[string]string{"approved": "approve", "rejected": "reject", "cancelled": "cancel", "": ""}[p.Checkout]
-	if _, ok := map[string]bool{"approved": true, "rejected": true, "cancelled": true, "": true}[p.Checkout]; !ok {
-		return nil, n.doc.fail(path+".checkout", "%q: want approved, rejected or cancelled (or leave it out: the checkout stays open)", p.Checkout)
-	}
-	if p.ApprovedAt != "" && p.Checkout != "approved" {
-		return nil, n.doc.fail(path+".approved_at", "only an approved checkout has approved_at")
-	}
-	if verb != "" {
-		at := created
-		if p.Checkout == "approved" {
-			t, err := n.date(&p.ApprovedAt, path+".approved_at", created, created)
-			if err != nil {
-				return nil, err
-			}
-			at, last = t, t
-		}
-		field := path + ".checkout"
-		if _, given := n.doc.lines[field]; !given && p.ApprovedAt != "" {
-			field = path + ".approved_at" // the checkout was implied by it
-		}
-		add(at, rankCheckout, field, nil, func(ctx context.Context, s *Sandbox) error {
-			return s.fixtureControl(ctx, "/_sandbox/payments/"+p.ID+"/"+verb, nil, nil)
-		})
+	if st != nil {
+		steps = append(steps, *st)
+		last = st.at
 	}
 	for k := range p.Captures {
 		c := &p.Captures[k]
@@ -475,7 +455,7 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 		}
 		last = at
 		body := map[string]any{"amount": c.Amount, "reference_id": c.ReferenceID}
-		add(at, rankCapture, cp+".amount", []string{c.ID}, s0(p, "/captures", body))
+		add(at, rankCapture, cp+".amount", []string{c.ID}, paymentPost(p, "/captures", body))
 	}
 	if p.AuthExpiredAt != "" {
 		at, err := n.date(&p.AuthExpiredAt, path+".auth_expired_at", last, created)
@@ -492,7 +472,7 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 			return nil, err
 		}
 		last = at
-		add(at, rankClose, path+".closed_at", nil, s0(p, "/close", nil))
+		add(at, rankClose, path+".closed_at", nil, paymentPost(p, "/close", nil))
 	}
 	for k := range p.Refunds {
 		r := &p.Refunds[k]
@@ -506,7 +486,7 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 		}
 		last = at
 		body := map[string]any{"amount": r.Amount, "reference_id": r.ReferenceID, "reason": r.Reason}
-		add(at, rankRefund, rp+".amount", []string{r.ID}, s0(p, "/refunds", body))
+		add(at, rankRefund, rp+".amount", []string{r.ID}, paymentPost(p, "/refunds", body))
 	}
 	for k := range p.Disputes {
 		more, err := n.dispute(p, k, path, last, created)
@@ -518,9 +498,43 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 	return steps, nil
 }
 
-// s0 is a step that posts to one of the payment's API paths with its
+// checkout plans the customer's move at checkout, nil when the checkout
+// stays open. It is approved when the file gives any later move.
+func (n *fixtureNorm) checkout(p *FixturePayment, path string, created time.Time) (*fixtureStep, error) {
+	p.Checkout = strings.ToLower(strings.TrimSpace(p.Checkout))
+	if p.Checkout == "" && (p.ApprovedAt != "" || len(p.Captures) > 0 || p.ClosedAt != "" || p.AuthExpiredAt != "" || len(p.Refunds) > 0 || len(p.Disputes) > 0) {
+		p.Checkout = "approved"
+	}
+	verb, ok := map[string]string{"approved": "approve", "rejected": "reject", "cancelled": "cancel", "": ""}[p.Checkout]
+	if !ok {
+		return nil, n.doc.fail(path+".checkout", "%q: want approved, rejected or cancelled (or leave it out: the checkout stays open)", p.Checkout)
+	}
+	if p.ApprovedAt != "" && p.Checkout != "approved" {
+		return nil, n.doc.fail(path+".approved_at", "only an approved checkout has approved_at")
+	}
+	if verb == "" {
+		return nil, nil
+	}
+	at := created
+	if p.Checkout == "approved" {
+		t, err := n.date(&p.ApprovedAt, path+".approved_at", created, created)
+		if err != nil {
+			return nil, err
+		}
+		at = t
+	}
+	field := path + ".checkout"
+	if _, given := n.doc.lines[field]; !given && p.ApprovedAt != "" {
+		field = path + ".approved_at" // the checkout was implied by it
+	}
+	return &fixtureStep{at: at, rank: rankCheckout, path: field, run: func(ctx context.Context, s *Sandbox) error {
+		return s.fixtureControl(ctx, "/_sandbox/payments/"+p.ID+"/"+verb, nil, nil)
+	}}, nil
+}
+
+// paymentPost is a step that posts to one of the payment's API paths with its
 // merchant's key.
-func s0(p *FixturePayment, suffix string, body any) func(context.Context, *Sandbox) error {
+func paymentPost(p *FixturePayment, suffix string, body any) func(context.Context, *Sandbox) error {
 	return func(ctx context.Context, s *Sandbox) error {
 		m := s.merchants[p.Merchant]
 		key := m.LiveKey
