@@ -46,6 +46,8 @@ type ServeOptions struct {
 	AllowRemoteControl bool
 	// SeedFile is a fixture seeded before the sandbox serves.
 	SeedFile string
+	// ClockStart starts a fixed clock there (RFC 3339); see fixedClockStart.
+	ClockStart string
 	// allowedHosts and openControl are the surface's spellings of
 	// AllowHosts and AllowRemoteControl (see addContainerFlags).
 	allowedHosts []string
@@ -120,7 +122,17 @@ before the sandbox serves, so it is ready only once the fixture is in; a fixture
 the sandbox refuses stops serve (exit 2) naming the file, line and field. --seed N
 makes the draws of --faults and the ids the sandbox makes (sessions, payments,
 captures, refunds, disputes, webhooks, deliveries) the same on every run with the
-same requests, from an empty state.`,
+same requests, from an empty state.
+
+--seed N also fixes the clock, so that times repeat too (created_at, captures,
+refunds, expiries): the sandbox's time no longer follows the machine's, it
+starts at 2100-01-01T00:00:00Z (--clock-start TIME picks another start, with
+or without --seed) and moves 1s before each request that may change the state
+(any method but GET, HEAD and OPTIONS) and by bnpl sandbox clock --advance.
+Timers fire only when that clock passes them: a checkout left open expires
+after bnpl sandbox clock --advance 31m. Commands that open the state file
+themselves (the embedded default) keep the machine's clock: use --state
+:memory: and reach the server (BNPL_BASE_URL, --sandbox-url).`,
 		Example: `  bnpl sandbox serve
   bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:9700 --sa-addr 127.0.0.1:9701
   bnpl sandbox serve --state ./ci-sandbox.db
@@ -128,6 +140,7 @@ same requests, from an empty state.`,
   bnpl sandbox serve --rate-limit
   bnpl sandbox serve --allow-local-webhooks --webhook-retry-scale 0.01
   bnpl sandbox serve --state :memory: --seed-file testdata/fixtures/every-state.yaml --seed 7
+  bnpl sandbox serve --state :memory: --seed 7 --clock-start 2030-06-01T09:00:00Z
   bnpl sandbox serve --ae-addr 0.0.0.0:8700 --sa-addr 0.0.0.0:8701 --open-control \
     --allowed-host bnpl-sandbox --public-url ae=http://bnpl-sandbox:8700 --public-url sa=http://bnpl-sandbox:8701`,
 		Args: cmdutil.NoArgs,
@@ -169,6 +182,9 @@ same requests, from an empty state.`,
 				return cmdutil.Usagef("--faults: %v", err)
 			}
 			so.Faults, so.Seed, so.RateLimit = faults, opts.Seed, opts.RateLimit
+			if so.ClockStart, err = fixedClockStart(opts); err != nil {
+				return err
+			}
 			if opts.RetryScale <= 0 {
 				return cmdutil.Usagef("--webhook-retry-scale must be positive, got %g", opts.RetryScale)
 			}
@@ -208,7 +224,8 @@ same requests, from an empty state.`,
 	fl.StringVar(&opts.Merchants, "merchants", "", "file defining merchants beyond the built-in ones")
 	fl.DurationVar(&opts.AuthExpiry, "auth-expiry", sandbox.DefaultAuthExpiry, "how long an authorization lasts before it expires")
 	fl.StringVar(&opts.Faults, "faults", "", "inject failures on /api paths: kind=rate pairs of 500-before, 500-after, drop-after, lock, 429, plus latency=DURATION")
-	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the --faults draws and of the ids the sandbox makes, to repeat a run (default: random)")
+	fl.Int64Var(&opts.Seed, "seed", 0, "seed of the --faults draws and of the ids the sandbox makes, and a fixed clock, to repeat a run (default: random ids, the machine's clock)")
+	fl.StringVar(&opts.ClockStart, "clock-start", "", "run a fixed clock from this RFC 3339 time: +1s per write request, moved on by bnpl sandbox clock --advance (default with --seed: 2100-01-01T00:00:00Z)")
 	fl.BoolVar(&opts.RateLimit, "rate-limit", false, "enforce the test-key limits: 10 checkouts per 10s, 50 other requests per second")
 	fl.BoolVar(&opts.AllowLocalWebhooks, "allow-local-webhooks", false, "accept webhook URLs on loopback (http://127.0.0.1:PORT/...), which the service refuses, and deliver to them")
 	fl.BoolVar(&opts.ResolveHosts, "resolve-hosts", false, "look webhook hosts up in DNS, refusing names that do not resolve to a public address, and deliver to public names (default: no lookups; names under .invalid, .test, .localhost, .local and .internal stand for names that do not resolve)")

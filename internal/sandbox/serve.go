@@ -117,6 +117,11 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		// whose faults found a bug can be repeated with --seed.
 		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.spec, sb.faults.seed)
 	}
+	if sb.FixedClock() {
+		if at, err := sb.Now(ctx); err == nil {
+			fmt.Fprintf(out, "  clock             %s, fixed: +%s per write request\n", at.Format(time.RFC3339Nano), ClockStep)
+		}
+	}
 	fmt.Fprintf(out, "  webhooks          %s\n", sb.DeliveryRules())
 	if sb.limits != nil {
 		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", sessionLimit, sessionWindow, callLimit)
