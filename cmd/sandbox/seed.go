@@ -37,7 +37,9 @@ is in docs/sandbox.md ("Fixtures"); bnpl sandbox export writes one.
 
 It prints each payment with the state it reached (-o json: the file's normalised
 form, every default filled in, as export would write it). Ids the file leaves out
-are made up; --seed N makes them the same on every run.`,
+are made up; --seed N makes them the same on every run. Dates it leaves out (and
+now, now-DURATION) are the sandbox's clock: they repeat on a sandbox served with
+--seed N or --clock-start, whose clock is fixed.`,
 		Example: `  bnpl sandbox seed --file testdata/fixtures/every-state.yaml
   bnpl sandbox seed --file fixtures.json --seed 7 -o json
   bnpl sandbox export --file state.yaml && bnpl sandbox reset --yes && bnpl sandbox seed --file state.yaml`,
