@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/google/uuid"
 )
 
 // Attachment upload: multipart/form-data with one file field
@@ -73,7 +72,7 @@ func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	sum := sha256.Sum256(data)
-	id := uuid.NewString()
+	id := s.newID(r.Context())
 	if err := s.storeAttachment(r.Context(), id, c.merchant.Code, kind, data, hex.EncodeToString(sum[:])); err != nil {
 		writeError(w, err)
 		return

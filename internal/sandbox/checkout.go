@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
@@ -121,7 +121,7 @@ func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 		writeError(w, err)
 		return
 	}
-	rec := s.newRecord(&req, c, now)
+	rec := s.newRecord(r.Context(), &req, c, now)
 	if err := s.insertRecord(r.Context(), rec, c.isTest); err != nil {
 		writeError(w, err)
 		return
@@ -129,11 +129,11 @@ func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	writeJSON(w, http.StatusOK, s.sessionView(rec, now, s.baseURL(r, c.merchant.Region), false))
 }
 
-func (s *Sandbox) newRecord(req *api.CheckoutRequest, c caller, now time.Time) *record {
+func (s *Sandbox) newRecord(ctx context.Context, req *api.CheckoutRequest, c caller, now time.Time) *record {
 	created := now.Truncate(time.Millisecond)
 	expires := created.Add(paymentTimeout)
 	p := req.Payment
-	p.ID = uuid.NewString()
+	p.ID = s.newID(ctx)
 	p.Status = api.StatusCreated
 	p.IsTest = c.isTest
 	p.CreatedAt = &created
@@ -142,7 +142,7 @@ func (s *Sandbox) newRecord(req *api.CheckoutRequest, c caller, now time.Time) *
 	p.Refunds = []api.Refund{}
 	rec := &record{
 		Payment:          p,
-		SessionID:        uuid.NewString(),
+		SessionID:        s.newID(ctx),
 		MerchantCode:     c.merchant.Code,
 		Region:           c.merchant.Region,
 		Lang:             req.Lang,

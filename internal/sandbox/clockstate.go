@@ -159,6 +159,9 @@ func readClockOffset(ctx context.Context, q querier) (time.Duration, error) {
 
 // now is the sandbox's time: the clock plus the offset kept in the state.
 func (s *Sandbox) now(ctx context.Context) (time.Time, error) {
+	if at, ok := pinnedNow(ctx); ok {
+		return at, nil // a fixture step, at its file's date
+	}
 	offset, err := readClockOffset(ctx, s.db)
 	if err != nil {
 		return time.Time{}, err

@@ -156,6 +156,7 @@ func (s *Sandbox) controlRoutes(mux *http.ServeMux, region string) {
 	}))
 	mux.HandleFunc("GET /_sandbox/clock", loopbackOnly(s.handleClock))
 	mux.HandleFunc("POST /_sandbox/clock/advance", loopbackOnly(s.handleClockAdvance))
+	s.fixtureRoutes(mux) // seed and export (fixture_routes.go)
 }
 
 func (s *Sandbox) controlMoveHandler(fn func(context.Context, string) (*api.Payment, error)) http.HandlerFunc {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
@@ -272,7 +271,7 @@ func (s *Sandbox) refundDispute(ctx context.Context, id, merchant string, event 
 			return "", nil
 		}
 		at := now
-		p.Refunds = append(p.Refunds, api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: "dispute-" + cur.ID,
+		p.Refunds = append(p.Refunds, api.Refund{ID: s.newID(ctx), Amount: amount, ReferenceID: "dispute-" + cur.ID,
 			Reason: "dispute " + cur.ID + " refunded", CreatedAt: &at})
 		return "refunded", nil
 	})
@@ -327,7 +326,7 @@ func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amo
 			amount = d
 		}
 		d := &disputeDoc{MerchantCode: rec.MerchantCode}
-		d.ID = uuid.NewString()
+		d.ID = s.newID(ctx)
 		d.PaymentID = p.ID
 		d.Amount = money.Format(amount, p.Currency)
 		d.Currency = p.Currency
@@ -642,7 +641,7 @@ func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, 
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.Evidence{ID: uuid.NewString(), DisputeID: id, Content: req.Content,
+	writeJSON(w, http.StatusOK, api.Evidence{ID: s.newID(r.Context()), DisputeID: id, Content: req.Content,
 		CreatedBy: "merchant", CreatedAt: &at, AttachmentIDs: ids})
 }
 

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/google/uuid"
 )
 
 // Dispute webhooks (/api/v1/dispute-webhooks): live keys only, the
@@ -119,7 +118,7 @@ func (s *Sandbox) disputeHookFromBody(r *http.Request, c caller, id string) (*ho
 }
 
 func (s *Sandbox) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	h, err := s.disputeHookFromBody(r, c, uuid.NewString())
+	h, err := s.disputeHookFromBody(r, c, s.newID(r.Context()))
 	if err != nil {
 		writeError(w, err)
 		return

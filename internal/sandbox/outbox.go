@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // The outbox. Whoever changes a payment or a dispute records the
@@ -76,7 +74,7 @@ func (d *deliverer) recordEvent(ctx context.Context, ev *hookEvent) {
 	recorded := false
 	for _, h := range hooks {
 		now := time.Now().UTC()
-		del := &Delivery{ID: uuid.NewString(), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
+		del := &Delivery{ID: d.s.newID(ctx), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
 			IsTest: ev.isTest, URL: h.URL, Event: ev.event, SubjectID: ev.subjectID, Status: deliveryPending,
 			CreatedAt: now, UpdatedAt: now, Payload: ev.payload}
 		if _, urlErr := d.s.checkWebhookURL(ctx, h.URL, false); urlErr != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
@@ -236,7 +235,7 @@ func (s *Sandbox) handleCapture(w http.ResponseWriter, r *http.Request, c caller
 		writeError(w, err)
 		return
 	}
-	capture := api.Capture{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Items: items}
+	capture := api.Capture{ID: s.newID(r.Context()), Amount: amount, ReferenceID: body.ReferenceID, Items: items}
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
@@ -334,7 +333,7 @@ func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 		writeError(w, err)
 		return
 	}
-	refund := api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: items}
+	refund := api.Refund{ID: s.newID(r.Context()), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: items}
 	s.runMove(w, r, id, c.visibility(), s.refundMove(refund))
 }
 

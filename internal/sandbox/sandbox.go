@@ -39,6 +39,8 @@
 // state, so /_sandbox/clock/advance works with the real clock and is seen by
 // every process sharing the state file. With a FakeClock the offset still
 // applies on top of it; tests usually call FakeClock.Advance directly.
+// With Options.ClockStart the clock is fixed instead: it follows no machine
+// and moves one second per write request (clockseed.go).
 package sandbox
 
 import (
@@ -179,6 +181,11 @@ type Options struct {
 	AuthExpiry time.Duration     // lifetime of an authorization (default 7*24h)
 	PublicURLs map[string]string // region -> base URL for web_url and qr_code; default: the request's host
 
+	// ClockStart, when set and Clock is nil, gives the sandbox a fixed
+	// clock that starts there and moves only by ClockStep per write
+	// request and by advances (clockseed.go).
+	ClockStart time.Time
+
 	// Faults injects failures on the service's paths (see faults.go);
 	// Seed makes their draws repeatable (0 picks a seed, see FaultSeed).
 	Faults FaultSpec
@@ -249,6 +256,7 @@ type Sandbox struct {
 	limits *rateLimiter   // nil: no rate limit
 
 	hooks *deliverer // webhook rules and delivery workers
+	ids   *idSource  // every generated id (fixtureids.go)
 
 	reqlog *requestLog // nil: requests are not logged
 
@@ -289,11 +297,15 @@ func New(opts Options) (*Sandbox, error) {
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
 		stateFile:     opts.StatePath != "",
+		ids:           newIDSource(opts.Seed),
 	}
 	for _, h := range opts.AllowHosts {
 		if h = normalHost(h); h != "" {
 			s.allowHosts[h] = true
 		}
+	}
+	if s.clock == nil && !opts.ClockStart.IsZero() {
+		s.clock = newSteppingClock(opts.ClockStart)
 	}
 	if s.clock == nil {
 		s.clock = realClock{}
@@ -302,7 +314,7 @@ func New(opts Options) (*Sandbox, error) {
 		s.faults = newFaultInjector(opts.Faults, opts.Seed)
 	}
 	if opts.RateLimit {
-		s.limits = newRateLimiter(s.clock)
+		s.limits = newRateLimiter(machineClock(s.clock))
 	}
 	if s.authExpiry <= 0 {
 		s.authExpiry = DefaultAuthExpiry
@@ -326,6 +338,10 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s.db = db
 	s.started = time.Now()
+	if err := s.settleFixedClock(context.Background()); err != nil {
+		db.Close()
+		return nil, stateError(opts.StatePath, err)
+	}
 	rules, err := settleRules(context.Background(), db, opts)
 	if err != nil {
 		db.Close()

@@ -21,6 +21,9 @@ type ServeOptions struct {
 	// Limits bound each listener's server (see DefaultServeLimits); zero
 	// fields take the defaults.
 	Limits httpserve.Limits
+	// Prepare runs on the opened state before the sandbox accepts a
+	// request (a --seed-file); its error stops Serve.
+	Prepare func(*Sandbox) error
 	Options
 }
 
@@ -83,6 +86,12 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		return err
 	}
 	defer sb.Close()
+	if o.Prepare != nil {
+		if err := o.Prepare(sb); err != nil {
+			closeAll()
+			return err
+		}
+	}
 	announceCtx, stopAnnounce := context.WithCancel(context.Background())
 	announced := make(chan struct{})
 	go func() {
@@ -107,6 +116,11 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		// The seed is printed even when picked at random, so that a run
 		// whose faults found a bug can be repeated with --seed.
 		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.spec, sb.faults.seed)
+	}
+	if sb.FixedClock() {
+		if at, err := sb.Now(ctx); err == nil {
+			fmt.Fprintf(out, "  clock             %s, fixed: +%s per write request\n", at.Format(time.RFC3339Nano), ClockStep)
+		}
 	}
 	fmt.Fprintf(out, "  webhooks          %s\n", sb.DeliveryRules())
 	if sb.limits != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
-	"github.com/google/uuid"
 )
 
 // Payment webhooks (/api/v1/webhooks) and what both webhook families
@@ -364,7 +363,7 @@ func (s *Sandbox) paymentHookFromBody(r *http.Request, c caller, id, op string) 
 
 func (s *Sandbox) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	const op = "create payment webhook"
-	h, err := s.paymentHookFromBody(r, c, uuid.NewString(), op)
+	h, err := s.paymentHookFromBody(r, c, s.newID(r.Context()), op)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -1,0 +1,91 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/binary"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// idSource gives out every id the sandbox generates: sessions, payments,
+// captures, refunds, disputes, evidence, attachments, webhooks and
+// deliveries. Seeded (Options.Seed, `sandbox serve --seed N`), the ids come
+// from a PRNG of their own, so two runs with the same seed and the same
+// requests on a fresh state give the same ids; unseeded they are random
+// version-4 UUIDs.
+type idSource struct {
+	mu  sync.Mutex
+	rng *rand.Rand // nil: crypto-random
+}
+
+func newIDSource(seed int64) *idSource {
+	if seed == 0 {
+		return &idSource{}
+	}
+	return &idSource{rng: rand.New(rand.NewPCG(uint64(seed), 0x69_64_73))}
+}
+
+func (g *idSource) next() string {
+	if g == nil || g.rng == nil {
+		return uuid.NewString()
+	}
+	var b uuid.UUID
+	g.mu.Lock()
+	binary.BigEndian.PutUint64(b[:8], g.rng.Uint64())
+	binary.BigEndian.PutUint64(b[8:], g.rng.Uint64())
+	g.mu.Unlock()
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	return b.String()
+}
+
+// newID is the id of something the request in ctx creates: the next one a
+// fixture step asked for (see pinnedStep), else the state's generator's.
+func (s *Sandbox) newID(ctx context.Context) string {
+	if p := pinnedFrom(ctx); p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.ids) > 0 {
+			id := p.ids[0]
+			p.ids = p.ids[1:]
+			if id != "" {
+				return id
+			}
+		}
+	}
+	return s.ids.next()
+}
+
+// pinnedStep is one step of a fixture, carried by its request's context:
+// the sandbox's "now" is pinned at the step's date, and the ids the step
+// creates are the file's, in the order the handler asks for them.
+type pinnedStep struct {
+	at  time.Time
+	mu  sync.Mutex
+	ids []string
+}
+
+type pinnedKey struct{}
+
+func withPinnedStep(ctx context.Context, at time.Time, ids ...string) context.Context {
+	return context.WithValue(ctx, pinnedKey{}, &pinnedStep{at: at, ids: ids})
+}
+
+func pinnedFrom(ctx context.Context) *pinnedStep {
+	if ctx == nil {
+		return nil
+	}
+	p, _ := ctx.Value(pinnedKey{}).(*pinnedStep)
+	return p
+}
+
+// pinnedNow is the step's date when ctx carries a fixture step.
+func pinnedNow(ctx context.Context) (time.Time, bool) {
+	if p := pinnedFrom(ctx); p != nil {
+		return p.at, true
+	}
+	return time.Time{}, false
+}
