@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 )
 
 // Attachment upload: multipart/form-data with one file field
-// "attachment", PNG, JPEG or PDF by its first bytes (api.AttachmentType,
-// the sniffer the CLI uses), at most api.MaxAttachmentBytes (5 MiB). Any
+// "attachment", PNG, JPEG or PDF by its first bytes (wire.AttachmentType,
+// the sniffer the CLI uses), at most wire.MaxAttachmentBytes (5 MiB). Any
 // refusal is 400 bad_data "bad_request". The bytes are kept with their
 // hash, for the merchant that uploaded them.
 
@@ -31,7 +31,7 @@ func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request,
 		writeError(w, errUploadRefused)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, api.MaxAttachmentBytes+multipartSlack)
+	r.Body = http.MaxBytesReader(w, r.Body, wire.MaxAttachmentBytes+multipartSlack)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		writeError(w, errUploadRefused)
@@ -52,13 +52,13 @@ func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request,
 			_, _ = io.Copy(io.Discard, part)
 			continue
 		}
-		data, err = io.ReadAll(io.LimitReader(part, api.MaxAttachmentBytes+1))
+		data, err = io.ReadAll(io.LimitReader(part, wire.MaxAttachmentBytes+1))
 		if err != nil {
 			writeError(w, errUploadRefused)
 			return
 		}
 		found = true
-		if len(data) > api.MaxAttachmentBytes {
+		if len(data) > wire.MaxAttachmentBytes {
 			writeError(w, errUploadRefused)
 			return
 		}
@@ -67,7 +67,7 @@ func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request,
 		writeError(w, errUploadRefused)
 		return
 	}
-	kind, ok := api.AttachmentType(data[:min(len(data), 512)])
+	kind, ok := wire.AttachmentType(data[:min(len(data), 512)])
 	if !ok {
 		writeError(w, errUploadRefused)
 		return
@@ -78,7 +78,7 @@ func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request,
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.AttachmentUpload{ID: id})
+	writeJSON(w, http.StatusOK, wire.AttachmentUpload{ID: id})
 }
 
 // checkAttachmentIDs tells whether every id is an attachment the merchant

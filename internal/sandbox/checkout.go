@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
@@ -61,13 +61,13 @@ func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	// wrong type), then the merchant and its token, then malformed fields,
 	// all together in the field-validation form, then the currency of the
 	// merchant, then values out of range in the simple form.
-	findings, decoded := api.CheckCheckout(body)
+	findings, decoded := wire.CheckCheckout(body)
 	if !decoded {
 		writeError(w, badData("could not decode request"))
 		return
 	}
 	var malformed []fieldError
-	var outOfRange *api.Finding
+	var outOfRange *wire.Finding
 	for i, f := range findings {
 		switch {
 		case f.Type:
@@ -103,7 +103,7 @@ func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	}
 	// Whatever the rules accept decodes (FuzzValidateCheckout holds them
 	// to it).
-	var req api.CheckoutRequest
+	var req wire.CheckoutRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeError(w, badData("could not decode request"))
 		return
@@ -129,17 +129,17 @@ func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	writeJSON(w, http.StatusOK, s.sessionView(rec, now, s.baseURL(r, c.merchant.Region), false))
 }
 
-func (s *Sandbox) newRecord(req *api.CheckoutRequest, c caller, now time.Time) *record {
+func (s *Sandbox) newRecord(req *wire.CheckoutRequest, c caller, now time.Time) *record {
 	created := now.Truncate(time.Millisecond)
 	expires := created.Add(paymentTimeout)
 	p := req.Payment
 	p.ID = uuid.NewString()
-	p.Status = api.StatusCreated
+	p.Status = wire.StatusCreated
 	p.IsTest = c.isTest
 	p.CreatedAt = &created
 	p.ExpiresAt = &expires
-	p.Captures = []api.Capture{}
-	p.Refunds = []api.Refund{}
+	p.Captures = []wire.Capture{}
+	p.Refunds = []wire.Refund{}
 	rec := &record{
 		Payment:          p,
 		SessionID:        uuid.NewString(),
@@ -148,18 +148,18 @@ func (s *Sandbox) newRecord(req *api.CheckoutRequest, c caller, now time.Time) *
 		Lang:             req.Lang,
 		MerchantURLs:     req.MerchantURLs,
 		Token:            req.Token,
-		SessionStatus:    api.SessionCreated,
+		SessionStatus:    wire.SessionCreated,
 		SessionExpiresAt: created.Add(sessionLifetime),
 	}
 	if reason := preScore(&p); reason != "" {
-		rec.SessionStatus = api.SessionRejected
+		rec.SessionStatus = wire.SessionRejected
 		rec.RejectionReason = reason
 	}
 	return rec
 }
 
 // preScore answers the rejection reason of the sandbox's pre-scoring, or "".
-func preScore(p *api.Payment) string {
+func preScore(p *wire.Payment) string {
 	if p.Buyer != nil && strings.HasSuffix(strings.TrimSpace(p.Buyer.Phone), notAvailablePhoneSuffix) {
 		return "not_available"
 	}
@@ -171,21 +171,21 @@ func preScore(p *api.Payment) string {
 
 // sessionView is the CheckoutSession as the service answers it. Creation
 // answers fewer fields than a later read (retrieval).
-func (s *Sandbox) sessionView(rec *record, now time.Time, base string, retrieval bool) *api.CheckoutSession {
+func (s *Sandbox) sessionView(rec *record, now time.Time, base string, retrieval bool) *wire.CheckoutSession {
 	p := rec.Payment
 	status := p.Status
-	if status == api.StatusCreated && p.CreatedAt != nil && !now.Before(p.CreatedAt.Add(paymentTimeout)) {
-		status = api.StatusExpired
+	if status == wire.StatusCreated && p.CreatedAt != nil && !now.Before(p.CreatedAt.Add(paymentTimeout)) {
+		status = wire.StatusExpired
 	}
-	sub := api.Payment{
+	sub := wire.Payment{
 		ID: p.ID, Amount: p.Amount, Currency: p.Currency, Description: p.Description,
 		Buyer: p.Buyer, ShippingAddress: p.ShippingAddress, Order: p.Order,
 		BuyerHistory: p.BuyerHistory, OrderHistory: p.OrderHistory,
 		CreatedAt: p.CreatedAt, Status: status, IsTest: p.IsTest,
-		Captures: []api.Capture{}, Refunds: []api.Refund{},
+		Captures: []wire.Capture{}, Refunds: []wire.Refund{},
 		Meta: p.Meta, Attachment: p.Attachment,
 	}
-	sess := &api.CheckoutSession{
+	sess := &wire.CheckoutSession{
 		ID:           rec.SessionID,
 		Status:       rec.SessionStatus,
 		Token:        rec.Token,
@@ -194,25 +194,25 @@ func (s *Sandbox) sessionView(rec *record, now time.Time, base string, retrieval
 	}
 	inst := &sess.Configuration.Products.Installments
 	inst.Type = "installments"
-	sess.Configuration.AvailableProducts.Installments = []api.ProductLink{}
-	if rec.SessionStatus == api.SessionRejected {
+	sess.Configuration.AvailableProducts.Installments = []wire.ProductLink{}
+	if rec.SessionStatus == wire.SessionRejected {
 		reason := rec.RejectionReason
 		inst.RejectionReason = &reason
 	} else {
 		inst.IsAvailable = true
-		sess.Configuration.AvailableProducts.Installments = []api.ProductLink{{
+		sess.Configuration.AvailableProducts.Installments = []wire.ProductLink{{
 			WebURL: base + "/_sandbox/hpp/" + rec.SessionID,
 			QRCode: base + "/api/v2/checkout/" + rec.SessionID + "/hpp_link_qr",
 		}}
 	}
 	if retrieval {
-		if rec.SessionStatus != api.SessionRejected {
+		if rec.SessionStatus != wire.SessionRejected {
 			switch status {
-			case api.StatusAuthorized, api.StatusClosed:
+			case wire.StatusAuthorized, wire.StatusClosed:
 				sess.Status = "approved"
-			case api.StatusRejected:
-				sess.Status = api.SessionRejected
-			case api.StatusExpired:
+			case wire.StatusRejected:
+				sess.Status = wire.SessionRejected
+			case wire.StatusExpired:
 				sess.Status = "expired"
 			default:
 				if !now.Before(rec.SessionExpiresAt) {
@@ -229,7 +229,7 @@ func (s *Sandbox) sessionView(rec *record, now time.Time, base string, retrieval
 		if m != nil {
 			name = m.Name
 		}
-		sess.Merchant = &api.Merchant{Name: name, Address: regionAddress(rec.Region), Logo: ""}
+		sess.Merchant = &wire.Merchant{Name: name, Address: regionAddress(rec.Region), Logo: ""}
 		if p.Buyer != nil && p.Buyer.DOB != "" {
 			if d, err := time.Parse(time.DateOnly, p.Buyer.DOB); err == nil {
 				b := *p.Buyer

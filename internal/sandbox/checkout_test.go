@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -243,7 +243,7 @@ func TestSessionShape(t *testing.T) {
 	if p["buyer"].(map[string]any)["dob"] != "1990-01-02" {
 		t.Fatalf("creation should echo dob as sent: %v", p["buyer"])
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	if err := s.UnmarshalJSON(created.body); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestPreScoring(t *testing.T) {
 		if len(s.Configuration.AvailableProducts.Installments) != 0 {
 			t.Fatal("a rejected session offers no checkout URL")
 		}
-		if s.Payment.Status != api.StatusCreated {
+		if s.Payment.Status != wire.StatusCreated {
 			t.Fatalf("payment %s", s.Payment.Status)
 		}
 		if _, err := e.sb.Approve(ctx, s.ID); err == nil || !strings.Contains(err.Error(), "pre-scoring") {
@@ -340,7 +340,7 @@ func TestPreScoring(t *testing.T) {
 			t.Fatal("pre-scoring should pass")
 		}
 		p, err := e.sb.Approve(ctx, s.ID)
-		if err != nil || p.Status != api.StatusRejected {
+		if err != nil || p.Status != wire.StatusRejected {
 			t.Fatalf("approve: %v %v", p, err)
 		}
 	})

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/shopspring/decimal"
 )
 
@@ -71,7 +71,7 @@ func TestConcurrentMoves(t *testing.T) {
 				}
 				seen[c.ReferenceID] = true
 			}
-			if p.Status == api.StatusAuthorized && p.Captured().Equal(p.Amount) {
+			if p.Status == wire.StatusAuthorized && p.Captured().Equal(p.Amount) {
 				t.Fatal("fully captured but not closed")
 			}
 			t.Logf("statuses %v; captured %s refunded %s status %s", counts, p.Captured(), p.Refunded(), p.Status)
@@ -103,7 +103,7 @@ func TestSharedStateFile(t *testing.T) {
 	a := newEnv(t, Options{StatePath: path})
 	b := newEnv(t, Options{StatePath: path})
 	id := a.authorized("50.00")
-	if p := b.get(id); p.Status != api.StatusAuthorized {
+	if p := b.get(id); p.Status != wire.StatusAuthorized {
 		t.Fatalf("b sees %s", p.Status)
 	}
 	if err := a.sb.acquire(context.Background(), id, nil, "holder-in-a"); err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // The customer's and the service's own moves, which the API does not
@@ -19,16 +19,16 @@ func (s *Sandbox) approveMove(rec *record, now time.Time) (string, error) {
 	if err := needCreated(rec, "approved"); err != nil {
 		return "", err
 	}
-	if rec.SessionStatus == api.SessionRejected {
+	if rec.SessionStatus == wire.SessionRejected {
 		return "", badData(fmt.Sprintf("could not approve: the checkout was rejected at pre-scoring (%s)", rec.RejectionReason))
 	}
 	if rec.Payment.Buyer != nil && strings.EqualFold(strings.TrimSpace(rec.Payment.Buyer.Email), otpRejectedEmail) {
-		rec.Payment.Status = api.StatusRejected
+		rec.Payment.Status = wire.StatusRejected
 		return "rejected", nil
 	}
 	at := now
 	expires := now.Add(s.authExpiry)
-	rec.Payment.Status = api.StatusAuthorized
+	rec.Payment.Status = wire.StatusAuthorized
 	rec.Payment.ExpiresAt = &expires
 	rec.AuthorizedAt = &at
 	rec.AuthExpiresAt = &expires
@@ -39,7 +39,7 @@ func rejectMove(rec *record, now time.Time) (string, error) {
 	if err := needCreated(rec, "rejected"); err != nil {
 		return "", err
 	}
-	rec.Payment.Status = api.StatusRejected
+	rec.Payment.Status = wire.StatusRejected
 	return "rejected", nil
 }
 
@@ -47,12 +47,12 @@ func cancelMove(rec *record, now time.Time) (string, error) {
 	if err := needCreated(rec, "cancelled"); err != nil {
 		return "", err
 	}
-	rec.Payment.Status = api.StatusExpired
+	rec.Payment.Status = wire.StatusExpired
 	return "expired", nil
 }
 
 func expireAuthMove(rec *record, now time.Time) (string, error) {
-	if rec.Payment.Status != api.StatusAuthorized {
+	if rec.Payment.Status != wire.StatusAuthorized {
 		return "", badData(fmt.Sprintf("only authorized payments have an authorization to expire; this one is %s", rec.Payment.Status))
 	}
 	if rec.authExpired(now) {
@@ -65,14 +65,14 @@ func expireAuthMove(rec *record, now time.Time) (string, error) {
 }
 
 func needCreated(rec *record, verb string) error {
-	if rec.Payment.Status != api.StatusCreated {
+	if rec.Payment.Status != wire.StatusCreated {
 		return badData(fmt.Sprintf("only CREATED payments can be %s; this one is %s", verb, rec.Payment.Status))
 	}
 	return nil
 }
 
 // customerMove runs a move on a payment named by its id or its session's.
-func (s *Sandbox) customerMove(ctx context.Context, id string, fn moveFunc) (*api.Payment, error) {
+func (s *Sandbox) customerMove(ctx context.Context, id string, fn moveFunc) (*wire.Payment, error) {
 	id, ok := canonicalID(id)
 	if !ok {
 		return nil, errInvalidID
@@ -91,24 +91,24 @@ func (s *Sandbox) customerMove(ctx context.Context, id string, fn moveFunc) (*ap
 // Approve completes checkout as the customer would: the payment becomes
 // AUTHORIZED (REJECTED for the OTP-rejected test buyer). id is a session id
 // or a payment id. Refusals are errors with a StatusCode() method.
-func (s *Sandbox) Approve(ctx context.Context, id string) (*api.Payment, error) {
+func (s *Sandbox) Approve(ctx context.Context, id string) (*wire.Payment, error) {
 	return s.customerMove(ctx, id, s.approveMove)
 }
 
 // Reject ends checkout as refused: the payment becomes REJECTED.
-func (s *Sandbox) Reject(ctx context.Context, id string) (*api.Payment, error) {
+func (s *Sandbox) Reject(ctx context.Context, id string) (*wire.Payment, error) {
 	return s.customerMove(ctx, id, rejectMove)
 }
 
 // Cancel ends checkout as abandoned by the customer: the payment becomes
 // EXPIRED.
-func (s *Sandbox) Cancel(ctx context.Context, id string) (*api.Payment, error) {
+func (s *Sandbox) Cancel(ctx context.Context, id string) (*wire.Payment, error) {
 	return s.customerMove(ctx, id, cancelMove)
 }
 
 // ExpireAuth makes an AUTHORIZED payment's authorization lapse now: it
 // stays AUTHORIZED, but close and capture are refused from then on.
-func (s *Sandbox) ExpireAuth(ctx context.Context, paymentID string) (*api.Payment, error) {
+func (s *Sandbox) ExpireAuth(ctx context.Context, paymentID string) (*wire.Payment, error) {
 	paymentID, ok := canonicalID(paymentID)
 	if !ok {
 		return nil, errInvalidID
@@ -138,7 +138,7 @@ func (s *Sandbox) AdvanceClock(ctx context.Context, d time.Duration) (time.Time,
 }
 
 func (s *Sandbox) controlRoutes(mux *http.ServeMux, region string) {
-	moves := map[string]func(context.Context, string) (*api.Payment, error){
+	moves := map[string]func(context.Context, string) (*wire.Payment, error){
 		"approve": s.Approve, "reject": s.Reject, "cancel": s.Cancel,
 	}
 	for name, fn := range moves {
@@ -158,7 +158,7 @@ func (s *Sandbox) controlRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("POST /_sandbox/clock/advance", loopbackOnly(s.handleClockAdvance))
 }
 
-func (s *Sandbox) controlMoveHandler(fn func(context.Context, string) (*api.Payment, error)) http.HandlerFunc {
+func (s *Sandbox) controlMoveHandler(fn func(context.Context, string) (*wire.Payment, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := fn(r.Context(), r.PathValue("id"))
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestControlEndpoints(t *testing.T) {
@@ -29,7 +29,7 @@ func TestControlEndpoints(t *testing.T) {
 
 	wantError(t, ctrl("POST", "/_sandbox/checkout/"+s.ID+"/approve", "192.0.2.1:1234", ""), 403, "no_permission", "sandbox control endpoints answer loopback clients only")
 	r := ctrl("POST", "/_sandbox/checkout/"+s.ID+"/approve", "[::1]:4000", "")
-	if r.status != 200 || r.payment(t).Status != api.StatusAuthorized {
+	if r.status != 200 || r.payment(t).Status != wire.StatusAuthorized {
 		t.Fatalf("approve: %d %s", r.status, r.body)
 	}
 	wantError(t, ctrl("POST", "/_sandbox/checkout/"+s.ID+"/approve", local, ""), 400, "bad_data", "only CREATED payments can be approved; this one is AUTHORIZED")
@@ -43,11 +43,11 @@ func TestControlEndpoints(t *testing.T) {
 	wantError(t, e.do("ae", "POST", "/api/v2/payments/"+s.Payment.ID+"/close", aeTest, nil), 400, "bad_data", "could not cancel payment: payment was already expired")
 
 	s2 := e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest)
-	if r := ctrl("POST", "/_sandbox/payments/"+s2.Payment.ID+"/reject", local, ""); r.payment(t).Status != api.StatusRejected {
+	if r := ctrl("POST", "/_sandbox/payments/"+s2.Payment.ID+"/reject", local, ""); r.payment(t).Status != wire.StatusRejected {
 		t.Fatalf("reject: %s", r.body)
 	}
 	s3 := e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest)
-	if r := ctrl("POST", "/_sandbox/checkout/"+s3.ID+"/cancel", local, ""); r.payment(t).Status != api.StatusExpired {
+	if r := ctrl("POST", "/_sandbox/checkout/"+s3.ID+"/cancel", local, ""); r.payment(t).Status != wire.StatusExpired {
 		t.Fatalf("cancel: %s", r.body)
 	}
 
@@ -59,7 +59,7 @@ func TestControlEndpoints(t *testing.T) {
 	if r := ctrl("POST", "/_sandbox/clock/advance", local, `{"by": "10m"}`); r.status != 200 || r.json(t)["offset"] != "30m0s" {
 		t.Fatalf("advance: %d %s", r.status, r.body)
 	}
-	if p := e.get(s4.Payment.ID); p.Status != api.StatusExpired {
+	if p := e.get(s4.Payment.ID); p.Status != wire.StatusExpired {
 		t.Fatalf("after 30m %s", p.Status)
 	}
 	if r := ctrl("GET", "/_sandbox/clock", local, ""); r.json(t)["now"] != testStart.Add(30*time.Minute).Format(time.RFC3339) {
@@ -92,7 +92,7 @@ func TestTransport(t *testing.T) {
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("Content-Type %q", ct)
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	decodeJSON(t, res, &s)
 	if !strings.HasPrefix(s.WebURL(), "http://ae.sandbox.test/") {
 		t.Fatalf("web_url %s", s.WebURL())
@@ -102,9 +102,9 @@ func TestTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p api.Payment
+	var p wire.Payment
 	decodeJSON(t, res, &p)
-	if p.Status != api.StatusAuthorized {
+	if p.Status != wire.StatusAuthorized {
 		t.Fatal(p.Status)
 	}
 	// Binary bodies arrive whole.
@@ -155,7 +155,7 @@ func TestServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var l api.PaymentList
+	var l wire.PaymentList
 	decodeJSON(t, res, &l)
 	req, _ := http.NewRequest("GET", "http://"+ae+"/api/v2/payments", nil)
 	req.Header.Set("Authorization", "Bearer "+saTest)

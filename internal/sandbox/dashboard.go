@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // The dashboard: GET /_sandbox/ on each listener shows that region's
@@ -196,7 +196,7 @@ func (s *Sandbox) dashPaymentAction(r *http.Request) (dashDone, error) {
 	case "expire-auth":
 		_, err = s.ExpireAuth(r.Context(), id)
 	case "dispute":
-		var d *api.Dispute
+		var d *wire.Dispute
 		d, err = s.OpenDispute(r.Context(), id, r.PostFormValue("reason"), strings.TrimSpace(r.PostFormValue("amount")))
 		if err == nil {
 			return dashDone{action: "dispute", id: d.ID}, nil
@@ -367,7 +367,7 @@ type dashPayments struct {
 }
 
 func loadDashPayments(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
-	out := dashPayments{Reasons: api.DisputeReasons}
+	out := dashPayments{Reasons: wire.DisputeReasons}
 	var err error
 	out.Total, err = newestDocs(ctx, s, "payments", q, dashPaymentLimit, func(id string, doc []byte) error {
 		rec, err := decodeRecord(doc, "id", id)
@@ -386,13 +386,13 @@ func loadDashPayments(ctx context.Context, s *Sandbox, q *dashQuery) (any, error
 			row.Created = *p.CreatedAt
 		}
 		switch {
-		case p.Status == api.StatusCreated:
+		case p.Status == wire.StatusCreated:
 			row.CanDecide = true
 		case rec.authExpired(q.Now):
 			row.Note = "authorization expired"
-		case p.Status == api.StatusAuthorized:
+		case p.Status == wire.StatusAuthorized:
 			row.CanExpireAuth = true
-		case p.Status == api.StatusClosed && !p.IsTest && p.Captured().Sub(p.Refunded()).IsPositive():
+		case p.Status == wire.StatusClosed && !p.IsTest && p.Captured().Sub(p.Refunded()).IsPositive():
 			row.Disputes = true
 		}
 		out.Rows = append(out.Rows, row)
@@ -416,7 +416,7 @@ type dashDisputes struct {
 
 func loadDashDisputes(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
 	out := dashDisputes{}
-	for _, st := range api.DisputeStatuses {
+	for _, st := range wire.DisputeStatuses {
 		if st != statusNew {
 			out.Statuses = append(out.Statuses, st)
 		}

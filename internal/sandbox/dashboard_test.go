@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/chromedp/chromedp"
 )
 
@@ -116,7 +116,7 @@ func TestDashboardButtons(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ action, status string }{
-		{"approve", api.StatusAuthorized}, {"reject", api.StatusRejected}, {"cancel", api.StatusExpired},
+		{"approve", wire.StatusAuthorized}, {"reject", wire.StatusRejected}, {"cancel", wire.StatusExpired},
 	} {
 		id := e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest).Payment.ID
 		back(post("/_sandbox/dashboard/payments/"+id+"/"+c.action, url.Values{}), c.action)
@@ -194,7 +194,7 @@ func TestDashboardGetChangesNothing(t *testing.T) {
 	} {
 		e.dash("GET", path, nil, nil)
 	}
-	if p := e.get(id); p.Status != api.StatusCreated {
+	if p := e.get(id); p.Status != wire.StatusCreated {
 		t.Fatalf("a GET moved the payment to %s", p.Status)
 	}
 	if off, _ := e.sb.clockOffset(context.Background()); off != 0 {
@@ -278,7 +278,7 @@ func TestSandboxGuardRefusesOtherSites(t *testing.T) {
 			}
 		}
 	}
-	if p := e.get(id); p.Status != api.StatusCreated {
+	if p := e.get(id); p.Status != wire.StatusCreated {
 		t.Fatalf("a refused request moved the payment to %s", p.Status)
 	}
 	if off, _ := e.sb.clockOffset(context.Background()); off != 0 {
@@ -321,7 +321,7 @@ func TestSandboxGuardRefusesOtherSites(t *testing.T) {
 	if r := send("POST", "/_sandbox/hpp/"+created.ID+"/approve", map[string]string{"Origin": "https://tunnel.shop-example.com"}); r.status != http.StatusSeeOther {
 		t.Fatalf("the hosted page under its public URL: %d %s", r.status, r.body)
 	}
-	if p := e.get(id); p.Status != api.StatusAuthorized {
+	if p := e.get(id); p.Status != wire.StatusAuthorized {
 		t.Fatalf("payment %s", p.Status)
 	}
 	// GET is never refused for its Origin: it changes nothing.
@@ -449,7 +449,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/_sandbox/"),
 		chromedp.WaitVisible(chromedp.ID("approve-"+pay)),
 	)
-	if got := status(pay); got != api.StatusCreated {
+	if got := status(pay); got != wire.StatusCreated {
 		t.Fatalf("status before the click %q", got)
 	}
 
@@ -458,10 +458,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.ID("approve-"+pay)),
 		chromedp.WaitVisible(chromedp.CSS(`#payment-`+pay+` td.status[data-status="AUTHORIZED"]`)),
 	)
-	if got := status(pay); got != api.StatusAuthorized {
+	if got := status(pay); got != wire.StatusAuthorized {
 		t.Fatalf("status after the click %q", got)
 	}
-	if p := e.get(pay); p.Status != api.StatusAuthorized {
+	if p := e.get(pay); p.Status != wire.StatusAuthorized {
 		t.Fatalf("payment %s", p.Status)
 	}
 

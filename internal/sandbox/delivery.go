@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // Webhook delivery. A change (of a payment, through OnPaymentChange, or of
@@ -222,7 +222,7 @@ func (d *deliverer) onPaymentChange(ctx context.Context, c Change) {
 
 // disputeChanged records the notification of a dispute's new status.
 func (d *deliverer) disputeChanged(doc *disputeDoc) {
-	n := api.DisputeNotification{Status: doc.Status, DisputeID: doc.ID, PaymentID: doc.PaymentID,
+	n := wire.DisputeNotification{Status: doc.Status, DisputeID: doc.ID, PaymentID: doc.PaymentID,
 		Amount: doc.Amount, Currency: doc.Currency}
 	created := doc.CreatedAt
 	n.CreatedAt = &created
@@ -234,9 +234,9 @@ func (d *deliverer) disputeChanged(doc *disputeDoc) {
 		event: doc.Status, subjectID: doc.ID, payload: body})
 }
 
-func paymentNotification(c Change) api.PaymentNotification {
+func paymentNotification(c Change) wire.PaymentNotification {
 	p := c.Payment
-	n := api.PaymentNotification{
+	n := wire.PaymentNotification{
 		ID: p.ID, CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, ClosedAt: c.ClosedAt,
 		Status: strings.ToLower(p.Status), IsTest: p.IsTest, IsExpired: c.IsExpired,
 		Amount: money.Format(p.Amount, p.Currency), Currency: p.Currency,
@@ -246,10 +246,10 @@ func paymentNotification(c Change) api.PaymentNotification {
 		n.Order.ReferenceID = p.Order.ReferenceID
 	}
 	if n.Captures == nil {
-		n.Captures = []api.Capture{}
+		n.Captures = []wire.Capture{}
 	}
 	if n.Refunds == nil {
-		n.Refunds = []api.Refund{}
+		n.Refunds = []wire.Refund{}
 	}
 	if n.Meta == nil {
 		n.Meta = map[string]any{"order_id": nil, "customer": nil}
@@ -258,7 +258,7 @@ func paymentNotification(c Change) api.PaymentNotification {
 }
 
 // post sends one attempt; the header goes on the wire as registered.
-func (d *deliverer) post(del *Delivery, header *api.WebhookHeader) (int, error) {
+func (d *deliverer) post(del *Delivery, header *wire.WebhookHeader) (int, error) {
 	req, err := http.NewRequestWithContext(d.ctx, http.MethodPost, del.URL, strings.NewReader(string(del.Payload)))
 	if err != nil {
 		return 0, err

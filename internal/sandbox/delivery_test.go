@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // hookReceiver records what the sandbox delivers; answer decides the
@@ -119,7 +119,7 @@ func TestDeliveryOfPaymentNotificationsWithHeader(t *testing.T) {
 			t.Fatalf("headers %v", g.header)
 		}
 	}
-	var n api.PaymentNotification
+	var n wire.PaymentNotification
 	if err := json.Unmarshal(got[0].body, &n); err != nil || n.ID != id || n.Status != "authorized" || !n.IsTest || n.Amount != "100.00" || n.Currency != "AED" {
 		t.Fatalf("authorize notification %s", got[0].body)
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // Webhook chaos: the service delivers at least once and in no promised
@@ -161,7 +161,7 @@ func (c *deliveryChaos) lateBy() time.Duration {
 var errFailFault = errors.New("not sent: the fail fault counted this attempt as failed")
 
 // sendWithFaults makes the attempt of a claimed row, through the faults.
-func (d *deliverer) sendWithFaults(row *outboxRow, header *api.WebhookHeader) {
+func (d *deliverer) sendWithFaults(row *outboxRow, header *wire.WebhookHeader) {
 	fault := ""
 	switch {
 	case row.held:

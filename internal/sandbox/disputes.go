@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
@@ -133,12 +133,12 @@ func (d *disputeDoc) addEvent(e disputeEvent) {
 	}
 }
 
-func (d *disputeDoc) toAPI(now time.Time) (*api.Dispute, error) {
+func (d *disputeDoc) toAPI(now time.Time) (*wire.Dispute, error) {
 	b, err := json.Marshal(d.view(now, true))
 	if err != nil {
 		return nil, err
 	}
-	var out api.Dispute
+	var out wire.Dispute
 	return &out, json.Unmarshal(b, &out)
 }
 
@@ -272,7 +272,7 @@ func (s *Sandbox) refundDispute(ctx context.Context, id, merchant string, event 
 			return "", nil
 		}
 		at := now
-		p.Refunds = append(p.Refunds, api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: "dispute-" + cur.ID,
+		p.Refunds = append(p.Refunds, wire.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: "dispute-" + cur.ID,
 			Reason: "dispute " + cur.ID + " refunded", CreatedAt: &at})
 		return "refunded", nil
 	})
@@ -294,8 +294,8 @@ func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amo
 	if reason == "" {
 		reason = "product_issue"
 	}
-	if !slices.Contains(api.DisputeReasons, reason) {
-		return nil, badData(fmt.Sprintf("reason %q is not one of %s", reason, strings.Join(api.DisputeReasons, ", ")))
+	if !slices.Contains(wire.DisputeReasons, reason) {
+		return nil, badData(fmt.Sprintf("reason %q is not one of %s", reason, strings.Join(wire.DisputeReasons, ", ")))
 	}
 	var out *disputeDoc
 	qctx := context.WithoutCancel(ctx)
@@ -304,7 +304,7 @@ func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amo
 		if p.IsTest {
 			return "", badData("disputes have no test mode: open one on a live payment (one created with a live key)")
 		}
-		if p.Status != api.StatusClosed || len(p.Captures) == 0 {
+		if p.Status != wire.StatusClosed || len(p.Captures) == 0 {
 			return "", badData(fmt.Sprintf("only CLOSED payments with captures can be disputed; this one is %s with %d capture(s)", p.Status, len(p.Captures)))
 		}
 		refundable := p.Captured().Sub(p.Refunded())
@@ -367,7 +367,7 @@ func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amo
 // OpenDispute opens a dispute as the customer would, on a live CLOSED
 // payment with captures. reason "" is product_issue; amount "" is what
 // was captured and not refunded.
-func (s *Sandbox) OpenDispute(ctx context.Context, paymentID, reason, amount string) (*api.Dispute, error) {
+func (s *Sandbox) OpenDispute(ctx context.Context, paymentID, reason, amount string) (*wire.Dispute, error) {
 	var amt *string
 	if amount != "" {
 		amt = &amount
@@ -387,7 +387,7 @@ func (s *Sandbox) OpenDispute(ctx context.Context, paymentID, reason, amount str
 // final status (declined, cancelled, refunded, which refunds the disputed
 // amount) or to another open one (in_progress, evidence_merchant,
 // evidence_customer).
-func (s *Sandbox) ResolveDispute(ctx context.Context, id, status string) (*api.Dispute, error) {
+func (s *Sandbox) ResolveDispute(ctx context.Context, id, status string) (*wire.Dispute, error) {
 	d, err := s.resolveDispute(ctx, id, status)
 	if err != nil {
 		return nil, err
@@ -404,7 +404,7 @@ func (s *Sandbox) resolveDispute(ctx context.Context, id, status string) (*dispu
 	if !ok {
 		return nil, badData("invalid dispute id")
 	}
-	if status == statusNew || !slices.Contains(api.DisputeStatuses, status) {
+	if status == statusNew || !slices.Contains(wire.DisputeStatuses, status) {
 		return nil, badData(fmt.Sprintf("status %q: use one of declined, cancelled, refunded (final) or in_progress, evidence_merchant, evidence_customer", status))
 	}
 	event := disputeEvent{CreatedBy: "support", Source: "support", EventType: "status_changed",
@@ -509,7 +509,7 @@ func (s *Sandbox) handleListDisputes(w http.ResponseWriter, r *http.Request, c c
 	if statuses := q["statuses"]; len(statuses) > 0 {
 		marks := make([]string, 0, len(statuses))
 		for _, st := range statuses {
-			if !slices.Contains(api.DisputeStatuses, st) {
+			if !slices.Contains(wire.DisputeStatuses, st) {
 				writeError(w, errDisputeDecode)
 				return
 			}
@@ -585,7 +585,7 @@ func (s *Sandbox) handleListDisputes(w http.ResponseWriter, r *http.Request, c c
 // checkAttachments refuses more than five ids, or ids the merchant did not
 // upload, as a request it cannot decode.
 func (s *Sandbox) checkAttachments(ctx context.Context, merchant string, ids []string) error {
-	if len(ids) > api.MaxEvidenceAttachments {
+	if len(ids) > wire.MaxEvidenceAttachments {
 		return errDisputeDecode
 	}
 	ok, err := checkAttachmentIDs(ctx, s.db, merchant, ids)
@@ -612,7 +612,7 @@ func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, 
 		writeError(w, err)
 		return
 	}
-	if strings.TrimSpace(req.Content) == "" || len(req.AttachmentIDs) > api.MaxEvidenceAttachments {
+	if strings.TrimSpace(req.Content) == "" || len(req.AttachmentIDs) > wire.MaxEvidenceAttachments {
 		writeError(w, errDisputeDecode)
 		return
 	}
@@ -642,7 +642,7 @@ func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, 
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.Evidence{ID: uuid.NewString(), DisputeID: id, Content: req.Content,
+	writeJSON(w, http.StatusOK, wire.Evidence{ID: uuid.NewString(), DisputeID: id, Content: req.Content,
 		CreatedBy: "merchant", CreatedAt: &at, AttachmentIDs: ids})
 }
 
@@ -654,7 +654,7 @@ func (s *Sandbox) handleApproveDisputes(w http.ResponseWriter, r *http.Request, 
 		writeError(w, err)
 		return
 	}
-	if len(req.DisputeIDs) == 0 || len(req.DisputeIDs) > api.MaxApproveIDs {
+	if len(req.DisputeIDs) == 0 || len(req.DisputeIDs) > wire.MaxApproveIDs {
 		writeError(w, errDisputeDecode)
 		return
 	}
@@ -718,9 +718,9 @@ func (s *Sandbox) handleChallengeDispute(w http.ResponseWriter, r *http.Request,
 	disputeID, idOK := canonicalID(req.DisputeID)
 	switch {
 	case !idOK, strings.TrimSpace(req.Description) == "",
-		!slices.Contains(api.ChallengeReasons, req.Reason),
-		req.Reason == api.ChallengeReasonAmount && !hasAmount,
-		len(req.AttachmentIDs) > api.MaxEvidenceAttachments:
+		!slices.Contains(wire.ChallengeReasons, req.Reason),
+		req.Reason == wire.ChallengeReasonAmount && !hasAmount,
+		len(req.AttachmentIDs) > wire.MaxEvidenceAttachments:
 		writeError(w, errDisputeDecode)
 		return
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 )
 
@@ -59,8 +59,8 @@ func (s *Sandbox) disputeWebhookRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("DELETE /api/v1/dispute-webhooks/{id}", s.merchantHeader(region, s.handleDeleteDisputeWebhook))
 }
 
-func (h *hookRow) disputeView() api.DisputeWebhook {
-	return api.DisputeWebhook{ID: h.ID, URL: h.URL, Header: h.maskedHeader()}
+func (h *hookRow) disputeView() wire.DisputeWebhook {
+	return wire.DisputeWebhook{ID: h.ID, URL: h.URL, Header: h.maskedHeader()}
 }
 
 func disputeHookError(err error) error {
@@ -79,7 +79,7 @@ func (s *Sandbox) handleListDisputeWebhooks(w http.ResponseWriter, r *http.Reque
 		writeError(w, err)
 		return
 	}
-	out := make([]api.DisputeWebhook, 0, len(hooks))
+	out := make([]wire.DisputeWebhook, 0, len(hooks))
 	for _, h := range hooks {
 		out = append(out, h.disputeView())
 	}
@@ -124,7 +124,7 @@ func (s *Sandbox) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Requ
 		writeError(w, err)
 		return
 	}
-	if err := s.saveHook(r.Context(), h, api.MaxDisputeWebhooks, false); err != nil {
+	if err := s.saveHook(r.Context(), h, wire.MaxDisputeWebhooks, false); err != nil {
 		writeError(w, disputeHookError(err))
 		return
 	}
@@ -144,7 +144,7 @@ func (s *Sandbox) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Req
 		writeError(w, err)
 		return
 	}
-	if err := s.saveHook(r.Context(), h, api.MaxDisputeWebhooks, true); err != nil {
+	if err := s.saveHook(r.Context(), h, wire.MaxDisputeWebhooks, true); err != nil {
 		writeError(w, disputeHookError(err))
 		return
 	}

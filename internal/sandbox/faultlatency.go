@@ -6,13 +6,13 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // maxHeldBody is the most of a body the latency wait reads ahead: the
 // largest any endpoint takes, an attachment upload with its multipart
 // framing.
-const maxHeldBody = api.MaxAttachmentBytes + multipartSlack
+const maxHeldBody = wire.MaxAttachmentBytes + multipartSlack
 
 // waitLatency holds a request for the latency fault and tells whether it
 // may still run. A client that gives up during the wait must find that

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestFaultSpecParse(t *testing.T) {
@@ -121,7 +121,7 @@ func newFaultPair(t *testing.T, spec string) *faultPair {
 
 const captureRef = `{"amount": "10.00", "reference_id": "fault-1"}`
 
-func (p *faultPair) captures(id string) []api.Capture {
+func (p *faultPair) captures(id string) []wire.Capture {
 	return p.clean.get(id).Captures
 }
 
@@ -199,7 +199,7 @@ func TestFaultLock(t *testing.T) {
 		wantError(t, r, 409, "conflict", "could not acquire lock: payment is locked")
 	}
 	got := p.clean.get(id)
-	if len(got.Captures) != 0 || got.Status != api.StatusAuthorized {
+	if len(got.Captures) != 0 || got.Status != wire.StatusAuthorized {
 		t.Fatalf("lock changed the payment: %s %+v", got.Status, got.Captures)
 	}
 	// The service locks a payment for writes only; reads and checkouts

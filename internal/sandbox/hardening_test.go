@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestHostedPageSecurityHeadersAndSchemes(t *testing.T) {
@@ -99,7 +99,7 @@ func TestLatencyFaultAbandonedRequestRunsNothing(t *testing.T) {
 		t.Fatal("the request was answered: it should have been abandoned")
 	}
 	<-finished
-	if p := plain.get(id); len(p.Captures) != 0 || p.Status != api.StatusAuthorized {
+	if p := plain.get(id); len(p.Captures) != 0 || p.Status != wire.StatusAuthorized {
 		t.Fatalf("the abandoned capture ran: %+v", p.Captures)
 	}
 }

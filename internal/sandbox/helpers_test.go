@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/shopspring/decimal"
 )
 
@@ -64,9 +64,9 @@ func (r resp) json(t testing.TB) map[string]any {
 	return m
 }
 
-func (r resp) payment(t testing.TB) *api.Payment {
+func (r resp) payment(t testing.TB) *wire.Payment {
 	t.Helper()
-	var p api.Payment
+	var p wire.Payment
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("body is not a payment: %v\n%s", err, r.body)
 	}
@@ -208,7 +208,7 @@ func set(m map[string]any, path string, v any) map[string]any {
 
 // createSession creates a checkout for ae-sandbox (test mode) and answers
 // the session.
-func (e *env) createSession(body map[string]any, key string) *api.CheckoutSession {
+func (e *env) createSession(body map[string]any, key string) *wire.CheckoutSession {
 	e.t.Helper()
 	region := "ae"
 	if key == saTest {
@@ -218,7 +218,7 @@ func (e *env) createSession(body map[string]any, key string) *api.CheckoutSessio
 	if r.status != 200 {
 		e.t.Fatalf("checkout: %d %s", r.status, r.body)
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	if err := json.Unmarshal(r.body, &s); err != nil {
 		e.t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func (e *env) authorized(amount string) string {
 	return s.Payment.ID
 }
 
-func (e *env) get(id string) *api.Payment {
+func (e *env) get(id string) *wire.Payment {
 	e.t.Helper()
 	r := e.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil)
 	if r.status != 200 {

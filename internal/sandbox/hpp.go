@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/shopspring/decimal"
 	"github.com/skip2/go-qrcode"
 )
@@ -160,11 +160,11 @@ func (s *Sandbox) renderHPP(w http.ResponseWriter, r *http.Request, status int, 
 		}
 	}
 	switch {
-	case rec.SessionStatus == api.SessionRejected:
+	case rec.SessionStatus == wire.SessionRejected:
 		data.Message = "Sorry, this purchase cannot be paid in installments (" + rec.RejectionReason + ")."
-	case p.Status == api.StatusCreated:
+	case p.Status == wire.StatusCreated:
 		data.CanAct = true
-	case p.Status == api.StatusAuthorized || p.Status == api.StatusClosed:
+	case p.Status == wire.StatusAuthorized || p.Status == wire.StatusClosed:
 		data.Message = "This checkout is complete."
 	default:
 		data.Message = "This checkout has ended."
@@ -244,11 +244,11 @@ func (s *Sandbox) hppAction(action string) http.HandlerFunc {
 		target := ""
 		if u := done.MerchantURLs; u != nil {
 			switch done.Payment.Status {
-			case api.StatusAuthorized:
+			case wire.StatusAuthorized:
 				target = u.Success
-			case api.StatusRejected:
+			case wire.StatusRejected:
 				target = u.Failure
-			case api.StatusExpired:
+			case wire.StatusExpired:
 				target = u.Cancel
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/chromedp/chromedp"
 	"github.com/shopspring/decimal"
 )
@@ -60,9 +60,9 @@ func TestHostedPageFlow(t *testing.T) {
 	for _, c := range []struct {
 		action, status, target string
 	}{
-		{"approve", api.StatusAuthorized, "https://shop.example/ok"},
-		{"reject", api.StatusRejected, "https://shop.example/fail"},
-		{"cancel", api.StatusExpired, "https://shop.example/cancel"},
+		{"approve", wire.StatusAuthorized, "https://shop.example/ok"},
+		{"reject", wire.StatusRejected, "https://shop.example/fail"},
+		{"cancel", wire.StatusExpired, "https://shop.example/cancel"},
 	} {
 		t.Run(c.action, func(t *testing.T) {
 			s := e.createSession(checkoutBody("ae-sandbox", "AED", "100.01"), aeTest)
@@ -142,7 +142,7 @@ func TestHostedPageInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	decodeJSON(t, res, &s)
 	if !strings.HasPrefix(s.WebURL(), srv.URL) {
 		t.Fatalf("web_url %s should point at the server %s", s.WebURL(), srv.URL)
@@ -192,7 +192,7 @@ func TestHostedPageInBrowser(t *testing.T) {
 	if got := landed.Load().(string); got != s.Payment.ID {
 		t.Fatalf("merchant got payment_id %q, want %q", got, s.Payment.ID)
 	}
-	if p := e.get(s.Payment.ID); p.Status != api.StatusAuthorized {
+	if p := e.get(s.Payment.ID); p.Status != wire.StatusAuthorized {
 		t.Fatalf("payment %s", p.Status)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // naivePage is the payments list computed the plain way, every payment's
@@ -106,14 +106,14 @@ func TestListPaymentsMatchesNaive(t *testing.T) {
 					if r.status != 200 {
 						t.Fatalf("%s: %d %s", q, r.status, r.body)
 					}
-					var l api.PaymentList
+					var l wire.PaymentList
 					if err := json.Unmarshal(r.body, &l); err != nil {
 						t.Fatal(err)
 					}
 					got := make([]string, len(l.Payments))
 					for i, p := range l.Payments {
 						got[i] = p.ID
-						if p.Status == api.StatusCreated {
+						if p.Status == wire.StatusCreated {
 							if now, _ := e.sb.now(ctx); !now.Before(p.CreatedAt.Add(paymentTimeout)) {
 								t.Fatalf("%s: %s listed CREATED after its timeout", q, p.ID)
 							}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
@@ -28,7 +28,7 @@ func (s *Sandbox) paymentRoutes(mux *http.ServeMux, region string) {
 
 // view is the payment as the service shows it now: a CREATED payment past
 // its timeout reads EXPIRED even before anything writes that down.
-func view(rec *record, now time.Time) *api.Payment {
+func view(rec *record, now time.Time) *wire.Payment {
 	rec.settle(now)
 	return &rec.Payment
 }
@@ -69,7 +69,7 @@ func (s *Sandbox) handleUpdatePayment(w http.ResponseWriter, r *http.Request, c 
 		writeError(w, bodyRefusal(err, badData("failed to decode request")))
 		return
 	}
-	var req api.UpdatePaymentRequest
+	var req wire.UpdatePaymentRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeError(w, badData("failed to decode request"))
 		return
@@ -84,11 +84,11 @@ func (s *Sandbox) handleUpdatePayment(w http.ResponseWriter, r *http.Request, c 
 func updateReference(ref string) moveFunc {
 	return func(rec *record, now time.Time) (string, error) {
 		st := rec.Payment.Status
-		if st != api.StatusAuthorized && st != api.StatusClosed {
+		if st != wire.StatusAuthorized && st != wire.StatusClosed {
 			return "", badData("could not update payment: only authorized or closed payments can be updated")
 		}
 		if rec.Payment.Order == nil {
-			rec.Payment.Order = &api.Order{}
+			rec.Payment.Order = &wire.Order{}
 		}
 		if rec.Payment.Order.ReferenceID == ref {
 			return "", nil
@@ -139,27 +139,27 @@ func sentValue(raw json.RawMessage) bool {
 // amount is read: a JSON string in the grammar of internal/money with at
 // most the currency's places. A JSON number is refused, since the
 // published OpenAPI types amounts as strings. f says what is wrong.
-func moveAmount(raw json.RawMessage, path, currency string) (decimal.Decimal, *api.Finding) {
-	v, ok := api.DecodeTree(raw)
+func moveAmount(raw json.RawMessage, path, currency string) (decimal.Decimal, *wire.Finding) {
+	v, ok := wire.DecodeTree(raw)
 	if !ok {
-		return decimal.Zero, &api.Finding{Path: path, Code: api.CodeInvalid, Service: "could not decode the amount"}
+		return decimal.Zero, &wire.Finding{Path: path, Code: wire.CodeInvalid, Service: "could not decode the amount"}
 	}
-	return api.CheckAmount(v, path, currency)
+	return wire.CheckAmount(v, path, currency)
 }
 
 // notANumber reports whether a refused amount was not a number at all,
 // which the service's decimal reader words in the simple form.
-func notANumber(f *api.Finding) bool {
+func notANumber(f *wire.Finding) bool {
 	return strings.HasPrefix(f.Service, "error decoding string ")
 }
 
 // moveItems reads a capture's or a refund's items by the client's rules
 // for them, answering what is wrong in the field-validation form.
-func moveItems(raw json.RawMessage, currency string) ([]api.OrderItem, error) {
+func moveItems(raw json.RawMessage, currency string) ([]wire.OrderItem, error) {
 	if !sentValue(raw) {
 		return nil, nil
 	}
-	findings, _ := api.CheckMoveItems(raw, currency)
+	findings, _ := wire.CheckMoveItems(raw, currency)
 	if len(findings) > 0 {
 		errs := make([]fieldError, 0, len(findings))
 		for _, f := range findings {
@@ -171,7 +171,7 @@ func moveItems(raw json.RawMessage, currency string) ([]api.OrderItem, error) {
 		}
 		return nil, fieldErrors(errs...)
 	}
-	var items []api.OrderItem
+	var items []wire.OrderItem
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, badData("failed to decode request")
 	}
@@ -194,7 +194,7 @@ func rawAmount(raw json.RawMessage) (text string, ok bool) {
 // parseAmount reads text as an amount in currency by the grammar of
 // internal/money; reason says what is wrong, in the service's words.
 func parseAmount(text, currency string) (decimal.Decimal, string) {
-	d, f := api.CheckAmount(text, "$.amount", currency)
+	d, f := wire.CheckAmount(text, "$.amount", currency)
 	if f != nil {
 		return decimal.Zero, f.Service
 	}
@@ -236,7 +236,7 @@ func (s *Sandbox) handleCapture(w http.ResponseWriter, r *http.Request, c caller
 		writeError(w, err)
 		return
 	}
-	capture := api.Capture{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Items: items}
+	capture := wire.Capture{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Items: items}
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
@@ -261,16 +261,16 @@ func (s *Sandbox) handleCapture(w http.ResponseWriter, r *http.Request, c caller
 	s.runMove(w, r, id, c.visibility(), captureMove(capture))
 }
 
-func captureMove(capture api.Capture) moveFunc {
+func captureMove(capture wire.Capture) moveFunc {
 	return func(rec *record, now time.Time) (string, error) {
 		p := &rec.Payment
 		if capture.ReferenceID != "" && p.CaptureByReference(capture.ReferenceID) != nil {
 			return "", nil // a retry of a capture already made
 		}
 		switch {
-		case p.Status == api.StatusClosed:
+		case p.Status == wire.StatusClosed:
 			return "", badData("already closed")
-		case p.Status != api.StatusAuthorized:
+		case p.Status != wire.StatusAuthorized:
 			return "", badData("could not capture not authorized payments")
 		case rec.authExpired(now):
 			return "", badData("could not capture: payment was already expired")
@@ -284,7 +284,7 @@ func captureMove(capture api.Capture) moveFunc {
 		capture.CreatedAt = &at
 		p.Captures = append(p.Captures, capture)
 		if capture.Amount.Equal(remaining) {
-			p.Status = api.StatusClosed
+			p.Status = wire.StatusClosed
 			rec.ClosedAt = &at
 		}
 		return "captured", nil
@@ -334,7 +334,7 @@ func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 		writeError(w, err)
 		return
 	}
-	refund := api.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: items}
+	refund := wire.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: items}
 	s.runMove(w, r, id, c.visibility(), s.refundMove(refund))
 }
 
@@ -343,13 +343,13 @@ func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 // to it from an init function; a guard runs with the payment locked.
 var refundGuards []func(s *Sandbox, rec *record) error
 
-func (s *Sandbox) refundMove(refund api.Refund) moveFunc {
+func (s *Sandbox) refundMove(refund wire.Refund) moveFunc {
 	return func(rec *record, now time.Time) (string, error) {
 		p := &rec.Payment
 		if refund.ReferenceID != "" && p.RefundByReference(refund.ReferenceID) != nil {
 			return "", nil // a retry of a refund already made
 		}
-		if p.Status != api.StatusClosed || len(p.Captures) == 0 {
+		if p.Status != wire.StatusClosed || len(p.Captures) == 0 {
 			return "", badData("can not refund payment that has no captures and not closed")
 		}
 		for _, guard := range refundGuards {
@@ -385,15 +385,15 @@ func (s *Sandbox) handleClose(w http.ResponseWriter, r *http.Request, c caller) 
 func closeMove(rec *record, now time.Time) (string, error) {
 	p := &rec.Payment
 	switch {
-	case p.Status == api.StatusClosed:
+	case p.Status == wire.StatusClosed:
 		return "", badData("already closed")
-	case p.Status != api.StatusAuthorized:
+	case p.Status != wire.StatusAuthorized:
 		return "", badData("only authorized payments can be closed")
 	case rec.authExpired(now):
 		return "", badData("could not cancel payment: payment was already expired")
 	}
 	at := now
-	p.Status = api.StatusClosed
+	p.Status = wire.StatusClosed
 	rec.ClosedAt = &at
 	return "closed", nil
 }
@@ -415,7 +415,7 @@ func parseListTime(v string) (time.Time, bool) {
 func (s *Sandbox) handleListPayments(w http.ResponseWriter, r *http.Request, c caller) {
 	q := r.URL.Query()
 	bad := badData("failed to decode request")
-	limit, offset := api.MaxPageLimit, 0
+	limit, offset := wire.MaxPageLimit, 0
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -423,7 +423,7 @@ func (s *Sandbox) handleListPayments(w http.ResponseWriter, r *http.Request, c c
 			return
 		}
 		if n > 0 {
-			limit = min(n, api.MaxPageLimit)
+			limit = min(n, wire.MaxPageLimit)
 		}
 	}
 	if v := q.Get("offset"); v != "" {
@@ -463,6 +463,6 @@ func (s *Sandbox) handleListPayments(w http.ResponseWriter, r *http.Request, c c
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Payments   []json.RawMessage `json:"payments"`
-		Pagination api.Pagination    `json:"pagination"`
-	}{payments, api.Pagination{Limit: limit, Offset: offset, TotalCount: total}})
+		Pagination wire.Pagination   `json:"pagination"`
+	}{payments, wire.Pagination{Limit: limit, Offset: offset, TotalCount: total}})
 }

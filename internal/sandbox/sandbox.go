@@ -52,10 +52,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/userfile"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -390,7 +390,7 @@ func (s *Sandbox) Handler(region string) http.Handler {
 type Change struct {
 	Event        string // created, authorized, rejected, expired, captured, closed, refunded, updated, auth_expired
 	Before       string // status before the change ("" for created)
-	Payment      api.Payment
+	Payment      wire.Payment
 	MerchantCode string
 	Token        *string    // the session's token, as sent at checkout
 	ClosedAt     *time.Time // when the payment became CLOSED

@@ -11,7 +11,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
@@ -122,19 +122,19 @@ func migrate(db *sql.DB) error {
 // record is what the sandbox keeps per checkout: the payment as the service
 // shows it plus the session and the timers behind it.
 type record struct {
-	Payment          api.Payment       `json:"payment"`
-	SessionID        string            `json:"session_id"`
-	MerchantCode     string            `json:"merchant_code"`
-	Region           string            `json:"region"`
-	Lang             string            `json:"lang"`
-	MerchantURLs     *api.MerchantURLs `json:"merchant_urls,omitempty"`
-	Token            *string           `json:"token"`
-	SessionStatus    string            `json:"session_status"`
-	RejectionReason  string            `json:"rejection_reason,omitempty"`
-	SessionExpiresAt time.Time         `json:"session_expires_at"`
-	AuthorizedAt     *time.Time        `json:"authorized_at,omitempty"`
-	AuthExpiresAt    *time.Time        `json:"auth_expires_at,omitempty"`
-	ClosedAt         *time.Time        `json:"closed_at,omitempty"`
+	Payment          wire.Payment       `json:"payment"`
+	SessionID        string             `json:"session_id"`
+	MerchantCode     string             `json:"merchant_code"`
+	Region           string             `json:"region"`
+	Lang             string             `json:"lang"`
+	MerchantURLs     *wire.MerchantURLs `json:"merchant_urls,omitempty"`
+	Token            *string            `json:"token"`
+	SessionStatus    string             `json:"session_status"`
+	RejectionReason  string             `json:"rejection_reason,omitempty"`
+	SessionExpiresAt time.Time          `json:"session_expires_at"`
+	AuthorizedAt     *time.Time         `json:"authorized_at,omitempty"`
+	AuthExpiresAt    *time.Time         `json:"auth_expires_at,omitempty"`
+	ClosedAt         *time.Time         `json:"closed_at,omitempty"`
 
 	// tx is the transaction a move runs in, so that guards and moves that
 	// keep state beside the payment (disputes) read and write in it: in
@@ -145,9 +145,9 @@ type record struct {
 // settle applies the timers that run without anyone calling: a CREATED
 // payment nobody finished expires. It reports whether it changed anything.
 func (r *record) settle(now time.Time) bool {
-	if r.Payment.Status == api.StatusCreated && r.Payment.CreatedAt != nil &&
+	if r.Payment.Status == wire.StatusCreated && r.Payment.CreatedAt != nil &&
 		!now.Before(r.Payment.CreatedAt.Add(paymentTimeout)) {
-		r.Payment.Status = api.StatusExpired
+		r.Payment.Status = wire.StatusExpired
 		return true
 	}
 	return false
@@ -155,14 +155,14 @@ func (r *record) settle(now time.Time) bool {
 
 // authExpired tells whether an authorized payment's authorization lapsed.
 func (r *record) authExpired(now time.Time) bool {
-	return r.Payment.Status == api.StatusAuthorized && r.AuthExpiresAt != nil && !now.Before(*r.AuthExpiresAt)
+	return r.Payment.Status == wire.StatusAuthorized && r.AuthExpiresAt != nil && !now.Before(*r.AuthExpiresAt)
 }
 
 func (r *record) change(event, before string, now time.Time) *Change {
 	return &Change{
 		Event: event, Before: before, Payment: r.Payment, MerchantCode: r.MerchantCode,
 		Token: r.Token, ClosedAt: r.ClosedAt,
-		IsExpired: r.Payment.Status == api.StatusExpired || r.authExpired(now),
+		IsExpired: r.Payment.Status == wire.StatusExpired || r.authExpired(now),
 	}
 }
 
@@ -181,10 +181,10 @@ func decodeRecord(doc []byte, column, value string) (*record, error) {
 		return nil, corruptRow("payments", column, value, err)
 	}
 	if r.Payment.Captures == nil {
-		r.Payment.Captures = []api.Capture{}
+		r.Payment.Captures = []wire.Capture{}
 	}
 	if r.Payment.Refunds == nil {
-		r.Payment.Refunds = []api.Refund{}
+		r.Payment.Refunds = []wire.Refund{}
 	}
 	return &r, nil
 }
@@ -240,14 +240,14 @@ func (s *Sandbox) paymentView(ctx context.Context, id string, vis *visibility) (
 
 // settledView applies record.settle to a stored view.
 func settledView(status string, createdAt int64, view []byte, now time.Time) ([]byte, error) {
-	if status != api.StatusCreated || now.Before(time.Unix(0, createdAt).Add(paymentTimeout)) {
+	if status != wire.StatusCreated || now.Before(time.Unix(0, createdAt).Add(paymentTimeout)) {
 		return view, nil
 	}
-	var p api.Payment
+	var p wire.Payment
 	if err := json.Unmarshal(view, &p); err != nil {
 		return nil, fmt.Errorf("corrupt payment in state: %w", err)
 	}
-	p.Status = api.StatusExpired
+	p.Status = wire.StatusExpired
 	return json.Marshal(&p)
 }
 

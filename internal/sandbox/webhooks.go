@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 )
 
@@ -99,22 +99,22 @@ type hookRow struct {
 	MerchantCode string
 	IsTest       bool
 	URL          string
-	Header       *api.WebhookHeader
+	Header       *wire.WebhookHeader
 }
 
-func (h *hookRow) maskedHeader() *api.WebhookHeader {
+func (h *hookRow) maskedHeader() *wire.WebhookHeader {
 	if h.Header == nil {
 		return nil
 	}
-	return &api.WebhookHeader{Title: h.Header.Title, Value: secret.MaskValue(h.Header.Value)}
+	return &wire.WebhookHeader{Title: h.Header.Title, Value: secret.MaskValue(h.Header.Value)}
 }
 
 // paymentHookView is a payment webhook as the API answers it.
 type paymentHookView struct {
-	ID     string             `json:"id"`
-	URL    string             `json:"url"`
-	IsTest bool               `json:"is_test"`
-	Header *api.WebhookHeader `json:"header"`
+	ID     string              `json:"id"`
+	URL    string              `json:"url"`
+	IsTest bool                `json:"is_test"`
+	Header *wire.WebhookHeader `json:"header"`
 }
 
 func (h *hookRow) paymentView() paymentHookView {
@@ -130,7 +130,7 @@ func scanHook(sc interface{ Scan(...any) error }) (*hookRow, error) {
 		return nil, err
 	}
 	if title.Valid {
-		h.Header = &api.WebhookHeader{Title: title.String, Value: value.String}
+		h.Header = &wire.WebhookHeader{Title: title.String, Value: value.String}
 	}
 	return &h, nil
 }
@@ -256,7 +256,7 @@ func loopbackHost(host string) bool {
 }
 
 // checkHeader applies the header rules: absent, or both parts valid.
-func checkHeader(h *api.WebhookHeader) error {
+func checkHeader(h *wire.WebhookHeader) error {
 	if h == nil {
 		return nil
 	}
@@ -269,8 +269,8 @@ func checkHeader(h *api.WebhookHeader) error {
 // hookBody is a create or replace body of either family; "header": null
 // and an absent header both mean none.
 type hookBody struct {
-	URL    *string            `json:"url"`
-	Header *api.WebhookHeader `json:"header"`
+	URL    *string             `json:"url"`
+	Header *wire.WebhookHeader `json:"header"`
 }
 
 func decodeHookBody(r *http.Request) (*hookBody, error) {

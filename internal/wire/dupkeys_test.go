@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"reflect"
@@ -21,18 +21,4 @@ func TestDuplicateKeys(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", tt.in, got, tt.want)
 		}
 	}
-}
-
-func TestCheckoutWithADuplicateKeyIsRefused(t *testing.T) {
-	body := []byte(`{"payment":{"amount":"1","amount":"2","currency":"AED"}}`)
-	v := ValidateCheckout(body, nil)
-	if v == nil {
-		t.Fatal("accepted")
-	}
-	for _, p := range v.Problems {
-		if p.Path == "$.payment.amount" && p.Message == "appears twice in its object: keep one" {
-			return
-		}
-	}
-	t.Fatalf("no duplicate-key problem: %+v", v.Problems)
 }
