@@ -25,7 +25,7 @@ var errUploadRefused = badData("bad_request")
 // multipartSlack is what the multipart framing may add to the file.
 const multipartSlack = 64 << 10
 
-func (s *Sandbox) handleUploadAttachment(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleUploadAttachment(w http.ResponseWriter, r *http.Request, c caller) {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" {
 		writeError(w, errUploadRefused)

@@ -184,7 +184,7 @@ func checkAttachmentRoom(ctx context.Context, q querier, merchant string, size i
 // storeAttachment keeps an uploaded file, within the merchant's bounds:
 // the check and the insert share one IMMEDIATE transaction, so uploads in
 // parallel (or from processes sharing the state) cannot overshoot.
-func (s *Sandbox) storeAttachment(ctx context.Context, id, merchant, kind string, data []byte, sha string) error {
+func (s *Service) storeAttachment(ctx context.Context, id, merchant, kind string, data []byte, sha string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

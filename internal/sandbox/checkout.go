@@ -30,7 +30,7 @@ var amountLimits = map[string]decimal.Decimal{
 // the one-time password check failed.
 const otpRejectedEmail = "otp.rejected@tabby.ai"
 
-func (s *Sandbox) checkoutRoutes(mux *http.ServeMux, region string) {
+func (s *Service) checkoutRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("POST /api/v2/checkout", s.authed(region, authCheckout, s.handleCreateCheckout))
 	mux.HandleFunc("GET /api/v2/checkout/{id}", s.authed(region, authGeneral, s.handleGetCheckout))
 	mux.HandleFunc("GET /api/v2/checkout/{id}/hpp_link_qr", s.handleCheckoutQR)
@@ -38,7 +38,7 @@ func (s *Sandbox) checkoutRoutes(mux *http.ServeMux, region string) {
 
 // baseURL is where this region's sandbox is reached from outside, for the
 // links put into sessions.
-func (s *Sandbox) baseURL(r *http.Request, region string) string {
+func (s *Service) baseURL(r *http.Request, region string) string {
 	if u := s.publicURLs[region]; u != "" {
 		return u
 	}
@@ -49,7 +49,7 @@ func (s *Sandbox) baseURL(r *http.Request, region string) string {
 	return "http://" + host
 }
 
-func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c caller) {
 	body, err := readBody(r)
 	if err != nil {
 		writeError(w, bodyRefusal(err, badData("could not decode request")))
@@ -129,7 +129,7 @@ func (s *Sandbox) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	writeJSON(w, http.StatusOK, s.sessionView(rec, now, s.baseURL(r, c.merchant.Region), false))
 }
 
-func (s *Sandbox) newRecord(req *wire.CheckoutRequest, c caller, now time.Time) *record {
+func (s *Service) newRecord(req *wire.CheckoutRequest, c caller, now time.Time) *record {
 	created := now.Truncate(time.Millisecond)
 	expires := created.Add(paymentTimeout)
 	p := req.Payment
@@ -171,7 +171,7 @@ func preScore(p *wire.Payment) string {
 
 // sessionView is the CheckoutSession as the service answers it. Creation
 // answers fewer fields than a later read (retrieval).
-func (s *Sandbox) sessionView(rec *record, now time.Time, base string, retrieval bool) *wire.CheckoutSession {
+func (s *Service) sessionView(rec *record, now time.Time, base string, retrieval bool) *wire.CheckoutSession {
 	p := rec.Payment
 	status := p.Status
 	if status == wire.StatusCreated && p.CreatedAt != nil && !now.Before(p.CreatedAt.Add(paymentTimeout)) {
@@ -248,7 +248,7 @@ func regionAddress(region string) string {
 	return "Dubai, United Arab Emirates"
 }
 
-func (s *Sandbox) handleGetCheckout(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleGetCheckout(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errInvalidID)
@@ -269,7 +269,7 @@ func (s *Sandbox) handleGetCheckout(w http.ResponseWriter, r *http.Request, c ca
 
 // handleCheckoutQR answers a PNG of the session's checkout URL. It needs no
 // key: the qr_code URL is meant to be shown as an image to the customer.
-func (s *Sandbox) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
+func (s *Service) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errInvalidID)

@@ -60,7 +60,7 @@ func (e *tooFarError) Error() string {
 // refusal is the answer to an advance that parseDuration refused: a
 // tooFarError worded with the offset now stored, an apiError as it is,
 // else nil (a malformed value, which the caller words).
-func (s *Sandbox) refusal(ctx context.Context, err error) error {
+func (s *State) refusal(ctx context.Context, err error) error {
 	var far *tooFarError
 	if errors.As(err, &far) {
 		offset, oerr := s.clockOffset(ctx)
@@ -158,7 +158,7 @@ func readClockOffset(ctx context.Context, q querier) (time.Duration, error) {
 }
 
 // now is the sandbox's time: the clock plus the offset kept in the state.
-func (s *Sandbox) now(ctx context.Context) (time.Time, error) {
+func (s *State) now(ctx context.Context) (time.Time, error) {
 	offset, err := readClockOffset(ctx, s.db)
 	if err != nil {
 		return time.Time{}, err
@@ -166,7 +166,7 @@ func (s *Sandbox) now(ctx context.Context) (time.Time, error) {
 	return s.clock.Now().Add(offset).UTC(), nil
 }
 
-func (s *Sandbox) clockOffset(ctx context.Context) (time.Duration, error) {
+func (s *State) clockOffset(ctx context.Context) (time.Duration, error) {
 	return readClockOffset(ctx, s.db)
 }
 
@@ -174,7 +174,7 @@ func (s *Sandbox) clockOffset(ctx context.Context) (time.Duration, error) {
 // the state. The sum is checked in Go, inside one IMMEDIATE transaction so
 // that two processes advancing at once cannot both pass the check, and the
 // new offset is written whole: SQL never adds to it.
-func (s *Sandbox) advanceClock(ctx context.Context, by string, d time.Duration) error {
+func (s *State) advanceClock(ctx context.Context, by string, d time.Duration) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 // expose. Each is a moveFunc, so it commits through Sandbox.move like every
 // other change.
 
-func (s *Sandbox) approveMove(rec *record, now time.Time) (string, error) {
+func (s *Local) approveMove(rec *record, now time.Time) (string, error) {
 	if err := needCreated(rec, "approved"); err != nil {
 		return "", err
 	}
@@ -72,7 +72,7 @@ func needCreated(rec *record, verb string) error {
 }
 
 // customerMove runs a move on a payment named by its id or its session's.
-func (s *Sandbox) customerMove(ctx context.Context, id string, fn moveFunc) (*wire.Payment, error) {
+func (s *Local) customerMove(ctx context.Context, id string, fn moveFunc) (*wire.Payment, error) {
 	id, ok := canonicalID(id)
 	if !ok {
 		return nil, errInvalidID
@@ -91,24 +91,24 @@ func (s *Sandbox) customerMove(ctx context.Context, id string, fn moveFunc) (*wi
 // Approve completes checkout as the customer would: the payment becomes
 // AUTHORIZED (REJECTED for the OTP-rejected test buyer). id is a session id
 // or a payment id. Refusals are errors with a StatusCode() method.
-func (s *Sandbox) Approve(ctx context.Context, id string) (*wire.Payment, error) {
+func (s *Local) Approve(ctx context.Context, id string) (*wire.Payment, error) {
 	return s.customerMove(ctx, id, s.approveMove)
 }
 
 // Reject ends checkout as refused: the payment becomes REJECTED.
-func (s *Sandbox) Reject(ctx context.Context, id string) (*wire.Payment, error) {
+func (s *Local) Reject(ctx context.Context, id string) (*wire.Payment, error) {
 	return s.customerMove(ctx, id, rejectMove)
 }
 
 // Cancel ends checkout as abandoned by the customer: the payment becomes
 // EXPIRED.
-func (s *Sandbox) Cancel(ctx context.Context, id string) (*wire.Payment, error) {
+func (s *Local) Cancel(ctx context.Context, id string) (*wire.Payment, error) {
 	return s.customerMove(ctx, id, cancelMove)
 }
 
 // ExpireAuth makes an AUTHORIZED payment's authorization lapse now: it
 // stays AUTHORIZED, but close and capture are refused from then on.
-func (s *Sandbox) ExpireAuth(ctx context.Context, paymentID string) (*wire.Payment, error) {
+func (s *Local) ExpireAuth(ctx context.Context, paymentID string) (*wire.Payment, error) {
 	paymentID, ok := canonicalID(paymentID)
 	if !ok {
 		return nil, errInvalidID
@@ -121,13 +121,13 @@ func (s *Sandbox) ExpireAuth(ctx context.Context, paymentID string) (*wire.Payme
 }
 
 // Now is the sandbox's current time (its clock plus any advance).
-func (s *Sandbox) Now(ctx context.Context) (time.Time, error) { return s.now(ctx) }
+func (s *Local) Now(ctx context.Context) (time.Time, error) { return s.now(ctx) }
 
 // AdvanceClock moves the sandbox's time forward by d, for every process
 // sharing the state, and answers the new time.
 // The total advance is capped at 100 years; beyond it the answer is a 400
 // and the state is left as it was.
-func (s *Sandbox) AdvanceClock(ctx context.Context, d time.Duration) (time.Time, error) {
+func (s *Local) AdvanceClock(ctx context.Context, d time.Duration) (time.Time, error) {
 	if d < 0 {
 		return time.Time{}, badData("the sandbox clock only moves forward")
 	}
@@ -137,7 +137,7 @@ func (s *Sandbox) AdvanceClock(ctx context.Context, d time.Duration) (time.Time,
 	return s.now(ctx)
 }
 
-func (s *Sandbox) controlRoutes(mux *http.ServeMux, region string) {
+func (s *Local) controlRoutes(mux *http.ServeMux, region string) {
 	moves := map[string]func(context.Context, string) (*wire.Payment, error){
 		"approve": s.Approve, "reject": s.Reject, "cancel": s.Cancel,
 	}
@@ -158,7 +158,7 @@ func (s *Sandbox) controlRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("POST /_sandbox/clock/advance", loopbackOnly(s.handleClockAdvance))
 }
 
-func (s *Sandbox) controlMoveHandler(fn func(context.Context, string) (*wire.Payment, error)) http.HandlerFunc {
+func (s *Local) controlMoveHandler(fn func(context.Context, string) (*wire.Payment, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := fn(r.Context(), r.PathValue("id"))
 		if err != nil {
@@ -174,7 +174,7 @@ type clockView struct {
 	Offset string    `json:"offset"`
 }
 
-func (s *Sandbox) handleClock(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handleClock(w http.ResponseWriter, r *http.Request) {
 	now, err := s.now(r.Context())
 	if err != nil {
 		writeError(w, err)
@@ -190,7 +190,7 @@ func (s *Sandbox) handleClock(w http.ResponseWriter, r *http.Request) {
 
 // handleClockAdvance takes the duration as ?by=, as a JSON body {"by": ...}
 // or as a bare body; durations are Go's (90s, 1h30m) plus whole days (7d).
-func (s *Sandbox) handleClockAdvance(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handleClockAdvance(w http.ResponseWriter, r *http.Request) {
 	by := r.URL.Query().Get("by")
 	if by == "" {
 		body, err := readBody(r)

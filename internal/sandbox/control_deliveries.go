@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,13 +10,12 @@ import (
 
 // Control endpoints of the delivery log: each attempt, and a resend.
 
-func init() {
-	routeRegistrars = append(routeRegistrars, func(s *Sandbox, mux *http.ServeMux, _ string) {
-		mux.HandleFunc("GET /_sandbox/delivery-attempts", loopbackOnly(s.handleDeliveryAttempts))
-		mux.HandleFunc("GET /_sandbox/pending-deliveries", loopbackOnly(s.handlePendingDeliveries))
-		mux.HandleFunc("POST /_sandbox/deliveries/{id}/resend", loopbackOnly(s.handleResend))
-		mux.HandleFunc("GET /_sandbox/logs", loopbackOnly(s.handleRequestLog))
-	})
+func (s *Local) deliveryRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /_sandbox/deliveries", loopbackOnly(s.handleDeliveries))
+	mux.HandleFunc("GET /_sandbox/delivery-attempts", loopbackOnly(s.handleDeliveryAttempts))
+	mux.HandleFunc("GET /_sandbox/pending-deliveries", loopbackOnly(s.handlePendingDeliveries))
+	mux.HandleFunc("POST /_sandbox/deliveries/{id}/resend", loopbackOnly(s.handleResend))
+	mux.HandleFunc("GET /_sandbox/logs", loopbackOnly(s.handleRequestLog))
 }
 
 // handleDeliveryAttempts answers {"attempts": [...], "cursor": N, "total":
@@ -23,7 +23,7 @@ func init() {
 // with ?before=SEQ those older than that attempt, or with ?after=CURSOR
 // those after it, oldest first; cursor is what to pass as after next time.
 // total, answered unless following, counts every attempt the filters match.
-func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := DeliveryFilter{PaymentID: strings.ToLower(q.Get("payment")), DisputeID: strings.ToLower(q.Get("dispute"))}
 	switch q.Get("status") {
@@ -49,7 +49,7 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 			return
 		}
 	}
-	list, err := s.DeliveryAttempts(r.Context(), f)
+	list, err := s.hooks.DeliveryAttempts(r.Context(), f)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -59,7 +59,7 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 	}
 	answer := map[string]any{"attempts": list, "cursor": cursor}
 	if !f.Forward {
-		n, err := s.CountDeliveryAttempts(r.Context(), f)
+		n, err := s.hooks.CountDeliveryAttempts(r.Context(), f)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -69,13 +69,13 @@ func (s *Sandbox) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request)
 	writeJSON(w, http.StatusOK, answer)
 }
 
-func (s *Sandbox) handleResend(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handleResend(w http.ResponseWriter, r *http.Request) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, badData("invalid delivery id"))
 		return
 	}
-	a, err := s.Resend(r.Context(), id)
+	a, err := s.hooks.Resend(r.Context(), id)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -132,7 +132,7 @@ func limitParam(v string) (int, error) {
 // "total": N}: the deliveries of the outbox waiting for an attempt, as the
 // attempts to come (outcome pending, at = when due), soonest first;
 // ?payment= ?dispute= ?limit= as for the attempts.
-func (s *Sandbox) handlePendingDeliveries(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handlePendingDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := DeliveryFilter{PaymentID: strings.ToLower(q.Get("payment")), DisputeID: strings.ToLower(q.Get("dispute"))}
 	pg, err := pageParams(q)
@@ -145,10 +145,32 @@ func (s *Sandbox) handlePendingDeliveries(w http.ResponseWriter, r *http.Request
 		return
 	}
 	f.Limit = pg.limit
-	list, err := s.PendingAttempts(r.Context(), f)
+	list, err := s.hooks.PendingAttempts(r.Context(), f)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"attempts": list, "cursor": 0, "total": len(list)})
+}
+
+func (s *Local) handleDeliveries(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	kind := q.Get("kind")
+	if kind != "" && kind != hookKindPayment && kind != hookKindDispute {
+		writeError(w, badData("kind must be payment or dispute"))
+		return
+	}
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &limit); err != nil || limit < 0 {
+			writeError(w, badData("limit must be a positive number"))
+			return
+		}
+	}
+	list, err := s.hooks.Deliveries(r.Context(), kind, q.Get("subject"), limit)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deliveries": list})
 }

@@ -12,7 +12,7 @@ import (
 // ?path=GLOB, ?since=RFC3339 filter. total, answered unless following,
 // counts every entry the filters match; dropped counts requests this
 // process could not log (a full queue).
-func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := LogFilter{Status: q.Get("status"), Path: q.Get("path")}
 	if v := q.Get("since"); v != "" {
@@ -42,7 +42,7 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	list, total, err := s.RequestLogCount(r.Context(), f)
+	list, total, err := s.reqlog.RequestLogCount(r.Context(), f)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -50,7 +50,7 @@ func (s *Sandbox) handleRequestLog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range list {
 		cursor = max(cursor, e.Seq)
 	}
-	answer := map[string]any{"entries": list, "cursor": cursor, "dropped": s.RequestLogDropped()}
+	answer := map[string]any{"entries": list, "cursor": cursor, "dropped": s.reqlog.RequestLogDropped()}
 	if !f.Forward {
 		answer["total"] = total
 	}

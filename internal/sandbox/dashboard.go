@@ -29,12 +29,6 @@ import (
 // as the control endpoints do, and origin.go keeps other sites from
 // driving it through the developer's browser.
 
-func init() {
-	routeRegistrars = append(routeRegistrars, func(s *Sandbox, mux *http.ServeMux, region string) {
-		s.dashboardRoutes(mux, region)
-	})
-}
-
 //go:embed dashboard.html
 var dashboardHTML string
 
@@ -55,7 +49,7 @@ var dashboardTemplate = sync.OnceValue(func() *template.Template {
 type dashSection struct {
 	ID    string
 	Title string
-	Load  func(ctx context.Context, s *Sandbox, q *dashQuery) (any, error)
+	Load  func(ctx context.Context, s *Local, q *dashQuery) (any, error)
 }
 
 // dashboardSections are the page's sections, in order.
@@ -78,11 +72,11 @@ type dashRequests struct {
 	Rows []LogEntry
 }
 
-func loadDashRequests(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
+func loadDashRequests(ctx context.Context, s *Local, q *dashQuery) (any, error) {
 	if s.reqlog == nil {
 		return dashRequests{Off: true}, nil
 	}
-	entries, err := s.RequestLog(ctx, LogFilter{Limit: 1000})
+	entries, err := s.reqlog.RequestLog(ctx, LogFilter{Limit: 1000})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +128,7 @@ type dashRendered struct {
 	HTML      template.HTML // rendered by html/template, so escaped
 }
 
-func (s *Sandbox) dashboardRoutes(mux *http.ServeMux, region string) {
+func (s *Local) dashboardRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /_sandbox", loopbackOnly(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/_sandbox/", http.StatusMovedPermanently)
 	}))
@@ -156,7 +150,7 @@ type dashDone struct {
 
 // dashAction runs a button's move: 303 to the page on success, the page
 // with the refusal (and the refusal's status) otherwise.
-func (s *Sandbox) dashAction(region string, fn func(r *http.Request) (dashDone, error)) http.HandlerFunc {
+func (s *Local) dashAction(region string, fn func(r *http.Request) (dashDone, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		if err := r.ParseForm(); err != nil {
@@ -183,7 +177,7 @@ func (s *Sandbox) dashAction(region string, fn func(r *http.Request) (dashDone, 
 	}
 }
 
-func (s *Sandbox) dashPaymentAction(r *http.Request) (dashDone, error) {
+func (s *Local) dashPaymentAction(r *http.Request) (dashDone, error) {
 	id, action := r.PathValue("id"), r.PathValue("action")
 	var err error
 	switch action {
@@ -210,7 +204,7 @@ func (s *Sandbox) dashPaymentAction(r *http.Request) (dashDone, error) {
 	return dashDone{action: action, id: strings.ToLower(id)}, nil
 }
 
-func (s *Sandbox) dashResolve(r *http.Request) (dashDone, error) {
+func (s *Local) dashResolve(r *http.Request) (dashDone, error) {
 	d, err := s.ResolveDispute(r.Context(), r.PathValue("id"), r.PostFormValue("status"))
 	if err != nil {
 		return dashDone{}, err
@@ -218,7 +212,7 @@ func (s *Sandbox) dashResolve(r *http.Request) (dashDone, error) {
 	return dashDone{action: "resolve", id: d.ID}, nil
 }
 
-func (s *Sandbox) dashAdvance(r *http.Request) (dashDone, error) {
+func (s *Local) dashAdvance(r *http.Request) (dashDone, error) {
 	by := strings.TrimSpace(r.PostFormValue("by"))
 	d, err := parseDuration(by)
 	if err != nil {
@@ -233,8 +227,8 @@ func (s *Sandbox) dashAdvance(r *http.Request) (dashDone, error) {
 	return dashDone{action: "advance", by: by}, nil
 }
 
-func (s *Sandbox) dashResend(r *http.Request) (dashDone, error) {
-	a, err := s.Resend(r.Context(), r.PathValue("id"))
+func (s *Local) dashResend(r *http.Request) (dashDone, error) {
+	a, err := s.hooks.Resend(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return dashDone{}, err
 	}
@@ -271,7 +265,7 @@ func doneMessage(q url.Values) string {
 	return fmt.Sprintf(format, id)
 }
 
-func (s *Sandbox) renderDashboard(w http.ResponseWriter, r *http.Request, region string, status int, message, errMsg string) {
+func (s *Local) renderDashboard(w http.ResponseWriter, r *http.Request, region string, status int, message, errMsg string) {
 	ctx := r.Context()
 	now, err := s.now(ctx)
 	if err != nil {
@@ -344,7 +338,7 @@ type dashClock struct {
 	Steps  []string
 }
 
-func loadDashClock(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
+func loadDashClock(ctx context.Context, s *Local, q *dashQuery) (any, error) {
 	offset, err := s.clockOffset(ctx)
 	if err != nil {
 		return nil, err
@@ -366,7 +360,7 @@ type dashPayments struct {
 	Reasons []string
 }
 
-func loadDashPayments(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
+func loadDashPayments(ctx context.Context, s *Local, q *dashQuery) (any, error) {
 	out := dashPayments{Reasons: wire.DisputeReasons}
 	var err error
 	out.Total, err = newestDocs(ctx, s, "payments", q, dashPaymentLimit, func(id string, doc []byte) error {
@@ -414,7 +408,7 @@ type dashDisputes struct {
 	Statuses []string // what support may move an open dispute to
 }
 
-func loadDashDisputes(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
+func loadDashDisputes(ctx context.Context, s *Local, q *dashQuery) (any, error) {
 	out := dashDisputes{}
 	for _, st := range wire.DisputeStatuses {
 		if st != statusNew {
@@ -439,7 +433,7 @@ func loadDashDisputes(ctx context.Context, s *Sandbox, q *dashQuery) (any, error
 // newestDocs calls each with the id and document of the newest rows of
 // table (payments or disputes) of the listener's merchants, at most limit,
 // and answers how many rows there are in all.
-func newestDocs(ctx context.Context, s *Sandbox, table string, q *dashQuery, limit int, each func(id string, doc []byte) error) (int, error) {
+func newestDocs(ctx context.Context, s *Local, table string, q *dashQuery, limit int, each func(id string, doc []byte) error) (int, error) {
 	in, args := q.in()
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE merchant_code `+in, args...).Scan(&total); err != nil {
@@ -477,7 +471,7 @@ type dashDelivery struct {
 	Created                            time.Time
 }
 
-func loadDashWebhooks(ctx context.Context, s *Sandbox, q *dashQuery) (any, error) {
+func loadDashWebhooks(ctx context.Context, s *Local, q *dashQuery) (any, error) {
 	in, args := q.in()
 	rows, err := s.db.QueryContext(ctx, `SELECT `+hookColumns+` FROM webhooks WHERE merchant_code `+in+` ORDER BY seq DESC`, args...)
 	if err != nil {
@@ -513,7 +507,7 @@ func loadDashWebhooks(ctx context.Context, s *Sandbox, q *dashQuery) (any, error
 	return out, nil
 }
 
-func dashHookDeliveries(ctx context.Context, s *Sandbox, hookID string) ([]dashDelivery, error) {
+func dashHookDeliveries(ctx context.Context, s *Local, hookID string) ([]dashDelivery, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, event, subject_id, attempts, status, http_status, error, created_at
 		FROM deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?`, hookID, dashDeliveryLimit)
 	if err != nil {

@@ -74,7 +74,7 @@ var paymentEvents = map[string]bool{
 
 // deliverer sends what the outbox holds, by the state's rules.
 type deliverer struct {
-	s          *Sandbox
+	s          *State
 	rules      DeliveryRules
 	allowLocal bool
 	resolver   webhook.Resolver
@@ -105,16 +105,16 @@ type hookEvent struct {
 	payload      []byte
 }
 
-func startDelivery(s *Sandbox, opts Options, rules DeliveryRules) *deliverer {
+func startDelivery(s *State, rules DeliveryRules, resolver webhook.Resolver, onDelivery func(Delivery), log io.Writer) *deliverer {
 	d := &deliverer{
 		s:          s,
 		rules:      rules,
 		allowLocal: rules.AllowLocalWebhooks,
-		resolver:   opts.Resolver,
+		resolver:   resolver,
 		scale:      rules.RetryScale,
 		chaos:      newDeliveryChaos(rules.Faults, rules.Seed),
-		onDelivery: opts.OnDelivery,
-		log:        opts.DeliveryLog,
+		onDelivery: onDelivery,
+		log:        log,
 		owner:      newLockOwner(),
 		wakeCh:     make(chan struct{}, 1),
 	}
@@ -220,18 +220,14 @@ func (d *deliverer) onPaymentChange(ctx context.Context, c Change) {
 		event: c.Event, subjectID: c.Payment.ID, payload: body})
 }
 
-// disputeChanged records the notification of a dispute's new status.
-func (d *deliverer) disputeChanged(doc *disputeDoc) {
-	n := wire.DisputeNotification{Status: doc.Status, DisputeID: doc.ID, PaymentID: doc.PaymentID,
-		Amount: doc.Amount, Currency: doc.Currency}
-	created := doc.CreatedAt
-	n.CreatedAt = &created
+// DisputeChanged records the notification of a dispute's new status.
+func (d *deliverer) DisputeChanged(n wire.DisputeNotification, merchantCode string) {
 	body, err := json.Marshal(n)
 	if err != nil {
 		return
 	}
-	d.recordEvent(context.Background(), &hookEvent{kind: hookKindDispute, merchantCode: doc.MerchantCode,
-		event: doc.Status, subjectID: doc.ID, payload: body})
+	d.recordEvent(context.Background(), &hookEvent{kind: hookKindDispute, merchantCode: merchantCode,
+		event: n.Status, subjectID: n.DisputeID, payload: body})
 }
 
 func paymentNotification(c Change) wire.PaymentNotification {
@@ -293,7 +289,7 @@ func (d *deliverer) report(del *Delivery) {
 
 // Deliveries lists the most recent deliveries, newest first, optionally
 // only those of one payment or dispute (subject) or of one kind.
-func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit int) ([]Delivery, error) {
+func (d *deliverer) Deliveries(ctx context.Context, kind, subject string, limit int) ([]Delivery, error) {
 	if limit <= 0 || limit > 500 {
 		limit = 100
 	}
@@ -304,7 +300,7 @@ func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit in
 	if subject != "" {
 		conds, args = append(conds, "subject_id = ?"), append(args, subject)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, webhook_id, merchant_code, is_test, url, event, subject_id, payload,
+	rows, err := d.s.db.QueryContext(ctx, `SELECT id, kind, webhook_id, merchant_code, is_test, url, event, subject_id, payload,
 		attempts, status, http_status, error, created_at, updated_at FROM deliveries WHERE `+strings.Join(conds, " AND ")+
 		` ORDER BY seq DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
@@ -327,27 +323,6 @@ func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit in
 	return out, rows.Err()
 }
 
-func (s *Sandbox) handleDeliveries(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	kind := q.Get("kind")
-	if kind != "" && kind != hookKindPayment && kind != hookKindDispute {
-		writeError(w, badData("kind must be payment or dispute"))
-		return
-	}
-	limit := 0
-	if v := q.Get("limit"); v != "" {
-		if _, err := fmt.Sscanf(v, "%d", &limit); err != nil || limit < 0 {
-			writeError(w, badData("limit must be a positive number"))
-			return
-		}
-	}
-	list, err := s.Deliveries(r.Context(), kind, q.Get("subject"), limit)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"deliveries": list})
-}
 
 // querier is what reads need of *sql.DB and *sql.Tx alike.
 type querier interface {
@@ -485,7 +460,7 @@ func (a *DeliveryAttempt) setSubject(subject string, payload []byte) {
 
 // DeliveryAttempts lists delivery attempts: the latest Limit, newest
 // first; or, with After, the next Limit after that cursor, oldest first.
-func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
+func (d *deliverer) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
@@ -498,7 +473,7 @@ func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]Del
 	if f.Forward || f.After > 0 {
 		conds, args, order = append(conds, "a.seq > ?"), append(args, f.After), "ASC"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+	rows, err := d.s.db.QueryContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
 		WHERE `+strings.Join(conds, " AND ")+` ORDER BY a.seq `+order+` LIMIT ?`, append(args, f.Limit)...)
 	if err != nil {
 		return nil, err
@@ -517,10 +492,10 @@ func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]Del
 
 // CountDeliveryAttempts counts the attempts the filter's payment,
 // dispute and status select (its cursors aside).
-func (s *Sandbox) CountDeliveryAttempts(ctx context.Context, f DeliveryFilter) (int, error) {
+func (d *deliverer) CountDeliveryAttempts(ctx context.Context, f DeliveryFilter) (int, error) {
 	conds, args := f.conditions()
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+	err := d.s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
 		WHERE `+strings.Join(conds, " AND "), args...).Scan(&n)
 	return n, err
 }
@@ -548,15 +523,14 @@ var errNoSuchDelivery = &apiError{status: 404, errorType: "not_found", message: 
 // was for, with the webhook's current header, and answers the attempt.
 // It waits for the answer; a failed resend is not retried. The delivery's
 // status becomes delivered when the receiver answers 200.
-func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttempt, error) {
+func (d *deliverer) Resend(ctx context.Context, deliveryID string) (*DeliveryAttempt, error) {
 	if !validUUID(deliveryID) {
 		return nil, badData("invalid delivery id")
 	}
 	deliveryID = strings.ToLower(deliveryID) // ids are case-insensitive, as the service's are
-	d := s.hooks
 	var del Delivery
 	var payload []byte
-	err := s.db.QueryRowContext(ctx, `SELECT id, kind, webhook_id, merchant_code, is_test, url, event, subject_id, payload, status
+	err := d.s.db.QueryRowContext(ctx, `SELECT id, kind, webhook_id, merchant_code, is_test, url, event, subject_id, payload, status
 		FROM deliveries WHERE id = ?`, deliveryID).Scan(&del.ID, &del.Kind, &del.WebhookID, &del.MerchantCode, &del.IsTest,
 		&del.URL, &del.Event, &del.SubjectID, &payload, &del.Status)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -566,7 +540,7 @@ func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttem
 		return nil, err
 	}
 	del.Payload = payload
-	hook, err := getHook(ctx, s.db, del.Kind, del.MerchantCode, del.IsTest, del.WebhookID)
+	hook, err := getHook(ctx, d.s.db, del.Kind, del.MerchantCode, del.IsTest, del.WebhookID)
 	if errors.Is(err, errHookNotFound) {
 		return nil, &apiError{status: 409, errorType: "conflict",
 			message: fmt.Sprintf("the %s webhook %s of this delivery was removed; nothing to send it to", del.Kind, del.WebhookID)}
@@ -579,7 +553,7 @@ func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttem
 	start := time.Now()
 	var status int
 	var sendErr error
-	if _, urlErr := s.checkWebhookURL(ctx, hook.URL, false); urlErr != nil {
+	if _, urlErr := d.checkWebhookURL(ctx, hook.URL, false); urlErr != nil {
 		sendErr = errors.New("the URL no longer passes the rules: " + urlErr.Error())
 	} else {
 		status, sendErr = d.post(&del, hook.Header)
@@ -599,7 +573,7 @@ func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttem
 		return nil, err
 	}
 	d.report(&del)
-	a, err := scanAttempt(s.db.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a
+	a, err := scanAttempt(d.s.db.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a
 		JOIN deliveries d ON d.id = a.delivery_id WHERE a.delivery_id = ? AND a.attempt = ?`, del.ID, n))
 	if err != nil {
 		return nil, fmt.Errorf("the resend of delivery %s was sent but could not be read back: %w", del.ID, err)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -109,6 +110,28 @@ func (f DeliveryFaults) parts() []string {
 		out = append(out, DeliveryFaultLate+"="+f.Late.String())
 	}
 	return out
+}
+
+// Spec is the faults in the --faults syntax, as the state stores them.
+func (f DeliveryFaults) Spec() string { return strings.Join(f.parts(), ",") }
+
+// parseDeliveryFaults reads delivery faults in the --faults syntax, as the
+// state stores them (Spec).
+func parseDeliveryFaults(spec string) (DeliveryFaults, error) {
+	var f DeliveryFaults
+	for _, part := range strings.Split(spec, ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || !isDeliveryFault(name) {
+			return DeliveryFaults{}, fmt.Errorf("%q is not a delivery fault", part)
+		}
+		if err := f.set(name, value); err != nil {
+			return DeliveryFaults{}, err
+		}
+	}
+	if f.rateSum() > 1 {
+		return DeliveryFaults{}, errors.New("the rates of dup, reorder and fail sum to more than 1")
+	}
+	return f, nil
 }
 
 // deliveryChaos draws the delivery faults of one deliverer.

@@ -59,28 +59,11 @@ func (r DeliveryRules) String() string {
 
 const settingDeliveryRules = "delivery_rules"
 
-// rulesFromOptions are the rules a process's options ask for.
-func rulesFromOptions(opts Options) DeliveryRules {
-	r := DeliveryRules{AllowLocalWebhooks: opts.AllowLocalWebhooks, ResolveHosts: opts.ResolveHosts,
-		RetryScale: opts.WebhookRetryScale, Faults: opts.Faults.Deliveries}
-	if r.RetryScale <= 0 {
-		r.RetryScale = 1
-	}
-	if r.Faults.Enabled() {
-		r.FaultSpec = FaultSpec{Deliveries: r.Faults}.String()
-		r.Seed = opts.Seed
-		if r.Seed == 0 {
-			r.Seed = time.Now().UnixNano()
-		}
-	}
-	return r
-}
-
 // settleRules decides the delivery rules of a newly opened state: a
 // serving process stores its own; any other takes the stored ones.
-func settleRules(ctx context.Context, db *sql.DB, opts Options) (DeliveryRules, error) {
-	own := rulesFromOptions(opts)
-	if opts.Serve {
+// own are the rules the process's options ask for.
+func settleRules(ctx context.Context, db *sql.DB, own DeliveryRules, serve bool) (DeliveryRules, error) {
+	if serve {
 		own.Stored, own.serving = true, true
 		return own, writeSetting(ctx, db, settingDeliveryRules, own)
 	}
@@ -99,11 +82,11 @@ func readRules(ctx context.Context, q querier) (DeliveryRules, bool, error) {
 		return r, ok, err
 	}
 	if r.FaultSpec != "" {
-		spec, err := ParseFaultSpec(r.FaultSpec)
+		faults, err := parseDeliveryFaults(r.FaultSpec)
 		if err != nil {
 			return r, false, fmt.Errorf("the state's delivery faults %q: %w", r.FaultSpec, err)
 		}
-		r.Faults = spec.Deliveries
+		r.Faults = faults
 	}
 	if r.RetryScale <= 0 {
 		r.RetryScale = 1
@@ -137,7 +120,7 @@ func writeSetting(ctx context.Context, q querier, key string, v any) error {
 }
 
 // DeliveryRules answers the rules this sandbox judges and delivers by.
-func (s *Sandbox) DeliveryRules() DeliveryRules { return s.hooks.rules }
+func (d *deliverer) DeliveryRules() DeliveryRules { return d.rules }
 
 // serverLease is how a serving process announces itself in the state.
 type serverLease struct {
@@ -157,19 +140,19 @@ const (
 
 // announce renews this process's server lease until ctx ends, then gives
 // it up.
-func (s *Sandbox) announce(ctx context.Context, url string) {
-	lease := serverLease{PID: os.Getpid(), Owner: s.hooks.owner, URL: url}
+func (d *deliverer) announce(ctx context.Context, url string) {
+	lease := serverLease{PID: os.Getpid(), Owner: d.owner, URL: url}
 	t := time.NewTicker(serverBeat)
 	defer t.Stop()
 	for {
 		lease.Until = time.Now().Add(serverLeaseFor)
 		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = writeSetting(wctx, s.db, settingServer, lease)
+		_ = writeSetting(wctx, d.s.db, settingServer, lease)
 		cancel()
 		select {
 		case <-ctx.Done():
 			wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_, _ = s.db.ExecContext(wctx, `DELETE FROM settings WHERE k = ? AND json_extract(v, '$.owner') = ?`, settingServer, lease.Owner)
+			_, _ = d.s.db.ExecContext(wctx, `DELETE FROM settings WHERE k = ? AND json_extract(v, '$.owner') = ?`, settingServer, lease.Owner)
 			cancel()
 			return
 		case <-t.C:
@@ -179,8 +162,8 @@ func (s *Sandbox) announce(ctx context.Context, url string) {
 
 // ServedBy answers the URL of another live process serving this state,
 // "" when none does.
-func (s *Sandbox) ServedBy(ctx context.Context) (string, bool) {
-	return servedBy(ctx, s.db, s.hooks.owner)
+func (d *deliverer) ServedBy(ctx context.Context) (string, bool) {
+	return servedBy(ctx, d.s.db, d.owner)
 }
 
 func servedBy(ctx context.Context, q querier, self string) (string, bool) {

@@ -121,6 +121,16 @@ func (d *disputeDoc) view(now time.Time, history bool) disputeView {
 	return v
 }
 
+// notification is what the webhooks of the dispute's merchant are sent
+// when its status changes.
+func (d *disputeDoc) notification() wire.DisputeNotification {
+	n := wire.DisputeNotification{Status: d.Status, DisputeID: d.ID, PaymentID: d.PaymentID,
+		Amount: d.Amount, Currency: d.Currency}
+	created := d.CreatedAt
+	n.CreatedAt = &created
+	return n
+}
+
 func (d *disputeDoc) addEvent(e disputeEvent) {
 	if e.Attachments == nil {
 		e.Attachments = []string{}
@@ -180,7 +190,7 @@ func saveDispute(ctx context.Context, q querier, d *disputeDoc, insert bool) err
 
 // disputeRefundGuard refuses refunds of a payment with an open dispute. It
 // runs inside the refund's transaction.
-func disputeRefundGuard(s *Sandbox, rec *record) error {
+func (s *Service) disputeRefundGuard(rec *record) error {
 	var q querier = s.db
 	if rec.tx != nil {
 		q = rec.tx
@@ -199,7 +209,7 @@ func disputeRefundGuard(s *Sandbox, rec *record) error {
 
 // changeDispute applies fn to a dispute in one write transaction, and
 // notifies dispute webhooks when the status changed.
-func (s *Sandbox) changeDispute(ctx context.Context, id, merchant string, fn func(d *disputeDoc, now time.Time) error) (*disputeDoc, error) {
+func (s *Service) changeDispute(ctx context.Context, id, merchant string, fn func(d *disputeDoc, now time.Time) error) (*disputeDoc, error) {
 	now, err := s.now(ctx) // before the transaction: in memory it takes the only connection
 	if err != nil {
 		return nil, err
@@ -224,7 +234,7 @@ func (s *Sandbox) changeDispute(ctx context.Context, id, merchant string, fn fun
 		return nil, err
 	}
 	if d.Status != before {
-		s.hooks.disputeChanged(d)
+		s.hooks.DisputeChanged(d.notification(), d.MerchantCode)
 	}
 	return d, nil
 }
@@ -233,7 +243,7 @@ func (s *Sandbox) changeDispute(ctx context.Context, id, merchant string, fn fun
 // amount (at most what is still refundable) is refunded on the payment and
 // the dispute becomes refunded, both in the payment's move. Approving a
 // dispute already refunded changes nothing.
-func (s *Sandbox) refundDispute(ctx context.Context, id, merchant string, event disputeEvent) (*disputeDoc, error) {
+func (s *Service) refundDispute(ctx context.Context, id, merchant string, event disputeEvent) (*disputeDoc, error) {
 	d, err := loadDispute(ctx, s.db, id, merchant)
 	if err != nil {
 		return nil, err
@@ -280,13 +290,13 @@ func (s *Sandbox) refundDispute(ctx context.Context, id, merchant string, event 
 		return nil, err
 	}
 	if changed {
-		s.hooks.disputeChanged(out)
+		s.hooks.DisputeChanged(out.notification(), out.MerchantCode)
 	}
 	return out, nil
 }
 
 // openDispute is the customer opening a dispute on a live payment.
-func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amountText *string, comment string) (*disputeDoc, error) {
+func (s *Service) openDispute(ctx context.Context, paymentID, reason string, amountText *string, comment string) (*disputeDoc, error) {
 	paymentID, ok := canonicalID(paymentID)
 	if !ok {
 		return nil, errInvalidID
@@ -360,14 +370,14 @@ func (s *Sandbox) openDispute(ctx context.Context, paymentID, reason string, amo
 	if err != nil {
 		return nil, err
 	}
-	s.hooks.disputeChanged(out)
+	s.hooks.DisputeChanged(out.notification(), out.MerchantCode)
 	return out, nil
 }
 
 // OpenDispute opens a dispute as the customer would, on a live CLOSED
 // payment with captures. reason "" is product_issue; amount "" is what
 // was captured and not refunded.
-func (s *Sandbox) OpenDispute(ctx context.Context, paymentID, reason, amount string) (*wire.Dispute, error) {
+func (s *Service) OpenDispute(ctx context.Context, paymentID, reason, amount string) (*wire.Dispute, error) {
 	var amt *string
 	if amount != "" {
 		amt = &amount
@@ -387,7 +397,7 @@ func (s *Sandbox) OpenDispute(ctx context.Context, paymentID, reason, amount str
 // final status (declined, cancelled, refunded, which refunds the disputed
 // amount) or to another open one (in_progress, evidence_merchant,
 // evidence_customer).
-func (s *Sandbox) ResolveDispute(ctx context.Context, id, status string) (*wire.Dispute, error) {
+func (s *Service) ResolveDispute(ctx context.Context, id, status string) (*wire.Dispute, error) {
 	d, err := s.resolveDispute(ctx, id, status)
 	if err != nil {
 		return nil, err
@@ -399,7 +409,7 @@ func (s *Sandbox) ResolveDispute(ctx context.Context, id, status string) (*wire.
 	return d.toAPI(now)
 }
 
-func (s *Sandbox) resolveDispute(ctx context.Context, id, status string) (*disputeDoc, error) {
+func (s *Service) resolveDispute(ctx context.Context, id, status string) (*disputeDoc, error) {
 	id, ok := canonicalID(id)
 	if !ok {
 		return nil, badData("invalid dispute id")
@@ -426,7 +436,7 @@ func (s *Sandbox) resolveDispute(ctx context.Context, id, status string) (*dispu
 	})
 }
 
-func (s *Sandbox) disputeRoutes(mux *http.ServeMux, region string) {
+func (s *Service) disputeRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /api/v1/disputes", s.liveOnly(region, authGeneral, s.handleListDisputes))
 	mux.HandleFunc("GET /api/v1/disputes/{id}", s.liveOnly(region, authGeneral, s.handleGetDispute))
 	mux.HandleFunc("POST /api/v1/disputes/{id}/provide-evidence", s.liveOnly(region, authGeneral, s.handleProvideEvidence))
@@ -434,9 +444,6 @@ func (s *Sandbox) disputeRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("POST /api/v1/disputes/challenge", s.liveOnly(region, authGeneral, s.handleChallengeDispute))
 	mux.HandleFunc("POST /api/v1/disputes/attachments/upload", s.liveOnly(region, authGeneral, s.handleUploadAttachment))
 
-	mux.HandleFunc("POST /_sandbox/payments/{id}/dispute", loopbackOnly(s.handleControlOpenDispute))
-	mux.HandleFunc("POST /_sandbox/disputes/{id}/resolve", loopbackOnly(s.handleControlResolveDispute))
-	mux.HandleFunc("GET /_sandbox/deliveries", loopbackOnly(s.handleDeliveries))
 }
 
 // decodeStrict reads a JSON body into v; an empty or malformed one is
@@ -455,7 +462,7 @@ func decodeDisputeBody(r *http.Request, v any) error {
 	return nil
 }
 
-func (s *Sandbox) writeDispute(w http.ResponseWriter, r *http.Request, d *disputeDoc, wrap bool) {
+func (s *Service) writeDispute(w http.ResponseWriter, r *http.Request, d *disputeDoc, wrap bool) {
 	now, err := s.now(r.Context())
 	if err != nil {
 		writeError(w, err)
@@ -468,7 +475,7 @@ func (s *Sandbox) writeDispute(w http.ResponseWriter, r *http.Request, d *disput
 	writeJSON(w, http.StatusOK, d.view(now, true))
 }
 
-func (s *Sandbox) handleGetDispute(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleGetDispute(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errDisputeDecode)
@@ -502,7 +509,7 @@ func decodePageToken(tok string) (createdAt, seq int64, ok bool) {
 	return createdAt, seq, err1 == nil && err2 == nil
 }
 
-func (s *Sandbox) handleListDisputes(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleListDisputes(w http.ResponseWriter, r *http.Request, c caller) {
 	q := r.URL.Query()
 	conds := []string{"merchant_code = ?"}
 	args := []any{c.merchant.Code}
@@ -584,7 +591,7 @@ func (s *Sandbox) handleListDisputes(w http.ResponseWriter, r *http.Request, c c
 
 // checkAttachments refuses more than five ids, or ids the merchant did not
 // upload, as a request it cannot decode.
-func (s *Sandbox) checkAttachments(ctx context.Context, merchant string, ids []string) error {
+func (s *Service) checkAttachments(ctx context.Context, merchant string, ids []string) error {
 	if len(ids) > wire.MaxEvidenceAttachments {
 		return errDisputeDecode
 	}
@@ -598,7 +605,7 @@ func (s *Sandbox) checkAttachments(ctx context.Context, merchant string, ids []s
 	return nil
 }
 
-func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleProvideEvidence(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errDisputeDecode)
@@ -646,7 +653,7 @@ func (s *Sandbox) handleProvideEvidence(w http.ResponseWriter, r *http.Request, 
 		CreatedBy: "merchant", CreatedAt: &at, AttachmentIDs: ids})
 }
 
-func (s *Sandbox) handleApproveDisputes(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleApproveDisputes(w http.ResponseWriter, r *http.Request, c caller) {
 	var req struct {
 		DisputeIDs []string `json:"dispute_ids"`
 	}
@@ -702,7 +709,7 @@ func (s *Sandbox) handleApproveDisputes(w http.ResponseWriter, r *http.Request, 
 	writeJSON(w, http.StatusOK, map[string]any{"disputes": out})
 }
 
-func (s *Sandbox) handleChallengeDispute(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleChallengeDispute(w http.ResponseWriter, r *http.Request, c caller) {
 	var req struct {
 		DisputeID     string          `json:"dispute_id"`
 		Description   string          `json:"description"`
@@ -772,56 +779,4 @@ func (s *Sandbox) handleChallengeDispute(w http.ResponseWriter, r *http.Request,
 	writeJSON(w, http.StatusOK, map[string]any{"disputes": []disputeView{d.view(now, false)}})
 }
 
-func (s *Sandbox) handleControlOpenDispute(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Reason  string          `json:"reason"`
-		Amount  json.RawMessage `json:"amount"`
-		Comment string          `json:"comment"`
-	}
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, bodyRefusal(err, badData("failed to decode request")))
-		return
-	}
-	if len(strings.TrimSpace(string(body))) > 0 {
-		if err := json.Unmarshal(body, &req); err != nil {
-			writeError(w, badData("failed to decode request"))
-			return
-		}
-	}
-	var amount *string
-	if text, ok := rawAmount(req.Amount); ok {
-		amount = &text
-	}
-	d, err := s.openDispute(r.Context(), r.PathValue("id"), req.Reason, amount, req.Comment)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.writeDispute(w, r, d, false)
-}
 
-func (s *Sandbox) handleControlResolveDispute(w http.ResponseWriter, r *http.Request) {
-	status := r.URL.Query().Get("status")
-	if status == "" {
-		var req struct {
-			Status string `json:"status"`
-		}
-		body, err := readBody(r)
-		if err != nil {
-			writeError(w, bodyRefusal(err, badData("failed to decode request")))
-			return
-		}
-		if json.Unmarshal(body, &req) != nil {
-			writeError(w, badData("failed to decode request: send {\"status\": ...} or ?status="))
-			return
-		}
-		status = req.Status
-	}
-	d, err := s.resolveDispute(r.Context(), r.PathValue("id"), status)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.writeDispute(w, r, d, false)
-}

@@ -23,7 +23,7 @@ var (
 // liveOnly wraps a dispute or dispute-webhook handler: a test key is
 // refused with 403 whatever the rest of the request. msgs words the 401s,
 // which differ between disputes and dispute webhooks.
-func (s *Sandbox) liveOnly(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
+func (s *Service) liveOnly(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return s.authed(region, msgs, func(w http.ResponseWriter, r *http.Request, c caller) {
 		if c.isTest {
 			writeError(w, errNoTestMode)
@@ -37,7 +37,7 @@ func (s *Sandbox) liveOnly(region string, msgs authMessages, h func(http.Respons
 // must be there (else 400), and name the key's merchant (else 401, as a
 // key that does not act for that merchant; our choice, the interface
 // names no status for it).
-func (s *Sandbox) merchantHeader(region string, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
+func (s *Service) merchantHeader(region string, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return s.liveOnly(region, authDisputeHooks, func(w http.ResponseWriter, r *http.Request, c caller) {
 		code := r.Header.Get("X-Merchant-Code") // Header.Get is case-insensitive
 		switch {
@@ -51,7 +51,7 @@ func (s *Sandbox) merchantHeader(region string, h func(http.ResponseWriter, *htt
 	})
 }
 
-func (s *Sandbox) disputeWebhookRoutes(mux *http.ServeMux, region string) {
+func (s *Service) disputeWebhookRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /api/v1/dispute-webhooks", s.merchantHeader(region, s.handleListDisputeWebhooks))
 	mux.HandleFunc("POST /api/v1/dispute-webhooks", s.merchantHeader(region, s.handleCreateDisputeWebhook))
 	mux.HandleFunc("GET /api/v1/dispute-webhooks/{id}", s.merchantHeader(region, s.handleGetDisputeWebhook))
@@ -73,7 +73,7 @@ func disputeHookError(err error) error {
 	return err
 }
 
-func (s *Sandbox) handleListDisputeWebhooks(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleListDisputeWebhooks(w http.ResponseWriter, r *http.Request, c caller) {
 	hooks, err := listHooks(r.Context(), s.db, hookKindDispute, c.merchant.Code, false)
 	if err != nil {
 		writeError(w, err)
@@ -86,7 +86,7 @@ func (s *Sandbox) handleListDisputeWebhooks(w http.ResponseWriter, r *http.Reque
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Sandbox) handleGetDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleGetDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errHookBadRequest)
@@ -100,7 +100,7 @@ func (s *Sandbox) handleGetDisputeWebhook(w http.ResponseWriter, r *http.Request
 	writeJSON(w, http.StatusOK, h.disputeView())
 }
 
-func (s *Sandbox) disputeHookFromBody(r *http.Request, c caller, id string) (*hookRow, error) {
+func (s *Service) disputeHookFromBody(r *http.Request, c caller, id string) (*hookRow, error) {
 	b, err := decodeHookBody(r)
 	if err != nil {
 		return nil, bodyRefusal(err, errHookBadRequest)
@@ -108,7 +108,7 @@ func (s *Sandbox) disputeHookFromBody(r *http.Request, c caller, id string) (*ho
 	if b.URL == nil {
 		return nil, errHookBadRequest
 	}
-	normalised, err := s.checkWebhookURL(r.Context(), *b.URL, false)
+	normalised, err := s.hooks.checkWebhookURL(r.Context(), *b.URL, false)
 	if err != nil {
 		return nil, errHookBadRequest
 	}
@@ -118,7 +118,7 @@ func (s *Sandbox) disputeHookFromBody(r *http.Request, c caller, id string) (*ho
 	return &hookRow{ID: id, Kind: hookKindDispute, MerchantCode: c.merchant.Code, URL: normalised, Header: b.Header}, nil
 }
 
-func (s *Sandbox) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	h, err := s.disputeHookFromBody(r, c, uuid.NewString())
 	if err != nil {
 		writeError(w, err)
@@ -133,7 +133,7 @@ func (s *Sandbox) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Requ
 
 // handleReplaceDisputeWebhook replaces the whole object: a body without a
 // header leaves the webhook without one.
-func (s *Sandbox) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errHookBadRequest)
@@ -151,7 +151,7 @@ func (s *Sandbox) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Req
 	writeJSON(w, http.StatusOK, h.disputeView())
 }
 
-func (s *Sandbox) handleDeleteDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleDeleteDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errHookBadRequest)

@@ -250,15 +250,7 @@ var errInternal = &apiError{status: 500, errorType: "internal", message: "Intern
 // for 429, and this names the cause the way its other errorTypes do.
 const errorTypeRateLimited = "rate_limited"
 
-func init() {
-	// Listed here together because the order matters: the rate limit is
-	// outermost, so a request it refuses draws no fault and waits no
-	// latency, as a real service's gateway would refuse it first.
-	middlewares = append(middlewares, faultMiddleware, rateLimitMiddleware)
-}
-
-func faultMiddleware(s *Sandbox, region string, h http.Handler) http.Handler {
-	f := s.faults
+func faultMiddleware(f *faultInjector, h http.Handler) http.Handler {
 	if f == nil {
 		return h
 	}

@@ -36,13 +36,7 @@ type Health struct {
 // healthTimeout bounds the state check of one health request.
 const healthTimeout = 2 * time.Second
 
-func init() {
-	routeRegistrars = append(routeRegistrars, func(s *Sandbox, mux *http.ServeMux, region string) {
-		mux.HandleFunc("GET /_sandbox/health", s.handleHealth)
-	})
-}
-
-func (s *Sandbox) handleHealth(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handleHealth(w http.ResponseWriter, r *http.Request) {
 	h := s.Health(r.Context())
 	w.Header().Set("Cache-Control", "no-store")
 	status := http.StatusOK
@@ -53,7 +47,7 @@ func (s *Sandbox) handleHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 // Health reads the state once and says whether the sandbox can serve.
-func (s *Sandbox) Health(ctx context.Context) Health {
+func (s *Local) Health(ctx context.Context) Health {
 	version, _, _ := buildinfo.Info()
 	h := Health{Status: "ok", Version: version, State: "memory"}
 	if s.stateFile {

@@ -20,7 +20,7 @@ import (
 // offline and in a headless browser; each button is a form POST that
 // performs the move and sends the customer back to the merchant.
 
-func (s *Sandbox) hppRoutes(mux *http.ServeMux, region string) {
+func (s *Local) hppRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /_sandbox/hpp/{id}", s.handleHPP)
 	for _, action := range []string{"approve", "reject", "cancel"} {
 		mux.HandleFunc("POST /_sandbox/hpp/{id}/"+action, s.hppAction(action))
@@ -115,11 +115,11 @@ form{display:inline}button{font-size:1rem;padding:.5rem 1rem;margin:.3rem .3rem 
 </body></html>
 `
 
-func (s *Sandbox) handleHPP(w http.ResponseWriter, r *http.Request) {
+func (s *Local) handleHPP(w http.ResponseWriter, r *http.Request) {
 	s.renderHPP(w, r, http.StatusOK, "")
 }
 
-func (s *Sandbox) renderHPP(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+func (s *Local) renderHPP(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		http.NotFound(w, r)
@@ -206,7 +206,7 @@ func itoa(n int) string { return decimal.NewFromInt(int64(n)).String() }
 // merchant's URL for the outcome (success when authorized, failure when
 // rejected, cancel when cancelled) with ?payment_id=; without such a URL,
 // back to the page, which then shows the outcome.
-func (s *Sandbox) hppAction(action string) http.HandlerFunc {
+func (s *Local) hppAction(action string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, ok := canonicalID(r.PathValue("id"))
 		if !ok {

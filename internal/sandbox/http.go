@@ -169,7 +169,7 @@ var (
 // Bearer one, a value that cannot be a secret key (no sk_ prefix) and a
 // well-formed key nobody has are each 401, worded by msgs. A key of the
 // other region's merchant is 403 whatever the family.
-func (s *Sandbox) authenticate(r *http.Request, region string, msgs authMessages) (caller, error) {
+func (s *Service) authenticate(r *http.Request, region string, msgs authMessages) (caller, error) {
 	h := r.Header.Get("Authorization")
 	scheme, key, ok := strings.Cut(strings.TrimSpace(h), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -190,7 +190,7 @@ func (s *Sandbox) authenticate(r *http.Request, region string, msgs authMessages
 }
 
 // authed wraps an API handler with authentication, refusals worded by msgs.
-func (s *Sandbox) authed(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
+func (s *Service) authed(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		// The answer's Date is the sandbox's clock, advances included, as
 		// the service's Date and its created_at times share one clock: a
@@ -229,31 +229,33 @@ func loopbackOnly(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// Extension points for the areas added in other files of this package
-// (webhooks, disputes, faults). Append to them from an init function; the
-// hooks run once per handler, when the handler is first built.
-var (
-	// routeRegistrars add routes to a region's mux.
-	routeRegistrars []func(s *Sandbox, mux *http.ServeMux, region string)
-	// middlewares wrap a region's whole handler, outermost last.
-	middlewares []func(s *Sandbox, region string, h http.Handler) http.Handler
-)
-
-// routes registers every endpoint of one region. Patterns carry their
-// method; a wrong method falls through to a plain 404 (see buildHandler).
-func (s *Sandbox) routes(mux *http.ServeMux, region string) {
+// routes registers the service's own endpoints of one region. Patterns
+// carry their method; a wrong method falls through to a plain 404 (see
+// buildHandler).
+func (s *Service) routes(mux *http.ServeMux, region string) {
 	s.checkoutRoutes(mux, region)
 	s.paymentRoutes(mux, region)
+	s.webhookRoutes(mux, region)
+	s.disputeWebhookRoutes(mux, region)
+	s.disputeRoutes(mux, region)
+}
+
+// routes registers the sandbox's own endpoints of one region: control,
+// hosted page, dashboard, health, deliveries and the request log.
+func (s *Local) routes(mux *http.ServeMux, region string) {
 	s.controlRoutes(mux, region)
 	s.hppRoutes(mux, region)
-	for _, reg := range routeRegistrars {
-		reg(s, mux, region)
-	}
+	s.dashboardRoutes(mux, region)
+	s.deliveryRoutes(mux)
+	mux.HandleFunc("POST /_sandbox/payments/{id}/dispute", loopbackOnly(s.handleControlOpenDispute))
+	mux.HandleFunc("POST /_sandbox/disputes/{id}/resolve", loopbackOnly(s.handleControlResolveDispute))
+	mux.HandleFunc("GET /_sandbox/health", s.handleHealth)
 }
 
 func (s *Sandbox) buildHandler(region string) http.Handler {
 	mux := http.NewServeMux()
-	s.routes(mux, region)
+	s.Service.routes(mux, region)
+	s.Local.routes(mux, region)
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !routable(mux, r) {
 			http.NotFound(w, r)
@@ -261,10 +263,15 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	for _, m := range middlewares {
-		h = m(s, region, h)
-	}
-	return s.guardSandboxPaths(region, h) // outermost: see origin.go
+	// The rate limit is outside the faults, so a request it refuses draws
+	// no fault and waits no latency, as a real service's gateway would
+	// refuse it first; the request log is outside both, so it records
+	// what the client saw.
+	h = faultMiddleware(s.faults, h)
+	h = rateLimitMiddleware(s.limits, s.State, h)
+	h = requestLogMiddleware(s.reqlog, region, h)
+	guard := originGuard{allowHosts: s.allowHosts, publicURL: s.publicURLs[region], remoteControl: s.remoteControl}
+	return guardSandboxPaths(guard, h) // outermost: see origin.go
 }
 
 // redirectType is the type of the handler ServeMux answers with when it

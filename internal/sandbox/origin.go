@@ -40,11 +40,21 @@ const (
 // endpoints answer it whatever its client address (AllowRemoteControl).
 type remoteControlKey struct{}
 
+// originGuard is what the browser guard knows: the hosts it accepts
+// besides addresses and localhost (Options.AllowHosts, lower case), the
+// region's public URL, and whether the control endpoints are open to
+// clients that are not loopback (Options.AllowRemoteControl).
+type originGuard struct {
+	allowHosts    map[string]bool
+	publicURL     string
+	remoteControl bool
+}
+
 // guardSandboxPaths wraps a region's handler with the browser guard on
 // the paths under /_sandbox/.
-func (s *Sandbox) guardSandboxPaths(region string, h http.Handler) http.Handler {
+func guardSandboxPaths(s originGuard, h http.Handler) http.Handler {
 	publicHost, publicOrigin := "", ""
-	if u, err := url.Parse(s.publicURLs[region]); err == nil && u.Host != "" {
+	if u, err := url.Parse(s.publicURL); err == nil && u.Host != "" {
 		publicHost = strings.ToLower(u.Hostname())
 		publicOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
 	}

@@ -79,7 +79,7 @@ func (d *deliverer) recordEvent(ctx context.Context, ev *hookEvent) {
 		del := &Delivery{ID: uuid.NewString(), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
 			IsTest: ev.isTest, URL: h.URL, Event: ev.event, SubjectID: ev.subjectID, Status: deliveryPending,
 			CreatedAt: now, UpdatedAt: now, Payload: ev.payload}
-		if _, urlErr := d.s.checkWebhookURL(ctx, h.URL, false); urlErr != nil {
+		if _, urlErr := d.checkWebhookURL(ctx, h.URL, false); urlErr != nil {
 			// An attempt that failed before it could connect.
 			del.Status, del.Error = deliveryFailed, "the URL no longer passes the rules: "+urlErr.Error()
 			del.Attempts = 1
@@ -222,7 +222,7 @@ func (d *deliverer) attemptRow(row *outboxRow) {
 	}
 	if hook.URL != row.URL {
 		ctx, cancel := context.WithTimeout(d.ctx, 10*time.Second)
-		_, urlErr := d.s.checkWebhookURL(ctx, hook.URL, false)
+		_, urlErr := d.checkWebhookURL(ctx, hook.URL, false)
 		cancel()
 		row.URL = hook.URL
 		if urlErr != nil {
@@ -305,9 +305,9 @@ func (d *deliverer) dueCount(ctx context.Context) (int, error) {
 
 // PendingDeliveries counts the deliveries of the state still waiting for
 // an attempt: due now, or a retry to come.
-func (s *Sandbox) PendingDeliveries(ctx context.Context) (int, error) {
+func (d *deliverer) PendingDeliveries(ctx context.Context) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).Scan(&n)
+	err := d.s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).Scan(&n)
 	return n, err
 }
 
@@ -367,19 +367,19 @@ func (d *deliverer) stop() DrainReport {
 	d.cancel()
 	d.wg.Wait()
 	d.client.CloseIdleConnections()
-	rep.Pending, _ = d.s.PendingDeliveries(ctx)
+	rep.Pending, _ = d.PendingDeliveries(ctx)
 	return rep
 }
 
 // PendingAttempts lists the deliveries waiting for an attempt, soonest
 // first, shaped as the attempt to come: its number, when it is due
 // (at), outcome pending, and the error of the attempt before, if any.
-func (s *Sandbox) PendingAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
+func (d *deliverer) PendingAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
 	conds, args := f.conditions()
-	rows, err := s.db.QueryContext(ctx, `SELECT d.id, d.tries + 1, d.next_at, d.kind, d.event, d.url, d.webhook_id,
+	rows, err := d.s.db.QueryContext(ctx, `SELECT d.id, d.tries + 1, d.next_at, d.kind, d.event, d.url, d.webhook_id,
 		d.merchant_code, d.is_test, d.subject_id, d.payload, d.http_status, d.error, d.held
 		FROM deliveries d WHERE d.status = 'pending' AND `+strings.Join(conds, " AND ")+
 		` ORDER BY d.next_at, d.seq LIMIT ?`, append(args, min(f.Limit, 1000))...)

@@ -109,7 +109,7 @@ func (q listQuery) where(cutoff int64) (string, []any) {
 // payments in the whole list. Everything it reads comes from one snapshot
 // of the state (a read transaction), so the generation it checks is the
 // one the page is computed from.
-func (s *Sandbox) listPayments(ctx context.Context, q listQuery, limit, offset int) ([]json.RawMessage, int, error) {
+func (s *Service) listPayments(ctx context.Context, q listQuery, limit, offset int) ([]json.RawMessage, int, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // a deferred BEGIN: readers never queue for the write lock
 	if err != nil {
 		return nil, 0, err

@@ -17,7 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-func (s *Sandbox) paymentRoutes(mux *http.ServeMux, region string) {
+func (s *Service) paymentRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /api/v2/payments", s.authed(region, authGeneral, s.handleListPayments))
 	mux.HandleFunc("GET /api/v2/payments/{id}", s.authed(region, authGeneral, s.handleGetPayment))
 	mux.HandleFunc("PUT /api/v2/payments/{id}", s.authed(region, authGeneral, s.handleUpdatePayment))
@@ -33,7 +33,7 @@ func view(rec *record, now time.Time) *wire.Payment {
 	return &rec.Payment
 }
 
-func (s *Sandbox) handleGetPayment(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleGetPayment(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errInvalidID)
@@ -49,7 +49,7 @@ func (s *Sandbox) handleGetPayment(w http.ResponseWriter, r *http.Request, c cal
 
 // runMove answers the outcome of a payment move as the service does: the
 // whole payment, or the error body.
-func (s *Sandbox) runMove(w http.ResponseWriter, r *http.Request, paymentID string, vis *visibility, fn moveFunc) {
+func (s *Service) runMove(w http.ResponseWriter, r *http.Request, paymentID string, vis *visibility, fn moveFunc) {
 	rec, err := s.move(r.Context(), paymentID, vis, fn)
 	if err != nil {
 		writeError(w, err)
@@ -58,7 +58,7 @@ func (s *Sandbox) runMove(w http.ResponseWriter, r *http.Request, paymentID stri
 	writeJSON(w, http.StatusOK, &rec.Payment)
 }
 
-func (s *Sandbox) handleUpdatePayment(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleUpdatePayment(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errInvalidID)
@@ -205,7 +205,7 @@ func captureError(reason string) error {
 	return badData("Errors: [invalid_value($.amount): " + reason + "]")
 }
 
-func (s *Sandbox) handleCapture(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleCapture(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errInvalidID)
@@ -298,7 +298,7 @@ type refundBody struct {
 	Items       json.RawMessage `json:"items"`
 }
 
-func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleRefund(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errInvalidID)
@@ -338,12 +338,7 @@ func (s *Sandbox) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 	s.runMove(w, r, id, c.visibility(), s.refundMove(refund))
 }
 
-// refundGuards may refuse a refund for reasons kept outside the payment,
-// such as an active dispute (409 "payment is disputed"). Later areas append
-// to it from an init function; a guard runs with the payment locked.
-var refundGuards []func(s *Sandbox, rec *record) error
-
-func (s *Sandbox) refundMove(refund wire.Refund) moveFunc {
+func (s *Service) refundMove(refund wire.Refund) moveFunc {
 	return func(rec *record, now time.Time) (string, error) {
 		p := &rec.Payment
 		if refund.ReferenceID != "" && p.RefundByReference(refund.ReferenceID) != nil {
@@ -352,8 +347,8 @@ func (s *Sandbox) refundMove(refund wire.Refund) moveFunc {
 		if p.Status != wire.StatusClosed || len(p.Captures) == 0 {
 			return "", badData("can not refund payment that has no captures and not closed")
 		}
-		for _, guard := range refundGuards {
-			if err := guard(s, rec); err != nil {
+		for _, guard := range s.refundGuards {
+			if err := guard(rec); err != nil {
 				return "", err
 			}
 		}
@@ -373,7 +368,7 @@ func (s *Sandbox) refundMove(refund wire.Refund) moveFunc {
 	}
 }
 
-func (s *Sandbox) handleClose(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleClose(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errInvalidID)
@@ -412,7 +407,7 @@ func parseListTime(v string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-func (s *Sandbox) handleListPayments(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleListPayments(w http.ResponseWriter, r *http.Request, c caller) {
 	q := r.URL.Query()
 	bad := badData("failed to decode request")
 	limit, offset := wire.MaxPageLimit, 0

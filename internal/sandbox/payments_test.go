@@ -399,9 +399,9 @@ func TestRefundGuard(t *testing.T) {
 	e := newEnv(t, Options{})
 	id := e.authorized("10.00")
 	e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "10"})
-	saved := refundGuards
-	t.Cleanup(func() { refundGuards = saved })
-	refundGuards = append(refundGuards, func(s *Sandbox, rec *record) error {
+	saved := e.sb.refundGuards
+	t.Cleanup(func() { e.sb.refundGuards = saved })
+	e.sb.refundGuards = append(e.sb.refundGuards, func(rec *record) error {
 		if rec.Payment.ID == id {
 			return &apiError{status: 409, errorType: "conflict", message: "payment is disputed"}
 		}
@@ -412,7 +412,7 @@ func TestRefundGuard(t *testing.T) {
 		t.Fatal("a refused refund was recorded")
 	}
 	// The lock was released: the next call is answered on its merits.
-	refundGuards = saved
+	e.sb.refundGuards = saved
 	if r := e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1"}); r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}

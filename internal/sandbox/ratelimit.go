@@ -88,8 +88,7 @@ func bearerKey(r *http.Request) string {
 // Requests that are not from one of the sandbox's test keys pass through:
 // a live key has no published limit, and a missing or unknown key earns
 // its 401 from the handler.
-func rateLimitMiddleware(s *Sandbox, region string, h http.Handler) http.Handler {
-	l := s.limits
+func rateLimitMiddleware(l *rateLimiter, s *State, h http.Handler) http.Handler {
 	if l == nil {
 		return h
 	}

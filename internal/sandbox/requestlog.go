@@ -125,7 +125,7 @@ type pendingEntry struct {
 }
 
 type requestLog struct {
-	s       *Sandbox
+	s       *State
 	masker  *secret.Masker
 	queue   chan *pendingEntry
 	flushes chan chan struct{}
@@ -136,13 +136,7 @@ type requestLog struct {
 	written int
 }
 
-func init() {
-	// Appended after faults.go's: the log is outermost, so that it records
-	// what the rate limit and the injected faults answered.
-	middlewares = append(middlewares, requestLogMiddleware)
-}
-
-func startRequestLog(s *Sandbox) *requestLog {
+func startRequestLog(s *State) *requestLog {
 	keys := make([]string, 0, len(s.keys))
 	for k := range s.keys {
 		keys = append(keys, k)
@@ -170,7 +164,7 @@ func (l *requestLog) stop() {
 // flush returns once every entry queued before the call is in the table,
 // so that a reader of the log sees its own process's requests.
 func (l *requestLog) flush(ctx context.Context) {
-	if l == nil {
+	if l == nil || l.flushes == nil { // a reader of a log this process does not write
 		return
 	}
 	ack := make(chan struct{})
@@ -513,9 +507,8 @@ func (w *logWriter) Write(p []byte) (int, error) {
 
 func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func requestLogMiddleware(s *Sandbox, region string, h http.Handler) http.Handler {
+func requestLogMiddleware(l *requestLog, region string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l := s.reqlog
 		if l == nil || !strings.HasPrefix(r.URL.Path, "/api/") {
 			h.ServeHTTP(w, r)
 			return
@@ -546,8 +539,8 @@ func requestLogMiddleware(s *Sandbox, region string, h http.Handler) http.Handle
 // RequestLog lists logged requests: the latest Limit, newest first; or,
 // with Forward, the next Limit after the cursor After, oldest first.
 // Entries still queued by this process are written first.
-func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, error) {
-	list, _, err := s.requestLog(ctx, f, false)
+func (l *requestLog) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, error) {
+	list, _, err := l.query(ctx, f, false)
 	return list, err
 }
 
@@ -555,12 +548,12 @@ func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, erro
 // the filter in all (After and Before aside). Without a status or path
 // filter the count is read from the chunks' sizes; with one, the chunks
 // are read through (their entries hold no bodies, so this stays cheap).
-func (s *Sandbox) RequestLogCount(ctx context.Context, f LogFilter) ([]LogEntry, int, error) {
-	return s.requestLog(ctx, f, true)
+func (l *requestLog) RequestLogCount(ctx context.Context, f LogFilter) ([]LogEntry, int, error) {
+	return l.query(ctx, f, true)
 }
 
-func (s *Sandbox) requestLog(ctx context.Context, f LogFilter, count bool) ([]LogEntry, int, error) {
-	s.reqlog.flush(ctx)
+func (l *requestLog) query(ctx context.Context, f LogFilter, count bool) ([]LogEntry, int, error) {
+	l.flush(ctx)
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
@@ -575,7 +568,7 @@ func (s *Sandbox) requestLog(ctx context.Context, f LogFilter, count bool) ([]Lo
 	// (Since is judged by entry below, within the chunks it keeps).
 	countByScan := count && !forward && (f.Status != "" || f.Path != "" || !f.Since.IsZero())
 	if count && !countByScan && !forward {
-		if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM request_log`).Scan(&total); err != nil {
+		if err := l.s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM request_log`).Scan(&total); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -591,7 +584,7 @@ func (s *Sandbox) requestLog(ctx context.Context, f LogFilter, count bool) ([]Lo
 		query = `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`
 		args = append(args, f.Before/chunkSpan)
 	}
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := l.s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -650,7 +643,7 @@ chunks:
 			return b, nil
 		}
 		var b []byte
-		err := s.db.QueryRowContext(ctx, `SELECT body FROM request_log_bodies WHERE hash = ?`, h).Scan(&b)
+		err := l.s.db.QueryRowContext(ctx, `SELECT body FROM request_log_bodies WHERE hash = ?`, h).Scan(&b)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = nil // trimmed meanwhile by another process
 		}
@@ -710,9 +703,9 @@ func pathMatches(glob, logged string) bool {
 
 // RequestLogDropped is how many requests this process could not log
 // because its queue was full.
-func (s *Sandbox) RequestLogDropped() int64 {
-	if s.reqlog == nil {
+func (l *requestLog) RequestLogDropped() int64 {
+	if l == nil {
 		return 0
 	}
-	return s.reqlog.dropped.Load()
+	return l.dropped.Load()
 }

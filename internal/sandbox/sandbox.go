@@ -230,34 +230,52 @@ const (
 	sessionLifetime = 20 * time.Minute
 )
 
-// Sandbox is the emulated service. It is safe for concurrent use.
-type Sandbox struct {
+// State is the state every room shares: the database, the clock, the
+// merchants and their keys, and who hears of each change of a payment.
+type State struct {
 	db         *sql.DB
 	clock      Clock
 	authExpiry time.Duration
-	publicURLs map[string]string
 	merchants  map[string]*Merchant // by code
 	keys       map[string]keyInfo   // by secret key
+
+	observersMu sync.RWMutex
+	observers   []func(context.Context, Change)
+}
+
+// Service answers the service's own endpoints.
+type Service struct {
+	*State
+	hooks      *deliverer        // webhook rules and delivery workers
+	lists      *listCache        // positions in the payments list, see paymentlist.go
+	publicURLs map[string]string // region -> base URL
+
+	// refundGuards may refuse a refund for reasons kept outside the
+	// payment, such as an active dispute (409 "payment is disputed"); a
+	// guard runs with the payment locked.
+	refundGuards []func(rec *record) error
+}
+
+// Local answers the sandbox's own endpoints.
+type Local struct {
+	*Service
+	reqlog    *requestLog // nil: requests are not logged
+	stateFile bool        // the state is a file, not in memory
+	started   time.Time   // when New opened the state, for /_sandbox/health
+}
+
+// Sandbox is the emulated service. It is safe for concurrent use.
+type Sandbox struct {
+	*Local
 
 	handlersOnce sync.Once
 	handlers     map[string]http.Handler
 
-	observersMu sync.RWMutex
-	observers   []func(context.Context, Change)
-
 	faults *faultInjector // nil: no faults
 	limits *rateLimiter   // nil: no rate limit
 
-	hooks *deliverer // webhook rules and delivery workers
-
-	reqlog *requestLog // nil: requests are not logged
-
-	lists *listCache // positions in the payments list, see paymentlist.go
-
 	allowHosts    map[string]bool // AllowHosts, lower case
 	remoteControl bool            // AllowRemoteControl
-	stateFile     bool            // the state is a file, not in memory
-	started       time.Time       // when New opened the state, for /_sandbox/health
 	closeOnce     sync.Once
 	closeReport   DrainReport
 	closeErr      error
@@ -274,68 +292,93 @@ func New(opts Options) (*Sandbox, error) {
 	if merchants == nil {
 		merchants = BuiltinMerchants()
 	}
-	merchants = append([]Merchant(nil), merchants...)
-	if err := validateMerchants(merchants); err != nil {
+	st, err := openState(opts.StatePath, opts.Clock, opts.AuthExpiry, merchants)
+	if err != nil {
 		return nil, err
 	}
+	rules, err := settleRules(context.Background(), st.db, rulesFromOptions(opts), opts.Serve)
+	if err != nil {
+		st.db.Close()
+		return nil, stateError(opts.StatePath, err)
+	}
+	hooks := startDelivery(st, rules, opts.Resolver, opts.OnDelivery, opts.DeliveryLog)
+	publicURLs := map[string]string{}
+	for region, u := range opts.PublicURLs {
+		publicURLs[region] = strings.TrimRight(u, "/")
+	}
+	var reqlog *requestLog
+	if !opts.NoRequestLog {
+		reqlog = startRequestLog(st)
+	}
 	s := &Sandbox{
-		clock:      opts.Clock,
-		authExpiry: opts.AuthExpiry,
-		publicURLs: map[string]string{},
-		merchants:  map[string]*Merchant{},
-		keys:       map[string]keyInfo{},
-		lists:      newListCache(),
-
+		Local:         newLocal(newService(st, hooks, publicURLs), reqlog, opts.StatePath != ""),
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
-		stateFile:     opts.StatePath != "",
 	}
 	for _, h := range opts.AllowHosts {
 		if h = normalHost(h); h != "" {
 			s.allowHosts[h] = true
 		}
 	}
-	if s.clock == nil {
-		s.clock = realClock{}
-	}
 	if opts.Faults.Enabled() {
 		s.faults = newFaultInjector(opts.Faults, opts.Seed)
 	}
 	if opts.RateLimit {
-		s.limits = newRateLimiter(s.clock)
+		s.limits = newRateLimiter(st.clock)
 	}
-	if s.authExpiry <= 0 {
-		s.authExpiry = DefaultAuthExpiry
+	return s, nil
+}
+
+// openState opens (or creates) the state at path ("" keeps it in memory)
+// for merchants, by clock (nil: the real one), with authorizations that
+// last authExpiry (0: DefaultAuthExpiry).
+func openState(path string, clock Clock, authExpiry time.Duration, merchants []Merchant) (*State, error) {
+	merchants = append([]Merchant(nil), merchants...)
+	if err := validateMerchants(merchants); err != nil {
+		return nil, err
 	}
-	for region, u := range opts.PublicURLs {
-		s.publicURLs[region] = strings.TrimRight(u, "/")
+	st := &State{
+		clock:      clock,
+		authExpiry: authExpiry,
+		merchants:  map[string]*Merchant{},
+		keys:       map[string]keyInfo{},
+	}
+	if st.clock == nil {
+		st.clock = realClock{}
+	}
+	if st.authExpiry <= 0 {
+		st.authExpiry = DefaultAuthExpiry
 	}
 	for i := range merchants {
 		m := &merchants[i]
-		s.merchants[m.Code] = m
+		st.merchants[m.Code] = m
 		if m.TestKey != "" {
-			s.keys[m.TestKey] = keyInfo{merchant: m, isTest: true}
+			st.keys[m.TestKey] = keyInfo{merchant: m, isTest: true}
 		}
 		if m.LiveKey != "" {
-			s.keys[m.LiveKey] = keyInfo{merchant: m, isTest: false}
+			st.keys[m.LiveKey] = keyInfo{merchant: m, isTest: false}
 		}
 	}
-	db, err := openStore(opts.StatePath)
+	db, err := openStore(path)
 	if err != nil {
 		return nil, err
 	}
-	s.db = db
-	s.started = time.Now()
-	rules, err := settleRules(context.Background(), db, opts)
-	if err != nil {
-		db.Close()
-		return nil, stateError(opts.StatePath, err)
-	}
-	s.hooks = startDelivery(s, opts, rules)
-	if !opts.NoRequestLog {
-		s.reqlog = startRequestLog(s)
-	}
-	return s, nil
+	st.db = db
+	return st, nil
+}
+
+// newService answers the service's endpoints on st, recording
+// notifications in hooks; publicURLs are the regions' base URLs.
+func newService(st *State, hooks *deliverer, publicURLs map[string]string) *Service {
+	svc := &Service{State: st, hooks: hooks, lists: newListCache(), publicURLs: publicURLs}
+	svc.refundGuards = []func(*record) error{svc.disputeRefundGuard}
+	return svc
+}
+
+// newLocal answers the sandbox's own endpoints beside svc's; reqlog is
+// nil when requests are not logged.
+func newLocal(svc *Service, reqlog *requestLog, stateFile bool) *Local {
+	return &Local{Service: svc, reqlog: reqlog, stateFile: stateFile, started: time.Now()}
 }
 
 // Close releases the state. Handlers must not be used afterwards.
@@ -360,7 +403,7 @@ func (s *Sandbox) Shutdown() (DrainReport, error) {
 }
 
 // Merchants lists the sandbox's merchants in a stable order.
-func (s *Sandbox) Merchants() []Merchant {
+func (s *State) Merchants() []Merchant {
 	out := make([]Merchant, 0, len(s.merchants))
 	for _, m := range s.merchants {
 		out = append(out, *m)
@@ -399,13 +442,13 @@ type Change struct {
 
 // OnPaymentChange registers f to be called after every committed change of
 // a payment, in the goroutine of the request that made it (keep f quick).
-func (s *Sandbox) OnPaymentChange(f func(context.Context, Change)) {
+func (s *State) OnPaymentChange(f func(context.Context, Change)) {
 	s.observersMu.Lock()
 	defer s.observersMu.Unlock()
 	s.observers = append(s.observers, f)
 }
 
-func (s *Sandbox) notify(ctx context.Context, c Change) {
+func (s *State) notify(ctx context.Context, c Change) {
 	s.observersMu.RLock()
 	obs := s.observers
 	s.observersMu.RUnlock()
@@ -416,3 +459,86 @@ func (s *Sandbox) notify(ctx context.Context, c Change) {
 
 // errClosed is reported when the sandbox is used after Close.
 var errClosed = errors.New("sandbox: closed")
+
+// DeliveryRules answers the rules this sandbox judges and delivers by.
+func (s *Sandbox) DeliveryRules() DeliveryRules { return s.hooks.DeliveryRules() }
+
+// ServedBy answers the URL of another live process serving this state,
+// "" when none does.
+func (s *Sandbox) ServedBy(ctx context.Context) (string, bool) { return s.hooks.ServedBy(ctx) }
+
+// Deliveries lists the most recent deliveries, newest first, optionally
+// only those of one payment or dispute (subject) or of one kind.
+func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit int) ([]Delivery, error) {
+	return s.hooks.Deliveries(ctx, kind, subject, limit)
+}
+
+// DeliveryAttempts lists delivery attempts: the latest Limit, newest
+// first; or, with After, the next Limit after that cursor, oldest first.
+func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
+	return s.hooks.DeliveryAttempts(ctx, f)
+}
+
+// CountDeliveryAttempts counts the attempts the filter's payment,
+// dispute and status select (its cursors aside).
+func (s *Sandbox) CountDeliveryAttempts(ctx context.Context, f DeliveryFilter) (int, error) {
+	return s.hooks.CountDeliveryAttempts(ctx, f)
+}
+
+// PendingAttempts lists the deliveries waiting for an attempt, soonest
+// first, shaped as the attempt to come.
+func (s *Sandbox) PendingAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
+	return s.hooks.PendingAttempts(ctx, f)
+}
+
+// PendingDeliveries counts the deliveries of the state still waiting for
+// an attempt: due now, or a retry to come.
+func (s *Sandbox) PendingDeliveries(ctx context.Context) (int, error) {
+	return s.hooks.PendingDeliveries(ctx)
+}
+
+// Resend sends a delivery's notification again, now, and answers the
+// attempt (see the outbox's Resend).
+func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttempt, error) {
+	return s.hooks.Resend(ctx, deliveryID)
+}
+
+// RequestLog answers logged requests, newest first (see LogFilter).
+func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, error) {
+	return s.logReader().RequestLog(ctx, f)
+}
+
+// RequestLogCount is RequestLog with the number of entries the filter
+// selects.
+func (s *Sandbox) RequestLogCount(ctx context.Context, f LogFilter) ([]LogEntry, int, error) {
+	return s.logReader().RequestLogCount(ctx, f)
+}
+
+// logReader reads the request log of the state, which other processes may
+// write when this one keeps none.
+func (s *Sandbox) logReader() *requestLog {
+	if s.reqlog != nil {
+		return s.reqlog
+	}
+	return &requestLog{s: s.State}
+}
+
+// RequestLogDropped counts the entries the request log could not keep.
+func (s *Sandbox) RequestLogDropped() int64 { return s.reqlog.RequestLogDropped() }
+
+// rulesFromOptions are the rules a process's options ask for.
+func rulesFromOptions(opts Options) DeliveryRules {
+	r := DeliveryRules{AllowLocalWebhooks: opts.AllowLocalWebhooks, ResolveHosts: opts.ResolveHosts,
+		RetryScale: opts.WebhookRetryScale, Faults: opts.Faults.Deliveries}
+	if r.RetryScale <= 0 {
+		r.RetryScale = 1
+	}
+	if r.Faults.Enabled() {
+		r.FaultSpec = r.Faults.Spec()
+		r.Seed = opts.Seed
+		if r.Seed == 0 {
+			r.Seed = time.Now().UnixNano()
+		}
+	}
+	return r
+}

@@ -10,7 +10,7 @@ import "context"
 // webhook is removed and after a reset. It is best effort: a reader in
 // another process sharing the file keeps the log until it lets go, and
 // the next checkpoint empties it then.
-func (s *Sandbox) scrub(ctx context.Context) {
+func (s *State) scrub(ctx context.Context) {
 	if s.db == nil {
 		return
 	}

@@ -87,7 +87,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	announced := make(chan struct{})
 	go func() {
 		defer close(announced)
-		sb.announce(announceCtx, public["ae"])
+		sb.hooks.announce(announceCtx, public["ae"])
 	}()
 	defer func() {
 		stopAnnounce()

@@ -190,7 +190,7 @@ func decodeRecord(doc []byte, column, value string) (*record, error) {
 }
 
 // loadPayment reads a payment visible to vis; errNoSuchPayment if none.
-func (s *Sandbox) loadPayment(ctx context.Context, id string, vis *visibility) (*record, error) {
+func (s *State) loadPayment(ctx context.Context, id string, vis *visibility) (*record, error) {
 	var doc []byte
 	var err error
 	if vis == nil {
@@ -211,7 +211,7 @@ func (s *Sandbox) loadPayment(ctx context.Context, id string, vis *visibility) (
 // paymentView answers the payment's JSON as a reader sees it now, straight
 // from the stored view unless the clock has expired a CREATED payment. It
 // reads the clock offset in the same query: this is the hot path.
-func (s *Sandbox) paymentView(ctx context.Context, id string, vis *visibility) ([]byte, error) {
+func (s *State) paymentView(ctx context.Context, id string, vis *visibility) ([]byte, error) {
 	var status string
 	var createdAt int64
 	var view []byte
@@ -252,7 +252,7 @@ func settledView(status string, createdAt int64, view []byte, now time.Time) ([]
 }
 
 // loadSession reads the record of a session visible to vis.
-func (s *Sandbox) loadSession(ctx context.Context, sessionID string, vis *visibility) (*record, error) {
+func (s *State) loadSession(ctx context.Context, sessionID string, vis *visibility) (*record, error) {
 	var doc []byte
 	var err error
 	if vis == nil {
@@ -271,7 +271,7 @@ func (s *Sandbox) loadSession(ctx context.Context, sessionID string, vis *visibi
 }
 
 // resolvePaymentID accepts a payment id or a session id.
-func (s *Sandbox) resolvePaymentID(ctx context.Context, id string) (string, error) {
+func (s *State) resolvePaymentID(ctx context.Context, id string) (string, error) {
 	var paymentID string
 	err := s.db.QueryRowContext(ctx, `SELECT id FROM payments WHERE id = ? OR session_id = ?`, id, id).Scan(&paymentID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -282,7 +282,7 @@ func (s *Sandbox) resolvePaymentID(ctx context.Context, id string) (string, erro
 
 // insertRecord stores a new checkout. Creation goes through here and
 // nowhere else, so observers hear of every payment.
-func (s *Sandbox) insertRecord(ctx context.Context, r *record, isTest bool) error {
+func (s *State) insertRecord(ctx context.Context, r *record, isTest bool) error {
 	doc, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -315,7 +315,7 @@ type moveFunc func(r *record, now time.Time) (event string, err error)
 // once instead of waiting, as the service does), applies fn in a short
 // IMMEDIATE transaction that also releases the lock, and tells observers.
 // Every change of an existing payment commits here.
-func (s *Sandbox) move(ctx context.Context, paymentID string, vis *visibility, fn moveFunc) (*record, error) {
+func (s *State) move(ctx context.Context, paymentID string, vis *visibility, fn moveFunc) (*record, error) {
 	if s.db == nil {
 		return nil, errClosed
 	}
@@ -335,7 +335,7 @@ func (s *Sandbox) move(ctx context.Context, paymentID string, vis *visibility, f
 	return rec, err
 }
 
-func (s *Sandbox) acquire(ctx context.Context, paymentID string, vis *visibility, owner string) error {
+func (s *State) acquire(ctx context.Context, paymentID string, vis *visibility, owner string) error {
 	wallNow := time.Now()
 	query := `UPDATE payments SET lock_owner = ?, lock_until = ? WHERE id = ? AND lock_until < ?`
 	args := []any{owner, wallNow.Add(lockLease).UnixNano(), paymentID, wallNow.UnixNano()}
@@ -360,13 +360,13 @@ func (s *Sandbox) acquire(ctx context.Context, paymentID string, vis *visibility
 
 // release drops a lock without changing the payment; it must work even when
 // the request's context is gone, or the payment stays locked for a lease.
-func (s *Sandbox) release(paymentID, owner string) {
+func (s *State) release(paymentID, owner string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = s.db.ExecContext(ctx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ? AND lock_owner = ?`, paymentID, owner)
 }
 
-func (s *Sandbox) apply(ctx context.Context, paymentID, owner string, now time.Time, fn moveFunc) (*record, *Change, error) {
+func (s *State) apply(ctx context.Context, paymentID, owner string, now time.Time, fn moveFunc) (*record, *Change, error) {
 	// The request may be cancelled; the lock must still be released, so the
 	// transaction runs on a context of its own, bounded in time.
 	txCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -451,7 +451,7 @@ func newLockOwner() string {
 
 // Reset forgets every payment (and whatever later areas registered in
 // resetTables), and the clock offset.
-func (s *Sandbox) Reset(ctx context.Context) error {
+func (s *State) Reset(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

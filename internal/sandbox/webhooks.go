@@ -23,15 +23,6 @@ import (
 // internal/webhook's, which the CLI applies before sending, so the two
 // agree on what is refused and on the normalised form.
 
-func init() {
-	routeRegistrars = append(routeRegistrars, func(s *Sandbox, mux *http.ServeMux, region string) {
-		s.webhookRoutes(mux, region)
-		s.disputeWebhookRoutes(mux, region)
-		s.disputeRoutes(mux, region)
-	})
-	refundGuards = append(refundGuards, disputeRefundGuard)
-}
-
 // maxPaymentWebhooks is our choice: the service does not publish its limit.
 const maxPaymentWebhooks = 5
 
@@ -171,7 +162,7 @@ func getHook(ctx context.Context, q querier, kind, merchant string, isTest bool,
 // saveHook creates h (replace false) or replaces the webhook with h's id,
 // in one write transaction so that the limit and the uniqueness hold
 // under concurrent requests.
-func (s *Sandbox) saveHook(ctx context.Context, h *hookRow, max int, replace bool) error {
+func (s *Service) saveHook(ctx context.Context, h *hookRow, max int, replace bool) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -213,7 +204,7 @@ func (s *Sandbox) saveHook(ctx context.Context, h *hookRow, max int, replace boo
 	return tx.Commit()
 }
 
-func (s *Sandbox) deleteHook(ctx context.Context, kind, merchant string, isTest bool, id string) error {
+func (s *Service) deleteHook(ctx context.Context, kind, merchant string, isTest bool, id string) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND kind = ? AND merchant_code = ? AND is_test = ?`,
 		id, kind, merchant, isTest)
 	if err != nil {
@@ -230,7 +221,7 @@ func (s *Sandbox) deleteHook(ctx context.Context, kind, merchant string, isTest 
 // form. With AllowLocalWebhooks a loopback host (127.0.0.0/8, ::1,
 // localhost) is admitted over http or https; any other host must pass the
 // public rules. requireHTTPS applies to public hosts (payment webhooks).
-func (s *Sandbox) checkWebhookURL(ctx context.Context, raw string, requireHTTPS bool) (string, error) {
+func (d *deliverer) checkWebhookURL(ctx context.Context, raw string, requireHTTPS bool) (string, error) {
 	normalised, err := webhook.NormalizeURL(raw)
 	if err != nil {
 		return "", err
@@ -239,12 +230,12 @@ func (s *Sandbox) checkWebhookURL(ctx context.Context, raw string, requireHTTPS 
 	if err != nil {
 		return "", err
 	}
-	if s.hooks.allowLocal && loopbackHost(u.Hostname()) {
+	if d.allowLocal && loopbackHost(u.Hostname()) {
 		return normalised, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return webhook.URLRules{RequireHTTPS: requireHTTPS, Resolver: s.hooks.resolver}.Check(ctx, raw)
+	return webhook.URLRules{RequireHTTPS: requireHTTPS, Resolver: d.resolver}.Check(ctx, raw)
 }
 
 func loopbackHost(host string) bool {
@@ -286,7 +277,7 @@ func decodeHookBody(r *http.Request) (*hookBody, error) {
 	return &b, nil
 }
 
-func (s *Sandbox) webhookRoutes(mux *http.ServeMux, region string) {
+func (s *Service) webhookRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /api/v1/webhooks", s.authed(region, authPaymentHooks, s.handleListWebhooks))
 	mux.HandleFunc("POST /api/v1/webhooks", s.authed(region, authPaymentHooks, s.handleCreateWebhook))
 	mux.HandleFunc("GET /api/v1/webhooks/{id}", s.authed(region, authPaymentHooks, s.handleGetWebhook))
@@ -315,7 +306,7 @@ func paymentHookError(op string, err error) error {
 	return err
 }
 
-func (s *Sandbox) handleListWebhooks(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleListWebhooks(w http.ResponseWriter, r *http.Request, c caller) {
 	hooks, err := listHooks(r.Context(), s.db, hookKindPayment, c.merchant.Code, c.isTest)
 	if err != nil {
 		writeError(w, err)
@@ -328,7 +319,7 @@ func (s *Sandbox) handleListWebhooks(w http.ResponseWriter, r *http.Request, c c
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Sandbox) handleGetWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleGetWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errJSONDecodeEOF)
@@ -344,7 +335,7 @@ func (s *Sandbox) handleGetWebhook(w http.ResponseWriter, r *http.Request, c cal
 
 // paymentHookFromBody checks a payment webhook body; is_test follows the
 // key whatever the body says.
-func (s *Sandbox) paymentHookFromBody(r *http.Request, c caller, id, op string) (*hookRow, error) {
+func (s *Service) paymentHookFromBody(r *http.Request, c caller, id, op string) (*hookRow, error) {
 	b, err := decodeHookBody(r)
 	if err != nil {
 		return nil, bodyRefusal(err, errJSONDecodeEOF)
@@ -352,7 +343,7 @@ func (s *Sandbox) paymentHookFromBody(r *http.Request, c caller, id, op string) 
 	if b.URL == nil {
 		return nil, badData(op + ": " + msgHookURL)
 	}
-	normalised, err := s.checkWebhookURL(r.Context(), *b.URL, true)
+	normalised, err := s.hooks.checkWebhookURL(r.Context(), *b.URL, true)
 	if err != nil {
 		return nil, badData(op + ": " + msgHookURL)
 	}
@@ -362,7 +353,7 @@ func (s *Sandbox) paymentHookFromBody(r *http.Request, c caller, id, op string) 
 	return &hookRow{ID: id, Kind: hookKindPayment, MerchantCode: c.merchant.Code, IsTest: c.isTest, URL: normalised, Header: b.Header}, nil
 }
 
-func (s *Sandbox) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	const op = "create payment webhook"
 	h, err := s.paymentHookFromBody(r, c, uuid.NewString(), op)
 	if err != nil {
@@ -376,7 +367,7 @@ func (s *Sandbox) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c 
 	writeJSON(w, http.StatusOK, h.paymentView())
 }
 
-func (s *Sandbox) handleReplaceWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleReplaceWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	const op = "update payment webhook"
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
@@ -395,7 +386,7 @@ func (s *Sandbox) handleReplaceWebhook(w http.ResponseWriter, r *http.Request, c
 	writeJSON(w, http.StatusOK, h.paymentView())
 }
 
-func (s *Sandbox) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Service) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := canonicalID(r.PathValue("id"))
 	if !ok {
 		writeError(w, errJSONDecodeEOF)
