@@ -323,7 +323,6 @@ func (d *deliverer) Deliveries(ctx context.Context, kind, subject string, limit 
 	return out, rows.Err()
 }
 
-
 // querier is what reads need of *sql.DB and *sql.Tx alike.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)

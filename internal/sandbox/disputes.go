@@ -778,5 +778,3 @@ func (s *Service) handleChallengeDispute(w http.ResponseWriter, r *http.Request,
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"disputes": []disputeView{d.view(now, false)}})
 }
-
-
