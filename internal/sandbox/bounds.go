@@ -2,14 +2,12 @@ package sandbox
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 	"unicode/utf8"
 )
 
@@ -36,14 +34,6 @@ const (
 	maxCapturesPerPayment = 100
 	maxRefundsPerPayment  = 100
 	maxRecordBytes        = 4 << 20
-)
-
-// maxAttachmentBytesPerMerchant and maxAttachmentsPerMerchant bound the
-// dispute evidence one merchant keeps in the state (variables so that
-// tests can lower them).
-var (
-	maxAttachmentBytesPerMerchant int64 = 100 << 20
-	maxAttachmentsPerMerchant     int64 = 1000
 )
 
 // errBodyTooLarge answers a body over maxBodyBytes, in the service's error
@@ -147,55 +137,5 @@ func boundError(path, msg string) error {
 	return fieldErrors(fieldError{Field: path, Code: "invalid_value", Message: msg + " (a bound of this sandbox)"})
 }
 
-// checkRecordBounds refuses a move that would make a payment keep more
-// captures or refunds than the bounds, or a record over maxRecordBytes.
-// It runs on the record as the move left it, before it is stored.
-func checkRecordBounds(rec *record, doc []byte) error {
-	switch {
-	case len(rec.Payment.Captures) > maxCapturesPerPayment:
-		return badData(fmt.Sprintf("could not capture: this sandbox keeps at most %d captures per payment", maxCapturesPerPayment))
-	case len(rec.Payment.Refunds) > maxRefundsPerPayment:
-		return badData(fmt.Sprintf("could not refund: this sandbox keeps at most %d refunds per payment", maxRefundsPerPayment))
-	case len(doc) > maxRecordBytes:
-		return badData(fmt.Sprintf("could not update payment: its record would exceed %d MiB, a bound of this sandbox", maxRecordBytes>>20))
-	}
-	return nil
-}
-
-// checkAttachmentRoom refuses an upload that would take a merchant's
-// stored evidence over its bounds. q is the transaction of the insert.
-func checkAttachmentRoom(ctx context.Context, q querier, merchant string, size int) error {
-	var total, count int64
-	if err := q.QueryRowContext(ctx, `SELECT COALESCE(SUM(size), 0), count(*) FROM dispute_attachments WHERE merchant_code = ?`,
-		merchant).Scan(&total, &count); err != nil {
-		return err
-	}
-	if count >= maxAttachmentsPerMerchant || total+int64(size) > maxAttachmentBytesPerMerchant {
-		size := fmt.Sprintf("%d bytes", maxAttachmentBytesPerMerchant)
-		if maxAttachmentBytesPerMerchant%(1<<20) == 0 {
-			size = fmt.Sprintf("%d MiB", maxAttachmentBytesPerMerchant>>20)
-		}
-		return badData(fmt.Sprintf("bad_request: this sandbox keeps at most %d attachments and %s of them per merchant; reset the sandbox to free them",
-			maxAttachmentsPerMerchant, size))
-	}
-	return nil
-}
-
-// storeAttachment keeps an uploaded file, within the merchant's bounds:
-// the check and the insert share one IMMEDIATE transaction, so uploads in
-// parallel (or from processes sharing the state) cannot overshoot.
-func (s *Service) storeAttachment(ctx context.Context, id, merchant, kind string, data []byte, sha string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := checkAttachmentRoom(ctx, tx, merchant, len(data)); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO dispute_attachments (id, merchant_code, content_type, size, sha256, data, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, merchant, kind, len(data), sha, data, time.Now().UnixNano()); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
+// multipartSlack is what the multipart framing may add to the file.
+const multipartSlack = 64 << 10

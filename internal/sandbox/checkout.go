@@ -12,6 +12,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+	"github.com/skip2/go-qrcode"
 )
 
 // Pre-scoring of the sandbox, mirroring the service's test conventions:
@@ -288,4 +289,9 @@ func (s *Service) handleCheckoutQR(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Content-Length", fmt.Sprint(len(png)))
 	_, _ = io.Copy(w, bytes.NewReader(png))
+}
+
+// qrPNG draws the QR code of content as a PNG image.
+func qrPNG(content string) ([]byte, error) {
+	return qrcode.Encode(content, qrcode.Medium, 256)
 }

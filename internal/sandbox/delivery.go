@@ -323,13 +323,6 @@ func (d *deliverer) Deliveries(ctx context.Context, kind, subject string, limit 
 	return out, rows.Err()
 }
 
-// querier is what reads need of *sql.DB and *sql.Tx alike.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 // Headers the sandbox adds to every delivery. The service sends neither:
 // they name the change and the delivery, for `bnpl listen` and for
 // `bnpl sandbox deliveries resend`.
@@ -337,21 +330,6 @@ const (
 	EventHeader    = webhook.EventHeader
 	DeliveryHeader = "Bnpl-Sandbox-Delivery"
 )
-
-// migrationDeliveryAttempts keeps one row per attempt of a delivery: the
-// deliveries table holds each delivery as it stands after its latest.
-const migrationDeliveryAttempts = `
-	CREATE TABLE delivery_attempts (
-		seq         INTEGER PRIMARY KEY AUTOINCREMENT,
-		delivery_id TEXT NOT NULL,
-		attempt     INTEGER NOT NULL,
-		at          INTEGER NOT NULL,
-		http_status INTEGER NOT NULL,
-		error       TEXT NOT NULL,
-		latency_ns  INTEGER NOT NULL,
-		resend      INTEGER NOT NULL
-	);
-	CREATE INDEX delivery_attempts_by_delivery ON delivery_attempts (delivery_id);`
 
 // DeliveryAttempt is one attempt to deliver a notification to a webhook:
 // what `bnpl sandbox deliveries` lists. Seq orders attempts and is the

@@ -220,30 +220,6 @@ func locksPayment(r *http.Request) bool {
 	return ok && rest != ""
 }
 
-// FaultSeed is the seed of the fault draws: Options.Seed, or the one picked
-// at random when that was 0, so that a run can be repeated with --seed.
-// It is 0 when the sandbox injects no faults.
-func (s *Sandbox) FaultSeed() int64 {
-	if s.faults == nil {
-		return 0
-	}
-	return s.faults.seed
-}
-
-// FaultCounts says how many faults of each kind were injected so far.
-func (s *Sandbox) FaultCounts() map[FaultKind]int {
-	out := map[FaultKind]int{}
-	if s.faults == nil {
-		return out
-	}
-	s.faults.mu.Lock()
-	defer s.faults.mu.Unlock()
-	for k, n := range s.faults.counts {
-		out[k] = n
-	}
-	return out
-}
-
 var errInternal = &apiError{status: 500, errorType: "internal", message: "Internal Server Error"}
 
 // errorTypeRateLimited is our choice: the interface document shows no body

@@ -12,7 +12,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/shopspring/decimal"
-	"github.com/skip2/go-qrcode"
 )
 
 // The hosted payment page: what the customer sees at a session's web_url.
@@ -274,9 +273,4 @@ func withPaymentID(target, paymentID string) string {
 	q.Set("payment_id", paymentID)
 	u.RawQuery = q.Encode()
 	return u.String()
-}
-
-// qrPNG draws the QR code of content as a PNG image.
-func qrPNG(content string) ([]byte, error) {
-	return qrcode.Encode(content, qrcode.Medium, 256)
 }

@@ -12,36 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// The outbox. Whoever changes a payment or a dispute records the
-// notifications due, in the state, in the same process and before the
-// request answers: one row of deliveries per matching webhook, pending and
-// due now, or failed at once when the state's URL rules refuse the URL.
-// Whichever process holds the state then delivers them: every sandbox polls
-// the outbox for rows due (waking early when it recorded one itself),
-// claims a few with a lease (one UPDATE, so two processes sharing the file
-// never send one attempt twice), posts them, and writes the outcome: the
-// row delivered, failed after the last retry, or pending again with the
-// time of its next attempt. A process that dies mid-attempt leaves a lease
-// that lapses, and another process retries the row.
-//
-// `bnpl sandbox serve` announces itself in the state (serverLease) so that a
-// short-lived process on the same file (the embedded default of one
-// command) leaves the delivery to it; with no server, such a process
-// delivers what is due before it exits, for at most closeDrain.
-
-// migrationOutbox turns the deliveries table into an outbox and gives the
-// state its settings (delivery rules, the serving process).
-const migrationOutbox = `
-	CREATE TABLE settings (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-	ALTER TABLE deliveries ADD COLUMN next_at INTEGER NOT NULL DEFAULT 0;
-	ALTER TABLE deliveries ADD COLUMN tries INTEGER NOT NULL DEFAULT 0;
-	ALTER TABLE deliveries ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
-	ALTER TABLE deliveries ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
-	ALTER TABLE deliveries ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
-	ALTER TABLE delivery_attempts ADD COLUMN url TEXT NOT NULL DEFAULT '';
-	ALTER TABLE delivery_attempts ADD COLUMN fault TEXT NOT NULL DEFAULT '';
-	CREATE INDEX deliveries_due ON deliveries (next_at) WHERE status = 'pending';`
-
 const (
 	// outboxPoll is the longest a deliverer sleeps between looks at the
 	// outbox: rows another process recorded are sent within it.

@@ -10,39 +10,6 @@ import (
 	"time"
 )
 
-// migrationPaymentListing makes a page of the payments list cost the same
-// at any offset and whatever the number of payments:
-//
-//   - payments_listing covers every column the list filters and sorts on,
-//     so ids are chosen from the index alone and only one page of views is
-//     read from the table;
-//   - list_gen counts the changes that can move a payment in or out of a
-//     list, or along it (kept by triggers, so every writer of the shared
-//     state bumps it, whatever process it runs in). While it stands still a
-//     list's count and the positions of the pages served so far (see
-//     listCache) stay true, so the next page starts with an index seek
-//     instead of skipping every row before it, and the count is not redone.
-//
-// list_gen lives in a table of its own, which Reset does not empty: it only
-// ever grows, so a remembered generation can never come back.
-const migrationPaymentListing = `
-	CREATE INDEX payments_listing ON payments
-		(merchant_code, is_test, created_at DESC, seq DESC, status, has_captures, has_refunds, fully_refunded);
-	DROP INDEX payments_by_merchant;
-	CREATE TABLE list_gen (one INTEGER PRIMARY KEY CHECK (one = 1), v INTEGER NOT NULL);
-	INSERT INTO list_gen (one, v) VALUES (1, 0);
-	CREATE TRIGGER payments_listed AFTER INSERT ON payments
-		BEGIN UPDATE list_gen SET v = v + 1; END;
-	CREATE TRIGGER payments_unlisted AFTER DELETE ON payments
-		BEGIN UPDATE list_gen SET v = v + 1; END;
-	CREATE TRIGGER payments_relisted
-		AFTER UPDATE OF status, created_at, has_captures, has_refunds, fully_refunded, merchant_code, is_test ON payments
-		WHEN OLD.status IS NOT NEW.status OR OLD.created_at IS NOT NEW.created_at
-			OR OLD.has_captures IS NOT NEW.has_captures OR OLD.has_refunds IS NOT NEW.has_refunds
-			OR OLD.fully_refunded IS NOT NEW.fully_refunded OR OLD.merchant_code IS NOT NEW.merchant_code
-			OR OLD.is_test IS NOT NEW.is_test
-		BEGIN UPDATE list_gen SET v = v + 1; END;`
-
 // statusCond is the status filter of the payments list as a condition on
 // the indexed columns. A reader sees a CREATED payment older than the
 // payment timeout as EXPIRED (record.settle) before anyone stores that, so

@@ -40,29 +40,6 @@ const (
 	logWriteTimout = 10 * time.Second
 )
 
-// migrationRequestLog: the log is kept in chunks, one row per batch the
-// writer wrote (a JSON array of entries), because a row per request costs
-// the sandbox a tenth of its read throughput. An entry's Seq is its
-// chunk's seq times chunkSpan plus its place in the chunk. Bodies are
-// stored once by hash, however many requests sent or answered them (a
-// client polling a payment reads the same body over and over); last_chunk
-// is the newest chunk that refers to one, so that trimming finds those no
-// chunk refers to any more.
-const migrationRequestLog = `
-	CREATE TABLE request_log (
-		seq      INTEGER PRIMARY KEY AUTOINCREMENT,
-		n        INTEGER NOT NULL,
-		first_at INTEGER NOT NULL,
-		last_at  INTEGER NOT NULL,
-		entries  BLOB NOT NULL
-	);
-	CREATE TABLE request_log_bodies (
-		hash       TEXT PRIMARY KEY,
-		last_chunk INTEGER NOT NULL,
-		body       BLOB NOT NULL
-	);
-	CREATE INDEX request_log_bodies_by_chunk ON request_log_bodies (last_chunk);`
-
 // chunkSpan bounds the entries of a chunk (logBatchSize is less).
 const chunkSpan = 4096
 

@@ -43,133 +43,14 @@ package sandbox
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/money"
-	"github.com/bnpl-cli/bnpl/internal/userfile"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
-	"github.com/bnpl-cli/bnpl/internal/wire"
-	"go.yaml.in/yaml/v3"
 )
-
-// Merchant is a store the sandbox knows, with the keys that act for it.
-type Merchant struct {
-	Code          string `json:"code" yaml:"code"`
-	Region        string `json:"region" yaml:"region"`
-	Currency      string `json:"currency" yaml:"currency"`
-	Name          string `json:"name" yaml:"name"`
-	TestKey       string `json:"test_key" yaml:"test_key"`
-	LiveKey       string `json:"live_key" yaml:"live_key"`
-	TokensEnabled bool   `json:"tokens_enabled" yaml:"tokens_enabled"`
-}
-
-// BuiltinMerchants are the merchants every sandbox has unless told otherwise.
-// Their keys are public by design: they move no real money.
-func BuiltinMerchants() []Merchant {
-	return []Merchant{
-		{Code: "ae-sandbox", Region: "ae", Currency: "AED", Name: "Sandbox Store UAE", TestKey: "sk_test_ae_sandbox", LiveKey: "sk_ae_sandbox"},
-		{Code: "kw-sandbox", Region: "ae", Currency: "KWD", Name: "Sandbox Store Kuwait", TestKey: "sk_test_kw_sandbox", LiveKey: "sk_kw_sandbox"},
-		{Code: "sa-sandbox", Region: "sa", Currency: "SAR", Name: "Sandbox Store KSA", TestKey: "sk_test_sa_sandbox", LiveKey: "sk_sa_sandbox"},
-	}
-}
-
-// maxMerchantsFile bounds a --merchants file: thousands of merchants fit.
-const maxMerchantsFile = 4 << 20
-
-// LoadMerchants reads the merchants of a --merchants file. The file is YAML
-// (JSON, being YAML, works too): either a list of merchants or an object
-// with a "merchants" list. Each merchant has code, region (ae or sa),
-// currency (AED or KWD on ae, SAR on sa), name, test_key (prefix sk_test_),
-// live_key (prefix sk_, not sk_test_) and optionally tokens_enabled:
-//
-//	merchants:
-//	  - code: my-store
-//	    region: ae
-//	    currency: AED
-//	    name: My Store
-//	    test_key: sk_test_my_store
-//	    live_key: sk_my_store
-//	    tokens_enabled: true
-//
-// Codes and keys must be unique; at least one key is needed per merchant.
-func LoadMerchants(path string) ([]Merchant, error) {
-	b, err := userfile.Read("", path, nil, maxMerchantsFile)
-	if err != nil {
-		return nil, err
-	}
-	var list []Merchant
-	if err := yaml.Unmarshal(b, &list); err != nil {
-		var wrapped struct {
-			Merchants []Merchant `yaml:"merchants"`
-		}
-		if err2 := yaml.Unmarshal(b, &wrapped); err2 != nil {
-			return nil, fmt.Errorf("%s: %w", path, err2)
-		}
-		list = wrapped.Merchants
-	}
-	if len(list) == 0 {
-		return nil, fmt.Errorf("%s: no merchants found (expected a list, or an object with a \"merchants\" list)", path)
-	}
-	if err := validateMerchants(list); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return list, nil
-}
-
-func validateMerchants(list []Merchant) error {
-	codes := map[string]bool{}
-	keys := map[string]bool{}
-	for i := range list {
-		m := &list[i]
-		m.Region = strings.ToLower(strings.TrimSpace(m.Region))
-		m.Currency = strings.ToUpper(strings.TrimSpace(m.Currency))
-		if m.Code == "" {
-			return fmt.Errorf("merchant %d: code is required", i+1)
-		}
-		if codes[m.Code] {
-			return fmt.Errorf("merchant %q: code used twice", m.Code)
-		}
-		codes[m.Code] = true
-		if m.Region != "ae" && m.Region != "sa" {
-			return fmt.Errorf("merchant %q: region must be ae or sa, got %q", m.Code, m.Region)
-		}
-		if !money.Known(m.Currency) {
-			return fmt.Errorf("merchant %q: currency must be one of %s, got %q", m.Code, strings.Join(money.Currencies(), ", "), m.Currency)
-		}
-		if (m.Currency == "SAR") != (m.Region == "sa") {
-			return fmt.Errorf("merchant %q: currency %s does not belong to region %s (SAR is sa; AED and KWD are ae)", m.Code, m.Currency, m.Region)
-		}
-		if m.Name == "" {
-			m.Name = m.Code
-		}
-		if m.TestKey == "" && m.LiveKey == "" {
-			return fmt.Errorf("merchant %q: needs a test_key or a live_key", m.Code)
-		}
-		if m.TestKey != "" && !strings.HasPrefix(m.TestKey, "sk_test_") {
-			return fmt.Errorf("merchant %q: test_key must start with sk_test_", m.Code)
-		}
-		if m.LiveKey != "" && (!strings.HasPrefix(m.LiveKey, "sk_") || strings.HasPrefix(m.LiveKey, "sk_test_")) {
-			return fmt.Errorf("merchant %q: live_key must start with sk_ (and not sk_test_)", m.Code)
-		}
-		for _, k := range []string{m.TestKey, m.LiveKey} {
-			if k == "" {
-				continue
-			}
-			if keys[k] {
-				return fmt.Errorf("merchant %q: a key is used twice", m.Code)
-			}
-			keys[k] = true
-		}
-	}
-	return nil
-}
 
 // Options configure a Sandbox; the zero value is a usable in-memory sandbox.
 type Options struct {
@@ -221,49 +102,6 @@ type Options struct {
 	Serve bool
 }
 
-// Defaults of the service's timers (see docs/sandbox.md).
-const (
-	DefaultAuthExpiry = 7 * 24 * time.Hour
-	// A CREATED payment nobody finishes expires after this.
-	paymentTimeout = 30 * time.Minute
-	// A session's configuration.expires_at is this long after creation.
-	sessionLifetime = 20 * time.Minute
-)
-
-// State is the state every room shares: the database, the clock, the
-// merchants and their keys, and who hears of each change of a payment.
-type State struct {
-	db         *sql.DB
-	clock      Clock
-	authExpiry time.Duration
-	merchants  map[string]*Merchant // by code
-	keys       map[string]keyInfo   // by secret key
-
-	observersMu sync.RWMutex
-	observers   []func(context.Context, Change)
-}
-
-// Service answers the service's own endpoints.
-type Service struct {
-	*State
-	hooks      *deliverer        // webhook rules and delivery workers
-	lists      *listCache        // positions in the payments list, see paymentlist.go
-	publicURLs map[string]string // region -> base URL
-
-	// refundGuards may refuse a refund for reasons kept outside the
-	// payment, such as an active dispute (409 "payment is disputed"); a
-	// guard runs with the payment locked.
-	refundGuards []func(rec *record) error
-}
-
-// Local answers the sandbox's own endpoints.
-type Local struct {
-	*Service
-	reqlog    *requestLog // nil: requests are not logged
-	stateFile bool        // the state is a file, not in memory
-	started   time.Time   // when New opened the state, for /_sandbox/health
-}
-
 // Sandbox is the emulated service. It is safe for concurrent use.
 type Sandbox struct {
 	*Local
@@ -279,11 +117,6 @@ type Sandbox struct {
 	closeOnce     sync.Once
 	closeReport   DrainReport
 	closeErr      error
-}
-
-type keyInfo struct {
-	merchant *Merchant
-	isTest   bool
 }
 
 // New opens (or creates) the state and prepares the handlers.
@@ -329,58 +162,6 @@ func New(opts Options) (*Sandbox, error) {
 	return s, nil
 }
 
-// openState opens (or creates) the state at path ("" keeps it in memory)
-// for merchants, by clock (nil: the real one), with authorizations that
-// last authExpiry (0: DefaultAuthExpiry).
-func openState(path string, clock Clock, authExpiry time.Duration, merchants []Merchant) (*State, error) {
-	merchants = append([]Merchant(nil), merchants...)
-	if err := validateMerchants(merchants); err != nil {
-		return nil, err
-	}
-	st := &State{
-		clock:      clock,
-		authExpiry: authExpiry,
-		merchants:  map[string]*Merchant{},
-		keys:       map[string]keyInfo{},
-	}
-	if st.clock == nil {
-		st.clock = realClock{}
-	}
-	if st.authExpiry <= 0 {
-		st.authExpiry = DefaultAuthExpiry
-	}
-	for i := range merchants {
-		m := &merchants[i]
-		st.merchants[m.Code] = m
-		if m.TestKey != "" {
-			st.keys[m.TestKey] = keyInfo{merchant: m, isTest: true}
-		}
-		if m.LiveKey != "" {
-			st.keys[m.LiveKey] = keyInfo{merchant: m, isTest: false}
-		}
-	}
-	db, err := openStore(path)
-	if err != nil {
-		return nil, err
-	}
-	st.db = db
-	return st, nil
-}
-
-// newService answers the service's endpoints on st, recording
-// notifications in hooks; publicURLs are the regions' base URLs.
-func newService(st *State, hooks *deliverer, publicURLs map[string]string) *Service {
-	svc := &Service{State: st, hooks: hooks, lists: newListCache(), publicURLs: publicURLs}
-	svc.refundGuards = []func(*record) error{svc.disputeRefundGuard}
-	return svc
-}
-
-// newLocal answers the sandbox's own endpoints beside svc's; reqlog is
-// nil when requests are not logged.
-func newLocal(svc *Service, reqlog *requestLog, stateFile bool) *Local {
-	return &Local{Service: svc, reqlog: reqlog, stateFile: stateFile, started: time.Now()}
-}
-
 // Close releases the state. Handlers must not be used afterwards.
 func (s *Sandbox) Close() error {
 	_, err := s.Shutdown()
@@ -402,16 +183,6 @@ func (s *Sandbox) Shutdown() (DrainReport, error) {
 	return s.closeReport, s.closeErr
 }
 
-// Merchants lists the sandbox's merchants in a stable order.
-func (s *State) Merchants() []Merchant {
-	out := make([]Merchant, 0, len(s.merchants))
-	for _, m := range s.merchants {
-		out = append(out, *m)
-	}
-	sortMerchants(out)
-	return out
-}
-
 // Handler is the service of one region, "ae" (UAE and Kuwait) or "sa" (KSA).
 // Any other region answers every request with 404.
 func (s *Sandbox) Handler(region string) http.Handler {
@@ -426,39 +197,6 @@ func (s *Sandbox) Handler(region string) http.Handler {
 	}
 	return http.NotFoundHandler()
 }
-
-// Change describes one committed change of a payment, for observers such as
-// webhook delivery. Timers are applied lazily, so "expired" is reported when
-// a later write finds the payment timed out, not at the minute it happened.
-type Change struct {
-	Event        string // created, authorized, rejected, expired, captured, closed, refunded, updated, auth_expired
-	Before       string // status before the change ("" for created)
-	Payment      wire.Payment
-	MerchantCode string
-	Token        *string    // the session's token, as sent at checkout
-	ClosedAt     *time.Time // when the payment became CLOSED
-	IsExpired    bool       // EXPIRED, or AUTHORIZED with its authorization lapsed
-}
-
-// OnPaymentChange registers f to be called after every committed change of
-// a payment, in the goroutine of the request that made it (keep f quick).
-func (s *State) OnPaymentChange(f func(context.Context, Change)) {
-	s.observersMu.Lock()
-	defer s.observersMu.Unlock()
-	s.observers = append(s.observers, f)
-}
-
-func (s *State) notify(ctx context.Context, c Change) {
-	s.observersMu.RLock()
-	obs := s.observers
-	s.observersMu.RUnlock()
-	for _, f := range obs {
-		f(ctx, c)
-	}
-}
-
-// errClosed is reported when the sandbox is used after Close.
-var errClosed = errors.New("sandbox: closed")
 
 // DeliveryRules answers the rules this sandbox judges and delivers by.
 func (s *Sandbox) DeliveryRules() DeliveryRules { return s.hooks.DeliveryRules() }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,49 +46,6 @@ func stateError(path string, err error) error {
 		return err
 	}
 	return &StateError{Path: path, Err: err}
-}
-
-// StateInfo is what InspectState found in a state file.
-type StateInfo struct {
-	Rules    DeliveryRules
-	Served   bool   // a live `bnpl sandbox serve` holds the state
-	ServedBy string // its URL
-	Pending  int    // deliveries waiting in the outbox
-}
-
-// InspectState opens a state file as a command would (creating nothing
-// but the schema), checks that SQLite can read all of it, and answers its
-// delivery settings; any problem is a *StateError.
-func InspectState(ctx context.Context, path string) (*StateInfo, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, stateError(path, err)
-	}
-	db, err := openStore(path)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	var check string
-	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check); err != nil {
-		return nil, stateError(path, err)
-	}
-	if check != "ok" {
-		return nil, stateError(path, fmt.Errorf("the file is damaged: %s", check))
-	}
-	info := &StateInfo{}
-	rules, ok, err := readRules(ctx, db)
-	if err != nil {
-		return nil, stateError(path, err)
-	}
-	if !ok {
-		rules = rulesFromOptions(Options{})
-	}
-	info.Rules = rules
-	info.ServedBy, info.Served = servedBy(ctx, db, "")
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).Scan(&info.Pending); err != nil {
-		return nil, stateError(path, err)
-	}
-	return info, nil
 }
 
 // MoveStateAside renames a state file and its SQLite companions to

@@ -5,14 +5,61 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/wire"
+	"github.com/google/uuid"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
-
-	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
+	"time"
 )
+
+// maxAttachmentBytesPerMerchant and maxAttachmentsPerMerchant bound the
+// dispute evidence one merchant keeps in the state (variables so that
+// tests can lower them).
+var (
+	maxAttachmentBytesPerMerchant int64 = 100 << 20
+	maxAttachmentsPerMerchant     int64 = 1000
+)
+
+// checkAttachmentRoom refuses an upload that would take a merchant's
+// stored evidence over its bounds. q is the transaction of the insert.
+func checkAttachmentRoom(ctx context.Context, q querier, merchant string, size int) error {
+	var total, count int64
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(SUM(size), 0), count(*) FROM dispute_attachments WHERE merchant_code = ?`,
+		merchant).Scan(&total, &count); err != nil {
+		return err
+	}
+	if count >= maxAttachmentsPerMerchant || total+int64(size) > maxAttachmentBytesPerMerchant {
+		size := fmt.Sprintf("%d bytes", maxAttachmentBytesPerMerchant)
+		if maxAttachmentBytesPerMerchant%(1<<20) == 0 {
+			size = fmt.Sprintf("%d MiB", maxAttachmentBytesPerMerchant>>20)
+		}
+		return badData(fmt.Sprintf("bad_request: this sandbox keeps at most %d attachments and %s of them per merchant; reset the sandbox to free them",
+			maxAttachmentsPerMerchant, size))
+	}
+	return nil
+}
+
+// storeAttachment keeps an uploaded file, within the merchant's bounds:
+// the check and the insert share one IMMEDIATE transaction, so uploads in
+// parallel (or from processes sharing the state) cannot overshoot.
+func (s *Service) storeAttachment(ctx context.Context, id, merchant, kind string, data []byte, sha string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := checkAttachmentRoom(ctx, tx, merchant, len(data)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO dispute_attachments (id, merchant_code, content_type, size, sha256, data, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, merchant, kind, len(data), sha, data, time.Now().UnixNano()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
 
 // Attachment upload: multipart/form-data with one file field
 // "attachment", PNG, JPEG or PDF by its first bytes (wire.AttachmentType,
@@ -21,9 +68,6 @@ import (
 // hash, for the merchant that uploaded them.
 
 var errUploadRefused = badData("bad_request")
-
-// multipartSlack is what the multipart framing may add to the file.
-const multipartSlack = 64 << 10
 
 func (s *Service) handleUploadAttachment(w http.ResponseWriter, r *http.Request, c caller) {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))

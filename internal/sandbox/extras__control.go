@@ -1,0 +1,17 @@
+package sandbox
+
+import (
+	"net/http"
+)
+
+// routes registers the sandbox's own endpoints of one region: control,
+// hosted page, dashboard, health, deliveries and the request log.
+func (s *Local) routes(mux *http.ServeMux, region string) {
+	s.controlRoutes(mux, region)
+	s.hppRoutes(mux, region)
+	s.dashboardRoutes(mux, region)
+	s.deliveryRoutes(mux)
+	mux.HandleFunc("POST /_sandbox/payments/{id}/dispute", loopbackOnly(s.handleControlOpenDispute))
+	mux.HandleFunc("POST /_sandbox/disputes/{id}/resolve", loopbackOnly(s.handleControlResolveDispute))
+	mux.HandleFunc("GET /_sandbox/health", s.handleHealth)
+}
