@@ -124,7 +124,7 @@ func (s *Service) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Requ
 		writeError(w, err)
 		return
 	}
-	if err := s.saveHook(r.Context(), h, wire.MaxDisputeWebhooks, false); err != nil {
+	if err := s.hooks.saveHook(r.Context(), h, wire.MaxDisputeWebhooks, false); err != nil {
 		writeError(w, disputeHookError(err))
 		return
 	}
@@ -144,7 +144,7 @@ func (s *Service) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Req
 		writeError(w, err)
 		return
 	}
-	if err := s.saveHook(r.Context(), h, wire.MaxDisputeWebhooks, true); err != nil {
+	if err := s.hooks.saveHook(r.Context(), h, wire.MaxDisputeWebhooks, true); err != nil {
 		writeError(w, disputeHookError(err))
 		return
 	}
@@ -157,7 +157,7 @@ func (s *Service) handleDeleteDisputeWebhook(w http.ResponseWriter, r *http.Requ
 		writeError(w, errHookBadRequest)
 		return
 	}
-	if err := s.deleteHook(r.Context(), hookKindDispute, c.merchant.Code, false, id); err != nil {
+	if err := s.hooks.deleteHook(r.Context(), hookKindDispute, c.merchant.Code, false, id); err != nil {
 		writeError(w, disputeHookError(err))
 		return
 	}

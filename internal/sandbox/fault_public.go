@@ -7,19 +7,13 @@ func (s *Sandbox) FaultSeed() int64 {
 	if s.faults == nil {
 		return 0
 	}
-	return s.faults.seed
+	return s.faults.drawSeed()
 }
 
 // FaultCounts says how many faults of each kind were injected so far.
 func (s *Sandbox) FaultCounts() map[FaultKind]int {
-	out := map[FaultKind]int{}
 	if s.faults == nil {
-		return out
+		return map[FaultKind]int{}
 	}
-	s.faults.mu.Lock()
-	defer s.faults.mu.Unlock()
-	for k, n := range s.faults.counts {
-		out[k] = n
-	}
-	return out
+	return s.faults.drawn()
 }

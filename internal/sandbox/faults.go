@@ -212,6 +212,20 @@ func (f *faultInjector) draw(r *http.Request) FaultKind {
 
 // locksPayment reports whether the service would take the payment's lock
 // for r: the writes on one payment (update, capture, refund, close).
+// drawSeed is the seed the draws started from.
+func (f *faultInjector) drawSeed() int64 { return f.seed }
+
+// drawn counts the faults of each kind injected so far.
+func (f *faultInjector) drawn() map[FaultKind]int {
+	out := map[FaultKind]int{}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, n := range f.counts {
+		out[k] = n
+	}
+	return out
+}
+
 func locksPayment(r *http.Request) bool {
 	if r.Method != http.MethodPost && r.Method != http.MethodPut {
 		return false

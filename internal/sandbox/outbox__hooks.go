@@ -90,8 +90,8 @@ func getHook(ctx context.Context, q querier, kind, merchant string, isTest bool,
 // saveHook creates h (replace false) or replaces the webhook with h's id,
 // in one write transaction so that the limit and the uniqueness hold
 // under concurrent requests.
-func (s *Service) saveHook(ctx context.Context, h *hookRow, max int, replace bool) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (d *deliverer) saveHook(ctx context.Context, h *hookRow, max int, replace bool) error {
+	tx, err := d.s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -132,8 +132,8 @@ func (s *Service) saveHook(ctx context.Context, h *hookRow, max int, replace boo
 	return tx.Commit()
 }
 
-func (s *Service) deleteHook(ctx context.Context, kind, merchant string, isTest bool, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND kind = ? AND merchant_code = ? AND is_test = ?`,
+func (d *deliverer) deleteHook(ctx context.Context, kind, merchant string, isTest bool, id string) error {
+	res, err := d.s.db.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND kind = ? AND merchant_code = ? AND is_test = ?`,
 		id, kind, merchant, isTest)
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func (s *Service) deleteHook(ctx context.Context, kind, merchant string, isTest 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errHookNotFound
 	}
-	s.scrub(ctx) // the header value must not outlive the webhook in the file
+	d.s.scrub(ctx) // the header value must not outlive the webhook in the file
 	return nil
 }
 

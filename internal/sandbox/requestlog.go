@@ -129,6 +129,10 @@ func startRequestLog(s *State) *requestLog {
 	return l
 }
 
+// newLogReader reads the request log of st, which other processes may
+// write when this one keeps none.
+func newLogReader(st *State) *requestLog { return &requestLog{s: st} }
+
 // stop writes what is queued and ends the writer.
 func (l *requestLog) stop() {
 	if l == nil {

@@ -258,7 +258,7 @@ func (s *Sandbox) logReader() *requestLog {
 	if s.reqlog != nil {
 		return s.reqlog
 	}
-	return &requestLog{s: s.State}
+	return newLogReader(s.State)
 }
 
 // RequestLogDropped counts the entries the request log could not keep.

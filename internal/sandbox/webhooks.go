@@ -125,7 +125,7 @@ func (s *Service) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c 
 		writeError(w, err)
 		return
 	}
-	if err := s.saveHook(r.Context(), h, maxPaymentWebhooks, false); err != nil {
+	if err := s.hooks.saveHook(r.Context(), h, maxPaymentWebhooks, false); err != nil {
 		writeError(w, paymentHookError(op, err))
 		return
 	}
@@ -144,7 +144,7 @@ func (s *Service) handleReplaceWebhook(w http.ResponseWriter, r *http.Request, c
 		writeError(w, err)
 		return
 	}
-	if err := s.saveHook(r.Context(), h, maxPaymentWebhooks, true); err != nil {
+	if err := s.hooks.saveHook(r.Context(), h, maxPaymentWebhooks, true); err != nil {
 		writeError(w, paymentHookError(op, err))
 		return
 	}
@@ -157,7 +157,7 @@ func (s *Service) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, c 
 		writeError(w, errJSONDecodeEOF)
 		return
 	}
-	if err := s.deleteHook(r.Context(), hookKindPayment, c.merchant.Code, c.isTest, id); err != nil {
+	if err := s.hooks.deleteHook(r.Context(), hookKindPayment, c.merchant.Code, c.isTest, id); err != nil {
 		writeError(w, paymentHookError("delete payment webhook", err))
 		return
 	}
