@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"image/png"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func TestCheckoutTenancy(t *testing.T) {
 		wantError(t, r, 403, "no_permission", "")
 	})
 	t.Run("token with tokens enabled", func(t *testing.T) {
-		ms := BuiltinMerchants()
+		ms := store.BuiltinMerchants()
 		ms[0].TokensEnabled = true
 		e2 := newEnv(t, Options{Merchants: ms})
 		s := e2.createSession(set(checkoutBody("ae-sandbox", "AED", "10"), "token", "tok_1"), aeTest)

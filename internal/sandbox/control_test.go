@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -202,7 +203,7 @@ func TestLoadMerchants(t *testing.T) {
     live_key: sk_my
     tokens_enabled: true
 `)
-	ms, err := LoadMerchants(yamlFile)
+	ms, err := store.LoadMerchants(yamlFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestLoadMerchants(t *testing.T) {
 		t.Fatalf("%+v", ms)
 	}
 	jsonFile := write("m.json", `[{"code": "k", "region": "sa", "currency": "SAR", "test_key": "sk_test_k"}]`)
-	if ms, err := LoadMerchants(jsonFile); err != nil || ms[0].Name != "k" {
+	if ms, err := store.LoadMerchants(jsonFile); err != nil || ms[0].Name != "k" {
 		t.Fatalf("%+v %v", ms, err)
 	}
 	for name, text := range map[string]string{
@@ -224,11 +225,11 @@ func TestLoadMerchants(t *testing.T) {
 		"dupekey.yaml":  `[{code: a, region: ae, currency: AED, test_key: sk_test_a}, {code: b, region: ae, currency: AED, test_key: sk_test_a}]`,
 		"broken.yaml":   `{{{`,
 	} {
-		if _, err := LoadMerchants(write(name, text)); err == nil {
+		if _, err := store.LoadMerchants(write(name, text)); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
 	}
-	if _, err := LoadMerchants(filepath.Join(dir, "missing.yaml")); err == nil {
+	if _, err := store.LoadMerchants(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("missing file")
 	}
 	// A loaded merchant works end to end.

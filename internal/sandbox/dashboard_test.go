@@ -3,6 +3,9 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -197,7 +200,7 @@ func TestDashboardGetChangesNothing(t *testing.T) {
 	if p := e.get(id); p.Status != wire.StatusCreated {
 		t.Fatalf("a GET moved the payment to %s", p.Status)
 	}
-	if off, _ := e.sb.clockOffset(context.Background()); off != 0 {
+	if off, _ := e.sb.ClockOffset(context.Background()); off != 0 {
 		t.Fatalf("a GET moved the clock by %s", off)
 	}
 	// The message comes from known actions only.
@@ -281,7 +284,7 @@ func TestSandboxGuardRefusesOtherSites(t *testing.T) {
 	if p := e.get(id); p.Status != wire.StatusCreated {
 		t.Fatalf("a refused request moved the payment to %s", p.Status)
 	}
-	if off, _ := e.sb.clockOffset(context.Background()); off != 0 {
+	if off, _ := e.sb.ClockOffset(context.Background()); off != 0 {
 		t.Fatalf("a refused request moved the clock by %s", off)
 	}
 
@@ -346,7 +349,7 @@ func TestTrustedHost(t *testing.T) {
 		"localhost:8700": true, "LocalHost.:8700": true, "x.localhost": true, "pub.example:443": true,
 		"": false, "evil.example:8700": false, "localhost.evil.example": false, "127.0.0.1.nip.io:8700": false,
 	} {
-		if got := trustedHost(host, "pub.example"); got != want {
+		if got := middleware.TrustedHost(host, "pub.example"); got != want {
 			t.Errorf("trustedHost(%q) = %v, want %v", host, got, want)
 		}
 	}
@@ -380,7 +383,7 @@ func TestDashboardResendIsTheDeliveriesResend(t *testing.T) {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
 	_, err = e.sb.Resend(context.Background(), list[0].ID)
-	if ae, ok := err.(*apiError); !ok || ae.status != 409 || !strings.Contains(ae.message, "was removed") {
+	if ae, ok := err.(*edge.Refusal); !ok || ae.Status != 409 || !strings.Contains(ae.Message, "was removed") {
 		t.Fatalf("resend to a removed webhook: %v", err)
 	}
 }
@@ -477,7 +480,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err != nil || len(list) != 1 {
 		t.Fatalf("deliveries of %s: %v %v", pay, list, err)
 	}
-	for list[0].Status == deliveryPending { // recorded just after the receiver answered
+	for list[0].Status == outbox.DeliveryPending { // recorded just after the receiver answered
 		select {
 		case <-ctx.Done():
 			t.Fatal("the delivery was never recorded as delivered")

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 	"io"
 	"mime/multipart"
 	"net"
@@ -98,19 +100,19 @@ func (e *env) liveClosed(amount string) string {
 }
 
 type disputeJSON struct {
-	ID          string         `json:"id"`
-	PaymentID   string         `json:"payment_id"`
-	Amount      string         `json:"amount"`
-	Currency    string         `json:"currency"`
-	Status      string         `json:"status"`
-	Reason      string         `json:"reason"`
-	DaysLeft    int            `json:"days_left"`
-	CreatedAt   time.Time      `json:"created_at"`
-	ExpiredAt   time.Time      `json:"expired_at"`
-	Attachments []string       `json:"attachments"`
-	Items       []disputeItem  `json:"items"`
-	OrderNumber string         `json:"order_number"`
-	History     []disputeEvent `json:"history"`
+	ID          string                 `json:"id"`
+	PaymentID   string                 `json:"payment_id"`
+	Amount      string                 `json:"amount"`
+	Currency    string                 `json:"currency"`
+	Status      string                 `json:"status"`
+	Reason      string                 `json:"reason"`
+	DaysLeft    int                    `json:"days_left"`
+	CreatedAt   time.Time              `json:"created_at"`
+	ExpiredAt   time.Time              `json:"expired_at"`
+	Attachments []string               `json:"attachments"`
+	Items       []service.DisputeItem  `json:"items"`
+	OrderNumber string                 `json:"order_number"`
+	History     []service.DisputeEvent `json:"history"`
 }
 
 func (e *env) openDispute(paymentID string, body any) disputeJSON {
@@ -422,7 +424,7 @@ func TestAttachmentUpload(t *testing.T) {
 	e := newDisputeEnv(t, Options{})
 	for name, data := range map[string][]byte{"x.png": pngBytes, "photo.bin": jpegBytes, "receipt": pdfBytes} {
 		r := e.upload("attachment", name, data)
-		if r.status != 200 || !validUUID(fmt.Sprint(r.json(t)["id"])) {
+		if r.status != 200 || !edge.ValidUUID(fmt.Sprint(r.json(t)["id"])) {
 			t.Fatalf("%s: %d %s", name, r.status, r.body)
 		}
 	}
@@ -444,7 +446,7 @@ func TestAttachmentUpload(t *testing.T) {
 		wantError(t, r, 400, "bad_data", "bad_request")
 	}
 	var n int
-	if err := e.sb.db.QueryRow(`SELECT count(*) FROM dispute_attachments WHERE size = ?`, wire.MaxAttachmentBytes).Scan(&n); err != nil || n != 1 {
+	if err := e.sb.DB.QueryRow(`SELECT count(*) FROM dispute_attachments WHERE size = ?`, wire.MaxAttachmentBytes).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("stored: %d %v", n, err)
 	}
 }
@@ -482,7 +484,7 @@ func TestProvideEvidence(t *testing.T) {
 	}
 	var ev wire.Evidence
 	if err := json.Unmarshal(r.body, &ev); err != nil || ev.DisputeID != d.ID || ev.CreatedBy != "merchant" || ev.Content != "Delivered on 2 May" ||
-		len(ev.AttachmentIDs) != 5 || !validUUID(ev.ID) || ev.CreatedAt == nil {
+		len(ev.AttachmentIDs) != 5 || !edge.ValidUUID(ev.ID) || ev.CreatedAt == nil {
 		t.Fatalf("evidence %s", r.body)
 	}
 	got := e.getDispute(d.ID)

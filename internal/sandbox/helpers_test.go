@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net"
 	"net/http"
@@ -29,12 +31,12 @@ var testStart = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 type env struct {
 	t     testing.TB
 	sb    *Sandbox
-	clock *FakeClock
+	clock *store.FakeClock
 }
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
-	clock := NewFakeClock(testStart)
+	clock := store.NewFakeClock(testStart)
 	if opts.Clock == nil {
 		opts.Clock = clock
 	}
@@ -133,9 +135,9 @@ func wantFieldError(t testing.TB, r resp, field, code, message string) {
 		t.Fatalf("status %d, want 400; body %s", r.status, r.body)
 	}
 	var body struct {
-		Status    string       `json:"status"`
-		ErrorType string       `json:"errorType"`
-		Errors    []fieldError `json:"errors"`
+		Status    string            `json:"status"`
+		ErrorType string            `json:"errorType"`
+		Errors    []edge.FieldError `json:"errors"`
 	}
 	if err := json.Unmarshal(r.body, &body); err != nil {
 		t.Fatal(err)

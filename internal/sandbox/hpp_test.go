@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -27,7 +28,7 @@ func TestSchedule(t *testing.T) {
 		{"0.07", "AED", []string{"0.04", "0.01", "0.01", "0.01"}},
 		{"10.001", "KWD", []string{"2.501", "2.500", "2.500", "2.500"}},
 	} {
-		plan := schedule(decimal.RequireFromString(c.amount), c.currency, testStart)
+		plan := extras.Schedule(decimal.RequireFromString(c.amount), c.currency, testStart)
 		sum := decimal.Zero
 		for i, in := range plan {
 			if in.Amount != c.want[i] {

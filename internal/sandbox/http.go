@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 	"net/http"
 	"path"
 	"reflect"
@@ -9,8 +11,8 @@ import (
 
 func (s *Sandbox) buildHandler(region string) http.Handler {
 	mux := http.NewServeMux()
-	s.Service.routes(mux, region)
-	s.Local.routes(mux, region)
+	s.Service.Routes(mux, region)
+	s.Local.Routes(mux, region)
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !routable(mux, r) {
 			http.NotFound(w, r)
@@ -22,11 +24,11 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 	// no fault and waits no latency, as a real service's gateway would
 	// refuse it first; the request log is outside both, so it records
 	// what the client saw.
-	h = faultMiddleware(s.faults, h)
-	h = rateLimitMiddleware(s.limits, s.State, h)
-	h = requestLogMiddleware(s.reqlog, region, h)
-	guard := originGuard{allowHosts: s.allowHosts, publicURL: s.publicURLs[region], remoteControl: s.remoteControl}
-	return guardSandboxPaths(guard, h) // outermost: see origin.go
+	h = middleware.FaultMiddleware(s.faults, h)
+	h = middleware.RateLimitMiddleware(s.limits, s.State, h)
+	h = reqlog.Middleware(s.Log, region, h)
+	guard := middleware.OriginGuard{AllowHosts: s.allowHosts, PublicURL: s.PublicURLs[region], RemoteControl: s.remoteControl}
+	return middleware.GuardSandboxPaths(guard, h) // outermost: see origin.go
 }
 
 // redirectType is the type of the handler ServeMux answers with when it

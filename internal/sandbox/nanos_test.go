@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"math"
 	"strings"
 	"testing"
@@ -16,9 +17,9 @@ func TestNanosBound(t *testing.T) {
 		{time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), math.MaxInt64},
 		{time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), math.MinInt64},
 		{testStart, testStart.UnixNano()},
-		{maxNanoTime, math.MaxInt64},
+		{store.MaxNanoTime, math.MaxInt64},
 	} {
-		if got := nanosBound(c.t); got != c.want {
+		if got := store.NanosBound(c.t); got != c.want {
 			t.Errorf("nanosBound(%v) = %d, want %d", c.t, got, c.want)
 		}
 	}

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net/url"
 	"testing"
 	"time"
@@ -295,7 +297,7 @@ func TestStateMachine(t *testing.T) {
 	})
 	t.Run("observers hear every change", func(t *testing.T) {
 		var events []string
-		e.sb.OnPaymentChange(func(_ context.Context, c Change) { events = append(events, c.Event) })
+		e.sb.OnPaymentChange(func(_ context.Context, c store.Change) { events = append(events, c.Event) })
 		id := e.authorized("10.00")
 		e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "10"})
 		e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1"})
@@ -399,11 +401,11 @@ func TestRefundGuard(t *testing.T) {
 	e := newEnv(t, Options{})
 	id := e.authorized("10.00")
 	e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "10"})
-	saved := e.sb.refundGuards
-	t.Cleanup(func() { e.sb.refundGuards = saved })
-	e.sb.refundGuards = append(e.sb.refundGuards, func(rec *record) error {
+	saved := e.sb.RefundGuards
+	t.Cleanup(func() { e.sb.RefundGuards = saved })
+	e.sb.RefundGuards = append(e.sb.RefundGuards, func(rec *store.Record) error {
 		if rec.Payment.ID == id {
-			return &apiError{status: 409, errorType: "conflict", message: "payment is disputed"}
+			return &edge.Refusal{Status: 409, ErrorType: "conflict", Message: "payment is disputed"}
 		}
 		return nil
 	})
@@ -412,7 +414,7 @@ func TestRefundGuard(t *testing.T) {
 		t.Fatal("a refused refund was recorded")
 	}
 	// The lock was released: the next call is answered on its merits.
-	e.sb.refundGuards = saved
+	e.sb.RefundGuards = saved
 	if r := e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1"}); r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
@@ -420,8 +422,8 @@ func TestRefundGuard(t *testing.T) {
 
 func TestChangeDetails(t *testing.T) {
 	e := newEnv(t, Options{AuthExpiry: time.Hour})
-	var got []Change
-	e.sb.OnPaymentChange(func(_ context.Context, c Change) { got = append(got, c) })
+	var got []store.Change
+	e.sb.OnPaymentChange(func(_ context.Context, c store.Change) { got = append(got, c) })
 	id := e.authorized("10.00")
 	e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil)
 	last := got[len(got)-1]

@@ -43,6 +43,12 @@ package sandbox
 
 import (
 	"context"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net/http"
 	"strings"
@@ -55,14 +61,14 @@ import (
 // Options configure a Sandbox; the zero value is a usable in-memory sandbox.
 type Options struct {
 	StatePath  string            // "" = in memory; else an SQLite file
-	Merchants  []Merchant        // nil = BuiltinMerchants()
-	Clock      Clock             // nil = real clock
+	Merchants  []store.Merchant  // nil = BuiltinMerchants()
+	Clock      store.Clock       // nil = real clock
 	AuthExpiry time.Duration     // lifetime of an authorization (default 7*24h)
 	PublicURLs map[string]string // region -> base URL for web_url and qr_code; default: the request's host
 
 	// Faults injects failures on the service's paths (see faults.go);
 	// Seed makes their draws repeatable (0 picks a seed, see FaultSeed).
-	Faults FaultSpec
+	Faults middleware.FaultSpec
 	Seed   int64
 	// RateLimit enforces the service's test-key limits (see ratelimit.go).
 	RateLimit bool
@@ -80,7 +86,7 @@ type Options struct {
 	WebhookRetryScale  float64
 	ResolveHosts       bool
 	Resolver           webhook.Resolver
-	OnDelivery         func(Delivery)
+	OnDelivery         func(outbox.Delivery)
 	DeliveryLog        io.Writer
 
 	// NoRequestLog turns off the request log (see requestlog.go).
@@ -104,18 +110,18 @@ type Options struct {
 
 // Sandbox is the emulated service. It is safe for concurrent use.
 type Sandbox struct {
-	*Local
+	*extras.Local
 
 	handlersOnce sync.Once
 	handlers     map[string]http.Handler
 
-	faults *faultInjector // nil: no faults
-	limits *rateLimiter   // nil: no rate limit
+	faults *middleware.FaultInjector // nil: no faults
+	limits *middleware.RateLimiter   // nil: no rate limit
 
 	allowHosts    map[string]bool // AllowHosts, lower case
 	remoteControl bool            // AllowRemoteControl
 	closeOnce     sync.Once
-	closeReport   DrainReport
+	closeReport   outbox.DrainReport
 	closeErr      error
 }
 
@@ -123,41 +129,41 @@ type Sandbox struct {
 func New(opts Options) (*Sandbox, error) {
 	merchants := opts.Merchants
 	if merchants == nil {
-		merchants = BuiltinMerchants()
+		merchants = store.BuiltinMerchants()
 	}
-	st, err := openState(opts.StatePath, opts.Clock, opts.AuthExpiry, merchants)
+	st, err := store.OpenState(opts.StatePath, opts.Clock, opts.AuthExpiry, merchants)
 	if err != nil {
 		return nil, err
 	}
-	rules, err := settleRules(context.Background(), st.db, rulesFromOptions(opts), opts.Serve)
+	rules, err := outbox.SettleRules(context.Background(), st.DB, rulesFromOptions(opts), opts.Serve)
 	if err != nil {
-		st.db.Close()
-		return nil, stateError(opts.StatePath, err)
+		st.DB.Close()
+		return nil, store.NewStateError(opts.StatePath, err)
 	}
-	hooks := startDelivery(st, rules, opts.Resolver, opts.OnDelivery, opts.DeliveryLog)
+	hooks := outbox.StartDelivery(st, rules, opts.Resolver, opts.OnDelivery, opts.DeliveryLog)
 	publicURLs := map[string]string{}
 	for region, u := range opts.PublicURLs {
 		publicURLs[region] = strings.TrimRight(u, "/")
 	}
-	var reqlog *requestLog
+	var log *reqlog.Log
 	if !opts.NoRequestLog {
-		reqlog = startRequestLog(st)
+		log = reqlog.Start(st)
 	}
 	s := &Sandbox{
-		Local:         newLocal(newService(st, hooks, publicURLs), reqlog, opts.StatePath != ""),
+		Local:         extras.NewLocal(service.NewService(st, hooks, publicURLs), log, opts.StatePath != ""),
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
 	}
 	for _, h := range opts.AllowHosts {
-		if h = normalHost(h); h != "" {
+		if h = middleware.NormalHost(h); h != "" {
 			s.allowHosts[h] = true
 		}
 	}
 	if opts.Faults.Enabled() {
-		s.faults = newFaultInjector(opts.Faults, opts.Seed)
+		s.faults = middleware.NewFaultInjector(opts.Faults, opts.Seed)
 	}
 	if opts.RateLimit {
-		s.limits = newRateLimiter(st.clock)
+		s.limits = middleware.NewRateLimiter(st.Clock)
 	}
 	return s, nil
 }
@@ -171,14 +177,14 @@ func (s *Sandbox) Close() error {
 // Shutdown is Close, answering what it left in the outbox: unless another
 // process serves the state, what is due is delivered first, for at most
 // two seconds.
-func (s *Sandbox) Shutdown() (DrainReport, error) {
-	if s.db == nil {
-		return DrainReport{}, nil
+func (s *Sandbox) Shutdown() (outbox.DrainReport, error) {
+	if s.DB == nil {
+		return outbox.DrainReport{}, nil
 	}
 	s.closeOnce.Do(func() {
-		s.reqlog.stop() // both write to the state: stop them first
-		s.closeReport = s.hooks.stop()
-		s.closeErr = s.db.Close()
+		s.Log.Stop() // both write to the state: stop them first
+		s.closeReport = s.Outbox.Stop()
+		s.closeErr = s.DB.Close()
 	})
 	return s.closeReport, s.closeErr
 }
@@ -199,74 +205,74 @@ func (s *Sandbox) Handler(region string) http.Handler {
 }
 
 // DeliveryRules answers the rules this sandbox judges and delivers by.
-func (s *Sandbox) DeliveryRules() DeliveryRules { return s.hooks.DeliveryRules() }
+func (s *Sandbox) DeliveryRules() outbox.DeliveryRules { return s.Outbox.DeliveryRules() }
 
 // ServedBy answers the URL of another live process serving this state,
 // "" when none does.
-func (s *Sandbox) ServedBy(ctx context.Context) (string, bool) { return s.hooks.ServedBy(ctx) }
+func (s *Sandbox) ServedBy(ctx context.Context) (string, bool) { return s.Outbox.ServedBy(ctx) }
 
 // Deliveries lists the most recent deliveries, newest first, optionally
 // only those of one payment or dispute (subject) or of one kind.
-func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit int) ([]Delivery, error) {
-	return s.hooks.Deliveries(ctx, kind, subject, limit)
+func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit int) ([]outbox.Delivery, error) {
+	return s.Outbox.Deliveries(ctx, kind, subject, limit)
 }
 
 // DeliveryAttempts lists delivery attempts: the latest Limit, newest
 // first; or, with After, the next Limit after that cursor, oldest first.
-func (s *Sandbox) DeliveryAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
-	return s.hooks.DeliveryAttempts(ctx, f)
+func (s *Sandbox) DeliveryAttempts(ctx context.Context, f outbox.DeliveryFilter) ([]outbox.DeliveryAttempt, error) {
+	return s.Outbox.DeliveryAttempts(ctx, f)
 }
 
 // CountDeliveryAttempts counts the attempts the filter's payment,
 // dispute and status select (its cursors aside).
-func (s *Sandbox) CountDeliveryAttempts(ctx context.Context, f DeliveryFilter) (int, error) {
-	return s.hooks.CountDeliveryAttempts(ctx, f)
+func (s *Sandbox) CountDeliveryAttempts(ctx context.Context, f outbox.DeliveryFilter) (int, error) {
+	return s.Outbox.CountDeliveryAttempts(ctx, f)
 }
 
 // PendingAttempts lists the deliveries waiting for an attempt, soonest
 // first, shaped as the attempt to come.
-func (s *Sandbox) PendingAttempts(ctx context.Context, f DeliveryFilter) ([]DeliveryAttempt, error) {
-	return s.hooks.PendingAttempts(ctx, f)
+func (s *Sandbox) PendingAttempts(ctx context.Context, f outbox.DeliveryFilter) ([]outbox.DeliveryAttempt, error) {
+	return s.Outbox.PendingAttempts(ctx, f)
 }
 
 // PendingDeliveries counts the deliveries of the state still waiting for
 // an attempt: due now, or a retry to come.
 func (s *Sandbox) PendingDeliveries(ctx context.Context) (int, error) {
-	return s.hooks.PendingDeliveries(ctx)
+	return s.Outbox.PendingDeliveries(ctx)
 }
 
 // Resend sends a delivery's notification again, now, and answers the
 // attempt (see the outbox's Resend).
-func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*DeliveryAttempt, error) {
-	return s.hooks.Resend(ctx, deliveryID)
+func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*outbox.DeliveryAttempt, error) {
+	return s.Outbox.Resend(ctx, deliveryID)
 }
 
 // RequestLog answers logged requests, newest first (see LogFilter).
-func (s *Sandbox) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, error) {
+func (s *Sandbox) RequestLog(ctx context.Context, f reqlog.LogFilter) ([]reqlog.LogEntry, error) {
 	return s.logReader().RequestLog(ctx, f)
 }
 
 // RequestLogCount is RequestLog with the number of entries the filter
 // selects.
-func (s *Sandbox) RequestLogCount(ctx context.Context, f LogFilter) ([]LogEntry, int, error) {
+func (s *Sandbox) RequestLogCount(ctx context.Context, f reqlog.LogFilter) ([]reqlog.LogEntry, int, error) {
 	return s.logReader().RequestLogCount(ctx, f)
 }
 
 // logReader reads the request log of the state, which other processes may
 // write when this one keeps none.
-func (s *Sandbox) logReader() *requestLog {
-	if s.reqlog != nil {
-		return s.reqlog
+func (s *Sandbox) logReader() *reqlog.Log {
+	if s.Log != nil {
+		return s.Log
 	}
-	return newLogReader(s.State)
+	return reqlog.NewReader(s.State)
 }
 
 // RequestLogDropped counts the entries the request log could not keep.
-func (s *Sandbox) RequestLogDropped() int64 { return s.reqlog.RequestLogDropped() }
+func (s *Sandbox) RequestLogDropped() int64 { return s.Log.RequestLogDropped() }
 
 // rulesFromOptions are the rules a process's options ask for.
-func rulesFromOptions(opts Options) DeliveryRules {
-	r := DeliveryRules{AllowLocalWebhooks: opts.AllowLocalWebhooks, ResolveHosts: opts.ResolveHosts,
+func rulesFromOptions(opts Options) outbox.DeliveryRules {
+	r := outbox.DeliveryRules{AllowLocalWebhooks: opts.AllowLocalWebhooks, ResolveHosts: opts.ResolveHosts,
 		RetryScale: opts.WebhookRetryScale, Faults: opts.Faults.Deliveries}
 	if r.RetryScale <= 0 {
 		r.RetryScale = 1

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 	"io"
 	"net"
 	"net/http"
@@ -64,7 +66,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		listeners = append(listeners, l)
 		shown[a.region] = public[a.region]
 		if shown[a.region] == "" {
-			shown[a.region] = strings.TrimSuffix(DashboardURL(l.Addr()), "/_sandbox/")
+			shown[a.region] = strings.TrimSuffix(extras.DashboardURL(l.Addr()), "/_sandbox/")
 		}
 		// On a wildcard address (0.0.0.0 in a container) no one address
 		// reaches every client: without a public URL the links follow
@@ -87,7 +89,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	announced := make(chan struct{})
 	go func() {
 		defer close(announced)
-		sb.hooks.announce(announceCtx, public["ae"])
+		sb.Outbox.Announce(announceCtx, public["ae"])
 	}()
 	defer func() {
 		stopAnnounce()
@@ -106,11 +108,11 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	if sb.faults != nil {
 		// The seed is printed even when picked at random, so that a run
 		// whose faults found a bug can be repeated with --seed.
-		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.spec, sb.faults.seed)
+		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.Spec, sb.faults.Seed)
 	}
 	fmt.Fprintf(out, "  webhooks          %s\n", sb.DeliveryRules())
 	if sb.limits != nil {
-		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", sessionLimit, sessionWindow, callLimit)
+		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", middleware.SessionLimit, middleware.SessionWindow, middleware.CallLimit)
 	}
 	fmt.Fprintf(out, "\n")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"io"
 	"net/http"
 	"strconv"
@@ -46,7 +47,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		inner.Proto, inner.ProtoMajor, inner.ProtoMinor = "HTTP/1.1", 1, 1
 	}
 
-	rec := &recorder{header: http.Header{}}
+	rec := edge.NewRecorder()
 	done := make(chan any, 1)
 	go func() {
 		defer func() { done <- recover() }()
@@ -65,23 +66,23 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 			return nil, fmt.Errorf("sandbox handler panicked: %v", p)
 		}
 	}
-	status := rec.status
+	status := rec.Status
 	if status == 0 {
 		status = http.StatusOK
 	}
-	answer := rec.body.Bytes()
+	answer := rec.Body.Bytes()
 	resp := &http.Response{
 		Status:        strconv.Itoa(status) + " " + http.StatusText(status),
 		StatusCode:    status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        rec.sent,
+		Header:        rec.Sent,
 		ContentLength: int64(len(answer)),
 		Request:       req,
 	}
 	if resp.Header == nil {
-		resp.Header = rec.header.Clone()
+		resp.Header = rec.Header().Clone()
 	}
 	resp.Header.Set("Content-Length", strconv.Itoa(len(answer)))
 	if req.Method == http.MethodHead {
