@@ -1,11 +1,12 @@
 package sandbox
 
 import (
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 )
 
 // A body over the limit says so, in the service's error form, on every

@@ -3,12 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"image/png"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

@@ -2,12 +2,13 @@ package sandbox
 
 import (
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 // The clock cannot be pushed out of range: advances that would overflow are
@@ -119,20 +120,6 @@ func (e *env) local(method, path, body string) resp {
 	w := httptest.NewRecorder()
 	e.sb.Handler("ae").ServeHTTP(w, req)
 	return resp{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
-}
-
-func TestParseDuration(t *testing.T) {
-	for in, want := range map[string]time.Duration{"90s": 90 * time.Second, "7d": 7 * 24 * time.Hour, "36525d": store.MaxClockOffset, " 1h30m ": 90 * time.Minute} {
-		got, err := store.ParseDuration(in)
-		if err != nil || got != want {
-			t.Errorf("parseDuration(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "d", "1.5d", "x", "1y"} {
-		if _, err := store.ParseDuration(in); err == nil {
-			t.Errorf("parseDuration(%q) accepted", in)
-		}
-	}
 }
 
 // A stored payment that cannot be decoded is a clear error naming its row,

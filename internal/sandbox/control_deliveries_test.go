@@ -2,11 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 func TestDeliveryAttemptsAndResend(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

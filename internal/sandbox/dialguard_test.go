@@ -2,12 +2,13 @@ package sandbox
 
 import (
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 // rebinder answers a public address (first) to the first lookups (public

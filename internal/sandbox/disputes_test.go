@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 	"io"
 	"mime/multipart"
 	"net"
@@ -15,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

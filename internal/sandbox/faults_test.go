@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

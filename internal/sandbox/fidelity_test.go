@@ -2,11 +2,12 @@ package sandbox
 
 import (
 	"encoding/json"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 )
 
 // Tests of fidelity details found in review: routing of unclean paths and

@@ -2,9 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

@@ -3,12 +3,13 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
 )
 
 func getHealth(t *testing.T, h http.Handler) (int, extras.Health) {

@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 	"net/http"
 	"path"
 	"reflect"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 )
 
 func (s *Sandbox) buildHandler(region string) http.Handler {
@@ -28,7 +29,7 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 	h = middleware.RateLimitMiddleware(s.limits, s.State, h)
 	h = reqlog.Middleware(s.Log, region, h)
 	guard := middleware.OriginGuard{AllowHosts: s.allowHosts, PublicURL: s.PublicURLs[region], RemoteControl: s.remoteControl}
-	return middleware.GuardSandboxPaths(guard, h) // outermost: see origin.go
+	return middleware.GuardSandboxPaths(guard, h) // outermost: see middleware.GuardSandboxPaths
 }
 
 // redirectType is the type of the handler ServeMux answers with when it

@@ -3,9 +3,10 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"os"
+
 	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
-	"os"
 )
 
 // StateInfo is what InspectState found in a state file.

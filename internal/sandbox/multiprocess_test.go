@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 const helperEnv = "BNPL_SANDBOX_TEST_HELPER"

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

@@ -3,12 +3,12 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net/url"
 	"testing"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"net"
+	"time"
+
 	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
@@ -45,23 +48,28 @@ const (
 	FaultLock            = middleware.FaultLock
 )
 
-// BuiltinMerchants is store.BuiltinMerchants.
-var BuiltinMerchants = store.BuiltinMerchants
+// BuiltinMerchants are the merchants every sandbox has unless told
+// otherwise (see store.BuiltinMerchants).
+func BuiltinMerchants() []Merchant { return store.BuiltinMerchants() }
 
-// DashboardURL is extras.DashboardURL.
-var DashboardURL = extras.DashboardURL
+// LoadMerchants reads the merchants of a --merchants file (see
+// store.LoadMerchants for its format).
+func LoadMerchants(path string) ([]Merchant, error) { return store.LoadMerchants(path) }
 
-// FaultKinds is middleware.FaultKinds.
-var FaultKinds = middleware.FaultKinds
+// NewFakeClock is a clock that stands still at t until moved.
+func NewFakeClock(t time.Time) *FakeClock { return store.NewFakeClock(t) }
 
-// LoadMerchants is store.LoadMerchants.
-var LoadMerchants = store.LoadMerchants
+// MoveStateAside renames a state file and its SQLite companions to
+// PATH.broken-TIME and answers the new name (see store.MoveStateAside).
+func MoveStateAside(path string, now time.Time) (string, error) {
+	return store.MoveStateAside(path, now)
+}
 
-// MoveStateAside is store.MoveStateAside.
-var MoveStateAside = store.MoveStateAside
+// ParseFaultSpec reads the --faults syntax (see middleware.ParseFaultSpec).
+func ParseFaultSpec(spec string) (FaultSpec, error) { return middleware.ParseFaultSpec(spec) }
 
-// NewFakeClock is store.NewFakeClock.
-var NewFakeClock = store.NewFakeClock
+// FaultKinds lists the request fault kinds in the order they are drawn.
+func FaultKinds() []FaultKind { return middleware.FaultKinds() }
 
-// ParseFaultSpec is middleware.ParseFaultSpec.
-var ParseFaultSpec = middleware.ParseFaultSpec
+// DashboardURL is the dashboard's address on a listener.
+func DashboardURL(addr net.Addr) string { return extras.DashboardURL(addr) }

@@ -1,9 +1,10 @@
 package sandbox
 
 import (
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 )
 
 func TestRateLimitSessions(t *testing.T) {

@@ -2,11 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 )
 
 // BenchmarkRequestLogWrite is the writer's cost per logged request: a

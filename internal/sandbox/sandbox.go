@@ -6,7 +6,20 @@
 // reject or cancel at checkout) through /_sandbox endpoints and a hosted
 // payment page.
 //
-// Endpoints beyond the service's own, on every regional handler:
+// This package is the sandbox's public face (New, Options, Handler,
+// Transport, Serve, and the names the rest of the program uses); the work is
+// done in its rooms, each a package whose imports point down only:
+//
+//	extras       control endpoints, hosted page, dashboard, health
+//	service      the service's endpoints: checkout, payments, disputes, webhooks
+//	middleware   faults and latency, rate limit, browser guard, loopback check
+//	reqlog       the request log
+//	outbox       webhook registrations, the outbox and its one deliverer
+//	store        the state: database, schema, clock, merchants, payment moves
+//	edge         error bodies, JSON answers, bounded request bodies
+//
+// Endpoints beyond the service's own, on every regional handler (all
+// answered by extras):
 //
 //	GET  /_sandbox/hpp/{session_id}                  hosted payment page (HTML)
 //	POST /_sandbox/hpp/{session_id}/{approve|reject|cancel}
@@ -18,14 +31,14 @@
 //	POST /_sandbox/reset                             forget every payment
 //	GET  /_sandbox/clock                             {"now": ..., "offset": ...}
 //	POST /_sandbox/clock/advance?by=DURATION         or a body {"by": "1h30m"}
-//	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute (disputes.go)
+//	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute
 //	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
-//	GET  /_sandbox/deliveries                        webhook deliveries (delivery.go)
+//	GET  /_sandbox/deliveries                        webhook deliveries
 //	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
-//	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt (outbox.go)
-//	POST /_sandbox/deliveries/{id}/resend            send a delivery again now (control_deliveries.go)
-//	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after= (requestlog.go)
-//	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503 (health.go)
+//	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt
+//	POST /_sandbox/deliveries/{id}/resend            send a delivery again now
+//	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after=
+//	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503
 //
 // The /_sandbox control endpoints need no key but answer only requests whose
 // RemoteAddr is a loopback address (the in-process Transport uses
@@ -43,18 +56,18 @@ package sandbox
 
 import (
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 )
 
@@ -66,14 +79,14 @@ type Options struct {
 	AuthExpiry time.Duration     // lifetime of an authorization (default 7*24h)
 	PublicURLs map[string]string // region -> base URL for web_url and qr_code; default: the request's host
 
-	// Faults injects failures on the service's paths (see faults.go);
+	// Faults injects failures on the service's paths (see the middleware package);
 	// Seed makes their draws repeatable (0 picks a seed, see FaultSeed).
 	Faults middleware.FaultSpec
 	Seed   int64
-	// RateLimit enforces the service's test-key limits (see ratelimit.go).
+	// RateLimit enforces the service's test-key limits (see the middleware package).
 	RateLimit bool
 
-	// Webhooks (see delivery.go). AllowLocalWebhooks admits loopback
+	// Webhooks (see the outbox package). AllowLocalWebhooks admits loopback
 	// receivers (http://127.0.0.1:PORT/...), which the service refuses.
 	// WebhookRetryScale multiplies the 1-4 minute retry delays (0 = 1).
 	// ResolveHosts looks webhook hosts up with the system's resolver
@@ -89,13 +102,13 @@ type Options struct {
 	OnDelivery         func(outbox.Delivery)
 	DeliveryLog        io.Writer
 
-	// NoRequestLog turns off the request log (see requestlog.go).
+	// NoRequestLog turns off the request log (see the reqlog package).
 	NoRequestLog bool
 
 	// AllowHosts are host names (the name other containers reach a
 	// sandbox container by) that the Host guard of /_sandbox/ paths
 	// accepts besides addresses, localhost and the public URLs' hosts
-	// (see origin.go).
+	// (see middleware.GuardSandboxPaths).
 	AllowHosts []string
 	// AllowRemoteControl opens the control endpoints and the dashboard
 	// to clients that are not loopback (see loopbackOnly).
@@ -104,7 +117,7 @@ type Options struct {
 	// its delivery rules (AllowLocalWebhooks, ResolveHosts,
 	// WebhookRetryScale, the delivery faults) become the state's, and it
 	// announces itself so that short-lived processes on the same state
-	// leave their deliveries to it (see deliveryrules.go, outbox.go).
+	// leave their deliveries to it (see the outbox package).
 	Serve bool
 }
 

@@ -3,10 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 )
 
 // Transport is an http.RoundTripper that hands requests straight to the

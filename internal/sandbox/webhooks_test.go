@@ -2,9 +2,10 @@ package sandbox
 
 import (
 	"encoding/json"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 const hookSecret = "s3cret-hook-value-42"

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// apiError is a refusal in the service's error body.
+// Refusal is a refusal in the service's error body.
 type Refusal struct {
 	Status    int
 	ErrorType string
@@ -69,7 +69,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write([]byte{'\n'})
 }
 
-// writeRawJSON answers JSON already encoded.
+// WriteRawJSON answers JSON already encoded.
 func WriteRawJSON(w http.ResponseWriter, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
@@ -85,7 +85,7 @@ type errorBody struct {
 	Errors    []FieldError `json:"errors,omitempty"`
 }
 
-// writeError answers err in the service's error body; anything that is not
+// WriteError answers err in the service's error body; anything that is not
 // a refusal is an internal failure.
 func WriteError(w http.ResponseWriter, err error) {
 	var ae *Refusal
@@ -105,7 +105,7 @@ func WriteError(w http.ResponseWriter, err error) {
 	_, _ = w.Write([]byte{'\n'})
 }
 
-// validUUID accepts only the canonical 36-character form, as ids appear in
+// ValidUUID accepts only the canonical 36-character form, as ids appear in
 // the service's answers.
 func ValidUUID(s string) bool {
 	if len(s) != 36 {
@@ -115,7 +115,7 @@ func ValidUUID(s string) bool {
 	return err == nil
 }
 
-// canonicalID checks id as validUUID does and answers it in lower case.
+// CanonicalID checks id as validUUID does and answers it in lower case.
 // Ids are stored as uuid.NewString writes them, in lower case, and looked
 // up by string equality; a client that sends an id in capitals (which
 // validUUID accepts, hex being case-blind) must find the same object

@@ -17,19 +17,19 @@ import (
 // apply); they are the sandbox's own, chosen far above any real order so
 // that no honest request meets them, and listed in docs/sandbox.md.
 const (
-	// maxBodyBytes bounds a JSON request body.
+	// MaxBodyBytes bounds a JSON request body.
 	MaxBodyBytes = 1 << 20
-	// maxArrayLen bounds every array in a JSON body: order items, a
+	// MaxArrayLen bounds every array in a JSON body: order items, a
 	// capture's or refund's items, order history, attachment ids.
 	MaxArrayLen = 250
-	// maxStringLen bounds every string in a JSON body, in characters;
+	// MaxStringLen bounds every string in a JSON body, in characters;
 	// the checkout attachment's body, itself JSON, is bounded by the body
 	// size alone.
 	MaxStringLen = 4096
-	// maxReferenceIDLen bounds every reference_id (order, item, capture,
+	// MaxReferenceIDLen bounds every reference_id (order, item, capture,
 	// refund).
 	MaxReferenceIDLen = 255
-	// maxCapturesPerPayment and maxRefundsPerPayment bound the moves one
+	// MaxCapturesPerPayment and maxRefundsPerPayment bound the moves one
 	// payment keeps; maxRecordBytes bounds its stored record as a whole.
 	MaxCapturesPerPayment = 100
 	MaxRefundsPerPayment  = 100
@@ -41,7 +41,7 @@ const (
 // sandbox says what happened instead of failing to decode a cut body.
 var errBodyTooLarge = BadData(fmt.Sprintf("request body too large: at most %d bytes (1 MiB)", MaxBodyBytes))
 
-// readBody reads a request body of at most maxBodyBytes and checks that a
+// ReadBody reads a request body of at most maxBodyBytes and checks that a
 // JSON body stays within the bounds above. Its refusals are *apiError
 // values, which callers answer as they are (see bodyRefusal).
 func ReadBody(r *http.Request) ([]byte, error) {
@@ -55,7 +55,7 @@ func ReadBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// readSizedBody reads a request body of at most maxBodyBytes, for the
+// ReadSizedBody reads a request body of at most maxBodyBytes, for the
 // endpoints whose fields have the service's own documented bounds (the
 // webhooks), checked by their handlers.
 func ReadSizedBody(r *http.Request) ([]byte, error) {
@@ -75,7 +75,7 @@ func ReadSizedBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// bodyRefusal is what a handler answers when readBody fails: readBody's
+// BodyRefusal is what a handler answers when readBody fails: readBody's
 // own refusal (too large, out of bounds), else the handler's usual
 // decoding error.
 func BodyRefusal(err, otherwise error) error {
@@ -137,5 +137,5 @@ func boundError(path, msg string) error {
 	return FieldErrors(FieldError{Field: path, Code: "invalid_value", Message: msg + " (a bound of this sandbox)"})
 }
 
-// multipartSlack is what the multipart framing may add to the file.
+// MultipartSlack is what the multipart framing may add to the file.
 const MultipartSlack = 64 << 10

@@ -4,19 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // The customer's and the service's own moves, which the API does not
-// expose. Each is a moveFunc, so it commits through Sandbox.move like every
+// expose. Each is a store.MoveFunc, so it commits through State.Move like every
 // other change.
 
 func (s *Local) approveMove(rec *store.Record, now time.Time) (string, error) {

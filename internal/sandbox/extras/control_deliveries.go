@@ -2,13 +2,14 @@ package extras
 
 import (
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 // Control endpoints of the delivery log: each attempt, and a resend.

@@ -2,10 +2,11 @@ package extras
 
 import (
 	"encoding/json"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 	"net/http"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 )
 
 // The customer's and support's side of a dispute, as control endpoints.

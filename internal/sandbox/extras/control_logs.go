@@ -1,10 +1,11 @@
 package extras
 
 import (
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 	"net/http"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 )
 
 // handleRequestLog answers {"entries": [...], "cursor": N, "total": N,

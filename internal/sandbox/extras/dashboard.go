@@ -7,12 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"html/template"
 	"net"
 	"net/http"
@@ -22,6 +16,12 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
@@ -32,7 +32,7 @@ import (
 // script: each button is a form that POSTs to /_sandbox/dashboard/...,
 // which makes the move and sends the browser back to the page (303), or
 // shows the page again with the refusal. It answers loopback clients only,
-// as the control endpoints do, and origin.go keeps other sites from
+// as the control endpoints do, and the browser guard (middleware.GuardSandboxPaths) keeps other sites from
 // driving it through the developer's browser.
 
 //go:embed dashboard.html

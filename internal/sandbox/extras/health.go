@@ -2,12 +2,12 @@ package extras
 
 import (
 	"context"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"math"
 	"net/http"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/buildinfo"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 )
 
 // The readiness check: GET /_sandbox/health answers 200 once the sandbox

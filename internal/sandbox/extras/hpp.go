@@ -2,9 +2,6 @@ package extras
 
 import (
 	"bytes"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -13,6 +10,9 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/shopspring/decimal"
 )
@@ -37,7 +37,7 @@ type installment struct {
 	Amount string
 }
 
-// schedule splits amount into equal installments in the currency's places;
+// Schedule splits amount into equal installments in the currency's places;
 // the first takes the remainder so the parts add up exactly.
 func Schedule(amount decimal.Decimal, currency string, start time.Time) []installment {
 	places := money.Places(currency)

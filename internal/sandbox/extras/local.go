@@ -1,9 +1,10 @@
 package extras
 
 import (
+	"time"
+
 	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
-	"time"
 )
 
 // Local answers the sandbox's own endpoints.
@@ -14,7 +15,7 @@ type Local struct {
 	started   time.Time   // when New opened the state, for /_sandbox/health
 }
 
-// newLocal answers the sandbox's own endpoints beside svc's; reqlog is
+// NewLocal answers the sandbox's own endpoints beside svc's; reqlog is
 // nil when requests are not logged.
 func NewLocal(svc *service.Service, reqlog *reqlog.Log, stateFile bool) *Local {
 	return &Local{Service: svc, Log: reqlog, stateFile: stateFile, started: time.Now()}

@@ -1,11 +1,12 @@
 package extras
 
 import (
-	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 	"net/http"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 )
 
-// routes registers the sandbox's own endpoints of one region: control,
+// Routes registers the sandbox's own endpoints of one region: control,
 // hosted page, dashboard, health, deliveries and the request log.
 func (s *Local) Routes(mux *http.ServeMux, region string) {
 	s.controlRoutes(mux, region)

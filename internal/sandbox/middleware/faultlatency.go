@@ -2,11 +2,11 @@ package middleware
 
 import (
 	"bytes"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"io"
 	"net/http"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 

@@ -2,8 +2,6 @@ package middleware
 
 import (
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -11,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 // Faults let a client's retry and reconciliation code be tested against the
@@ -170,7 +171,7 @@ func ParseFaultSpec(spec string) (FaultSpec, error) {
 	return out, nil
 }
 
-// faultInjector draws the faults of one Sandbox, shared by its regions.
+// FaultInjector draws the faults of one sandbox, shared by its regions.
 type FaultInjector struct {
 	Spec FaultSpec
 	Seed int64
@@ -214,10 +215,10 @@ func (f *FaultInjector) draw(r *http.Request) FaultKind {
 
 // locksPayment reports whether the service would take the payment's lock
 // for r: the writes on one payment (update, capture, refund, close).
-// drawSeed is the seed the draws started from.
+// DrawSeed is the seed the draws started from.
 func (f *FaultInjector) DrawSeed() int64 { return f.Seed }
 
-// drawn counts the faults of each kind injected so far.
+// Drawn counts the faults of each kind injected so far.
 func (f *FaultInjector) Drawn() map[FaultKind]int {
 	out := map[FaultKind]int{}
 	f.mu.Lock()

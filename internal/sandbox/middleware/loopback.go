@@ -1,12 +1,13 @@
 package middleware
 
 import (
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"net"
 	"net/http"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 )
 
-// loopbackOnly keeps the sandbox's control endpoints to the local machine,
+// LoopbackOnly keeps the sandbox's control endpoints to the local machine,
 // unless the sandbox was told to open them (Options.AllowRemoteControl:
 // guardSandboxPaths marks the request).
 func LoopbackOnly(h http.HandlerFunc) http.HandlerFunc {

@@ -3,11 +3,12 @@ package middleware
 import (
 	"context"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 )
 
 // The browser guard of the sandbox's own paths (/_sandbox/: the control
@@ -41,7 +42,7 @@ const (
 // endpoints answer it whatever its client address (AllowRemoteControl).
 type remoteControlKey struct{}
 
-// originGuard is what the browser guard knows: the hosts it accepts
+// OriginGuard is what the browser guard knows: the hosts it accepts
 // besides addresses and localhost (Options.AllowHosts, lower case), the
 // region's public URL, and whether the control endpoints are open to
 // clients that are not loopback (Options.AllowRemoteControl).
@@ -51,7 +52,7 @@ type OriginGuard struct {
 	RemoteControl bool
 }
 
-// guardSandboxPaths wraps a region's handler with the browser guard on
+// GuardSandboxPaths wraps a region's handler with the browser guard on
 // the paths under /_sandbox/.
 func GuardSandboxPaths(s OriginGuard, h http.Handler) http.Handler {
 	publicHost, publicOrigin := "", ""
@@ -117,7 +118,7 @@ func crossSite(r *http.Request, publicOrigin string) bool {
 	return origin != own && (publicOrigin == "" || origin != publicOrigin)
 }
 
-// trustedHost tells whether a Host header names this machine in a way no
+// TrustedHost tells whether a Host header names this machine in a way no
 // DNS answer can fake: an address, localhost (which browsers resolve
 // themselves), or the host of the region's public URL.
 func TrustedHost(hostport, publicHost string) bool {
@@ -134,7 +135,7 @@ func TrustedHost(hostport, publicHost string) bool {
 	return publicHost != "" && host == publicHost
 }
 
-// normalHost is the host name of a Host header (or of a name given to
+// NormalHost is the host name of a Host header (or of a name given to
 // --allow-host) without its port, brackets and final dot, in lower case.
 func NormalHost(hostport string) string {
 	host := strings.TrimSpace(hostport)

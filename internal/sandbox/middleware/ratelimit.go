@@ -2,14 +2,14 @@ package middleware
 
 import (
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"golang.org/x/time/rate"
 )
 
@@ -23,7 +23,7 @@ const (
 	CallLimit     = 50               // other calls per second
 )
 
-// rateLimiter holds the buckets of every test key seen so far. Its clock is
+// RateLimiter holds the buckets of every test key seen so far. Its clock is
 // the sandbox's own Options.Clock, so a FakeClock drives it in tests
 // without sleeping; the /_sandbox/clock offset does not apply, because
 // moving the payments' clock forward is not meant to hand out tokens.
@@ -86,7 +86,7 @@ func bearerKey(r *http.Request) string {
 	return strings.TrimSpace(key)
 }
 
-// rateLimitMiddleware enforces the test-key limits on the service's paths.
+// RateLimitMiddleware enforces the test-key limits on the service's paths.
 // Requests that are not from one of the sandbox's test keys pass through:
 // a live key has no published limit, and a missing or unknown key earns
 // its 401 from the handler.

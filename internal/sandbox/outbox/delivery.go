@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +17,8 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/netguard"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
@@ -74,7 +74,7 @@ var paymentEvents = map[string]bool{
 	"refunded": true, "updated": true, "expired": true, "auth_expired": true,
 }
 
-// deliverer sends what the outbox holds, by the state's rules.
+// Deliverer sends what the outbox holds, by the state's rules.
 type Deliverer struct {
 	s          *store.State
 	rules      DeliveryRules

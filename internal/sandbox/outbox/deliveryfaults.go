@@ -95,7 +95,7 @@ func (f *DeliveryFaults) Set(name, value string) error {
 	return nil
 }
 
-// parts are the delivery kinds in the --faults syntax.
+// Parts are the delivery kinds in the --faults syntax.
 func (f DeliveryFaults) Parts() []string {
 	var out []string
 	for _, k := range []struct {

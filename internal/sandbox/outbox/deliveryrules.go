@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 // The rules that decide what may be delivered are settings of the state,
@@ -58,7 +59,7 @@ func (r DeliveryRules) String() string {
 
 const settingDeliveryRules = "delivery_rules"
 
-// settleRules decides the delivery rules of a newly opened state: a
+// SettleRules decides the delivery rules of a newly opened state: a
 // serving process stores its own; any other takes the stored ones.
 // own are the rules the process's options ask for.
 func SettleRules(ctx context.Context, db *sql.DB, own DeliveryRules, serve bool) (DeliveryRules, error) {
@@ -73,7 +74,7 @@ func SettleRules(ctx context.Context, db *sql.DB, own DeliveryRules, serve bool)
 	return stored, nil
 }
 
-// readRules reads the stored rules; ok is false when none were stored.
+// ReadRules reads the stored rules; ok is false when none were stored.
 func ReadRules(ctx context.Context, q store.Querier) (DeliveryRules, bool, error) {
 	var r DeliveryRules
 	ok, err := store.ReadSetting(ctx, q, settingDeliveryRules, &r)
@@ -113,7 +114,7 @@ const (
 	serverLeaseFor = 3 * serverBeat
 )
 
-// announce renews this process's server lease until ctx ends, then gives
+// Announce renews this process's server lease until ctx ends, then gives
 // it up.
 func (d *Deliverer) Announce(ctx context.Context, url string) {
 	lease := serverLease{PID: os.Getpid(), Owner: d.owner, URL: url}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 	"github.com/bnpl-cli/bnpl/internal/wire"
@@ -20,10 +20,10 @@ import (
 // internal/webhook's, which the CLI applies before sending, so the two
 // agree on what is refused and on the normalised form.
 
-// maxPaymentWebhooks is our choice: the service does not publish its limit.
+// MaxPaymentWebhooks is our choice: the service does not publish its limit.
 const MaxPaymentWebhooks = 5
 
-// hookRow is a registered webhook of either family. Header holds the
+// HookRow is a registered webhook of either family. Header holds the
 // value in clear: it is needed on the wire, and masked on every answer.
 type HookRow struct {
 	ID           string
@@ -88,7 +88,7 @@ func GetHook(ctx context.Context, q store.Querier, kind, merchant string, isTest
 	return h, err
 }
 
-// saveHook creates h (replace false) or replaces the webhook with h's id,
+// SaveHook creates h (replace false) or replaces the webhook with h's id,
 // in one write transaction so that the limit and the uniqueness hold
 // under concurrent requests.
 func (d *Deliverer) SaveHook(ctx context.Context, h *HookRow, max int, replace bool) error {
@@ -146,7 +146,7 @@ func (d *Deliverer) DeleteHook(ctx context.Context, kind, merchant string, isTes
 	return nil
 }
 
-// checkWebhookURL applies the service's URL rules and answers the stored
+// CheckWebhookURL applies the service's URL rules and answers the stored
 // form. With AllowLocalWebhooks a loopback host (127.0.0.0/8, ::1,
 // localhost) is admitted over http or https; any other host must pass the
 // public rules. requireHTTPS applies to public hosts (payment webhooks).
@@ -175,7 +175,7 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// checkHeader applies the header rules: absent, or both parts valid.
+// CheckHeader applies the header rules: absent, or both parts valid.
 func CheckHeader(h *wire.WebhookHeader) error {
 	if h == nil {
 		return nil

@@ -302,7 +302,7 @@ type DrainReport struct {
 	ServedBy string
 }
 
-// stop ends delivery. Unless another process serves the state, what is
+// Stop ends delivery. Unless another process serves the state, what is
 // due goes out first, for at most closeDrain; retries to come stay in the
 // outbox for the next process that opens the state.
 func (d *Deliverer) Stop() DrainReport {

@@ -8,8 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net/http"
 	"path"
@@ -20,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -42,7 +42,7 @@ const (
 	logWriteTimout = 10 * time.Second
 )
 
-// chunkSpan bounds the entries of a chunk (logBatchSize is less).
+// ChunkSpan bounds the entries of a chunk (logBatchSize is less).
 const ChunkSpan = 4096
 
 // storedEntry is an entry as a chunk holds it: the bodies by hash.
@@ -88,7 +88,7 @@ type LogFilter struct {
 	Limit   int   // default 100, at most 1000
 }
 
-// pendingEntry is what the handler hands the writer, unmasked.
+// PendingEntry is what the handler hands the writer, unmasked.
 type PendingEntry struct {
 	At       time.Time
 	Region   string
@@ -131,11 +131,11 @@ func Start(s *store.State) *Log {
 	return l
 }
 
-// newLogReader reads the request log of st, which other processes may
+// NewReader reads the request log of st, which other processes may
 // write when this one keeps none.
 func NewReader(st *store.State) *Log { return &Log{s: st} }
 
-// stop writes what is queued and ends the writer.
+// Stop writes what is queued and ends the writer.
 func (l *Log) Stop() {
 	if l == nil {
 		return
@@ -144,7 +144,7 @@ func (l *Log) Stop() {
 	<-l.stopped
 }
 
-// flush returns once every entry queued before the call is in the table,
+// Flush returns once every entry queued before the call is in the table,
 // so that a reader of the log sees its own process's requests.
 func (l *Log) Flush(ctx context.Context) {
 	if l == nil || l.flushes == nil { // a reader of a log this process does not write
@@ -357,7 +357,7 @@ func (l *Log) maskBody(b []byte) string {
 	return string(b)
 }
 
-// mayHoldSecret tells whether the Masker could change b. It decodes JSON,
+// MayHoldSecret tells whether the Masker could change b. It decodes JSON,
 // which would be most of the log's cost: a body with no key prefix, no
 // escape that could spell one, and no URL with credentials is stored as it
 // is. Every key the sandbox knows starts with sk_; an escaped form of it
@@ -545,35 +545,21 @@ func (l *Log) query(ctx context.Context, f LogFilter, count bool) ([]LogEntry, i
 	if err != nil {
 		return nil, 0, err
 	}
-	forward := f.Forward || f.After > 0
-	total := 0
+	sc := &logScan{f: f, match: match, forward: f.Forward || f.After > 0}
 	// Without a status or path filter the count is the chunks' sizes
 	// (Since is judged by entry below, within the chunks it keeps).
-	countByScan := count && !forward && (f.Status != "" || f.Path != "" || !f.Since.IsZero())
-	if count && !countByScan && !forward {
-		if err := l.s.DB.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM request_log`).Scan(&total); err != nil {
+	sc.countByScan = count && !sc.forward && (f.Status != "" || f.Path != "" || !f.Since.IsZero())
+	if count && !sc.countByScan && !sc.forward {
+		if err := l.s.DB.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM request_log`).Scan(&sc.total); err != nil {
 			return nil, 0, err
 		}
 	}
-	query := `SELECT seq, entries FROM request_log WHERE last_at >= ? ORDER BY seq DESC`
-	args := []any{int64(0)}
-	if !f.Since.IsZero() {
-		args[0] = f.Since.UnixNano()
-	}
-	if forward {
-		query = `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`
-		args = append(args, f.After/ChunkSpan)
-	} else if f.Before > 0 && !countByScan {
-		query = `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`
-		args = append(args, f.Before/ChunkSpan)
-	}
+	query, args := sc.chunkQuery()
 	rows, err := l.s.DB.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	var out []storedEntry
-chunks:
 	for rows.Next() {
 		var chunk int64
 		var doc []byte
@@ -584,38 +570,81 @@ chunks:
 		if err := json.Unmarshal(doc, &entries); err != nil {
 			return nil, 0, store.CorruptRow("request_log", "seq", strconv.FormatInt(chunk, 10), err)
 		}
-		for i := range entries {
-			j := i
-			if !forward {
-				j = len(entries) - 1 - i
-			}
-			e := entries[j]
-			e.Seq = chunk*ChunkSpan + int64(j)
-			if forward && e.Seq <= f.After || !match(&e.LogEntry) {
-				continue
-			}
-			if countByScan {
-				total++
-			}
-			if f.Before > 0 && e.Seq >= f.Before || len(out) == f.Limit {
-				if countByScan {
-					continue
-				}
-				if len(out) == f.Limit {
-					break chunks
-				}
-				continue
-			}
-			out = append(out, e)
-			if len(out) == f.Limit && !countByScan {
-				break chunks
-			}
+		if sc.take(chunk, entries) {
+			break
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
 	rows.Close()
+	list, err := l.withBodies(ctx, sc.out)
+	return list, sc.total, err
+}
+
+// logScan walks the chunks of the log for one query: the entries it
+// keeps, and the count when the count is made by reading them.
+type logScan struct {
+	f           LogFilter
+	match       func(*LogEntry) bool
+	forward     bool // oldest first, after f.After
+	countByScan bool // count every matching entry, not only the kept ones
+	out         []storedEntry
+	total       int
+}
+
+// chunkQuery selects the chunks that may hold the query's entries, in the
+// order it reads them.
+func (sc *logScan) chunkQuery() (string, []any) {
+	args := []any{int64(0)}
+	if !sc.f.Since.IsZero() {
+		args[0] = sc.f.Since.UnixNano()
+	}
+	switch {
+	case sc.forward:
+		return `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`, append(args, sc.f.After/ChunkSpan)
+	case sc.f.Before > 0 && !sc.countByScan:
+		return `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`, append(args, sc.f.Before/ChunkSpan)
+	}
+	return `SELECT seq, entries FROM request_log WHERE last_at >= ? ORDER BY seq DESC`, args
+}
+
+// take reads one chunk's entries in the query's order, and answers true
+// when nothing more is needed.
+func (sc *logScan) take(chunk int64, entries []storedEntry) (done bool) {
+	f := sc.f
+	for i := range entries {
+		j := i
+		if !sc.forward {
+			j = len(entries) - 1 - i
+		}
+		e := entries[j]
+		e.Seq = chunk*ChunkSpan + int64(j)
+		if sc.forward && e.Seq <= f.After || !sc.match(&e.LogEntry) {
+			continue
+		}
+		if sc.countByScan {
+			sc.total++
+		}
+		if f.Before > 0 && e.Seq >= f.Before || len(sc.out) == f.Limit {
+			if sc.countByScan {
+				continue
+			}
+			if len(sc.out) == f.Limit {
+				return true
+			}
+			continue
+		}
+		sc.out = append(sc.out, e)
+		if len(sc.out) == f.Limit && !sc.countByScan {
+			return true
+		}
+	}
+	return false
+}
+
+// withBodies fills the entries' bodies, each stored once by its hash.
+func (l *Log) withBodies(ctx context.Context, out []storedEntry) ([]LogEntry, error) {
 	list := make([]LogEntry, 0, len(out))
 	bodies := map[string]string{}
 	body := func(h string) (string, error) {
@@ -636,14 +665,14 @@ chunks:
 	for _, e := range out {
 		var err error
 		if e.LogEntry.RequestBody, err = body(e.RequestHash); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		if e.LogEntry.ResponseBody, err = body(e.ResponseHash); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		list = append(list, e.LogEntry)
 	}
-	return list, total, nil
+	return list, nil
 }
 
 // matcher checks the filter and answers its test of an entry.

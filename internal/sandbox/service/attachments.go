@@ -6,15 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
-	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
+	"github.com/google/uuid"
 )
 
 // maxAttachmentBytesPerMerchant and maxAttachmentsPerMerchant bound the

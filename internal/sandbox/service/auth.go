@@ -1,10 +1,11 @@
 package service
 
 import (
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"net/http"
 	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 // caller is who a request acts for, after authentication.
@@ -84,7 +85,7 @@ func (s *Service) authed(region string, msgs authMessages, h func(http.ResponseW
 	}
 }
 
-// routes registers the service's own endpoints of one region. Patterns
+// Routes registers the service's own endpoints of one region. Patterns
 // carry their method; a wrong method falls through to a plain 404 (see
 // buildHandler).
 func (s *Service) Routes(mux *http.ServeMux, region string) {

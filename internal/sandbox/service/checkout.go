@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -29,7 +29,7 @@ var amountLimits = map[string]decimal.Decimal{
 	"KWD": decimal.NewFromInt(5000),
 }
 
-// otpRejectedEmail is the buyer whose approval attempt ends REJECTED, as if
+// OTPRejectedEmail is the buyer whose approval attempt ends REJECTED, as if
 // the one-time password check failed.
 const OTPRejectedEmail = "otp.rejected@tabby.ai"
 

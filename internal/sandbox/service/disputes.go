@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"math"
 	"net/http"
 	"slices"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -100,7 +100,7 @@ type disputeView struct {
 	History     []DisputeEvent `json:"history,omitempty"`
 }
 
-// disputeDoc is what the state keeps per dispute.
+// DisputeDoc is what the state keeps per dispute.
 type DisputeDoc struct {
 	disputeView
 	MerchantCode    string `json:"merchant_code"`
@@ -108,7 +108,7 @@ type DisputeDoc struct {
 	ChallengeAmount string `json:"challenge_amount,omitempty"`
 }
 
-// view answers the dispute as read at now: days_left counts the days (a
+// View answers the dispute as read at now: days_left counts the days (a
 // started one counts) to expired_at, 0 once it passed or the dispute is
 // resolved.
 func (d *DisputeDoc) View(now time.Time, history bool) disputeView {
@@ -297,7 +297,7 @@ func (s *Service) refundDispute(ctx context.Context, id, merchant string, event 
 	return out, nil
 }
 
-// openDispute is the customer opening a dispute on a live payment.
+// OpenDisputeDoc is the customer opening a dispute on a live payment.
 func (s *Service) OpenDisputeDoc(ctx context.Context, paymentID, reason string, amountText *string, comment string) (*DisputeDoc, error) {
 	paymentID, ok := edge.CanonicalID(paymentID)
 	if !ok {

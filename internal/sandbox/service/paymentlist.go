@@ -5,10 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 // statusCond is the status filter of the payments list as a condition on

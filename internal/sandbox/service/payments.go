@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"io"
 	"net/http"
 	"strconv"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -28,7 +28,7 @@ func (s *Service) paymentRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("POST /api/v2/payments/{id}/close", s.authed(region, authGeneral, s.handleClose))
 }
 
-// view is the payment as the service shows it now: a CREATED payment past
+// View is the payment as the service shows it now: a CREATED payment past
 // its timeout reads EXPIRED even before anything writes that down.
 func View(rec *store.Record, now time.Time) *wire.Payment {
 	rec.Settle(now)
@@ -180,7 +180,7 @@ func moveItems(raw json.RawMessage, currency string) ([]wire.OrderItem, error) {
 	return items, nil
 }
 
-// rawAmount reads an amount of the dispute endpoints sent as a JSON string
+// RawAmount reads an amount of the dispute endpoints sent as a JSON string
 // or number. ok is false when the field was absent or null.
 func RawAmount(raw json.RawMessage) (text string, ok bool) {
 	if !sentValue(raw) {
@@ -395,7 +395,7 @@ func closeMove(rec *store.Record, now time.Time) (string, error) {
 	return "closed", nil
 }
 
-// parseListTime reads a created_at bound of the payments or disputes list:
+// ParseListTime reads a created_at bound of the payments or disputes list:
 // a bare date (midnight UTC), an RFC 3339 time, or an ISO 8601 datetime
 // without a zone ("2026-11-21T10:00:00"), which the interface allows and
 // which, its timestamps being UTC, is taken as UTC. Fractional seconds

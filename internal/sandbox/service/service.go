@@ -12,13 +12,13 @@ type Service struct {
 	lists      *listCache        // positions in the payments list, see paymentlist.go
 	PublicURLs map[string]string // region -> base URL
 
-	// refundGuards may refuse a refund for reasons kept outside the
+	// RefundGuards may refuse a refund for reasons kept outside the
 	// payment, such as an active dispute (409 "payment is disputed"); a
 	// guard runs with the payment locked.
 	RefundGuards []func(rec *store.Record) error
 }
 
-// newService answers the service's endpoints on st, recording
+// NewService answers the service's endpoints on st, recording
 // notifications in hooks; publicURLs are the regions' base URLs.
 func NewService(st *store.State, hooks *outbox.Deliverer, publicURLs map[string]string) *Service {
 	svc := &Service{State: st, Outbox: hooks, lists: newListCache(), PublicURLs: publicURLs}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 )
 

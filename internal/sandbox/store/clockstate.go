@@ -5,16 +5,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 )
 
-// maxClockOffset caps how far the sandbox clock may be moved forward in
+// MaxClockOffset caps how far the sandbox clock may be moved forward in
 // total: 100 years of 365.25 days. The offset is stored in nanoseconds in
 // an SQLite integer; the cap keeps it, and every time computed from it,
 // far from int64's ends (about 292 years), so no sum in Go or in SQL can
@@ -35,7 +36,7 @@ func errClockRange(by string, offset time.Duration) *edge.Refusal {
 		by, maxClockDays, Span(offset), Span(left)))
 }
 
-// span words a clock offset in days, as advances are usually given: 36500d,
+// Span words a clock offset in days, as advances are usually given: 36500d,
 // 25d, 2d3h0m0s, 90s.
 func Span(d time.Duration) string {
 	const day = 24 * time.Hour
@@ -51,14 +52,14 @@ func Span(d time.Duration) string {
 
 // tooFarError is an advance that passes the cap by itself. parseDuration
 // cannot word it (how much is left depends on the stored offset);
-// Sandbox.refusal does.
+// State.Refusal does.
 type tooFarError struct{ by string }
 
 func (e *tooFarError) Error() string {
 	return fmt.Sprintf("cannot advance the sandbox clock by %s: it moves at most 100 years (%dd) in total", e.by, maxClockDays)
 }
 
-// refusal is the answer to an advance that parseDuration refused: a
+// Refusal is the answer to an advance that parseDuration refused: a
 // tooFarError worded with the offset now stored, an apiError as it is,
 // else nil (a malformed value, which the caller words).
 func (s *State) Refusal(ctx context.Context, err error) error {
@@ -80,7 +81,7 @@ func (s *State) Refusal(ctx context.Context, err error) error {
 // goDuration is the syntax of time.ParseDuration's positive values.
 var goDuration = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\+?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`) })
 
-// parseDuration reads a clock advance: Go's durations (90s, 1h30m) or
+// ParseDuration reads a clock advance: Go's durations (90s, 1h30m) or
 // whole days (7d). A value beyond the 100-year cap is refused here, before
 // any arithmetic can overflow.
 func ParseDuration(v string) (time.Duration, error) {
@@ -123,7 +124,7 @@ func badStoredValue(table, row string, value any, want string) *edge.Refusal {
 		table, row, value, want)}
 }
 
-// clockOffsetFrom checks a stored clock offset, as scanned into an any: an
+// ClockOffsetFrom checks a stored clock offset, as scanned into an any: an
 // integer from 0 to maxClockOffset. Anything else (a REAL that an
 // overflowing sum left, text, a negative or huge integer) is a clear error
 // naming the row instead of a bare scan failure.
@@ -158,7 +159,7 @@ func readClockOffset(ctx context.Context, q Querier) (time.Duration, error) {
 	return ClockOffsetFrom(v)
 }
 
-// now is the sandbox's time: the clock plus the offset kept in the state.
+// CurrentTime is the sandbox's time: the clock plus the offset kept in the state.
 func (s *State) CurrentTime(ctx context.Context) (time.Time, error) {
 	offset, err := readClockOffset(ctx, s.DB)
 	if err != nil {
@@ -171,7 +172,7 @@ func (s *State) ClockOffset(ctx context.Context) (time.Duration, error) {
 	return readClockOffset(ctx, s.DB)
 }
 
-// advanceClock moves the sandbox's time forward for every process sharing
+// AdvanceClockBy moves the sandbox's time forward for every process sharing
 // the state. The sum is checked in Go, inside one IMMEDIATE transaction so
 // that two processes advancing at once cannot both pass the check, and the
 // new offset is written whole: SQL never adds to it.
@@ -195,7 +196,7 @@ func (s *State) AdvanceClockBy(ctx context.Context, by string, d time.Duration) 
 	return tx.Commit()
 }
 
-// corruptRow reports a stored row that cannot be decoded, naming it.
+// CorruptRow reports a stored row that cannot be decoded, naming it.
 func CorruptRow(table, column, value string, err error) *edge.Refusal {
 	return &edge.Refusal{Status: 500, ErrorType: "internal", Message: fmt.Sprintf(
 		"sandbox state: %s row with %s %s cannot be read (%v); the state file was damaged or written by a faulty sandbox: run `bnpl sandbox reset` (or POST /_sandbox/reset) to start it over",

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 )
 
-// querier is what reads need of *sql.DB and *sql.Tx alike.
+// Querier is what reads need of *sql.DB and *sql.Tx alike.
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -1,7 +1,7 @@
 package store
 
-// migrationDisputesWebhooks is the schema of disputes.go, attachments.go,
-// webhooks.go and delivery.go. Dispute docs hold the dispute as the API
+// migrationDisputesWebhooks is the schema of the disputes, attachments and webhooks of
+// the service room and the deliveries of the outbox. Dispute docs hold the dispute as the API
 // shows it plus its history; the columns serve lookups and paging.
 const migrationDisputesWebhooks = `
 	CREATE TABLE disputes (

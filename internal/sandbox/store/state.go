@@ -37,7 +37,7 @@ type keyInfo struct {
 	IsTest   bool
 }
 
-// openState opens (or creates) the state at path ("" keeps it in memory)
+// OpenState opens (or creates) the state at path ("" keeps it in memory)
 // for merchants, by clock (nil: the real one), with authorizations that
 // last authExpiry (0: DefaultAuthExpiry).
 func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []Merchant) (*State, error) {

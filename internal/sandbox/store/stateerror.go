@@ -39,7 +39,7 @@ func (e *StateError) Hint() string {
 		"or start afresh with `bnpl sandbox reset --force`, which moves the file aside and makes a new one"
 }
 
-// stateError wraps err as a *StateError of path, unless it is one.
+// NewStateError wraps err as a *StateError of path, unless it is one.
 func NewStateError(path string, err error) error {
 	var se *StateError
 	if err == nil || errors.As(err, &se) {

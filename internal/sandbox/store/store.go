@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"net/url"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
@@ -43,21 +43,21 @@ var migrations = []string{
 	CREATE INDEX payments_by_merchant ON payments (merchant_code, is_test, created_at DESC, seq DESC);
 	CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);`,
 	// Disputes, their attachments, both webhook families and the log of
-	// deliveries (see disputes.go, webhooks.go and delivery.go).
+	// deliveries (the service and outbox rooms).
 	migrationDisputesWebhooks,
 	migrationPaymentListing,
-	// Each attempt of a webhook delivery (delivery.go), then the request
-	// log (requestlog.go).
+	// Each attempt of a webhook delivery (outbox), then the request
+	// log (reqlog).
 	migrationDeliveryAttempts,
 	migrationRequestLog,
-	// The outbox and the state's settings (outbox.go, deliveryrules.go).
+	// The outbox and the state's settings (outbox).
 	migrationOutbox,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
 var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries", "delivery_attempts", "request_log", "request_log_bodies"}
 
-// openStore opens the state. A file is opened in WAL mode with a busy
+// OpenStore opens the state. A file is opened in WAL mode with a busy
 // timeout so that several processes can share it; every write transaction
 // is BEGIN IMMEDIATE, so a writer queues for the file lock at the start
 // instead of failing half-way with SQLITE_BUSY. In memory, one connection
@@ -120,7 +120,7 @@ func migrate(db *sql.DB) error {
 	return tx.Commit()
 }
 
-// record is what the sandbox keeps per checkout: the payment as the service
+// Record is what the sandbox keeps per checkout: the payment as the service
 // shows it plus the session and the timers behind it.
 type Record struct {
 	Payment          wire.Payment       `json:"payment"`
@@ -137,13 +137,13 @@ type Record struct {
 	AuthExpiresAt    *time.Time         `json:"auth_expires_at,omitempty"`
 	ClosedAt         *time.Time         `json:"closed_at,omitempty"`
 
-	// tx is the transaction a move runs in, so that guards and moves that
+	// Tx is the transaction a move runs in, so that guards and moves that
 	// keep state beside the payment (disputes) read and write in it: in
 	// memory it holds the only connection. nil outside a move.
 	Tx *sql.Tx
 }
 
-// settle applies the timers that run without anyone calling: a CREATED
+// Settle applies the timers that run without anyone calling: a CREATED
 // payment nobody finished expires. It reports whether it changed anything.
 func (r *Record) Settle(now time.Time) bool {
 	if r.Payment.Status == wire.StatusCreated && r.Payment.CreatedAt != nil &&
@@ -154,7 +154,7 @@ func (r *Record) Settle(now time.Time) bool {
 	return false
 }
 
-// authExpired tells whether an authorized payment's authorization lapsed.
+// AuthExpired tells whether an authorized payment's authorization lapsed.
 func (r *Record) AuthExpired(now time.Time) bool {
 	return r.Payment.Status == wire.StatusAuthorized && r.AuthExpiresAt != nil && !now.Before(*r.AuthExpiresAt)
 }
@@ -167,14 +167,14 @@ func (r *Record) change(event, before string, now time.Time) *Change {
 	}
 }
 
-// visibility limits lookups to what one key may see; nil sees everything
+// Visibility limits lookups to what one key may see; nil sees everything
 // (the customer moves of the sandbox itself).
 type Visibility struct {
 	MerchantCode string
 	IsTest       bool
 }
 
-// decodeRecord decodes a payment's stored record; column and value name its
+// DecodeRecord decodes a payment's stored record; column and value name its
 // row for the error when the record cannot be read.
 func DecodeRecord(doc []byte, column, value string) (*Record, error) {
 	var r Record
@@ -209,7 +209,7 @@ func (s *State) loadPayment(ctx context.Context, id string, vis *Visibility) (*R
 	return DecodeRecord(doc, "id", id)
 }
 
-// paymentView answers the payment's JSON as a reader sees it now, straight
+// PaymentView answers the payment's JSON as a reader sees it now, straight
 // from the stored view unless the clock has expired a CREATED payment. It
 // reads the clock offset in the same query: this is the hot path.
 func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]byte, error) {
@@ -239,7 +239,7 @@ func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]
 	return b, nil
 }
 
-// settledView applies record.settle to a stored view.
+// SettledView applies record.settle to a stored view.
 func SettledView(status string, createdAt int64, view []byte, now time.Time) ([]byte, error) {
 	if status != wire.StatusCreated || now.Before(time.Unix(0, createdAt).Add(PaymentTimeout)) {
 		return view, nil
@@ -252,7 +252,7 @@ func SettledView(status string, createdAt int64, view []byte, now time.Time) ([]
 	return json.Marshal(&p)
 }
 
-// loadSession reads the record of a session visible to vis.
+// LoadSession reads the record of a session visible to vis.
 func (s *State) LoadSession(ctx context.Context, sessionID string, vis *Visibility) (*Record, error) {
 	var doc []byte
 	var err error
@@ -271,7 +271,7 @@ func (s *State) LoadSession(ctx context.Context, sessionID string, vis *Visibili
 	return DecodeRecord(doc, "session_id", sessionID)
 }
 
-// resolvePaymentID accepts a payment id or a session id.
+// ResolvePaymentID accepts a payment id or a session id.
 func (s *State) ResolvePaymentID(ctx context.Context, id string) (string, error) {
 	var paymentID string
 	err := s.DB.QueryRowContext(ctx, `SELECT id FROM payments WHERE id = ? OR session_id = ?`, id, id).Scan(&paymentID)
@@ -281,7 +281,7 @@ func (s *State) ResolvePaymentID(ctx context.Context, id string) (string, error)
 	return paymentID, err
 }
 
-// insertRecord stores a new checkout. Creation goes through here and
+// InsertRecord stores a new checkout. Creation goes through here and
 // nowhere else, so observers hear of every payment.
 func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error {
 	doc, err := json.Marshal(r)
@@ -311,7 +311,7 @@ const lockLease = 15 * time.Second
 // for a refusal) and then must leave r as the stored state it found.
 type MoveFunc func(r *Record, now time.Time) (event string, err error)
 
-// move runs one state change of a payment: it takes the payment's lock (a
+// Move runs one state change of a payment: it takes the payment's lock (a
 // lease row, so it holds across processes; a busy payment answers 409 at
 // once instead of waiting, as the service does), applies fn in a short
 // IMMEDIATE transaction that also releases the lock, and tells observers.
@@ -359,7 +359,7 @@ func (s *State) Acquire(ctx context.Context, paymentID string, vis *Visibility, 
 	return edge.ErrLocked
 }
 
-// release drops a lock without changing the payment; it must work even when
+// Release drops a lock without changing the payment; it must work even when
 // the request's context is gone, or the payment stays locked for a lease.
 func (s *State) Release(paymentID, owner string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
