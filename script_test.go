@@ -93,7 +93,12 @@ func copyExamples(dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
+	fixtures, err := filepath.Glob("testdata/fixtures/*")
+	if err != nil {
+		return err
+	}
+	files = append(files, fixtures...)
+	if err := os.MkdirAll(filepath.Join(dst, "fixtures"), 0o755); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -104,7 +109,11 @@ func copyExamples(dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), b, 0o644); err != nil {
+		rel, err := filepath.Rel("testdata", f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, rel), b, 0o644); err != nil {
 			return err
 		}
 	}

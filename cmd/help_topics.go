@@ -184,7 +184,15 @@ with its offset, relative as "3 days ago" or "in 2 days". Machine formats
 (json, jsonl, tsv, csv and piped tables) keep the service's values.
 
 Colour follows NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE=1 and --no-color, and is
-off when stdout is not a terminal.`},
+off when stdout is not a terminal.
+
+On a terminal, control characters and bidi overrides in the data (an escape
+sequence, U+202E) are shown as \x1b or \u202e, in tables, --jq, --template and
+JSON alike; piped output keeps the data's bytes. In csv, a cell that starts
+with =, +, -, @, a tab or a carriage return gets a ' in front, so a
+spreadsheet shows it rather than runs it (a plain number such as -5.00 stays
+a number); --csv-raw writes cells as they are. tsv and csv write amounts with
+their currency's places (45.750 KWD as 45.750); json keeps the service's.`},
 }
 
 // addHelp adds the help topics and a help command that refuses what is

@@ -26,28 +26,71 @@ func wrapHelp(f *cmdutil.Factory, help func(*cobra.Command, []string)) func(*cob
 	}
 }
 
-// WrapHelpText wraps the lines of a rendered help wider than width.
+// WrapHelpText wraps the lines of a rendered help wider than width. A
+// line of prose that wraps carries its last words into the next line of
+// the same paragraph, so a paragraph reads as one, not as long and short
+// lines in turn.
 func WrapHelpText(text string, width int) string {
 	if width < 40 {
 		width = 40
 	}
 	var b strings.Builder
 	examples := false
+	var carry string // the words a wrapped prose line left over
+	carryIndent := 0
+	flush := func() {
+		if carry != "" {
+			b.WriteString(wrapLine(strings.Repeat(" ", carryIndent)+carry, width) + "\n")
+			carry = ""
+		}
+	}
 	for _, line := range strings.SplitAfter(text, "\n") {
 		body := strings.TrimSuffix(line, "\n")
 		if body != "" && body[0] != ' ' && strings.HasSuffix(body, ":") {
 			examples = body == "Examples:"
 		}
+		indent := len(body) - len(strings.TrimLeft(body, " "))
+		prose := !examples && isProse(body)
+		if carry != "" {
+			if prose && indent == carryIndent {
+				body = body[:indent] + carry + " " + body[indent:]
+				line = body + "\n"
+				carry = ""
+			} else {
+				flush()
+			}
+		}
 		if examples || utf8.RuneCountInString(body) <= width {
 			b.WriteString(line)
 			continue
 		}
-		b.WriteString(wrapLine(body, width))
+		wrapped := wrapLine(body, width)
+		if prose && strings.HasSuffix(line, "\n") {
+			if cut := strings.LastIndexByte(wrapped, '\n'); cut >= 0 {
+				carry, carryIndent = strings.TrimSpace(wrapped[cut+1:]), indent
+				wrapped = wrapped[:cut]
+			}
+		}
+		b.WriteString(wrapped)
 		if strings.HasSuffix(line, "\n") {
 			b.WriteByte('\n')
 		}
 	}
+	flush()
 	return b.String()
+}
+
+// isProse reports whether a help line is running text: not empty, not a
+// heading, a list item, a flag or a command with its description.
+func isProse(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if t == "" || strings.HasSuffix(t, ":") && line[0] != ' ' {
+		return false
+	}
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "• ") {
+		return false
+	}
+	return !strings.Contains(t, "  ")
 }
 
 // wrapLine wraps one line, continuation lines under its hanging indent.

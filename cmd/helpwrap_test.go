@@ -69,3 +69,22 @@ func TestHelpFitsEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+// A wrapped line of prose carries its last words into the next line of the
+// paragraph: no one-word line in the middle of a paragraph.
+func TestWrapHelpTextReflowsParagraphs(t *testing.T) {
+	in := "--status may be given more than once (or as a comma-separated list): the sets are\n" +
+		"walked one after the other, every page of each.\n" +
+		"\n" +
+		"Flags:\n" +
+		"  -L, --limit int   at most this many\n"
+	got := WrapHelpText(in, 80)
+	want := "--status may be given more than once (or as a comma-separated list): the sets\n" +
+		"are walked one after the other, every page of each.\n" +
+		"\n" +
+		"Flags:\n" +
+		"  -L, --limit int   at most this many\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

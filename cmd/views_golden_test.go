@@ -77,8 +77,11 @@ type view struct {
 	// sources are the fixtures whose ids must show whole.
 	sources []string
 	// list views have one header line followed by rows.
-	list   bool
-	render func(t *testing.T, ios *output.IOStreams, p *output.Printer) error
+	list bool
+	// overflows: the view is wider than 80 columns at 80, each column
+	// at its narrowest, and stderr says which columns did not fit.
+	overflows bool
+	render    func(t *testing.T, ios *output.IOStreams, p *output.Printer) error
 }
 
 func views() []view {
@@ -86,8 +89,9 @@ func views() []view {
 		{name: "payments_list", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
 		}},
-		// --columns: every column asked for stays, at every width.
-		{name: "payments_list_columns", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, _ *output.Printer) error {
+		// --columns: every column asked for stays, at every width, its
+		// cells wrapped; at 80 even so the six are wider, and stderr says.
+		{name: "payments_list_columns", sources: []string{"payments.json"}, list: true, overflows: true, render: func(t *testing.T, ios *output.IOStreams, _ *output.Printer) error {
 			p, err := output.NewPrinter(ios, output.Options{Columns: []string{"id,status,amount,currency,reference,created"}})
 			if err != nil {
 				return err
@@ -105,6 +109,23 @@ func views() []view {
 		}},
 		{name: "dispute_webhooks_list", sources: []string{"dispute_webhooks.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputewebhooks.ListColumns, readRecords(t, "dispute_webhooks.json"))
+		}},
+		// `webhooks get|add|update` and `dispute-webhooks get|add|update`.
+		{name: "webhooks_get", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			recs := readRecords(t, "webhooks.json")
+			w := new(api.Webhook)
+			if err := json.Unmarshal(recs[0], w); err != nil {
+				t.Fatal(err)
+			}
+			return p.Object(w.Raw(), webhooks.Detail(w))
+		}},
+		{name: "dispute_webhooks_get", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			recs := readRecords(t, "dispute_webhooks.json")
+			w := new(api.DisputeWebhook)
+			if err := json.Unmarshal(recs[0], w); err != nil {
+				t.Fatal(err)
+			}
+			return p.Object(w.Raw(), disputewebhooks.Detail(w))
 		}},
 		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(profiles.ListColumns, readRecords(t, "profiles.json"))
@@ -169,7 +190,15 @@ var rawTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d`)
 // renderAt renders view v on a terminal width columns wide.
 func renderAt(t *testing.T, v view, width int) string {
 	t.Helper()
-	ios, _, out, _ := output.Test()
+	out, _ := renderWithErrors(t, v, width)
+	return out
+}
+
+// renderWithErrors renders view v as renderAt does, and returns what went
+// to stderr too.
+func renderWithErrors(t *testing.T, v view, width int) (string, string) {
+	t.Helper()
+	ios, _, out, errOut := output.Test()
 	ios.SetStdoutTTY(true)
 	ios.SetTerminalWidth(width)
 	p, err := output.NewPrinter(ios, output.Options{})
@@ -179,7 +208,7 @@ func renderAt(t *testing.T, v view, width int) string {
 	if err := v.render(t, ios, p); err != nil {
 		t.Fatal(err)
 	}
-	return out.String()
+	return out.String(), errOut.String()
 }
 
 func TestViewsGolden(t *testing.T) {
@@ -187,7 +216,7 @@ func TestViewsGolden(t *testing.T) {
 		for _, width := range []int{80, 100, 150} {
 			name := fmt.Sprintf("%s_%d", v.name, width)
 			t.Run(name, func(t *testing.T) {
-				got := renderAt(t, v, width)
+				got, errs := renderWithErrors(t, v, width)
 				for _, id := range wantWhole(t, v.sources) {
 					if !strings.Contains(got, id) {
 						if strings.Contains(got, id[:8]) || !droppable(t, v, id) {
@@ -196,12 +225,21 @@ func TestViewsGolden(t *testing.T) {
 					}
 				}
 				lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
-				if width >= 100 {
-					for _, line := range lines {
-						if w := displaywidth.String(line); w > width {
+				wider := false
+				for _, line := range lines {
+					if w := displaywidth.String(line); w > width {
+						wider = true
+						if !v.overflows || width > 80 {
 							t.Errorf("line %d wide at %d: %q", w, width, line)
 						}
 					}
+				}
+				// What does not fit is said, once, on stderr.
+				if said := strings.Count(errs, "did not fit"); said != 0 && !wider || wider && said != 1 {
+					t.Errorf("at %d, wider than the terminal: %v, said %d times: %q", width, wider, said, errs)
+				}
+				if v.overflows && width == 80 && !wider {
+					t.Errorf("%s fits at 80 now: drop its overflows mark", v.name)
 				}
 				if v.list {
 					for i, line := range lines {
@@ -328,8 +366,8 @@ func TestViewsColour(t *testing.T) {
 }
 
 // TestSandboxViewsKeepWhatRowsAreReadBy: at every width the delivery ids,
-// the request paths (which hold ids), the time of day and the event names
-// show whole, and a long error never takes more than its cap.
+// the ids in request paths, the time of day and the event names show
+// whole, and a long error never takes more than its cap.
 func TestSandboxViewsKeepWhatRowsAreReadBy(t *testing.T) {
 	var deliveries, logs []map[string]any
 	if err := json.Unmarshal(fixture(t, "sandbox_deliveries.json"), &deliveries); err != nil {
@@ -352,9 +390,18 @@ func TestSandboxViewsKeepWhatRowsAreReadBy(t *testing.T) {
 			for _, r := range recs {
 				at, _ := time.Parse(time.RFC3339Nano, r["at"].(string))
 				want = append(want, at.UTC().Format("15:04:05Z"))
-				for _, k := range []string{"delivery_id", "event", "path", "method"} {
+				for _, k := range []string{"delivery_id", "event", "method"} {
 					if s, ok := r[k].(string); ok {
 						want = append(want, s)
+					}
+				}
+				// A path wraps after a "/" only: what lies between two
+				// (an id) is whole on one line.
+				if s, ok := r["path"].(string); ok {
+					for _, piece := range strings.Split(s, "/") {
+						if piece != "" {
+							want = append(want, piece)
+						}
 					}
 				}
 			}

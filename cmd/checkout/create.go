@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -171,7 +173,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 	}
 	s, err := client.CreateCheckout(ctx, json.RawMessage(body))
 	if err != nil {
-		return err
+		return embeddedMerchantHint(err, target, body)
 	}
 	if err := printer.Object(s.Raw(), SessionDetail(s)); err != nil {
 		return err
@@ -457,4 +459,23 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// embeddedMerchantHint names the one variable to set when a checkout for
+// another built-in merchant (the kw and sa examples) is sent with the
+// embedded sandbox's default key: BNPL_MERCHANT_CODE picks that merchant
+// and its key.
+func embeddedMerchantHint(err error, target *config.Target, body []byte) error {
+	var ae *api.APIError
+	if !target.Embedded || !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+		return err
+	}
+	var req struct {
+		MerchantCode string `json:"merchant_code"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.MerchantCode == "" || req.MerchantCode == target.MerchantCode {
+		return err
+	}
+	return cmdutil.WithHint(err, fmt.Sprintf("the file is for merchant %s and the embedded sandbox answers as %s: run it with BNPL_MERCHANT_CODE=%s, which picks that merchant's built-in key",
+		req.MerchantCode, target.MerchantCode, req.MerchantCode))
 }

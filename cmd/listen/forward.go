@@ -15,7 +15,7 @@ import (
 // offMachineHeaders are the only headers forwarded to a target that is not
 // on this machine: what describes the notification, never what proves it
 // (Authorization, the webhook's header, cookies).
-var offMachineHeaders = []string{"Content-Type", "User-Agent", webhook.EventHeader, "Bnpl-Sandbox-Delivery"}
+var offMachineHeaders = []string{"Content-Type", "User-Agent", webhook.EventHeader, webhook.DeliveryHeader}
 
 // forwardTarget is what --forward-to allows.
 type forwardTarget struct {

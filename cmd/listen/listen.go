@@ -7,13 +7,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/clipperhouse/displaywidth"
 	"github.com/spf13/cobra"
 
+	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/secret"
@@ -33,6 +37,11 @@ type Options struct {
 	InsecureForward bool
 	Max             int
 	FailFirst       int
+	// Register wires listen to the sandbox for the session (default with
+	// --forward-to); Events filters what is printed and forwarded.
+	Register bool
+	Events   []string
+	events   eventFilter
 	// Format is the global -o: json and jsonl give JSON lines, the others
 	// a line for people; empty picks by terminal.
 	Format string
@@ -40,6 +49,14 @@ type Options struct {
 	IO     *output.IOStreams
 	Getenv func(string) string
 	Listen func(network, addr string) (net.Listener, error)
+
+	// What registering needs: the command's target and clients, as the
+	// other commands resolve them, and the probe that tells a bnpl
+	// sandbox on loopback.
+	Target     func() (*config.Target, error)
+	Client     func() (*api.Client, error)
+	LiveClient func(what string) (*api.Client, error)
+	Probe      func(ctx context.Context, base string) bool
 }
 
 // NewCmd returns `bnpl listen`.
@@ -48,48 +65,69 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newCmd(f *cmdutil.Factory, run func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IO, Getenv: f.Getenv, Listen: net.Listen}
+	opts := &Options{IO: f.IO, Getenv: f.Getenv, Listen: net.Listen,
+		Target: f.Target, Client: f.Client, LiveClient: f.LiveClient, Probe: cmdutil.ProbeSandbox}
 	cmd := &cobra.Command{
-		Use:   "listen [--addr HOST:PORT] [--header-title T --header-value-env VAR] [--forward-to URL] [--max N] [--fail-first N]",
+		Use:   "listen [--addr HOST:PORT] [--header-title T --header-value-env VAR] [--forward-to URL] [--register] [--events E,...] [--max N] [--fail-first N]",
 		Short: "Receive webhook notifications locally and print them",
 		Long: `Receive payment and dispute notifications on this machine and print each as it
-arrives: a line on a terminal, one JSON object per line when piped (received_at,
-kind, path, id or dispute_id, payment_id, status, event, amount, currency,
-verified, forward, payload). The kind, payment or dispute, is told by the shape of
-the body. The event (authorized, captured, refunded, closed, updated, rejected,
-expired for a payment that became EXPIRED, auth_expired for an authorization that
-lapsed, or "dispute" and the dispute's status) is what a bnpl sandbox names in its
-Bnpl-Sandbox-Event header, else what the body tells.
+arrives: a line on a terminal, one JSON object per line when piped
+(received_at, kind, path, id or dispute_id, payment_id, status, event, amount,
+currency, verified, forward, payload). The kind, payment or dispute, is told by
+the shape of the body. The event (authorized, captured, refunded, closed,
+updated, rejected, expired for a payment that became EXPIRED,
+auth_expired for an authorization that lapsed, or "dispute" and the dispute's
+status) is what a bnpl sandbox names in its Bnpl-Sandbox-Event header, else
+what the body tells.
 
-With --header-title and --header-value-env, every delivery must carry that header
-with that value; others are answered 401 and reported on stderr (the expected value
-is never printed). Accepted deliveries are answered 200. --forward-to sends each
-accepted notification, same body and headers, on to your own endpoint and reports
-its status; redirects are not followed. To a host other than this machine (anything
-but localhost, 127.0.0.0/8 and ::1) a forward never carries Authorization or the
-webhook's header: only Content-Type, User-Agent and the Bnpl-Sandbox-* headers go,
-over https or http too, and plain http there is refused (exit 2) unless
---insecure-forward. When that endpoint fails (an error, or a status other than 2xx)
-the sender is answered with its status (502 for an error), so that it retries, and
-the notification does not count toward --max. --max N stops after N notifications,
-for scripts; Ctrl-C stops too.
+With --header-title and --header-value-env, every delivery must carry that
+header with that value; others are answered 401 and reported on stderr (the
+expected value is never printed). Accepted deliveries are answered 200.
+--forward-to sends each accepted notification, same body and headers, on to
+your own endpoint and reports its status; redirects are not followed. To a host
+other than this machine (anything but localhost, 127.0.0.0/8 and ::1) a forward
+never carries Authorization or the webhook's header: only Content-Type,
+User-Agent and the Bnpl-Sandbox-* headers go, over https or http too, and plain
+http there is refused (exit 2) unless --insecure-forward. When that endpoint
+fails (an error, or a status other than 2xx) the sender is answered with its
+status (502 for an error), so that it retries, and the notification does not
+count toward --max. --max N stops after N notifications, for scripts; Ctrl-C
+stops too.
 
---fail-first N answers the first N deliveries that pass the checks with 500, as a
-receiver that is down would, so you can watch the sender retry them. Each is
+--fail-first N answers the first N deliveries that pass the checks with 500, as
+a receiver that is down would, so you can watch the sender retry them. Each is
 reported on stderr as failed on purpose; none is printed, forwarded or counted
 toward --max.
 
-The service delivers only to public addresses: register this receiver behind a
-tunnel, or point a sandbox started with --allow-local-webhooks at it. The address it
-listens on is printed on stderr.`,
-		Example: `  bnpl listen
+With --forward-to (or --register), listen wires itself to the sandbox the other
+commands use (the embedded sandbox, or the one BNPL_BASE_URL or the profile
+names): it registers its own address as a payment webhook (in the mode of the
+key) and a dispute webhook (with the live key) of the merchant in use, both
+with a header whose value it makes for the session, never shows, and checks on
+every delivery. It says on stderr what it registered, and removes both when it
+stops (Ctrl-C, SIGTERM, --max). It adds its webhooks beside the merchant's own,
+which keep receiving and are never changed. It stops with exit 6 when one of
+its webhooks is removed by someone else, and with exit 10 when the sandbox
+stops answering. The sandbox must admit loopback receivers: run it as bnpl
+sandbox serve --allow-local-webhooks (for the embedded sandbox, once: the
+setting stays in its state). Against the service it registers nothing and says
+how to register it by hand: the service delivers only to public https
+addresses, so behind a tunnel. --register=false leaves registering to you.
+
+--events E,... prints and forwards only those events (captured, refunded, a
+dispute status...) or kinds (payment, dispute); the others are answered 200 and
+passed over. The address it listens on is printed on stderr.`,
+		Example: `  bnpl listen --forward-to http://127.0.0.1:3000/webhooks/bnpl
+  bnpl listen --forward-to http://127.0.0.1:3000/webhooks/bnpl --events captured,refunded,dispute
   bnpl listen --addr 127.0.0.1:9000 --header-title X-Hook --header-value-env HOOK_SECRET
-  bnpl listen --forward-to http://127.0.0.1:3000/webhooks/bnpl
   bnpl listen --max 1 > notification.jsonl
   bnpl listen --fail-first 1 --max 1`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Format = f.Global.Output
+			if !cmd.Flags().Changed("register") {
+				opts.Register = opts.ForwardTo != ""
+			}
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -107,6 +145,8 @@ listens on is printed on stderr.`,
 	fl.BoolVar(&opts.InsecureForward, "insecure-forward", false, "allow --forward-to over plain http to a host other than this machine")
 	fl.IntVar(&opts.Max, "max", 0, "stop after this many notifications (0: run until Ctrl-C)")
 	fl.IntVar(&opts.FailFirst, "fail-first", 0, "answer the first N good deliveries with 500, to watch the sender retry")
+	fl.BoolVar(&opts.Register, "register", false, "register this listener with the sandbox for the session, and remove it on exit (default with --forward-to)")
+	fl.StringSliceVar(&opts.Events, "events", nil, "print and forward only these events or kinds, comma-separated (captured,refunded,dispute,...)")
 	return cmd
 }
 
@@ -131,6 +171,11 @@ func (o *Options) validate() error {
 	} else if o.InsecureForward {
 		return cmdutil.Usagef("--insecure-forward needs --forward-to")
 	}
+	events, err := parseEvents(o.Events)
+	if err != nil {
+		return err
+	}
+	o.events = events
 	if o.Max < 0 {
 		return cmdutil.Usagef("--max must be 0 or more, got %d", o.Max)
 	}
@@ -151,7 +196,14 @@ func (o *Options) jsonLines() bool {
 }
 
 func listenRun(ctx context.Context, o *Options) error {
+	// SIGTERM stops listen as Ctrl-C does, so that it cleans up after
+	// itself when a supervisor or a script stops it.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
 	recv := &webhook.Receiver{HeaderTitle: o.HeaderTitle, ForwardTo: o.ForwardTo, Max: o.Max, FailFirst: o.FailFirst}
+	if o.events != nil {
+		recv.Skip = o.events.skip
+	}
 	if o.HeaderTitle != "" {
 		recv.HeaderValue = o.Getenv(o.HeaderValueEnv)
 		if recv.HeaderValue == "" {
@@ -169,6 +221,23 @@ func listenRun(ctx context.Context, o *Options) error {
 		recv.ForwardKeep, recv.Client = target.keep, forwardClient()
 		if target.note != "" {
 			fmt.Fprintln(o.IO.ErrOut, target.note)
+		}
+	}
+	// Where to register is decided before anything listens, so that a
+	// refusal leaves nothing behind.
+	var sbTarget *config.Target
+	var where string
+	if o.Register {
+		var err error
+		if sbTarget, where, err = o.sandboxTarget(ctx, o.Addr); err != nil {
+			return err
+		}
+		if sbTarget != nil && o.HeaderTitle == "" {
+			h, err := selfHeader()
+			if err != nil {
+				return err
+			}
+			recv.HeaderTitle, recv.HeaderValue = h.Title, h.Value
 		}
 	}
 	var writeErr error
@@ -209,16 +278,74 @@ func listenRun(ctx context.Context, o *Options) error {
 	if err != nil {
 		return cmdutil.ListenError(err, o.Addr, "--addr")
 	}
-	fmt.Fprintf(o.IO.ErrOut, "listening on http://%s (%s); Ctrl-C to stop\n", ln.Addr(), recv)
-	if err := recv.Serve(ctx, ln); err != nil {
+	started := fmt.Sprintf("listening on http://%s (%s", ln.Addr(), recv)
+	if o.events != nil {
+		started += ", only " + o.events.String()
+	}
+	fmt.Fprintln(o.IO.ErrOut, started+"); Ctrl-C to stop")
+
+	// The receiver serves while listen registers, so that a delivery
+	// right after the registration finds it.
+	serveCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- recv.Serve(serveCtx, ln) }()
+	var cause error
+	if sbTarget != nil {
+		reg, err := o.selfRegister(ctx, sbTarget, where, ln.Addr(), &api.WebhookHeader{Title: recv.HeaderTitle, Value: recv.HeaderValue})
+		if err != nil {
+			cancel()
+			<-served
+			return err
+		}
+		watched := make(chan error, 1)
+		go func() { watched <- reg.watch(serveCtx) }()
+		select {
+		case err = <-served:
+			cancel()
+			<-watched
+		case cause = <-watched:
+			cancel()
+			err = <-served
+		}
+		reg.remove()
+		if err != nil {
+			return err
+		}
+	} else if err := <-served; err != nil {
 		return err
 	}
+	summary := fmt.Sprintf("received %d notification(s)", recv.Count())
 	if n := recv.FailedOnPurpose(); n > 0 {
-		fmt.Fprintf(o.IO.ErrOut, "received %d notification(s), after failing %d on purpose\n", recv.Count(), n)
-	} else {
-		fmt.Fprintf(o.IO.ErrOut, "received %d notification(s)\n", recv.Count())
+		summary += fmt.Sprintf(", after failing %d on purpose", n)
+	}
+	if n := recv.Skipped(); n > 0 {
+		summary += fmt.Sprintf(", and passed over %d not in --events", n)
+	}
+	fmt.Fprintln(o.IO.ErrOut, summary)
+	if cause != nil {
+		return cause
 	}
 	return writeErr
+}
+
+// selfRegister registers the listener at addr with the sandbox, with the
+// header the receiver checks, and says so.
+func (o *Options) selfRegister(ctx context.Context, t *config.Target, where string, addr net.Addr, header *api.WebhookHeader) (*registration, error) {
+	base, err := hookBase(addr)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := o.register(ctx, t, where, base, header)
+	if err != nil {
+		return nil, err
+	}
+	how := "made for this session, never shown"
+	if o.HeaderTitle != "" {
+		how = "from " + o.HeaderValueEnv
+	}
+	fmt.Fprintf(o.IO.ErrOut, "deliveries must carry header %s (value %s); listen removes what it registered when it stops\n", header.Title, how)
+	return reg, nil
 }
 
 // lastMove is, for a captured or refunded notification, the amount of the
@@ -259,8 +386,8 @@ func lastMove(n webhook.Notification) (string, bool) {
 // Line is the one-line view of a notification for a terminal: the time it
 // arrived in the --time style, its kind, the payment's or dispute's id, the
 // event (coloured as statuses are in tables), the amount in the one money
-// format ("50.00 AED", right-aligned) and ✓ when the header matched; under
-// 100 columns wide.
+// format ("50.00 AED", right-aligned), ✓ when the header matched and ↺ for
+// a delivery seen before; under 100 columns wide.
 func Line(ios *output.IOStreams, n webhook.Notification) string {
 	id := n.ID
 	if n.Kind == webhook.KindDispute {
@@ -293,6 +420,14 @@ func Line(ios *output.IOStreams, n webhook.Notification) string {
 		ios.Colors().Status(event), pad, clean(amount))
 	if check != "" {
 		line += "  " + check
+	}
+	if n.Repeat {
+		// A delivery seen before (a duplicate, a retry): one mark, so
+		// that the line stays under 100 columns.
+		if check == "" {
+			line += " "
+		}
+		line += "↺"
 	}
 	if f := n.Forward; f != nil {
 		if f.Error != "" {

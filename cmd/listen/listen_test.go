@@ -77,6 +77,15 @@ func TestLine(t *testing.T) {
 	if got := Line(ios, n); displaywidth.String(got) > 100 {
 		t.Errorf("a line %d wide: %q", displaywidth.String(got), got)
 	}
+	// A repeated delivery is marked, within 100 columns.
+	n.Repeat = true
+	if got := Line(ios, n); !strings.HasSuffix(got, "✓↺") || displaywidth.String(got) > 100 {
+		t.Errorf("a repeat's line %d wide: %q", displaywidth.String(got), got)
+	}
+	n.Verified = false
+	if got := Line(ios, n); !strings.HasSuffix(got, "AED ↺") {
+		t.Errorf("an unverified repeat's line: %q", got)
+	}
 	// A status from the sender cannot drive the terminal.
 	n = webhook.Classify([]byte(`{"id":"p","status":"new\u001b[2J","amount":"1.00","currency":"AED"}`))
 	if got := Line(ios, n); strings.Contains(got, "\x1b[2J") {

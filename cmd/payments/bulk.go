@@ -2,16 +2,14 @@ package payments
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +22,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
-	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // BulkOptions are the flags of a run of one move over the rows of a file.
@@ -129,7 +126,6 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	}
 	name := b.FromFile
 	journal, report := b.Journal, b.Report
-	var in io.Reader
 	if name == "-" {
 		// Without a journal an interrupted run from a pipe could only be
 		// re-run whole.
@@ -137,7 +133,6 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 			return cmdutil.UsageHint("the journal lets a re-run of the same rows skip those already done",
 				"reading rows from stdin needs --journal FILE")
 		}
-		in = d.IO.In
 	} else {
 		if journal == "" {
 			journal = name + ".journal"
@@ -149,31 +144,25 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if err := distinctFiles(map[string]string{"--input": name, "--journal": journal, "--report": report}); err != nil {
 		return err
 	}
-	if in == nil {
-		f, err := userfile.Open("--input", name, nil)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	src, err := openBulkInput(name, d.IO.In, d.StateDir, maxBufferedInput)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	ro := bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats}
+	if d.DryRun {
+		return bulkPlan(ctx, op, b, d, src, ro)
 	}
 
 	// The input's bytes name it for the input lock: one run per file at a
 	// time, whatever the journal.
-	hash := sha256.New()
-	rows, invalid, err := bulk.ReadRowsWith(io.TeeReader(in, hash), name, op, bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats})
+	var rows []bulk.Row
+	invalid, inputID, err := src.scan(op, ro, func(r bulk.Row) { rows = append(rows, r) })
 	if err != nil {
 		return err
 	}
 	if len(rows) == 0 && len(invalid) == 0 {
-		return cmdutil.Refuse("add rows under the header", "%s holds no rows", name)
-	}
-	if d.DryRun {
-		d.Notice("dry run: %d valid and %d invalid rows for %s; nothing was sent", len(rows), len(invalid), op)
-		if len(invalid) > 0 && !b.SkipInvalid {
-			return &bulk.InvalidRowsError{Rows: invalid}
-		}
-		return bulkPlan(ctx, op, b, d, rows)
+		return noRows(name)
 	}
 
 	printer, err := d.Printer()
@@ -201,7 +190,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		ReferencePrefix: b.ReferencePrefix,
 		Classify:        classifyMoveError,
 		LockDir:         d.StateDir,
-		InputID:         hex.EncodeToString(hash.Sum(nil)),
+		InputID:         inputID,
 		InputName:       name,
 	}
 	if !d.Quiet {
@@ -223,7 +212,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		pending := batch.Pending()
 		// The confirmation shows the plan a dry run prints, for the rows
 		// still to send.
-		plan, err := bulk.Plan(ctx, client.GetPayment, client, op, pending, b.Concurrency, nowOf(d)(), nil)
+		plan, err := bulk.Plan(ctx, client.GetPayment, client, op, pending, b.Concurrency, nowOf(d)(), b.ReferencePrefix, nil)
 		if err != nil {
 			return err
 		}
@@ -388,10 +377,33 @@ func classifyMoveError(err error) (status int, errorType, message string, unknow
 	return 0, "", message, true
 }
 
+func noRows(name string) error {
+	return cmdutil.Refuse("add rows under the header", "%s holds no rows", name)
+}
+
 // bulkPlan reads every payment the rows name and prints what a run would
 // do; it fails (exit 2) when the plan refuses rows, which a real run would
-// refuse too.
-func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, rows []bulk.Row) error {
+// refuse too. The rows are read twice and never held: first to check them
+// and learn their payments, which are then read, then to check each row
+// against its payment; what is kept is bounded by the payments.
+func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions) error {
+	// What the passes keep is a few flat tables the collector need not
+	// scan; the rest is each row's garbage. A lower GC percent costs little
+	// then, and keeps the peak nearer what is kept than twice it.
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	var set bulk.PaymentSet
+	valid := 0
+	invalid, inputID, err := src.scan(op, ro, func(r bulk.Row) { valid++; set.Add(r) })
+	if err != nil {
+		return err
+	}
+	if valid == 0 && len(invalid) == 0 {
+		return noRows(src.name)
+	}
+	d.Notice("dry run: %d valid and %d invalid rows for %s; nothing was sent", valid, len(invalid), op)
+	if len(invalid) > 0 && !b.SkipInvalid {
+		return &bulk.InvalidRowsError{Rows: invalid}
+	}
 	client, err := d.Client()
 	if err != nil {
 		return err
@@ -409,12 +421,23 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, rows
 	read := func(ctx context.Context, id string) (*api.Payment, error) {
 		return client.ReadBeforeMove(ctx, id, pastTenseOf(op))
 	}
-	plan, err := bulk.Plan(ctx, read, client, op, rows, b.Concurrency, now(), progress)
+	planner, err := bulk.NewPlanner(ctx, read, client, &set, b.Concurrency, now(), b.ReferencePrefix, progress)
 	if err != nil {
 		return err
 	}
+	// What the first pass kept for its checks is garbage now; the second
+	// builds its own. Handing it back first keeps the peak to one pass's.
+	debug.FreeOSMemory()
+	_, again, err := src.scan(op, ro, planner.Check)
+	if err != nil {
+		return err
+	}
+	if again != inputID {
+		return changedError(src.name)
+	}
+	plan := planner.Result()
 	d.Notice("%s", plan)
-	if len(plan.Refused) > 0 {
+	if plan.RefusedCount > 0 {
 		return &bulk.PlanError{Plan: plan}
 	}
 	return nil
@@ -426,8 +449,10 @@ func pastTenseOf(op bulk.Op) string {
 		return "captured"
 	case bulk.OpRefund:
 		return "refunded"
+	case bulk.OpClose:
+		return "closed"
 	}
-	return "closed"
+	return "moved"
 }
 
 func nowOf(d *MoveDeps) func() time.Time {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
@@ -78,5 +80,32 @@ func TestBulkFilesMustDiffer(t *testing.T) {
 	}
 	if err := distinctFiles(map[string]string{"--from-file": "-", "--journal": "-", "--report": ""}); err != nil {
 		t.Errorf("stdin: %v", err)
+	}
+}
+
+// A live apply run confirms with the plan of its mixed rows: the capture
+// and the close after it, on the payment as the capture leaves it.
+func TestApplyLiveConfirmationShowsThePlanOfMixedRows(t *testing.T) {
+	fs, srv := newFakeService(t, api.StatusAuthorized)
+	fs.payment.IsTest = false
+	h := newHarness(t, srv.URL, "sk_ae_sandbox")
+	h.f.IO.SetStdinTTY(true)
+	h.f.IO.SetStderrTTY(true)
+	h.in.WriteString("yes\n")
+	input := filepath.Join(t.TempDir(), "moves.csv")
+	rows := "op,payment_id,amount\ncapture," + movedPaymentID + ",100.00\nclose," + movedPaymentID + ",\n"
+	if err := os.WriteFile(input, []byte(rows), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := h.run(newApplyCmd(h.f, nil), "--input", input)
+	want := "LIVE: apply 2 rows over 1 payment from " + input + " on merchant ae-sandbox; plan: 2 rows: 2 would go, 0 already made, 0 refused; would move 100.00 AED? Type yes to confirm:"
+	if !strings.Contains(h.errOut.String(), want) {
+		t.Fatalf("prompt %q missing from %q", want, h.errOut)
+	}
+	if err != nil || fs.count("POST ") != 2 || fs.payment.Status != api.StatusClosed || !fs.payment.Captured().Equal(decimal.RequireFromString("100")) {
+		t.Fatalf("err %v, %d moves, payment %s captured %s\n%s", err, fs.count("POST "), fs.payment.Status, fs.payment.Captured(), h.errOut)
+	}
+	if err := h.run(newApplyCmd(h.f, nil)); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "needs --input FILE") {
+		t.Errorf("apply without --input: %v", err)
 	}
 }

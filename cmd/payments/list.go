@@ -373,7 +373,7 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 			if !o.matches(&p) {
 				return true, nil
 			}
-			progress.Clear()
+			progress.BeforeData()
 			s := open()
 			if err := s.Write(it.Raw); err != nil {
 				return false, err

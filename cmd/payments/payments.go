@@ -24,6 +24,7 @@ captures them (fully or in parts), closes them, and refunds captured money.`,
 		newCaptureCmd(f, nil),
 		newRefundCmd(f, nil),
 		newCloseCmd(f, nil),
+		newApplyCmd(f, nil),
 		newReportCmd(f, nil),
 	)
 	return cmd

@@ -19,16 +19,17 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
-// TimelineColumns are the columns of a payment's timeline. The time and
-// the event are what a timeline is read by: they are never dropped or cut
-// (the detail gives way).
+// TimelineColumns are the columns of a payment's timeline. The time, the
+// amount and the id are never cut nor broken; the event and its detail
+// wrap between words (an event name stays whole) and, on a terminal too
+// narrow for them beside the rest, go on the lines under their row.
 var TimelineColumns = []output.Column{
 	{Header: "AT", Path: "at", Kind: output.Whole(output.KindTime)},
-	{Header: "EVENT", Path: "event", Kind: output.Pinned(output.KindID)},
+	{Header: "EVENT", Path: "event", Kind: output.Below(output.KindID)},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
 	{Header: "ID", Path: "id", Kind: output.KindID},
-	{Header: "DETAIL", Path: "detail", Kind: output.KindText},
+	{Header: "DETAIL", Path: "detail", Kind: output.Below(output.KindText)},
 }
 
 // Event is one line of a payment's timeline, as -o json prints it. At is

@@ -47,7 +47,9 @@ func moveColumns(currency string, extra ...output.Column) []output.Column {
 	cols := []output.Column{
 		{Header: "ID", Path: "id", Kind: output.KindID},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, Currency: currency},
-		{Header: "REFERENCE", Path: "reference_id", Kind: output.KindID},
+		// The move's reference id is an id: never cut nor broken; on a
+		// narrow terminal it goes on the line under its row.
+		{Header: "REFERENCE", Path: "reference_id", Kind: output.Below(output.KindID)},
 	}
 	cols = append(cols, extra...)
 	return append(cols, output.Column{Header: "CREATED", Path: "created_at", Kind: output.KindTime})

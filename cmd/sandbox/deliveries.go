@@ -236,39 +236,22 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 		}},
 		output.Column{Header: "STATUS", Path: "outcome", Kind: output.KindStatus},
 		output.Column{Header: "LATENCY", Kind: output.KindReference, Value: latencyCell},
-		// Why a delivery failed: free text, cut to share the room with
-		// the URL before the payment's id goes, and capped so that on a
-		// wide terminal it leaves the others room.
-		output.Column{Header: "RESULT", Kind: output.KindText, Value: capText(ios, format, 40, func(rec map[string]any) string {
+		// Why a delivery failed, what the row is read for: never cut nor
+		// dropped; it wraps between words and, on a terminal too narrow
+		// beside the time, id, event and status, goes under its row.
+		output.Column{Header: "RESULT", Kind: output.Below(output.KindText), Value: func(rec map[string]any) string {
 			st := number(rec["http_status"])
 			e, _ := rec["error"].(string)
 			if st == 200 && e == "" {
 				return "200"
 			}
 			return attemptResult(int(st), e)
-		})},
+		}},
 		output.Column{Header: "URL", Path: "url", Kind: output.KindText},
 	)
 }
 
 func plainStyle(_ *output.ColorScheme, v string) string { return v }
-
-// capText cuts what value answers to width cells in a table on a
-// terminal, and leaves it whole everywhere else: an error message is cut
-// last, and so must not be wide enough to push the ids and the time off
-// the line. -o json and piped output keep it whole.
-func capText(ios *output.IOStreams, format string, width int, value func(map[string]any) string) func(map[string]any) string {
-	if format != output.FormatTable || !ios.IsStdoutTTY() {
-		return value
-	}
-	return func(rec map[string]any) string {
-		v := value(rec)
-		if r := []rune(v); len(r) > width {
-			return string(r[:width-1]) + "…"
-		}
-		return v
-	}
-}
 
 // timeColumns show a record's time ("at"). In a table on a terminal, a
 // record of the sandbox is read by its time of day, so it is a column of

@@ -101,20 +101,21 @@ func validStatusFilter(st string) bool {
 }
 
 // LogColumns are the columns of `sandbox logs` in format: the time of
-// day, the status and the path (which holds ids) whole, then the error
-// message, cut last and never wider than 60 cells; the latency and the
-// merchant give way first.
+// day, the method and the status whole, the path (which holds ids)
+// wrapped after a "/" only, and the error message wrapped between words,
+// never wider than 60 cells; the latency and the merchant give way first.
 func LogColumns(ios *output.IOStreams, format string) []output.Column {
 	return append(timeColumns(ios, format),
 		// The method and status are short and a row is read by them: never cut.
 		output.Column{Header: "METHOD", Path: "method", Kind: output.KindID},
 		output.Column{Header: "STATUS", Kind: output.KindID, Value: func(rec map[string]any) string { return output.String(rec["status"]) }},
-		output.Column{Header: "PATH", Path: "path", Kind: output.KindID},
+		// The path holds ids: it wraps only after a "/", so an id in it
+		// stays whole on one line.
+		output.Column{Header: "PATH", Path: "path", Kind: output.Wrapped(output.KindID)},
 		output.Column{Header: "LATENCY", Kind: output.KindReference, Value: latencyCell},
-		// The message is what a 4xx is read for: free text, cut last
-		// but for the short words, and capped so that it leaves the
-		// path room.
-		output.Column{Header: "ERROR", Kind: output.Wrapped(output.KindText), Value: capText(ios, format, 60, func(rec map[string]any) string {
+		// The message is what a 4xx is read for: free text that wraps
+		// between words, never cut, at most 60 cells wide.
+		output.Column{Header: "ERROR", Kind: output.Wrapped(output.KindText), Value: func(rec map[string]any) string {
 			// The message: the status says the type already, and
 			// -o json has it (error_type).
 			if e, _ := rec["error"].(string); e != "" {
@@ -122,7 +123,7 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 			}
 			t, _ := rec["error_type"].(string)
 			return t
-		})},
+		}},
 		output.Column{Header: "MERCHANT", Kind: output.KindReference, Value: func(rec map[string]any) string {
 			m, _ := rec["merchant_code"].(string)
 			if mode, _ := rec["mode"].(string); mode != "" {

@@ -1,5 +1,6 @@
-// Package bulk runs one money move (capture, refund or close) over many
-// payments read from a file: it validates every row before anything is
+// Package bulk runs money moves (capture, refund or close) over many
+// payments read from a file, each row making the run's move or, for
+// apply, the move its op column names: it validates every row before anything is
 // sent, sends rows through a small worker pool that never runs two rows of
 // the same payment at once, keeps a journal so an interrupted or crashed run
 // can be resumed without moving money twice, and writes a per-row report.
@@ -70,7 +71,7 @@
 //
 // # Report
 //
-// The report has one line per input row, in input order: line, payment_id,
+// The report has one line per input row, in input order: line, op, payment_id,
 // reference_id, amount (as sent), outcome (ok, reconciled, failed, skipped
 // or not_sent), http_status, error_type, message and payment_status (after
 // the row, when known). It is CSV with a header, or JSON lines with those
@@ -91,23 +92,36 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
-// Op is the money move a bulk run makes on every row.
+// Op is the money move of a row: capture, refund or close. A run has an
+// Op too: one of those three, which every row of its input makes, or
+// OpApply, whose rows each name their own in an op column. The rows are
+// run the same way whatever the run's Op: a bulk capture is an apply
+// whose every row is a capture.
 type Op string
 
 const (
 	OpCapture Op = "capture"
 	OpRefund  Op = "refund"
 	OpClose   Op = "close"
+	// OpApply is a run of mixed rows (the op column).
+	OpApply Op = "apply"
 )
 
+// valid reports whether op is a move a row can make.
 func (op Op) valid() bool { return op == OpCapture || op == OpRefund || op == OpClose }
+
+// validRun reports whether op is what a run can be: a move, or apply.
+func (op Op) validRun() bool { return op.valid() || op == OpApply }
 
 // Row is one instruction of the input, as written there (trimmed). Amount is
 // a positive decimal or "full"; fields an op does not use are empty.
 type Row struct {
 	// Line is where the row starts in the input, 1-based, counting the
 	// CSV header; it is what people are told when a row is wrong.
-	Line           int
+	Line int
+	// Op is the row's move: the run's, or the row's op column in an
+	// apply run.
+	Op             Op
 	PaymentID      string
 	Amount         string
 	ReferenceID    string
@@ -255,7 +269,12 @@ type Summary struct {
 	UnknownAmounts map[string]string `json:"unknown_amounts,omitempty"`
 	Unpriced       int               `json:"unpriced,omitempty"`
 
+	// MovedByOp splits Moved by move (capture, refund), for a file of
+	// mixed rows.
+	MovedByOp map[Op]map[string]string `json:"moved_by_op,omitempty"`
+
 	moved, failed, notSent, unknown map[string]decimal.Decimal
+	movedByOp                       map[Op]map[string]decimal.Decimal
 }
 
 // String is the final summary line.
@@ -269,7 +288,7 @@ func (s Summary) String() string {
 		line += fmt.Sprintf(" (%d settled by an earlier run)", s.Earlier)
 	}
 	if len(s.moved) > 0 {
-		line += "; moved " + TotalsString(s.moved)
+		line += "; moved " + TotalsString(s.moved) + byOpString(s.movedByOp, "ed")
 	} else if s.Total > 0 {
 		line += "; nothing moved"
 	}
@@ -289,6 +308,34 @@ func (s Summary) String() string {
 		line += "; interrupted"
 	}
 	return line
+}
+
+// byOpString splits a total by move, " (capture 100.00 AED; refund 20.00
+// AED)", when more than one move makes it; "" otherwise. verb picks the
+// words: "" for the moves' names, "ed" for what was done.
+func byOpString(byOp map[Op]map[string]decimal.Decimal, verb string) string {
+	if len(byOp) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, op := range []Op{OpCapture, OpRefund} {
+		if m := byOp[op]; len(m) > 0 {
+			name := string(op)
+			if verb != "" {
+				name = pastTense(op)
+			}
+			parts = append(parts, name+" "+TotalsString(m))
+		}
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// addTo adds amount in cur to m[op].
+func addTo(m map[Op]map[string]decimal.Decimal, op Op, cur string, amount decimal.Decimal) {
+	if m[op] == nil {
+		m[op] = map[string]decimal.Decimal{}
+	}
+	m[op][cur] = m[op][cur].Add(amount)
 }
 
 // TotalsString writes amounts per currency, in currency order: "120.00

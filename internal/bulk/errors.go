@@ -14,7 +14,8 @@ type RowError struct {
 	// PaymentID as written, possibly empty or malformed, so that a skipped
 	// row can still be told apart in the report.
 	PaymentID string
-	// Amount and ReferenceID as written, for the report.
+	// Op, Amount and ReferenceID as written, for the report.
+	Op          Op
 	Amount      string
 	ReferenceID string
 	Field       string

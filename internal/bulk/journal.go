@@ -289,15 +289,12 @@ const DefaultReferencePrefix = "bnpl"
 // Options.ReferencePrefix: empty means DefaultReferencePrefix, and another
 // prefix (a deliberate second run of the same file) also makes new journal
 // keys, so the same journal does not take that run's rows for done.
-func rowIdentity(op Op, prefix string, rows []Row) (keys, refs []string) {
+func rowIdentity(prefix string, rows []Row) (keys, refs []string) {
 	keys = make([]string, len(rows))
 	refs = make([]string, len(rows))
 	seen := map[string]int{}
 	for i, r := range rows {
-		content := strings.Join([]string{
-			string(op), r.PaymentID, canonicalAmount(r.Amount), r.ReferenceID,
-			canonicalAmount(r.TaxAmount), canonicalAmount(r.ShippingAmount), canonicalAmount(r.DiscountAmount), r.Reason,
-		}, "\x1f")
+		content := rowContent(r)
 		seen[content]++
 		ordinal := strconv.Itoa(seen[content])
 		keyed := content + "\x1f" + ordinal
@@ -306,16 +303,29 @@ func rowIdentity(op Op, prefix string, rows []Row) (keys, refs []string) {
 		}
 		sum := sha256.Sum256([]byte(keyed))
 		keys[i] = hex.EncodeToString(sum[:16])
-		if r.ReferenceID == "" && op != OpClose {
-			ref := sha256.Sum256([]byte("reference_id\x1f" + content + "\x1f" + ordinal))
-			p := prefix
-			if p == "" {
-				p = DefaultReferencePrefix
-			}
-			refs[i] = p + "-" + hex.EncodeToString(ref[:12])
+		if r.ReferenceID == "" && r.Op != OpClose {
+			refs[i] = derivedReference(prefix, content, seen[content])
 		}
 	}
 	return keys, refs
+}
+
+// rowContent is what identifies a row's move, for rowIdentity.
+func rowContent(r Row) string {
+	return strings.Join([]string{
+		string(r.Op), r.PaymentID, canonicalAmount(r.Amount), r.ReferenceID,
+		canonicalAmount(r.TaxAmount), canonicalAmount(r.ShippingAmount), canonicalAmount(r.DiscountAmount), r.Reason,
+	}, "\x1f")
+}
+
+// derivedReference is the reference_id of the ordinal-th row of content
+// (see rowIdentity).
+func derivedReference(prefix, content string, ordinal int) string {
+	ref := sha256.Sum256([]byte("reference_id\x1f" + content + "\x1f" + strconv.Itoa(ordinal)))
+	if prefix == "" {
+		prefix = DefaultReferencePrefix
+	}
+	return prefix + "-" + hex.EncodeToString(ref[:12])
 }
 
 // CheckReferencePrefix says what is wrong with a --reference-prefix, or "".

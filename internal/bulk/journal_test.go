@@ -144,6 +144,15 @@ func TestRowKeys(t *testing.T) {
 }
 
 func rowKeys(op Op, rows []Row) []string {
-	keys, _ := rowIdentity(op, "", rows)
+	keys, _ := rowIdentity("", withOp(op, rows))
 	return keys
+}
+
+// withOp is rows, copied, each making op.
+func withOp(op Op, rows []Row) []Row {
+	out := append([]Row(nil), rows...)
+	for i := range out {
+		out[i].Op = op
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"time"
@@ -21,19 +22,28 @@ type PlanResult struct {
 	// payment already holds (sent again they move nothing); Refused those
 	// a run would refuse, with why.
 	Go, Made int
-	Refused  []RowError
-	// Money is what the rows to go would move, per currency.
+	// Refused lists the first MaxPlanRefusals refused rows, in input
+	// order; RefusedCount counts them all.
+	Refused      []RowError
+	RefusedCount int
+	// Money is what the rows to go would move, per currency; ByOp
+	// splits it by move, for a file of mixed rows.
 	Money map[string]decimal.Decimal
+	ByOp  map[Op]map[string]decimal.Decimal
 }
 
 // String is the plan's summary line.
 func (p PlanResult) String() string {
-	line := fmt.Sprintf("plan: %d %s: %d would go, %d already made, %d refused", p.Total, plural(p.Total, "row", "rows"), p.Go, p.Made, len(p.Refused))
+	line := fmt.Sprintf("plan: %d %s: %d would go, %d already made, %d refused", p.Total, plural(p.Total, "row", "rows"), p.Go, p.Made, p.RefusedCount)
 	if len(p.Money) > 0 {
-		line += "; would move " + TotalsString(p.Money)
+		line += "; would move " + TotalsString(p.Money) + byOpString(p.ByOp, "")
 	}
 	return line
 }
+
+// MaxPlanRefusals bounds the refused rows a plan keeps: a file of
+// millions of rows, all refused, must not be held in memory to say so.
+const MaxPlanRefusals = 1000
 
 // PlanError stops a dry run whose plan refuses rows. Exit 2: nothing was
 // sent, and a real run would refuse the same rows.
@@ -41,10 +51,10 @@ type PlanError struct{ Plan PlanResult }
 
 func (e *PlanError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d rows would be refused, nothing was sent:", len(e.Plan.Refused), e.Plan.Total)
+	fmt.Fprintf(&b, "%d of %d rows would be refused, nothing was sent:", e.Plan.RefusedCount, e.Plan.Total)
 	for i, r := range e.Plan.Refused {
 		if i == maxListed {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Plan.Refused)-maxListed)
+			fmt.Fprintf(&b, "\n  ... and %d more", e.Plan.RefusedCount-maxListed)
 			break
 		}
 		b.WriteString("\n  ")
@@ -146,9 +156,9 @@ func checkMove(op Op, p *api.Payment, st *payState, amount decimal.Decimal, now 
 // openDispute reads the disputes of a live CLOSED payment a refund is to
 // be made on, and returns the open one. When they cannot be read the
 // refund goes ahead and the service decides, as with a single refund.
-func openDispute(ctx context.Context, c any, op Op, p *api.Payment) *api.Dispute {
+func openDispute(ctx context.Context, c any, refunds bool, p *api.Payment) *api.Dispute {
 	dr, ok := c.(DisputeReader)
-	if !ok || op != OpRefund || p.IsTest || p.Status != api.StatusClosed {
+	if !ok || !refunds || p.IsTest || p.Status != api.StatusClosed {
 		return nil
 	}
 	ds, err := dr.PaymentDisputes(ctx, p.ID)
@@ -159,7 +169,7 @@ func openDispute(ctx context.Context, c any, op Op, p *api.Payment) *api.Dispute
 }
 
 // Plan reads every payment the rows name, concurrency at a time, and
-// checks every row as a single move of op would be checked: the
+// checks every row as a single move of its op would be checked: the
 // currency's places and the row's currency, what is left to capture or
 // refund after the earlier rows of the same payment, the payment's status,
 // an expired authorization, an open dispute (for refunds, when disputes is
@@ -167,28 +177,84 @@ func openDispute(ctx context.Context, c any, op Op, p *api.Payment) *api.Dispute
 // amount. progress, when set, is called after each read.
 //
 // read reads one payment; a dry run passes a read that is sent even then.
-func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, op Op, rows []Row, concurrency int, now time.Time, progress func(done, total int)) (PlanResult, error) {
-	var ids []string
-	seen := map[string]bool{}
+// op is the run's: a row without an Op of its own makes that move. prefix
+// is the run's Options.ReferencePrefix: a row without a reference_id is
+// checked under the one a run derives for it, so that a move an earlier
+// run of the file made counts as already made.
+func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, op Op, rows []Row, concurrency int, now time.Time, prefix string, progress func(done, total int)) (PlanResult, error) {
+	fillOp(op, rows)
+	var set PaymentSet
 	for _, r := range rows {
-		if !seen[r.PaymentID] {
-			seen[r.PaymentID] = true
-			ids = append(ids, r.PaymentID)
-		}
+		set.Add(r)
 	}
-	payments := make(map[string]*api.Payment, len(ids))
-	open := map[string]*api.Dispute{}
-	readErrs := map[string]error{}
+	pl, err := NewPlanner(ctx, read, disputes, &set, concurrency, now, prefix, progress)
+	if err != nil {
+		return PlanResult{}, err
+	}
+	for _, r := range rows {
+		pl.Check(r)
+	}
+	return pl.Result(), nil
+}
+
+// PaymentSet is the payments rows name, in the order first named, and
+// which of them some row refunds; what a plan reads before it checks
+// the rows, kept while the rows themselves are not.
+type PaymentSet struct {
+	ids     []string
+	refunds map[string]bool
+}
+
+// Add counts the payment of row.
+func (s *PaymentSet) Add(row Row) {
+	if s.refunds == nil {
+		s.refunds = map[string]bool{}
+	}
+	refund, seen := s.refunds[row.PaymentID]
+	if !seen {
+		s.ids = append(s.ids, row.PaymentID)
+	}
+	s.refunds[row.PaymentID] = refund || row.Op == OpRefund
+}
+
+// Len is the number of payments.
+func (s *PaymentSet) Len() int { return len(s.ids) }
+
+// Planner checks rows one at a time, in input order, against the payments
+// read when it was made: a plan of a file too large to hold, whose rows
+// are read a second time to be checked.
+type Planner struct {
+	payments map[string]*api.Payment
+	open     map[string]*api.Dispute
+	readErrs map[string]error
+	states   map[string]*payState
+	now      time.Time
+	res      PlanResult
+	// prefix and seen derive the reference_id of a row without one, as a
+	// run does (see rowIdentity): seen counts the rows of each content,
+	// by a 64-bit hash.
+	prefix string
+	seen   lineTable
+	seed   maphash.Seed
+}
+
+// NewPlanner reads the payments of set, concurrency at a time (their
+// disputes too, for those some row refunds, when disputes is set).
+func NewPlanner(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, set *PaymentSet, concurrency int, now time.Time, prefix string, progress func(done, total int)) (*Planner, error) {
+	pl := &Planner{payments: make(map[string]*api.Payment, len(set.ids)), open: map[string]*api.Dispute{},
+		readErrs: map[string]error{}, states: map[string]*payState{}, now: now,
+		prefix: prefix, seed: maphash.MakeSeed(),
+		res: PlanResult{Money: map[string]decimal.Decimal{}, ByOp: map[Op]map[string]decimal.Decimal{}}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, max(concurrency, 1))
 	done := 0
-	for _, id := range ids {
+	for _, id := range set.ids {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			wg.Wait()
-			return PlanResult{}, ctx.Err()
+			return nil, ctx.Err()
 		}
 		wg.Add(1)
 		go func() {
@@ -196,87 +262,104 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 			p, err := read(ctx, id)
 			var d *api.Dispute
 			if err == nil && disputes != nil {
-				d = openDispute(ctx, disputes, op, p)
+				d = openDispute(ctx, disputes, set.refunds[id], p)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				readErrs[id] = err
+				pl.readErrs[id] = err
 			} else {
-				payments[id], open[id] = p, d
+				pl.payments[id], pl.open[id] = p, d
 			}
 			done++
 			if progress != nil {
-				progress(done, len(ids))
+				progress(done, len(set.ids))
 			}
 		}()
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		return PlanResult{}, ctx.Err()
+		return nil, ctx.Err()
 	}
-
-	res := PlanResult{Total: len(rows), Money: map[string]decimal.Decimal{}}
-	states := map[string]*payState{}
-	for _, row := range rows {
-		refuse := func(field, format string, args ...any) {
-			res.Refused = append(res.Refused, RowError{Line: row.Line, PaymentID: row.PaymentID, Amount: row.Amount,
-				ReferenceID: row.ReferenceID, Field: field, Message: fmt.Sprintf(format, args...)})
-		}
-		p := payments[row.PaymentID]
-		if p == nil {
-			refuse(colPaymentID, "cannot be read: %v", readErrs[row.PaymentID])
-			continue
-		}
-		st := states[p.ID]
-		if st == nil {
-			st = newPayState(p, open[p.ID])
-			states[p.ID] = st
-		}
-		if row.Currency != "" && row.Currency != p.Currency {
-			refuse(colCurrency, "%s", currencyMismatch(row, p))
-			continue
-		}
-		var amount decimal.Decimal
-		if op != OpClose {
-			if row.Full() {
-				amount = st.remaining(op)
-			} else {
-				var err error
-				if amount, err = money.Parse(row.Amount, p.Currency); err != nil {
-					refuse(colAmount, "%v", err)
-					continue
-				}
-			}
-		}
-		if row.ReferenceID != "" && op != OpClose {
-			var want *decimal.Decimal
-			if !row.Full() {
-				want = &amount
-			}
-			// The parts were checked when the rows were read; "1" stands
-			// for a full row's amount, which the check then ignores.
-			a, _ := parseAmounts(row, "1")
-			if found, held := ReferenceConflict(op, p, row.ReferenceID, want, a.tax, a.shipping, a.discount); found && held != "" {
-				refuse(colReferenceID, "%s", held)
-				continue
-			} else if found {
-				res.Made++
-				continue
-			}
-		}
-		if field, msg := checkMove(op, p, st, amount, now); msg != "" {
-			refuse(field, "%s", msg)
-			continue
-		}
-		st.apply(op, amount)
-		res.Go++
-		if op != OpClose {
-			res.Money[p.Currency] = res.Money[p.Currency].Add(amount)
-		}
-	}
-	return res, nil
+	return pl, nil
 }
+
+// Check judges one row, after the rows checked before it.
+func (pl *Planner) Check(row Row) {
+	res := &pl.res
+	res.Total++
+	op := row.Op // the row's move
+	ref := row.ReferenceID
+	if ref == "" && op != OpClose {
+		content := rowContent(row)
+		h := maphash.String(pl.seed, content)
+		count, _ := pl.seen.get(h)
+		pl.seen.put(h, count+1)
+		ref = derivedReference(pl.prefix, content, int(count)+1)
+	}
+	refuse := func(field, format string, args ...any) {
+		if res.RefusedCount++; len(res.Refused) >= MaxPlanRefusals {
+			return
+		}
+		res.Refused = append(res.Refused, RowError{Line: row.Line, Op: op, PaymentID: row.PaymentID, Amount: row.Amount,
+			ReferenceID: row.ReferenceID, Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	p := pl.payments[row.PaymentID]
+	if p == nil {
+		refuse(colPaymentID, "cannot be read: %v", pl.readErrs[row.PaymentID])
+		return
+	}
+	st := pl.states[p.ID]
+	if st == nil {
+		st = newPayState(p, pl.open[p.ID])
+		pl.states[p.ID] = st
+	}
+	if row.Currency != "" && row.Currency != p.Currency {
+		refuse(colCurrency, "%s", currencyMismatch(row, p))
+		return
+	}
+	var amount decimal.Decimal
+	if op != OpClose {
+		if row.Full() {
+			amount = st.remaining(op)
+		} else {
+			var err error
+			if amount, err = money.Parse(row.Amount, p.Currency); err != nil {
+				refuse(colAmount, "%v", err)
+				return
+			}
+		}
+	}
+	if ref != "" {
+		var want *decimal.Decimal
+		if !row.Full() {
+			want = &amount
+		}
+		// The parts were checked when the rows were read; "1" stands
+		// for a full row's amount, which the check then ignores.
+		a, _ := parseAmounts(row, "1")
+		if found, held := ReferenceConflict(op, p, ref, want, a.tax, a.shipping, a.discount); found && held != "" {
+			refuse(colReferenceID, "%s", held)
+			return
+		} else if found {
+			res.Made++
+			return
+		}
+	}
+	if field, msg := checkMove(op, p, st, amount, pl.now); msg != "" {
+		refuse(field, "%s", msg)
+		return
+	}
+	st.apply(op, amount)
+	res.Go++
+	if op != OpClose {
+		res.Money[p.Currency] = res.Money[p.Currency].Add(amount)
+		addTo(res.ByOp, op, p.Currency, amount)
+	}
+}
+
+// Result is the plan of the rows checked so far.
+func (pl *Planner) Result() PlanResult { return pl.res }
 
 // currencyMismatch is the refusal of a row whose currency column is not
 // the payment's.

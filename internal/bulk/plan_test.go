@@ -69,7 +69,7 @@ func TestRunRefusesWhatThePlanRefuses(t *testing.T) {
 					rows[i].Amount = ""
 				}
 			}
-			plan, err := Plan(context.Background(), f.GetPayment, client, op, rows, 2, time.Now(), nil)
+			plan, err := Plan(context.Background(), f.GetPayment, client, op, rows, 2, time.Now(), "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,12 +121,12 @@ func TestPlanRefusesRefundsUnderAnOpenDispute(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := []Row{{Line: 2, PaymentID: id, Amount: "10"}}
-	plan, err := Plan(context.Background(), f.GetPayment, disputedFake{fakeClient: f, open: map[string]bool{id: true}}, OpRefund, rows, 1, time.Now(), nil)
+	plan, err := Plan(context.Background(), f.GetPayment, disputedFake{fakeClient: f, open: map[string]bool{id: true}}, OpRefund, rows, 1, time.Now(), "", nil)
 	if err != nil || len(plan.Refused) != 1 || plan.Refused[0].Message != "dispute d-"+id[:8]+" is open (status new): refunds wait until it is resolved" {
 		t.Fatalf("plan %+v, err %v", plan, err)
 	}
 	// Without a dispute reader (a test payment has no disputes) it goes.
-	plan, err = Plan(context.Background(), f.GetPayment, nil, OpRefund, rows, 1, time.Now(), nil)
+	plan, err = Plan(context.Background(), f.GetPayment, nil, OpRefund, rows, 1, time.Now(), "", nil)
 	if err != nil || plan.Go != 1 {
 		t.Fatalf("plan %+v, err %v", plan, err)
 	}

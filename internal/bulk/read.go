@@ -3,12 +3,13 @@ package bulk
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,6 +23,7 @@ import (
 
 // Column names of the input, for CSV headers and JSON keys alike.
 const (
+	colOp             = "op"
 	colPaymentID      = "payment_id"
 	colAmount         = "amount"
 	colReferenceID    = "reference_id"
@@ -32,13 +34,28 @@ const (
 	colCurrency       = "currency"
 )
 
-var columns = []string{colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason, colCurrency}
+var columns = []string{colOp, colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason, colCurrency}
 
 // opColumns are the columns each op reads, in the order errors list them.
 var opColumns = map[Op][]string{
 	OpCapture: {colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colCurrency},
 	OpRefund:  {colPaymentID, colAmount, colReferenceID, colReason, colCurrency},
 	OpClose:   {colPaymentID, colCurrency},
+	OpApply:   {colOp, colPaymentID, colAmount, colReferenceID, colTaxAmount, colShippingAmount, colDiscountAmount, colReason, colCurrency},
+}
+
+// columnsOf says which columns a run of op reads, for an error about a
+// column it does not know: for apply, also which op uses which.
+func columnsOf(op Op) string {
+	s := fmt.Sprintf("the columns of %s are %s", op, strings.Join(opColumns[op], ", "))
+	if op == OpApply {
+		parts := make([]string, 0, 3)
+		for _, o := range []Op{OpCapture, OpRefund, OpClose} {
+			parts = append(parts, fmt.Sprintf("%s uses %s", o, strings.Join(opColumns[o], ", ")))
+		}
+		s += " (op is capture, refund or close; " + strings.Join(parts, "; ") + ")"
+	}
+	return s
 }
 
 // listHeaders are the headers `bnpl payments list -o csv` writes, so that
@@ -113,11 +130,25 @@ type ReadOptions struct {
 
 // ReadRowsWith is ReadRows with options.
 func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []RowError, error) {
-	if !op.valid() {
-		return nil, nil, fmt.Errorf("bulk: unknown op %q", op)
+	var rows []Row
+	invalid, err := ScanRows(r, name, op, ro, func(row Row) { rows = append(rows, row) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, invalid, nil
+}
+
+// ScanRows reads and validates the rows as ReadRowsWith does, but hands
+// each valid row to each, in input order, instead of keeping it: what it
+// keeps is bounded by the payments and the distinct rows of the input
+// (one 64-bit hash and a line number per distinct row, to find rows given
+// twice), not by its size. It returns the invalid rows.
+func ScanRows(r io.Reader, name string, op Op, ro ReadOptions, each func(Row)) ([]RowError, error) {
+	if !op.validRun() {
+		return nil, fmt.Errorf("bulk: unknown op %q", op)
 	}
 	if err := CheckInputEncoding(ro.Encoding); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	br := bufio.NewReader(&lineCap{r: newUTF8Input(r, name, ro.Encoding), name: name})
 	// A byte-order mark from a spreadsheet export would otherwise become
@@ -126,7 +157,7 @@ func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []Row
 		_, _ = br.Discard(3)
 	}
 	v := newValidator(op)
-	v.allowRepeats = ro.AllowRepeats
+	v.allowRepeats, v.emit = ro.AllowRepeats, each
 	var err error
 	if jsonLines(br, name) {
 		err = readJSONLines(br, name, v)
@@ -134,9 +165,9 @@ func ReadRowsWith(r io.Reader, name string, op Op, ro ReadOptions) ([]Row, []Row
 		err = readCSV(br, name, op, v)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return v.rows, v.invalid, nil
+	return v.invalid, nil
 }
 
 func jsonLines(br *bufio.Reader, name string) bool {
@@ -173,8 +204,7 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 	for i, raw := range header {
 		h, ignored, ok := headerColumn(raw)
 		if !ok {
-			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: the columns of %s are %s",
-				raw, op, strings.Join(opColumns[op], ", "))}
+			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: %s", raw, columnsOf(op))}
 		}
 		if ignored {
 			continue
@@ -187,8 +217,11 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 	if _, ok := index[colPaymentID]; !ok {
 		return &InputError{Name: name, Line: 1, Message: "the header has no payment_id column (the first row must name the columns)"}
 	}
-	if _, ok := index[colAmount]; !ok && op != OpClose {
+	if _, ok := index[colAmount]; !ok && (op == OpCapture || op == OpRefund) {
 		return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("the header has no amount column, which %s needs", op)}
+	}
+	if _, ok := index[colOp]; !ok && op == OpApply {
+		return &InputError{Name: name, Line: 1, Message: "the header has no op column: apply reads each row's move (capture, refund or close) from it"}
 	}
 	for {
 		record, err := cr.Read()
@@ -217,10 +250,54 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 		}
 		fields := make(map[string]string, len(index))
 		for col, i := range index {
-			fields[col] = strings.TrimSpace(record[i])
+			fields[col] = strings.TrimSpace(unneutralised(record[i]))
 		}
 		v.check(line, fields, nil)
 	}
+}
+
+// unneutralised undoes the quote bnpl's CSV output puts before a cell a
+// spreadsheet would run as a formula (see csvCell in internal/output), so
+// that what `bnpl payments list -o csv` wrote reads back as the values it
+// was written from. The writer puts a single quote before a cell that
+// starts with =, +, -, @, a tab or a carriage return, except a "-" that
+// starts a plain number; the quote is removed exactly when the rest is a
+// cell the writer would have quoted, and kept otherwise (it is then the
+// cell's own).
+func unneutralised(cell string) string {
+	if len(cell) < 2 || cell[0] != '\'' {
+		return cell
+	}
+	rest := cell[1:]
+	switch rest[0] {
+	case '=', '+', '@', '\t', '\r':
+		return rest
+	case '-':
+		if !plainNumber(rest[1:]) {
+			return rest
+		}
+	}
+	return cell
+}
+
+// plainNumber is digits, with at most one decimal point between them:
+// a number a spreadsheet reads as such, which the CSV writer leaves alone
+// after a minus sign.
+func plainNumber(s string) bool {
+	whole, frac, dot := strings.Cut(s, ".")
+	return digitsOnly(whole) && (!dot || digitsOnly(frac))
+}
+
+func digitsOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // inputError is err as an *InputError: its own, from lineCap, or one made.
@@ -301,7 +378,7 @@ func decodeJSONRow(b []byte, op Op) (map[string]string, []RowError) {
 	sort.Strings(keys) // stable messages
 	for _, k := range keys {
 		if !knownColumn(k) {
-			problems = append(problems, RowError{Field: k, Message: "is not a known field: the fields of " + string(op) + " are " + strings.Join(opColumns[op], ", ")})
+			problems = append(problems, RowError{Field: k, Message: "is not a known field: " + strings.Replace(columnsOf(op), "columns", "fields", 1)})
 			continue
 		}
 		switch val := obj[k].(type) {
@@ -350,29 +427,52 @@ func (l *lineCap) Read(p []byte) (int, error) {
 // duplicates across rows.
 type validator struct {
 	op      Op
-	rows    []Row
 	invalid []RowError
+	// emit takes each valid row.
+	emit func(Row)
 	// refLines finds a reference_id used twice on one payment (the service
 	// keeps reference_ids per payment): it would take the second row as a
 	// retry of the first and move no money for it.
-	refLines map[string]int
+	refLines lineTable
 	// sameLines finds identical rows without a reference_id, refused
 	// unless allowRepeats.
-	sameLines    map[string]int
+	sameLines    lineTable
 	allowRepeats bool
 	// closeLines finds a payment closed twice, which can only fail.
-	closeLines map[string]int
+	closeLines lineTable
+	// The tables are keyed by a 64-bit hash, to keep a large input's rows
+	// out of memory; two different keys of one hash (about one chance in
+	// 10^6 for 4 million rows) refuse a row as a repeat, nothing sent:
+	// never a move made twice.
+	seed maphash.Seed
 }
 
 func newValidator(op Op) *validator {
-	return &validator{op: op, refLines: map[string]int{}, sameLines: map[string]int{}, closeLines: map[string]int{}}
+	return &validator{op: op, seed: maphash.MakeSeed()}
 }
 
-func (v *validator) reject(e RowError) { v.invalid = append(v.invalid, e) }
+// hash is the maps' key of parts.
+func (v *validator) hash(parts ...string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(v.seed)
+	for _, p := range parts {
+		h.WriteString(p)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
+}
+
+func (v *validator) reject(e RowError) {
+	if e.Op == "" && v.op.valid() {
+		e.Op = v.op
+	}
+	v.invalid = append(v.invalid, e)
+}
 
 func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	row := Row{
 		Line:           line,
+		Op:             v.op,
 		PaymentID:      strings.ToLower(f[colPaymentID]),
 		Amount:         f[colAmount],
 		ReferenceID:    f[colReferenceID],
@@ -393,6 +493,25 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		problems = append(problems, RowError{Field: field, Message: msg})
 	}
 
+	// The row's move: the run's, or its op column in an apply run. A
+	// single-op run takes an op column that names its own op, so that a
+	// file made for apply can be run one op at a time.
+	opKnown := true
+	if given := Op(strings.ToLower(f[colOp])); v.op == OpApply {
+		switch {
+		case given == "":
+			bad(colOp, "is required: capture, refund or close")
+			opKnown = false
+		case !given.valid():
+			bad(colOp, fmt.Sprintf("%q is not a move: capture, refund or close", f[colOp]))
+			opKnown = false
+		default:
+			row.Op = given
+		}
+	} else if given != "" && given != v.op {
+		bad(colOp, fmt.Sprintf("is %s, and this command runs %s rows only: run a file of mixed rows with bnpl payments apply", f[colOp], v.op))
+	}
+
 	switch {
 	case row.PaymentID == "":
 		bad(colPaymentID, "is required")
@@ -400,14 +519,17 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 		bad(colPaymentID, fmt.Sprintf("%q is not a payment id (a UUID such as 6f1c2a9e-0b8d-4c3e-9a51-2d7f4e8b1c06)", f[colPaymentID]))
 	}
 
-	if v.op == OpClose {
+	switch {
+	case !opKnown:
+		// The op's own rules cannot be told.
+	case row.Op == OpClose:
 		if row.Amount != "" {
 			bad(colAmount, "close moves no amount: leave it empty")
 		}
 		if row.ReferenceID != "" {
 			bad(colReferenceID, "close sends no reference_id: leave it empty")
 		}
-	} else {
+	default:
 		switch {
 		case row.Amount == "":
 			bad(colAmount, "is required: a positive amount such as 100.00, or full")
@@ -426,7 +548,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	for _, x := range extras {
 		switch {
 		case x.val == "":
-		case v.op != OpCapture:
+		case opKnown && row.Op != OpCapture:
 			bad(x.col, "is only for capture: leave it empty")
 		default:
 			if msg := checkAmount(x.val, false); msg != "" {
@@ -434,7 +556,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 			}
 		}
 	}
-	if row.Reason != "" && v.op != OpRefund {
+	if row.Reason != "" && opKnown && row.Op != OpRefund {
 		bad(colReason, "is only for refund: leave it empty")
 	}
 	if row.Currency != "" && !money.Known(row.Currency) {
@@ -458,7 +580,7 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	if msg := api.CheckText(row.Reason, api.MaxTextLen); msg != "" {
 		bad(colReason, msg)
 	}
-	if len(problems) == 0 && v.op == OpCapture && !row.Full() {
+	if len(problems) == 0 && row.Op == OpCapture && !row.Full() {
 		if field, msg := excessPart(row, row.Amount); msg != "" {
 			bad(field, msg)
 		}
@@ -466,25 +588,26 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 
 	if len(problems) == 0 {
 		if row.ReferenceID != "" {
-			key := row.PaymentID + "\x00" + row.ReferenceID
-			if first, dup := v.refLines[key]; dup {
+			// Captures and refunds keep their reference_ids apart.
+			key := v.hash(string(row.Op), row.PaymentID, row.ReferenceID)
+			if first, dup := v.refLines.get(key); dup {
 				bad(colReferenceID, fmt.Sprintf("%q is also on line %d for the same payment: the service would take this row as a retry of that one and move nothing for it", row.ReferenceID, first))
 			} else {
-				v.refLines[key] = line
+				v.refLines.put(key, lineNumber(line))
 			}
-		} else if v.op != OpClose {
-			key := sameRowKey(row)
-			if first, dup := v.sameLines[key]; dup && !v.allowRepeats {
+		} else if row.Op != OpClose {
+			key := v.hash(sameRowKey(row)...)
+			if first, dup := v.sameLines.get(key); dup && !v.allowRepeats {
 				bad("", fmt.Sprintf("is the same as line %d, with no reference_id: written twice by mistake? Give each a reference_id, or pass --allow-repeats to move the money once per row", first))
 			} else if !dup {
-				v.sameLines[key] = line
+				v.sameLines.put(key, lineNumber(line))
 			}
 		}
-		if v.op == OpClose {
-			if first, dup := v.closeLines[row.PaymentID]; dup {
+		if row.Op == OpClose {
+			if first, dup := v.closeLines.get(v.hash(row.PaymentID)); dup {
 				bad(colPaymentID, fmt.Sprintf("payment is already closed by line %d", first))
 			} else {
-				v.closeLines[row.PaymentID] = line
+				v.closeLines.put(v.hash(row.PaymentID), lineNumber(line))
 			}
 		}
 	}
@@ -492,19 +615,25 @@ func (v *validator) check(line int, f map[string]string, problems []RowError) {
 	if len(problems) > 0 {
 		for _, p := range problems {
 			p.Line, p.PaymentID, p.Amount, p.ReferenceID = line, f[colPaymentID], f[colAmount], f[colReferenceID]
+			p.Op = row.Op
+			if !opKnown {
+				p.Op = Op(f[colOp])
+			}
 			v.reject(p)
 		}
 		return
 	}
-	v.rows = append(v.rows, row)
+	v.emit(row)
 }
+
+// lineNumber keeps a line in 32 bits.
+func lineNumber(line int) uint32 { return uint32(min(line, math.MaxUint32)) }
 
 // sameRowKey is what makes two rows the same move: the values sent, as
 // written (amounts as numbers).
-func sameRowKey(row Row) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
-		canonicalAmount(row.ShippingAmount), canonicalAmount(row.DiscountAmount), row.Reason}, "\x00")))
-	return string(sum[:16])
+func sameRowKey(row Row) []string {
+	return []string{string(row.Op), row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
+		canonicalAmount(row.ShippingAmount), canonicalAmount(row.DiscountAmount), row.Reason}
 }
 
 // excessPart applies api.ExcessCapturePart, the rule of single captures,

@@ -27,9 +27,9 @@ func TestReadCSV(t *testing.T) {
 		t.Fatalf("invalid rows: %v", invalid)
 	}
 	want := []Row{
-		{Line: 2, PaymentID: pidA, Amount: "100.00", ReferenceID: "order-1", TaxAmount: "5", ShippingAmount: "10.5", DiscountAmount: "0"},
-		{Line: 5, PaymentID: pidB, Amount: FullAmount, ReferenceID: "order\n2"},
-		{Line: 7, PaymentID: pidA, Amount: "0.125"},
+		{Line: 2, Op: OpCapture, PaymentID: pidA, Amount: "100.00", ReferenceID: "order-1", TaxAmount: "5", ShippingAmount: "10.5", DiscountAmount: "0"},
+		{Line: 5, Op: OpCapture, PaymentID: pidB, Amount: FullAmount, ReferenceID: "order\n2"},
+		{Line: 7, Op: OpCapture, PaymentID: pidA, Amount: "0.125"},
 	}
 	if !reflect.DeepEqual(rows, want) {
 		t.Fatalf("rows\n got %+v\nwant %+v", rows, want)
@@ -46,8 +46,8 @@ func TestReadJSONLines(t *testing.T) {
 			t.Fatalf("%s: err %v, invalid %v", name, err, invalid)
 		}
 		want := []Row{
-			{Line: 1, PaymentID: pidA, Amount: "10.10", Reason: "damaged"},
-			{Line: 3, PaymentID: pidB, Amount: FullAmount},
+			{Line: 1, Op: OpRefund, PaymentID: pidA, Amount: "10.10", Reason: "damaged"},
+			{Line: 3, Op: OpRefund, PaymentID: pidB, Amount: FullAmount},
 		}
 		if !reflect.DeepEqual(rows, want) {
 			t.Fatalf("%s: rows\n got %+v\nwant %+v", name, rows, want)
@@ -275,7 +275,7 @@ func TestReadRowsAsTheServiceSeesThem(t *testing.T) {
 
 	list := "ID,STATUS,AMOUNT,CURRENCY,REFERENCE,CREATED\n" + pidA + ",AUTHORIZED,1250.00,AED,ORDER-1,2026-11-25T10:00:00Z\n"
 	rows, invalid, err = ReadRows(strings.NewReader(list), "list.csv", OpCapture)
-	if err != nil || len(invalid) != 0 || len(rows) != 1 || rows[0] != (Row{Line: 2, PaymentID: pidA, Amount: "1250.00", Currency: "AED"}) {
+	if err != nil || len(invalid) != 0 || len(rows) != 1 || rows[0] != (Row{Line: 2, Op: OpCapture, PaymentID: pidA, Amount: "1250.00", Currency: "AED"}) {
 		t.Fatalf("list headers: rows %+v invalid %v err %v", rows, invalid, err)
 	}
 

@@ -17,6 +17,7 @@ import (
 // rowResult is what became of one row; it is a line of the report.
 type rowResult struct {
 	Line        int     `json:"line"`
+	Op          Op      `json:"op"`
 	PaymentID   string  `json:"payment_id"`
 	ReferenceID string  `json:"reference_id,omitempty"`
 	Amount      string  `json:"amount,omitempty"`
@@ -36,7 +37,7 @@ type rowResult struct {
 	moved bool
 }
 
-var reportHeader = []string{"line", "payment_id", "reference_id", "amount", "outcome", "http_status", "error_type", "message", "payment_status"}
+var reportHeader = []string{"line", "op", "payment_id", "reference_id", "amount", "outcome", "http_status", "error_type", "message", "payment_status"}
 
 // report is made ready before anything is sent, so an unwritable path
 // stops the run while nothing has moved, and filled at the end, in input
@@ -99,6 +100,7 @@ func writeReport(w io.Writer, results []rowResult, jsonl bool) error {
 		r := &results[i]
 		r.Message, r.ErrorType = m.Text(r.Message), m.Text(r.ErrorType)
 		r.PaymentID, r.ReferenceID = m.Text(r.PaymentID), m.Text(r.ReferenceID)
+		r.Op = Op(m.Text(string(r.Op)))
 	}
 	if jsonl {
 		enc := json.NewEncoder(w)
@@ -119,7 +121,7 @@ func writeReport(w io.Writer, results []rowResult, jsonl bool) error {
 			status = strconv.Itoa(res.HTTPStatus)
 		}
 		if err := cw.Write([]string{
-			strconv.Itoa(res.Line), res.PaymentID, res.ReferenceID, res.Amount, string(res.Outcome),
+			strconv.Itoa(res.Line), string(res.Op), res.PaymentID, res.ReferenceID, res.Amount, string(res.Outcome),
 			status, res.ErrorType, res.Message, res.PaymentStatus,
 		}); err != nil {
 			return err

@@ -66,6 +66,9 @@ type paymentQueue struct {
 	// state is the payment as the rows sent so far leave it, taken from
 	// payment; rows are checked against it as the plan checks them.
 	state *payState
+	// refunds: some row of the payment is a refund, so its disputes are
+	// read with the payment.
+	refunds bool
 	// dispute is an open dispute found at the first read (refunds only).
 	dispute     *api.Dispute
 	disputeRead bool
@@ -130,7 +133,7 @@ type Batch struct {
 // what earlier runs settled, and makes sure the report can be written. The
 // caller confirms the run, then calls Run, and Close in any case.
 func Prepare(rows []Row, o Options) (*Batch, error) {
-	if !o.Op.valid() {
+	if !o.Op.validRun() {
 		return nil, fmt.Errorf("bulk: unknown op %q", o.Op)
 	}
 	if o.ReferencePrefix != "" {
@@ -138,11 +141,17 @@ func Prepare(rows []Row, o Options) (*Batch, error) {
 			return nil, fmt.Errorf("bulk: reference prefix %s", msg)
 		}
 	}
-	skipped := skippedResults(o.Invalid)
+	skipped := skippedResults(o.Op, o.Invalid)
 	if len(skipped) > 0 && !o.SkipInvalid {
 		return nil, &InvalidRowsError{Rows: o.Invalid}
 	}
 	o = withDefaults(o)
+	fillOp(o.Op, rows)
+	for _, row := range rows {
+		if !row.Op.valid() {
+			return nil, fmt.Errorf("bulk: line %d: unknown op %q", row.Line, row.Op)
+		}
+	}
 
 	b := &Batch{r: &runner{o: o, limiter: o.limiter}, rows: rows, skipped: skipped}
 	if o.LockDir != "" && o.InputID != "" {
@@ -225,14 +234,14 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	for i := range results {
 		res := &results[i]
 		if res.Outcome == "" && !res.notSent {
-			res.Line, res.PaymentID = rows[i].Line, rows[i].PaymentID
-			if o.Op != OpClose && !rows[i].Full() {
+			res.Line, res.Op, res.PaymentID = rows[i].Line, rows[i].Op, rows[i].PaymentID
+			if rows[i].Op != OpClose && !rows[i].Full() {
 				res.Amount = rows[i].Amount
 			}
 			res.currency = currencies[rows[i].PaymentID]
 		}
 		// Every line of the report keeps the row's own values.
-		if res.Amount == "" && o.Op != OpClose {
+		if res.Amount == "" && rows[i].Op != OpClose {
 			res.Amount = rows[i].Amount
 		}
 		if res.ReferenceID == "" {
@@ -268,6 +277,25 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 		return summary, runErr
 	}
 	return summary, reportErr
+}
+
+// fillOp gives the rows without an Op the run's op, when it is a move:
+// rows made by hand for a bulk capture need not name theirs.
+func fillOp(op Op, rows []Row) {
+	if !op.valid() {
+		return
+	}
+	for i := range rows {
+		if rows[i].Op == "" {
+			rows[i].Op = op
+		}
+	}
+}
+
+// ofRun reports whether a journal record is of a row a run of o makes:
+// of its op, or of any move for apply.
+func (o Options) ofRun(rec *journalRecord) bool {
+	return rec != nil && (rec.Op == o.Op || (o.Op == OpApply && rec.Op.valid()))
 }
 
 func withDefaults(o Options) Options {
@@ -306,6 +334,9 @@ func (s *Summary) count(res rowResult) {
 		s.Earlier++
 		return
 	}
+	if res.Op == OpClose {
+		return // a close moves no amount of its own: nothing to total
+	}
 	var total *map[string]decimal.Decimal
 	switch {
 	case res.moved:
@@ -332,6 +363,16 @@ func (s *Summary) count(res rowResult) {
 		*total = map[string]decimal.Decimal{}
 	}
 	(*total)[res.currency] = (*total)[res.currency].Add(d)
+	if total == &s.moved && res.Op != OpClose {
+		if s.movedByOp == nil {
+			s.movedByOp = map[Op]map[string]decimal.Decimal{}
+		}
+		addTo(s.movedByOp, res.Op, res.currency, d)
+		s.MovedByOp = map[Op]map[string]string{}
+		for op, m := range s.movedByOp {
+			s.MovedByOp[op] = movedStrings(m)
+		}
+	}
 	s.Moved, s.FailedAmounts, s.NotSentAmounts = movedStrings(s.moved), movedStrings(s.failed), movedStrings(s.notSent)
 	s.UnknownAmounts = movedStrings(s.unknown)
 }
@@ -349,13 +390,16 @@ func movedStrings(m map[string]decimal.Decimal) map[string]string {
 
 // skippedResults turns the invalid rows into report lines, one per input
 // line whatever the number of problems on it.
-func skippedResults(invalid []RowError) []rowResult {
+func skippedResults(op Op, invalid []RowError) []rowResult {
 	byLine := map[int]*rowResult{}
 	var lines []int
 	for _, e := range invalid {
 		res := byLine[e.Line]
 		if res == nil {
-			res = &rowResult{Line: e.Line, PaymentID: e.PaymentID, Amount: e.Amount, ReferenceID: e.ReferenceID, Outcome: OutcomeSkipped, Message: "invalid: "}
+			if e.Op == "" && op.valid() {
+				e.Op = op
+			}
+			res = &rowResult{Line: e.Line, Op: e.Op, PaymentID: e.PaymentID, Amount: e.Amount, ReferenceID: e.ReferenceID, Outcome: OutcomeSkipped, Message: "invalid: "}
 			byLine[e.Line] = res
 			lines = append(lines, e.Line)
 		} else {
@@ -377,7 +421,7 @@ func skippedResults(invalid []RowError) []rowResult {
 // plan fills in the rows an earlier run settled and queues the others by
 // payment.
 func (r *runner) plan(rows []Row, entries map[string]*journalEntry, results []rowResult) []*paymentQueue {
-	keys, refs := rowIdentity(r.o.Op, r.o.ReferencePrefix, rows)
+	keys, refs := rowIdentity(r.o.ReferencePrefix, rows)
 	byPayment := map[string]*paymentQueue{}
 	var queues []*paymentQueue
 	matched := 0
@@ -409,13 +453,14 @@ func (r *runner) plan(rows []Row, entries map[string]*journalEntry, results []ro
 			queues = append(queues, q)
 		}
 		q.tasks = append(q.tasks, t)
+		q.refunds = q.refunds || row.Op == OpRefund
 	}
 	// Longest queues first: a payment with many rows can only run them one
 	// by one, so starting it late would leave the run waiting on it alone.
 	sort.SliceStable(queues, func(a, b int) bool { return len(queues[a].tasks) > len(queues[b].tasks) })
 	stray := 0
 	for _, e := range entries {
-		if (e.send != nil && e.send.Op == r.o.Op) || (e.result != nil && e.result.Op == r.o.Op) {
+		if r.o.ofRun(e.send) || r.o.ofRun(e.result) {
 			stray++
 		}
 	}
@@ -444,7 +489,7 @@ func settledResult(row Row, e *journalEntry, retryFailed bool) (rowResult, bool)
 		msg += ": " + rec.Message
 	}
 	return rowResult{
-		Line: row.Line, PaymentID: row.PaymentID, ReferenceID: rec.ReferenceID, Amount: rec.Amount,
+		Line: row.Line, Op: row.Op, PaymentID: row.PaymentID, ReferenceID: rec.ReferenceID, Amount: rec.Amount,
 		Outcome: rec.Outcome, HTTPStatus: rec.HTTPStatus, ErrorType: rec.ErrorType, Message: msg,
 		PaymentStatus: rec.PaymentStatus, earlier: true,
 	}, true
@@ -517,10 +562,10 @@ func (r *runner) wait(ctx context.Context) error {
 // context of its own.
 func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResult {
 	row := t.row
-	res := rowResult{Line: row.Line, PaymentID: row.PaymentID, currency: q.currency}
+	res := rowResult{Line: row.Line, Op: row.Op, PaymentID: row.PaymentID, currency: q.currency}
 	notSent := func() rowResult {
 		res.notSent, res.Outcome = true, ""
-		if res.Amount == "" && !row.Full() && r.o.Op != OpClose {
+		if res.Amount == "" && !row.Full() && row.Op != OpClose {
 			res.Amount = row.Amount
 		}
 		if res.currency == "" {
@@ -530,7 +575,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	}
 
 	var req moveRequest
-	if r.o.Op != OpClose {
+	if row.Op != OpClose {
 		req.referenceID = firstNonEmpty(t.referenceID, row.ReferenceID, t.derivedRef)
 		req.reason = row.Reason
 		res.ReferenceID = req.referenceID
@@ -541,7 +586,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	// currency's places, and for a row an earlier run left without an
 	// answer, whose move may have been made.
 	p := q.payment
-	needAmount := r.o.Op != OpClose && t.amount == "" && row.Full()
+	needAmount := row.Op != OpClose && t.amount == "" && row.Full()
 	if t.resumed || needAmount || p == nil {
 		var refused *rowResult
 		var err error
@@ -563,7 +608,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		return settled
 	}
 
-	if r.o.Op != OpClose {
+	if row.Op != OpClose {
 		if t.amount == "" {
 			var refused *rowResult
 			res, refused = r.resolveAmounts(q, t, p, res)
@@ -579,7 +624,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		}
 		// A "full" row's amount is known only now: its parts are checked
 		// here, with the rule rows of fixed amounts met when read.
-		if r.o.Op == OpCapture {
+		if row.Op == OpCapture {
 			if field, msg := excessPart(row, res.Amount); msg != "" {
 				res.Outcome, res.Message = OutcomeFailed, field+": "+msg+"; nothing was sent"
 				r.record(t, res, OutcomeFailed)
@@ -589,7 +634,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 	}
 	// The checks the plan makes, against the payment as the earlier rows
 	// left it: what the plan refuses is refused here, nothing sent.
-	if field, msg := checkMove(r.o.Op, p, q.state, req.amount, r.o.now()); msg != "" {
+	if field, msg := checkMove(row.Op, p, q.state, req.amount, r.o.now()); msg != "" {
 		res.Outcome, res.Message = OutcomeFailed, refusal(field, msg)
 		r.record(t, res, OutcomeFailed)
 		return res
@@ -599,7 +644,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		return notSent()
 	}
 	if r.journal != nil {
-		err := r.journal.append(journalRecord{Event: eventSend, Op: r.o.Op, Key: t.key, Line: row.Line,
+		err := r.journal.append(journalRecord{Event: eventSend, Op: row.Op, Key: t.key, Line: row.Line,
 			PaymentID: row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount})
 		if err != nil {
 			r.halt(err)
@@ -615,7 +660,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		reqCtx, cancel = context.WithTimeout(reqCtx, r.o.RowTimeout)
 		defer cancel()
 	}
-	moved, err := r.send(reqCtx, row.PaymentID, req)
+	moved, err := r.send(reqCtx, row.Op, row.PaymentID, req)
 
 	// A status read before sending is stale now; only the answer tells.
 	res.PaymentStatus = ""
@@ -631,10 +676,10 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				// The service deduplicated the request: the move was
 				// made before this run sent it, and nothing moved now.
 				res.Outcome, res.moved = OutcomeReconciled, false
-				res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it (an earlier or concurrent run of this file): nothing moved now", pastTense(r.o.Op))
+				res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it (an earlier or concurrent run of this file): nothing moved now", pastTense(row.Op))
 			}
 			if moved.Payment == nil {
-				q.state.apply(r.o.Op, req.amount)
+				q.state.apply(row.Op, req.amount)
 			} else {
 				q.setPayment(moved.Payment)
 				res.PaymentStatus = moved.Payment.Status
@@ -642,10 +687,10 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 				// The service answers a reference_id it has seen with the
 				// payment as it is, moving nothing: the move is made only
 				// if the payment holds it with this row's amounts.
-				if r.o.Op != OpClose {
-					if found, held := referenceConflict(r.o.Op, moved.Payment, req.referenceID, &req.amounts); !found || held != "" {
+				if row.Op != OpClose {
+					if found, held := referenceConflict(row.Op, moved.Payment, req.referenceID, &req.amounts); !found || held != "" {
 						res.Outcome, res.moved = OutcomeUnknown, false
-						res.Message = unmatchedMessage(r.o.Op, moved.Payment, req.referenceID)
+						res.Message = unmatchedMessage(row.Op, moved.Payment, req.referenceID)
 					}
 				}
 			}
@@ -664,7 +709,7 @@ func (r *runner) process(ctx context.Context, q *paymentQueue, t *task) rowResul
 		}
 	}
 	if r.journal != nil {
-		err := r.journal.append(journalRecord{Event: eventResult, Op: r.o.Op, Key: t.key, Line: row.Line,
+		err := r.journal.append(journalRecord{Event: eventResult, Op: row.Op, Key: t.key, Line: row.Line,
 			PaymentID: row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount,
 			Outcome: journalOutcome, HTTPStatus: res.HTTPStatus, ErrorType: res.ErrorType,
 			Message: res.Message, PaymentStatus: res.PaymentStatus})
@@ -712,7 +757,7 @@ func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res 
 		return nil, &failed, nil
 	}
 	if !q.disputeRead {
-		q.dispute, q.disputeRead = openDispute(ctx, r.c, r.o.Op, p), true
+		q.dispute, q.disputeRead = openDispute(ctx, r.c, q.refunds, p), true
 	}
 	q.setPayment(p)
 	return p, nil, nil
@@ -723,7 +768,7 @@ func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res 
 // file (which derives the same reference_id). It also refuses a
 // reference_id the payment holds for another amount.
 func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, bool) {
-	if r.o.Op == OpClose {
+	if t.row.Op == OpClose {
 		if !t.resumed || p.Status != api.StatusClosed {
 			return res, false
 		}
@@ -747,14 +792,14 @@ func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, 
 		}
 		want = &a
 	}
-	found, held := referenceConflict(r.o.Op, p, res.ReferenceID, want)
+	found, held := referenceConflict(t.row.Op, p, res.ReferenceID, want)
 	if !found {
 		return res, false
 	}
 	if held != "" && t.resumed {
 		// An earlier run sent this row under ref; the payment holds
 		// another amount there: that cannot be matched to the row.
-		res.Outcome, res.Message = OutcomeUnknown, unmatchedMessage(r.o.Op, p, res.ReferenceID)
+		res.Outcome, res.Message = OutcomeUnknown, unmatchedMessage(t.row.Op, p, res.ReferenceID)
 		r.record(t, res, OutcomeUnknown)
 		return res, true
 	}
@@ -764,12 +809,12 @@ func (r *runner) madeBefore(t *task, p *api.Payment, res rowResult) (rowResult, 
 		return res, true
 	}
 	if want == nil {
-		res.Amount = money.Format(heldAmount(r.o.Op, p, res.ReferenceID), p.Currency)
+		res.Amount = money.Format(heldAmount(t.row.Op, p, res.ReferenceID), p.Currency)
 	} else if res.Amount == "" {
 		res.Amount = amount
 	}
 	res.Outcome = OutcomeReconciled
-	res.Message = fmt.Sprintf("already %s with this reference_id (by an earlier or concurrent run): nothing was sent", pastTense(r.o.Op))
+	res.Message = fmt.Sprintf("already %s with this reference_id (by an earlier or concurrent run): nothing was sent", pastTense(t.row.Op))
 	r.record(t, res, res.Outcome)
 	return res, true
 }
@@ -782,9 +827,9 @@ func (r *runner) resolveAmounts(q *paymentQueue, t *task, p *api.Payment, res ro
 	row := t.row
 	res.Amount = row.Amount
 	if p != nil && row.Full() {
-		remaining := q.state.remaining(r.o.Op)
+		remaining := q.state.remaining(row.Op)
 		if !remaining.IsPositive() {
-			field, msg := checkMove(r.o.Op, p, q.state, remaining, r.o.now())
+			field, msg := checkMove(row.Op, p, q.state, remaining, r.o.now())
 			failed := res
 			failed.Outcome, failed.Amount = OutcomeFailed, ""
 			failed.Message = refusal(field, msg)
@@ -828,7 +873,7 @@ func (r *runner) record(t *task, res rowResult, outcome Outcome) {
 	if r.journal == nil {
 		return
 	}
-	err := r.journal.append(journalRecord{Event: eventResult, Op: r.o.Op, Key: t.key, Line: t.row.Line,
+	err := r.journal.append(journalRecord{Event: eventResult, Op: t.row.Op, Key: t.key, Line: t.row.Line,
 		PaymentID: t.row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount,
 		Outcome: outcome, HTTPStatus: res.HTTPStatus, ErrorType: res.ErrorType,
 		Message: res.Message, PaymentStatus: res.PaymentStatus})
@@ -881,8 +926,8 @@ func parseAmounts(row Row, amount string) (amounts, error) {
 	return a, err
 }
 
-func (r *runner) send(ctx context.Context, paymentID string, req moveRequest) (*api.MoveResult, error) {
-	switch r.o.Op {
+func (r *runner) send(ctx context.Context, op Op, paymentID string, req moveRequest) (*api.MoveResult, error) {
+	switch op {
 	case OpCapture:
 		return r.c.Capture(ctx, paymentID, api.CaptureRequest{
 			Amount: req.amount, ReferenceID: req.referenceID,

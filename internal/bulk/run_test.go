@@ -266,17 +266,17 @@ func TestReportHasALineForEveryOutcome(t *testing.T) {
 			}
 			var wantReport string
 			if strings.HasSuffix(name, ".jsonl") {
-				wantReport = `{"line":2,"payment_id":"` + okID + `","reference_id":"r-ok","amount":"40","outcome":"ok","payment_status":"AUTHORIZED"}
-{"line":3,"payment_id":"` + reconciledID + `","reference_id":"r-rec","amount":"100","outcome":"reconciled","payment_status":"CLOSED"}
-{"line":4,"payment_id":"nope","outcome":"skipped","message":"invalid: payment_id is not a payment id; amount is required"}
-{"line":5,"payment_id":"` + closedID + `","reference_id":"r-fail","amount":"1.50","outcome":"failed","http_status":400,"error_type":"bad_data","message":"already closed"}
+				wantReport = `{"line":2,"op":"capture","payment_id":"` + okID + `","reference_id":"r-ok","amount":"40","outcome":"ok","payment_status":"AUTHORIZED"}
+{"line":3,"op":"capture","payment_id":"` + reconciledID + `","reference_id":"r-rec","amount":"100","outcome":"reconciled","payment_status":"CLOSED"}
+{"line":4,"op":"capture","payment_id":"nope","outcome":"skipped","message":"invalid: payment_id is not a payment id; amount is required"}
+{"line":5,"op":"capture","payment_id":"` + closedID + `","reference_id":"r-fail","amount":"1.50","outcome":"failed","http_status":400,"error_type":"bad_data","message":"already closed"}
 `
 			} else {
-				wantReport = `line,payment_id,reference_id,amount,outcome,http_status,error_type,message,payment_status
-2,` + okID + `,r-ok,40,ok,,,,AUTHORIZED
-3,` + reconciledID + `,r-rec,100,reconciled,,,,CLOSED
-4,nope,,,skipped,,,invalid: payment_id is not a payment id; amount is required,
-5,` + closedID + `,r-fail,1.50,failed,400,bad_data,already closed,
+				wantReport = `line,op,payment_id,reference_id,amount,outcome,http_status,error_type,message,payment_status
+2,capture,` + okID + `,r-ok,40,ok,,,,AUTHORIZED
+3,capture,` + reconciledID + `,r-rec,100,reconciled,,,,CLOSED
+4,capture,nope,,,skipped,,,invalid: payment_id is not a payment id; amount is required,
+5,capture,` + closedID + `,r-fail,1.50,failed,400,bad_data,already closed,
 `
 			}
 			if got != wantReport {
@@ -833,7 +833,7 @@ func TestOneJournalServesSeveralOpsAndNoticesEditedRows(t *testing.T) {
 
 // counts is a summary without its money totals, to compare with ==.
 func counts(s Summary) Summary {
-	s.Moved, s.moved = nil, nil
+	s.Moved, s.moved, s.MovedByOp, s.movedByOp = nil, nil, nil, nil
 	s.FailedAmounts, s.NotSentAmounts, s.failed, s.notSent, s.Unpriced = nil, nil, nil, nil, 0
 	return s
 }

@@ -20,28 +20,28 @@ func TestDerivedReferenceIDsAreTheSameForEveryRunOfAFile(t *testing.T) {
 		{Line: 3, PaymentID: pidA, Amount: "10"}, // the same move again: a second capture
 		{Line: 4, PaymentID: pidB, Amount: "10.00", ReferenceID: "own"},
 	}
-	_, refs := rowIdentity(OpCapture, "", rows)
+	_, refs := rowIdentity("", withOp(OpCapture, rows))
 	if !strings.HasPrefix(refs[0], "bnpl-") || len(refs[0]) != len("bnpl-")+24 || refs[0] == refs[1] || refs[2] != "" {
 		t.Fatalf("refs %q", refs)
 	}
 	// Moved lines, another run: the same references.
 	moved := []Row{{Line: 9, PaymentID: pidB, Amount: "10.00", ReferenceID: "own"}, {Line: 10, PaymentID: pidA, Amount: "10.0"}, {Line: 11, PaymentID: pidA, Amount: "10.00"}}
-	_, again := rowIdentity(OpCapture, "", moved)
+	_, again := rowIdentity("", withOp(OpCapture, moved))
 	if again[1] != refs[0] || again[2] != refs[1] {
 		t.Fatalf("moved rows got %q, want %q", again, refs)
 	}
 	// Another op, another prefix: other references.
-	if _, r := rowIdentity(OpRefund, "", rows); r[0] == refs[0] {
+	if _, r := rowIdentity("", withOp(OpRefund, rows)); r[0] == refs[0] {
 		t.Error("refund and capture share a reference")
 	}
-	keys, r := rowIdentity(OpCapture, "run2", rows)
+	keys, r := rowIdentity("run2", withOp(OpCapture, rows))
 	if !strings.HasPrefix(r[0], "run2-") || r[0][len("run2-"):] != refs[0][len("bnpl-"):] {
 		t.Errorf("prefixed ref %q", r[0])
 	}
 	if base := rowKeys(OpCapture, rows); keys[0] == base[0] || keys[2] != base[2] {
 		t.Error("a new prefix must give rows without a reference_id new journal keys, and only them")
 	}
-	if _, r := rowIdentity(OpClose, "", []Row{{PaymentID: pidA}}); r[0] != "" {
+	if _, r := rowIdentity("", withOp(OpClose, []Row{{PaymentID: pidA}})); r[0] != "" {
 		t.Errorf("close ref %q", r[0])
 	}
 	for _, bad := range []string{"", "a b", strings.Repeat("x", 33), "ü"} {

@@ -124,6 +124,12 @@ func (f *Factory) targetLocked() (*config.Target, error) {
 		return f.target, nil
 	}
 	cfg, err := f.configLocked()
+	if err != nil && f.Global.Sandbox && f.Global.Profile == "" {
+		// --sandbox needs nothing of the config: a broken file does
+		// not stop the embedded sandbox (doctor says as much).
+		f.Noticef("warning: %v; --sandbox goes on without it", err)
+		cfg, err = config.Empty(config.DefaultPath(f.Getenv)), nil
+	}
 	if err != nil {
 		return nil, err
 	}

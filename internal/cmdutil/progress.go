@@ -19,6 +19,9 @@ type Progress struct {
 	shown bool
 	plain bool
 	last  string // the last plain line, not written twice in a row
+	// stopped: data went to a pipe whose reader may print on this
+	// terminal; a line drawn now would mix with its output and stay.
+	stopped bool
 }
 
 // NewProgress answers a counter on ios's stderr.
@@ -43,6 +46,9 @@ func (p *Progress) Show(format string, args ...any) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
 	if p.plain {
 		line := fmt.Sprintf(format, args...)
 		if line != p.last {
@@ -67,4 +73,19 @@ func (p *Progress) Clear() {
 		fmt.Fprint(p.ios.ErrOut, "\r\x1b[K")
 		p.shown = false
 	}
+}
+
+// BeforeData takes the line away before data goes to stdout. When stdout
+// is a pipe, whose reader may print the data on this same terminal, the
+// line is not drawn again: drawn between two of its rows it would sit in
+// the middle of the output and stay there. Data to a terminal or a file
+// leaves the line free to come back.
+func (p *Progress) BeforeData() {
+	p.Clear()
+	if p.ios == nil || p.plain || !p.ios.IsStdoutPipe() {
+		return
+	}
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
 }

@@ -134,6 +134,11 @@ type Config struct {
 	notices []string
 }
 
+// Empty is a config with no profiles, as a missing file at path gives.
+func Empty(path string) *Config {
+	return &Config{path: path, profiles: map[string]storedProfile{}, unknown: map[string]any{}}
+}
+
 // Load reads the config file at path. A missing file is an empty config: a
 // fresh machine has none. A file that does not parse is a *FileError naming
 // the file and, when the parser says it, the line.

@@ -106,14 +106,35 @@ func (p *Printer) renderDetailTable(d *Detail) error {
 	for _, f := range fields {
 		labelWidth = max(labelWidth, displaywidth.String(sanitize(f.Label))+1)
 	}
+	valueCol := labelWidth + columnGap
 	for _, f := range fields {
 		label := sanitize(f.Label) + ":"
 		b.WriteString(cs.Bold(label))
 		// Values are not cut here: a detail view is where a person copies
-		// a whole URL or reference from.
+		// a whole URL or reference from. On a terminal, one too long for
+		// its line wraps between words under itself, or, a URL or an id
+		// with no space, starts on the next line.
 		if value := f.display(p.ios, cs); value != "" {
-			b.WriteString(strings.Repeat(" ", labelWidth-displaywidth.String(label)+columnGap))
-			b.WriteString(value)
+			lines := []string{value}
+			if p.ios.IsStdoutTTY() {
+				lines = fieldLines(value, valueCol, p.ios.TerminalWidth())
+			}
+			// A value that starts on the next line is indented less.
+			indent := valueCol
+			if lines[0] == "" {
+				indent = fieldNextIndent
+			}
+			for i, l := range lines {
+				switch {
+				case i == 0 && l == "":
+				case i == 0:
+					b.WriteString(strings.Repeat(" ", labelWidth-displaywidth.String(label)+columnGap))
+				default:
+					b.WriteString("\n")
+					b.WriteString(strings.Repeat(" ", indent))
+				}
+				b.WriteString(l)
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -142,6 +163,30 @@ func (p *Printer) renderDetailTable(d *Detail) error {
 	}
 	return nil
 }
+
+// fieldLines lays a field's value out for a terminal total cells wide
+// whose values start at column col: the value whole when it fits; else
+// wrapped between words under itself when every word fits there; else
+// (a URL, an id) on the next line, indented by fieldNextIndent, after an
+// empty first line.
+func fieldLines(value string, col, total int) []string {
+	w := displaywidth.String(value)
+	if col+w <= total || strings.Contains(value, "\x1b[") {
+		return []string{value}
+	}
+	room := total - col
+	fitsWords := room >= minTextWidth
+	for _, word := range strings.Fields(value) {
+		fitsWords = fitsWords && displaywidth.String(word) <= room
+	}
+	if fitsWords && strings.Contains(value, " ") {
+		return wrapCell(value, room)
+	}
+	return []string{"", value}
+}
+
+// fieldNextIndent indents a value that starts on the line under its label.
+const fieldNextIndent = 2
 
 // sectionPrinter renders a section's rows like a list, without --columns,
 // which chooses the columns of lists, not of a detail view's sections.

@@ -106,3 +106,18 @@ func TestDetailColumns(t *testing.T) {
 		t.Errorf("printed on error: %q", tp.out)
 	}
 }
+
+// On a terminal a field too long for its line wraps between words under
+// itself, or (a URL) starts whole on the next line.
+func TestDetailFieldsFitTheTerminal(t *testing.T) {
+	if got := fieldLines("blocked: dispute d3b4e967-f30b-4e28-a6e7-922c4c1e15a4 is open", 13, 60); strings.Join(got, "|") != "blocked: dispute|d3b4e967-f30b-4e28-a6e7-922c4c1e15a4 is open" {
+		t.Errorf("words: %q", got)
+	}
+	url := "https://checkout.example.com/hpp/4fe1a94c-d13d-4e47-b9c8-aac345d3ee71"
+	if got := fieldLines(url, 17, 80); len(got) != 2 || got[0] != "" || got[1] != url {
+		t.Errorf("a URL: %q", got)
+	}
+	if got := fieldLines("short", 17, 80); len(got) != 1 || got[0] != "short" {
+		t.Errorf("a value that fits: %q", got)
+	}
+}

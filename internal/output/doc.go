@@ -39,7 +39,10 @@
 //     amounts are never cut; an id of another record (KindLinkID) is dropped
 //     whole before a status is cut, since a cut status ("evidence_…") says
 //     nothing while the id is one `get` away; what gave way comes back when
-//     a later step made room. Not on a terminal nothing is cut. Amounts read
+//     a later step made room. Wrapped and Below columns, and columns named
+//     in --columns, wrap over more lines instead of being cut; a Below
+//     column goes under its row when the line has no room for it. Not on a
+//     terminal nothing is cut. Amounts read
 //     "1250.00 AED", right-aligned; times in the --time style; statuses and
 //     days left coloured when colour is on. A table with no rows prints
 //     nothing (the caller says so on stderr); TSV and CSV print their header.

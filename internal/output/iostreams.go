@@ -24,6 +24,9 @@ type IOStreams struct {
 	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
+	// stdoutPipe: stdout is a pipe or a socket, whose reader may well
+	// print on the terminal stderr draws on.
+	stdoutPipe bool
 
 	// width is resolved on first use: most commands never print a table, and
 	// an ioctl per run is cheap but not free.
@@ -87,6 +90,11 @@ func systemWith(
 		stdoutTTY: stdout != nil && isTerminal(int(stdout.Fd())),
 		stderrTTY: stderr != nil && isTerminal(int(stderr.Fd())),
 	}
+	if stdout != nil && !s.stdoutTTY {
+		if fi, err := stdout.Stat(); err == nil {
+			s.stdoutPipe = fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+		}
+	}
 	s.outColor = colorWanted(getenv, s.stdoutTTY)
 	s.errColor = colorWanted(getenv, s.stderrTTY)
 	s.widthFunc = func() int {
@@ -136,6 +144,14 @@ func Test() (ios *IOStreams, in *bytes.Buffer, out *bytes.Buffer, errOut *bytes.
 func (s *IOStreams) IsStdinTTY() bool  { return s.stdinTTY }
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// IsStdoutPipe reports whether stdout is a pipe or a socket: its reader
+// (`| cat`, `| head`) may print on the terminal that stderr draws a
+// progress line on.
+func (s *IOStreams) IsStdoutPipe() bool { return s.stdoutPipe }
+
+// SetStdoutPipe says stdout is a pipe (for tests).
+func (s *IOStreams) SetStdoutPipe(pipe bool) { s.stdoutPipe = pipe }
 
 func (s *IOStreams) SetStdinTTY(tty bool)  { s.stdinTTY = tty }
 func (s *IOStreams) SetStdoutTTY(tty bool) { s.stdoutTTY = tty }

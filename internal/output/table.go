@@ -41,6 +41,15 @@ type colPlan struct {
 	wrap bool
 	// whole: never shortened (a time keeps its time of day).
 	whole bool
+	// min is the narrowest a wrapped column is made: its header, and no
+	// piece it cannot break (an id in a path stays on one line).
+	min int
+	// spill: a wrapped column of the view that could not keep even its
+	// minimum in the line: its cells go on the lines under their row,
+	// from the second column to the edge of the terminal.
+	spill     bool
+	spillable bool
+	capped    bool // a view's wrapped text: at most maxWrapWidth wide
 }
 
 // wholeBit marks a kind shown whole: never dropped nor shortened.
@@ -54,11 +63,66 @@ func Whole(k Kind) Kind { return k | wholeBit | pinnedBit }
 const wrapBit Kind = 1 << 17
 
 // minWrapWidth is the narrowest a wrapped column is made while others can
-// still give way; minWrapNarrow the narrowest once nothing else can.
+// still give way; minWrapNarrow the narrowest once nothing else can;
+// maxWrapWidth the widest a view's wrapped text is shown.
 const (
 	minWrapWidth  = 16
 	minWrapNarrow = 8
+	maxWrapWidth  = 60
 )
+
+// wrapMinimum is the narrowest wrapped column i may be: its header, and
+// its longest word (at least minWrapNarrow cells, at most maxWordWidth;
+// never more than its widest cell). The cells of an
+// id-like column (a request path) break only after a "/", so its minimum
+// is its widest piece: an id inside it stays whole on one line.
+func wrapMinimum(header string, rows [][]string, i int, k Kind) int {
+	widest, piece := 0, 0
+	for _, row := range rows {
+		if i >= len(row) {
+			continue
+		}
+		widest = max(widest, displaywidth.String(row[i]))
+		for _, p := range wrapPieces(row[i], k) {
+			piece = max(piece, displaywidth.String(strings.TrimSpace(p)))
+		}
+	}
+	// A word is not split while it is no wider than maxWordWidth.
+	m := min(widest, max(minWrapNarrow, min(piece, maxWordWidth)))
+	if k == KindID {
+		m = max(m, piece)
+	}
+	return max(m, displaywidth.String(header))
+}
+
+// maxWordWidth is the widest word a wrapped column keeps on one line
+// whatever the room; a wider one may be split.
+const maxWordWidth = 20
+
+// wrapPieces splits s where a wrapped line may break: after each space,
+// after each "/" (a path or URL) but in a time, and after each "-" but in
+// a time or an id (a reference "ORDER-2026-004711").
+func wrapPieces(s string, k Kind) []string {
+	breaks := " /-"
+	switch k {
+	case KindTime:
+		breaks = " "
+	case KindID, KindLinkID:
+		breaks = " /"
+	}
+	var pieces []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(breaks, s[i]) >= 0 {
+			pieces = append(pieces, s[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		pieces = append(pieces, s[start:])
+	}
+	return pieces
+}
 
 // Wrapped marks a column kind whose cells wrap onto more lines, between
 // words, when the table is too wide: it is never dropped or cut (a
@@ -66,8 +130,16 @@ const (
 // one line.
 func Wrapped(k Kind) Kind { return k | wrapBit | pinnedBit }
 
+// belowBit marks a wrapped kind whose cells may go under their row.
+const belowBit Kind = 1 << 19
+
+// Below marks a column kind whose cells wrap like Wrapped ones and, when
+// even so the line has no room for them, go on the lines under their row
+// (a timeline's event and detail beside its time, amount and id).
+func Below(k Kind) Kind { return k | belowBit | pinnedBit }
+
 // flagBits are the marks a Column's Kind may carry besides its kind.
-const flagBits = pinnedBit | wrapBit | wholeBit
+const flagBits = pinnedBit | wrapBit | wholeBit | belowBit
 
 // pinnedBit marks a kind whose column was asked for by name.
 const pinnedBit Kind = 1 << 16
@@ -135,7 +207,17 @@ const minTextWidth = 8
 func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {
 	plan := make([]colPlan, len(headers))
 	for i, h := range headers {
-		plan[i] = colPlan{kind: kinds[i] &^ flagBits, pinned: kinds[i]&pinnedBit != 0, wrap: kinds[i]&wrapBit != 0, whole: kinds[i]&wholeBit != 0, show: true, width: displaywidth.String(h)}
+		c := colPlan{kind: kinds[i] &^ flagBits, pinned: kinds[i]&pinnedBit != 0, wrap: kinds[i]&(wrapBit|belowBit) != 0, whole: kinds[i]&wholeBit != 0, show: true, width: displaywidth.String(h)}
+		// A view's wrapped text is never wider than maxWrapWidth, and a
+		// Below column may go under its row. A column the person named
+		// (--columns) wraps in its place, but ids and amounts, which are
+		// never broken.
+		c.spillable = kinds[i]&belowBit != 0
+		c.capped = c.wrap && c.kind != KindID
+		if c.pinned && !c.whole && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney {
+			c.wrap = true
+		}
+		plan[i] = c
 	}
 	allDates := make([]bool, len(headers))
 	for i := range allDates {
@@ -157,7 +239,16 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 		return plan
 	}
 	full := make([]int, len(plan))
-	for i, c := range plan {
+	for i := range plan {
+		c := &plan[i]
+		if c.wrap {
+			c.min = wrapMinimum(headers[i], rows, i, c.kind)
+			if c.capped {
+				// A view's wrapped text goes on over more lines rather than
+				// making its column wider than a line is read at.
+				c.width = max(min(c.width, maxWrapWidth), c.min)
+			}
+		}
 		full[i] = c.width
 	}
 	pl := &planner{plan: plan, full: full, total: total}
@@ -166,7 +257,12 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 		// Room left by a later step goes back to what gave way before it,
 		// most important first: linked ids, short words and statuses,
 		// free text, references, times.
-		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain}, {KindText}, {KindReference}, {KindTime}} {
+		// What went under its row comes back into the line before free
+		// text does.
+		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain}, nil, {KindText}, {KindReference}, {KindTime}} {
+			if kinds == nil {
+				pl.unspill()
+			}
 			for i := range plan {
 				if slices.Contains(kinds, plan[i].kind) {
 					pl.restore(i, full[i], headers[i])
@@ -174,6 +270,7 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 			}
 		}
 	}
+	pl.settleBelow()
 	return plan
 }
 
@@ -182,7 +279,7 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 // all of it.
 func (pl *planner) restore(i, full int, header string) {
 	c := &pl.plan[i]
-	if c.show && c.width >= full {
+	if c.spill || c.show && c.width >= full {
 		return
 	}
 	if !c.show {
@@ -279,7 +376,9 @@ func (pl *planner) squeeze(kinds ...Kind) {
 		if !c.show {
 			continue
 		}
-		if slices.Contains(kinds, c.kind) {
+		// Wrapped columns narrow on their own (narrowWrapped), after the
+		// text that is cut has given way.
+		if slices.Contains(kinds, c.kind) && !c.wrap {
 			idx = append(idx, i)
 		} else {
 			rigid += c.width
@@ -298,16 +397,82 @@ func (pl *planner) squeeze(kinds ...Kind) {
 		// A column asked for by name is not cut to where it says nothing:
 		// the table is wider instead, and Overflow says so.
 		switch {
-		case pl.plan[i].wrap:
-			pl.plan[i].width = max(widths[i], min(pl.full[i], minWrapWidth))
 		case pl.plan[i].pinned:
 			pl.plan[i].width = max(widths[i], min(pl.full[i], minTextWidth))
 		}
 	}
 }
 
-// shrink applies the steps of planTable's policy until the table fits.
+// shrink applies the steps of planTable's policy until the table fits,
+// then lays out what went under the rows.
 func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
+	pl.steps(headers, rows, allDates)
+}
+
+// narrowWrapped narrows the shown wrapped columns, rightmost first, as far
+// as the table needs and no further than minWrapWidth (or their minimum);
+// with all set, a column that may go under its row no further either, the
+// others to their minimum.
+func (pl *planner) narrowWrapped(all bool) {
+	for i := len(pl.plan) - 1; i >= 0; i-- {
+		c := &pl.plan[i]
+		if !c.show || !c.wrap || pl.fits() {
+			continue
+		}
+		floor := max(c.min, min(pl.full[i], minWrapWidth))
+		if all && !c.spillable {
+			floor = c.min
+		}
+		c.width = max(floor, c.width-(pl.need()-pl.total))
+	}
+}
+
+// spillBelow sends the columns that may go under their row there,
+// rightmost first, until the table fits.
+func (pl *planner) spillBelow() {
+	for i := len(pl.plan) - 1; i >= 0 && !pl.fits(); i-- {
+		if c := &pl.plan[i]; c.show && c.spillable && pl.shown() > 1 {
+			c.show, c.spill = false, true
+		}
+	}
+}
+
+// unspill brings a column that went under its row back into the line
+// when the later steps left room for it.
+func (pl *planner) unspill() {
+	plan := pl.plan
+	for i := range plan {
+		c := &plan[i]
+		if !c.spill {
+			continue
+		}
+		c.show, c.spill = true, false
+		c.width = max(c.min, min(pl.full[i], minWrapWidth))
+		if !pl.fits() {
+			c.show, c.spill = false, true
+		}
+	}
+}
+
+// settleBelow gives wrapped columns what room is left, and sets the width
+// of what stays under the rows: from the second column to the edge.
+func (pl *planner) settleBelow() {
+	plan := pl.plan
+	for i := range plan {
+		if c := &plan[i]; c.show && c.wrap && pl.fits() {
+			c.width += min(pl.total-pl.need(), pl.full[i]-c.width)
+		}
+	}
+	for i := range plan {
+		if plan[i].spill {
+			plan[i].width = max(pl.total-spillIndent(plan), minWrapWidth)
+		}
+	}
+}
+
+// steps are planTable's policy, step by step, each tried only while the
+// table does not fit.
+func (pl *planner) steps(headers []string, rows [][]string, allDates []bool) {
 	plan := pl.plan
 	if pl.fits() {
 		return
@@ -315,7 +480,7 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	// 1. Times: the date alone, then nothing.
 	for _, i := range pl.of(KindTime) {
 		// A history's or a timeline's time keeps its time of day.
-		if allDates[i] && len(rows) > 0 && !plan[i].whole {
+		if allDates[i] && len(rows) > 0 && !plan[i].whole && !plan[i].wrap {
 			plan[i].dateOnly = true
 			plan[i].width = max(displaywidth.String(headers[i]), dateWidth)
 		}
@@ -328,7 +493,11 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 		if pl.fits() {
 			return
 		}
-		plan[i].width -= min(pl.need()-pl.total, max(plan[i].width-minReferenceWidth, 0))
+		floor := minReferenceWidth
+		if plan[i].wrap {
+			floor = max(floor, plan[i].min)
+		}
+		plan[i].width -= min(pl.need()-pl.total, max(plan[i].width-floor, 0))
 	}
 	if pl.drop(KindReference); pl.fits() {
 		return
@@ -348,6 +517,14 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	if pl.drop(KindText); pl.fits() {
 		return
 	}
+	// Wrapped text narrows to a readable width, and what may go under
+	// its row goes there, before any word or status is cut.
+	if pl.narrowWrapped(false); pl.fits() {
+		return
+	}
+	if pl.spillBelow(); pl.fits() {
+		return
+	}
 	// 4. Short words.
 	if pl.squeeze(KindPlain); pl.fits() {
 		return
@@ -358,12 +535,21 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 	}
 	// 6. Statuses, with the words, as a last resort.
 	pl.squeeze(KindPlain, KindStatus)
-	// 7. Wrapped text, narrower still: more lines, the same words.
-	for i := range plan {
-		if c := &plan[i]; c.show && c.wrap && !pl.fits() {
-			c.width = max(min(pl.full[i], minWrapNarrow), c.width-(pl.need()-pl.total))
+	// 7. Wrapped cells, narrower still: more lines, the same words.
+	pl.narrowWrapped(true)
+	// 8. What may go under its row and still has no room goes there.
+	pl.spillBelow()
+}
+
+// spillIndent is where the lines under a row start: under its second
+// column.
+func spillIndent(plan []colPlan) int {
+	for _, c := range plan {
+		if c.show {
+			return c.width + columnGap
 		}
 	}
+	return 0
 }
 
 // startsWithDate reports whether s begins "YYYY-MM-DD ", as a time in the
@@ -460,26 +646,13 @@ func sanitize(s string) string {
 
 // renderTable writes one borderless table. headers may be nil for a batch
 // after the first. Cells wider than their planned width are cut with "…",
-// except ids and amounts, and nothing is cut when fit is unset.
+// except ids, amounts and wrapped cells, and nothing is cut when fit is
+// unset. A column that spilled goes on the lines under its row.
 func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string, plan []colPlan, styles []func(string) string, fit bool) error {
 	var buf bytes.Buffer
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Symbols:  tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{Lines: tw.LinesNone, Separators: tw.SeparatorsNone},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.Off),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: strings.Repeat(" ", columnGap), Overwrite: true}),
-	)
-	// Pad every cell to its column's width ourselves: when a later batch
-	// has only short values, tablewriter would otherwise make its columns
-	// narrower than the header printed above them.
+	// Every cell is padded to its column's width here: when a later batch
+	// has only short values, its columns stay as wide as the header
+	// printed above them.
 	pad := func(cells []string, header bool) []string {
 		out := make([]string, 0, len(plan))
 		for i, c := range plan {
@@ -511,21 +684,174 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 		}
 		return out
 	}
-	if headers != nil {
-		t.Header(pad(headers, true))
-	}
-	for _, row := range rows {
-		for _, line := range wrapRow(row, plan, fit) {
-			if err := t.Append(pad(line, false)); err != nil {
-				return err
-			}
+	// The grid (header and rows, each cell already padded) is laid out by
+	// tablewriter; the lines that go under a row, which span columns, are
+	// put back between the grid's lines after it: rows stays the grid's
+	// rows in order, and under[i] the text lines that follow grid line i.
+	var grid [][]string
+	under := map[int][]string{}
+	spill := newSpill(plan)
+	after := func(lines []string) {
+		for _, l := range lines {
+			under[len(grid)-1] = append(under[len(grid)-1], strings.Repeat(" ", spill.indent)+l)
 		}
 	}
-	if err := t.Render(); err != nil {
+	if headers != nil {
+		grid = append(grid, pad(headers, true))
+		if spill.on() {
+			after([]string{cs.Bold(spill.text(headers))})
+		}
+	}
+	for _, row := range rows {
+		lines := wrapRow(row, plan, fit)
+		below := spill.wrap(row)
+		if len(below) > 0 && len(lines) == 1 && spill.emptyAfterFirst(row) {
+			// Nothing but the first column in the line: what went under
+			// the row starts on it.
+			first := pad(lines[0], false)[0]
+			grid = append(grid, []string{first + strings.Repeat(" ", max(spill.indent-displaywidth.String(first), 0)) + below[0]})
+			below = below[1:]
+			lines = nil
+		}
+		for _, l := range lines {
+			grid = append(grid, pad(l, false))
+		}
+		after(below)
+	}
+	if err := layGrid(&buf, grid, under); err != nil {
 		return err
 	}
 	_, err := w.Write(trimTrailingSpaces(buf.Bytes()))
 	return err
+}
+
+// spilled is how a table shows the columns that went under their rows:
+// their cells joined by spillJoin, from indent cells to the edge.
+type spilled struct {
+	plan   []colPlan
+	cols   []int
+	indent int
+	width  int
+}
+
+func newSpill(plan []colPlan) spilled {
+	s := spilled{plan: plan}
+	s.indent = spillIndent(plan)
+	for i, c := range plan {
+		if c.spill {
+			s.cols = append(s.cols, i)
+		}
+	}
+	for _, i := range s.cols {
+		s.width = max(s.width, plan[i].width)
+	}
+	return s
+}
+
+func (s spilled) on() bool { return len(s.cols) > 0 }
+
+// text is what the row's spilled columns hold.
+func (s spilled) text(row []string) string {
+	var parts []string
+	for _, i := range s.cols {
+		if i < len(row) && strings.TrimSpace(row[i]) != "" {
+			parts = append(parts, row[i])
+		}
+	}
+	return strings.Join(parts, spillJoin)
+}
+
+// spillJoin parts the cells of a row's spilled columns: "closed: captured
+// in full" under the row of a timeline.
+const spillJoin = ": "
+
+// wrap is what goes under row: its spilled cells over as many lines as
+// they need.
+func (s spilled) wrap(row []string) []string {
+	text := s.text(row)
+	if text == "" {
+		return nil
+	}
+	width := s.width
+	for _, i := range s.cols {
+		if s.plan[i].kind == KindID && i < len(row) && !strings.Contains(row[i], " ") {
+			// An id under its row stays on one line, even past the edge.
+			width = max(width, displaywidth.String(row[i]))
+		}
+	}
+	return wrapCell(text, width)
+}
+
+// emptyAfterFirst reports whether the row shows nothing in the line but
+// in its first column.
+func (s spilled) emptyAfterFirst(row []string) bool {
+	first := true
+	for i, c := range s.plan {
+		if !c.show {
+			continue
+		}
+		if first {
+			first = false
+			continue
+		}
+		if i < len(row) && row[i] != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// layGrid writes the grid's lines through a borderless tablewriter table,
+// each followed by the lines under[i] that span its columns. A grid line of
+// one cell (a row whose other columns all went under it) is written as it
+// is, since it does not follow the columns.
+func layGrid(buf *bytes.Buffer, grid [][]string, under map[int][]string) error {
+	var laid bytes.Buffer
+	t := tablewriter.NewTable(&laid,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders:  tw.BorderNone,
+			Symbols:  tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{Lines: tw.LinesNone, Separators: tw.SeparatorsNone},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: strings.Repeat(" ", columnGap), Overwrite: true}),
+	)
+	var multi []int // the grid lines tablewriter lays, in order
+	for i, cells := range grid {
+		if len(cells) > 1 {
+			if err := t.Append(cells); err != nil {
+				return err
+			}
+			multi = append(multi, i)
+		}
+	}
+	var laidLines []string
+	if len(multi) > 0 {
+		if err := t.Render(); err != nil {
+			return err
+		}
+		laidLines = strings.Split(strings.TrimSuffix(laid.String(), "\n"), "\n")
+		if len(laidLines) != len(multi) {
+			return fmt.Errorf("table: %d lines laid for %d rows", len(laidLines), len(multi))
+		}
+	}
+	next := 0
+	for i, cells := range grid {
+		if len(cells) > 1 {
+			buf.WriteString(laidLines[next])
+			next++
+		} else {
+			buf.WriteString(strings.Join(cells, ""))
+		}
+		buf.WriteString("\n")
+		for _, l := range under[i] {
+			buf.WriteString(l + "\n")
+		}
+	}
+	return nil
 }
 
 // wrapRow splits a row whose wrapped cells are wider than their columns
@@ -564,7 +890,7 @@ func wrapRow(row []string, plan []colPlan, fit bool) [][]string {
 }
 
 // wrapCell breaks s into lines of at most width cells, between words; a
-// word wider than a line is split.
+// word wider than a line is split, after a "/" where it has one.
 func wrapCell(s string, width int) []string {
 	var lines []string
 	cur, curW := "", 0
@@ -575,6 +901,13 @@ func wrapCell(s string, width int) []string {
 				cur, curW = "", 0
 			}
 			head := displaywidth.TruncateString(word, width, "")
+			// A path or URL breaks after a "/", so that what lies between
+			// two (an id) stays on one line; else a reference after a "-".
+			if cut := strings.LastIndexByte(head, '/'); cut > 0 {
+				head = head[:cut+1]
+			} else if cut := strings.LastIndexByte(head, '-'); cut > 0 {
+				head = head[:cut+1]
+			}
 			lines = append(lines, head)
 			word = word[len(head):]
 		}

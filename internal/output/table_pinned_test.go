@@ -65,3 +65,84 @@ func TestWrappedCells(t *testing.T) {
 		t.Errorf("piped, a row was wrapped: %q", rows)
 	}
 }
+
+// A column named in --columns wraps its cells rather than being cut, and
+// never breaks a word it can keep; ids and amounts stay whole.
+func TestPinnedColumnsWrap(t *testing.T) {
+	headers := []string{"ID", "STATUS", "AMOUNT", "REFERENCE", "CREATED"}
+	rows := [][]string{{"3fa85f64-5717-4562-b3fc-2c963f66afa6", "AUTHORIZED", "1250.00 AED", "ORDER-2026-004711", "2026-11-25 14:38:00Z"}}
+	kinds := []Kind{Pinned(KindID), Pinned(KindStatus), Pinned(KindMoney), Pinned(KindReference), Pinned(KindTime)}
+	plan := planTable(headers, rows, kinds, 90, true)
+	var b strings.Builder
+	if err := renderTable(&b, &ColorScheme{}, headers, rows, plan, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if strings.Contains(got, "…") {
+		t.Errorf("a named column was cut:\n%s", got)
+	}
+	for _, want := range []string{"3fa85f64-5717-4562-b3fc-2c963f66afa6", "AUTHORIZED", "1250.00 AED", "2026-11-25", "14:38:00Z"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q is not whole on one line:\n%s", want, got)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+		if len([]rune(line)) > 90 {
+			t.Errorf("line wider than 90: %q", line)
+		}
+	}
+	if note := Overflow(headers, plan, 90); note != "" {
+		t.Errorf("fits by wrapping, yet: %s", note)
+	}
+}
+
+// A view's Below column goes under its row when even wrapped it has no
+// room in the line; ids, times and amounts keep theirs.
+func TestBelowColumnsSpill(t *testing.T) {
+	headers := []string{"AT", "EVENT", "AMOUNT", "ID", "DETAIL"}
+	rows := [][]string{
+		{"2026-11-22 10:00:00Z", "captured", "1000.00 AED", "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "reference capture-for-the-shoes-and-the-jacket"},
+		{"", "closed", "", "", "captured in full"},
+	}
+	kinds := []Kind{Whole(KindTime), Below(KindID), KindMoney, KindID, Below(KindText)}
+	render := func(width int) string {
+		plan := planTable(headers, rows, kinds, width, true)
+		if note := Overflow(headers, plan, width); note != "" {
+			t.Errorf("at %d: %s", width, note)
+		}
+		var b strings.Builder
+		if err := renderTable(&b, &ColorScheme{}, headers, rows, plan, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	narrow := render(80)
+	want := "AT                    AMOUNT       ID\n" +
+		"                      EVENT: DETAIL\n" +
+		"2026-11-22 10:00:00Z  1000.00 AED  c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f\n" +
+		"                      captured: reference capture-for-the-shoes-and-the-jacket\n" +
+		"                      closed: captured in full\n"
+	if narrow != want {
+		t.Errorf("at 80:\n%s\nwant:\n%s", narrow, want)
+	}
+	wide := render(200)
+	if strings.Count(wide, "\n") != 3 || !strings.Contains(wide, "captured  1000.00 AED") {
+		t.Errorf("at 200 a column went under its row:\n%s", wide)
+	}
+}
+
+// A path wraps after a "/", so an id in it stays on one line; a wrapped
+// id column is never narrower than its widest piece.
+func TestPathsWrapAfterSlash(t *testing.T) {
+	path := "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/captures"
+	got := wrapCell(path, 40)
+	if strings.Join(got, "|") != "/api/v2/payments/|3fa85f64-5717-4562-b3fc-2c963f66afa6/|captures" {
+		t.Errorf("wrapCell: %q", got)
+	}
+	if m := wrapMinimum("PATH", [][]string{{path}}, 0, KindID); m != 37 {
+		t.Errorf("minimum %d, want the id and its slash, 37", m)
+	}
+	if got := wrapCell("ORDER-2026-004711", 12); strings.Join(got, "|") != "ORDER-2026-|004711" {
+		t.Errorf("a reference: %q", got)
+	}
+}

@@ -10,10 +10,18 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 )
 
-func (s *Sandbox) buildHandler(region string) http.Handler {
-	mux := http.NewServeMux()
+// routes registers every endpoint of one region on mux: the service's,
+// the sandbox's own, and seeding and export (which drive the whole
+// sandbox, so they are registered here).
+func (s *Sandbox) routes(mux *http.ServeMux, region string) {
 	s.Service.Routes(mux, region)
 	s.Local.Routes(mux, region)
+	s.fixtureRoutes(mux)
+}
+
+func (s *Sandbox) buildHandler(region string) http.Handler {
+	mux := http.NewServeMux()
+	s.routes(mux, region)
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !routable(mux, r) {
 			http.NotFound(w, r)
@@ -25,6 +33,7 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 	// no fault and waits no latency, as a real service's gateway would
 	// refuse it first; the request log is outside both, so it records
 	// what the client saw.
+	h = middleware.ClockStepMiddleware(s.Clock, h) // innermost: a refused request does not move it
 	h = middleware.FaultMiddleware(s.faults, h)
 	h = middleware.RateLimitMiddleware(s.limits, s.State, h)
 	h = reqlog.Middleware(s.Log, region, h)

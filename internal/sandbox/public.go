@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/fixture"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
@@ -26,6 +27,8 @@ type (
 	FakeClock       = store.FakeClock
 	FaultKind       = middleware.FaultKind
 	FaultSpec       = middleware.FaultSpec
+	Fixture         = fixture.Fixture
+	FixtureError    = fixture.FixtureError
 	Health          = extras.Health
 	LogEntry        = reqlog.LogEntry
 	LogFilter       = reqlog.LogFilter
@@ -34,6 +37,7 @@ type (
 )
 
 const (
+	ClockStep            = store.ClockStep
 	DefaultAuthExpiry    = store.DefaultAuthExpiry
 	DeliveryFaultDup     = outbox.DeliveryFaultDup
 	DeliveryFaultFail    = outbox.DeliveryFaultFail
@@ -73,3 +77,16 @@ func FaultKinds() []FaultKind { return middleware.FaultKinds() }
 
 // DashboardURL is the dashboard's address on a listener.
 func DashboardURL(addr net.Addr) string { return extras.DashboardURL(addr) }
+
+// SeededClockStart is where a fixed clock starts unless told otherwise
+// (see store.SeededClockStart).
+var SeededClockStart = store.SeededClockStart
+
+// CheckClockStart refuses a start a fixed clock cannot take.
+func CheckClockStart(t time.Time) error { return store.CheckClockStart(t) }
+
+// ParseFixture reads a fixture file and checks its shape (see
+// fixture.ParseFixture); SeedFixture applies it.
+func ParseFixture(name string, data []byte) (*fixture.Doc, error) {
+	return fixture.ParseFixture(name, data)
+}

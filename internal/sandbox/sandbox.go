@@ -52,6 +52,8 @@
 // state, so /_sandbox/clock/advance works with the real clock and is seen by
 // every process sharing the state file. With a FakeClock the offset still
 // applies on top of it; tests usually call FakeClock.Advance directly.
+// With Options.ClockStart the clock is fixed instead: it follows no machine
+// and moves one second per write request (store.SteppingClock).
 package sandbox
 
 import (
@@ -78,6 +80,11 @@ type Options struct {
 	Clock      store.Clock       // nil = real clock
 	AuthExpiry time.Duration     // lifetime of an authorization (default 7*24h)
 	PublicURLs map[string]string // region -> base URL for web_url and qr_code; default: the request's host
+
+	// ClockStart, when set and Clock is nil, gives the sandbox a fixed
+	// clock that starts there and moves only by ClockStep per write
+	// request and by advances (store.SteppingClock).
+	ClockStart time.Time
 
 	// Faults injects failures on the service's paths (see the middleware package);
 	// Seed makes their draws repeatable (0 picks a seed, see FaultSeed).
@@ -144,9 +151,17 @@ func New(opts Options) (*Sandbox, error) {
 	if merchants == nil {
 		merchants = store.BuiltinMerchants()
 	}
-	st, err := store.OpenState(opts.StatePath, opts.Clock, opts.AuthExpiry, merchants)
+	clock := opts.Clock
+	if clock == nil && !opts.ClockStart.IsZero() {
+		clock = store.NewSteppingClock(opts.ClockStart)
+	}
+	st, err := store.OpenState(opts.StatePath, clock, opts.AuthExpiry, merchants, opts.Seed)
 	if err != nil {
 		return nil, err
+	}
+	if err := st.SettleFixedClock(context.Background()); err != nil {
+		st.DB.Close()
+		return nil, store.NewStateError(opts.StatePath, err)
 	}
 	rules, err := outbox.SettleRules(context.Background(), st.DB, rulesFromOptions(opts), opts.Serve)
 	if err != nil {
@@ -176,7 +191,7 @@ func New(opts Options) (*Sandbox, error) {
 		s.faults = middleware.NewFaultInjector(opts.Faults, opts.Seed)
 	}
 	if opts.RateLimit {
-		s.limits = middleware.NewRateLimiter(st.Clock)
+		s.limits = middleware.NewRateLimiter(store.MachineClock(st.Clock))
 	}
 	return s, nil
 }

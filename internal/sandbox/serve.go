@@ -23,6 +23,9 @@ type ServeOptions struct {
 	// Limits bound each listener's server (see DefaultServeLimits); zero
 	// fields take the defaults.
 	Limits httpserve.Limits
+	// Prepare runs on the opened state before the sandbox accepts a
+	// request (a --seed-file); its error stops Serve.
+	Prepare func(*Sandbox) error
 	Options
 }
 
@@ -52,6 +55,12 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		return err
 	}
 	defer sb.Close()
+	if o.Prepare != nil {
+		if err := o.Prepare(sb); err != nil {
+			ls.close()
+			return err
+		}
+	}
 	announceCtx, stopAnnounce := context.WithCancel(context.Background())
 	announced := make(chan struct{})
 	go func() {
@@ -62,7 +71,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		stopAnnounce()
 		<-announced
 	}()
-	printBanner(out, o, sb, ls.shown)
+	printBanner(ctx, out, o, sb, ls.shown)
 	return serveUntilDone(ctx, o.Limits, sb, ls)
 }
 
@@ -118,7 +127,7 @@ func listen(o ServeOptions) (*listening, error) {
 
 // printBanner says where the sandbox answers, what it injects, and the
 // merchants with their keys.
-func printBanner(out io.Writer, o ServeOptions, sb *Sandbox, shown map[string]string) {
+func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox, shown map[string]string) {
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
 	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
 	fmt.Fprintf(out, "  sa (KSA)          %s\n", shown["sa"])
@@ -132,6 +141,16 @@ func printBanner(out io.Writer, o ServeOptions, sb *Sandbox, shown map[string]st
 		// The seed is printed even when picked at random, so that a run
 		// whose faults found a bug can be repeated with --seed.
 		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.Spec, sb.faults.Seed)
+	}
+	if sb.FixedClock() {
+		if at, err := sb.Now(ctx); err == nil {
+			fmt.Fprintf(out, "  clock             %s, fixed: +%s per write request\n", at.Format(time.RFC3339Nano), ClockStep)
+		}
+	}
+	if sb.FixedClock() {
+		if at, err := sb.Now(ctx); err == nil {
+			fmt.Fprintf(out, "  clock             %s, fixed: +%s per write request\n", at.Format(time.RFC3339Nano), ClockStep)
+		}
 	}
 	fmt.Fprintf(out, "  webhooks          %s\n", sb.DeliveryRules())
 	if sb.limits != nil {

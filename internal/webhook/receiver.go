@@ -58,6 +58,11 @@ type Notification struct {
 	// is false when no header was configured (nothing was checked).
 	Verified bool           `json:"verified"`
 	Forward  *ForwardResult `json:"forward,omitempty"`
+	// Delivery is the sandbox's delivery id (DeliveryHeader); Repeat
+	// marks a delivery id this receiver got before: a duplicate, or the
+	// retry of one it answered with an error.
+	Delivery string `json:"delivery,omitempty"`
+	Repeat   bool   `json:"repeat,omitempty"`
 	// Payload is the body exactly as received.
 	Payload json.RawMessage `json:"payload"`
 	// Header holds the request's headers, the configured secret masked.
@@ -123,6 +128,13 @@ func Classify(body []byte) Notification {
 // EventHeader is the header in which a bnpl sandbox names the event of a
 // delivery; the service sends none.
 const EventHeader = "Bnpl-Sandbox-Event"
+
+// DeliveryHeader is the header in which a bnpl sandbox names the delivery:
+// every attempt of one notification carries the same id.
+const DeliveryHeader = "Bnpl-Sandbox-Delivery"
+
+// maxSeen bounds the delivery ids a Receiver remembers to mark repeats.
+const maxSeen = 10000
 
 // paymentEvent tells a payment notification's event from its body, as
 // well as a body can: the service names none. A refund shows as refunded,
@@ -199,12 +211,20 @@ type Receiver struct {
 	// the deliveries finish.
 	OnNotification func(Notification)
 	OnReject       func(Rejection)
+	// Skip, when set, tells the notifications not wanted (bnpl listen
+	// --events): they are answered 200, so that the sender does not retry
+	// them, and are neither reported, forwarded, failed on purpose nor
+	// counted toward Max.
+	Skip func(Notification) bool
 
 	once     sync.Once
-	mu       sync.Mutex // guards accepted and failed
+	mu       sync.Mutex // guards accepted, failed and skipped
 	report   sync.Mutex // keeps callbacks one at a time, so output lines never interleave
 	accepted int
 	failed   int
+	skipped  int
+	seen     map[string]bool // delivery ids accepted, to mark repeats
+	seenList []string        // the same, oldest first, to forget past maxSeen
 	done     chan struct{}
 	gate     *httpserve.Gate // bodies read at once, set by init
 }
@@ -226,6 +246,13 @@ func (r *Receiver) limits() httpserve.Limits {
 		lim.MaxBodies = DefaultLimits.MaxBodies
 	}
 	return lim
+}
+
+// Skipped is how many notifications Skip has passed over so far.
+func (r *Receiver) Skipped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skipped
 }
 
 // Done is closed once Max notifications have been accepted.
@@ -315,14 +342,27 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 
+	n := Classify(body)
+	if ev := strings.TrimSpace(req.Header.Get(EventHeader)); ev != "" {
+		n.Event = ev
+	}
+	if r.Skip != nil && r.Skip(n) {
+		// Answered as received, so that the sender does not retry it.
+		r.mu.Lock()
+		r.skipped++
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"ok"}`+"\n")
+		return
+	}
+
 	r.mu.Lock()
 	if r.failed < r.FailFirst {
 		r.failed++
 		nth := r.failed
 		r.mu.Unlock()
-		// Classified only for the report: the sender must see nothing but
-		// a plain server error, as from a receiver that crashed.
-		n := Classify(body)
+		// The sender must see nothing but a plain server error, as from a
+		// receiver that crashed.
 		id := n.ID
 		if n.Kind == KindDispute {
 			id = n.DisputeID
@@ -341,12 +381,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.accepted++
 	last := r.Max > 0 && r.accepted == r.Max
+	n.Delivery = strings.TrimSpace(req.Header.Get(DeliveryHeader))
+	n.Repeat = r.sawLocked(n.Delivery)
 	r.mu.Unlock()
 
-	n := Classify(body)
-	if ev := strings.TrimSpace(req.Header.Get(EventHeader)); ev != "" {
-		n.Event = ev
-	}
 	n.ReceivedAt = r.now()
 	n.Path = req.URL.RequestURI()
 	n.Verified = r.HeaderTitle != ""
@@ -386,6 +424,27 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if last {
 		close(r.done)
 	}
+}
+
+// sawLocked records the delivery id and reports whether it came before;
+// r.mu is held.
+func (r *Receiver) sawLocked(id string) bool {
+	if id == "" {
+		return false
+	}
+	if r.seen[id] {
+		return true
+	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[id] = true
+	r.seenList = append(r.seenList, id)
+	if len(r.seenList) > maxSeen {
+		delete(r.seen, r.seenList[0])
+		r.seenList = r.seenList[1:]
+	}
+	return false
 }
 
 func (f *ForwardResult) describe() string {

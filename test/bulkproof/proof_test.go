@@ -32,6 +32,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/sandbox"
 )
 
@@ -519,6 +520,7 @@ func writeMoves(t *testing.T, path string, rows []*plannedMove) string {
 // reportRow is a line of a bulk report.
 type reportRow struct {
 	Line          int
+	Op            bulk.Op
 	PaymentID     string
 	ReferenceID   string
 	Amount        string
@@ -540,15 +542,15 @@ func readReport(t *testing.T, path string) map[int]reportRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"line", "payment_id", "reference_id", "amount", "outcome", "http_status", "error_type", "message", "payment_status"}
+	want := []string{"line", "op", "payment_id", "reference_id", "amount", "outcome", "http_status", "error_type", "message", "payment_status"}
 	if len(recs) == 0 || !slices.Equal(recs[0], want) {
 		t.Fatalf("report %s header: %v", path, recs)
 	}
 	out := map[int]reportRow{}
 	for _, rec := range recs[1:] {
 		line, _ := strconv.Atoi(rec[0])
-		status, _ := strconv.Atoi(rec[5])
-		out[line] = reportRow{line, rec[1], rec[2], rec[3], rec[4], status, rec[6], rec[7], rec[8]}
+		status, _ := strconv.Atoi(rec[6])
+		out[line] = reportRow{line, bulk.Op(rec[1]), rec[2], rec[3], rec[4], rec[5], status, rec[7], rec[8], rec[9]}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package bulkproof
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
@@ -81,6 +82,9 @@ type world struct {
 	dir  string
 	env  []string
 	plan []*plannedPayment
+	// moved sums, per journal name, what each run's summary said it
+	// moved (its "moved" in -o json).
+	moved map[string]decimal.Decimal
 }
 
 func newWorld(t *testing.T, faults string, seed int64) *world {
@@ -100,7 +104,7 @@ func newWorld(t *testing.T, faults string, seed int64) *world {
 	srv := httptest.NewServer(sb.Handler("ae"))
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
 	dir := t.TempDir()
-	w := &world{t: t, sb: sb, bin: bin, dir: dir, env: append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0")}
+	w := &world{t: t, sb: sb, bin: bin, dir: dir, env: append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0"), moved: map[string]decimal.Decimal{}}
 	w.plan = planPayments(t, sb, srv.URL, runsPayments)
 	return w
 }
@@ -122,15 +126,16 @@ func (w *world) cmd(op, input, name string, extra ...string) *exec.Cmd {
 
 // finish runs op to exit 0 from the named journal, with --retry-failed
 // after a run that left rows failed for a reason a fault explains.
-func (w *world) finish(op, input, name string) map[int]reportRow {
+func (w *world) finish(op, input, name string, flags ...string) map[int]reportRow {
 	t := w.t
 	t.Helper()
-	var extra []string
+	extra := flags
 	for i := range maxResumes {
-		var stderr bytes.Buffer
-		c := w.cmd(op, input, name, extra...)
-		c.Stderr = &stderr
+		var stdout, stderr bytes.Buffer
+		c := w.cmd(op, input, name, append([]string{"-o", "json"}, extra...)...)
+		c.Stdout, c.Stderr = &stdout, &stderr
 		code := exitCode(c.Run())
+		w.countMoved(name, stdout.Bytes())
 		report := readReport(t, filepath.Join(w.dir, name+".report.csv"))
 		if code == 0 {
 			return report
@@ -148,7 +153,7 @@ func (w *world) finish(op, input, name string) map[int]reportRow {
 				t.Fatalf("%s %s line %d failed for a reason no fault explains: %d %s %s", op, name, row.Line, row.HTTPStatus, row.ErrorType, row.Message)
 			}
 		}
-		extra = []string{"--retry-failed"}
+		extra = append(append([]string(nil), flags...), "--retry-failed")
 	}
 	t.Fatalf("%s %s did not complete in %d runs", op, name, maxResumes)
 	return nil
@@ -177,6 +182,36 @@ func (w *world) checkCapturedOnce(report map[int]reportRow) {
 			t.Errorf("payment %s: captured %s, want %s", p.id, pay.Captured(), want)
 		}
 	}
+}
+
+// countMoved adds to w.moved[name] what a run's JSON summary (out) says it
+// moved, in AED.
+func (w *world) countMoved(name string, out []byte) {
+	w.t.Helper()
+	var sum struct {
+		Op    string            `json:"op"`
+		Moved map[string]string `json:"moved"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil || sum.Op == "" {
+		w.t.Fatalf("%s: no JSON summary on stdout (%v): %q", name, err, out)
+	}
+	for cur, amt := range sum.Moved {
+		d, err := decimal.NewFromString(amt)
+		if err != nil || cur != "AED" {
+			w.t.Fatalf("%s: moved %s %s", name, amt, cur)
+		}
+		w.moved[name] = w.moved[name].Add(d)
+	}
+}
+
+// captured is what the payments of the plan hold, read through the API.
+func (w *world) captured() decimal.Decimal {
+	get := verifier(w.t, serverURL(w.env))
+	total := decimal.Zero
+	for _, p := range w.plan {
+		total = total.Add(get(p.id).Captured())
+	}
+	return total
 }
 
 func serverURL(env []string) string {
@@ -254,6 +289,70 @@ func TestTwoRunsOfOneFileAtOnceCaptureOnce(t *testing.T) {
 				}
 			}
 			w.checkCapturedOnce(a)
+		})
+	}
+}
+
+// Two people run one file at once, each with a journal of their own: the
+// second is refused before it sends anything, naming the run that holds the
+// file; the money moves once, and what the runs' summaries say they moved
+// adds up to what the payments hold (every report's "moved" counts only the
+// money its own run moved).
+func TestTwoJournalsOneFileOneRunMovedAddsUp(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		faults string
+	}{{"no faults", "latency=1ms"}, {"faults", runsFaults}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, tc.faults, proofSeed+17)
+			caps := capturesFile(t, w.dir, w.plan)
+
+			var aliceOut bytes.Buffer
+			alice := w.cmd("capture", caps, "alice", "--rate", "4", "-o", "json")
+			alice.Stdout = &aliceOut
+			if err := alice.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitForLine(t, filepath.Join(w.dir, "alice.journal"), `"event":"run"`)
+			var bobErr bytes.Buffer
+			bob := w.cmd("capture", caps, "bob")
+			bob.Stderr = &bobErr
+			code := exitCode(bob.Run())
+			wantHolder := fmt.Sprintf("process %d, capture of %s since ", alice.Process.Pid, caps)
+			if code != 2 || !strings.Contains(bobErr.String(), wantHolder) ||
+				!strings.Contains(bobErr.String(), "journal "+filepath.Join(w.dir, "alice.journal")) ||
+				!strings.Contains(bobErr.String(), "nothing was sent") {
+				t.Fatalf("second run with its own journal: exit %d, want 2 naming %q\n%s", code, wantHolder, bobErr.String())
+			}
+			if _, err := os.Stat(filepath.Join(w.dir, "bob.journal")); !os.IsNotExist(err) {
+				t.Fatalf("the refused run opened its journal: %v", err)
+			}
+			// Stopped once it has moved money, so that its summary counts.
+			waitForLine(t, filepath.Join(w.dir, "alice.journal"), `"outcome":"ok"`)
+			_ = alice.Process.Signal(syscall.SIGTERM)
+			if code := exitCode(alice.Wait()); code != 143 && code != 0 && code != 10 && code != 11 {
+				t.Fatalf("SIGTERM: exit %d", code)
+			}
+			w.countMoved("alice", aliceOut.Bytes())
+			t.Logf("bob refused while alice held the file; alice stopped having moved %s", w.moved["alice"])
+
+			// Alice finishes; then Bob's run, with his journal, finds every
+			// move made and moves nothing.
+			report := w.finish("capture", caps, "alice")
+			w.finish("capture", caps, "bob")
+			w.checkCapturedOnce(report)
+			if !w.moved["bob"].IsZero() {
+				t.Errorf("bob's runs say they moved %s after alice moved it all", w.moved["bob"])
+			}
+			captured, said := w.captured(), w.moved["alice"].Add(w.moved["bob"])
+			t.Logf("captured %s; the summaries said moved %s", captured, said)
+			// Without faults every move is proven by its own answer. With
+			// them, a row whose answer was lost and that a later run found
+			// made is "reconciled", never "moved": the sum is then less,
+			// never more.
+			if said.GreaterThan(captured) || (tc.faults == "latency=1ms" && !said.Equal(captured)) {
+				t.Errorf("the runs say they moved %s; the payments hold %s", said, captured)
+			}
 		})
 	}
 }
@@ -382,4 +481,57 @@ func waitForLine(t *testing.T, path, substr string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("%s never held %s", path, substr)
+}
+
+// A CSV saved in Windows-1252 (Excel's default): without
+// --input-encoding it is refused whole before anything is sent, naming the
+// row and the byte; with it, the service stores the ids converted to
+// UTF-8, exactly as a later run (or a person) will look them up.
+func TestWindows1252FileMovesUnderTheConvertedIDs(t *testing.T) {
+	w := newWorld(t, "latency=1ms", proofSeed+19)
+	header := "payment_id,amount,reference_id\n"
+	var file bytes.Buffer
+	file.WriteString(header)
+	offset := -1
+	for i, p := range w.plan[:5] {
+		row := fmt.Sprintf("%s,10.00,ORDER-Caf", p.id)
+		if i == 0 {
+			offset = len(header) + len(row)
+		}
+		fmt.Fprintf(&file, "%s\xe9-%d\n", row, i) // é in Windows-1252
+	}
+	input := filepath.Join(w.dir, "excel.csv")
+	if err := os.WriteFile(input, file.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var stderr bytes.Buffer
+	c := w.cmd("capture", input, "plain")
+	c.Stderr = &stderr
+	code := exitCode(c.Run())
+	want := fmt.Sprintf("line 2: the byte at offset %d of the file (0xE9) is not UTF-8", offset)
+	if code != 2 || !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "nothing was sent") {
+		t.Fatalf("exit %d, want 2 and %q:\n%s", code, want, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "plain.journal")); !os.IsNotExist(err) {
+		t.Errorf("a journal was opened: %v", err)
+	}
+	if got := w.captured(); !got.IsZero() {
+		t.Fatalf("captured %s from a refused file", got)
+	}
+
+	w.finish("capture", input, "converted", "--input-encoding", "windows-1252")
+	get := verifier(t, serverURL(w.env))
+	for i, p := range w.plan[:5] {
+		pay := get(p.id)
+		wantRef := fmt.Sprintf("ORDER-Café-%d", i)
+		if len(pay.Captures) != 1 || pay.Captures[0].ReferenceID != wantRef || !pay.Captures[0].Amount.Equal(aed("10.00")) {
+			t.Errorf("payment %s holds %+v, want one capture of 10.00 under %q", p.id, pay.Captures, wantRef)
+		}
+	}
+	// Run again: every id is found as sent, nothing moves twice.
+	w.finish("capture", input, "again", "--input-encoding", "windows-1252")
+	if !w.moved["again"].IsZero() || !w.captured().Equal(aed("50.00")) {
+		t.Errorf("the second run moved %s; the payments hold %s", w.moved["again"], w.captured())
+	}
 }

@@ -186,8 +186,9 @@ var errFailFault = errors.New("not sent: the fail fault counted this attempt as 
 // sendWithFaults makes the attempt of a claimed row, through the faults.
 func (d *Deliverer) sendWithFaults(row *outboxRow, header *wire.WebhookHeader) {
 	fault := ""
+	wasHeld := row.held
 	switch {
-	case row.held:
+	case wasHeld:
 		fault, row.held = DeliveryFaultReorder, false // sent now, after the one it waited for
 	case row.tries == 0:
 		fault = d.chaos.draw()
@@ -201,7 +202,7 @@ func (d *Deliverer) sendWithFaults(row *outboxRow, header *wire.WebhookHeader) {
 	}
 	switch fault {
 	case DeliveryFaultReorder:
-		if row.tries == 0 && !row.held && d.hold(row) {
+		if row.tries == 0 && !wasHeld && d.hold(row) {
 			return
 		}
 	case DeliveryFaultFail:

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 const (
@@ -46,7 +44,7 @@ func (d *Deliverer) recordEvent(ctx context.Context, ev *hookEvent) {
 	recorded := false
 	for _, h := range hooks {
 		now := time.Now().UTC()
-		del := &Delivery{ID: uuid.NewString(), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
+		del := &Delivery{ID: d.s.NewID(ctx), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
 			IsTest: ev.isTest, URL: h.URL, Event: ev.event, SubjectID: ev.subjectID, Status: DeliveryPending,
 			CreatedAt: now, UpdatedAt: now, Payload: ev.payload}
 		if _, urlErr := d.CheckWebhookURL(ctx, h.URL, false); urlErr != nil {

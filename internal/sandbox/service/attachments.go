@@ -15,7 +15,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
 )
 
 // maxAttachmentBytesPerMerchant and maxAttachmentsPerMerchant bound the
@@ -120,7 +119,7 @@ func (s *Service) handleUploadAttachment(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	sum := sha256.Sum256(data)
-	id := uuid.NewString()
+	id := s.NewID(r.Context())
 	if err := s.storeAttachment(r.Context(), id, c.merchant.Code, kind, data, hex.EncodeToString(sum[:])); err != nil {
 		edge.WriteError(w, err)
 		return

@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/skip2/go-qrcode"
 )
@@ -124,7 +124,7 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 		edge.WriteError(w, err)
 		return
 	}
-	rec := s.newRecord(&req, c, now)
+	rec := s.newRecord(r.Context(), &req, c, now)
 	if err := s.InsertRecord(r.Context(), rec, c.isTest); err != nil {
 		edge.WriteError(w, err)
 		return
@@ -132,11 +132,11 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	edge.WriteJSON(w, http.StatusOK, s.sessionView(rec, now, s.baseURL(r, c.merchant.Region), false))
 }
 
-func (s *Service) newRecord(req *wire.CheckoutRequest, c caller, now time.Time) *store.Record {
+func (s *Service) newRecord(ctx context.Context, req *wire.CheckoutRequest, c caller, now time.Time) *store.Record {
 	created := now.Truncate(time.Millisecond)
 	expires := created.Add(store.PaymentTimeout)
 	p := req.Payment
-	p.ID = uuid.NewString()
+	p.ID = s.NewID(ctx)
 	p.Status = wire.StatusCreated
 	p.IsTest = c.isTest
 	p.CreatedAt = &created
@@ -145,7 +145,7 @@ func (s *Service) newRecord(req *wire.CheckoutRequest, c caller, now time.Time) 
 	p.Refunds = []wire.Refund{}
 	rec := &store.Record{
 		Payment:          p,
-		SessionID:        uuid.NewString(),
+		SessionID:        s.NewID(ctx),
 		MerchantCode:     c.merchant.Code,
 		Region:           c.merchant.Region,
 		Lang:             req.Lang,

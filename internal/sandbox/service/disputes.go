@@ -18,7 +18,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
@@ -53,7 +52,7 @@ const (
 	StatusNew              = "new"
 	statusInProgress       = "in_progress"
 	statusEvidenceMerchant = "evidence_merchant"
-	statusRefunded         = "refunded"
+	StatusRefunded         = "refunded"
 )
 
 var FinalDisputeStatuses = map[string]bool{"declined": true, "cancelled": true, "refunded": true}
@@ -154,8 +153,8 @@ func (d *DisputeDoc) toAPI(now time.Time) (*wire.Dispute, error) {
 	return &out, json.Unmarshal(b, &out)
 }
 
-// loadDispute reads a dispute of merchant ("" = of anyone).
-func loadDispute(ctx context.Context, q store.Querier, id, merchant string) (*DisputeDoc, error) {
+// LoadDispute reads a dispute of merchant ("" = of anyone).
+func LoadDispute(ctx context.Context, q store.Querier, id, merchant string) (*DisputeDoc, error) {
 	var doc []byte
 	var err error
 	if merchant == "" {
@@ -221,7 +220,7 @@ func (s *Service) changeDispute(ctx context.Context, id, merchant string, fn fun
 		return nil, err
 	}
 	defer tx.Rollback()
-	d, err := loadDispute(ctx, tx, id, merchant)
+	d, err := LoadDispute(ctx, tx, id, merchant)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +245,7 @@ func (s *Service) changeDispute(ctx context.Context, id, merchant string, fn fun
 // the dispute becomes refunded, both in the payment's move. Approving a
 // dispute already refunded changes nothing.
 func (s *Service) refundDispute(ctx context.Context, id, merchant string, event DisputeEvent) (*DisputeDoc, error) {
-	d, err := loadDispute(ctx, s.DB, id, merchant)
+	d, err := LoadDispute(ctx, s.DB, id, merchant)
 	if err != nil {
 		return nil, err
 	}
@@ -254,12 +253,12 @@ func (s *Service) refundDispute(ctx context.Context, id, merchant string, event 
 	changed := false
 	qctx := context.WithoutCancel(ctx)
 	_, err = s.Move(ctx, d.PaymentID, nil, func(rec *store.Record, now time.Time) (string, error) {
-		cur, err := loadDispute(qctx, rec.Tx, id, merchant)
+		cur, err := LoadDispute(qctx, rec.Tx, id, merchant)
 		if err != nil {
 			return "", err
 		}
 		out = cur
-		if cur.Status == statusRefunded {
+		if cur.Status == StatusRefunded {
 			return "", nil
 		}
 		if FinalDisputeStatuses[cur.Status] {
@@ -274,7 +273,7 @@ func (s *Service) refundDispute(ctx context.Context, id, merchant string, event 
 			amount = refundable
 		}
 		event.CreatedAt = now
-		cur.Status = statusRefunded
+		cur.Status = StatusRefunded
 		cur.addEvent(event)
 		if err := saveDispute(qctx, rec.Tx, cur, false); err != nil {
 			return "", err
@@ -284,7 +283,7 @@ func (s *Service) refundDispute(ctx context.Context, id, merchant string, event 
 			return "", nil
 		}
 		at := now
-		p.Refunds = append(p.Refunds, wire.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: "dispute-" + cur.ID,
+		p.Refunds = append(p.Refunds, wire.Refund{ID: s.NewID(ctx), Amount: amount, ReferenceID: "dispute-" + cur.ID,
 			Reason: "dispute " + cur.ID + " refunded", CreatedAt: &at})
 		return "refunded", nil
 	})
@@ -325,7 +324,7 @@ func (s *Service) OpenDisputeDoc(ctx context.Context, paymentID, reason string, 
 		}
 		amount := refundable
 		if amountText != nil {
-			d, why := parseAmount(*amountText, p.Currency)
+			d, why := ParseAmount(*amountText, p.Currency)
 			if why == "" && !d.IsPositive() {
 				why = "the amount must be positive"
 			}
@@ -339,7 +338,7 @@ func (s *Service) OpenDisputeDoc(ctx context.Context, paymentID, reason string, 
 			amount = d
 		}
 		d := &DisputeDoc{MerchantCode: rec.MerchantCode}
-		d.ID = uuid.NewString()
+		d.ID = s.NewID(ctx)
 		d.PaymentID = p.ID
 		d.Amount = money.Format(amount, p.Currency)
 		d.Currency = p.Currency
@@ -421,7 +420,7 @@ func (s *Service) ResolveDisputeDoc(ctx context.Context, id, status string) (*Di
 	}
 	event := DisputeEvent{CreatedBy: "support", Source: "support", EventType: "status_changed",
 		Content: "support moved the dispute to " + status}
-	if status == statusRefunded {
+	if status == StatusRefunded {
 		return s.refundDispute(ctx, id, "", event)
 	}
 	return s.changeDispute(ctx, id, "", func(d *DisputeDoc, now time.Time) error {
@@ -483,7 +482,7 @@ func (s *Service) handleGetDispute(w http.ResponseWriter, r *http.Request, c cal
 		edge.WriteError(w, errDisputeDecode)
 		return
 	}
-	d, err := loadDispute(r.Context(), s.DB, id, c.merchant.Code)
+	d, err := LoadDispute(r.Context(), s.DB, id, c.merchant.Code)
 	if err != nil {
 		edge.WriteError(w, err)
 		return
@@ -625,7 +624,7 @@ func (s *Service) handleProvideEvidence(w http.ResponseWriter, r *http.Request, 
 		edge.WriteError(w, errDisputeDecode)
 		return
 	}
-	if _, err := loadDispute(r.Context(), s.DB, id, c.merchant.Code); err != nil {
+	if _, err := LoadDispute(r.Context(), s.DB, id, c.merchant.Code); err != nil {
 		edge.WriteError(w, err)
 		return
 	}
@@ -651,7 +650,7 @@ func (s *Service) handleProvideEvidence(w http.ResponseWriter, r *http.Request, 
 		edge.WriteError(w, err)
 		return
 	}
-	edge.WriteJSON(w, http.StatusOK, wire.Evidence{ID: uuid.NewString(), DisputeID: id, Content: req.Content,
+	edge.WriteJSON(w, http.StatusOK, wire.Evidence{ID: s.NewID(r.Context()), DisputeID: id, Content: req.Content,
 		CreatedBy: "merchant", CreatedAt: &at, AttachmentIDs: ids})
 }
 
@@ -683,12 +682,12 @@ func (s *Service) handleApproveDisputes(w http.ResponseWriter, r *http.Request, 
 	// Every id is checked before any is approved, so a refused request
 	// changes nothing (barring a race with another writer).
 	for _, id := range ids {
-		d, err := loadDispute(r.Context(), s.DB, id, c.merchant.Code)
+		d, err := LoadDispute(r.Context(), s.DB, id, c.merchant.Code)
 		if err != nil {
 			edge.WriteError(w, err)
 			return
 		}
-		if FinalDisputeStatuses[d.Status] && d.Status != statusRefunded {
+		if FinalDisputeStatuses[d.Status] && d.Status != StatusRefunded {
 			edge.WriteError(w, errDisputeConflict)
 			return
 		}
@@ -733,14 +732,14 @@ func (s *Service) handleChallengeDispute(w http.ResponseWriter, r *http.Request,
 		edge.WriteError(w, errDisputeDecode)
 		return
 	}
-	cur, err := loadDispute(r.Context(), s.DB, disputeID, c.merchant.Code)
+	cur, err := LoadDispute(r.Context(), s.DB, disputeID, c.merchant.Code)
 	if err != nil {
 		edge.WriteError(w, err)
 		return
 	}
 	var amount string
 	if hasAmount {
-		d, why := parseAmount(amountText, cur.Currency)
+		d, why := ParseAmount(amountText, cur.Currency)
 		disputed, _ := decimal.NewFromString(cur.Amount)
 		if why != "" || !d.IsPositive() || d.GreaterThan(disputed) {
 			edge.WriteError(w, errDisputeDecode)

@@ -7,7 +7,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
 )
 
 // Dispute webhooks (/api/v1/dispute-webhooks): live keys only, the
@@ -121,7 +120,7 @@ func (s *Service) disputeHookFromBody(r *http.Request, c caller, id string) (*ou
 }
 
 func (s *Service) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	h, err := s.disputeHookFromBody(r, c, uuid.NewString())
+	h, err := s.disputeHookFromBody(r, c, s.NewID(r.Context()))
 	if err != nil {
 		edge.WriteError(w, err)
 		return

@@ -15,7 +15,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
@@ -193,9 +192,9 @@ func RawAmount(raw json.RawMessage) (text string, ok bool) {
 	return string(bytes.TrimSpace(raw)), true
 }
 
-// parseAmount reads text as an amount in currency by the grammar of
+// ParseAmount reads text as an amount in currency by the grammar of
 // internal/money; reason says what is wrong, in the service's words.
-func parseAmount(text, currency string) (decimal.Decimal, string) {
+func ParseAmount(text, currency string) (decimal.Decimal, string) {
 	d, f := wire.CheckAmount(text, "$.amount", currency)
 	if f != nil {
 		return decimal.Zero, f.Service
@@ -238,7 +237,7 @@ func (s *Service) handleCapture(w http.ResponseWriter, r *http.Request, c caller
 		edge.WriteError(w, err)
 		return
 	}
-	capture := wire.Capture{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Items: items}
+	capture := wire.Capture{ID: s.NewID(r.Context()), Amount: amount, ReferenceID: body.ReferenceID, Items: items}
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
@@ -336,7 +335,7 @@ func (s *Service) handleRefund(w http.ResponseWriter, r *http.Request, c caller)
 		edge.WriteError(w, err)
 		return
 	}
-	refund := wire.Refund{ID: uuid.NewString(), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: items}
+	refund := wire.Refund{ID: s.NewID(r.Context()), Amount: amount, ReferenceID: body.ReferenceID, Reason: body.Reason, Items: items}
 	s.runMove(w, r, id, c.visibility(), s.refundMove(refund))
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"github.com/bnpl-cli/bnpl/internal/wire"
-	"github.com/google/uuid"
 )
 
 // paymentHookView is a payment webhook as the API answers it.
@@ -122,7 +121,7 @@ func (s *Service) paymentHookFromBody(r *http.Request, c caller, id, op string) 
 
 func (s *Service) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c caller) {
 	const op = "create payment webhook"
-	h, err := s.paymentHookFromBody(r, c, uuid.NewString(), op)
+	h, err := s.paymentHookFromBody(r, c, s.NewID(r.Context()), op)
 	if err != nil {
 		edge.WriteError(w, err)
 		return

@@ -161,6 +161,9 @@ func readClockOffset(ctx context.Context, q Querier) (time.Duration, error) {
 
 // CurrentTime is the sandbox's time: the clock plus the offset kept in the state.
 func (s *State) CurrentTime(ctx context.Context) (time.Time, error) {
+	if at, ok := pinnedNow(ctx); ok {
+		return at, nil // a fixture step, at its file's date
+	}
 	offset, err := readClockOffset(ctx, s.DB)
 	if err != nil {
 		return time.Time{}, err

@@ -27,6 +27,7 @@ type State struct {
 	AuthExpiry      time.Duration
 	MerchantsByCode map[string]*Merchant // by code
 	Keys            map[string]keyInfo   // by secret key
+	ids             *IDSource            // every id the sandbox generates (ids.go)
 
 	observersMu sync.RWMutex
 	observers   []func(context.Context, Change)
@@ -39,8 +40,9 @@ type keyInfo struct {
 
 // OpenState opens (or creates) the state at path ("" keeps it in memory)
 // for merchants, by clock (nil: the real one), with authorizations that
-// last authExpiry (0: DefaultAuthExpiry).
-func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []Merchant) (*State, error) {
+// last authExpiry (0: DefaultAuthExpiry); seed makes the ids it gives out
+// repeatable (0: random).
+func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []Merchant, seed int64) (*State, error) {
 	merchants = append([]Merchant(nil), merchants...)
 	if err := validateMerchants(merchants); err != nil {
 		return nil, err
@@ -50,6 +52,7 @@ func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []M
 		AuthExpiry:      authExpiry,
 		MerchantsByCode: map[string]*Merchant{},
 		Keys:            map[string]keyInfo{},
+		ids:             NewIDSource(seed),
 	}
 	if st.Clock == nil {
 		st.Clock = RealClock{}
