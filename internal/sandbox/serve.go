@@ -147,11 +147,6 @@ func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox
 			fmt.Fprintf(out, "  clock             %s, fixed: +%s per write request\n", at.Format(time.RFC3339Nano), ClockStep)
 		}
 	}
-	if sb.FixedClock() {
-		if at, err := sb.Now(ctx); err == nil {
-			fmt.Fprintf(out, "  clock             %s, fixed: +%s per write request\n", at.Format(time.RFC3339Nano), ClockStep)
-		}
-	}
 	fmt.Fprintf(out, "  webhooks          %s\n", sb.DeliveryRules())
 	if sb.limits != nil {
 		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", middleware.SessionLimit, middleware.SessionWindow, middleware.CallLimit)
