@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"io"
 	"net/http"
 	"net/url"
@@ -109,18 +110,6 @@ func (c *Client) GetDispute(ctx context.Context, id string) (*Dispute, error) {
 	return &d, nil
 }
 
-// allowedAttachmentTypes are the formats the service takes, as
-// http.DetectContentType names them.
-var allowedAttachmentTypes = []string{"image/png", "image/jpeg", "application/pdf"}
-
-// AttachmentType names the format of a file from its first bytes (up to
-// 512 are looked at) and tells whether the service takes it. The content
-// decides, not the file name: a renamed text file is still refused.
-func AttachmentType(head []byte) (kind string, ok bool) {
-	kind, _, _ = strings.Cut(http.DetectContentType(head), ";")
-	return kind, slices.Contains(allowedAttachmentTypes, kind)
-}
-
 // CheckAttachment applies the upload's local rules (a name, not empty, at
 // most 5 MB, PNG, JPEG or PDF by content) and returns the size. It leaves r
 // rewound, so callers can check every file before uploading any.
@@ -155,7 +144,7 @@ func CheckAttachment(filename string, r io.ReadSeeker) (int64, error) {
 		if _, err := r.Seek(0, io.SeekStart); err != nil {
 			return 0, fmt.Errorf("reading %s: %w", filename, err)
 		}
-		if kind, ok := AttachmentType(head[:n]); !ok {
+		if kind, ok := wire.AttachmentType(head[:n]); !ok {
 			v.Add("attachment", "%s is %s; the service takes PNG, JPEG or PDF", name, kind)
 		}
 	}
@@ -282,17 +271,6 @@ func (c *Client) rawJSON(ctx context.Context, cl *call) (json.RawMessage, error)
 		return nil, fmt.Errorf("%s: the answer is not JSON", cl.opName())
 	}
 	return json.RawMessage(append([]byte(nil), body...)), nil
-}
-
-// Active reports whether the dispute is still open: not declined,
-// cancelled or refunded. While one is, refunds of its payment are
-// refused (409 "payment is disputed").
-func (d *Dispute) Active() bool {
-	switch strings.ToLower(d.Status) {
-	case "declined", "cancelled", "refunded":
-		return false
-	}
-	return true
 }
 
 // PaymentDisputes walks the disputes list, every page, and returns the

@@ -366,3 +366,17 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+func TestCheckoutWithADuplicateKeyIsRefused(t *testing.T) {
+	body := []byte(`{"payment":{"amount":"1","amount":"2","currency":"AED"}}`)
+	v := ValidateCheckout(body, nil)
+	if v == nil {
+		t.Fatal("accepted")
+	}
+	for _, p := range v.Problems {
+		if p.Path == "$.payment.amount" && p.Message == "appears twice in its object: keep one" {
+			return
+		}
+	}
+	t.Fatalf("no duplicate-key problem: %+v", v.Problems)
+}

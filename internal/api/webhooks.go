@@ -66,21 +66,21 @@ func isToken(s string) bool {
 // answer theirs in clear. Decoded webhooks are masked here, struct and
 // Raw() alike, so that no printer can show the value.
 
-func (w *Webhook) maskSecrets() {
-	if w.Header != nil {
-		w.Header.Value = maskedValue(w.Header.Value)
-	}
-	if b, changed := maskRaw(w.Raw()); changed {
-		w.keep(b)
+func maskSecrets(v any) {
+	switch w := v.(type) {
+	case *Webhook:
+		maskHook(w.Header, w.Raw(), w.KeepRaw)
+	case *DisputeWebhook:
+		maskHook(w.Header, w.Raw(), w.KeepRaw)
 	}
 }
 
-func (w *DisputeWebhook) maskSecrets() {
-	if w.Header != nil {
-		w.Header.Value = maskedValue(w.Header.Value)
+func maskHook(h *WebhookHeader, raw json.RawMessage, keep func([]byte)) {
+	if h != nil {
+		h.Value = maskedValue(h.Value)
 	}
-	if b, changed := maskRaw(w.Raw()); changed {
-		w.keep(b)
+	if b, changed := maskRaw(raw); changed {
+		keep(b)
 	}
 }
 
@@ -110,9 +110,7 @@ func decodeList[T any](cl *call, body []byte) ([]T, error) {
 
 func maskAll[T any](items []T) []T {
 	for i := range items {
-		if m, ok := any(&items[i]).(interface{ maskSecrets() }); ok {
-			m.maskSecrets()
-		}
+		maskSecrets(&items[i])
 	}
 	return items
 }
@@ -140,10 +138,7 @@ func (c *Client) webhookCall(method, base, id string, body any, policy retryPoli
 
 // sendWebhook makes one call to either webhook family and decodes the one
 // registration it answers, with its header value masked.
-func sendWebhook[T any, PT interface {
-	*T
-	maskSecrets()
-}](ctx context.Context, c *Client, method, base, id string, body any, policy retryPolicy) (*T, error) {
+func sendWebhook[T any](ctx context.Context, c *Client, method, base, id string, body any, policy retryPolicy) (*T, error) {
 	cl, err := c.webhookCall(method, base, id, body, policy)
 	if err != nil {
 		return nil, err
@@ -152,7 +147,7 @@ func sendWebhook[T any, PT interface {
 	if err := c.doJSON(ctx, cl, &w); err != nil {
 		return nil, err
 	}
-	PT(&w).maskSecrets()
+	maskSecrets(&w)
 	return &w, nil
 }
 

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -110,7 +111,7 @@ func TestCheckoutTenancy(t *testing.T) {
 		wantError(t, r, 403, "no_permission", "")
 	})
 	t.Run("token with tokens enabled", func(t *testing.T) {
-		ms := BuiltinMerchants()
+		ms := store.BuiltinMerchants()
 		ms[0].TokensEnabled = true
 		e2 := newEnv(t, Options{Merchants: ms})
 		s := e2.createSession(set(checkoutBody("ae-sandbox", "AED", "10"), "token", "tok_1"), aeTest)
@@ -243,7 +244,7 @@ func TestSessionShape(t *testing.T) {
 	if p["buyer"].(map[string]any)["dob"] != "1990-01-02" {
 		t.Fatalf("creation should echo dob as sent: %v", p["buyer"])
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	if err := s.UnmarshalJSON(created.body); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ func TestPreScoring(t *testing.T) {
 		if len(s.Configuration.AvailableProducts.Installments) != 0 {
 			t.Fatal("a rejected session offers no checkout URL")
 		}
-		if s.Payment.Status != api.StatusCreated {
+		if s.Payment.Status != wire.StatusCreated {
 			t.Fatalf("payment %s", s.Payment.Status)
 		}
 		if _, err := e.sb.Approve(ctx, s.ID); err == nil || !strings.Contains(err.Error(), "pre-scoring") {
@@ -340,7 +341,7 @@ func TestPreScoring(t *testing.T) {
 			t.Fatal("pre-scoring should pass")
 		}
 		p, err := e.sb.Approve(ctx, s.ID)
-		if err != nil || p.Status != api.StatusRejected {
+		if err != nil || p.Status != wire.StatusRejected {
 			t.Fatalf("approve: %v %v", p, err)
 		}
 	})

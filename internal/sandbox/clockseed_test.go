@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 // fixedEnv is a sandbox on a fixed clock from start (Options.ClockStart),
@@ -79,7 +81,7 @@ func TestFixedClockSteps(t *testing.T) {
 		t.Fatalf("status %s 30 minutes on", p.Status)
 	}
 	// The rate limiter keeps real time: its buckets refill by the second.
-	if _, ok := machineClock(e.sb.clock).(realClock); !ok {
+	if _, ok := store.MachineClock(e.sb.Clock).(store.RealClock); !ok {
 		t.Fatal("the rate limiter would run on the fixed clock")
 	}
 }
@@ -124,7 +126,7 @@ func TestFixedClockRepeats(t *testing.T) {
 // holds.
 func TestFixedClockOnUsedState(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	e := newEnv(t, Options{StatePath: path, Clock: realClock{}})
+	e := newEnv(t, Options{StatePath: path, Clock: store.RealClock{}})
 	id := e.authorized("100.00")
 	e.sb.Close()
 	before := time.Now()
@@ -134,18 +136,5 @@ func TestFixedClockOnUsedState(t *testing.T) {
 	}
 	if r := e2.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "10.00"}); r.status != 200 {
 		t.Fatalf("capture on a used state: %d %s", r.status, r.body)
-	}
-}
-
-func TestCheckClockStart(t *testing.T) {
-	for _, ok := range []time.Time{minClockStart, SeededClockStart, maxClockStart} {
-		if err := CheckClockStart(ok); err != nil {
-			t.Errorf("CheckClockStart(%s): %v", ok, err)
-		}
-	}
-	for _, bad := range []time.Time{minClockStart.Add(-time.Second), maxClockStart.Add(time.Second)} {
-		if err := CheckClockStart(bad); err == nil {
-			t.Errorf("CheckClockStart(%s) accepted", bad)
-		}
 	}
 }

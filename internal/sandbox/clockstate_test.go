@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 // The clock cannot be pushed out of range: advances that would overflow are
@@ -36,8 +38,8 @@ func TestClockOverflowRefused(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("advance to the cap: %d %s", r.status, r.body)
 	}
-	if got := r.json(t)["offset"]; got != maxClockOffset.String() {
-		t.Fatalf("offset %v, want %s", got, maxClockOffset)
+	if got := r.json(t)["offset"]; got != store.MaxClockOffset.String() {
+		t.Fatalf("offset %v, want %s", got, store.MaxClockOffset)
 	}
 	r = e.local("POST", "/_sandbox/clock/advance?by=1ns", "")
 	wantError(t, r, 400, "bad_data", "cannot advance the sandbox clock by 1ns...")
@@ -55,7 +57,7 @@ func TestClockOverflowRefused(t *testing.T) {
 	// A restart on the same file keeps the offset and answers.
 	e2 := newEnv(t, Options{StatePath: path})
 	r = e2.local("GET", "/_sandbox/clock", "")
-	if r.status != 200 || r.json(t)["offset"] != maxClockOffset.String() {
+	if r.status != 200 || r.json(t)["offset"] != store.MaxClockOffset.String() {
 		t.Fatalf("after restart: %d %s", r.status, r.body)
 	}
 	if p := e2.get(id); p.Status != "AUTHORIZED" {
@@ -72,7 +74,7 @@ func TestClockBadStoredOffset(t *testing.T) {
 	id := e.authorized("100.00")
 	ctx := context.Background()
 	// What `v = v + excluded.v` made of two 106751-day advances.
-	if _, err := e.sb.db.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('clock_offset', 1.8446656e19)`); err != nil {
+	if _, err := e.sb.DB.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('clock_offset', 1.8446656e19)`); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"/_sandbox/clock", "/api/v2/payments/" + id} {
@@ -93,8 +95,8 @@ func TestClockBadStoredOffset(t *testing.T) {
 	}
 	r := e.local("POST", "/_sandbox/clock/advance?by=1h", "")
 	wantError(t, r, 500, "internal", `sandbox state: meta row "clock_offset"...`)
-	for _, bad := range []any{int64(-1), int64(maxClockOffset) + 1, "soon"} {
-		if _, err := e.sb.db.ExecContext(ctx, `UPDATE meta SET v = ? WHERE k = 'clock_offset'`, bad); err != nil {
+	for _, bad := range []any{int64(-1), int64(store.MaxClockOffset) + 1, "soon"} {
+		if _, err := e.sb.DB.ExecContext(ctx, `UPDATE meta SET v = ? WHERE k = 'clock_offset'`, bad); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.sb.Now(ctx); err == nil || !strings.Contains(err.Error(), `"clock_offset"`) {
@@ -120,27 +122,13 @@ func (e *env) local(method, path, body string) resp {
 	return resp{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
 }
 
-func TestParseDuration(t *testing.T) {
-	for in, want := range map[string]time.Duration{"90s": 90 * time.Second, "7d": 7 * 24 * time.Hour, "36525d": maxClockOffset, " 1h30m ": 90 * time.Minute} {
-		got, err := parseDuration(in)
-		if err != nil || got != want {
-			t.Errorf("parseDuration(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "d", "1.5d", "x", "1y"} {
-		if _, err := parseDuration(in); err == nil {
-			t.Errorf("parseDuration(%q) accepted", in)
-		}
-	}
-}
-
 // A stored payment that cannot be decoded is a clear error naming its row,
 // on that payment only; the others keep working.
 func TestCorruptPaymentNamesTheRow(t *testing.T) {
 	e := newEnv(t, Options{})
 	bad := e.authorized("100.00")
 	good := e.authorized("100.00")
-	if _, err := e.sb.db.ExecContext(context.Background(), `UPDATE payments SET doc = 'not json' WHERE id = ?`, bad); err != nil {
+	if _, err := e.sb.DB.ExecContext(context.Background(), `UPDATE payments SET doc = 'not json' WHERE id = ?`, bad); err != nil {
 		t.Fatal(err)
 	}
 	r := e.do("ae", "POST", "/api/v2/payments/"+bad+"/captures", aeTest, map[string]any{"amount": "1.00"})
@@ -158,7 +146,7 @@ func TestClockBadStoredOffsetEveryPath(t *testing.T) {
 	e := newEnv(t, Options{StatePath: path})
 	id := e.authorized("100.00")
 	sess := e.createSession(checkoutBody("ae-sandbox", "AED", "50.00"), aeTest)
-	if _, err := e.sb.db.ExecContext(context.Background(), `INSERT INTO meta (k, v) VALUES ('clock_offset', 1e300)
+	if _, err := e.sb.DB.ExecContext(context.Background(), `INSERT INTO meta (k, v) VALUES ('clock_offset', 1e300)
 		ON CONFLICT (k) DO UPDATE SET v = excluded.v`); err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +194,8 @@ func TestClockRefusalFigures(t *testing.T) {
 	}
 	wantError(t, e.local("POST", "/_sandbox/clock/advance?by=36600d", ""), 400, "bad_data",
 		"cannot advance the sandbox clock by 36600d: it moves at most 100 years (36525d) in total and is already 36500d1h30m0s ahead, so at most 24d22h30m0s more...")
-	for d, want := range map[time.Duration]string{0: "0s", 90 * time.Second: "1m30s", 24 * time.Hour: "1d", maxClockOffset: "36525d"} {
-		if got := span(d); got != want {
+	for d, want := range map[time.Duration]string{0: "0s", 90 * time.Second: "1m30s", 24 * time.Hour: "1d", store.MaxClockOffset: "36525d"} {
+		if got := store.Span(d); got != want {
 			t.Errorf("span(%s) = %q, want %q", d, got, want)
 		}
 	}

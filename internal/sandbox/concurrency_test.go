@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/shopspring/decimal"
 )
 
@@ -71,7 +71,7 @@ func TestConcurrentMoves(t *testing.T) {
 				}
 				seen[c.ReferenceID] = true
 			}
-			if p.Status == api.StatusAuthorized && p.Captured().Equal(p.Amount) {
+			if p.Status == wire.StatusAuthorized && p.Captured().Equal(p.Amount) {
 				t.Fatal("fully captured but not closed")
 			}
 			t.Logf("statuses %v; captured %s refunded %s status %s", counts, p.Captured(), p.Refunded(), p.Status)
@@ -83,14 +83,14 @@ func TestConcurrentMoves(t *testing.T) {
 func TestLockedPaymentAnswers409(t *testing.T) {
 	e := newEnv(t, Options{})
 	id := e.authorized("10.00")
-	if err := e.sb.acquire(context.Background(), id, nil, "someone-else"); err != nil {
+	if err := e.sb.Acquire(context.Background(), id, nil, "someone-else"); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "1"}), 409, "conflict", "could not acquire lock: payment is locked")
 	wantError(t, e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil), 409, "conflict", "could not acquire lock: payment is locked")
 	// Another merchant still sees nothing at all.
 	wantError(t, e.do("ae", "POST", "/api/v2/payments/"+id+"/close", kwTest, nil), 404, "not_found", "no such payment")
-	e.sb.release(id, "someone-else")
+	e.sb.Release(id, "someone-else")
 	if r := e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil); r.status != 200 {
 		t.Fatalf("after release: %d %s", r.status, r.body)
 	}
@@ -103,14 +103,14 @@ func TestSharedStateFile(t *testing.T) {
 	a := newEnv(t, Options{StatePath: path})
 	b := newEnv(t, Options{StatePath: path})
 	id := a.authorized("50.00")
-	if p := b.get(id); p.Status != api.StatusAuthorized {
+	if p := b.get(id); p.Status != wire.StatusAuthorized {
 		t.Fatalf("b sees %s", p.Status)
 	}
-	if err := a.sb.acquire(context.Background(), id, nil, "holder-in-a"); err != nil {
+	if err := a.sb.Acquire(context.Background(), id, nil, "holder-in-a"); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, b.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "1"}), 409, "conflict", "could not acquire lock: payment is locked")
-	a.sb.release(id, "holder-in-a")
+	a.sb.Release(id, "holder-in-a")
 
 	var wg sync.WaitGroup
 	for i := range 20 {

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 func TestDeliveryAttemptsAndResend(t *testing.T) {
@@ -18,14 +21,14 @@ func TestDeliveryAttemptsAndResend(t *testing.T) {
 	e.registerPaymentHook(aeTest, rcv.srv.URL+"/hook", nil)
 	id := e.authorized("10.00")
 	got := rcv.wait(t, 2)
-	if got[0].header.Get(EventHeader) != "authorized" || got[0].header.Get(DeliveryHeader) == "" {
+	if got[0].header.Get(outbox.EventHeader) != "authorized" || got[0].header.Get(outbox.DeliveryHeader) == "" {
 		t.Fatalf("headers %v", got[0].header)
 	}
-	var list []DeliveryAttempt
+	var list []outbox.DeliveryAttempt
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var err error
-		list, err = e.sb.DeliveryAttempts(context.Background(), DeliveryFilter{PaymentID: id})
+		list, err = e.sb.DeliveryAttempts(context.Background(), outbox.DeliveryFilter{PaymentID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,11 +37,11 @@ func TestDeliveryAttemptsAndResend(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if len(list) != 2 || list[0].Attempt != 2 || list[0].Outcome != deliveryDelivered || list[1].Attempt != 1 ||
+	if len(list) != 2 || list[0].Attempt != 2 || list[0].Outcome != outbox.DeliveryDelivered || list[1].Attempt != 1 ||
 		list[1].HTTPStatus != 500 || list[1].Error == "" || list[1].Event != "authorized" || list[1].PaymentID != id {
 		t.Fatalf("attempts %+v", list)
 	}
-	failed, _ := e.sb.DeliveryAttempts(context.Background(), DeliveryFilter{Failed: true})
+	failed, _ := e.sb.DeliveryAttempts(context.Background(), outbox.DeliveryFilter{Failed: true})
 	if len(failed) != 1 || failed[0].Attempt != 1 {
 		t.Fatalf("failed attempts %+v", failed)
 	}
@@ -48,17 +51,17 @@ func TestDeliveryAttemptsAndResend(t *testing.T) {
 		t.Fatalf("resend: %d %s", r.status, r.body)
 	}
 	a := r.json(t)
-	if a["attempt"].(float64) != 3 || a["resend"] != true || a["outcome"] != deliveryDelivered {
+	if a["attempt"].(float64) != 3 || a["resend"] != true || a["outcome"] != outbox.DeliveryDelivered {
 		t.Fatalf("resend answered %s", r.body)
 	}
 	if n := len(rcv.wait(t, 3)); n != 3 {
 		t.Fatalf("%d deliveries", n)
 	}
 	dels, _ := e.sb.Deliveries(context.Background(), "payment", id, 0)
-	if len(dels) != 1 || dels[0].Attempts != 3 || dels[0].Status != deliveryDelivered {
+	if len(dels) != 1 || dels[0].Attempts != 3 || dels[0].Status != outbox.DeliveryDelivered {
 		t.Fatalf("delivery %+v", dels)
 	}
-	after := e.ctl("GET", "/_sandbox/delivery-attempts?after="+itoa(int(list[0].Seq)), nil).json(t)
+	after := e.ctl("GET", "/_sandbox/delivery-attempts?after="+extras.Itoa(int(list[0].Seq)), nil).json(t)
 	if l := after["attempts"].([]any); len(l) != 1 || after["cursor"].(float64) <= float64(list[0].Seq) {
 		t.Fatalf("after the cursor: %v", after)
 	}

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestControlEndpoints(t *testing.T) {
@@ -29,7 +30,7 @@ func TestControlEndpoints(t *testing.T) {
 
 	wantError(t, ctrl("POST", "/_sandbox/checkout/"+s.ID+"/approve", "192.0.2.1:1234", ""), 403, "no_permission", "sandbox control endpoints answer loopback clients only")
 	r := ctrl("POST", "/_sandbox/checkout/"+s.ID+"/approve", "[::1]:4000", "")
-	if r.status != 200 || r.payment(t).Status != api.StatusAuthorized {
+	if r.status != 200 || r.payment(t).Status != wire.StatusAuthorized {
 		t.Fatalf("approve: %d %s", r.status, r.body)
 	}
 	wantError(t, ctrl("POST", "/_sandbox/checkout/"+s.ID+"/approve", local, ""), 400, "bad_data", "only CREATED payments can be approved; this one is AUTHORIZED")
@@ -43,11 +44,11 @@ func TestControlEndpoints(t *testing.T) {
 	wantError(t, e.do("ae", "POST", "/api/v2/payments/"+s.Payment.ID+"/close", aeTest, nil), 400, "bad_data", "could not cancel payment: payment was already expired")
 
 	s2 := e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest)
-	if r := ctrl("POST", "/_sandbox/payments/"+s2.Payment.ID+"/reject", local, ""); r.payment(t).Status != api.StatusRejected {
+	if r := ctrl("POST", "/_sandbox/payments/"+s2.Payment.ID+"/reject", local, ""); r.payment(t).Status != wire.StatusRejected {
 		t.Fatalf("reject: %s", r.body)
 	}
 	s3 := e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest)
-	if r := ctrl("POST", "/_sandbox/checkout/"+s3.ID+"/cancel", local, ""); r.payment(t).Status != api.StatusExpired {
+	if r := ctrl("POST", "/_sandbox/checkout/"+s3.ID+"/cancel", local, ""); r.payment(t).Status != wire.StatusExpired {
 		t.Fatalf("cancel: %s", r.body)
 	}
 
@@ -59,7 +60,7 @@ func TestControlEndpoints(t *testing.T) {
 	if r := ctrl("POST", "/_sandbox/clock/advance", local, `{"by": "10m"}`); r.status != 200 || r.json(t)["offset"] != "30m0s" {
 		t.Fatalf("advance: %d %s", r.status, r.body)
 	}
-	if p := e.get(s4.Payment.ID); p.Status != api.StatusExpired {
+	if p := e.get(s4.Payment.ID); p.Status != wire.StatusExpired {
 		t.Fatalf("after 30m %s", p.Status)
 	}
 	if r := ctrl("GET", "/_sandbox/clock", local, ""); r.json(t)["now"] != testStart.Add(30*time.Minute).Format(time.RFC3339) {
@@ -92,7 +93,7 @@ func TestTransport(t *testing.T) {
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("Content-Type %q", ct)
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	decodeJSON(t, res, &s)
 	if !strings.HasPrefix(s.WebURL(), "http://ae.sandbox.test/") {
 		t.Fatalf("web_url %s", s.WebURL())
@@ -102,9 +103,9 @@ func TestTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p api.Payment
+	var p wire.Payment
 	decodeJSON(t, res, &p)
-	if p.Status != api.StatusAuthorized {
+	if p.Status != wire.StatusAuthorized {
 		t.Fatal(p.Status)
 	}
 	// Binary bodies arrive whole.
@@ -155,7 +156,7 @@ func TestServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var l api.PaymentList
+	var l wire.PaymentList
 	decodeJSON(t, res, &l)
 	req, _ := http.NewRequest("GET", "http://"+ae+"/api/v2/payments", nil)
 	req.Header.Set("Authorization", "Bearer "+saTest)
@@ -202,7 +203,7 @@ func TestLoadMerchants(t *testing.T) {
     live_key: sk_my
     tokens_enabled: true
 `)
-	ms, err := LoadMerchants(yamlFile)
+	ms, err := store.LoadMerchants(yamlFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestLoadMerchants(t *testing.T) {
 		t.Fatalf("%+v", ms)
 	}
 	jsonFile := write("m.json", `[{"code": "k", "region": "sa", "currency": "SAR", "test_key": "sk_test_k"}]`)
-	if ms, err := LoadMerchants(jsonFile); err != nil || ms[0].Name != "k" {
+	if ms, err := store.LoadMerchants(jsonFile); err != nil || ms[0].Name != "k" {
 		t.Fatalf("%+v %v", ms, err)
 	}
 	for name, text := range map[string]string{
@@ -224,11 +225,11 @@ func TestLoadMerchants(t *testing.T) {
 		"dupekey.yaml":  `[{code: a, region: ae, currency: AED, test_key: sk_test_a}, {code: b, region: ae, currency: AED, test_key: sk_test_a}]`,
 		"broken.yaml":   `{{{`,
 	} {
-		if _, err := LoadMerchants(write(name, text)); err == nil {
+		if _, err := store.LoadMerchants(write(name, text)); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
 	}
-	if _, err := LoadMerchants(filepath.Join(dir, "missing.yaml")); err == nil {
+	if _, err := store.LoadMerchants(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("missing file")
 	}
 	// A loaded merchant works end to end.

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // hookReceiver records what the sandbox delivers; answer decides the
@@ -119,7 +120,7 @@ func TestDeliveryOfPaymentNotificationsWithHeader(t *testing.T) {
 			t.Fatalf("headers %v", g.header)
 		}
 	}
-	var n api.PaymentNotification
+	var n wire.PaymentNotification
 	if err := json.Unmarshal(got[0].body, &n); err != nil || n.ID != id || n.Status != "authorized" || !n.IsTest || n.Amount != "100.00" || n.Currency != "AED" {
 		t.Fatalf("authorize notification %s", got[0].body)
 	}
@@ -149,7 +150,7 @@ func TestDeliveryOfPaymentNotificationsWithHeader(t *testing.T) {
 
 	// The deliveries endpoint shows them, never the header value.
 	var list struct {
-		Deliveries []Delivery `json:"deliveries"`
+		Deliveries []outbox.Delivery `json:"deliveries"`
 	}
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		r := e.ctl("GET", "/_sandbox/deliveries?kind=payment&subject="+id, nil)
@@ -161,7 +162,7 @@ func TestDeliveryOfPaymentNotificationsWithHeader(t *testing.T) {
 		}
 		done := 0
 		for _, d := range list.Deliveries {
-			if d.Status == deliveryDelivered && d.Attempts == 1 && d.HTTPStatus == 200 {
+			if d.Status == outbox.DeliveryDelivered && d.Attempts == 1 && d.HTTPStatus == 200 {
 				done++
 			}
 		}
@@ -186,8 +187,8 @@ func TestDeliveryOfPaymentNotificationsWithHeader(t *testing.T) {
 
 func TestDeliveryRetriesUntil200(t *testing.T) {
 	var mu sync.Mutex
-	var seen []Delivery
-	e := newDisputeEnv(t, Options{AllowLocalWebhooks: true, WebhookRetryScale: 0.0001, OnDelivery: func(d Delivery) {
+	var seen []outbox.Delivery
+	e := newDisputeEnv(t, Options{AllowLocalWebhooks: true, WebhookRetryScale: 0.0001, OnDelivery: func(d outbox.Delivery) {
 		mu.Lock()
 		seen = append(seen, d)
 		mu.Unlock()
@@ -213,12 +214,12 @@ func TestDeliveryRetriesUntil200(t *testing.T) {
 	for {
 		mu.Lock()
 		n := len(seen)
-		var last Delivery
+		var last outbox.Delivery
 		if n > 0 {
 			last = seen[n-1]
 		}
 		mu.Unlock()
-		if n == 3 && last.Status == deliveryDelivered && last.Attempts == 3 {
+		if n == 3 && last.Status == outbox.DeliveryDelivered && last.Attempts == 3 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -226,7 +227,7 @@ func TestDeliveryRetriesUntil200(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if seen[0].Status != deliveryPending || seen[0].HTTPStatus != 500 || seen[0].Error == "" {
+	if seen[0].Status != outbox.DeliveryPending || seen[0].HTTPStatus != 500 || seen[0].Error == "" {
 		t.Fatalf("first attempt %+v", seen[0])
 	}
 }
@@ -244,7 +245,7 @@ func TestDeliveryGivesUpAfterFourRetries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list) == 1 && list[0].Status == deliveryFailed {
+		if len(list) == 1 && list[0].Status == outbox.DeliveryFailed {
 			if list[0].Attempts != 5 || list[0].HTTPStatus != 503 {
 				t.Fatalf("%+v", list[0])
 			}
@@ -342,7 +343,7 @@ func TestDeliveryRefusesURLsTheRulesNoLongerAdmit(t *testing.T) {
 	for {
 		list, _ := strict.sb.Deliveries(context.Background(), "", id, 0)
 		if len(list) == 1 {
-			if list[0].Status != deliveryFailed || !strings.Contains(list[0].Error, "no longer passes the rules") || list[0].Attempts != 1 {
+			if list[0].Status != outbox.DeliveryFailed || !strings.Contains(list[0].Error, "no longer passes the rules") || list[0].Attempts != 1 {
 				t.Fatalf("%+v", list[0])
 			}
 			break

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 // rebinder answers a public address (first) to the first lookups (public
@@ -55,15 +57,15 @@ func TestRegistrationRefusesSpecialPurposeAddresses(t *testing.T) {
 // and the delivery's own check of the rules, at the dialer's lookup.
 func TestDeliveryDialsOnlyAddressesTheRulesAdmit(t *testing.T) {
 	for _, then := range []string{"100.100.100.200", "64:ff9b::a9fe:a9fe", "::ffff:169.254.169.254", "2002:7f00:1::1"} {
-		deliveries := make(chan Delivery, 16)
+		deliveries := make(chan outbox.Delivery, 16)
 		res := &rebinder{first: "93.184.216.34", then: then, public: 2}
-		e := newDisputeEnv(t, Options{Resolver: res, WebhookRetryScale: 100, OnDelivery: func(d Delivery) { deliveries <- d }})
+		e := newDisputeEnv(t, Options{Resolver: res, WebhookRetryScale: 100, OnDelivery: func(d outbox.Delivery) { deliveries <- d }})
 		e.registerPaymentHook(aeTest, "https://rebound.shop-example.com/h", nil)
 		e.authorized("10.00")
 		select {
 		case d := <-deliveries:
 			want := "refusing to connect to " + net.ParseIP(then).String()
-			if d.Status == deliveryDelivered || !strings.Contains(d.Error, want) {
+			if d.Status == outbox.DeliveryDelivered || !strings.Contains(d.Error, want) {
 				t.Errorf("%s: delivery %s %q, want an error saying %q", then, d.Status, d.Error, want)
 			}
 		case <-time.After(time.Minute):

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 const (
@@ -98,19 +100,19 @@ func (e *env) liveClosed(amount string) string {
 }
 
 type disputeJSON struct {
-	ID          string         `json:"id"`
-	PaymentID   string         `json:"payment_id"`
-	Amount      string         `json:"amount"`
-	Currency    string         `json:"currency"`
-	Status      string         `json:"status"`
-	Reason      string         `json:"reason"`
-	DaysLeft    int            `json:"days_left"`
-	CreatedAt   time.Time      `json:"created_at"`
-	ExpiredAt   time.Time      `json:"expired_at"`
-	Attachments []string       `json:"attachments"`
-	Items       []disputeItem  `json:"items"`
-	OrderNumber string         `json:"order_number"`
-	History     []disputeEvent `json:"history"`
+	ID          string                 `json:"id"`
+	PaymentID   string                 `json:"payment_id"`
+	Amount      string                 `json:"amount"`
+	Currency    string                 `json:"currency"`
+	Status      string                 `json:"status"`
+	Reason      string                 `json:"reason"`
+	DaysLeft    int                    `json:"days_left"`
+	CreatedAt   time.Time              `json:"created_at"`
+	ExpiredAt   time.Time              `json:"expired_at"`
+	Attachments []string               `json:"attachments"`
+	Items       []service.DisputeItem  `json:"items"`
+	OrderNumber string                 `json:"order_number"`
+	History     []service.DisputeEvent `json:"history"`
 }
 
 func (e *env) openDispute(paymentID string, body any) disputeJSON {
@@ -422,11 +424,11 @@ func TestAttachmentUpload(t *testing.T) {
 	e := newDisputeEnv(t, Options{})
 	for name, data := range map[string][]byte{"x.png": pngBytes, "photo.bin": jpegBytes, "receipt": pdfBytes} {
 		r := e.upload("attachment", name, data)
-		if r.status != 200 || !validUUID(fmt.Sprint(r.json(t)["id"])) {
+		if r.status != 200 || !edge.ValidUUID(fmt.Sprint(r.json(t)["id"])) {
 			t.Fatalf("%s: %d %s", name, r.status, r.body)
 		}
 	}
-	exact := append(append([]byte{}, pdfBytes...), make([]byte, api.MaxAttachmentBytes-len(pdfBytes))...)
+	exact := append(append([]byte{}, pdfBytes...), make([]byte, wire.MaxAttachmentBytes-len(pdfBytes))...)
 	if r := e.upload("attachment", "exact.pdf", exact); r.status != 200 {
 		t.Fatalf("exactly 5 MiB: %d %s", r.status, r.body)
 	}
@@ -444,7 +446,7 @@ func TestAttachmentUpload(t *testing.T) {
 		wantError(t, r, 400, "bad_data", "bad_request")
 	}
 	var n int
-	if err := e.sb.db.QueryRow(`SELECT count(*) FROM dispute_attachments WHERE size = ?`, api.MaxAttachmentBytes).Scan(&n); err != nil || n != 1 {
+	if err := e.sb.DB.QueryRow(`SELECT count(*) FROM dispute_attachments WHERE size = ?`, wire.MaxAttachmentBytes).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("stored: %d %v", n, err)
 	}
 }
@@ -480,9 +482,9 @@ func TestProvideEvidence(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("evidence: %d %s", r.status, r.body)
 	}
-	var ev api.Evidence
+	var ev wire.Evidence
 	if err := json.Unmarshal(r.body, &ev); err != nil || ev.DisputeID != d.ID || ev.CreatedBy != "merchant" || ev.Content != "Delivered on 2 May" ||
-		len(ev.AttachmentIDs) != 5 || !validUUID(ev.ID) || ev.CreatedAt == nil {
+		len(ev.AttachmentIDs) != 5 || !edge.ValidUUID(ev.ID) || ev.CreatedAt == nil {
 		t.Fatalf("evidence %s", r.body)
 	}
 	got := e.getDispute(d.ID)
@@ -572,9 +574,9 @@ func TestChallengeDispute(t *testing.T) {
 		"no description":     set(base(), "description", nil),
 		"no reason":          set(base(), "reason", nil),
 		"unknown reason":     set(base(), "reason", "merchant_reason_bored"),
-		"amount reason":      set(base(), "reason", api.ChallengeReasonAmount),
-		"bad amount":         set(set(base(), "reason", api.ChallengeReasonAmount), "amount", "abc"),
-		"amount over":        set(set(base(), "reason", api.ChallengeReasonAmount), "amount", "100.01"),
+		"amount reason":      set(base(), "reason", wire.ChallengeReasonAmount),
+		"bad amount":         set(set(base(), "reason", wire.ChallengeReasonAmount), "amount", "abc"),
+		"amount over":        set(set(base(), "reason", wire.ChallengeReasonAmount), "amount", "100.01"),
 		"unknown attachment": set(base(), "attachment_ids", []string{someID}),
 	} {
 		r := challenge(body)
@@ -585,7 +587,7 @@ func TestChallengeDispute(t *testing.T) {
 	}
 	wantError(t, challenge(set(base(), "dispute_id", someID)), 404, "not_found", "dispute not found")
 
-	r := challenge(set(set(set(base(), "reason", api.ChallengeReasonAmount), "amount", "80"), "attachment_ids", []string{att}))
+	r := challenge(set(set(set(base(), "reason", wire.ChallengeReasonAmount), "amount", "80"), "attachment_ids", []string{att}))
 	if r.status != 200 {
 		t.Fatalf("challenge: %d %s", r.status, r.body)
 	}

@@ -11,28 +11,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestFaultSpecParse(t *testing.T) {
 	valid := []struct {
 		in   string
-		want FaultSpec
+		want middleware.FaultSpec
 		str  string
 	}{
-		{"", FaultSpec{}, ""},
-		{"500-before=0.1", FaultSpec{Rates: map[FaultKind]float64{Fault500Before: 0.1}}, "500-before=0.1"},
-		{" latency=5ms , 500-AFTER=0.2,drop-after=0.3 ", FaultSpec{Rates: map[FaultKind]float64{Fault500After: 0.2, FaultDropAfter: 0.3}, Latency: 5 * time.Millisecond},
+		{"", middleware.FaultSpec{}, ""},
+		{"500-before=0.1", middleware.FaultSpec{Rates: map[middleware.FaultKind]float64{middleware.Fault500Before: 0.1}}, "500-before=0.1"},
+		{" latency=5ms , 500-AFTER=0.2,drop-after=0.3 ", middleware.FaultSpec{Rates: map[middleware.FaultKind]float64{middleware.Fault500After: 0.2, middleware.FaultDropAfter: 0.3}, Latency: 5 * time.Millisecond},
 			"500-after=0.2,drop-after=0.3,latency=5ms"},
-		{"lock=1", FaultSpec{Rates: map[FaultKind]float64{FaultLock: 1}}, "lock=1"},
-		{"429=0.5,retry-after=3", FaultSpec{Rates: map[FaultKind]float64{Fault429: 0.5}, RetryAfter: 3}, "429=0.5,retry-after=3"},
-		{"429=0.5,retry-after=0", FaultSpec{Rates: map[FaultKind]float64{Fault429: 0.5}, RetryAfter: -1}, "429=0.5,retry-after=0"},
-		{"500-before=0.2,500-after=0.2,drop-after=0.2,lock=0.2,429=0.2", FaultSpec{Rates: map[FaultKind]float64{
-			Fault500Before: 0.2, Fault500After: 0.2, FaultDropAfter: 0.2, FaultLock: 0.2, Fault429: 0.2}},
+		{"lock=1", middleware.FaultSpec{Rates: map[middleware.FaultKind]float64{middleware.FaultLock: 1}}, "lock=1"},
+		{"429=0.5,retry-after=3", middleware.FaultSpec{Rates: map[middleware.FaultKind]float64{middleware.Fault429: 0.5}, RetryAfter: 3}, "429=0.5,retry-after=3"},
+		{"429=0.5,retry-after=0", middleware.FaultSpec{Rates: map[middleware.FaultKind]float64{middleware.Fault429: 0.5}, RetryAfter: -1}, "429=0.5,retry-after=0"},
+		{"500-before=0.2,500-after=0.2,drop-after=0.2,lock=0.2,429=0.2", middleware.FaultSpec{Rates: map[middleware.FaultKind]float64{
+			middleware.Fault500Before: 0.2, middleware.Fault500After: 0.2, middleware.FaultDropAfter: 0.2, middleware.FaultLock: 0.2, middleware.Fault429: 0.2}},
 			"500-before=0.2,500-after=0.2,drop-after=0.2,lock=0.2,429=0.2"},
 	}
 	for _, c := range valid {
-		got, err := ParseFaultSpec(c.in)
+		got, err := middleware.ParseFaultSpec(c.in)
 		if err != nil {
 			t.Errorf("ParseFaultSpec(%q): %v", c.in, err)
 			continue
@@ -48,7 +49,7 @@ func TestFaultSpecParse(t *testing.T) {
 		if got.String() != c.str {
 			t.Errorf("ParseFaultSpec(%q).String() = %q, want %q", c.in, got.String(), c.str)
 		}
-		if again, err := ParseFaultSpec(got.String()); err != nil || again.String() != got.String() {
+		if again, err := middleware.ParseFaultSpec(got.String()); err != nil || again.String() != got.String() {
 			t.Errorf("round trip of %q: %q, %v", got.String(), again.String(), err)
 		}
 	}
@@ -69,7 +70,7 @@ func TestFaultSpecParse(t *testing.T) {
 		{"retry-after=x", "not a number of seconds"},
 	}
 	for _, c := range invalid {
-		_, err := ParseFaultSpec(c.in)
+		_, err := middleware.ParseFaultSpec(c.in)
 		if err == nil {
 			t.Errorf("ParseFaultSpec(%q) accepted it", c.in)
 			continue
@@ -79,7 +80,7 @@ func TestFaultSpecParse(t *testing.T) {
 			t.Errorf("ParseFaultSpec(%q) = %q, want it to say %q", c.in, msg, c.want)
 		}
 		// Every error lists the grammar, so a typo needs no trip to the docs.
-		for _, k := range FaultKinds() {
+		for _, k := range middleware.FaultKinds() {
 			if !strings.Contains(msg, string(k)) {
 				t.Errorf("ParseFaultSpec(%q) = %q does not list kind %s", c.in, msg, k)
 			}
@@ -90,8 +91,8 @@ func TestFaultSpecParse(t *testing.T) {
 	}
 }
 
-func nonZero(m map[FaultKind]float64) map[FaultKind]float64 {
-	out := map[FaultKind]float64{}
+func nonZero(m map[middleware.FaultKind]float64) map[middleware.FaultKind]float64 {
+	out := map[middleware.FaultKind]float64{}
 	for k, v := range m {
 		if v != 0 {
 			out[k] = v
@@ -109,7 +110,7 @@ type faultPair struct {
 
 func newFaultPair(t *testing.T, spec string) *faultPair {
 	t.Helper()
-	fs, err := ParseFaultSpec(spec)
+	fs, err := middleware.ParseFaultSpec(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func newFaultPair(t *testing.T, spec string) *faultPair {
 
 const captureRef = `{"amount": "10.00", "reference_id": "fault-1"}`
 
-func (p *faultPair) captures(id string) []api.Capture {
+func (p *faultPair) captures(id string) []wire.Capture {
 	return p.clean.get(id).Captures
 }
 
@@ -135,7 +136,7 @@ func TestFault500BeforeChangesNothing(t *testing.T) {
 	}
 	// Reads are faulted too: a client's reads must survive a 500.
 	wantError(t, p.faulty.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil), 500, "internal", "Internal Server Error")
-	if n := p.faulty.sb.FaultCounts()[Fault500Before]; n != 2 {
+	if n := p.faulty.sb.FaultCounts()[middleware.Fault500Before]; n != 2 {
 		t.Fatalf("FaultCounts 500-before = %d, want 2", n)
 	}
 }
@@ -199,7 +200,7 @@ func TestFaultLock(t *testing.T) {
 		wantError(t, r, 409, "conflict", "could not acquire lock: payment is locked")
 	}
 	got := p.clean.get(id)
-	if len(got.Captures) != 0 || got.Status != api.StatusAuthorized {
+	if len(got.Captures) != 0 || got.Status != wire.StatusAuthorized {
 		t.Fatalf("lock changed the payment: %s %+v", got.Status, got.Captures)
 	}
 	// The service locks a payment for writes only; reads and checkouts
@@ -210,7 +211,7 @@ func TestFaultLock(t *testing.T) {
 	if r := p.faulty.do("ae", "POST", "/api/v2/checkout", aeTest, checkoutBody("ae-sandbox", "AED", "10.00")); r.status != 200 {
 		t.Fatalf("checkout under lock=1: %d %s", r.status, r.body)
 	}
-	if n := p.faulty.sb.FaultCounts()[FaultLock]; n != 2 {
+	if n := p.faulty.sb.FaultCounts()[middleware.FaultLock]; n != 2 {
 		t.Fatalf("FaultCounts lock = %d, want 2", n)
 	}
 }
@@ -296,8 +297,8 @@ func (e *env) control(method, path string) resp {
 	return resp{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
 }
 
-func nonZeroCounts(m map[FaultKind]int) map[FaultKind]int {
-	out := map[FaultKind]int{}
+func nonZeroCounts(m map[middleware.FaultKind]int) map[middleware.FaultKind]int {
+	out := map[middleware.FaultKind]int{}
 	for k, v := range m {
 		if v != 0 {
 			out[k] = v
@@ -307,11 +308,11 @@ func nonZeroCounts(m map[FaultKind]int) map[FaultKind]int {
 }
 
 func TestFaultSeedRepeats(t *testing.T) {
-	spec, err := ParseFaultSpec("500-before=0.2,500-after=0.2,lock=0.2,429=0.2")
+	spec, err := middleware.ParseFaultSpec("500-before=0.2,500-after=0.2,lock=0.2,429=0.2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(seed int64) (string, map[FaultKind]int) {
+	run := func(seed int64) (string, map[middleware.FaultKind]int) {
 		e := newEnv(t, Options{Faults: spec, Seed: seed})
 		var sb strings.Builder
 		for i := range 200 {
@@ -337,7 +338,7 @@ func TestFaultSeedRepeats(t *testing.T) {
 	if a == c {
 		t.Fatalf("seeds 42 and 43 gave the same faults:\n%s", a)
 	}
-	for _, k := range []FaultKind{Fault500Before, Fault500After, FaultLock, Fault429} {
+	for _, k := range []middleware.FaultKind{middleware.Fault500Before, middleware.Fault500After, middleware.FaultLock, middleware.Fault429} {
 		if ca[k] != cb[k] || ca[k] == 0 {
 			t.Fatalf("counts %v and %v, want equal and every kind seen", ca, cb)
 		}
@@ -355,7 +356,7 @@ func TestFaultSeedRepeats(t *testing.T) {
 // TestFaultServeBanner checks that serve names the faults and the seed, so a
 // run can be repeated.
 func TestFaultServeBanner(t *testing.T) {
-	spec, _ := ParseFaultSpec("drop-after=0.1,latency=2ms")
+	spec, _ := middleware.ParseFaultSpec("drop-after=0.1,latency=2ms")
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncWriter{w: &strings.Builder{}}
 	done := make(chan error, 1)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 )
 
 // Tests of fidelity details found in review: routing of unclean paths and
@@ -331,7 +333,7 @@ func TestListTimeFilters(t *testing.T) {
 		{"2026-11-21 10:00:00", time.Time{}, false},
 		{"yesterday", time.Time{}, false},
 	} {
-		got, ok := parseListTime(c.value)
+		got, ok := service.ParseListTime(c.value)
 		if ok != c.ok || !got.Equal(c.want) {
 			t.Errorf("parseListTime(%q) = %v, %v; want %v, %v", c.value, got, ok, c.want, c.ok)
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,10 +15,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/fixture"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
+	"github.com/google/uuid"
 )
 
 // Applying a fixture. Every payment is built by the requests a merchant and
@@ -59,7 +61,7 @@ const (
 
 // fixturePlan is a normalised fixture and the requests that build it.
 type fixturePlan struct {
-	doc      *fixtureDoc
+	doc      *fixture.Doc
 	payments [][]fixtureStep // per payment, in date order
 	checks   []func(ctx context.Context, s *Sandbox) error
 	webhooks []fixtureStep
@@ -70,15 +72,15 @@ type fixturePlan struct {
 // ExportFixture would write it. seed makes the ids the file leaves out
 // reproducible (0: random). A *FixtureError names the file, line and field
 // at fault; the state is then unchanged.
-func (s *Sandbox) SeedFixture(ctx context.Context, name string, data []byte, seed int64) (*Fixture, error) {
-	if len(data) > maxFixtureFile {
-		return nil, &FixtureError{File: name, Msg: fmt.Sprintf("the file is larger than %d MiB", maxFixtureFile>>20)}
+func (s *Sandbox) SeedFixture(ctx context.Context, name string, data []byte, seed int64) (*fixture.Fixture, error) {
+	if len(data) > fixture.MaxFileSize {
+		return nil, &fixture.FixtureError{File: name, Msg: fmt.Sprintf("the file is larger than %d MiB", fixture.MaxFileSize>>20)}
 	}
-	doc, err := ParseFixture(name, data)
+	doc, err := fixture.ParseFixture(name, data)
 	if err != nil {
 		return nil, err
 	}
-	now, err := s.now(ctx)
+	now, err := s.CurrentTime(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +91,7 @@ func (s *Sandbox) SeedFixture(ctx context.Context, name string, data []byte, see
 	if err := s.fixtureCollisions(ctx, doc); err != nil {
 		return nil, err
 	}
-	scratch, err := New(Options{Merchants: s.Merchants(), Clock: NewFakeClock(now), AuthExpiry: s.authExpiry, NoRequestLog: true})
+	scratch, err := New(Options{Merchants: s.Merchants(), Clock: NewFakeClock(now), AuthExpiry: s.AuthExpiry, NoRequestLog: true})
 	if err != nil {
 		return nil, err
 	}
@@ -103,20 +105,20 @@ func (s *Sandbox) SeedFixture(ctx context.Context, name string, data []byte, see
 	if err := plan.run(context.WithoutCancel(ctx), s); err != nil {
 		return nil, fmt.Errorf("the fixture applied to a scratch sandbox but not to this one, which may now hold part of it: %w", err)
 	}
-	return &doc.fx, nil
+	return &doc.Fixture, nil
 }
 
 func (p *fixturePlan) run(ctx context.Context, s *Sandbox) error {
 	ctx = withFixtureHandlers(ctx, s)
 	for i, steps := range p.payments {
 		for _, st := range steps {
-			if err := st.run(withPinnedStep(ctx, st.at, st.ids...), s); err != nil {
+			if err := st.run(store.WithPinnedStep(ctx, st.at, st.ids...), s); err != nil {
 				var fr *fixtureRefusal
 				if errors.As(err, &fr) && st.rank == rankCreate && strings.HasPrefix(fr.field, "$.payment.") {
 					// The checkout's fields are the fixture's, by name.
-					return p.doc.fail(st.path+"."+strings.TrimPrefix(fr.field, "$.payment."), "%s", fr.msg)
+					return p.doc.Fail(st.path+"."+strings.TrimPrefix(fr.field, "$.payment."), "%s", fr.msg)
 				}
-				return p.doc.fail(st.path, "%v", err)
+				return p.doc.Fail(st.path, "%v", err)
 			}
 		}
 		if err := p.checks[i](ctx, s); err != nil {
@@ -124,34 +126,34 @@ func (p *fixturePlan) run(ctx context.Context, s *Sandbox) error {
 		}
 	}
 	for _, st := range p.webhooks {
-		if err := st.run(withPinnedStep(ctx, st.at, st.ids...), s); err != nil {
-			return p.doc.fail(st.path, "%v", err)
+		if err := st.run(store.WithPinnedStep(ctx, st.at, st.ids...), s); err != nil {
+			return p.doc.Fail(st.path, "%v", err)
 		}
 	}
 	return nil
 }
 
 // fixtureCollisions refuses ids the state already holds.
-func (s *Sandbox) fixtureCollisions(ctx context.Context, doc *fixtureDoc) error {
-	for i, p := range doc.fx.Payments {
+func (s *Sandbox) fixtureCollisions(ctx context.Context, doc *fixture.Doc) error {
+	for i, p := range doc.Fixture.Payments {
 		for _, f := range []struct{ field, id string }{{"id", p.ID}, {"session_id", p.SessionID}} {
-			if _, err := s.resolvePaymentID(ctx, f.id); err == nil {
-				return doc.fail(fmt.Sprintf("payments[%d].%s", i, f.field), "%s is already in the sandbox: reset it first (bnpl sandbox reset), or leave the id out", f.id)
+			if _, err := s.ResolvePaymentID(ctx, f.id); err == nil {
+				return doc.Fail(fmt.Sprintf("payments[%d].%s", i, f.field), "%s is already in the sandbox: reset it first (bnpl sandbox reset), or leave the id out", f.id)
 			}
 		}
 		for k, d := range p.Disputes {
-			if _, err := loadDispute(ctx, s.db, d.ID, ""); err == nil {
-				return doc.fail(fmt.Sprintf("payments[%d].disputes[%d].id", i, k), "%s is already in the sandbox: reset it first (bnpl sandbox reset), or leave the id out", d.ID)
+			if _, err := service.LoadDispute(ctx, s.DB, d.ID, ""); err == nil {
+				return doc.Fail(fmt.Sprintf("payments[%d].disputes[%d].id", i, k), "%s is already in the sandbox: reset it first (bnpl sandbox reset), or leave the id out", d.ID)
 			}
 		}
 	}
-	for i, w := range doc.fx.Webhooks {
+	for i, w := range doc.Fixture.Webhooks {
 		var n int
-		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE id = ?`, w.ID).Scan(&n); err != nil {
+		if err := s.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE id = ?`, w.ID).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
-			return doc.fail(fmt.Sprintf("webhooks[%d].id", i), "%s is already in the sandbox: reset it first (bnpl sandbox reset), or leave the id out", w.ID)
+			return doc.Fail(fmt.Sprintf("webhooks[%d].id", i), "%s is already in the sandbox: reset it first (bnpl sandbox reset), or leave the id out", w.ID)
 		}
 	}
 	return nil
@@ -159,23 +161,23 @@ func (s *Sandbox) fixtureCollisions(ctx context.Context, doc *fixtureDoc) error 
 
 // fixtureNorm fills in a fixture's defaults and checks its values.
 type fixtureNorm struct {
-	doc       *fixtureDoc
+	doc       *fixture.Doc
 	now       time.Time
-	rng       *idSource
+	rng       *store.IDSource
 	merchants []Merchant
 	seen      map[string]string // id -> path of its first use
 }
 
-func (s *Sandbox) planFixture(doc *fixtureDoc, now time.Time, seed int64) (*fixturePlan, error) {
-	n := &fixtureNorm{doc: doc, now: now, rng: newIDSource(seed), merchants: s.Merchants(), seen: map[string]string{}}
+func (s *Sandbox) planFixture(doc *fixture.Doc, now time.Time, seed int64) (*fixturePlan, error) {
+	n := &fixtureNorm{doc: doc, now: now, rng: store.NewIDSource(seed), merchants: s.Merchants(), seen: map[string]string{}}
 	if seed == 0 {
-		n.rng = &idSource{rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+		n.rng = store.NewRandomIDSource()
 	}
 	plan := &fixturePlan{doc: doc}
-	if doc.fx.Payments == nil {
-		doc.fx.Payments = []FixturePayment{}
+	if doc.Fixture.Payments == nil {
+		doc.Fixture.Payments = []fixture.FixturePayment{}
 	}
-	for i := range doc.fx.Payments {
+	for i := range doc.Fixture.Payments {
 		steps, check, err := n.payment(i)
 		if err != nil {
 			return nil, err
@@ -183,7 +185,7 @@ func (s *Sandbox) planFixture(doc *fixtureDoc, now time.Time, seed int64) (*fixt
 		plan.payments = append(plan.payments, steps)
 		plan.checks = append(plan.checks, check)
 	}
-	for i := range doc.fx.Webhooks {
+	for i := range doc.Fixture.Webhooks {
 		st, err := n.webhook(i)
 		if err != nil {
 			return nil, err
@@ -196,16 +198,16 @@ func (s *Sandbox) planFixture(doc *fixtureDoc, now time.Time, seed int64) (*fixt
 // id checks an id the file gives (a UUID, used once) or makes one.
 func (n *fixtureNorm) id(v *string, path string) error {
 	if *v == "" {
-		*v = n.rng.next()
+		*v = n.rng.Next()
 	} else {
 		u, err := uuid.Parse(*v)
 		if err != nil || len(*v) != 36 {
-			return n.doc.fail(path, "%q is not a UUID (such as 3fa85f64-5717-4562-b3fc-2c963f66afa6); leave it out to have one made", *v)
+			return n.doc.Fail(path, "%q is not a UUID (such as 3fa85f64-5717-4562-b3fc-2c963f66afa6); leave it out to have one made", *v)
 		}
 		*v = u.String()
 	}
 	if first, dup := n.seen[*v]; dup {
-		return n.doc.fail(path, "%s is used twice (first at %s)", *v, first)
+		return n.doc.Fail(path, "%s is used twice (first at %s)", *v, first)
 	}
 	n.seen[*v] = path
 	return nil
@@ -220,24 +222,24 @@ func (n *fixtureNorm) date(v *string, path string, def time.Time, notBefore time
 	case raw == "now":
 		t = n.now
 	case strings.HasPrefix(raw, "now-"):
-		d, err := parseDuration(strings.TrimPrefix(raw, "now-"))
+		d, err := store.ParseDuration(strings.TrimPrefix(raw, "now-"))
 		if err != nil || d < 0 {
-			return t, n.doc.fail(path, "%q: want now-DURATION such as now-90m or now-3d", raw)
+			return t, n.doc.Fail(path, "%q: want now-DURATION such as now-90m or now-3d", raw)
 		}
 		t = n.now.Add(-d)
 	default:
 		p, err := time.Parse(time.RFC3339Nano, raw)
 		if err != nil {
-			return t, n.doc.fail(path, "%q is not a date: want RFC 3339 (2026-11-20T10:00:00Z), now, or now-DURATION (now-2h, now-3d)", raw)
+			return t, n.doc.Fail(path, "%q is not a date: want RFC 3339 (2026-11-20T10:00:00Z), now, or now-DURATION (now-2h, now-3d)", raw)
 		}
 		t = p
 	}
 	t = t.UTC()
 	if t.After(n.now) {
-		return t, n.doc.fail(path, "%s is after the sandbox's clock (%s): fixtures record the past; advance the clock first (bnpl sandbox clock --advance DURATION)", fixtureTime(t), fixtureTime(n.now))
+		return t, n.doc.Fail(path, "%s is after the sandbox's clock (%s): fixtures record the past; advance the clock first (bnpl sandbox clock --advance DURATION)", fixtureTime(t), fixtureTime(n.now))
 	}
 	if t.Before(notBefore) {
-		return t, n.doc.fail(path, "%s is before the move it follows (%s)", fixtureTime(t), fixtureTime(notBefore))
+		return t, n.doc.Fail(path, "%s is before the move it follows (%s)", fixtureTime(t), fixtureTime(notBefore))
 	}
 	*v = fixtureTime(t)
 	return t, nil
@@ -247,7 +249,7 @@ func fixtureTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func (n *fixtureNorm) merchant(code *string, test **bool, path string) (*Merchant, string, error) {
 	if len(n.merchants) == 0 {
-		return nil, "", n.doc.fail(path, "this sandbox has no merchants")
+		return nil, "", n.doc.Fail(path, "this sandbox has no merchants")
 	}
 	if *code == "" {
 		*code = n.merchants[0].Code
@@ -266,7 +268,7 @@ func (n *fixtureNorm) merchant(code *string, test **bool, path string) (*Merchan
 		}
 	}
 	if m == nil {
-		return nil, "", n.doc.fail(path+".merchant", "no merchant %q in this sandbox; it has %s", *code, strings.Join(codes, ", "))
+		return nil, "", n.doc.Fail(path+".merchant", "no merchant %q in this sandbox; it has %s", *code, strings.Join(codes, ", "))
 	}
 	if *test == nil {
 		t := true
@@ -281,7 +283,7 @@ func (n *fixtureNorm) merchant(code *string, test **bool, path string) (*Merchan
 		if **test {
 			mode = "test"
 		}
-		return nil, "", n.doc.fail(path+".test", "merchant %s has no %s key", m.Code, mode)
+		return nil, "", n.doc.Fail(path+".test", "merchant %s has no %s key", m.Code, mode)
 	}
 	return m, key, nil
 }
@@ -289,7 +291,7 @@ func (n *fixtureNorm) merchant(code *string, test **bool, path string) (*Merchan
 // amount checks an amount in the payment's currency and writes it with the
 // currency's places.
 func (n *fixtureNorm) amount(v *string, currency, path string, zeroOK bool) error {
-	d, why := parseAmount(strings.TrimSpace(*v), currency)
+	d, why := service.ParseAmount(strings.TrimSpace(*v), currency)
 	switch {
 	case strings.TrimSpace(*v) == "":
 		why = "is required"
@@ -297,14 +299,14 @@ func (n *fixtureNorm) amount(v *string, currency, path string, zeroOK bool) erro
 		why = "must be positive"
 	}
 	if why != "" {
-		return n.doc.fail(path, "%q: %s", *v, why)
+		return n.doc.Fail(path, "%q: %s", *v, why)
 	}
 	*v = money.Format(d, currency)
 	return nil
 }
 
 func (n *fixtureNorm) payment(i int) ([]fixtureStep, func(context.Context, *Sandbox) error, error) {
-	p := &n.doc.fx.Payments[i]
+	p := &n.doc.Fixture.Payments[i]
 	path := fmt.Sprintf("payments[%d]", i)
 	m, key, err := n.merchant(&p.Merchant, &p.Test, path)
 	if err != nil {
@@ -320,7 +322,7 @@ func (n *fixtureNorm) payment(i int) ([]fixtureStep, func(context.Context, *Sand
 		p.Currency = m.Currency
 	}
 	if p.Currency = strings.ToUpper(p.Currency); p.Currency != m.Currency {
-		return nil, nil, n.doc.fail(path+".currency", "%s is not the currency of merchant %s (%s)", p.Currency, m.Code, m.Currency)
+		return nil, nil, n.doc.Fail(path+".currency", "%s is not the currency of merchant %s (%s)", p.Currency, m.Code, m.Currency)
 	}
 	if err := n.amount(&p.Amount, p.Currency, path+".amount", false); err != nil {
 		return nil, nil, err
@@ -349,19 +351,19 @@ func (n *fixtureNorm) payment(i int) ([]fixtureStep, func(context.Context, *Sand
 		return steps[a].rank < steps[b].rank
 	})
 	want := strings.ToUpper(strings.TrimSpace(p.Status))
-	if want != "" && !slices.Contains([]string{api.StatusCreated, api.StatusAuthorized, api.StatusClosed, api.StatusRejected, api.StatusExpired}, want) {
-		return nil, nil, n.doc.fail(path+".status", "%q is not a payment status: CREATED, AUTHORIZED, CLOSED, REJECTED or EXPIRED", p.Status)
+	if want != "" && !slices.Contains([]string{wire.StatusCreated, wire.StatusAuthorized, wire.StatusClosed, wire.StatusRejected, wire.StatusExpired}, want) {
+		return nil, nil, n.doc.Fail(path+".status", "%q is not a payment status: CREATED, AUTHORIZED, CLOSED, REJECTED or EXPIRED", p.Status)
 	}
 	check := func(ctx context.Context, s *Sandbox) error {
-		var got api.Payment
+		var got wire.Payment
 		if err := s.fixtureCall(ctx, m.Region, key, http.MethodGet, "/api/v2/payments/"+p.ID, nil, &got); err != nil {
-			return n.doc.fail(path, "%v", err)
+			return n.doc.Fail(path, "%v", err)
 		}
 		if want != "" && got.Status != want {
-			return n.doc.fail(path+".status", "the moves of this payment leave it %s, not %s", got.Status, want)
+			return n.doc.Fail(path+".status", "the moves of this payment leave it %s, not %s", got.Status, want)
 		}
 		p.Status = got.Status
-		if p.Checkout == "approved" && got.Status == api.StatusRejected {
+		if p.Checkout == "approved" && got.Status == wire.StatusRejected {
 			// The OTP-rejected test buyer: approving was a rejection,
 			// which is how the state (and so export) tells it.
 			p.Checkout, p.ApprovedAt = "rejected", ""
@@ -372,13 +374,13 @@ func (n *fixtureNorm) payment(i int) ([]fixtureStep, func(context.Context, *Sand
 }
 
 // checkoutDefaults fills what a checkout needs and the file left out.
-func (n *fixtureNorm) checkoutDefaults(p *FixturePayment, m *Merchant, path string) error {
+func (n *fixtureNorm) checkoutDefaults(p *fixture.FixturePayment, m *Merchant, path string) error {
 	city, phone := "Dubai", "+971500000001"
 	if m.Region == "sa" {
 		city, phone = "Riyadh", "+966500000001"
 	}
 	if p.Buyer == nil {
-		p.Buyer = &FixtureBuyer{}
+		p.Buyer = &fixture.FixtureBuyer{}
 	}
 	if p.Buyer.Name == "" {
 		p.Buyer.Name = "Fixture Buyer"
@@ -390,17 +392,17 @@ func (n *fixtureNorm) checkoutDefaults(p *FixturePayment, m *Merchant, path stri
 		p.Buyer.Phone = phone
 	}
 	if p.ShippingAddress == nil {
-		p.ShippingAddress = &FixtureShippingAddress{City: city}
+		p.ShippingAddress = &fixture.FixtureShippingAddress{City: city}
 	}
 	if p.Order == nil {
-		p.Order = &FixtureOrder{}
+		p.Order = &fixture.FixtureOrder{}
 	}
 	if len(p.Order.Items) == 0 {
 		title := p.Description
 		if title == "" {
 			title = "Item"
 		}
-		p.Order.Items = []FixtureItem{{Title: title, Quantity: 1, UnitPrice: p.Amount, Category: "general"}}
+		p.Order.Items = []fixture.FixtureItem{{Title: title, Quantity: 1, UnitPrice: p.Amount, Category: "general"}}
 	}
 	for k := range p.Order.Items {
 		it := &p.Order.Items[k]
@@ -409,13 +411,13 @@ func (n *fixtureNorm) checkoutDefaults(p *FixturePayment, m *Merchant, path stri
 			it.Quantity = 1
 		}
 		if it.Quantity < 0 {
-			return n.doc.fail(ip+".quantity", "must be positive")
+			return n.doc.Fail(ip+".quantity", "must be positive")
 		}
 		if it.Category == "" {
 			it.Category = "general"
 		}
 		if strings.TrimSpace(it.Title) == "" {
-			return n.doc.fail(ip+".title", "is required")
+			return n.doc.Fail(ip+".title", "is required")
 		}
 		if err := n.amount(&it.UnitPrice, p.Currency, ip+".unit_price", true); err != nil {
 			return err
@@ -426,7 +428,7 @@ func (n *fixtureNorm) checkoutDefaults(p *FixturePayment, m *Merchant, path stri
 
 // moves plans the payment's moves after its checkout. A date left out is
 // the date of the move before it.
-func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) ([]fixtureStep, error) {
+func (n *fixtureNorm) moves(p *fixture.FixturePayment, path string, created time.Time) ([]fixtureStep, error) {
 	var steps []fixtureStep
 	last := created
 	add := func(at time.Time, rank int, field string, ids []string, run func(context.Context, *Sandbox) error) {
@@ -444,7 +446,7 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 		c := &p.Captures[k]
 		cp := fmt.Sprintf("%s.captures[%d]", path, k)
 		if c.Reason != "" {
-			return nil, n.doc.fail(cp+".reason", "a capture has no reason")
+			return nil, n.doc.Fail(cp+".reason", "a capture has no reason")
 		}
 		if err := n.move(c, p.Currency, cp); err != nil {
 			return nil, err
@@ -500,17 +502,17 @@ func (n *fixtureNorm) moves(p *FixturePayment, path string, created time.Time) (
 
 // checkout plans the customer's move at checkout, nil when the checkout
 // stays open. It is approved when the file gives any later move.
-func (n *fixtureNorm) checkout(p *FixturePayment, path string, created time.Time) (*fixtureStep, error) {
+func (n *fixtureNorm) checkout(p *fixture.FixturePayment, path string, created time.Time) (*fixtureStep, error) {
 	p.Checkout = strings.ToLower(strings.TrimSpace(p.Checkout))
 	if p.Checkout == "" && (p.ApprovedAt != "" || len(p.Captures) > 0 || p.ClosedAt != "" || p.AuthExpiredAt != "" || len(p.Refunds) > 0 || len(p.Disputes) > 0) {
 		p.Checkout = "approved"
 	}
 	verb, ok := map[string]string{"approved": "approve", "rejected": "reject", "cancelled": "cancel", "": ""}[p.Checkout]
 	if !ok {
-		return nil, n.doc.fail(path+".checkout", "%q: want approved, rejected or cancelled (or leave it out: the checkout stays open)", p.Checkout)
+		return nil, n.doc.Fail(path+".checkout", "%q: want approved, rejected or cancelled (or leave it out: the checkout stays open)", p.Checkout)
 	}
 	if p.ApprovedAt != "" && p.Checkout != "approved" {
-		return nil, n.doc.fail(path+".approved_at", "only an approved checkout has approved_at")
+		return nil, n.doc.Fail(path+".approved_at", "only an approved checkout has approved_at")
 	}
 	if verb == "" {
 		return nil, nil
@@ -524,7 +526,7 @@ func (n *fixtureNorm) checkout(p *FixturePayment, path string, created time.Time
 		at = t
 	}
 	field := path + ".checkout"
-	if _, given := n.doc.lines[field]; !given && p.ApprovedAt != "" {
+	if _, given := n.doc.Lines[field]; !given && p.ApprovedAt != "" {
 		field = path + ".approved_at" // the checkout was implied by it
 	}
 	return &fixtureStep{at: at, rank: rankCheckout, path: field, run: func(ctx context.Context, s *Sandbox) error {
@@ -534,9 +536,9 @@ func (n *fixtureNorm) checkout(p *FixturePayment, path string, created time.Time
 
 // paymentPost is a step that posts to one of the payment's API paths with its
 // merchant's key.
-func paymentPost(p *FixturePayment, suffix string, body any) func(context.Context, *Sandbox) error {
+func paymentPost(p *fixture.FixturePayment, suffix string, body any) func(context.Context, *Sandbox) error {
 	return func(ctx context.Context, s *Sandbox) error {
-		m := s.merchants[p.Merchant]
+		m := s.MerchantsByCode[p.Merchant]
 		key := m.LiveKey
 		if *p.Test {
 			key = m.TestKey
@@ -545,14 +547,14 @@ func paymentPost(p *FixturePayment, suffix string, body any) func(context.Contex
 	}
 }
 
-func (n *fixtureNorm) move(mv *FixtureMove, currency, path string) error {
+func (n *fixtureNorm) move(mv *fixture.FixtureMove, currency, path string) error {
 	if err := n.id(&mv.ID, path+".id"); err != nil {
 		return err
 	}
 	return n.amount(&mv.Amount, currency, path+".amount", false)
 }
 
-func (n *fixtureNorm) dispute(p *FixturePayment, k int, path string, last, created time.Time) ([]fixtureStep, error) {
+func (n *fixtureNorm) dispute(p *fixture.FixturePayment, k int, path string, last, created time.Time) ([]fixtureStep, error) {
 	d := &p.Disputes[k]
 	dp := fmt.Sprintf("%s.disputes[%d]", path, k)
 	if err := n.id(&d.ID, dp+".id"); err != nil {
@@ -561,14 +563,14 @@ func (n *fixtureNorm) dispute(p *FixturePayment, k int, path string, last, creat
 	if d.Reason == "" {
 		d.Reason = "product_issue"
 	}
-	if !slices.Contains(api.DisputeReasons, d.Reason) {
-		return nil, n.doc.fail(dp+".reason", "%q: want one of %s", d.Reason, strings.Join(api.DisputeReasons, ", "))
+	if !slices.Contains(wire.DisputeReasons, d.Reason) {
+		return nil, n.doc.Fail(dp+".reason", "%q: want one of %s", d.Reason, strings.Join(wire.DisputeReasons, ", "))
 	}
 	if d.Status == "" {
-		d.Status = statusNew
+		d.Status = service.StatusNew
 	}
-	if !slices.Contains(api.DisputeStatuses, d.Status) {
-		return nil, n.doc.fail(dp+".status", "%q: want one of %s", d.Status, strings.Join(api.DisputeStatuses, ", "))
+	if !slices.Contains(wire.DisputeStatuses, d.Status) {
+		return nil, n.doc.Fail(dp+".status", "%q: want one of %s", d.Status, strings.Join(wire.DisputeStatuses, ", "))
 	}
 	body := map[string]any{"reason": d.Reason}
 	if d.Amount != "" {
@@ -583,25 +585,25 @@ func (n *fixtureNorm) dispute(p *FixturePayment, k int, path string, last, creat
 	}
 	steps := []fixtureStep{{at: opened, rank: rankDisputeOpen, path: dp, ids: []string{d.ID},
 		run: func(ctx context.Context, s *Sandbox) error {
-			var got api.Dispute
+			var got wire.Dispute
 			if err := s.fixtureControl(ctx, "/_sandbox/payments/"+p.ID+"/dispute", body, &got); err != nil {
 				return err
 			}
 			d.Amount = money.Format(got.Amount, p.Currency)
 			return nil
 		}}}
-	if d.Status == statusNew {
+	if d.Status == service.StatusNew {
 		if d.ResolvedAt != "" || d.RefundID != "" {
-			return nil, n.doc.fail(dp+".resolved_at", "a new dispute has no resolved_at or refund_id")
+			return nil, n.doc.Fail(dp+".resolved_at", "a new dispute has no resolved_at or refund_id")
 		}
 		return steps, nil
 	}
-	if d.Status == statusRefunded {
+	if d.Status == service.StatusRefunded {
 		if err := n.id(&d.RefundID, dp+".refund_id"); err != nil {
 			return nil, err
 		}
 	} else if d.RefundID != "" {
-		return nil, n.doc.fail(dp+".refund_id", "only a refunded dispute has a refund")
+		return nil, n.doc.Fail(dp+".refund_id", "only a refunded dispute has a refund")
 	}
 	resolved, err := n.date(&d.ResolvedAt, dp+".resolved_at", opened, opened)
 	if err != nil {
@@ -616,7 +618,7 @@ func (n *fixtureNorm) dispute(p *FixturePayment, k int, path string, last, creat
 }
 
 func (n *fixtureNorm) webhook(i int) (fixtureStep, error) {
-	w := &n.doc.fx.Webhooks[i]
+	w := &n.doc.Fixture.Webhooks[i]
 	path := fmt.Sprintf("webhooks[%d]", i)
 	m, key, err := n.merchant(&w.Merchant, &w.Test, path)
 	if err != nil {
@@ -626,7 +628,7 @@ func (n *fixtureNorm) webhook(i int) (fixtureStep, error) {
 		return fixtureStep{}, err
 	}
 	if strings.TrimSpace(w.URL) == "" {
-		return fixtureStep{}, n.doc.fail(path+".url", "is required")
+		return fixtureStep{}, n.doc.Fail(path+".url", "is required")
 	}
 	return fixtureStep{at: n.now, path: path + ".url", ids: []string{w.ID},
 		run: func(ctx context.Context, s *Sandbox) error {
@@ -642,7 +644,7 @@ func (n *fixtureNorm) webhook(i int) (fixtureStep, error) {
 }
 
 // fixtureCheckout creates the payment's checkout as the merchant would.
-func (s *Sandbox) fixtureCheckout(ctx context.Context, m *Merchant, key string, p *FixturePayment) error {
+func (s *Sandbox) fixtureCheckout(ctx context.Context, m *Merchant, key string, p *fixture.FixturePayment) error {
 	items := make([]map[string]any, 0, len(p.Order.Items))
 	for _, it := range p.Order.Items {
 		item := map[string]any{"title": it.Title, "quantity": it.Quantity, "unit_price": it.UnitPrice, "category": it.Category}
@@ -663,7 +665,7 @@ func (s *Sandbox) fixtureCheckout(ctx context.Context, m *Merchant, key string, 
 			"order_history":    []any{},
 		},
 	}
-	var got api.CheckoutSession
+	var got wire.CheckoutSession
 	if err := s.fixtureCall(ctx, m.Region, key, http.MethodPost, "/api/v2/checkout", body, &got); err != nil {
 		return err
 	}
@@ -737,8 +739,8 @@ func (s *Sandbox) fixtureCall(ctx context.Context, region, key, method, path str
 	raw := rec.Body.Bytes()
 	if resp.StatusCode/100 != 2 {
 		var e struct {
-			Error  string       `json:"error"`
-			Errors []fieldError `json:"errors"`
+			Error  string            `json:"error"`
+			Errors []edge.FieldError `json:"errors"`
 		}
 		_ = json.Unmarshal(raw, &e)
 		if len(e.Errors) > 0 {

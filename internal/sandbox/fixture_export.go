@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/fixture"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
+	"go.yaml.in/yaml/v3"
 )
 
 // ExportFixture writes today's state as a fixture, in the normalised form
@@ -23,17 +26,17 @@ import (
 // rejected or cancelled (seeding does it at the payment's created_at), the
 // history of a dispute (its last status and when it took it are), dispute
 // webhooks, and the fields of a checkout a fixture does not carry.
-func (s *Sandbox) ExportFixture(ctx context.Context) (*Fixture, error) {
-	now, err := s.now(ctx)
+func (s *Sandbox) ExportFixture(ctx context.Context) (*fixture.Fixture, error) {
+	now, err := s.CurrentTime(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fx := &Fixture{Payments: []FixturePayment{}}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, doc FROM payments ORDER BY seq`)
+	fx := &fixture.Fixture{Payments: []fixture.FixturePayment{}}
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, doc FROM payments ORDER BY seq`)
 	if err != nil {
 		return nil, err
 	}
-	var recs []*record
+	var recs []*store.Record
 	for rows.Next() {
 		var id string
 		var doc []byte
@@ -41,7 +44,7 @@ func (s *Sandbox) ExportFixture(ctx context.Context) (*Fixture, error) {
 			rows.Close()
 			return nil, err
 		}
-		rec, err := decodeRecord(doc, "id", id)
+		rec, err := store.DecodeRecord(doc, "id", id)
 		if err != nil {
 			rows.Close()
 			return nil, err
@@ -61,87 +64,87 @@ func (s *Sandbox) ExportFixture(ctx context.Context) (*Fixture, error) {
 	}
 	for _, m := range s.Merchants() {
 		for _, isTest := range []bool{true, false} {
-			hooks, err := listHooks(ctx, s.db, hookKindPayment, m.Code, isTest)
+			hooks, err := outbox.ListHooks(ctx, s.DB, outbox.HookKindPayment, m.Code, isTest)
 			if err != nil {
 				return nil, err
 			}
 			for _, h := range hooks {
 				test := h.IsTest
-				fx.Webhooks = append(fx.Webhooks, FixtureWebhook{ID: h.ID, Merchant: h.MerchantCode, Test: &test, URL: h.URL})
+				fx.Webhooks = append(fx.Webhooks, fixture.FixtureWebhook{ID: h.ID, Merchant: h.MerchantCode, Test: &test, URL: h.URL})
 			}
 		}
 	}
 	return fx, nil
 }
 
-func (s *Sandbox) paymentDisputes(ctx context.Context, paymentID string) ([]*disputeDoc, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, doc FROM disputes WHERE payment_id = ? ORDER BY seq`, paymentID)
+func (s *Sandbox) paymentDisputes(ctx context.Context, paymentID string) ([]*service.DisputeDoc, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, doc FROM disputes WHERE payment_id = ? ORDER BY seq`, paymentID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*disputeDoc
+	var out []*service.DisputeDoc
 	for rows.Next() {
 		var id string
 		var doc []byte
 		if err := rows.Scan(&id, &doc); err != nil {
 			return nil, err
 		}
-		var d disputeDoc
+		var d service.DisputeDoc
 		if err := json.Unmarshal(doc, &d); err != nil {
-			return nil, corruptRow("disputes", "id", id, err)
+			return nil, store.CorruptRow("disputes", "id", id, err)
 		}
 		out = append(out, &d)
 	}
 	return out, rows.Err()
 }
 
-func (s *Sandbox) exportPayment(rec *record, disputes []*disputeDoc, now time.Time) FixturePayment {
+func (s *Sandbox) exportPayment(rec *store.Record, disputes []*service.DisputeDoc, now time.Time) fixture.FixturePayment {
 	p := rec.Payment
 	stored := p.Status
-	rec.settle(now)
+	rec.Settle(now)
 	test := p.IsTest
 	cur := p.Currency
-	fp := FixturePayment{ID: p.ID, SessionID: rec.SessionID, Merchant: rec.MerchantCode, Test: &test,
+	fp := fixture.FixturePayment{ID: p.ID, SessionID: rec.SessionID, Merchant: rec.MerchantCode, Test: &test,
 		Status: rec.Payment.Status, Amount: money.Format(p.Amount, cur), Currency: cur, Description: p.Description,
-		Order: &FixtureOrder{}}
+		Order: &fixture.FixtureOrder{}}
 	if p.CreatedAt != nil {
 		fp.CreatedAt = fixtureTime(*p.CreatedAt)
 	}
 	if p.Order != nil {
 		fp.Order.ReferenceID = p.Order.ReferenceID
 		for _, it := range p.Order.Items {
-			fp.Order.Items = append(fp.Order.Items, FixtureItem{Title: it.Title, Quantity: it.Quantity,
+			fp.Order.Items = append(fp.Order.Items, fixture.FixtureItem{Title: it.Title, Quantity: it.Quantity,
 				UnitPrice: money.Format(it.UnitPrice, cur), Category: it.Category, ReferenceID: it.ReferenceID})
 		}
 	}
 	if p.Buyer != nil {
-		fp.Buyer = &FixtureBuyer{Name: p.Buyer.Name, Email: p.Buyer.Email, Phone: p.Buyer.Phone}
+		fp.Buyer = &fixture.FixtureBuyer{Name: p.Buyer.Name, Email: p.Buyer.Email, Phone: p.Buyer.Phone}
 	}
 	if p.ShippingAddress != nil {
-		fp.ShippingAddress = &FixtureShippingAddress{City: p.ShippingAddress.City, Address: p.ShippingAddress.Address, Zip: p.ShippingAddress.Zip}
+		fp.ShippingAddress = &fixture.FixtureShippingAddress{City: p.ShippingAddress.City, Address: p.ShippingAddress.Address, Zip: p.ShippingAddress.Zip}
 	}
 	switch {
 	case rec.AuthorizedAt != nil:
 		fp.Checkout, fp.ApprovedAt = "approved", fixtureTime(*rec.AuthorizedAt)
-	case stored == api.StatusRejected:
+	case stored == wire.StatusRejected:
 		fp.Checkout = "rejected"
-	case stored == api.StatusExpired:
+	case stored == wire.StatusExpired:
 		fp.Checkout = "cancelled"
 	}
 	for _, c := range p.Captures {
-		fp.Captures = append(fp.Captures, FixtureMove{ID: c.ID, Amount: money.Format(c.Amount, cur), ReferenceID: c.ReferenceID, At: timeOrEmpty(c.CreatedAt)})
+		fp.Captures = append(fp.Captures, fixture.FixtureMove{ID: c.ID, Amount: money.Format(c.Amount, cur), ReferenceID: c.ReferenceID, At: timeOrEmpty(c.CreatedAt)})
 	}
-	if rec.AuthorizedAt != nil && rec.AuthExpiresAt != nil && !rec.AuthExpiresAt.Equal(rec.AuthorizedAt.Add(s.authExpiry)) {
+	if rec.AuthorizedAt != nil && rec.AuthExpiresAt != nil && !rec.AuthExpiresAt.Equal(rec.AuthorizedAt.Add(s.AuthExpiry)) {
 		fp.AuthExpiredAt = fixtureTime(*rec.AuthExpiresAt)
 	}
-	if p.Status == api.StatusClosed && rec.ClosedAt != nil && p.Captured().LessThan(p.Amount) {
+	if p.Status == wire.StatusClosed && rec.ClosedAt != nil && p.Captured().LessThan(p.Amount) {
 		fp.ClosedAt = fixtureTime(*rec.ClosedAt)
 	}
-	byDispute := map[string]*FixtureDispute{}
+	byDispute := map[string]*fixture.FixtureDispute{}
 	for _, d := range disputes {
-		fd := FixtureDispute{ID: d.ID, Reason: d.Reason, Amount: money.FormatString(d.Amount, cur), Status: d.Status, OpenedAt: fixtureTime(d.CreatedAt)}
-		if d.Status != statusNew && len(d.History) > 0 {
+		fd := fixture.FixtureDispute{ID: d.ID, Reason: d.Reason, Amount: money.FormatString(d.Amount, cur), Status: d.Status, OpenedAt: fixtureTime(d.CreatedAt)}
+		if d.Status != service.StatusNew && len(d.History) > 0 {
 			fd.ResolvedAt = fixtureTime(d.History[len(d.History)-1].CreatedAt)
 		}
 		fp.Disputes = append(fp.Disputes, fd)
@@ -150,11 +153,11 @@ func (s *Sandbox) exportPayment(rec *record, disputes []*disputeDoc, now time.Ti
 		byDispute["dispute-"+fp.Disputes[i].ID] = &fp.Disputes[i]
 	}
 	for _, r := range p.Refunds {
-		if d, ok := byDispute[r.ReferenceID]; ok && d.Status == statusRefunded {
+		if d, ok := byDispute[r.ReferenceID]; ok && d.Status == service.StatusRefunded {
 			d.RefundID = r.ID
 			continue
 		}
-		fp.Refunds = append(fp.Refunds, FixtureMove{ID: r.ID, Amount: money.Format(r.Amount, cur), ReferenceID: r.ReferenceID, Reason: r.Reason, At: timeOrEmpty(r.CreatedAt)})
+		fp.Refunds = append(fp.Refunds, fixture.FixtureMove{ID: r.ID, Amount: money.Format(r.Amount, cur), ReferenceID: r.ReferenceID, Reason: r.Reason, At: timeOrEmpty(r.CreatedAt)})
 	}
 	return fp
 }
@@ -168,7 +171,7 @@ func timeOrEmpty(t *time.Time) string {
 
 // MarshalFixture writes a fixture as YAML, or as JSON (indented) when
 // asJSON.
-func MarshalFixture(fx *Fixture, asJSON bool) ([]byte, error) {
+func MarshalFixture(fx *fixture.Fixture, asJSON bool) ([]byte, error) {
 	if asJSON {
 		b, err := json.MarshalIndent(fx, "", "  ")
 		if err != nil {

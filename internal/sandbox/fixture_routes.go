@@ -5,6 +5,10 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/fixture"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 )
 
 // The fixture endpoints, loopback only like every control endpoint:
@@ -14,8 +18,8 @@ import (
 //	                                       400 bad_data naming FILE:LINE: FIELD (nothing changed)
 //	GET  /_sandbox/export                  the state as a fixture, JSON
 func (s *Sandbox) fixtureRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("POST /_sandbox/seed", loopbackOnly(s.handleSeed))
-	mux.HandleFunc("GET /_sandbox/export", loopbackOnly(s.handleExport))
+	mux.HandleFunc("POST /_sandbox/seed", middleware.LoopbackOnly(s.handleSeed))
+	mux.HandleFunc("GET /_sandbox/export", middleware.LoopbackOnly(s.handleExport))
 }
 
 func (s *Sandbox) handleSeed(w http.ResponseWriter, r *http.Request) {
@@ -28,34 +32,34 @@ func (s *Sandbox) handleSeed(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("seed"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			writeError(w, badData("seed must be an integer, got "+strconv.Quote(v)))
+			edge.WriteError(w, edge.BadData("seed must be an integer, got "+strconv.Quote(v)))
 			return
 		}
 		seed = n
 	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxFixtureFile+1))
+	data, err := io.ReadAll(io.LimitReader(r.Body, fixture.MaxFileSize+1))
 	if err != nil {
-		writeError(w, badData("could not read the fixture: "+err.Error()))
+		edge.WriteError(w, edge.BadData("could not read the fixture: "+err.Error()))
 		return
 	}
 	fx, err := s.SeedFixture(r.Context(), name, data, seed)
-	var fe *FixtureError
+	var fe *fixture.FixtureError
 	if errors.As(err, &fe) {
-		writeError(w, &apiError{status: http.StatusBadRequest, errorType: "bad_data", message: err.Error()})
+		edge.WriteError(w, &edge.Refusal{Status: http.StatusBadRequest, ErrorType: "bad_data", Message: err.Error()})
 		return
 	}
 	if err != nil {
-		writeError(w, &apiError{status: http.StatusInternalServerError, errorType: "internal", message: err.Error()})
+		edge.WriteError(w, &edge.Refusal{Status: http.StatusInternalServerError, ErrorType: "internal", Message: err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, fx)
+	edge.WriteJSON(w, http.StatusOK, fx)
 }
 
 func (s *Sandbox) handleExport(w http.ResponseWriter, r *http.Request) {
 	fx, err := s.ExportFixture(r.Context())
 	if err != nil {
-		writeError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, fx)
+	edge.WriteJSON(w, http.StatusOK, fx)
 }

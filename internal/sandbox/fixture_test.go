@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/google/uuid"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/fixture"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
+	"github.com/google/uuid"
 )
 
 func everyState(t *testing.T) []byte {
@@ -61,19 +65,19 @@ func TestFixtureEachState(t *testing.T) {
 		captured, refunded         string
 		authExpired, closedByClose bool
 	}{
-		{1, aeTest, api.StatusCreated, "0", "0", false, false},
-		{2, aeTest, api.StatusAuthorized, "0", "0", false, false},
-		{3, aeTest, api.StatusAuthorized, "200", "0", false, false},
-		{4, aeTest, api.StatusClosed, "400", "0", false, false},
-		{5, aeTest, api.StatusClosed, "300", "100", false, false},
-		{6, kwTest, api.StatusClosed, "80", "80", false, false},
-		{7, saTest, api.StatusClosed, "350", "0", false, true},
-		{8, aeTest, api.StatusClosed, "0", "0", false, true},
-		{9, aeTest, api.StatusExpired, "0", "0", false, false},
-		{10, aeTest, api.StatusExpired, "0", "0", false, false},
-		{11, aeTest, api.StatusAuthorized, "0", "0", true, false},
-		{12, aeTest, api.StatusRejected, "0", "0", false, false},
-		{13, aeTest, api.StatusRejected, "0", "0", false, false},
+		{1, aeTest, wire.StatusCreated, "0", "0", false, false},
+		{2, aeTest, wire.StatusAuthorized, "0", "0", false, false},
+		{3, aeTest, wire.StatusAuthorized, "200", "0", false, false},
+		{4, aeTest, wire.StatusClosed, "400", "0", false, false},
+		{5, aeTest, wire.StatusClosed, "300", "100", false, false},
+		{6, kwTest, wire.StatusClosed, "80", "80", false, false},
+		{7, saTest, wire.StatusClosed, "350", "0", false, true},
+		{8, aeTest, wire.StatusClosed, "0", "0", false, true},
+		{9, aeTest, wire.StatusExpired, "0", "0", false, false},
+		{10, aeTest, wire.StatusExpired, "0", "0", false, false},
+		{11, aeTest, wire.StatusAuthorized, "0", "0", true, false},
+		{12, aeTest, wire.StatusRejected, "0", "0", false, false},
+		{13, aeTest, wire.StatusRejected, "0", "0", false, false},
 	}
 	for _, c := range cases {
 		r := e.do(regionOfKey(c.key), "GET", "/api/v2/payments/"+id(c.n), c.key, nil)
@@ -92,7 +96,7 @@ func TestFixtureEachState(t *testing.T) {
 	}
 	// Disputes in each status the interface has, on live payments.
 	mc := map[string]string{"X-Merchant-Code": "ae-sandbox"}
-	for k, status := range api.DisputeStatuses {
+	for k, status := range wire.DisputeStatuses {
 		r := e.doRaw("ae", "GET", "/api/v1/disputes/"+fmt.Sprintf("f1a7e000-0000-4000-8000-0000000d%04d", k), mergeAuth(mc, aeLive), nil)
 		if d, _ := r.json(t)["dispute"].(map[string]any); r.status != 200 || d["status"] != status {
 			t.Errorf("dispute %d: %d %s, want %s", k, r.status, r.body, status)
@@ -133,8 +137,8 @@ func TestParseFixtureErrorsNameLineAndField(t *testing.T) {
 		{"{\"payments\": [{\"amount\": \"1\",\n \"nope\": 1}]}", "f.yaml:2: payments[0].nope: unknown field"},
 	}
 	for _, c := range cases {
-		_, err := ParseFixture("f.yaml", []byte(c.src))
-		var fe *FixtureError
+		_, err := fixture.ParseFixture("f.yaml", []byte(c.src))
+		var fe *fixture.FixtureError
 		if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q:\n got %v\nwant %s", c.src, err, c.want)
 		}
@@ -216,10 +220,10 @@ func TestSeedFixtureRefusals(t *testing.T) {
 // Seeded, the state's generator gives the same ids on every run; unseeded
 // they differ.
 func TestIDSourceSeeded(t *testing.T) {
-	a, b, c := newIDSource(42), newIDSource(42), newIDSource(0)
+	a, b, c := store.NewIDSource(42), store.NewIDSource(42), store.NewIDSource(0)
 	for i := 0; i < 5; i++ {
-		x, y, z := a.next(), b.next(), c.next()
-		if x != y || x == z || !validUUID(x) {
+		x, y, z := a.Next(), b.Next(), c.Next()
+		if x != y || x == z || !edge.ValidUUID(x) {
 			t.Fatalf("%s %s %s", x, y, z)
 		}
 		if u, _ := uuid.Parse(x); u.Version() != 4 {

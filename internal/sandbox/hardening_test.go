@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 func TestHostedPageSecurityHeadersAndSchemes(t *testing.T) {
@@ -42,7 +45,7 @@ func TestHostedPageSecurityHeadersAndSchemes(t *testing.T) {
 	// the 303 goes back to the page.
 	s2 := e.createSession(checkoutBody("ae-sandbox", "AED", "100.00"), aeTest)
 	ctx := context.Background()
-	if _, err := e.sb.db.ExecContext(ctx, `UPDATE payments SET doc = json_set(doc, '$.merchant_urls.success', 'javascript://x/%0aalert(1)')
+	if _, err := e.sb.DB.ExecContext(ctx, `UPDATE payments SET doc = json_set(doc, '$.merchant_urls.success', 'javascript://x/%0aalert(1)')
 		WHERE session_id = ?`, s2.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +66,9 @@ func TestLatencyFaultAbandonedRequestRunsNothing(t *testing.T) {
 	// The payment is made without faults, on the state file the faulty
 	// sandbox then serves.
 	path := t.TempDir() + "/state.db"
-	plain := newEnv(t, Options{StatePath: path, Clock: realClock{}})
+	plain := newEnv(t, Options{StatePath: path, Clock: store.RealClock{}})
 	id := plain.authorized("100.00")
-	e := newEnv(t, Options{StatePath: path, Faults: FaultSpec{Latency: time.Hour}, Seed: 1, Clock: realClock{}})
+	e := newEnv(t, Options{StatePath: path, Faults: middleware.FaultSpec{Latency: time.Hour}, Seed: 1, Clock: store.RealClock{}})
 	entered := make(chan struct{}, 1)
 	finished := make(chan struct{}, 1)
 	h := e.sb.Handler("ae")
@@ -99,19 +102,19 @@ func TestLatencyFaultAbandonedRequestRunsNothing(t *testing.T) {
 		t.Fatal("the request was answered: it should have been abandoned")
 	}
 	<-finished
-	if p := plain.get(id); len(p.Captures) != 0 || p.Status != api.StatusAuthorized {
+	if p := plain.get(id); len(p.Captures) != 0 || p.Status != wire.StatusAuthorized {
 		t.Fatalf("the abandoned capture ran: %+v", p.Captures)
 	}
 }
 
 func TestResendAfterUpdateRecordsTheURLUsed(t *testing.T) {
-	delivered := make(chan Delivery, 4)
-	e := newDisputeEnv(t, Options{AllowLocalWebhooks: true, OnDelivery: func(d Delivery) { delivered <- d }})
+	delivered := make(chan outbox.Delivery, 4)
+	e := newDisputeEnv(t, Options{AllowLocalWebhooks: true, OnDelivery: func(d outbox.Delivery) { delivered <- d }})
 	old := newHookReceiver(t, nil)
 	hook := e.registerPaymentHook(aeTest, old.srv.URL+"/old", nil)
 	e.authorized("10.00")
 	<-delivered // recorded
-	list, err := e.sb.DeliveryAttempts(context.Background(), DeliveryFilter{})
+	list, err := e.sb.DeliveryAttempts(context.Background(), outbox.DeliveryFilter{})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("%v %v", list, err)
 	}
@@ -127,7 +130,7 @@ func TestResendAfterUpdateRecordsTheURLUsed(t *testing.T) {
 	if a.URL != moved.srv.URL+"/new" || !a.Resend {
 		t.Fatalf("resend answered %q", a.URL)
 	}
-	all, _ := e.sb.DeliveryAttempts(context.Background(), DeliveryFilter{})
+	all, _ := e.sb.DeliveryAttempts(context.Background(), outbox.DeliveryFilter{})
 	if len(all) != 2 || all[0].URL != moved.srv.URL+"/new" || all[1].URL != old.srv.URL+"/old" {
 		t.Fatalf("attempts: %+v", all)
 	}

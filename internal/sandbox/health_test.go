@@ -8,13 +8,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
 )
 
-func getHealth(t *testing.T, h http.Handler) (int, Health) {
+func getHealth(t *testing.T, h http.Handler) (int, extras.Health) {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/_sandbox/health", nil))
-	var body Health
+	var body extras.Health
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 		t.Fatalf("health body %q: %v", rec.Body.String(), err)
 	}

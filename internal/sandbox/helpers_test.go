@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/shopspring/decimal"
 )
 
@@ -29,12 +31,12 @@ var testStart = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 type env struct {
 	t     testing.TB
 	sb    *Sandbox
-	clock *FakeClock
+	clock *store.FakeClock
 }
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
-	clock := NewFakeClock(testStart)
+	clock := store.NewFakeClock(testStart)
 	if opts.Clock == nil {
 		opts.Clock = clock
 	}
@@ -64,9 +66,9 @@ func (r resp) json(t testing.TB) map[string]any {
 	return m
 }
 
-func (r resp) payment(t testing.TB) *api.Payment {
+func (r resp) payment(t testing.TB) *wire.Payment {
 	t.Helper()
-	var p api.Payment
+	var p wire.Payment
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("body is not a payment: %v\n%s", err, r.body)
 	}
@@ -133,9 +135,9 @@ func wantFieldError(t testing.TB, r resp, field, code, message string) {
 		t.Fatalf("status %d, want 400; body %s", r.status, r.body)
 	}
 	var body struct {
-		Status    string       `json:"status"`
-		ErrorType string       `json:"errorType"`
-		Errors    []fieldError `json:"errors"`
+		Status    string            `json:"status"`
+		ErrorType string            `json:"errorType"`
+		Errors    []edge.FieldError `json:"errors"`
 	}
 	if err := json.Unmarshal(r.body, &body); err != nil {
 		t.Fatal(err)
@@ -208,7 +210,7 @@ func set(m map[string]any, path string, v any) map[string]any {
 
 // createSession creates a checkout for ae-sandbox (test mode) and answers
 // the session.
-func (e *env) createSession(body map[string]any, key string) *api.CheckoutSession {
+func (e *env) createSession(body map[string]any, key string) *wire.CheckoutSession {
 	e.t.Helper()
 	region := "ae"
 	if key == saTest {
@@ -218,7 +220,7 @@ func (e *env) createSession(body map[string]any, key string) *api.CheckoutSessio
 	if r.status != 200 {
 		e.t.Fatalf("checkout: %d %s", r.status, r.body)
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	if err := json.Unmarshal(r.body, &s); err != nil {
 		e.t.Fatal(err)
 	}
@@ -235,7 +237,7 @@ func (e *env) authorized(amount string) string {
 	return s.Payment.ID
 }
 
-func (e *env) get(id string) *api.Payment {
+func (e *env) get(id string) *wire.Payment {
 	e.t.Helper()
 	r := e.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil)
 	if r.status != 200 {

@@ -11,38 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 	"github.com/chromedp/chromedp"
-	"github.com/shopspring/decimal"
 )
-
-func TestSchedule(t *testing.T) {
-	for _, c := range []struct {
-		amount, currency string
-		want             []string
-	}{
-		{"100.00", "AED", []string{"25.00", "25.00", "25.00", "25.00"}},
-		{"100.01", "AED", []string{"25.01", "25.00", "25.00", "25.00"}},
-		{"10.00", "SAR", []string{"2.50", "2.50", "2.50", "2.50"}},
-		{"0.07", "AED", []string{"0.04", "0.01", "0.01", "0.01"}},
-		{"10.001", "KWD", []string{"2.501", "2.500", "2.500", "2.500"}},
-	} {
-		plan := schedule(decimal.RequireFromString(c.amount), c.currency, testStart)
-		sum := decimal.Zero
-		for i, in := range plan {
-			if in.Amount != c.want[i] {
-				t.Fatalf("%s %s: installment %d = %s, want %s", c.amount, c.currency, i, in.Amount, c.want[i])
-			}
-			sum = sum.Add(decimal.RequireFromString(in.Amount))
-		}
-		if !sum.Equal(decimal.RequireFromString(c.amount)) {
-			t.Fatalf("%s: installments add up to %s", c.amount, sum)
-		}
-		if plan[0].Due != "Today" || plan[3].Due != "10 Jun 2026" {
-			t.Fatalf("dates %+v", plan)
-		}
-	}
-}
 
 // The hosted page over plain HTTP: the page, a button, the redirect.
 func TestHostedPageFlow(t *testing.T) {
@@ -60,9 +31,9 @@ func TestHostedPageFlow(t *testing.T) {
 	for _, c := range []struct {
 		action, status, target string
 	}{
-		{"approve", api.StatusAuthorized, "https://shop.example/ok"},
-		{"reject", api.StatusRejected, "https://shop.example/fail"},
-		{"cancel", api.StatusExpired, "https://shop.example/cancel"},
+		{"approve", wire.StatusAuthorized, "https://shop.example/ok"},
+		{"reject", wire.StatusRejected, "https://shop.example/fail"},
+		{"cancel", wire.StatusExpired, "https://shop.example/cancel"},
 	} {
 		t.Run(c.action, func(t *testing.T) {
 			s := e.createSession(checkoutBody("ae-sandbox", "AED", "100.01"), aeTest)
@@ -142,7 +113,7 @@ func TestHostedPageInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s api.CheckoutSession
+	var s wire.CheckoutSession
 	decodeJSON(t, res, &s)
 	if !strings.HasPrefix(s.WebURL(), srv.URL) {
 		t.Fatalf("web_url %s should point at the server %s", s.WebURL(), srv.URL)
@@ -192,7 +163,7 @@ func TestHostedPageInBrowser(t *testing.T) {
 	if got := landed.Load().(string); got != s.Payment.ID {
 		t.Fatalf("merchant got payment_id %q, want %q", got, s.Payment.ID)
 	}
-	if p := e.get(s.Payment.ID); p.Status != api.StatusAuthorized {
+	if p := e.get(s.Payment.ID); p.Status != wire.StatusAuthorized {
 		t.Fatalf("payment %s", p.Status)
 	}
 }

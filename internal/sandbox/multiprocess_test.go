@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 const helperEnv = "BNPL_SANDBOX_TEST_HELPER"
@@ -44,7 +46,7 @@ func TestHelperCaptureProcess(t *testing.T) {
 	}
 	parts := strings.Split(spec, "|") // path|payment id|prefix|count
 	count, _ := strconv.Atoi(parts[3])
-	e := newEnv(t, Options{StatePath: parts[0], Clock: realClock{}})
+	e := newEnv(t, Options{StatePath: parts[0], Clock: store.RealClock{}})
 	accepted, statuses := captureMany(t, e, parts[1], parts[2], count)
 	fmt.Printf("RESULT accepted=%d statuses=%v\n", accepted, statuses)
 }
@@ -54,7 +56,7 @@ func TestMultiProcess(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	path := filepath.Join(t.TempDir(), "shared.db")
-	e := newEnv(t, Options{StatePath: path, Clock: realClock{}})
+	e := newEnv(t, Options{StatePath: path, Clock: store.RealClock{}})
 	s := e.createSession(checkoutBody("ae-sandbox", "AED", "100.00"), aeTest)
 	if _, err := e.sb.Approve(context.Background(), s.ID); err != nil {
 		t.Fatal(err)

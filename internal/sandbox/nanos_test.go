@@ -1,28 +1,9 @@
 package sandbox
 
 import (
-	"math"
 	"strings"
 	"testing"
-	"time"
 )
-
-func TestNanosBound(t *testing.T) {
-	for _, c := range []struct {
-		t    time.Time
-		want int64
-	}{
-		{time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), math.MaxInt64},
-		{time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), math.MaxInt64},
-		{time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), math.MinInt64},
-		{testStart, testStart.UnixNano()},
-		{maxNanoTime, math.MaxInt64},
-	} {
-		if got := nanosBound(c.t); got != c.want {
-			t.Errorf("nanosBound(%v) = %d, want %d", c.t, got, c.want)
-		}
-	}
-}
 
 // List filters with dates past 2262 (or before 1677) compare as dates:
 // "until 3000" keeps everything, "since 3000" nothing, "since 1000"

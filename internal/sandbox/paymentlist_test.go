@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // naivePage is the payments list computed the plain way, every payment's
@@ -18,7 +19,7 @@ import (
 func naivePage(t *testing.T, e *env, status string, limit, offset int) ([]string, int) {
 	t.Helper()
 	ctx := context.Background()
-	now, err := e.sb.now(ctx)
+	now, err := e.sb.CurrentTime(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,12 +35,12 @@ func naivePage(t *testing.T, e *env, status string, limit, offset int) ([]string
 	}[status]
 	from := `(SELECT *, CASE WHEN status = 'CREATED' AND created_at <= ? THEN 'EXPIRED' ELSE status END AS eff FROM payments)`
 	where := `merchant_code = 'ae-sandbox' AND is_test = 1 AND ` + eff
-	cutoff := now.Add(-paymentTimeout).UnixNano()
+	cutoff := now.Add(-store.PaymentTimeout).UnixNano()
 	var total int
-	if err := e.sb.db.QueryRow(`SELECT count(*) FROM `+from+` WHERE `+where, cutoff).Scan(&total); err != nil {
+	if err := e.sb.DB.QueryRow(`SELECT count(*) FROM `+from+` WHERE `+where, cutoff).Scan(&total); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := e.sb.db.Query(`SELECT id FROM `+from+` WHERE `+where+` ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`, cutoff, limit, offset)
+	rows, err := e.sb.DB.Query(`SELECT id FROM `+from+` WHERE `+where+` ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`, cutoff, limit, offset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,15 +107,15 @@ func TestListPaymentsMatchesNaive(t *testing.T) {
 					if r.status != 200 {
 						t.Fatalf("%s: %d %s", q, r.status, r.body)
 					}
-					var l api.PaymentList
+					var l wire.PaymentList
 					if err := json.Unmarshal(r.body, &l); err != nil {
 						t.Fatal(err)
 					}
 					got := make([]string, len(l.Payments))
 					for i, p := range l.Payments {
 						got[i] = p.ID
-						if p.Status == api.StatusCreated {
-							if now, _ := e.sb.now(ctx); !now.Before(p.CreatedAt.Add(paymentTimeout)) {
+						if p.Status == wire.StatusCreated {
+							if now, _ := e.sb.CurrentTime(ctx); !now.Before(p.CreatedAt.Add(store.PaymentTimeout)) {
 								t.Fatalf("%s: %s listed CREATED after its timeout", q, p.ID)
 							}
 						}

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 const badID = "not-a-uuid"
@@ -45,7 +47,7 @@ func TestCaptures(t *testing.T) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 		p := r.payment(t)
-		if p.Status != api.StatusAuthorized || len(p.Captures) != 1 || p.Captures[0].ReferenceID != "c1" || p.Captures[0].TaxAmount == nil {
+		if p.Status != wire.StatusAuthorized || len(p.Captures) != 1 || p.Captures[0].ReferenceID != "c1" || p.Captures[0].TaxAmount == nil {
 			t.Fatalf("after partial: %+v", p)
 		}
 		wantError(t, capture(id, map[string]any{"amount": "60.01"}), 400, "bad_data", "could not capture: could not capture more than not captured yet: 60.01 > 60.00")
@@ -56,7 +58,7 @@ func TestCaptures(t *testing.T) {
 		}
 		last := capture(id, map[string]any{"amount": "60", "reference_id": "c2"})
 		p = last.payment(t)
-		if p.Status != api.StatusClosed || len(p.Captures) != 2 || !p.Captured().Equal(p.Amount) {
+		if p.Status != wire.StatusClosed || len(p.Captures) != 2 || !p.Captured().Equal(p.Amount) {
 			t.Fatalf("after full: %+v", p)
 		}
 		wantError(t, capture(id, map[string]any{"amount": "60"}), 400, "bad_data", "already closed")
@@ -124,7 +126,7 @@ func TestRefunds(t *testing.T) {
 	wantError(t, refund(id, map[string]any{"amount": "1"}), 400, "bad_data", "can not refund payment that has no captures and not closed")
 	e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "30.00"})
 	wantError(t, refund(id, map[string]any{"amount": "1"}), 400, "bad_data", "can not refund payment that has no captures and not closed")
-	if r := e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil); r.status != 200 || r.payment(t).Status != api.StatusClosed {
+	if r := e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil); r.status != 200 || r.payment(t).Status != wire.StatusClosed {
 		t.Fatalf("close: %d %s", r.status, r.body)
 	}
 
@@ -142,7 +144,7 @@ func TestRefunds(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	p := r.payment(t)
-	if len(p.Refunds) != 1 || p.Refunds[0].Reason != "size" || p.Status != api.StatusClosed {
+	if len(p.Refunds) != 1 || p.Refunds[0].Reason != "size" || p.Status != wire.StatusClosed {
 		t.Fatalf("%+v", p)
 	}
 	if again := refund(id, map[string]any{"amount": "10.00", "reference_id": "r1"}); again.status != 200 || len(again.payment(t).Refunds) != 1 {
@@ -174,7 +176,7 @@ func TestClose(t *testing.T) {
 	wantError(t, closeP(s.Payment.ID), 400, "bad_data", "only authorized payments can be closed")
 	id := e.authorized("10.00")
 	r := closeP(id)
-	if r.status != 200 || r.payment(t).Status != api.StatusClosed || len(r.payment(t).Captures) != 0 {
+	if r.status != 200 || r.payment(t).Status != wire.StatusClosed || len(r.payment(t).Captures) != 0 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	wantError(t, closeP(id), 400, "bad_data", "already closed")
@@ -185,14 +187,14 @@ func TestClose(t *testing.T) {
 		e.clock.Advance(time.Hour)
 		wantError(t, e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil), 400, "bad_data", "could not cancel payment: payment was already expired")
 		wantError(t, e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "1"}), 400, "bad_data", "could not capture: payment was already expired")
-		if p := e.get(id); p.Status != api.StatusAuthorized {
+		if p := e.get(id); p.Status != wire.StatusAuthorized {
 			t.Fatalf("status after lapse %s (unchanged expected)", p.Status)
 		}
 	})
 	t.Run("authorization expired by ExpireAuth", func(t *testing.T) {
 		id := e.authorized("10.00")
 		p, err := e.sb.ExpireAuth(context.Background(), id)
-		if err != nil || p.Status != api.StatusAuthorized {
+		if err != nil || p.Status != wire.StatusAuthorized {
 			t.Fatal(err)
 		}
 		wantError(t, closeP(id), 400, "bad_data", "could not cancel payment: payment was already expired")
@@ -222,13 +224,13 @@ func TestUpdatePayment(t *testing.T) {
 func TestStateMachine(t *testing.T) {
 	e := newEnv(t, Options{})
 	ctx := context.Background()
-	newSession := func() *api.CheckoutSession {
+	newSession := func() *wire.CheckoutSession {
 		return e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest)
 	}
 	t.Run("approve by session id", func(t *testing.T) {
 		s := newSession()
 		p, err := e.sb.Approve(ctx, s.ID)
-		if err != nil || p.Status != api.StatusAuthorized {
+		if err != nil || p.Status != wire.StatusAuthorized {
 			t.Fatal(p, err)
 		}
 		if got := e.do("ae", "GET", "/api/v2/checkout/"+s.ID, aeTest, nil).json(t)["status"]; got != "approved" {
@@ -244,7 +246,7 @@ func TestStateMachine(t *testing.T) {
 	t.Run("reject by payment id", func(t *testing.T) {
 		s := newSession()
 		p, err := e.sb.Reject(ctx, s.Payment.ID)
-		if err != nil || p.Status != api.StatusRejected {
+		if err != nil || p.Status != wire.StatusRejected {
 			t.Fatal(p, err)
 		}
 		if _, err := e.sb.Approve(ctx, s.ID); err == nil {
@@ -254,7 +256,7 @@ func TestStateMachine(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		s := newSession()
 		p, err := e.sb.Cancel(ctx, s.ID)
-		if err != nil || p.Status != api.StatusExpired {
+		if err != nil || p.Status != wire.StatusExpired {
 			t.Fatal(p, err)
 		}
 		if got := e.do("ae", "GET", "/api/v2/checkout/"+s.ID, aeTest, nil).json(t)["status"]; got != "expired" {
@@ -267,17 +269,17 @@ func TestStateMachine(t *testing.T) {
 		if got := e.do("ae", "GET", "/api/v2/checkout/"+s.ID, aeTest, nil).json(t)["status"]; got != "expired" {
 			t.Fatalf("session status after 20m: %v", got)
 		}
-		if p := e.get(s.Payment.ID); p.Status != api.StatusCreated {
+		if p := e.get(s.Payment.ID); p.Status != wire.StatusCreated {
 			t.Fatalf("payment after 20m %s", p.Status)
 		}
 		e.clock.Advance(10 * time.Minute)
-		if p := e.get(s.Payment.ID); p.Status != api.StatusExpired {
+		if p := e.get(s.Payment.ID); p.Status != wire.StatusExpired {
 			t.Fatalf("payment after 30m %s", p.Status)
 		}
 		if _, err := e.sb.Approve(ctx, s.ID); err == nil {
 			t.Fatal("an expired payment cannot be approved")
 		}
-		if p := e.get(s.Payment.ID); p.Status != api.StatusExpired {
+		if p := e.get(s.Payment.ID); p.Status != wire.StatusExpired {
 			t.Fatalf("stored status %s", p.Status)
 		}
 	})
@@ -295,7 +297,7 @@ func TestStateMachine(t *testing.T) {
 	})
 	t.Run("observers hear every change", func(t *testing.T) {
 		var events []string
-		e.sb.OnPaymentChange(func(_ context.Context, c Change) { events = append(events, c.Event) })
+		e.sb.OnPaymentChange(func(_ context.Context, c store.Change) { events = append(events, c.Event) })
 		id := e.authorized("10.00")
 		e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "10"})
 		e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1"})
@@ -310,9 +312,9 @@ func TestStateMachine(t *testing.T) {
 func TestListPayments(t *testing.T) {
 	e := newEnv(t, Options{})
 	ctx := context.Background()
-	list := func(query string) (*api.PaymentList, resp) {
+	list := func(query string) (*wire.PaymentList, resp) {
 		r := e.do("ae", "GET", "/api/v2/payments?"+query, aeTest, nil)
-		var l api.PaymentList
+		var l wire.PaymentList
 		if r.status == 200 {
 			if err := l.UnmarshalJSON(r.body); err != nil {
 				t.Fatal(err)
@@ -341,7 +343,7 @@ func TestListPayments(t *testing.T) {
 	e.sb.Cancel(ctx, cancelled)
 	e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeLive) // other mode: never listed
 
-	ids := func(l *api.PaymentList) []string {
+	ids := func(l *wire.PaymentList) []string {
 		var out []string
 		for _, p := range l.Payments {
 			out = append(out, p.ID)
@@ -399,11 +401,11 @@ func TestRefundGuard(t *testing.T) {
 	e := newEnv(t, Options{})
 	id := e.authorized("10.00")
 	e.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, map[string]any{"amount": "10"})
-	saved := refundGuards
-	t.Cleanup(func() { refundGuards = saved })
-	refundGuards = append(refundGuards, func(s *Sandbox, rec *record) error {
+	saved := e.sb.RefundGuards
+	t.Cleanup(func() { e.sb.RefundGuards = saved })
+	e.sb.RefundGuards = append(e.sb.RefundGuards, func(rec *store.Record) error {
 		if rec.Payment.ID == id {
-			return &apiError{status: 409, errorType: "conflict", message: "payment is disputed"}
+			return &edge.Refusal{Status: 409, ErrorType: "conflict", Message: "payment is disputed"}
 		}
 		return nil
 	})
@@ -412,7 +414,7 @@ func TestRefundGuard(t *testing.T) {
 		t.Fatal("a refused refund was recorded")
 	}
 	// The lock was released: the next call is answered on its merits.
-	refundGuards = saved
+	e.sb.RefundGuards = saved
 	if r := e.do("ae", "POST", "/api/v2/payments/"+id+"/refunds", aeTest, map[string]any{"amount": "1"}); r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
@@ -420,12 +422,12 @@ func TestRefundGuard(t *testing.T) {
 
 func TestChangeDetails(t *testing.T) {
 	e := newEnv(t, Options{AuthExpiry: time.Hour})
-	var got []Change
-	e.sb.OnPaymentChange(func(_ context.Context, c Change) { got = append(got, c) })
+	var got []store.Change
+	e.sb.OnPaymentChange(func(_ context.Context, c store.Change) { got = append(got, c) })
 	id := e.authorized("10.00")
 	e.do("ae", "POST", "/api/v2/payments/"+id+"/close", aeTest, nil)
 	last := got[len(got)-1]
-	if last.Event != "closed" || last.Before != api.StatusAuthorized || last.ClosedAt == nil || last.IsExpired || last.MerchantCode != "ae-sandbox" {
+	if last.Event != "closed" || last.Before != wire.StatusAuthorized || last.ClosedAt == nil || last.IsExpired || last.MerchantCode != "ae-sandbox" {
 		t.Fatalf("%+v", last)
 	}
 	s := e.createSession(checkoutBody("ae-sandbox", "AED", "10"), aeTest)

@@ -3,13 +3,15 @@ package sandbox
 import (
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 )
 
 func TestRateLimitSessions(t *testing.T) {
 	e := newEnv(t, Options{RateLimit: true})
 	body := checkoutBody("ae-sandbox", "AED", "100.00")
 	var id string
-	for i := range sessionLimit {
+	for i := range middleware.SessionLimit {
 		r := e.do("ae", "POST", "/api/v2/checkout", aeTest, body)
 		if r.status != 200 {
 			t.Fatalf("checkout %d: %d %s", i+1, r.status, r.body)
@@ -45,7 +47,7 @@ func TestRateLimitSessions(t *testing.T) {
 	}
 	// A full window refills the whole allowance.
 	e.clock.Advance(10 * time.Second)
-	for i := range sessionLimit {
+	for i := range middleware.SessionLimit {
 		if r := e.do("ae", "POST", "/api/v2/checkout", aeTest, body); r.status != 200 {
 			t.Fatalf("checkout %d of the next window: %d %s", i+1, r.status, r.body)
 		}
@@ -56,7 +58,7 @@ func TestRateLimitCalls(t *testing.T) {
 	e := newEnv(t, Options{RateLimit: true})
 	id := e.authorized("100.00") // one checkout; the GET bucket is untouched
 	path := "/api/v2/payments/" + id
-	for i := range callLimit {
+	for i := range middleware.CallLimit {
 		if r := e.do("ae", "GET", path, aeTest, nil); r.status != 200 {
 			t.Fatalf("GET %d: %d %s", i+1, r.status, r.body)
 		}
@@ -76,7 +78,7 @@ func TestRateLimitRefill(t *testing.T) {
 	e := newEnv(t, Options{RateLimit: true})
 	id := e.authorized("100.00")
 	path := "/api/v2/payments/" + id
-	for range callLimit {
+	for range middleware.CallLimit {
 		e.do("ae", "GET", path, aeTest, nil)
 	}
 	if r := e.do("ae", "GET", path, aeTest, nil); r.status != 429 {
@@ -91,7 +93,7 @@ func TestRateLimitRefill(t *testing.T) {
 		t.Fatalf("second GET 20ms later: %d, want 429", r.status)
 	}
 	e.clock.Advance(time.Second)
-	for i := range callLimit {
+	for i := range middleware.CallLimit {
 		if r := e.do("ae", "GET", path, aeTest, nil); r.status != 200 {
 			t.Fatalf("GET %d of the next second: %d %s", i+1, r.status, r.body)
 		}
@@ -101,7 +103,7 @@ func TestRateLimitRefill(t *testing.T) {
 func TestRateLimitExemptions(t *testing.T) {
 	e := newEnv(t, Options{RateLimit: true})
 	id := e.authorized("100.00")
-	for i := range 3 * callLimit {
+	for i := range 3 * middleware.CallLimit {
 		// Live keys have no published limit.
 		if r := e.do("ae", "GET", "/api/v2/payments/"+id, aeLive, nil); r.status != 404 {
 			t.Fatalf("live GET %d: %d %s", i+1, r.status, r.body)
@@ -118,7 +120,7 @@ func TestRateLimitExemptions(t *testing.T) {
 	// Without the option there is no limit.
 	off := newEnv(t, Options{})
 	id = off.authorized("100.00")
-	for i := range 3 * callLimit {
+	for i := range 3 * middleware.CallLimit {
 		if r := off.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil); r.status != 200 {
 			t.Fatalf("GET %d without --rate-limit: %d %s", i+1, r.status, r.body)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 )
 
 // BenchmarkRequestLogWrite is the writer's cost per logged request: a
@@ -20,13 +22,13 @@ func BenchmarkRequestLogWrite(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				e.sb.reqlog.add(&pendingEntry{at: time.Now(), region: "ae", key: aeTest, method: "GET",
-					path: "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6", status: 200, respBody: body})
+				e.sb.Log.Add(&reqlog.PendingEntry{At: time.Now(), Region: "ae", Key: aeTest, Method: "GET",
+					Path: "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6", Status: 200, RespBody: body})
 				if i%4096 == 4095 {
-					e.sb.reqlog.flush(context.Background())
+					e.sb.Log.Flush(context.Background())
 				}
 			}
-			e.sb.reqlog.flush(context.Background())
+			e.sb.Log.Flush(context.Background())
 		})
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 )
 
 // rawLog reads every stored byte of the request log, as a person reading
@@ -51,14 +54,14 @@ func TestRequestLogNeverHoldsAKeyOrAHeaderValue(t *testing.T) {
 	e.do("ae", "GET", "/api/v2/payments", "sk_test_not_a_known_key_1234", nil)
 	e.authorized("10.00")
 
-	list, err := e.sb.RequestLog(context.Background(), LogFilter{Limit: 1000})
+	list, err := e.sb.RequestLog(context.Background(), reqlog.LogFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list) < 7 {
 		t.Fatalf("logged %d requests", len(list))
 	}
-	raw := rawLog(t, e.sb.db)
+	raw := rawLog(t, e.sb.DB)
 	for _, secretValue := range []string{aeTest, aeLive, hookValue, `"value":"` + shortValue + `"`, "sk_test_not_a_known_key_1234"} {
 		if strings.Contains(raw, secretValue) {
 			t.Errorf("the stored log holds %q:\n%s", secretValue, raw)
@@ -88,7 +91,7 @@ func TestRequestLogRecordsErrorsAndFilters(t *testing.T) {
 	e.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil)
 	e.ctl("POST", "/_sandbox/clock/advance?by=1m", nil) // not a service path: not logged
 
-	all, err := e.sb.RequestLog(context.Background(), LogFilter{})
+	all, err := e.sb.RequestLog(context.Background(), reqlog.LogFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,55 +100,55 @@ func TestRequestLogRecordsErrorsAndFilters(t *testing.T) {
 			t.Fatalf("logged a control request: %+v", en)
 		}
 	}
-	four, err := e.sb.RequestLog(context.Background(), LogFilter{Status: "4xx"})
+	four, err := e.sb.RequestLog(context.Background(), reqlog.LogFilter{Status: "4xx"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(four) != 2 || four[0].Status != 401 || four[0].Error == "" || four[1].Status != 400 || four[1].ErrorType != "bad_data" {
 		t.Fatalf("4xx entries: %+v", four)
 	}
-	byPath, _ := e.sb.RequestLog(context.Background(), LogFilter{Path: "/api/v2/payments/*"})
+	byPath, _ := e.sb.RequestLog(context.Background(), reqlog.LogFilter{Path: "/api/v2/payments/*"})
 	if len(byPath) != 2 || byPath[0].Path != "/api/v2/payments/"+id || byPath[0].Status != 200 || !strings.Contains(byPath[0].ResponseBody, id) {
 		t.Fatalf("by path: %+v", byPath)
 	}
-	prefix, _ := e.sb.RequestLog(context.Background(), LogFilter{Path: "/api/v2/checkout"})
+	prefix, _ := e.sb.RequestLog(context.Background(), reqlog.LogFilter{Path: "/api/v2/checkout"})
 	if len(prefix) != 1 || prefix[0].Method != http.MethodPost || !strings.Contains(prefix[0].RequestBody, "ae-sandbox") {
 		t.Fatalf("by prefix: %+v", prefix)
 	}
-	after, _ := e.sb.RequestLog(context.Background(), LogFilter{After: all[1].Seq})
+	after, _ := e.sb.RequestLog(context.Background(), reqlog.LogFilter{After: all[1].Seq})
 	if len(after) != 1 || after[0].Seq != all[0].Seq {
 		t.Fatalf("after the cursor: %+v", after)
 	}
-	future, _ := e.sb.RequestLog(context.Background(), LogFilter{Since: time.Now().Add(time.Hour)})
+	future, _ := e.sb.RequestLog(context.Background(), reqlog.LogFilter{Since: time.Now().Add(time.Hour)})
 	if len(future) != 0 {
 		t.Fatalf("since: %+v", future)
 	}
-	if _, err := e.sb.RequestLog(context.Background(), LogFilter{Status: "6xx"}); err == nil {
+	if _, err := e.sb.RequestLog(context.Background(), reqlog.LogFilter{Status: "6xx"}); err == nil {
 		t.Fatal("6xx accepted")
 	}
 }
 
 func TestRequestLogKeepsTheLastEntriesAndCutsBodies(t *testing.T) {
 	e := newEnv(t, Options{})
-	big := strings.Repeat("x", maxLoggedBody+100)
+	big := strings.Repeat("x", reqlog.MaxLoggedBody+100)
 	e.do("ae", "POST", "/api/v2/checkout", aeTest, map[string]any{"description": big})
-	list, _ := e.sb.RequestLog(context.Background(), LogFilter{})
-	if len(list) != 1 || !list[0].Truncated || len(list[0].RequestBody) > maxLoggedBody {
+	list, _ := e.sb.RequestLog(context.Background(), reqlog.LogFilter{})
+	if len(list) != 1 || !list[0].Truncated || len(list[0].RequestBody) > reqlog.MaxLoggedBody {
 		t.Fatalf("a big body: truncated %v, %d bytes", list[0].Truncated, len(list[0].RequestBody))
 	}
 	// Fill past the cap straight through the writer, as a long run would.
-	for i := 0; i < maxLogEntries+logTrimEvery+10; i++ {
-		e.sb.reqlog.add(&pendingEntry{at: time.Now(), region: "ae", method: "GET", path: fmt.Sprintf("/api/v2/payments?n=%d", i), status: 200})
+	for i := 0; i < reqlog.MaxLogEntries+reqlog.LogTrimEvery+10; i++ {
+		e.sb.Log.Add(&reqlog.PendingEntry{At: time.Now(), Region: "ae", Method: "GET", Path: fmt.Sprintf("/api/v2/payments?n=%d", i), Status: 200})
 		if i%1000 == 0 {
-			e.sb.reqlog.flush(context.Background())
+			e.sb.Log.Flush(context.Background())
 		}
 	}
-	e.sb.reqlog.flush(context.Background())
+	e.sb.Log.Flush(context.Background())
 	var n int
-	if err := e.sb.db.QueryRow(`SELECT SUM(n) FROM request_log`).Scan(&n); err != nil {
+	if err := e.sb.DB.QueryRow(`SELECT SUM(n) FROM request_log`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if n > maxLogEntries+logBatchSize+logTrimEvery || n < maxLogEntries {
+	if n > reqlog.MaxLogEntries+reqlog.LogBatchSize+reqlog.LogTrimEvery || n < reqlog.MaxLogEntries {
 		t.Fatalf("%d entries kept", n)
 	}
 }
@@ -154,40 +157,24 @@ func TestNoRequestLog(t *testing.T) {
 	e := newEnv(t, Options{NoRequestLog: true})
 	e.do("ae", "GET", "/api/v2/payments", aeTest, nil)
 	var n int
-	if err := e.sb.db.QueryRow(`SELECT COUNT(*) FROM request_log`).Scan(&n); err != nil || n != 0 {
+	if err := e.sb.DB.QueryRow(`SELECT COUNT(*) FROM request_log`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d entries, %v", n, err)
 	}
 	r := e.ctl("GET", "/_sandbox/logs", nil)
 	wantError(t, r, 409, "conflict", "this sandbox keeps no request log: it was started with --no-request-log")
 }
 
-func TestMayHoldSecret(t *testing.T) {
-	for body, want := range map[string]bool{
-		`{"id":"x","email":"a@b.c"}`:               false,
-		`{"note":"sk_test_abcdefgh"}`:              true,
-		`{"note":"sk\u005ftest"}`:                  true,
-		`{"url":"https://u:p@host/x"}`:             true,
-		`{"url":"https://host/x","email":"a@b.c"}`: true, // both: let the Masker judge
-		`{"url":"https://host/x"}`:                 false,
-		`{"id":"lamp"}`:                            false,
-	} {
-		if got := mayHoldSecret([]byte(body)); got != want {
-			t.Errorf("%s: %v, want %v", body, got, want)
-		}
-	}
-}
-
 // TestRequestLogMeasuresLatency: the latency of an entry runs from the
 // start of handling to the end of the answer, so a request held by the
 // latency fault is logged as taking at least that long.
 func TestRequestLogMeasuresLatency(t *testing.T) {
-	spec, err := ParseFaultSpec("latency=20ms")
+	spec, err := middleware.ParseFaultSpec("latency=20ms")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := newEnv(t, Options{Faults: spec})
 	e.do("ae", "GET", "/api/v2/payments", aeTest, nil)
-	list, err := e.sb.RequestLog(context.Background(), LogFilter{})
+	list, err := e.sb.RequestLog(context.Background(), reqlog.LogFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,9 +198,9 @@ func TestRequestLogCountsAndPages(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, c := range []struct {
-		f    LogFilter
+		f    reqlog.LogFilter
 		want int
-	}{{LogFilter{Limit: 2}, 8}, {LogFilter{Limit: 2, Status: "4xx"}, 5}, {LogFilter{Limit: 2, Status: "503"}, 0}, {LogFilter{Limit: 2, Path: "/api/v2/payments/*"}, 5}} {
+	}{{reqlog.LogFilter{Limit: 2}, 8}, {reqlog.LogFilter{Limit: 2, Status: "4xx"}, 5}, {reqlog.LogFilter{Limit: 2, Status: "503"}, 0}, {reqlog.LogFilter{Limit: 2, Path: "/api/v2/payments/*"}, 5}} {
 		page, total, err := e.sb.RequestLogCount(ctx, c.f)
 		if err != nil {
 			t.Fatal(err)
@@ -224,7 +211,7 @@ func TestRequestLogCountsAndPages(t *testing.T) {
 	}
 	// Every 4xx, two at a time, newest first, none twice.
 	var seen []int64
-	f := LogFilter{Limit: 2, Status: "4xx"}
+	f := reqlog.LogFilter{Limit: 2, Status: "4xx"}
 	for {
 		page, err := e.sb.RequestLog(ctx, f)
 		if err != nil {

@@ -6,7 +6,20 @@
 // reject or cancel at checkout) through /_sandbox endpoints and a hosted
 // payment page.
 //
-// Endpoints beyond the service's own, on every regional handler:
+// This package is the sandbox's public face (New, Options, Handler,
+// Transport, Serve, and the names the rest of the program uses); the work is
+// done in its rooms, each a package whose imports point down only:
+//
+//	extras       control endpoints, hosted page, dashboard, health
+//	service      the service's endpoints: checkout, payments, disputes, webhooks
+//	middleware   faults and latency, rate limit, browser guard, loopback check
+//	reqlog       the request log
+//	outbox       webhook registrations, the outbox and its one deliverer
+//	store        the state: database, schema, clock, merchants, payment moves
+//	edge         error bodies, JSON answers, bounded request bodies
+//
+// Endpoints beyond the service's own, on every regional handler (all
+// answered by extras):
 //
 //	GET  /_sandbox/hpp/{session_id}                  hosted payment page (HTML)
 //	POST /_sandbox/hpp/{session_id}/{approve|reject|cancel}
@@ -18,14 +31,14 @@
 //	POST /_sandbox/reset                             forget every payment
 //	GET  /_sandbox/clock                             {"now": ..., "offset": ...}
 //	POST /_sandbox/clock/advance?by=DURATION         or a body {"by": "1h30m"}
-//	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute (disputes.go)
+//	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute
 //	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
-//	GET  /_sandbox/deliveries                        webhook deliveries (delivery.go)
+//	GET  /_sandbox/deliveries                        webhook deliveries
 //	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
-//	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt (outbox.go)
-//	POST /_sandbox/deliveries/{id}/resend            send a delivery again now (control_deliveries.go)
-//	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after= (requestlog.go)
-//	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503 (health.go)
+//	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt
+//	POST /_sandbox/deliveries/{id}/resend            send a delivery again now
+//	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after=
+//	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503
 //
 // The /_sandbox control endpoints need no key but answer only requests whose
 // RemoteAddr is a loopback address (the in-process Transport uses
@@ -40,160 +53,47 @@
 // every process sharing the state file. With a FakeClock the offset still
 // applies on top of it; tests usually call FakeClock.Advance directly.
 // With Options.ClockStart the clock is fixed instead: it follows no machine
-// and moves one second per write request (clockseed.go).
+// and moves one second per write request (store.SteppingClock).
 package sandbox
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/bnpl-cli/bnpl/internal/money"
-	"github.com/bnpl-cli/bnpl/internal/userfile"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
-	"go.yaml.in/yaml/v3"
 )
-
-// Merchant is a store the sandbox knows, with the keys that act for it.
-type Merchant struct {
-	Code          string `json:"code" yaml:"code"`
-	Region        string `json:"region" yaml:"region"`
-	Currency      string `json:"currency" yaml:"currency"`
-	Name          string `json:"name" yaml:"name"`
-	TestKey       string `json:"test_key" yaml:"test_key"`
-	LiveKey       string `json:"live_key" yaml:"live_key"`
-	TokensEnabled bool   `json:"tokens_enabled" yaml:"tokens_enabled"`
-}
-
-// BuiltinMerchants are the merchants every sandbox has unless told otherwise.
-// Their keys are public by design: they move no real money.
-func BuiltinMerchants() []Merchant {
-	return []Merchant{
-		{Code: "ae-sandbox", Region: "ae", Currency: "AED", Name: "Sandbox Store UAE", TestKey: "sk_test_ae_sandbox", LiveKey: "sk_ae_sandbox"},
-		{Code: "kw-sandbox", Region: "ae", Currency: "KWD", Name: "Sandbox Store Kuwait", TestKey: "sk_test_kw_sandbox", LiveKey: "sk_kw_sandbox"},
-		{Code: "sa-sandbox", Region: "sa", Currency: "SAR", Name: "Sandbox Store KSA", TestKey: "sk_test_sa_sandbox", LiveKey: "sk_sa_sandbox"},
-	}
-}
-
-// maxMerchantsFile bounds a --merchants file: thousands of merchants fit.
-const maxMerchantsFile = 4 << 20
-
-// LoadMerchants reads the merchants of a --merchants file. The file is YAML
-// (JSON, being YAML, works too): either a list of merchants or an object
-// with a "merchants" list. Each merchant has code, region (ae or sa),
-// currency (AED or KWD on ae, SAR on sa), name, test_key (prefix sk_test_),
-// live_key (prefix sk_, not sk_test_) and optionally tokens_enabled:
-//
-//	merchants:
-//	  - code: my-store
-//	    region: ae
-//	    currency: AED
-//	    name: My Store
-//	    test_key: sk_test_my_store
-//	    live_key: sk_my_store
-//	    tokens_enabled: true
-//
-// Codes and keys must be unique; at least one key is needed per merchant.
-func LoadMerchants(path string) ([]Merchant, error) {
-	b, err := userfile.Read("", path, nil, maxMerchantsFile)
-	if err != nil {
-		return nil, err
-	}
-	var list []Merchant
-	if err := yaml.Unmarshal(b, &list); err != nil {
-		var wrapped struct {
-			Merchants []Merchant `yaml:"merchants"`
-		}
-		if err2 := yaml.Unmarshal(b, &wrapped); err2 != nil {
-			return nil, fmt.Errorf("%s: %w", path, err2)
-		}
-		list = wrapped.Merchants
-	}
-	if len(list) == 0 {
-		return nil, fmt.Errorf("%s: no merchants found (expected a list, or an object with a \"merchants\" list)", path)
-	}
-	if err := validateMerchants(list); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return list, nil
-}
-
-func validateMerchants(list []Merchant) error {
-	codes := map[string]bool{}
-	keys := map[string]bool{}
-	for i := range list {
-		m := &list[i]
-		m.Region = strings.ToLower(strings.TrimSpace(m.Region))
-		m.Currency = strings.ToUpper(strings.TrimSpace(m.Currency))
-		if m.Code == "" {
-			return fmt.Errorf("merchant %d: code is required", i+1)
-		}
-		if codes[m.Code] {
-			return fmt.Errorf("merchant %q: code used twice", m.Code)
-		}
-		codes[m.Code] = true
-		if m.Region != "ae" && m.Region != "sa" {
-			return fmt.Errorf("merchant %q: region must be ae or sa, got %q", m.Code, m.Region)
-		}
-		if !money.Known(m.Currency) {
-			return fmt.Errorf("merchant %q: currency must be one of %s, got %q", m.Code, strings.Join(money.Currencies(), ", "), m.Currency)
-		}
-		if (m.Currency == "SAR") != (m.Region == "sa") {
-			return fmt.Errorf("merchant %q: currency %s does not belong to region %s (SAR is sa; AED and KWD are ae)", m.Code, m.Currency, m.Region)
-		}
-		if m.Name == "" {
-			m.Name = m.Code
-		}
-		if m.TestKey == "" && m.LiveKey == "" {
-			return fmt.Errorf("merchant %q: needs a test_key or a live_key", m.Code)
-		}
-		if m.TestKey != "" && !strings.HasPrefix(m.TestKey, "sk_test_") {
-			return fmt.Errorf("merchant %q: test_key must start with sk_test_", m.Code)
-		}
-		if m.LiveKey != "" && (!strings.HasPrefix(m.LiveKey, "sk_") || strings.HasPrefix(m.LiveKey, "sk_test_")) {
-			return fmt.Errorf("merchant %q: live_key must start with sk_ (and not sk_test_)", m.Code)
-		}
-		for _, k := range []string{m.TestKey, m.LiveKey} {
-			if k == "" {
-				continue
-			}
-			if keys[k] {
-				return fmt.Errorf("merchant %q: a key is used twice", m.Code)
-			}
-			keys[k] = true
-		}
-	}
-	return nil
-}
 
 // Options configure a Sandbox; the zero value is a usable in-memory sandbox.
 type Options struct {
 	StatePath  string            // "" = in memory; else an SQLite file
-	Merchants  []Merchant        // nil = BuiltinMerchants()
-	Clock      Clock             // nil = real clock
+	Merchants  []store.Merchant  // nil = BuiltinMerchants()
+	Clock      store.Clock       // nil = real clock
 	AuthExpiry time.Duration     // lifetime of an authorization (default 7*24h)
 	PublicURLs map[string]string // region -> base URL for web_url and qr_code; default: the request's host
 
 	// ClockStart, when set and Clock is nil, gives the sandbox a fixed
 	// clock that starts there and moves only by ClockStep per write
-	// request and by advances (clockseed.go).
+	// request and by advances (store.SteppingClock).
 	ClockStart time.Time
 
-	// Faults injects failures on the service's paths (see faults.go);
+	// Faults injects failures on the service's paths (see the middleware package);
 	// Seed makes their draws repeatable (0 picks a seed, see FaultSeed).
-	Faults FaultSpec
+	Faults middleware.FaultSpec
 	Seed   int64
-	// RateLimit enforces the service's test-key limits (see ratelimit.go).
+	// RateLimit enforces the service's test-key limits (see the middleware package).
 	RateLimit bool
 
-	// Webhooks (see delivery.go). AllowLocalWebhooks admits loopback
+	// Webhooks (see the outbox package). AllowLocalWebhooks admits loopback
 	// receivers (http://127.0.0.1:PORT/...), which the service refuses.
 	// WebhookRetryScale multiplies the 1-4 minute retry delays (0 = 1).
 	// ResolveHosts looks webhook hosts up with the system's resolver
@@ -206,16 +106,16 @@ type Options struct {
 	WebhookRetryScale  float64
 	ResolveHosts       bool
 	Resolver           webhook.Resolver
-	OnDelivery         func(Delivery)
+	OnDelivery         func(outbox.Delivery)
 	DeliveryLog        io.Writer
 
-	// NoRequestLog turns off the request log (see requestlog.go).
+	// NoRequestLog turns off the request log (see the reqlog package).
 	NoRequestLog bool
 
 	// AllowHosts are host names (the name other containers reach a
 	// sandbox container by) that the Host guard of /_sandbox/ paths
 	// accepts besides addresses, localhost and the public URLs' hosts
-	// (see origin.go).
+	// (see middleware.GuardSandboxPaths).
 	AllowHosts []string
 	// AllowRemoteControl opens the control endpoints and the dashboard
 	// to clients that are not loopback (see loopbackOnly).
@@ -224,132 +124,74 @@ type Options struct {
 	// its delivery rules (AllowLocalWebhooks, ResolveHosts,
 	// WebhookRetryScale, the delivery faults) become the state's, and it
 	// announces itself so that short-lived processes on the same state
-	// leave their deliveries to it (see deliveryrules.go, outbox.go).
+	// leave their deliveries to it (see the outbox package).
 	Serve bool
 }
 
-// Defaults of the service's timers (see docs/sandbox.md).
-const (
-	DefaultAuthExpiry = 7 * 24 * time.Hour
-	// A CREATED payment nobody finishes expires after this.
-	paymentTimeout = 30 * time.Minute
-	// A session's configuration.expires_at is this long after creation.
-	sessionLifetime = 20 * time.Minute
-)
-
 // Sandbox is the emulated service. It is safe for concurrent use.
 type Sandbox struct {
-	db         *sql.DB
-	clock      Clock
-	authExpiry time.Duration
-	publicURLs map[string]string
-	merchants  map[string]*Merchant // by code
-	keys       map[string]keyInfo   // by secret key
+	*extras.Local
 
 	handlersOnce sync.Once
 	handlers     map[string]http.Handler
 
-	observersMu sync.RWMutex
-	observers   []func(context.Context, Change)
-
-	faults *faultInjector // nil: no faults
-	limits *rateLimiter   // nil: no rate limit
-
-	hooks *deliverer // webhook rules and delivery workers
-	ids   *idSource  // every generated id (fixtureids.go)
-
-	reqlog *requestLog // nil: requests are not logged
-
-	lists *listCache // positions in the payments list, see paymentlist.go
+	faults *middleware.FaultInjector // nil: no faults
+	limits *middleware.RateLimiter   // nil: no rate limit
 
 	allowHosts    map[string]bool // AllowHosts, lower case
 	remoteControl bool            // AllowRemoteControl
-	stateFile     bool            // the state is a file, not in memory
-	started       time.Time       // when New opened the state, for /_sandbox/health
 	closeOnce     sync.Once
-	closeReport   DrainReport
+	closeReport   outbox.DrainReport
 	closeErr      error
-}
-
-type keyInfo struct {
-	merchant *Merchant
-	isTest   bool
 }
 
 // New opens (or creates) the state and prepares the handlers.
 func New(opts Options) (*Sandbox, error) {
 	merchants := opts.Merchants
 	if merchants == nil {
-		merchants = BuiltinMerchants()
+		merchants = store.BuiltinMerchants()
 	}
-	merchants = append([]Merchant(nil), merchants...)
-	if err := validateMerchants(merchants); err != nil {
+	clock := opts.Clock
+	if clock == nil && !opts.ClockStart.IsZero() {
+		clock = store.NewSteppingClock(opts.ClockStart)
+	}
+	st, err := store.OpenState(opts.StatePath, clock, opts.AuthExpiry, merchants, opts.Seed)
+	if err != nil {
 		return nil, err
 	}
+	if err := st.SettleFixedClock(context.Background()); err != nil {
+		st.DB.Close()
+		return nil, store.NewStateError(opts.StatePath, err)
+	}
+	rules, err := outbox.SettleRules(context.Background(), st.DB, rulesFromOptions(opts), opts.Serve)
+	if err != nil {
+		st.DB.Close()
+		return nil, store.NewStateError(opts.StatePath, err)
+	}
+	hooks := outbox.StartDelivery(st, rules, opts.Resolver, opts.OnDelivery, opts.DeliveryLog)
+	publicURLs := map[string]string{}
+	for region, u := range opts.PublicURLs {
+		publicURLs[region] = strings.TrimRight(u, "/")
+	}
+	var log *reqlog.Log
+	if !opts.NoRequestLog {
+		log = reqlog.Start(st)
+	}
 	s := &Sandbox{
-		clock:      opts.Clock,
-		authExpiry: opts.AuthExpiry,
-		publicURLs: map[string]string{},
-		merchants:  map[string]*Merchant{},
-		keys:       map[string]keyInfo{},
-		lists:      newListCache(),
-
+		Local:         extras.NewLocal(service.NewService(st, hooks, publicURLs), log, opts.StatePath != ""),
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
-		stateFile:     opts.StatePath != "",
-		ids:           newIDSource(opts.Seed),
 	}
 	for _, h := range opts.AllowHosts {
-		if h = normalHost(h); h != "" {
+		if h = middleware.NormalHost(h); h != "" {
 			s.allowHosts[h] = true
 		}
 	}
-	if s.clock == nil && !opts.ClockStart.IsZero() {
-		s.clock = newSteppingClock(opts.ClockStart)
-	}
-	if s.clock == nil {
-		s.clock = realClock{}
-	}
 	if opts.Faults.Enabled() {
-		s.faults = newFaultInjector(opts.Faults, opts.Seed)
+		s.faults = middleware.NewFaultInjector(opts.Faults, opts.Seed)
 	}
 	if opts.RateLimit {
-		s.limits = newRateLimiter(machineClock(s.clock))
-	}
-	if s.authExpiry <= 0 {
-		s.authExpiry = DefaultAuthExpiry
-	}
-	for region, u := range opts.PublicURLs {
-		s.publicURLs[region] = strings.TrimRight(u, "/")
-	}
-	for i := range merchants {
-		m := &merchants[i]
-		s.merchants[m.Code] = m
-		if m.TestKey != "" {
-			s.keys[m.TestKey] = keyInfo{merchant: m, isTest: true}
-		}
-		if m.LiveKey != "" {
-			s.keys[m.LiveKey] = keyInfo{merchant: m, isTest: false}
-		}
-	}
-	db, err := openStore(opts.StatePath)
-	if err != nil {
-		return nil, err
-	}
-	s.db = db
-	s.started = time.Now()
-	if err := s.settleFixedClock(context.Background()); err != nil {
-		db.Close()
-		return nil, stateError(opts.StatePath, err)
-	}
-	rules, err := settleRules(context.Background(), db, opts)
-	if err != nil {
-		db.Close()
-		return nil, stateError(opts.StatePath, err)
-	}
-	s.hooks = startDelivery(s, opts, rules)
-	if !opts.NoRequestLog {
-		s.reqlog = startRequestLog(s)
+		s.limits = middleware.NewRateLimiter(store.MachineClock(st.Clock))
 	}
 	return s, nil
 }
@@ -363,26 +205,16 @@ func (s *Sandbox) Close() error {
 // Shutdown is Close, answering what it left in the outbox: unless another
 // process serves the state, what is due is delivered first, for at most
 // two seconds.
-func (s *Sandbox) Shutdown() (DrainReport, error) {
-	if s.db == nil {
-		return DrainReport{}, nil
+func (s *Sandbox) Shutdown() (outbox.DrainReport, error) {
+	if s.DB == nil {
+		return outbox.DrainReport{}, nil
 	}
 	s.closeOnce.Do(func() {
-		s.reqlog.stop() // both write to the state: stop them first
-		s.closeReport = s.hooks.stop()
-		s.closeErr = s.db.Close()
+		s.Log.Stop() // both write to the state: stop them first
+		s.closeReport = s.Outbox.Stop()
+		s.closeErr = s.DB.Close()
 	})
 	return s.closeReport, s.closeErr
-}
-
-// Merchants lists the sandbox's merchants in a stable order.
-func (s *Sandbox) Merchants() []Merchant {
-	out := make([]Merchant, 0, len(s.merchants))
-	for _, m := range s.merchants {
-		out = append(out, *m)
-	}
-	sortMerchants(out)
-	return out
 }
 
 // Handler is the service of one region, "ae" (UAE and Kuwait) or "sa" (KSA).
@@ -400,35 +232,85 @@ func (s *Sandbox) Handler(region string) http.Handler {
 	return http.NotFoundHandler()
 }
 
-// Change describes one committed change of a payment, for observers such as
-// webhook delivery. Timers are applied lazily, so "expired" is reported when
-// a later write finds the payment timed out, not at the minute it happened.
-type Change struct {
-	Event        string // created, authorized, rejected, expired, captured, closed, refunded, updated, auth_expired
-	Before       string // status before the change ("" for created)
-	Payment      api.Payment
-	MerchantCode string
-	Token        *string    // the session's token, as sent at checkout
-	ClosedAt     *time.Time // when the payment became CLOSED
-	IsExpired    bool       // EXPIRED, or AUTHORIZED with its authorization lapsed
+// DeliveryRules answers the rules this sandbox judges and delivers by.
+func (s *Sandbox) DeliveryRules() outbox.DeliveryRules { return s.Outbox.DeliveryRules() }
+
+// ServedBy answers the URL of another live process serving this state,
+// "" when none does.
+func (s *Sandbox) ServedBy(ctx context.Context) (string, bool) { return s.Outbox.ServedBy(ctx) }
+
+// Deliveries lists the most recent deliveries, newest first, optionally
+// only those of one payment or dispute (subject) or of one kind.
+func (s *Sandbox) Deliveries(ctx context.Context, kind, subject string, limit int) ([]outbox.Delivery, error) {
+	return s.Outbox.Deliveries(ctx, kind, subject, limit)
 }
 
-// OnPaymentChange registers f to be called after every committed change of
-// a payment, in the goroutine of the request that made it (keep f quick).
-func (s *Sandbox) OnPaymentChange(f func(context.Context, Change)) {
-	s.observersMu.Lock()
-	defer s.observersMu.Unlock()
-	s.observers = append(s.observers, f)
+// DeliveryAttempts lists delivery attempts: the latest Limit, newest
+// first; or, with After, the next Limit after that cursor, oldest first.
+func (s *Sandbox) DeliveryAttempts(ctx context.Context, f outbox.DeliveryFilter) ([]outbox.DeliveryAttempt, error) {
+	return s.Outbox.DeliveryAttempts(ctx, f)
 }
 
-func (s *Sandbox) notify(ctx context.Context, c Change) {
-	s.observersMu.RLock()
-	obs := s.observers
-	s.observersMu.RUnlock()
-	for _, f := range obs {
-		f(ctx, c)
+// CountDeliveryAttempts counts the attempts the filter's payment,
+// dispute and status select (its cursors aside).
+func (s *Sandbox) CountDeliveryAttempts(ctx context.Context, f outbox.DeliveryFilter) (int, error) {
+	return s.Outbox.CountDeliveryAttempts(ctx, f)
+}
+
+// PendingAttempts lists the deliveries waiting for an attempt, soonest
+// first, shaped as the attempt to come.
+func (s *Sandbox) PendingAttempts(ctx context.Context, f outbox.DeliveryFilter) ([]outbox.DeliveryAttempt, error) {
+	return s.Outbox.PendingAttempts(ctx, f)
+}
+
+// PendingDeliveries counts the deliveries of the state still waiting for
+// an attempt: due now, or a retry to come.
+func (s *Sandbox) PendingDeliveries(ctx context.Context) (int, error) {
+	return s.Outbox.PendingDeliveries(ctx)
+}
+
+// Resend sends a delivery's notification again, now, and answers the
+// attempt (see the outbox's Resend).
+func (s *Sandbox) Resend(ctx context.Context, deliveryID string) (*outbox.DeliveryAttempt, error) {
+	return s.Outbox.Resend(ctx, deliveryID)
+}
+
+// RequestLog answers logged requests, newest first (see LogFilter).
+func (s *Sandbox) RequestLog(ctx context.Context, f reqlog.LogFilter) ([]reqlog.LogEntry, error) {
+	return s.logReader().RequestLog(ctx, f)
+}
+
+// RequestLogCount is RequestLog with the number of entries the filter
+// selects.
+func (s *Sandbox) RequestLogCount(ctx context.Context, f reqlog.LogFilter) ([]reqlog.LogEntry, int, error) {
+	return s.logReader().RequestLogCount(ctx, f)
+}
+
+// logReader reads the request log of the state, which other processes may
+// write when this one keeps none.
+func (s *Sandbox) logReader() *reqlog.Log {
+	if s.Log != nil {
+		return s.Log
 	}
+	return reqlog.NewReader(s.State)
 }
 
-// errClosed is reported when the sandbox is used after Close.
-var errClosed = errors.New("sandbox: closed")
+// RequestLogDropped counts the entries the request log could not keep.
+func (s *Sandbox) RequestLogDropped() int64 { return s.Log.RequestLogDropped() }
+
+// rulesFromOptions are the rules a process's options ask for.
+func rulesFromOptions(opts Options) outbox.DeliveryRules {
+	r := outbox.DeliveryRules{AllowLocalWebhooks: opts.AllowLocalWebhooks, ResolveHosts: opts.ResolveHosts,
+		RetryScale: opts.WebhookRetryScale, Faults: opts.Faults.Deliveries}
+	if r.RetryScale <= 0 {
+		r.RetryScale = 1
+	}
+	if r.Faults.Enabled() {
+		r.FaultSpec = r.Faults.Spec()
+		r.Seed = opts.Seed
+		if r.Seed == 0 {
+			r.Seed = time.Now().UnixNano()
+		}
+	}
+	return r
+}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/extras"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 )
 
 // ServeOptions configure Serve.
@@ -40,55 +42,22 @@ var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 // are bound first (the links need their addresses) but accept requests only
 // once the state is open: a client that connects earlier waits to be served.
 func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
-	addrs := []struct{ region, addr string }{{"ae", o.AEAddr}, {"sa", o.SAAddr}}
-	if addrs[0].addr == "" {
-		addrs[0].addr = "127.0.0.1:8700"
+	ls, err := listen(o)
+	if err != nil {
+		return err
 	}
-	if addrs[1].addr == "" {
-		addrs[1].addr = "127.0.0.1:8701"
-	}
-	listeners := make([]net.Listener, 0, 2)
-	closeAll := func() {
-		for _, l := range listeners {
-			l.Close()
-		}
-	}
-	public := map[string]string{}
-	for region, u := range o.PublicURLs {
-		public[region] = strings.TrimRight(u, "/")
-	}
-	shown := map[string]string{} // what is printed: the public URL, else where this machine reaches it
-	for _, a := range addrs {
-		l, err := net.Listen("tcp", a.addr)
-		if err != nil {
-			closeAll()
-			return fmt.Errorf("sandbox %s listener: %w", a.region, err)
-		}
-		listeners = append(listeners, l)
-		shown[a.region] = public[a.region]
-		if shown[a.region] == "" {
-			shown[a.region] = strings.TrimSuffix(DashboardURL(l.Addr()), "/_sandbox/")
-		}
-		// On a wildcard address (0.0.0.0 in a container) no one address
-		// reaches every client: without a public URL the links follow
-		// the Host of each request.
-		if public[a.region] == "" && !unspecified(l.Addr()) {
-			public[a.region] = "http://" + l.Addr().String()
-		}
-	}
-
 	opts := o.Options
-	opts.PublicURLs = public
+	opts.PublicURLs = ls.public
 	opts.Serve = true
 	sb, err := New(opts)
 	if err != nil {
-		closeAll()
+		ls.close()
 		return err
 	}
 	defer sb.Close()
 	if o.Prepare != nil {
 		if err := o.Prepare(sb); err != nil {
-			closeAll()
+			ls.close()
 			return err
 		}
 	}
@@ -96,13 +65,69 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	announced := make(chan struct{})
 	go func() {
 		defer close(announced)
-		sb.announce(announceCtx, public["ae"])
+		sb.Outbox.Announce(announceCtx, ls.public["ae"])
 	}()
 	defer func() {
 		stopAnnounce()
 		<-announced
 	}()
+	printBanner(ctx, out, o, sb, ls.shown)
+	return serveUntilDone(ctx, o.Limits, sb, ls)
+}
 
+// listening are the regions' listeners, with their base URLs: public
+// for the links the sandbox writes, shown for the banner.
+type listening struct {
+	regions   []string
+	listeners []net.Listener
+	public    map[string]string
+	shown     map[string]string // the public URL, else where this machine reaches it
+}
+
+func (ls *listening) close() {
+	for _, l := range ls.listeners {
+		l.Close()
+	}
+}
+
+// listen opens the regions' listeners (default 127.0.0.1:8700 and :8701).
+func listen(o ServeOptions) (*listening, error) {
+	addrs := []struct{ region, addr string }{{"ae", o.AEAddr}, {"sa", o.SAAddr}}
+	if addrs[0].addr == "" {
+		addrs[0].addr = "127.0.0.1:8700"
+	}
+	if addrs[1].addr == "" {
+		addrs[1].addr = "127.0.0.1:8701"
+	}
+	ls := &listening{public: map[string]string{}, shown: map[string]string{}}
+	for region, u := range o.PublicURLs {
+		ls.public[region] = strings.TrimRight(u, "/")
+	}
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			ls.close()
+			return nil, fmt.Errorf("sandbox %s listener: %w", a.region, err)
+		}
+		ls.regions = append(ls.regions, a.region)
+		ls.listeners = append(ls.listeners, l)
+		ls.shown[a.region] = ls.public[a.region]
+		if ls.shown[a.region] == "" {
+			ls.shown[a.region] = strings.TrimSuffix(extras.DashboardURL(l.Addr()), "/_sandbox/")
+		}
+		// On a wildcard address (0.0.0.0 in a container) no one address
+		// reaches every client: without a public URL the links follow
+		// the Host of each request.
+		if ls.public[a.region] == "" && !unspecified(l.Addr()) {
+			ls.public[a.region] = "http://" + l.Addr().String()
+		}
+	}
+	return ls, nil
+}
+
+// printBanner says where the sandbox answers, what it injects, and the
+// merchants with their keys.
+func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox, shown map[string]string) {
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
 	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
 	fmt.Fprintf(out, "  sa (KSA)          %s\n", shown["sa"])
@@ -115,7 +140,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	if sb.faults != nil {
 		// The seed is printed even when picked at random, so that a run
 		// whose faults found a bug can be repeated with --seed.
-		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.spec, sb.faults.seed)
+		fmt.Fprintf(out, "  faults            %s (seed %d)\n", sb.faults.Spec, sb.faults.Seed)
 	}
 	if sb.FixedClock() {
 		if at, err := sb.Now(ctx); err == nil {
@@ -124,7 +149,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "  webhooks          %s\n", sb.DeliveryRules())
 	if sb.limits != nil {
-		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", sessionLimit, sessionWindow, callLimit)
+		fmt.Fprintf(out, "  rate limit        test keys: %d checkouts per %s, %d other requests per second\n", middleware.SessionLimit, middleware.SessionWindow, middleware.CallLimit)
 	}
 	fmt.Fprintf(out, "\n")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -133,18 +158,21 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Code, m.Region, m.Currency, m.TestKey, m.LiveKey)
 	}
 	tw.Flush()
+}
 
-	lim := o.Limits
+// serveUntilDone serves each region on its listener within lim until ctx
+// ends or a server fails, then shuts them down.
+func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *listening) error {
 	if lim.MaxConns == 0 {
 		lim.MaxConns = DefaultServeLimits.MaxConns
 	}
 	if lim.MaxBodies == 0 {
 		lim.MaxBodies = DefaultServeLimits.MaxBodies
 	}
-	servers := make([]*http.Server, len(listeners))
-	errs := make(chan error, len(listeners))
-	for i, l := range listeners {
-		servers[i] = lim.Server(sb.Handler(addrs[i].region))
+	servers := make([]*http.Server, len(ls.listeners))
+	errs := make(chan error, len(ls.listeners))
+	for i, l := range ls.listeners {
+		servers[i] = lim.Server(sb.Handler(ls.regions[i]))
 		go func(srv *http.Server, l net.Listener) {
 			errs <- srv.Serve(l)
 		}(servers[i], lim.Listener(l))

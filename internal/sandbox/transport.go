@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 )
 
 // Transport is an http.RoundTripper that hands requests straight to the
@@ -46,7 +48,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		inner.Proto, inner.ProtoMajor, inner.ProtoMinor = "HTTP/1.1", 1, 1
 	}
 
-	rec := &recorder{header: http.Header{}}
+	rec := edge.NewRecorder()
 	done := make(chan any, 1)
 	go func() {
 		defer func() { done <- recover() }()
@@ -65,23 +67,23 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 			return nil, fmt.Errorf("sandbox handler panicked: %v", p)
 		}
 	}
-	status := rec.status
+	status := rec.Status
 	if status == 0 {
 		status = http.StatusOK
 	}
-	answer := rec.body.Bytes()
+	answer := rec.Body.Bytes()
 	resp := &http.Response{
 		Status:        strconv.Itoa(status) + " " + http.StatusText(status),
 		StatusCode:    status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        rec.sent,
+		Header:        rec.Sent,
 		ContentLength: int64(len(answer)),
 		Request:       req,
 	}
 	if resp.Header == nil {
-		resp.Header = rec.header.Clone()
+		resp.Header = rec.Header().Clone()
 	}
 	resp.Header.Set("Content-Length", strconv.Itoa(len(answer)))
 	if req.Method == http.MethodHead {
@@ -90,37 +92,6 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		resp.Body = &ctxBody{ReadCloser: io.NopCloser(bytes.NewReader(answer)), req: req}
 	}
 	return resp, nil
-}
-
-// recorder collects a handler's answer. The header is frozen when the
-// status is written, as on a real connection.
-type recorder struct {
-	header http.Header
-	sent   http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status != 0 {
-		return
-	}
-	r.status = status
-	r.sent = r.header.Clone()
-}
-
-// Write sniffs the content type of a body that did not declare one, as
-// net/http does.
-func (r *recorder) Write(p []byte) (int, error) {
-	if r.status == 0 {
-		r.WriteHeader(http.StatusOK)
-	}
-	if r.body.Len() == 0 && len(p) > 0 && r.sent.Get("Content-Type") == "" {
-		r.sent.Set("Content-Type", http.DetectContentType(p))
-	}
-	return r.body.Write(p)
 }
 
 // ctxBody stops reading once the request's context is done, as a body read

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 )
 
 const hookSecret = "s3cret-hook-value-42"
@@ -212,7 +214,7 @@ func TestPaymentWebhooks(t *testing.T) {
 	if hookID(t, lr) == "" || lr.json(t)["is_test"] != false {
 		t.Fatalf("live %s", lr.body)
 	}
-	for i := range maxPaymentWebhooks - 1 {
+	for i := range outbox.MaxPaymentWebhooks - 1 {
 		if r := create(aeTest, map[string]any{"url": "https://hooks.shop-example.com/p" + string(rune('a'+i))}); r.status != 200 {
 			t.Fatalf("hook %d: %s", i, r.body)
 		}
@@ -221,7 +223,7 @@ func TestPaymentWebhooks(t *testing.T) {
 
 	list := e.call("GET", "/api/v1/webhooks", aeTest, nil, nil)
 	var hooks []map[string]any
-	if err := json.Unmarshal(list.body, &hooks); err != nil || len(hooks) != maxPaymentWebhooks || strings.Contains(string(list.body), "s3cret") {
+	if err := json.Unmarshal(list.body, &hooks); err != nil || len(hooks) != outbox.MaxPaymentWebhooks || strings.Contains(string(list.body), "s3cret") {
 		t.Fatalf("list %s", list.body)
 	}
 	get := e.call("GET", "/api/v1/webhooks/"+id, aeTest, nil, nil)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // HeaderError is a static header refused before anything was sent. Its
@@ -52,8 +52,8 @@ func CheckHeaderTitle(title string) error {
 	switch {
 	case title == "":
 		return &HeaderError{Problem: "the header title is empty", Advice: advice}
-	case len(title) > api.MaxHeaderTitle:
-		return &HeaderError{Problem: fmt.Sprintf("the header title is %d characters; at most %d are allowed", len(title), api.MaxHeaderTitle), Advice: advice}
+	case len(title) > wire.MaxHeaderTitle:
+		return &HeaderError{Problem: fmt.Sprintf("the header title is %d characters; at most %d are allowed", len(title), wire.MaxHeaderTitle), Advice: advice}
 	case !IsToken(title):
 		return &HeaderError{Problem: fmt.Sprintf("the header title %q is not an HTTP token (no spaces, colons or quotes)", title), Advice: advice}
 	}
@@ -66,8 +66,8 @@ func CheckHeaderValue(value string) error {
 	switch {
 	case value == "":
 		return &HeaderError{Problem: "the header value is empty", Advice: "give a secret value, e.g. from `openssl rand -hex 32`"}
-	case utf8.RuneCountInString(value) > api.MaxHeaderValue:
-		return &HeaderError{Problem: fmt.Sprintf("the header value is longer than %d characters", api.MaxHeaderValue), Advice: "use a shorter secret"}
+	case utf8.RuneCountInString(value) > wire.MaxHeaderValue:
+		return &HeaderError{Problem: fmt.Sprintf("the header value is longer than %d characters", wire.MaxHeaderValue), Advice: "use a shorter secret"}
 	case strings.ContainsAny(value, "\r\n\x00"):
 		return &HeaderError{Problem: "the header value contains a line break or NUL", Advice: "use a single-line secret"}
 	}

@@ -1,0 +1,141 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Bounds on what one request may make the sandbox store. The service
+// documents none of these (only header.title, header.value, the
+// attachment size and the list page size, which are checked where they
+// apply); they are the sandbox's own, chosen far above any real order so
+// that no honest request meets them, and listed in docs/sandbox.md.
+const (
+	// MaxBodyBytes bounds a JSON request body.
+	MaxBodyBytes = 1 << 20
+	// MaxArrayLen bounds every array in a JSON body: order items, a
+	// capture's or refund's items, order history, attachment ids.
+	MaxArrayLen = 250
+	// MaxStringLen bounds every string in a JSON body, in characters;
+	// the checkout attachment's body, itself JSON, is bounded by the body
+	// size alone.
+	MaxStringLen = 4096
+	// MaxReferenceIDLen bounds every reference_id (order, item, capture,
+	// refund).
+	MaxReferenceIDLen = 255
+	// MaxCapturesPerPayment and maxRefundsPerPayment bound the moves one
+	// payment keeps; maxRecordBytes bounds its stored record as a whole.
+	MaxCapturesPerPayment = 100
+	MaxRefundsPerPayment  = 100
+	MaxRecordBytes        = 4 << 20
+)
+
+// errBodyTooLarge answers a body over maxBodyBytes, in the service's error
+// form. The service's own wording for this case is not documented; the
+// sandbox says what happened instead of failing to decode a cut body.
+var errBodyTooLarge = BadData(fmt.Sprintf("request body too large: at most %d bytes (1 MiB)", MaxBodyBytes))
+
+// ReadBody reads a request body of at most maxBodyBytes and checks that a
+// JSON body stays within the bounds above. Its refusals are *apiError
+// values, which callers answer as they are (see bodyRefusal).
+func ReadBody(r *http.Request) ([]byte, error) {
+	b, err := ReadSizedBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBodyBounds(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// ReadSizedBody reads a request body of at most maxBodyBytes, for the
+// endpoints whose fields have the service's own documented bounds (the
+// webhooks), checked by their handlers.
+func ReadSizedBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	if r.ContentLength > MaxBodyBytes {
+		return nil, errBodyTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, errBodyTooLarge
+	}
+	return b, nil
+}
+
+// BodyRefusal is what a handler answers when readBody fails: readBody's
+// own refusal (too large, out of bounds), else the handler's usual
+// decoding error.
+func BodyRefusal(err, otherwise error) error {
+	var ae *Refusal
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return otherwise
+}
+
+// checkBodyBounds walks a JSON body and refuses, in the field-validation
+// form, the first array or string over its bound. A body that is not JSON
+// is left to the handler's own decoding.
+func checkBodyBounds(b []byte) error {
+	// An array of n elements takes at least 2n bytes and a string over
+	// the bound more than maxStringLen: a short body cannot break a bound.
+	if len(b) <= 2*MaxArrayLen && len(b) <= MaxReferenceIDLen {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return walkBounds("$", "", v)
+}
+
+func walkBounds(path, key string, v any) error {
+	switch x := v.(type) {
+	case string:
+		n := utf8.RuneCountInString(x)
+		switch {
+		case key == "reference_id" && n > MaxReferenceIDLen:
+			return boundError(path, fmt.Sprintf("is longer than %d characters", MaxReferenceIDLen))
+		case n > MaxStringLen && path != "$.attachment.body":
+			return boundError(path, fmt.Sprintf("is longer than %d characters", MaxStringLen))
+		}
+	case []any:
+		if len(x) > MaxArrayLen {
+			return boundError(path, fmt.Sprintf("has more than %d elements", MaxArrayLen))
+		}
+		for i, e := range x {
+			if err := walkBounds(path+"["+strconv.Itoa(i)+"]", key, e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := walkBounds(path+"."+k, k, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func boundError(path, msg string) error {
+	return FieldErrors(FieldError{Field: path, Code: "invalid_value", Message: msg + " (a bound of this sandbox)"})
+}
+
+// MultipartSlack is what the multipart framing may add to the file.
+const MultipartSlack = 64 << 10

@@ -1,0 +1,26 @@
+package middleware
+
+import (
+	"net/http"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+)
+
+// ClockStepMiddleware moves a fixed clock by ClockStep before each request
+// that may change the state, so the request's times are after the last
+// one's. It is the innermost middleware: a request a fault or the rate
+// limit stops before the handler does not move it.
+func ClockStepMiddleware(clock store.Clock, h http.Handler) http.Handler {
+	c, ok := clock.(*store.SteppingClock)
+	if !ok {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			c.Step()
+		}
+		h.ServeHTTP(w, r)
+	})
+}

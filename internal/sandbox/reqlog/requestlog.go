@@ -1,0 +1,723 @@
+package reqlog
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/secret"
+)
+
+// The request log: every request answered on the service's paths (/api/),
+// as `stripe logs tail` shows a developer what their integration sent. The
+// handler only copies what it saw (at most maxLoggedBody of each body) onto
+// a bounded queue; one writer goroutine masks the secrets and inserts the
+// entries in batches, and keeps the table to its last maxLogEntries rows.
+// Nothing secret is stored: the key is kept masked, webhook header values
+// are masked in the bodies, and any key, known or shaped like one, is
+// masked wherever it appears (internal/secret's Masker).
+
+const (
+	MaxLoggedBody  = 64 << 10
+	MaxLogEntries  = 10000
+	logQueueSize   = 8192
+	LogBatchSize   = 2048
+	LogTrimEvery   = 1024 // rows written between two trims of the table
+	logGather      = 100 * time.Millisecond
+	logWriteTimout = 10 * time.Second
+)
+
+// ChunkSpan bounds the entries of a chunk (logBatchSize is less).
+const ChunkSpan = 4096
+
+// storedEntry is an entry as a chunk holds it: the bodies by hash.
+type storedEntry struct {
+	LogEntry
+	RequestHash  string `json:"rq,omitempty"`
+	ResponseHash string `json:"rs,omitempty"`
+}
+
+// LogEntry is one request the sandbox answered. Key is the secret key
+// masked ("sk_test_****ndbx"); the bodies are masked and cut at 64 KiB
+// (Truncated says so); a body that is not text is described, not kept.
+type LogEntry struct {
+	Seq          int64     `json:"seq"`
+	At           time.Time `json:"at"`
+	Region       string    `json:"region"`
+	MerchantCode string    `json:"merchant_code,omitempty"`
+	Mode         string    `json:"mode,omitempty"` // test or live; "" when the key was not one of the sandbox's
+	Key          string    `json:"key,omitempty"`
+	Method       string    `json:"method"`
+	Path         string    `json:"path"` // with the query
+	Status       int       `json:"status"`
+	ErrorType    string    `json:"error_type,omitempty"`
+	Error        string    `json:"error,omitempty"`
+	LatencyMS    float64   `json:"latency_ms"`
+	RequestBody  string    `json:"request_body,omitempty"`
+	ResponseBody string    `json:"response_body,omitempty"`
+	Truncated    bool      `json:"truncated,omitempty"`
+}
+
+// LogFilter selects entries. Status is a code ("404") or a class ("4xx",
+// "5xx"); Path is a glob matched against the path without its query (*
+// stops at /; a pattern without * matches as a prefix); Since drops
+// older entries; After (a Seq) answers the entries after it, oldest first;
+// Before (a Seq) the latest ones before it, newest first.
+type LogFilter struct {
+	Status  string
+	Path    string
+	Since   time.Time
+	After   int64
+	Forward bool  // set: the entries after After, oldest first
+	Before  int64 // set (> 0): only entries older than this Seq
+	Limit   int   // default 100, at most 1000
+}
+
+// PendingEntry is what the handler hands the writer, unmasked.
+type PendingEntry struct {
+	At       time.Time
+	Region   string
+	Key      string
+	Method   string
+	Path     string
+	Status   int
+	latency  time.Duration
+	reqBody  []byte
+	RespBody []byte
+	reqCut   bool
+	respCut  bool
+}
+
+type Log struct {
+	s       *store.State
+	masker  *secret.Masker
+	queue   chan *PendingEntry
+	flushes chan chan struct{}
+	dropped atomic.Int64
+	done    chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+	written int
+}
+
+func Start(s *store.State) *Log {
+	keys := make([]string, 0, len(s.Keys))
+	for k := range s.Keys {
+		keys = append(keys, k)
+	}
+	l := &Log{
+		s: s, masker: secret.NewMasker(keys...),
+		queue:   make(chan *PendingEntry, logQueueSize),
+		flushes: make(chan chan struct{}),
+		done:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go l.run()
+	return l
+}
+
+// NewReader reads the request log of st, which other processes may
+// write when this one keeps none.
+func NewReader(st *store.State) *Log { return &Log{s: st} }
+
+// Stop writes what is queued and ends the writer.
+func (l *Log) Stop() {
+	if l == nil {
+		return
+	}
+	l.once.Do(func() { close(l.done) })
+	<-l.stopped
+}
+
+// Flush returns once every entry queued before the call is in the table,
+// so that a reader of the log sees its own process's requests.
+func (l *Log) Flush(ctx context.Context) {
+	if l == nil || l.flushes == nil { // a reader of a log this process does not write
+		return
+	}
+	ack := make(chan struct{})
+	select {
+	case l.flushes <- ack:
+	case <-l.stopped:
+		return
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-ack:
+	case <-ctx.Done():
+	}
+}
+
+func (l *Log) Add(e *PendingEntry) {
+	select {
+	case l.queue <- e:
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+func (l *Log) run() {
+	defer close(l.stopped)
+	batch := make([]*PendingEntry, 0, LogBatchSize)
+	drain := func() {
+		for len(batch) < LogBatchSize {
+			select {
+			case e := <-l.queue:
+				batch = append(batch, e)
+			default:
+				return
+			}
+		}
+	}
+	write := func() {
+		for len(batch) > 0 {
+			l.write(batch)
+			batch = batch[:0]
+			drain()
+		}
+	}
+	for {
+		select {
+		case e := <-l.queue:
+			// Gather for a moment before writing: one transaction per
+			// batch rather than per request is most of the throughput.
+			batch = append(batch, e)
+			// The writer then sleeps rather than take each entry as it
+			// comes: a sender that finds no one waiting wakes no one.
+			gather := time.NewTimer(logGather)
+			select {
+			case <-gather.C:
+			case ack := <-l.flushes:
+				drain()
+				write()
+				close(ack)
+			case <-l.done:
+			}
+			drain()
+			gather.Stop()
+			write()
+		case ack := <-l.flushes:
+			drain()
+			write()
+			close(ack)
+		case <-l.done:
+			drain()
+			write()
+			return
+		}
+	}
+}
+
+// write stores a batch as one chunk, in one transaction, and trims the
+// log to its last maxLogEntries entries (whole chunks: a few hundred more
+// at most).
+func (l *Log) write(batch []*PendingEntry) {
+	ctx, cancel := context.WithTimeout(context.Background(), logWriteTimout)
+	defer cancel()
+	entries := make([]storedEntry, len(batch))
+	bodies := map[string]string{} // hash -> masked body
+	// A body seen earlier in the batch (the same payment read again) is
+	// neither masked nor hashed again.
+	seen := map[string]string{} // raw body -> hash
+	ref := func(raw []byte) string {
+		if len(raw) == 0 {
+			return ""
+		}
+		if h, ok := seen[string(raw)]; ok {
+			return h
+		}
+		body := l.maskBody(raw)
+		sum := sha256.Sum256([]byte(body))
+		h := hex.EncodeToString(sum[:16])
+		seen[string(raw)], bodies[h] = h, body
+		return h
+	}
+	for i, p := range batch {
+		entries[i].LogEntry = l.prepare(p)
+		entries[i].RequestHash, entries[i].ResponseHash = ref(p.reqBody), ref(p.RespBody)
+	}
+	doc, err := json.Marshal(entries)
+	if err != nil {
+		return
+	}
+	first, last := entries[0].At, entries[0].At
+	for _, e := range entries {
+		if e.At.Before(first) {
+			first = e.At
+		}
+		if e.At.After(last) {
+			last = e.At
+		}
+	}
+	tx, err := l.s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	defer tx.Rollback()
+	var chunk int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO request_log (n, first_at, last_at, entries) VALUES (?, ?, ?, ?) RETURNING seq`,
+		len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
+		return
+	}
+	for h, body := range bodies {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO request_log_bodies (hash, last_chunk, body) VALUES (?, ?, ?)
+			ON CONFLICT (hash) DO UPDATE SET last_chunk = excluded.last_chunk`, h, chunk, []byte(body)); err != nil {
+			return
+		}
+	}
+	l.written += len(batch)
+	if l.written >= LogTrimEvery {
+		l.written = 0
+		// The oldest chunk still needed is the newest one at which the
+		// entries counted from the newest reach maxLogEntries.
+		var keep int64
+		err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq DESC) AS total
+			FROM request_log) WHERE total >= ?`, MaxLogEntries).Scan(&keep)
+		if err != nil {
+			return
+		}
+		if keep > 0 {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM request_log WHERE seq < ?`, keep); err != nil {
+				return
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE last_chunk < ?`, keep); err != nil {
+				return
+			}
+		}
+	}
+	_ = tx.Commit()
+}
+
+// prepare turns what the handler saw into the entry as stored: the key
+// masked, the merchant and mode told by the key, the error read from the
+// answer. The bodies are masked by write, which stores them.
+func (l *Log) prepare(p *PendingEntry) LogEntry {
+	e := LogEntry{At: p.At, Region: p.Region, Method: p.Method, Path: l.masker.String(p.Path), Status: p.Status,
+		LatencyMS: float64(p.latency.Microseconds()) / 1000, Truncated: p.reqCut || p.respCut}
+	if p.Key != "" {
+		e.Key = secret.MaskKey(p.Key)
+		if info, ok := l.s.Keys[p.Key]; ok {
+			e.MerchantCode = info.Merchant.Code
+			e.Mode = "live"
+			if info.IsTest {
+				e.Mode = "test"
+			}
+		}
+	}
+	if p.Status >= 400 {
+		var body struct {
+			ErrorType string            `json:"errorType"`
+			Error     string            `json:"error"`
+			Errors    []edge.FieldError `json:"errors"`
+		}
+		if json.Unmarshal(p.RespBody, &body) == nil {
+			e.ErrorType, e.Error = body.ErrorType, body.Error
+			if e.Error == "" && len(body.Errors) > 0 {
+				e.Error = body.Errors[0].Field + ": " + body.Errors[0].Message
+			}
+		}
+		if e.Error == "" && e.ErrorType == "" {
+			e.Error = strings.TrimSpace(string(p.RespBody)) // the router's plain 404
+		}
+		e.Error = l.masker.String(e.Error)
+	}
+	return e
+}
+
+// maskBody answers a body fit to store: header values masked by their
+// place in a webhook body, then every known key and anything shaped like
+// a key or URL credentials. A body that is not UTF-8 text is described.
+func (l *Log) maskBody(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if !utf8.Valid(b) {
+		return "(binary body, " + strconv.Itoa(len(b)) + " bytes kept of it)"
+	}
+	b = maskHeaderValues(b)
+	if MayHoldSecret(b) {
+		b = l.masker.Bytes(b)
+	}
+	return string(b)
+}
+
+// MayHoldSecret tells whether the Masker could change b. It decodes JSON,
+// which would be most of the log's cost: a body with no key prefix, no
+// escape that could spell one, and no URL with credentials is stored as it
+// is. Every key the sandbox knows starts with sk_; an escaped form of it
+// holds a backslash.
+func MayHoldSecret(b []byte) bool {
+	at, scheme := false, false
+	for i, c := range b {
+		switch c {
+		case '\\':
+			return true
+		case '_':
+			if i >= 2 && b[i-2] == 's' && b[i-1] == 'k' {
+				return true
+			}
+		case '@':
+			at = true
+		case '/':
+			if i >= 2 && b[i-2] == ':' && b[i-1] == '/' {
+				scheme = true
+			}
+		}
+		if at && scheme {
+			return true
+		}
+	}
+	return false
+}
+
+// maskHeaderValues masks "header": {"value": ...} wherever it appears in a
+// JSON document: a webhook's signing header as registered or answered.
+func maskHeaderValues(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`"header"`)) && !bytes.Contains(b, []byte(`\u`)) {
+		return b
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil {
+		return b
+	}
+	var values []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, child := range t {
+				if h, ok := child.(map[string]any); ok && strings.EqualFold(k, "header") {
+					if s, ok := h["value"].(string); ok {
+						values = append(values, s)
+						h["value"] = secret.MaskValue(s)
+					}
+				}
+				walk(child)
+			}
+		case []any:
+			for _, child := range t {
+				walk(child)
+			}
+		}
+	}
+	walk(doc)
+	if len(values) == 0 {
+		return b
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(doc) != nil {
+		return []byte("(body withheld: it holds a header value that could not be masked)")
+	}
+	// The value may appear elsewhere in the body too.
+	return secret.NewMasker(values...).Bytes(bytes.TrimRight(out.Bytes(), "\n"))
+}
+
+// capture keeps at most max bytes of what passes through it.
+type capture struct {
+	buf bytes.Buffer
+	max int
+	cut bool
+}
+
+func (c *capture) keep(p []byte) {
+	if c.buf.Cap() == 0 {
+		c.buf.Grow(min(len(p)+64, c.max))
+	}
+	room := c.max - c.buf.Len()
+	if room <= 0 {
+		if len(p) > 0 {
+			c.cut = true
+		}
+		return
+	}
+	if len(p) > room {
+		p, c.cut = p[:room], true
+	}
+	c.buf.Write(p)
+}
+
+type teeBody struct {
+	io.ReadCloser
+	c *capture
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	t.c.keep(p[:n])
+	return n, err
+}
+
+type logWriter struct {
+	http.ResponseWriter
+	status int
+	c      capture
+}
+
+func (w *logWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.c.keep(p)
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func Middleware(l *Log, region string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l == nil || !strings.HasPrefix(r.URL.Path, "/api/") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		var reqCap *capture
+		if r.Body != nil && r.Body != http.NoBody {
+			reqCap = &capture{max: MaxLoggedBody}
+			r.Body = &teeBody{ReadCloser: r.Body, c: reqCap}
+		}
+		lw := &logWriter{ResponseWriter: w, c: capture{max: MaxLoggedBody}}
+		h.ServeHTTP(lw, r)
+		p := &PendingEntry{At: start.UTC(), Region: region, Method: r.Method, Path: r.URL.RequestURI(),
+			Status: lw.status, latency: time.Since(start), RespBody: lw.c.buf.Bytes(), respCut: lw.c.cut}
+		if p.Status == 0 {
+			p.Status = http.StatusOK
+		}
+		if reqCap != nil {
+			p.reqBody, p.reqCut = reqCap.buf.Bytes(), reqCap.cut
+		}
+		if scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
+			p.Key = strings.TrimSpace(key)
+		}
+		l.Add(p)
+	})
+}
+
+// RequestLog lists logged requests: the latest Limit, newest first; or,
+// with Forward, the next Limit after the cursor After, oldest first.
+// Entries still queued by this process are written first.
+func (l *Log) RequestLog(ctx context.Context, f LogFilter) ([]LogEntry, error) {
+	list, _, err := l.query(ctx, f, false)
+	return list, err
+}
+
+// RequestLogCount is RequestLog that also answers how many entries match
+// the filter in all (After and Before aside). Without a status or path
+// filter the count is read from the chunks' sizes; with one, the chunks
+// are read through (their entries hold no bodies, so this stays cheap).
+func (l *Log) RequestLogCount(ctx context.Context, f LogFilter) ([]LogEntry, int, error) {
+	return l.query(ctx, f, true)
+}
+
+func (l *Log) query(ctx context.Context, f LogFilter, count bool) ([]LogEntry, int, error) {
+	l.Flush(ctx)
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	f.Limit = min(f.Limit, 1000)
+	match, err := f.matcher()
+	if err != nil {
+		return nil, 0, err
+	}
+	sc := &logScan{f: f, match: match, forward: f.Forward || f.After > 0}
+	// Without a status or path filter the count is the chunks' sizes
+	// (Since is judged by entry below, within the chunks it keeps).
+	sc.countByScan = count && !sc.forward && (f.Status != "" || f.Path != "" || !f.Since.IsZero())
+	if count && !sc.countByScan && !sc.forward {
+		if err := l.s.DB.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM request_log`).Scan(&sc.total); err != nil {
+			return nil, 0, err
+		}
+	}
+	query, args := sc.chunkQuery()
+	rows, err := l.s.DB.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var chunk int64
+		var doc []byte
+		if err := rows.Scan(&chunk, &doc); err != nil {
+			return nil, 0, err
+		}
+		var entries []storedEntry
+		if err := json.Unmarshal(doc, &entries); err != nil {
+			return nil, 0, store.CorruptRow("request_log", "seq", strconv.FormatInt(chunk, 10), err)
+		}
+		if sc.take(chunk, entries) {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows.Close()
+	list, err := l.withBodies(ctx, sc.out)
+	return list, sc.total, err
+}
+
+// logScan walks the chunks of the log for one query: the entries it
+// keeps, and the count when the count is made by reading them.
+type logScan struct {
+	f           LogFilter
+	match       func(*LogEntry) bool
+	forward     bool // oldest first, after f.After
+	countByScan bool // count every matching entry, not only the kept ones
+	out         []storedEntry
+	total       int
+}
+
+// chunkQuery selects the chunks that may hold the query's entries, in the
+// order it reads them.
+func (sc *logScan) chunkQuery() (string, []any) {
+	args := []any{int64(0)}
+	if !sc.f.Since.IsZero() {
+		args[0] = sc.f.Since.UnixNano()
+	}
+	switch {
+	case sc.forward:
+		return `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`, append(args, sc.f.After/ChunkSpan)
+	case sc.f.Before > 0 && !sc.countByScan:
+		return `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`, append(args, sc.f.Before/ChunkSpan)
+	}
+	return `SELECT seq, entries FROM request_log WHERE last_at >= ? ORDER BY seq DESC`, args
+}
+
+// take reads one chunk's entries in the query's order, and answers true
+// when nothing more is needed.
+func (sc *logScan) take(chunk int64, entries []storedEntry) (done bool) {
+	f := sc.f
+	for i := range entries {
+		j := i
+		if !sc.forward {
+			j = len(entries) - 1 - i
+		}
+		e := entries[j]
+		e.Seq = chunk*ChunkSpan + int64(j)
+		if sc.forward && e.Seq <= f.After || !sc.match(&e.LogEntry) {
+			continue
+		}
+		if sc.countByScan {
+			sc.total++
+		}
+		if f.Before > 0 && e.Seq >= f.Before || len(sc.out) == f.Limit {
+			if sc.countByScan {
+				continue
+			}
+			if len(sc.out) == f.Limit {
+				return true
+			}
+			continue
+		}
+		sc.out = append(sc.out, e)
+		if len(sc.out) == f.Limit && !sc.countByScan {
+			return true
+		}
+	}
+	return false
+}
+
+// withBodies fills the entries' bodies, each stored once by its hash.
+func (l *Log) withBodies(ctx context.Context, out []storedEntry) ([]LogEntry, error) {
+	list := make([]LogEntry, 0, len(out))
+	bodies := map[string]string{}
+	body := func(h string) (string, error) {
+		if h == "" {
+			return "", nil
+		}
+		if b, ok := bodies[h]; ok {
+			return b, nil
+		}
+		var b []byte
+		err := l.s.DB.QueryRowContext(ctx, `SELECT body FROM request_log_bodies WHERE hash = ?`, h).Scan(&b)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = nil // trimmed meanwhile by another process
+		}
+		bodies[h] = string(b)
+		return string(b), err
+	}
+	for _, e := range out {
+		var err error
+		if e.LogEntry.RequestBody, err = body(e.RequestHash); err != nil {
+			return nil, err
+		}
+		if e.LogEntry.ResponseBody, err = body(e.ResponseHash); err != nil {
+			return nil, err
+		}
+		list = append(list, e.LogEntry)
+	}
+	return list, nil
+}
+
+// matcher checks the filter and answers its test of an entry.
+func (f LogFilter) matcher() (func(*LogEntry) bool, error) {
+	lo, hi := 0, 1000
+	switch st := strings.ToLower(f.Status); {
+	case st == "":
+	case len(st) == 3 && st[1:] == "xx" && st[0] >= '1' && st[0] <= '5':
+		lo = int(st[0]-'0') * 100
+		hi = lo + 100
+	default:
+		n, err := strconv.Atoi(st)
+		if err != nil || n < 100 || n > 599 {
+			return nil, edge.BadData("status must be a code such as 404 or a class such as 4xx")
+		}
+		lo, hi = n, n+1
+	}
+	if f.Path != "" {
+		if _, err := path.Match(f.Path, "/"); err != nil {
+			return nil, edge.BadData("path is not a valid glob: " + err.Error())
+		}
+	}
+	return func(e *LogEntry) bool {
+		return e.Status >= lo && e.Status < hi && (f.Since.IsZero() || !e.At.Before(f.Since)) &&
+			(f.Path == "" || pathMatches(f.Path, e.Path))
+	}, nil
+}
+
+// pathMatches matches a logged path (query dropped) against a glob; a
+// glob without a wildcard matches as a prefix, so /api/v2/payments finds
+// every payment path.
+func pathMatches(glob, logged string) bool {
+	p, _, _ := strings.Cut(logged, "?")
+	if !strings.ContainsAny(glob, "*?[") {
+		return strings.HasPrefix(p, glob)
+	}
+	ok, _ := path.Match(glob, p)
+	return ok
+}
+
+// RequestLogDropped is how many requests this process could not log
+// because its queue was full.
+func (l *Log) RequestLogDropped() int64 {
+	if l == nil {
+		return 0
+	}
+	return l.dropped.Load()
+}

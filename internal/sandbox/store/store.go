@@ -1,0 +1,471 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/wire"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// migrations build the schema, in order; PRAGMA user_version records how
+// many have run. Append new steps (disputes, webhooks, ...) at the end and
+// never edit a step that has shipped: state files outlive binaries.
+var migrations = []string{
+	// Payments and their sessions: one row per checkout. doc holds the whole
+	// record; view is the payment's JSON as GET answers it, kept ready so a
+	// read need not decode and encode (only a CREATED payment can change by
+	// the clock alone); the other columns serve lookups, listing and the lock.
+	`CREATE TABLE payments (
+		seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+		id             TEXT NOT NULL UNIQUE,
+		session_id     TEXT NOT NULL UNIQUE,
+		merchant_code  TEXT NOT NULL,
+		is_test        INTEGER NOT NULL,
+		status         TEXT NOT NULL,
+		created_at     INTEGER NOT NULL,
+		has_captures   INTEGER NOT NULL DEFAULT 0,
+		has_refunds    INTEGER NOT NULL DEFAULT 0,
+		fully_refunded INTEGER NOT NULL DEFAULT 0,
+		lock_owner     TEXT NOT NULL DEFAULT '',
+		lock_until     INTEGER NOT NULL DEFAULT 0,
+		doc            BLOB NOT NULL,
+		view           BLOB NOT NULL
+	);
+	CREATE INDEX payments_by_merchant ON payments (merchant_code, is_test, created_at DESC, seq DESC);
+	CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);`,
+	// Disputes, their attachments, both webhook families and the log of
+	// deliveries (the service and outbox rooms).
+	migrationDisputesWebhooks,
+	migrationPaymentListing,
+	// Each attempt of a webhook delivery (outbox), then the request
+	// log (reqlog).
+	migrationDeliveryAttempts,
+	migrationRequestLog,
+	// The outbox and the state's settings (outbox).
+	migrationOutbox,
+}
+
+// resetTables are emptied by Reset; later areas append their tables.
+var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries", "delivery_attempts", "request_log", "request_log_bodies"}
+
+// OpenStore opens the state. A file is opened in WAL mode with a busy
+// timeout so that several processes can share it; every write transaction
+// is BEGIN IMMEDIATE, so a writer queues for the file lock at the start
+// instead of failing half-way with SQLITE_BUSY. In memory, one connection
+// holds the database (each new connection to ":memory:" would be a new,
+// empty database).
+func OpenStore(path string) (*sql.DB, error) {
+	var dsn string
+	memory := path == ""
+	if memory {
+		dsn = "file::memory:?_txlock=immediate&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
+	} else {
+		if err := prepareStateFile(path); err != nil {
+			return nil, NewStateError(path, err)
+		}
+		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() +
+			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox state: %w", err)
+	}
+	if memory {
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+	} else {
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
+	}
+	if err := migrate(db); err != nil {
+		db.Close()
+		return nil, NewStateError(path, err)
+	}
+	return db, nil
+}
+
+func migrate(db *sql.DB) error {
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil) // IMMEDIATE: two processes do not migrate at once
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("state file was written by a newer bnpl (schema %d, this one knows %d)", version, len(migrations))
+	}
+	for i := version; i < len(migrations); i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations))); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Record is what the sandbox keeps per checkout: the payment as the service
+// shows it plus the session and the timers behind it.
+type Record struct {
+	Payment          wire.Payment       `json:"payment"`
+	SessionID        string             `json:"session_id"`
+	MerchantCode     string             `json:"merchant_code"`
+	Region           string             `json:"region"`
+	Lang             string             `json:"lang"`
+	MerchantURLs     *wire.MerchantURLs `json:"merchant_urls,omitempty"`
+	Token            *string            `json:"token"`
+	SessionStatus    string             `json:"session_status"`
+	RejectionReason  string             `json:"rejection_reason,omitempty"`
+	SessionExpiresAt time.Time          `json:"session_expires_at"`
+	AuthorizedAt     *time.Time         `json:"authorized_at,omitempty"`
+	AuthExpiresAt    *time.Time         `json:"auth_expires_at,omitempty"`
+	ClosedAt         *time.Time         `json:"closed_at,omitempty"`
+
+	// Tx is the transaction a move runs in, so that guards and moves that
+	// keep state beside the payment (disputes) read and write in it: in
+	// memory it holds the only connection. nil outside a move.
+	Tx *sql.Tx
+}
+
+// Settle applies the timers that run without anyone calling: a CREATED
+// payment nobody finished expires. It reports whether it changed anything.
+func (r *Record) Settle(now time.Time) bool {
+	if r.Payment.Status == wire.StatusCreated && r.Payment.CreatedAt != nil &&
+		!now.Before(r.Payment.CreatedAt.Add(PaymentTimeout)) {
+		r.Payment.Status = wire.StatusExpired
+		return true
+	}
+	return false
+}
+
+// AuthExpired tells whether an authorized payment's authorization lapsed.
+func (r *Record) AuthExpired(now time.Time) bool {
+	return r.Payment.Status == wire.StatusAuthorized && r.AuthExpiresAt != nil && !now.Before(*r.AuthExpiresAt)
+}
+
+func (r *Record) change(event, before string, now time.Time) *Change {
+	return &Change{
+		Event: event, Before: before, Payment: r.Payment, MerchantCode: r.MerchantCode,
+		Token: r.Token, ClosedAt: r.ClosedAt,
+		IsExpired: r.Payment.Status == wire.StatusExpired || r.AuthExpired(now),
+	}
+}
+
+// Visibility limits lookups to what one key may see; nil sees everything
+// (the customer moves of the sandbox itself).
+type Visibility struct {
+	MerchantCode string
+	IsTest       bool
+}
+
+// DecodeRecord decodes a payment's stored record; column and value name its
+// row for the error when the record cannot be read.
+func DecodeRecord(doc []byte, column, value string) (*Record, error) {
+	var r Record
+	if err := json.Unmarshal(doc, &r); err != nil {
+		return nil, CorruptRow("payments", column, value, err)
+	}
+	if r.Payment.Captures == nil {
+		r.Payment.Captures = []wire.Capture{}
+	}
+	if r.Payment.Refunds == nil {
+		r.Payment.Refunds = []wire.Refund{}
+	}
+	return &r, nil
+}
+
+// loadPayment reads a payment visible to vis; errNoSuchPayment if none.
+func (s *State) loadPayment(ctx context.Context, id string, vis *Visibility) (*Record, error) {
+	var doc []byte
+	var err error
+	if vis == nil {
+		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = ?`, id).Scan(&doc)
+	} else {
+		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = ? AND merchant_code = ? AND is_test = ?`,
+			id, vis.MerchantCode, vis.IsTest).Scan(&doc)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, edge.ErrNoSuchPayment
+	}
+	if err != nil {
+		return nil, err
+	}
+	return DecodeRecord(doc, "id", id)
+}
+
+// PaymentView answers the payment's JSON as a reader sees it now, straight
+// from the stored view unless the clock has expired a CREATED payment. It
+// reads the clock offset in the same query: this is the hot path.
+func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]byte, error) {
+	var status string
+	var createdAt int64
+	var view []byte
+	var storedOffset any
+	err := s.DB.QueryRowContext(ctx, `SELECT status, created_at, view,
+		COALESCE((SELECT v FROM meta WHERE k = 'clock_offset'), 0)
+		FROM payments WHERE id = ? AND merchant_code = ? AND is_test = ?`,
+		id, vis.MerchantCode, vis.IsTest).Scan(&status, &createdAt, &view, &storedOffset)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, edge.ErrNoSuchPayment
+	}
+	if err != nil {
+		return nil, err
+	}
+	offset, err := ClockOffsetFrom(storedOffset)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now().Add(offset)
+	b, err := SettledView(status, createdAt, view, now)
+	if err != nil {
+		return nil, CorruptRow("payments", "id", id, err)
+	}
+	return b, nil
+}
+
+// SettledView applies record.settle to a stored view.
+func SettledView(status string, createdAt int64, view []byte, now time.Time) ([]byte, error) {
+	if status != wire.StatusCreated || now.Before(time.Unix(0, createdAt).Add(PaymentTimeout)) {
+		return view, nil
+	}
+	var p wire.Payment
+	if err := json.Unmarshal(view, &p); err != nil {
+		return nil, fmt.Errorf("corrupt payment in state: %w", err)
+	}
+	p.Status = wire.StatusExpired
+	return json.Marshal(&p)
+}
+
+// LoadSession reads the record of a session visible to vis.
+func (s *State) LoadSession(ctx context.Context, sessionID string, vis *Visibility) (*Record, error) {
+	var doc []byte
+	var err error
+	if vis == nil {
+		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE session_id = ?`, sessionID).Scan(&doc)
+	} else {
+		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE session_id = ? AND merchant_code = ? AND is_test = ?`,
+			sessionID, vis.MerchantCode, vis.IsTest).Scan(&doc)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, edge.ErrNoSuchSession
+	}
+	if err != nil {
+		return nil, err
+	}
+	return DecodeRecord(doc, "session_id", sessionID)
+}
+
+// ResolvePaymentID accepts a payment id or a session id.
+func (s *State) ResolvePaymentID(ctx context.Context, id string) (string, error) {
+	var paymentID string
+	err := s.DB.QueryRowContext(ctx, `SELECT id FROM payments WHERE id = ? OR session_id = ?`, id, id).Scan(&paymentID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", edge.ErrNoSuchPayment
+	}
+	return paymentID, err
+}
+
+// InsertRecord stores a new checkout. Creation goes through here and
+// nowhere else, so observers hear of every payment.
+func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error {
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	view, err := json.Marshal(&r.Payment)
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.ExecContext(ctx, `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status, r.Payment.CreatedAt.UnixNano(), doc, view)
+	if err != nil {
+		return err
+	}
+	s.notify(ctx, *r.change("created", "", *r.Payment.CreatedAt))
+	return nil
+}
+
+// lockLease is how long a payment lock lasts if its holder dies without
+// releasing it (a crashed process sharing the state file).
+const lockLease = 15 * time.Second
+
+// A moveFunc changes a payment. It answers the event name of the change, ""
+// when nothing changed (an idempotent repeat), or an error (an *apiError
+// for a refusal) and then must leave r as the stored state it found.
+type MoveFunc func(r *Record, now time.Time) (event string, err error)
+
+// Move runs one state change of a payment: it takes the payment's lock (a
+// lease row, so it holds across processes; a busy payment answers 409 at
+// once instead of waiting, as the service does), applies fn in a short
+// IMMEDIATE transaction that also releases the lock, and tells observers.
+// Every change of an existing payment commits here.
+func (s *State) Move(ctx context.Context, paymentID string, vis *Visibility, fn MoveFunc) (*Record, error) {
+	if s.DB == nil {
+		return nil, errClosed
+	}
+	owner := NewLockOwner()
+	if err := s.Acquire(ctx, paymentID, vis, owner); err != nil {
+		return nil, err
+	}
+	now, err := s.CurrentTime(ctx)
+	if err != nil {
+		s.Release(paymentID, owner)
+		return nil, err
+	}
+	rec, change, err := s.apply(ctx, paymentID, owner, now, fn)
+	if change != nil {
+		s.notify(ctx, *change)
+	}
+	return rec, err
+}
+
+func (s *State) Acquire(ctx context.Context, paymentID string, vis *Visibility, owner string) error {
+	wallNow := time.Now()
+	query := `UPDATE payments SET lock_owner = ?, lock_until = ? WHERE id = ? AND lock_until < ?`
+	args := []any{owner, wallNow.Add(lockLease).UnixNano(), paymentID, wallNow.UnixNano()}
+	if vis != nil {
+		query += ` AND merchant_code = ? AND is_test = ?`
+		args = append(args, vis.MerchantCode, vis.IsTest)
+	}
+	res, err := s.DB.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	// Nothing taken: either the payment is not there for this key, or
+	// someone holds it.
+	if _, err := s.loadPayment(ctx, paymentID, vis); err != nil {
+		return err
+	}
+	return edge.ErrLocked
+}
+
+// Release drops a lock without changing the payment; it must work even when
+// the request's context is gone, or the payment stays locked for a lease.
+func (s *State) Release(paymentID, owner string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = s.DB.ExecContext(ctx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ? AND lock_owner = ?`, paymentID, owner)
+}
+
+func (s *State) apply(ctx context.Context, paymentID, owner string, now time.Time, fn MoveFunc) (*Record, *Change, error) {
+	// The request may be cancelled; the lock must still be released, so the
+	// transaction runs on a context of its own, bounded in time.
+	txCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	tx, err := s.DB.BeginTx(txCtx, nil)
+	if err != nil {
+		s.Release(paymentID, owner)
+		return nil, nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			// Roll back first: in memory the transaction holds the only
+			// connection that release needs.
+			_ = tx.Rollback()
+			s.Release(paymentID, owner)
+		}
+	}()
+	var doc []byte
+	var lockOwner string
+	if err := tx.QueryRowContext(txCtx, `SELECT doc, lock_owner FROM payments WHERE id = ?`, paymentID).Scan(&doc, &lockOwner); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, edge.ErrNoSuchPayment // reset under our feet
+		}
+		return nil, nil, err
+	}
+	if lockOwner != owner {
+		return nil, nil, edge.ErrLocked // our lease ran out and someone else took it
+	}
+	rec, err := DecodeRecord(doc, "id", paymentID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec.Tx = tx
+	defer func() { rec.Tx = nil }()
+	before := rec.Payment.Status
+	settled := rec.Settle(now)
+	event, moveErr := fn(rec, now)
+	if moveErr != nil && settled {
+		event = "expired"
+	}
+	var change *Change
+	if event != "" || settled {
+		if event == "" {
+			event = "expired"
+		}
+		doc, err = json.Marshal(rec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := checkRecordBounds(rec, doc); err != nil {
+			return nil, nil, err // rolled back: the payment stays as it was
+		}
+		var view []byte
+		if view, err = json.Marshal(&rec.Payment); err != nil {
+			return nil, nil, err
+		}
+		refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
+		_, err = tx.ExecContext(txCtx, `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
+			doc = ?, view = ?, lock_owner = '', lock_until = 0 WHERE id = ?`,
+			rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
+			captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
+		change = rec.change(event, before, now)
+	} else {
+		_, err = tx.ExecContext(txCtx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ?`, paymentID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, nil, err
+	}
+	committed = true
+	return rec, change, moveErr
+}
+
+func NewLockOwner() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Reset forgets every payment (and whatever later areas registered in
+// resetTables), and the clock offset.
+func (s *State) Reset(ctx context.Context) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, t := range resetTables {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.Scrub(ctx)
+	return nil
+}
