@@ -211,10 +211,13 @@ type Options struct {
 	Classify ClassifyFunc
 
 	// Test seams: a limiter to wait on before every request, a clock for
-	// journal times, and a ticker for the periodic summary.
+	// journal times, a ticker for the periodic summary, and the bounds of
+	// the rows waiting for a worker and of the report lines held.
 	limiter waiter
 	now     func() time.Time
 	ticker  func(time.Duration) (<-chan time.Time, func())
+	// window and spill, when set, replace windowRows and spillChunk.
+	window, spill int
 }
 
 // Outcome of a row, as the report and the journal write it.
