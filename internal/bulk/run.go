@@ -79,10 +79,30 @@ type paymentQueue struct {
 	disputeRead bool
 }
 
-// setPayment makes p the payment as last known.
+// setPayment makes p the payment as last known: what the checks of its
+// later rows read of it, kept for every payment until the run ends.
 func (q *paymentQueue) setPayment(p *api.Payment) {
+	p = checkedPart(p)
 	q.currency, q.payment = p.Currency, p
 	q.state = newPayState(p, q.dispute)
+}
+
+// checkedPart is the part of p the checks of a row read: its status,
+// amounts, expiry, and the reference_id and amounts of each move. A run
+// keeps one per payment, and a payment's answer holds every move made on
+// it with its items, and the answer's bytes: the rest is left behind.
+func checkedPart(p *api.Payment) *api.Payment {
+	kept := &api.Payment{ID: p.ID, Amount: p.Amount, Currency: p.Currency, Status: p.Status, IsTest: p.IsTest,
+		ExpiresAt: p.ExpiresAt, CreatedAt: p.CreatedAt,
+		Captures: make([]api.Capture, len(p.Captures)), Refunds: make([]api.Refund, len(p.Refunds))}
+	for i, c := range p.Captures {
+		kept.Captures[i] = api.Capture{ID: c.ID, Amount: c.Amount, ReferenceID: c.ReferenceID,
+			TaxAmount: c.TaxAmount, ShippingAmount: c.ShippingAmount, DiscountAmount: c.DiscountAmount}
+	}
+	for i, r := range p.Refunds {
+		kept.Refunds[i] = api.Refund{ID: r.ID, Amount: r.Amount, ReferenceID: r.ReferenceID}
+	}
+	return kept
 }
 
 type runner struct {

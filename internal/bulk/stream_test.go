@@ -2,6 +2,7 @@ package bulk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,5 +98,48 @@ func TestOnePaymentWithMoreRowsThanTheWindow(t *testing.T) {
 		if c.referenceID != "R"+strconv.Itoa(i+1) {
 			t.Fatalf("capture %d has reference_id %s", i+1, c.referenceID)
 		}
+	}
+}
+
+// An input that fails while the run reads it to send (changed since it
+// was counted) stops the run: the rows read before are run and reported,
+// and the error is the run's.
+func TestAnInputThatFailsWhileSendingStopsTheRun(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 6, "AED", "100", api.StatusAuthorized)
+	rows := captureRows(ids, "10")
+	changed := errors.New("the input changed")
+	passes := 0
+	src := func(each func(Row)) error {
+		passes++
+		for i, r := range rows {
+			if passes > 1 && i == 3 {
+				return changed
+			}
+			each(r)
+		}
+		return nil
+	}
+	o := testOptions(t, OpCapture)
+	b, err := PrepareSource(src, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.PendingRows() != 6 || b.PendingPayments() != 6 {
+		t.Fatalf("pending %d rows over %d payments", b.PendingRows(), b.PendingPayments())
+	}
+	sum, err := b.Run(context.Background(), f)
+	if !errors.Is(err, changed) {
+		t.Fatalf("err %v", err)
+	}
+	if sum.Total != 3 || sum.OK+sum.NotSent != 3 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if got := len(f.callsOf("capture")); got > 3 {
+		t.Fatalf("%d captures sent", got)
+	}
+	if lines := readReport(t, o.ReportPath); len(lines) != 3 {
+		t.Fatalf("report has %d lines", len(lines))
 	}
 }
