@@ -154,15 +154,34 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		return bulkPlan(ctx, op, b, d, src, ro)
 	}
 
+	// What a run keeps is per payment and a few flat tables; the rest is
+	// each row's garbage, which a lower GC percent keeps from doubling
+	// the peak, as in the plan.
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	// The input's bytes name it for the input lock: one run per file at a
-	// time, whatever the journal.
-	var rows []bulk.Row
-	invalid, inputID, err := src.scan(op, ro, func(r bulk.Row) { rows = append(rows, r) })
+	// time, whatever the journal. The rows are not held: each later pass
+	// reads the input again and must find the same bytes.
+	count := 0
+	invalid, inputID, err := src.scan(op, ro, func(bulk.Row) { count++ })
 	if err != nil {
 		return err
 	}
-	if len(rows) == 0 && len(invalid) == 0 {
+	if count == 0 && len(invalid) == 0 {
 		return noRows(name)
+	}
+	sending := false // the pass that sends has begun
+	rows := func(each func(bulk.Row)) error {
+		_, again, err := src.scan(op, ro, each)
+		if err != nil {
+			return err
+		}
+		if again != inputID {
+			if sending {
+				return changedWhileRunError(name)
+			}
+			return changedError(name)
+		}
+		return nil
 	}
 
 	printer, err := d.Printer()
@@ -174,7 +193,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		return err
 	}
 	confirmer := d.Confirmer(target.Live)
-	what := fmt.Sprintf("%s %d %s from %s on %s", op, len(rows), plural(len(rows), "payment row", "payment rows"), name, merchantOf(target))
+	what := fmt.Sprintf("%s %d %s from %s on %s", op, count, plural(count, "payment row", "payment rows"), name, merchantOf(target))
 	if err := checkLiveEarly(confirmer, what); err != nil {
 		return err
 	}
@@ -199,7 +218,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	}
 	// The journal is locked from here to the end: a second run of the same
 	// journal stops now, before any question or request.
-	batch, err := bulk.Prepare(rows, opts)
+	batch, err := bulk.PrepareSource(rows, opts)
 	if err != nil {
 		return err
 	}
@@ -209,15 +228,15 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		return err
 	}
 	if confirmer.Live && !confirmer.Yes {
-		pending := batch.Pending()
 		// The confirmation shows the plan a dry run prints, for the rows
 		// still to send.
-		plan, err := bulk.Plan(ctx, client.GetPayment, client, op, pending, b.Concurrency, nowOf(d)(), b.ReferencePrefix, nil)
+		plan, err := batch.PlanPending(ctx, client.GetPayment, client, nowOf(d)())
 		if err != nil {
 			return err
 		}
-		what = fmt.Sprintf("%s %d %s over %d %s from %s on %s", op, len(pending), plural(len(pending), "row", "rows"),
-			countPayments(pending), plural(countPayments(pending), "payment", "payments"), name, merchantOf(target))
+		pending, payments := batch.PendingRows(), batch.PendingPayments()
+		what = fmt.Sprintf("%s %d %s over %d %s from %s on %s", op, pending, plural(pending, "row", "rows"),
+			payments, plural(payments, "payment", "payments"), name, merchantOf(target))
 		what += "; " + plan.String()
 		if err := confirmer.Confirm(what); err != nil {
 			return err
@@ -245,6 +264,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		}
 	}()
 
+	sending = true
 	summary, runErr := batch.Run(ctx, client)
 	var re *bulk.RunError
 	if terminated.Load() && errors.As(runErr, &re) {
@@ -316,14 +336,6 @@ func resolvedPath(p string) string {
 		return filepath.Join(r, base)
 	}
 	return abs
-}
-
-func countPayments(rows []bulk.Row) int {
-	seen := map[string]bool{}
-	for _, r := range rows {
-		seen[r.PaymentID] = true
-	}
-	return len(seen)
 }
 
 func orNone(s string) string {

@@ -105,6 +105,14 @@ func changedError(name string) error {
 		"%s changed while it was read (its content is not the same on the second pass); nothing was sent", name)
 }
 
+// changedWhileRunError is an input whose bytes changed while a run sent
+// its rows: what was sent was checked row by row before each move and is
+// in the journal and the report, but the rows read may not be the file's.
+func changedWhileRunError(name string) error {
+	return cmdutil.Refuse("let whatever writes the file finish, then run it again with the same journal: rows already made are not sent again",
+		"%s changed while its rows were sent (its content is not the same as when the run started); the run stopped", name)
+}
+
 // sizeText writes a byte count in the largest whole unit.
 func sizeText(n int64) string {
 	switch {

@@ -11,11 +11,17 @@
 //
 // # Ordering
 //
-// Rows are grouped by payment, in input order. A worker takes a payment's
-// whole group and runs its rows one after the other, because the service
-// locks a payment for each request; the other workers go on with other
-// payments meanwhile. Groups with the most rows start first, since they can
-// only be worked through one row at a time.
+// A run does not hold its rows: it reads its input again for each pass (a
+// RowSource), once to count what is still to send, once to send it. Rows
+// read wait in their payment's queue, in input order, at most a few
+// thousand at a time (reading waits while that many wait). A worker takes
+// a payment whose queue has rows and runs them one after the other,
+// because the service locks a payment for each request; the other workers
+// go on with other payments meanwhile, and no two workers ever hold the
+// same payment. What a run keeps is per payment (the payment as last read,
+// what its rows have moved), a 20-byte slot per distinct row (to number
+// identical rows, see rowIdentity), the journal's index (see below) and
+// the report's lines not yet spilled.
 //
 // # Journal
 //
@@ -49,6 +55,10 @@
 // the op is part of the key, runs of different ops over the same input may
 // share one journal.
 //
+// A run indexes the journal when it opens it: for each key, where its
+// latest "send" and the result of that send start in the file; the
+// records are read back from the file when their row is met.
+//
 // On a re-run the last records of each key decide: a row whose result is ok
 // or reconciled is not sent again; one that failed is not sent again unless
 // Options.RetryFailed (it keeps its reference_id); one with a "send" and no
@@ -75,7 +85,10 @@
 // reference_id, amount (as sent), outcome (ok, reconciled, failed, skipped
 // or not_sent), http_status, error_type, message and payment_status (after
 // the row, when known). It is CSV with a header, or JSON lines with those
-// keys, written to a temporary file and renamed onto its path.
+// keys, written to a temporary file and renamed onto its path. Rows settle
+// out of input order: their lines are held in chunks, each sorted by line
+// and spilled to a temporary file beside the report, and merged in input
+// order at the end.
 package bulk
 
 import (
@@ -211,10 +224,13 @@ type Options struct {
 	Classify ClassifyFunc
 
 	// Test seams: a limiter to wait on before every request, a clock for
-	// journal times, and a ticker for the periodic summary.
+	// journal times, a ticker for the periodic summary, and the bounds of
+	// the rows waiting for a worker and of the report lines held.
 	limiter waiter
 	now     func() time.Time
 	ticker  func(time.Duration) (<-chan time.Time, func())
+	// window and spill, when set, replace windowRows and spillChunk.
+	window, spill int
 }
 
 // Outcome of a row, as the report and the journal write it.

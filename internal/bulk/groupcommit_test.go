@@ -43,7 +43,7 @@ func TestJournalGroupCommitKeepsEveryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != workers*each {
-		t.Fatalf("reopened journal has %d entries, want %d", len(entries), workers*each)
+	if len(entries.entries) != workers*each {
+		t.Fatalf("reopened journal has %d entries, want %d", len(entries.entries), workers*each)
 	}
 }

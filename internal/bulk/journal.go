@@ -1,6 +1,7 @@
 package bulk
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -80,7 +81,7 @@ type journalEntry struct {
 // The lock is what keeps two runs of one journal (a CI retry overlapping a
 // slow job, a second terminal) from both sending: the second finds it held
 // and stops before anything is read or sent, naming the first's process.
-func openJournal(path string, op Op, now func() time.Time) (*journal, map[string]*journalEntry, error) {
+func openJournal(path string, op Op, now func() time.Time) (*journal, *journalIndex, error) {
 	// Look before opening, so that a device or a FIFO is never opened.
 	info, statErr := os.Stat(path)
 	created := errors.Is(statErr, os.ErrNotExist)
@@ -112,7 +113,7 @@ func openJournal(path string, op Op, now func() time.Time) (*journal, map[string
 		f.Close()
 		return nil, nil, &JournalBusyError{Path: path, Holder: holder}
 	}
-	entries, err := loadJournal(f, path)
+	entries, err := loadJournal(f, path, op)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -149,20 +150,109 @@ func lastRun(f *os.File) *journalRecord {
 	return last
 }
 
-// loadJournal reads what the journal records. Every complete line must be
-// a record and the first a "run" record, or the file is not one bnpl wrote
-// (or it was damaged since): then nothing is cut or changed. Only once the
-// complete lines are known to be a journal is a torn last line, which a
-// crash in the middle of a write leaves, cut off.
-func loadJournal(f *os.File, path string) (map[string]*journalEntry, error) {
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
+// journalIndex is what the journal records, by key: where the latest
+// "send" of each row and the result of that send are in the file. The
+// records themselves stay in the file and are read when a row is met, so
+// a resumed run keeps a few dozen bytes per journaled row, not the rows.
+type journalIndex struct {
+	f       *os.File
+	path    string
+	entries map[[16]byte]journalOffsets
+	// ofRun counts the keys with a record a run of this op makes, for the
+	// "not in this input" notice.
+	ofRun int
+}
+
+// journalOffsets are offsets+1 of a key's records; 0 is none.
+type journalOffsets struct {
+	send, result int64
+	ofRun        bool
+}
+
+// indexKey is the table's key for a journal key: the 16 bytes a key's hex
+// spells, or a hash of a key bnpl did not write (which then matches no row).
+func indexKey(key string) [16]byte {
+	var k [16]byte
+	if b, err := hex.DecodeString(key); err == nil && len(b) == len(k) {
+		copy(k[:], b)
+		return k
 	}
-	complete := bytes.LastIndexByte(data, '\n') + 1
-	entries := map[string]*journalEntry{}
-	records := 0
-	for n, line := range bytes.Split(data[:complete], []byte("\n")) {
+	sum := sha256.Sum256([]byte("foreign\x1f" + key))
+	copy(k[:], sum[:16])
+	return k
+}
+
+// lookup is what the journal records of key, or nil.
+func (ix *journalIndex) lookup(key string) (*journalEntry, error) {
+	if ix == nil {
+		return nil, nil
+	}
+	off, ok := ix.entries[indexKey(key)]
+	if !ok {
+		return nil, nil
+	}
+	e := &journalEntry{}
+	var err error
+	if off.send > 0 {
+		if e.send, err = ix.recordAt(off.send-1, key); err != nil {
+			return nil, err
+		}
+	}
+	if off.result > 0 {
+		if e.result, err = ix.recordAt(off.result-1, key); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// recordAt reads the record of key that starts at off.
+func (ix *journalIndex) recordAt(off int64, key string) (*journalRecord, error) {
+	br := bufio.NewReader(io.NewSectionReader(ix.f, off, 1<<40))
+	line, err := br.ReadBytes('\n')
+	var rec journalRecord
+	if err == nil {
+		err = json.Unmarshal(line, &rec)
+	}
+	if err == nil && rec.Key != key {
+		err = fmt.Errorf("the record at byte %d is of another row", off)
+	}
+	if err != nil {
+		return nil, &JournalError{Path: ix.path, Problem: fmt.Sprintf("changed while it was in use (%v)", err)}
+	}
+	return &rec, nil
+}
+
+// loadJournal reads what the journal records, a line at a time. Every
+// complete line must be a record and the first a "run" record, or the
+// file is not one bnpl wrote (or it was damaged since): then nothing is cut
+// or changed. Only once the complete lines are known to be a journal is a
+// torn last line, which a crash in the middle of a write leaves, cut off.
+func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
+	ix := &journalIndex{f: f, path: path, entries: map[[16]byte]journalOffsets{}}
+	o := Options{Op: op}
+	br := bufio.NewReaderSize(f, 64<<10)
+	var off int64
+	records, n := 0, 0
+	for {
+		line, err := br.ReadBytes('\n')
+		if err == io.EOF {
+			if len(line) > 0 { // a torn last line
+				if records == 0 {
+					return nil, journalNotOurs(path)
+				}
+				if err := f.Truncate(off); err != nil {
+					return nil, fmt.Errorf("journal %s: cutting off a torn last line: %w", path, err)
+				}
+			}
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("journal %s: %w", path, err)
+		}
+		n++
+		start := off
+		off += int64(len(line))
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -174,7 +264,7 @@ func loadJournal(f *os.File, path string) (map[string]*journalEntry, error) {
 			if err == nil {
 				err = errors.New("no event")
 			}
-			return nil, &JournalError{Path: path, Line: n + 1, Problem: fmt.Sprintf("is damaged (%v); it is not the last line, so it was not torn by a crash", err)}
+			return nil, &JournalError{Path: path, Line: n, Problem: fmt.Sprintf("is damaged (%v); it is not the last line, so it was not torn by a crash", err)}
 		}
 		if records == 0 && rec.Event != eventRun {
 			return nil, journalNotOurs(path)
@@ -183,29 +273,23 @@ func loadJournal(f *os.File, path string) (map[string]*journalEntry, error) {
 		if rec.Key == "" {
 			continue
 		}
-		e := entries[rec.Key]
-		if e == nil {
-			e = &journalEntry{}
-			entries[rec.Key] = e
-		}
+		k := indexKey(rec.Key)
+		e := ix.entries[k]
 		switch rec.Event {
 		case eventSend:
-			r := rec
-			e.send, e.result = &r, nil
+			e.send, e.result = start+1, 0
 		case eventResult:
-			r := rec
-			e.result = &r
+			e.result = start + 1
+		default:
+			continue
 		}
+		if !e.ofRun && o.ofRun(&rec) {
+			e.ofRun = true
+			ix.ofRun++
+		}
+		ix.entries[k] = e
 	}
-	if complete < len(data) {
-		if records == 0 {
-			return nil, journalNotOurs(path)
-		}
-		if err := f.Truncate(int64(complete)); err != nil {
-			return nil, fmt.Errorf("journal %s: cutting off a torn last line: %w", path, err)
-		}
-	}
-	return entries, nil
+	return ix, nil
 }
 
 // append writes rec and fsyncs it: when append returns nil the record
@@ -292,20 +376,9 @@ const DefaultReferencePrefix = "bnpl"
 func rowIdentity(prefix string, rows []Row) (keys, refs []string) {
 	keys = make([]string, len(rows))
 	refs = make([]string, len(rows))
-	seen := map[string]int{}
+	id := identifier{prefix: prefix}
 	for i, r := range rows {
-		content := rowContent(r)
-		seen[content]++
-		ordinal := strconv.Itoa(seen[content])
-		keyed := content + "\x1f" + ordinal
-		if prefix != "" && r.ReferenceID == "" {
-			keyed += "\x1f" + prefix
-		}
-		sum := sha256.Sum256([]byte(keyed))
-		keys[i] = hex.EncodeToString(sum[:16])
-		if r.ReferenceID == "" && r.Op != OpClose {
-			refs[i] = derivedReference(prefix, content, seen[content])
-		}
+		keys[i], refs[i] = id.next(r)
 	}
 	return keys, refs
 }

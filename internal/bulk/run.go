@@ -31,9 +31,9 @@ func newLimiter(perSecond float64) *rate.Limiter {
 
 // task is a row still to be sent in this run.
 type task struct {
-	index int
-	row   Row
-	key   string
+	q   *paymentQueue
+	row Row
+	key string
 	// referenceID and amount come from the journal's "send" record: a row
 	// sent before keeps its reference_id, and a row whose outcome is
 	// unknown is re-sent with exactly the amount sent then.
@@ -50,13 +50,18 @@ type task struct {
 	sentAmount string
 }
 
-// paymentQueue holds one payment's rows in input order. A worker takes a
-// whole queue and runs its rows one after the other, which is how rows of
-// the same payment never overlap (the service locks a payment for each
-// request) while other workers go on with other payments.
+// paymentQueue is what a run knows of one payment its rows name. Every
+// row of a payment goes to the same worker, in input order, and that
+// worker runs them one after the other, which is how rows of the same
+// payment never overlap (the service locks a payment for each request)
+// while other workers go on with other payments.
 type paymentQueue struct {
 	paymentID string
-	tasks     []*task
+	// waiting are the rows read and not yet taken by a worker; ready:
+	// the queue waits for a worker; running: a worker runs its rows.
+	// The scheduler guards the three.
+	waiting        []*task
+	ready, running bool
 	// currency is learnt from the first read of the payment.
 	currency string
 	// payment is the payment as last known: read before its first row,
@@ -74,10 +79,30 @@ type paymentQueue struct {
 	disputeRead bool
 }
 
-// setPayment makes p the payment as last known.
+// setPayment makes p the payment as last known: what the checks of its
+// later rows read of it, kept for every payment until the run ends.
 func (q *paymentQueue) setPayment(p *api.Payment) {
+	p = checkedPart(p)
 	q.currency, q.payment = p.Currency, p
 	q.state = newPayState(p, q.dispute)
+}
+
+// checkedPart is the part of p the checks of a row read: its status,
+// amounts, expiry, and the reference_id and amounts of each move. A run
+// keeps one per payment, and a payment's answer holds every move made on
+// it with its items, and the answer's bytes: the rest is left behind.
+func checkedPart(p *api.Payment) *api.Payment {
+	kept := &api.Payment{ID: p.ID, Amount: p.Amount, Currency: p.Currency, Status: p.Status, IsTest: p.IsTest,
+		ExpiresAt: p.ExpiresAt, CreatedAt: p.CreatedAt,
+		Captures: make([]api.Capture, len(p.Captures)), Refunds: make([]api.Refund, len(p.Refunds))}
+	for i, c := range p.Captures {
+		kept.Captures[i] = api.Capture{ID: c.ID, Amount: c.Amount, ReferenceID: c.ReferenceID,
+			TaxAmount: c.TaxAmount, ShippingAmount: c.ShippingAmount, DiscountAmount: c.DiscountAmount}
+	}
+	for i, r := range p.Refunds {
+		kept.Refunds[i] = api.Refund{ID: r.ID, Amount: r.Amount, ReferenceID: r.ReferenceID}
+	}
+	return kept
 }
 
 type runner struct {
@@ -114,25 +139,51 @@ func Run(ctx context.Context, c Client, rows []Row, o Options) (Summary, error) 
 	return b.Run(ctx, c)
 }
 
+// RowSource yields the valid rows of a run to each, in input order. A
+// run calls it more than once (to learn what is pending, for the plan of
+// the confirmation, to send), and every call must yield the same rows, or
+// return an error: a file is read again for each pass, so a run holds no
+// rows, only what it keeps per payment.
+type RowSource func(each func(Row)) error
+
+// SliceSource is a RowSource of rows held in memory.
+func SliceSource(rows []Row) RowSource {
+	return func(each func(Row)) error {
+		for _, r := range rows {
+			each(r)
+		}
+		return nil
+	}
+}
+
 // Batch is a run made ready by Prepare: its journal is open and locked,
-// its report can be written, and it knows which rows are still to send.
+// its report can be written, and it knows how many rows are still to send.
 type Batch struct {
 	r       *runner
-	rows    []Row
+	src     RowSource
 	skipped []rowResult
-	results []rowResult
-	queues  []*paymentQueue
-	rep     *report
-	closed  bool
+	// pending counts the rows no earlier run settled, over the payments
+	// of pendingSet.
+	pending    int
+	pendingSet PaymentSet
+	index      *journalIndex
+	rep        *report
+	closed     bool
 	// inputLock is the input lock's file, held until Close.
 	inputLock *os.File
 }
 
-// Prepare checks the rows and the files of a run before anything is sent:
-// it locks the journal (a second run of the same journal stops here), reads
-// what earlier runs settled, and makes sure the report can be written. The
-// caller confirms the run, then calls Run, and Close in any case.
+// Prepare is PrepareSource of rows held in memory.
 func Prepare(rows []Row, o Options) (*Batch, error) {
+	return PrepareSource(SliceSource(rows), o)
+}
+
+// PrepareSource checks the rows and the files of a run before anything is
+// sent: it locks the input and the journal (a second run stops here),
+// reads what earlier runs settled, makes sure the report can be written,
+// and counts the rows still to send. The caller confirms the run, then
+// calls Run, and Close in any case.
+func PrepareSource(src RowSource, o Options) (*Batch, error) {
 	if !o.Op.validRun() {
 		return nil, fmt.Errorf("bulk: unknown op %q", o.Op)
 	}
@@ -146,24 +197,17 @@ func Prepare(rows []Row, o Options) (*Batch, error) {
 		return nil, &InvalidRowsError{Rows: o.Invalid}
 	}
 	o = withDefaults(o)
-	fillOp(o.Op, rows)
-	for _, row := range rows {
-		if !row.Op.valid() {
-			return nil, fmt.Errorf("bulk: line %d: unknown op %q", row.Line, row.Op)
-		}
-	}
 
-	b := &Batch{r: &runner{o: o, limiter: o.limiter}, rows: rows, skipped: skipped}
+	b := &Batch{r: &runner{o: o, limiter: o.limiter}, src: withRunOp(o.Op, src), skipped: skipped}
 	if o.LockDir != "" && o.InputID != "" {
 		var err error
 		if b.inputLock, err = lockInput(o.LockDir, o.Op, o.InputID, o.InputName, o.JournalPath, o.now()); err != nil {
 			return nil, err
 		}
 	}
-	var entries map[string]*journalEntry
 	if o.JournalPath != "" {
 		var err error
-		if b.r.journal, entries, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
+		if b.r.journal, b.index, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
 			b.Close()
 			return nil, err
 		}
@@ -174,23 +218,109 @@ func Prepare(rows []Row, o Options) (*Batch, error) {
 			b.Close()
 			return nil, err
 		}
+		b.rep.chunk = o.spill
 	}
-	b.results = make([]rowResult, len(rows))
-	b.queues = b.r.plan(rows, entries, b.results)
+	if err := b.countPending(); err != nil {
+		b.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
-// Pending are the rows this run is to send, in input order: those no
-// earlier run settled.
-func (b *Batch) Pending() []Row {
-	var out []Row
-	for _, q := range b.queues {
-		for _, t := range q.tasks {
-			out = append(out, t.row)
+// withRunOp gives the rows without an Op the run's op, when it is a move:
+// rows made by hand for a bulk capture need not name theirs.
+func withRunOp(op Op, src RowSource) RowSource {
+	if !op.valid() {
+		return src
+	}
+	return func(each func(Row)) error {
+		return src(func(r Row) {
+			if r.Op == "" {
+				r.Op = op
+			}
+			each(r)
+		})
+	}
+}
+
+// eachRow calls each with every row of the source, its journal key and
+// derived reference_id, and what the journal records of it (nil if
+// nothing); a journal that cannot be read stops the pass.
+func (b *Batch) eachRow(each func(row Row, key, ref string, e *journalEntry)) error {
+	id := identifier{prefix: b.r.o.ReferencePrefix}
+	var failed error
+	err := b.src(func(row Row) {
+		if failed != nil {
+			return
+		}
+		if !row.Op.valid() {
+			failed = fmt.Errorf("bulk: line %d: unknown op %q", row.Line, row.Op)
+			return
+		}
+		key, ref := id.next(row)
+		e, err := b.index.lookup(key)
+		if err != nil {
+			failed = err
+			return
+		}
+		each(row, key, ref, e)
+	})
+	if failed != nil {
+		return failed
+	}
+	return err
+}
+
+// countPending counts the rows no earlier run settled, and their payments.
+func (b *Batch) countPending() error {
+	matched := 0
+	err := b.eachRow(func(row Row, _, _ string, e *journalEntry) {
+		if e != nil {
+			matched++
+			if _, settled := settledResult(row, e, b.r.o.RetryFailed); settled {
+				return
+			}
+		}
+		b.pending++
+		b.pendingSet.Add(row)
+	})
+	if err != nil {
+		return err
+	}
+	o := b.r.o
+	if b.index != nil {
+		if stray := b.index.ofRun - matched; stray > 0 && o.Progress != nil {
+			fmt.Fprintf(o.Progress, "%s: journal %s has records of %d %s not in this input (edited since?); they are ignored\n",
+				o.Op, o.JournalPath, stray, plural(stray, "row", "rows"))
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
-	return out
+	return nil
+}
+
+// PendingRows is the number of rows this run is to send: those no earlier
+// run settled.
+func (b *Batch) PendingRows() int { return b.pending }
+
+// PendingPayments is the number of payments of the pending rows.
+func (b *Batch) PendingPayments() int { return b.pendingSet.Len() }
+
+// PlanPending plans the pending rows, as Plan does: what the confirmation
+// of a live run shows. The rows are read again, not held.
+func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, now time.Time) (PlanResult, error) {
+	o := b.r.o
+	pl, err := NewPlanner(ctx, read, disputes, &b.pendingSet, o.Concurrency, now, o.ReferencePrefix, nil)
+	if err != nil {
+		return PlanResult{}, err
+	}
+	err = b.eachRow(func(row Row, _, _ string, e *journalEntry) {
+		if e != nil {
+			if _, settled := settledResult(row, e, o.RetryFailed); settled {
+				return
+			}
+		}
+		pl.Check(row)
+	})
+	return pl.Result(), err
 }
 
 // Close releases the journal and drops an unwritten report; it does
@@ -211,58 +341,67 @@ func (b *Batch) Close() {
 	}
 }
 
+// resultSink takes the rows as they settle: it counts them into the
+// summary and hands them to the report, which puts them in input order at
+// the end.
+type resultSink struct {
+	mu      sync.Mutex
+	summary Summary
+	rep     *report
+	err     error // the report's first error: later lines are dropped
+}
+
+func (s *resultSink) add(res rowResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.summary.Total++
+	s.summary.count(res)
+	if s.rep != nil && s.err == nil {
+		s.err = s.rep.add(res)
+	}
+}
+
 // Run sends the pending rows through c; see the package function Run.
 func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	if b.closed {
 		return Summary{}, errors.New("bulk: the batch was closed")
 	}
-	r, rows, results, o := b.r, b.rows, b.results, b.r.o
+	r, o := b.r, b.r.o
 	r.c = c
+	rep := b.rep
 	defer func() {
-		b.rep = nil // written or aborted below
+		if rep != nil && b.rep == nil {
+			rep.abort() // not finished below: its run files go
+		}
 		b.Close()
 	}()
+	b.rep = nil // finished or aborted here
 
-	r.progress = startProgress(o, countTasks(b.queues))
-	r.runQueues(ctx, b.queues, results)
+	r.progress = startProgress(o, b.pending)
+	sink := &resultSink{rep: rep}
+	r.runStream(ctx, b, sink)
 
-	currencies := map[string]string{}
-	for _, q := range b.queues {
-		currencies[q.paymentID] = q.currency
-	}
-	summary := Summary{Total: len(rows) + len(b.skipped), Skipped: len(b.skipped)}
-	for i := range results {
-		res := &results[i]
-		if res.Outcome == "" && !res.notSent {
-			res.Line, res.Op, res.PaymentID = rows[i].Line, rows[i].Op, rows[i].PaymentID
-			if rows[i].Op != OpClose && !rows[i].Full() {
-				res.Amount = rows[i].Amount
-			}
-			res.currency = currencies[rows[i].PaymentID]
-		}
-		// Every line of the report keeps the row's own values.
-		if res.Amount == "" && rows[i].Op != OpClose {
-			res.Amount = rows[i].Amount
-		}
-		if res.ReferenceID == "" {
-			res.ReferenceID = rows[i].ReferenceID
-		}
-		if res.Outcome == "" {
-			res.Outcome, res.notSent = OutcomeNotSent, true
-			res.Message = "not sent: the run was interrupted"
-			if r.stopErr != nil {
-				res.Message = "not sent: the run stopped: " + r.stopErr.Error()
-			}
-		}
-		summary.count(*res)
-	}
+	summary := sink.summary
+	summary.Total += len(b.skipped)
+	summary.Skipped = len(b.skipped)
 	// Rows left untouched mean the run did not finish, whatever stopped
 	// it; a cancellation that came after the last row changes nothing.
 	summary.Interrupted = summary.NotSent > 0
 
 	var reportErr error
-	if b.rep != nil {
-		reportErr = b.rep.write(append(results, b.skipped...))
+	if rep != nil {
+		notSent := "not sent: the run was interrupted"
+		if r.stopErr != nil {
+			notSent = "not sent: the run stopped: " + r.stopErr.Error()
+		}
+		if reportErr = sink.err; reportErr == nil {
+			reportErr = rep.finish(b.skipped, notSent)
+		} else {
+			reportErr = fmt.Errorf("report %s: %w", rep.path, reportErr)
+		}
+		if reportErr == nil {
+			rep = nil
+		}
 	}
 	r.progress.finish(summary)
 
@@ -307,6 +446,12 @@ func withDefaults(o Options) Options {
 	}
 	if o.now == nil {
 		o.now = time.Now
+	}
+	if o.window <= 0 {
+		o.window = windowRows
+	}
+	if o.spill <= 0 {
+		o.spill = spillChunk
 	}
 	if o.ticker == nil {
 		o.ticker = realTicker
@@ -418,59 +563,6 @@ func skippedResults(op Op, invalid []RowError) []rowResult {
 	return out
 }
 
-// plan fills in the rows an earlier run settled and queues the others by
-// payment.
-func (r *runner) plan(rows []Row, entries map[string]*journalEntry, results []rowResult) []*paymentQueue {
-	keys, refs := rowIdentity(r.o.ReferencePrefix, rows)
-	byPayment := map[string]*paymentQueue{}
-	var queues []*paymentQueue
-	matched := 0
-	for i, row := range rows {
-		t := &task{index: i, row: row, key: keys[i], derivedRef: refs[i]}
-		if e := entries[t.key]; e != nil {
-			matched++
-			if res, settled := settledResult(row, e, r.o.RetryFailed); settled {
-				results[i] = res
-				continue
-			}
-			if e.send != nil {
-				t.referenceID = e.send.ReferenceID
-				t.resumed, t.sentAmount = true, e.send.Amount
-				// A "full" row resolves its amount when it is sent, after
-				// the earlier rows of its payment: what an earlier run
-				// sent is not what is left now.
-				if row.Full() {
-					t.sentAmount = ""
-				} else if e.result == nil || e.result.Outcome == outcomeUnknown {
-					t.amount = e.send.Amount
-				}
-			}
-		}
-		q := byPayment[row.PaymentID]
-		if q == nil {
-			q = &paymentQueue{paymentID: row.PaymentID}
-			byPayment[row.PaymentID] = q
-			queues = append(queues, q)
-		}
-		q.tasks = append(q.tasks, t)
-		q.refunds = q.refunds || row.Op == OpRefund
-	}
-	// Longest queues first: a payment with many rows can only run them one
-	// by one, so starting it late would leave the run waiting on it alone.
-	sort.SliceStable(queues, func(a, b int) bool { return len(queues[a].tasks) > len(queues[b].tasks) })
-	stray := 0
-	for _, e := range entries {
-		if r.o.ofRun(e.send) || r.o.ofRun(e.result) {
-			stray++
-		}
-	}
-	if stray -= matched; stray > 0 && r.o.Progress != nil {
-		fmt.Fprintf(r.o.Progress, "%s: journal %s has records of %d %s not in this input (edited since?); they are ignored\n",
-			r.o.Op, r.o.JournalPath, stray, plural(stray, "row", "rows"))
-	}
-	return queues
-}
-
 // settledResult reports whether the journal holds a final answer for the
 // row, and that answer as a report line.
 func settledResult(row Row, e *journalEntry, retryFailed bool) (rowResult, bool) {
@@ -495,50 +587,182 @@ func settledResult(row Row, e *journalEntry, retryFailed bool) (rowResult, bool)
 	}, true
 }
 
-func countTasks(queues []*paymentQueue) int {
-	n := 0
-	for _, q := range queues {
-		n += len(q.tasks)
-	}
-	return n
-}
+// windowRows is how many rows a run holds at most waiting for a worker,
+// whatever the size of its input.
+const windowRows = 4096
 
-// runQueues hands payment queues to the workers until they are all done,
-// ctx is cancelled or the run has to stop.
-func (r *runner) runQueues(ctx context.Context, queues []*paymentQueue, results []rowResult) {
+// runStream reads the rows once more and runs them: rows an earlier run
+// settled are reported as it settled them, the others wait in their
+// payment's queue for a worker. A worker takes a payment whose queue has
+// rows and runs them one after the other, so a payment's rows run in
+// input order and never overlap, while the other workers go on with other
+// payments. Reading waits while windowRows rows wait. Once ctx is
+// cancelled or the run has to stop, the rows still to come are reported
+// not sent.
+func (r *runner) runStream(ctx context.Context, b *Batch, sink *resultSink) {
 	ctx, r.stop = context.WithCancel(ctx)
 	defer r.stop()
-	work := make(chan *paymentQueue)
-	go func() {
-		defer close(work)
-		for _, q := range queues {
-			select {
-			case work <- q:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	s := newScheduler(r.o.window)
 	var wg sync.WaitGroup
-	for range min(r.o.Concurrency, len(queues)) {
+	for range max(1, min(r.o.Concurrency, b.pendingSet.Len())) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for q := range work {
-				for _, t := range q.tasks {
-					if ctx.Err() != nil {
-						break
+			for {
+				q, tasks := s.take()
+				if q == nil {
+					return
+				}
+				for _, t := range tasks {
+					res := rowResult{notSent: true}
+					if ctx.Err() == nil {
+						res = r.process(ctx, q, t)
 					}
-					res := r.process(ctx, q, t)
-					results[t.index] = res
 					if !res.notSent {
 						r.progress.rowDone(res.Outcome == OutcomeFailed || res.Outcome == OutcomeUnknown)
 					}
+					sink.add(completed(t, res))
 				}
+				s.done(q, len(tasks))
 			}
 		}()
 	}
+	queues := map[string]*paymentQueue{}
+	err := b.eachRow(func(row Row, key, ref string, e *journalEntry) {
+		t := &task{row: row, key: key, derivedRef: ref}
+		if e != nil {
+			if res, settled := settledResult(row, e, r.o.RetryFailed); settled {
+				sink.add(res)
+				return
+			}
+			if e.send != nil {
+				t.referenceID = e.send.ReferenceID
+				t.resumed, t.sentAmount = true, e.send.Amount
+				// A "full" row resolves its amount when it is sent, after
+				// the earlier rows of its payment: what an earlier run
+				// sent is not what is left now.
+				if row.Full() {
+					t.sentAmount = ""
+				} else if e.result == nil || e.result.Outcome == outcomeUnknown {
+					t.amount = e.send.Amount
+				}
+			}
+		}
+		q := queues[row.PaymentID]
+		if q == nil {
+			// A row the first pass did not see (the input changed) may be
+			// a refund of a payment it did not know to refund.
+			q = &paymentQueue{paymentID: row.PaymentID, refunds: b.pendingSet.refunds[row.PaymentID] || row.Op == OpRefund}
+			queues[row.PaymentID] = q
+		}
+		t.q = q
+		s.push(q, t)
+	})
+	if err != nil {
+		r.halt(err)
+	}
+	s.close()
 	wg.Wait()
+}
+
+// scheduler hands payments with rows waiting to workers, one worker per
+// payment at a time. Its fields, and a queue's waiting, running and ready,
+// are guarded by mu; the rest of a queue belongs to the worker running it.
+type scheduler struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	ready   []*paymentQueue
+	waiting int // rows pushed and not done
+	limit   int
+	closed  bool
+}
+
+func newScheduler(limit int) *scheduler {
+	s := &scheduler{limit: limit}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// push queues t on q, waiting while limit rows wait.
+func (s *scheduler) push(q *paymentQueue, t *task) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.waiting >= s.limit {
+		s.cond.Wait()
+	}
+	s.waiting++
+	q.waiting = append(q.waiting, t)
+	if !q.running && !q.ready {
+		q.ready = true
+		s.ready = append(s.ready, q)
+		s.cond.Broadcast()
+	}
+}
+
+// take is a payment and its waiting rows, for the calling worker to run;
+// nil once the input is read and every row taken.
+func (s *scheduler) take() (*paymentQueue, []*task) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.ready) == 0 && !s.closed {
+		s.cond.Wait()
+	}
+	if len(s.ready) == 0 {
+		return nil, nil
+	}
+	q := s.ready[0]
+	s.ready[0] = nil
+	s.ready = s.ready[1:]
+	tasks := q.waiting
+	q.waiting, q.ready, q.running = nil, false, true
+	return q, tasks
+}
+
+// done ends a worker's turn on q, which ran n rows.
+func (s *scheduler) done(q *paymentQueue, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waiting -= n
+	q.running = false
+	if len(q.waiting) > 0 {
+		q.ready = true
+		s.ready = append(s.ready, q)
+	}
+	s.cond.Broadcast()
+}
+
+// close says the input is read.
+func (s *scheduler) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.cond.Broadcast()
+}
+
+// completed is the report line of a row the run took up: its input values
+// kept where the run did not set them, and not_sent when it never ran.
+func completed(t *task, res rowResult) rowResult {
+	row := t.row
+	if res.Line == 0 {
+		res.Line, res.Op, res.PaymentID = row.Line, row.Op, row.PaymentID
+		if row.Op != OpClose && !row.Full() {
+			res.Amount = row.Amount
+		}
+	}
+	if res.currency == "" {
+		res.currency = t.q.currency
+	}
+	// Every line of the report keeps the row's own values.
+	if res.Amount == "" && row.Op != OpClose {
+		res.Amount = row.Amount
+	}
+	if res.ReferenceID == "" {
+		res.ReferenceID = row.ReferenceID
+	}
+	if res.Outcome == "" {
+		res.Outcome, res.notSent = OutcomeNotSent, true
+	}
+	return res
 }
 
 // halt stops the run for a reason that makes going on unsafe, such as a
