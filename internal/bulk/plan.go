@@ -203,13 +203,15 @@ func Plan(ctx context.Context, read func(ctx context.Context, id string) (*api.P
 type PaymentSet struct {
 	ids     []string
 	refunds map[string]bool
+	rows    map[string]int // rows per payment
 }
 
 // Add counts the payment of row.
 func (s *PaymentSet) Add(row Row) {
 	if s.refunds == nil {
-		s.refunds = map[string]bool{}
+		s.refunds, s.rows = map[string]bool{}, map[string]int{}
 	}
+	s.rows[row.PaymentID]++
 	refund, seen := s.refunds[row.PaymentID]
 	if !seen {
 		s.ids = append(s.ids, row.PaymentID)

@@ -62,6 +62,10 @@ type paymentQueue struct {
 	// The scheduler guards the three.
 	waiting        []*task
 	ready, running bool
+	// left is how many of its rows have not yet been run, as the count
+	// of the pending rows knew them; at none, with nothing waiting or
+	// running, the scheduler forgets the queue and its payment with it.
+	left int
 	// currency is learnt from the first read of the payment.
 	currency string
 	// payment is the payment as last known: read before its first row,
@@ -627,7 +631,6 @@ func (r *runner) runStream(ctx context.Context, b *Batch, sink *resultSink) {
 			}
 		}()
 	}
-	queues := map[string]*paymentQueue{}
 	err := b.eachRow(func(row Row, key, ref string, e *journalEntry) {
 		t := &task{row: row, key: key, derivedRef: ref}
 		if e != nil {
@@ -648,15 +651,12 @@ func (r *runner) runStream(ctx context.Context, b *Batch, sink *resultSink) {
 				}
 			}
 		}
-		q := queues[row.PaymentID]
-		if q == nil {
+		s.push(row.PaymentID, t, func() *paymentQueue {
 			// A row the first pass did not see (the input changed) may be
 			// a refund of a payment it did not know to refund.
-			q = &paymentQueue{paymentID: row.PaymentID, refunds: b.pendingSet.refunds[row.PaymentID] || row.Op == OpRefund}
-			queues[row.PaymentID] = q
-		}
-		t.q = q
-		s.push(q, t)
+			return &paymentQueue{paymentID: row.PaymentID, refunds: b.pendingSet.refunds[row.PaymentID] || row.Op == OpRefund,
+				left: b.pendingSet.rows[row.PaymentID]}
+		})
 	})
 	if err != nil {
 		r.halt(err)
@@ -666,11 +666,15 @@ func (r *runner) runStream(ctx context.Context, b *Batch, sink *resultSink) {
 }
 
 // scheduler hands payments with rows waiting to workers, one worker per
-// payment at a time. Its fields, and a queue's waiting, running and ready,
-// are guarded by mu; the rest of a queue belongs to the worker running it.
+// payment at a time. Its fields, and a queue's waiting, running, ready and
+// left, are guarded by mu; the rest of a queue belongs to the worker
+// running it. It holds the queues of the payments whose rows are not all
+// run: a payment whose last row has run is forgotten, so a run holds the
+// payments it is working on, not every payment of its input.
 type scheduler struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
+	queues  map[string]*paymentQueue
 	ready   []*paymentQueue
 	waiting int // rows pushed and not done
 	limit   int
@@ -678,18 +682,25 @@ type scheduler struct {
 }
 
 func newScheduler(limit int) *scheduler {
-	s := &scheduler{limit: limit}
+	s := &scheduler{limit: limit, queues: map[string]*paymentQueue{}}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
 
-// push queues t on q, waiting while limit rows wait.
-func (s *scheduler) push(q *paymentQueue, t *task) {
+// push queues t on its payment's queue (made by mk when the scheduler
+// holds none), waiting while limit rows wait.
+func (s *scheduler) push(paymentID string, t *task, mk func() *paymentQueue) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.waiting >= s.limit {
 		s.cond.Wait()
 	}
+	q := s.queues[paymentID]
+	if q == nil {
+		q = mk()
+		s.queues[paymentID] = q
+	}
+	t.q = q
 	s.waiting++
 	q.waiting = append(q.waiting, t)
 	if !q.running && !q.ready {
@@ -724,9 +735,16 @@ func (s *scheduler) done(q *paymentQueue, n int) {
 	defer s.mu.Unlock()
 	s.waiting -= n
 	q.running = false
-	if len(q.waiting) > 0 {
+	q.left -= n
+	switch {
+	case len(q.waiting) > 0:
 		q.ready = true
 		s.ready = append(s.ready, q)
+	case q.left <= 0 && s.queues[q.paymentID] == q:
+		// Its last row has run. A later row of it (an input changed
+		// since it was counted) gets a new queue, which reads the payment
+		// afresh before its first row.
+		delete(s.queues, q.paymentID)
 	}
 	s.cond.Broadcast()
 }
