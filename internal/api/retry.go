@@ -149,6 +149,15 @@ func (c *Client) judge(cl *call, a attempt) verdict {
 		return verdict{err: a.local}
 	}
 	if a.err != nil {
+		// The in-process sandbox's state file failed under the request:
+		// its own error (exit code and hint), not a network failure.
+		var state interface {
+			error
+			SandboxState() string
+		}
+		if errors.As(a.err, &state) {
+			return verdict{err: state}
+		}
 		ne := &NetworkError{Op: cl.opName(), Route: cl.op, Err: a.err, masker: c.maskerFor(cl)}
 		switch {
 		case certificateProblem(a.err):

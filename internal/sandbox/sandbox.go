@@ -140,6 +140,7 @@ type Sandbox struct {
 
 	allowHosts    map[string]bool // AllowHosts, lower case
 	remoteControl bool            // AllowRemoteControl
+	statePath     string          // StatePath, named by a state that fails
 	closeOnce     sync.Once
 	closeReport   outbox.DrainReport
 	closeErr      error
@@ -181,6 +182,7 @@ func New(opts Options) (*Sandbox, error) {
 		Local:         extras.NewLocal(service.NewService(st, hooks, publicURLs), log, opts.StatePath != ""),
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
+		statePath:     opts.StatePath,
 	}
 	for _, h := range opts.AllowHosts {
 		if h = middleware.NormalHost(h); h != "" {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 )
 
 // Transport is an http.RoundTripper that hands requests straight to the
@@ -15,10 +16,13 @@ import (
 // request appears to come from 127.0.0.1, so the loopback-only control
 // endpoints accept it.
 func (s *Sandbox) Transport(region string) http.RoundTripper {
-	return &inProcessTransport{handler: s.Handler(region)}
+	return &inProcessTransport{handler: s.Handler(region), statePath: s.statePath}
 }
 
-type inProcessTransport struct{ handler http.Handler }
+type inProcessTransport struct {
+	handler   http.Handler
+	statePath string
+}
 
 func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
@@ -65,6 +69,14 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		if p != nil {
 			return nil, fmt.Errorf("sandbox handler panicked: %v", p)
+		}
+	}
+	if rec.Failure != nil {
+		// The state file failed under the request (read-only, full,
+		// damaged): the command says so with its own exit code and hint,
+		// not as a server error to retry.
+		if se := store.StorageFailure(t.statePath, rec.Failure); se != nil {
+			return nil, se
 		}
 	}
 	status := rec.Status

@@ -91,6 +91,7 @@ func WriteError(w http.ResponseWriter, err error) {
 	var ae *Refusal
 	if !errors.As(err, &ae) {
 		ae = &Refusal{Status: 500, ErrorType: "internal", Message: "Internal Server Error"}
+		noteFailure(w, err)
 	}
 	body := errorBody{Status: "error", ErrorType: ae.ErrorType}
 	if len(ae.fields) > 0 {
@@ -125,4 +126,25 @@ func CanonicalID(id string) (string, bool) {
 		return "", false
 	}
 	return strings.ToLower(id), true
+}
+
+// FailureNoter is a ResponseWriter that keeps why an answer was a 500: the
+// in-process transport's Recorder, which hands a failed state file to the
+// command instead of a bare 500.
+type FailureNoter interface{ NoteFailure(error) }
+
+// noteFailure tells the first FailureNoter under w (through the writers'
+// Unwrap) of err.
+func noteFailure(w http.ResponseWriter, err error) {
+	for w != nil {
+		if n, ok := w.(FailureNoter); ok {
+			n.NoteFailure(err)
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }

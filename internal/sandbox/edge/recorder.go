@@ -12,7 +12,12 @@ type Recorder struct {
 	Sent   http.Header
 	Status int
 	Body   bytes.Buffer
+	// Failure is why the handler answered 500, when it said (WriteError).
+	Failure error
 }
+
+// NoteFailure keeps err as the reason of a 500 answer.
+func (r *Recorder) NoteFailure(err error) { r.Failure = err }
 
 // NewRecorder answers an empty Recorder.
 func NewRecorder() *Recorder { return &Recorder{header: http.Header{}} }

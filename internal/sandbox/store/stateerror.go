@@ -63,3 +63,29 @@ func MoveStateAside(path string, now time.Time) (string, error) {
 	}
 	return aside, nil
 }
+
+// SandboxState names the state file: how a client of the in-process
+// sandbox tells a state that failed under a request (answered with its own
+// exit code, never retried) from a network failure.
+func (e *StateError) SandboxState() string { return e.Path }
+
+// storageCodes are the SQLite result codes (primary, the low byte) of a
+// file that cannot be used: permission, read-only, I/O, corrupt, full,
+// cannot open, not a database. Busy and locked are not among them: those
+// pass.
+var storageCodes = map[int]bool{3: true, 8: true, 10: true, 11: true, 13: true, 14: true, 26: true}
+
+// StorageFailure is err as a *StateError of path when it says the state
+// file itself failed (a StateError, or an SQLite error of storageCodes),
+// else nil.
+func StorageFailure(path string, err error) error {
+	var se *StateError
+	if errors.As(err, &se) {
+		return se
+	}
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) && storageCodes[coded.Code()&0xff] {
+		return &StateError{Path: path, Err: err}
+	}
+	return nil
+}
