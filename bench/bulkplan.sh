@@ -12,15 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 big=${1:-4000000}
-work=$(mktemp -d)
-port=${BENCH_PORT:-$((20000 + RANDOM % 20000))}
-go build -trimpath -ldflags "-s -w" -o "$work/bnpl" .
-go build -o "$work/bulkload" ./bench/bulkload
-export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_STATE_HOME="$work/home/.state" XDG_CACHE_HOME="$work/home/.cache"
-export BNPL_SECRET_KEY=sk_test_ae_sandbox BNPL_BASE_URL="http://127.0.0.1:$port" BNPL_MERCHANT_CODE=ae-sandbox
-server=
-stop() { if [ -n "$server" ]; then kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; server=; fi; }
-trap 'stop; rm -rf "$work"' EXIT
+. bench/setup.sh
 
 "$work/bnpl" sandbox serve --state :memory: --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >"$work/serve.log" 2>&1 &
 server=$!
