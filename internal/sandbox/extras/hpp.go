@@ -117,23 +117,33 @@ form{display:inline}button{font-size:1rem;padding:.5rem 1rem;margin:.3rem .3rem 
 </body></html>
 `
 
-func (s *Local) handleHPP(w http.ResponseWriter, r *http.Request) {
-	s.renderHPP(w, r, http.StatusOK, "")
-}
-
-func (s *Local) renderHPP(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+// pageSession is the session of the page's path, or answers a plain 404
+// (no such id) or 500 and false, as a page for a browser does.
+func (s *Local) pageSession(w http.ResponseWriter, r *http.Request) (*store.Record, bool) {
 	id, ok := edge.CanonicalID(r.PathValue("id"))
 	if !ok {
 		http.NotFound(w, r)
-		return
+		return nil, false
 	}
 	rec, err := s.LoadSession(r.Context(), id, nil)
 	if err != nil {
 		if err == edge.ErrNoSuchSession {
 			http.NotFound(w, r)
-			return
+		} else {
+			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		}
-		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return nil, false
+	}
+	return rec, true
+}
+
+func (s *Local) handleHPP(w http.ResponseWriter, r *http.Request) {
+	s.renderHPP(w, r, http.StatusOK, "")
+}
+
+func (s *Local) renderHPP(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+	rec, ok := s.pageSession(w, r)
+	if !ok {
 		return
 	}
 	now, err := s.CurrentTime(r.Context())
@@ -210,18 +220,8 @@ func Itoa(n int) string { return decimal.NewFromInt(int64(n)).String() }
 // back to the page, which then shows the outcome.
 func (s *Local) hppAction(action string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, ok := edge.CanonicalID(r.PathValue("id"))
+		rec, ok := s.pageSession(w, r)
 		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		rec, err := s.LoadSession(r.Context(), id, nil)
-		if err != nil {
-			if err == edge.ErrNoSuchSession {
-				http.NotFound(w, r)
-				return
-			}
-			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 			return
 		}
 		var fn store.MoveFunc
