@@ -176,7 +176,9 @@ func refuse(c net.Conn) {
 	_ = c.Close()
 }
 
-// slotConn gives its slot back when closed, once.
+// slotConn gives its slot back when closed, once. The slot is given back
+// before the connection is closed, so that a peer which has seen the close
+// can count on the slot being free.
 type slotConn struct {
 	net.Conn
 	once    sync.Once
@@ -184,7 +186,6 @@ type slotConn struct {
 }
 
 func (c *slotConn) Close() error {
-	err := c.Conn.Close()
 	c.once.Do(c.release)
-	return err
+	return c.Conn.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,18 +22,53 @@ func serveLimited(t *testing.T, lim httpserve.Limits) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	ae, sa := freeAddr(t), freeAddr(t)
-	go func() { done <- Serve(ctx, ServeOptions{AEAddr: ae, SAAddr: sa, Limits: lim}, io.Discard) }()
+	banner := &firstWrite{seen: make(chan struct{})}
+	go func() { done <- Serve(ctx, ServeOptions{AEAddr: ae, SAAddr: sa, Limits: lim}, banner) }()
 	t.Cleanup(func() { cancel(); <-done })
-	for range 200 {
-		c, err := net.Dial("tcp", ae)
-		if err == nil {
-			c.Close()
-			return ae
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-banner.seen: // the listeners are bound
+	case err := <-done:
+		t.Fatalf("sandbox did not start: %v", err)
 	}
-	t.Fatal("sandbox did not start")
-	return ""
+	if !probeClosed(ae) {
+		t.Fatal("the sandbox does not answer its clock")
+	}
+	return ae
+}
+
+// firstWrite closes seen at the first write to it and discards the rest.
+type firstWrite struct {
+	once sync.Once
+	seen chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.seen) })
+	return len(p), nil
+}
+
+// probeClosed asks addr for its clock on a connection the server closes,
+// and reads until the close: a server with a connection cap has given the
+// probe's slot back by then, so a test that counts connections starts
+// from none.
+func probeClosed(addr string) bool {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard only
+	if _, err := io.WriteString(c, "GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"); err != nil {
+		return false
+	}
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	_, err = io.Copy(io.Discard, c) // until the server closes
+	return err == nil && res.StatusCode == 200
 }
 
 // A checkout whose body trickles in is cut at the read timeout: no
