@@ -241,7 +241,9 @@ func TestDisputeOpenRules(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("refund: %d %s", r.status, r.body)
 	}
-	if d := e.openDispute(live, map[string]any{"amount": 70}); d.Amount != "70.00" {
+	// An amount is a JSON string here as everywhere: a number is refused.
+	wantError(t, open(live, map[string]any{"amount": 70}), 400, "bad_data", "invalid amount: must be a string, but got the number 70")
+	if d := e.openDispute(live, map[string]any{"amount": "70"}); d.Amount != "70.00" {
 		t.Fatalf("amount %s", d.Amount)
 	}
 }
@@ -577,6 +579,7 @@ func TestChallengeDispute(t *testing.T) {
 		"amount reason":      set(base(), "reason", wire.ChallengeReasonAmount),
 		"bad amount":         set(set(base(), "reason", wire.ChallengeReasonAmount), "amount", "abc"),
 		"amount over":        set(set(base(), "reason", wire.ChallengeReasonAmount), "amount", "100.01"),
+		"number amount":      set(set(base(), "reason", wire.ChallengeReasonAmount), "amount", 80),
 		"unknown attachment": set(base(), "attachment_ids", []string{someID}),
 	} {
 		r := challenge(body)

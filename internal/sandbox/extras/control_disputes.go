@@ -29,7 +29,10 @@ func (s *Local) handleControlOpenDispute(w http.ResponseWriter, r *http.Request)
 		}
 	}
 	var amount *string
-	if text, ok := service.RawAmount(req.Amount); ok {
+	if text, ok, why := service.RawAmount(req.Amount); why != "" {
+		edge.WriteError(w, edge.BadData("invalid amount: "+why))
+		return
+	} else if ok {
 		amount = &text
 	}
 	d, err := s.OpenDisputeDoc(r.Context(), r.PathValue("id"), req.Reason, amount, req.Comment)

@@ -722,10 +722,10 @@ func (s *Service) handleChallengeDispute(w http.ResponseWriter, r *http.Request,
 		edge.WriteError(w, err)
 		return
 	}
-	amountText, hasAmount := RawAmount(req.Amount)
+	amountText, hasAmount, amountWhy := RawAmount(req.Amount)
 	disputeID, idOK := edge.CanonicalID(req.DisputeID)
 	switch {
-	case !idOK, strings.TrimSpace(req.Description) == "",
+	case !idOK, amountWhy != "", strings.TrimSpace(req.Description) == "",
 		!slices.Contains(wire.ChallengeReasons, req.Reason),
 		req.Reason == wire.ChallengeReasonAmount && !hasAmount,
 		len(req.AttachmentIDs) > wire.MaxEvidenceAttachments:

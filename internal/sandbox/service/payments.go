@@ -179,17 +179,24 @@ func moveItems(raw json.RawMessage, currency string) ([]wire.OrderItem, error) {
 	return items, nil
 }
 
-// RawAmount reads an amount of the dispute endpoints sent as a JSON string
-// or number. ok is false when the field was absent or null.
-func RawAmount(raw json.RawMessage) (text string, ok bool) {
+// RawAmount reads an amount of the dispute endpoints. Like every amount
+// it is a JSON string: ok is false when the field was absent or null, and
+// why says what is wrong when it was sent as anything else (a JSON number
+// is refused here as it is for captures and refunds).
+func RawAmount(raw json.RawMessage) (text string, ok bool, why string) {
 	if !sentValue(raw) {
-		return "", false
+		return "", false, ""
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true
+	v, decoded := wire.DecodeTree(raw)
+	if !decoded {
+		return "", true, "could not decode the amount"
 	}
-	return string(bytes.TrimSpace(raw)), true
+	s, isString := v.(string)
+	if !isString {
+		_, f := wire.CheckAmount(v, "$.amount", "")
+		return "", true, f.Service
+	}
+	return s, true, ""
 }
 
 // ParseAmount reads text as an amount in currency by the grammar of
