@@ -320,3 +320,31 @@ func TestPipedBuyerSearchLeavesNoProgressOnPTY(t *testing.T) {
 		t.Errorf("a progress line stays on the terminal:\n%s", shown)
 	}
 }
+
+// `bnpl api --paginate | cat`: the page counter is taken away before the
+// first record goes to the pipe and is not drawn again among the records
+// its reader prints on the same terminal.
+func TestPipedAPIPaginateLeavesNoProgressOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	checkout, err := filepath.Abs("testdata/checkout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
+		bnplOut(t, env, "sandbox", "approve", id, "-q")
+	}
+	// One item a page, read one page at a time: the records fill the
+	// output's buffer and reach the pipe while pages are still read.
+	var records bytes.Buffer
+	shown, code := onPTYAt(t, env, 80, &records, "api", "GET", "/api/v2/payments", "-f", "limit=1", "--paginate", "--concurrency", "1", "--jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, shown)
+	}
+	if n := strings.Count(records.String(), "\n"); n != 8 {
+		t.Fatalf("the pipe got %d records: %q", n, records.String())
+	}
+	if strings.Contains(shown, "page ") {
+		t.Errorf("a progress line stays on the terminal:\n%s", shown)
+	}
+}

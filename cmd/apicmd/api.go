@@ -101,12 +101,13 @@ body under "body". Nothing is printed on stdout then.`,
 			if opts.Concurrency < 1 || opts.Concurrency > maxConcurrency {
 				return cmdutil.Usagef("--concurrency must be between 1 and %d, got %d", maxConcurrency, opts.Concurrency)
 			}
-			if !f.IO.IsStdoutTTY() || opts.Transforms {
-				// Rows on the terminal say how far it got by themselves.
-				opts.Progress = cmdutil.NewProgress(f.IO, f.Global.Quiet)
-			}
 			g := f.Global
 			opts.Transforms = g.JQ != "" || g.Template != ""
+			if !f.IO.IsStdoutTTY() || opts.Transforms {
+				// Rows on the terminal say how far it got by themselves;
+				// --jq and --template print only at the end.
+				opts.Progress = cmdutil.NewProgress(f.IO, f.Global.Quiet)
+			}
 			format := g.Output
 			if opts.JSONL {
 				if format != "" && format != output.FormatJSONL {
@@ -334,6 +335,10 @@ func (o *Options) paginate(ctx context.Context, client *api.Client, printer *out
 		if stream == nil {
 			gathered = append(gathered, item)
 			return nil
+		}
+		if o.Progress != nil {
+			// A reader of a pipe may print on this terminal.
+			o.Progress.BeforeData()
 		}
 		return stream.Write(item)
 	}

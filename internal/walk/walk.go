@@ -82,7 +82,7 @@ type Walker struct {
 	Overlap int
 	// Concurrency is how many reads may be in flight (default 4).
 	Concurrency int
-	// First, when set, is the page already read at Start.
+	// First, when set, is the page already read at Start with PageSize.
 	First *Page
 	// Progress, when set, hears the pages read so far and the pages the
 	// whole list takes by the latest count.
@@ -174,7 +174,10 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 
 	expected := w.Start // where the item after the last one handed out should be
 	var first *Page
-	if w.First != nil {
+	// First was read at PageSize; when pages are read larger (limit=1
+	// read two at a time) its shortness would look like the list's end,
+	// so it is read again at the walker's size.
+	if w.First != nil && (size == w.PageSize || w.PageSize <= 0 && size == DefaultPageSize) {
 		p := *w.First
 		first = &p
 	}

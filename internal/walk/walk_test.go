@@ -149,6 +149,18 @@ func TestWalkStart(t *testing.T) {
 	}
 }
 
+// A first page read with limit=1 holds one item although the list goes
+// on: the walker, which reads such pages two at a time, reads it again
+// rather than taking its shortness for the list's end.
+func TestWalkFirstPageOfOne(t *testing.T) {
+	l := newFakeList(5)
+	first, _ := l.fetch(context.Background(), 0, 1)
+	got := collect(t, &Walker{Fetch: l.fetch, First: &first, PageSize: 1, Concurrency: 1}, 0)
+	if fmt.Sprint(itemIDs(got)) != fmt.Sprint(l.ids()) {
+		t.Fatalf("got %v, want %v", itemIDs(got), l.ids())
+	}
+}
+
 func TestWalkStopsEarly(t *testing.T) {
 	l := newFakeList(1000)
 	got := collect(t, &Walker{Fetch: l.fetch, Concurrency: 4}, 30)
