@@ -105,8 +105,9 @@ names): it registers its own address as a payment webhook (in the mode of the
 key) and a dispute webhook (with the live key) of the merchant in use, both
 with a header whose value it makes for the session, never shows, and checks on
 every delivery. It says on stderr what it registered, and removes both when it
-stops (Ctrl-C, SIGTERM, --max). It adds its webhooks beside the merchant's own,
-which keep receiving and are never changed. It stops with exit 6 when one of
+stops (Ctrl-C, SIGTERM, --max); what a listen killed outright left behind, the
+next one removes. It adds its webhooks beside the merchant's own, which keep
+receiving and are never changed. It stops with exit 6 when one of
 its webhooks is removed by someone else, and with exit 10 when the sandbox
 stops answering. The sandbox must admit loopback receivers: run it as bnpl
 sandbox serve --allow-local-webhooks (for the embedded sandbox, once: the

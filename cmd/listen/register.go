@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -23,8 +24,8 @@ import (
 // removes both when it stops. It adds its own webhooks beside any the
 // merchant has and never changes or removes those: the merchant's own
 // endpoints keep receiving, and a listen that is killed outright leaves
-// only its own registrations behind, which `bnpl webhooks list` shows
-// under its /listen-… path. Against the service it registers nothing.
+// only its own registrations behind, under its /listen-… path, which the
+// next listen removes (sweep.go). Against the service it registers nothing.
 
 // selfHeaderTitle is the header listen registers its webhooks with when
 // no --header-title is given; its value is generated for the session and
@@ -130,14 +131,22 @@ func hookBase(ln net.Addr) (string, error) {
 	return "http://" + net.JoinHostPort(host, port) + "/listen-" + hex.EncodeToString(b), nil
 }
 
-// register registers the payment webhook, then the dispute webhook when
-// the profile has a live key (dispute webhooks have no test mode). On an
-// error nothing stays registered.
+// register removes what killed listens left (see sweep), then registers
+// the payment webhook, then the dispute webhook when the profile has a
+// live key (dispute webhooks have no test mode). On an error nothing
+// stays registered.
 func (o *Options) register(ctx context.Context, t *config.Target, where, base string, header *api.WebhookHeader) (*registration, error) {
 	reg := &registration{o: o, where: where, merchant: t.Merchant()}
 	var err error
 	if reg.payments, err = o.Client(); err != nil {
 		return nil, err
+	}
+	live, liveErr := o.LiveClient("dispute webhooks")
+	if liveErr != nil {
+		live = nil
+	}
+	if u, err := url.Parse(base); err == nil {
+		reg.sweep(ctx, u.Host, live)
 	}
 	isTest := !t.Live
 	pay, err := reg.payments.CreateWebhook(ctx, api.WebhookRequest{URL: base + "/payments", IsTest: &isTest, Header: header})
@@ -147,9 +156,8 @@ func (o *Options) register(ctx context.Context, t *config.Target, where, base st
 	reg.payID = pay.ID
 	fmt.Fprintf(o.IO.ErrOut, "registered payment webhook %s on %s for %s (%s mode): %s\n", pay.ID, where, reg.merchant, modeName(t.Live), pay.URL)
 
-	live, err := o.LiveClient("dispute webhooks")
-	if err != nil {
-		fmt.Fprintf(o.IO.ErrOut, "no dispute webhook registered: %v\n", err)
+	if liveErr != nil {
+		fmt.Fprintf(o.IO.ErrOut, "no dispute webhook registered: %v\n", liveErr)
 		return reg, nil
 	}
 	disp, err := live.CreateDisputeWebhook(ctx, api.DisputeWebhookRequest{URL: base + "/disputes", Header: header})
