@@ -192,6 +192,50 @@ func TestSeedFixtureAllOrNothing(t *testing.T) {
 	}
 }
 
+// A webhook URL the state already holds for the merchant, or one webhook
+// too many, is refused before the file's payments go in: the state is left
+// as it was.
+func TestSeedFixtureWebhookCollisions(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, Options{})
+	first := "webhooks:\n  - url: https://shop.example.com/hooks\n"
+	if _, err := e.sb.SeedFixture(ctx, "first.yaml", []byte(first), 0); err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.sb.ExportFixture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ src, want string }{
+		{"payments:\n  - amount: \"10\"\n    order: {reference_id: X}\nwebhooks:\n  - url: https://shop.example.com/hooks\n",
+			"again.yaml:5: webhooks[0].url: https://shop.example.com/hooks is already a webhook of ae-sandbox in the sandbox"},
+		{"payments:\n  - amount: \"10\"\n    order: {reference_id: X}\nwebhooks:\n" +
+			"  - url: https://shop.example.com/1\n  - url: https://shop.example.com/2\n  - url: https://shop.example.com/3\n" +
+			"  - url: https://shop.example.com/4\n  - url: https://shop.example.com/5\n",
+			"again.yaml:9: webhooks[4]: ae-sandbox already has 5 webhooks in the sandbox"},
+	}
+	for _, c := range cases {
+		_, err := e.sb.SeedFixture(ctx, "again.yaml", []byte(c.src), 0)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
+		after, err := e.sb.ExportFixture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := MarshalFixture(before, false)
+		b, _ := MarshalFixture(after, false)
+		if string(a) != string(b) {
+			t.Errorf("the refused fixture changed the state:\n%s\n---\n%s", a, b)
+		}
+	}
+	// Live webhooks are another merchant mode's: the same URL goes in.
+	live := "webhooks:\n  - url: https://shop.example.com/hooks\n    test: false\n"
+	if _, err := e.sb.SeedFixture(ctx, "live.yaml", []byte(live), 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Values the service would refuse, and dates out of order, name their
 // field.
 func TestSeedFixtureRefusals(t *testing.T) {
