@@ -24,6 +24,32 @@ func everyState(t *testing.T) []byte {
 	return b
 }
 
+// The example of docs/sandbox.md ("The format"), which names every field,
+// seeds as written and reaches the status it states.
+func TestFixtureFormatExampleOfTheDocsSeeds(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/sandbox.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "\n### The format\n")
+	if !ok {
+		t.Fatal(`docs/sandbox.md has no "### The format" section`)
+	}
+	_, rest, ok = strings.Cut(rest, "```yaml\n")
+	block, _, closed := strings.Cut(rest, "\n```")
+	if !ok || !closed {
+		t.Fatal("the format section of docs/sandbox.md has no yaml block")
+	}
+	e := newEnv(t, Options{})
+	got, err := e.sb.SeedFixture(context.Background(), "sandbox.md", []byte(block), 0)
+	if err != nil {
+		t.Fatalf("the format example does not seed: %v", err)
+	}
+	if len(got.Payments) != 1 || got.Payments[0].Status != "CLOSED" || len(got.Payments[0].Disputes) != 1 {
+		t.Fatalf("seeded %+v", got.Payments)
+	}
+}
+
 // The shipped fixture reaches every state, and the export of the seeded
 // state is the fixture's normalised form.
 func TestFixtureEveryStateSeedsAndExportsItsNormalisedForm(t *testing.T) {
