@@ -225,6 +225,19 @@ func periodOf(t time.Time, by string) string {
 	return t.Format("2006-01-02")
 }
 
+// listedUntil is the list's created_at__lte for --until, in whole seconds
+// rounded up: rounded down, a payment created in the second of --until (one
+// captured just before a report without --until) would not be read. The
+// moves of a payment read in that extra part of a second are still judged
+// by --until itself.
+func listedUntil(until time.Time) string {
+	lte := until.Truncate(time.Second)
+	if lte.Before(until) {
+		lte = lte.Add(time.Second)
+	}
+	return cmdutil.FormatTimeFlag(lte)
+}
+
 func reportRun(ctx context.Context, o *ReportOptions) error {
 	printer, err := o.Printer()
 	if err != nil {
@@ -238,7 +251,7 @@ func reportRun(ctx context.Context, o *ReportOptions) error {
 	progress := cmdutil.NewProgress(o.IO, o.Quiet)
 	// A payment created after --until has no move before it; one created
 	// long before --since may still have been captured or refunded since.
-	params := api.ListPaymentsParams{CreatedAtLTE: cmdutil.FormatTimeFlag(o.until), Limit: api.MaxPageLimit}
+	params := api.ListPaymentsParams{CreatedAtLTE: listedUntil(o.until), Limit: api.MaxPageLimit}
 	w := &walk.Walker{
 		Fetch:       paysearch.Pages(client, params),
 		PageSize:    api.MaxPageLimit,

@@ -19,6 +19,25 @@ func TestPeriodOf(t *testing.T) {
 	}
 }
 
+// A payment created in the second of --until is listed: the list's bound
+// has whole seconds, rounded up.
+func TestListedUntilRoundsUp(t *testing.T) {
+	for in, want := range map[string]string{
+		"2026-11-25T20:34:11.547Z":  "2026-11-25T20:34:12Z",
+		"2026-11-25T20:34:11Z":      "2026-11-25T20:34:11Z",
+		"2026-11-25T23:59:59.001Z":  "2026-11-26T00:00:00Z",
+		"2026-11-26T00:34:11+04:00": "2026-11-25T20:34:11Z",
+	} {
+		at, err := time.Parse(time.RFC3339Nano, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := listedUntil(at); got != want {
+			t.Errorf("listedUntil(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestReportTallyCountsMovesByTheirOwnTime(t *testing.T) {
 	ts := func(s string) *time.Time {
 		v, err := time.Parse(time.RFC3339, s)

@@ -292,7 +292,8 @@ func newSetCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "set <name>",
 		Short: "Change a profile's region, merchant code or base URL (keys are set by bnpl login)",
 		Example: `  bnpl profiles set shop-ae --merchant-code shop-uae
-  bnpl profiles set local --base-url http://127.0.0.1:8700`,
+  bnpl profiles set shop-ae --base-url http://127.0.0.1:8700
+  bnpl profiles set shop-ae --base-url ""`,
 		Args:              cmdutil.ExactArgs(1, "a profile name"),
 		ValidArgsFunction: CompleteNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {

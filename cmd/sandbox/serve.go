@@ -205,7 +205,7 @@ themselves (the embedded default) keep the machine's clock: use --state
 				}
 			}
 			if opts.AllowRemoteControl {
-				fmt.Fprintf(f.IO.ErrOut, "warning: --allow-remote-control: any client that reaches the listeners can approve, reject, reset and read the request log through /_sandbox/ (without it they answer loopback clients only)\n")
+				fmt.Fprintf(f.IO.ErrOut, "warning: --open-control: any client that reaches the listeners can approve, reject, reset and read the request log through /_sandbox/ (without it they answer loopback clients only)\n")
 			}
 			err = sandbox.Serve(cmd.Context(), so, f.IO.Out)
 			switch {
@@ -288,7 +288,7 @@ func parsePublicURLs(pairs []string) (map[string]string, error) {
 	return out, nil
 }
 
-// checkHostName refuses an --allow-host value that is not a plain host name
+// checkHostName refuses an --allowed-host value that is not a plain host name
 // or address (no scheme, port or path).
 func checkHostName(h string) error {
 	name := strings.TrimSuffix(strings.TrimSpace(h), ".")
@@ -299,7 +299,7 @@ func checkHostName(h string) error {
 		}
 	}
 	if !ok {
-		return cmdutil.Usagef("--allow-host %q: want a host name such as bnpl-sandbox (no scheme, port or path)", h)
+		return cmdutil.Usagef("--allowed-host %q: want a host name such as bnpl-sandbox (no scheme, port or path)", h)
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func newWaitCmd(f *cmdutil.Factory) *cobra.Command {
 and its state is open. It asks every 100ms and exits 0 as soon as the sandbox is
 healthy, or 10 when --timeout passes first. A sandbox that refuses the request
 (403: a host name it was not told to answer, see bnpl sandbox serve
---allow-host) or something that is not a sandbox ends the wait at once.
+--allowed-host) or something that is not a sandbox ends the wait at once.
 
 The sandbox is the one named by --sandbox-url, else BNPL_SANDBOX_URL, else
 BNPL_BASE_URL, else http://127.0.0.1:8700. No proxy is used: the sandbox is on
@@ -194,7 +194,7 @@ func checkHealth(ctx context.Context, client *http.Client, endpoint string) (*sa
 			msg += ": " + e.Error
 		}
 		return nil, nil, "", &waitRefused{msg: msg, code: cmdutil.ExitPermission,
-			hint: "a sandbox answers host names other than addresses and localhost only when named: bnpl sandbox serve --allow-host NAME (env BNPL_SANDBOX_ALLOW_HOST)"}
+			hint: "a sandbox answers host names other than addresses and localhost only when named: bnpl sandbox serve --allowed-host NAME (env BNPL_SANDBOX_ALLOW_HOST)"}
 	default:
 		return nil, nil, "", &waitRefused{msg: fmt.Sprintf("GET %s answered %s: not a bnpl sandbox, or one without a health check", endpoint, resp.Status), code: cmdutil.ExitError,
 			hint: "check the address; bnpl sandbox serve answers GET /_sandbox/health"}

@@ -18,6 +18,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/fixture"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
@@ -100,6 +101,11 @@ func (s *Sandbox) SeedFixture(ctx context.Context, name string, data []byte, see
 	if err != nil {
 		return nil, err
 	}
+	// The scratch run normalised the webhooks' URLs as the service does,
+	// so they compare with the state's as its own uniqueness check would.
+	if err := s.fixtureHookCollisions(ctx, doc); err != nil {
+		return nil, err
+	}
 	// Once the scratch run passed, the file goes in whole even if the
 	// client stops waiting: a half-seeded state helps no one.
 	if err := plan.run(context.WithoutCancel(ctx), s); err != nil {
@@ -155,6 +161,38 @@ func (s *Sandbox) fixtureCollisions(ctx context.Context, doc *fixture.Doc) error
 		if n > 0 {
 			return doc.Fail(fmt.Sprintf("webhooks[%d].id", i), "%s is already in the sandbox: reset it first (bnpl sandbox reset), or leave the id out", w.ID)
 		}
+	}
+	return nil
+}
+
+// fixtureHookCollisions refuses a webhook whose URL the state already holds
+// for its merchant and mode, or more webhooks than a merchant's mode may
+// have, before anything of the file goes in: the service would refuse the
+// webhook after the file's payments were made.
+func (s *Sandbox) fixtureHookCollisions(ctx context.Context, doc *fixture.Doc) error {
+	type slot struct {
+		merchant string
+		test     bool
+	}
+	held := map[slot][]*outbox.HookRow{}
+	for i, w := range doc.Fixture.Webhooks {
+		k := slot{w.Merchant, *w.Test}
+		hooks, ok := held[k]
+		if !ok {
+			var err error
+			if hooks, err = outbox.ListHooks(ctx, s.DB, outbox.HookKindPayment, k.merchant, k.test); err != nil {
+				return err
+			}
+		}
+		for _, h := range hooks {
+			if h.URL == w.URL {
+				return doc.Fail(fmt.Sprintf("webhooks[%d].url", i), "%s is already a webhook of %s in the sandbox (id %s): reset it first (bnpl sandbox reset), or leave this webhook out", w.URL, k.merchant, h.ID)
+			}
+		}
+		if len(hooks) >= outbox.MaxPaymentWebhooks {
+			return doc.Fail(fmt.Sprintf("webhooks[%d]", i), "%s already has %d webhooks in the sandbox, the most a merchant may have: reset it first (bnpl sandbox reset), or leave webhooks out", k.merchant, outbox.MaxPaymentWebhooks)
+		}
+		held[k] = append(hooks, &outbox.HookRow{ID: w.ID, URL: w.URL})
 	}
 	return nil
 }

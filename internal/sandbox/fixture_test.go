@@ -24,6 +24,32 @@ func everyState(t *testing.T) []byte {
 	return b
 }
 
+// The example of docs/sandbox.md ("The format"), which names every field,
+// seeds as written and reaches the status it states.
+func TestFixtureFormatExampleOfTheDocsSeeds(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/sandbox.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "\n### The format\n")
+	if !ok {
+		t.Fatal(`docs/sandbox.md has no "### The format" section`)
+	}
+	_, rest, ok = strings.Cut(rest, "```yaml\n")
+	block, _, closed := strings.Cut(rest, "\n```")
+	if !ok || !closed {
+		t.Fatal("the format section of docs/sandbox.md has no yaml block")
+	}
+	e := newEnv(t, Options{})
+	got, err := e.sb.SeedFixture(context.Background(), "sandbox.md", []byte(block), 0)
+	if err != nil {
+		t.Fatalf("the format example does not seed: %v", err)
+	}
+	if len(got.Payments) != 1 || got.Payments[0].Status != "CLOSED" || len(got.Payments[0].Disputes) != 1 {
+		t.Fatalf("seeded %+v", got.Payments)
+	}
+}
+
 // The shipped fixture reaches every state, and the export of the seeded
 // state is the fixture's normalised form.
 func TestFixtureEveryStateSeedsAndExportsItsNormalisedForm(t *testing.T) {
@@ -189,6 +215,50 @@ func TestSeedFixtureAllOrNothing(t *testing.T) {
 	_, err = e.sb.SeedFixture(ctx, "again.yaml", []byte(good), 0)
 	if err == nil || !strings.HasPrefix(err.Error(), "again.yaml:2: payments[0].id: 0b0e0000-0000-4000-8000-000000000001 is already in the sandbox") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A webhook URL the state already holds for the merchant, or one webhook
+// too many, is refused before the file's payments go in: the state is left
+// as it was.
+func TestSeedFixtureWebhookCollisions(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, Options{})
+	first := "webhooks:\n  - url: https://shop.example.com/hooks\n"
+	if _, err := e.sb.SeedFixture(ctx, "first.yaml", []byte(first), 0); err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.sb.ExportFixture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ src, want string }{
+		{"payments:\n  - amount: \"10\"\n    order: {reference_id: X}\nwebhooks:\n  - url: https://shop.example.com/hooks\n",
+			"again.yaml:5: webhooks[0].url: https://shop.example.com/hooks is already a webhook of ae-sandbox in the sandbox"},
+		{"payments:\n  - amount: \"10\"\n    order: {reference_id: X}\nwebhooks:\n" +
+			"  - url: https://shop.example.com/1\n  - url: https://shop.example.com/2\n  - url: https://shop.example.com/3\n" +
+			"  - url: https://shop.example.com/4\n  - url: https://shop.example.com/5\n",
+			"again.yaml:9: webhooks[4]: ae-sandbox already has 5 webhooks in the sandbox"},
+	}
+	for _, c := range cases {
+		_, err := e.sb.SeedFixture(ctx, "again.yaml", []byte(c.src), 0)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
+		after, err := e.sb.ExportFixture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := MarshalFixture(before, false)
+		b, _ := MarshalFixture(after, false)
+		if string(a) != string(b) {
+			t.Errorf("the refused fixture changed the state:\n%s\n---\n%s", a, b)
+		}
+	}
+	// Live webhooks are another merchant mode's: the same URL goes in.
+	live := "webhooks:\n  - url: https://shop.example.com/hooks\n    test: false\n"
+	if _, err := e.sb.SeedFixture(ctx, "live.yaml", []byte(live), 0); err != nil {
+		t.Fatal(err)
 	}
 }
 

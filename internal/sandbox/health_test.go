@@ -93,7 +93,7 @@ func TestRemoteControl(t *testing.T) {
 		{open, "GET", "/_sandbox/", "10.88.0.2:8700", 200, ""},
 		{open, "POST", "/_sandbox/reset", "bnpl-sandbox:8700", 200, ""},
 		{open, "GET", "/_sandbox/clock", "rebound.example:8700", 403, "is not this sandbox's address"},
-		{open, "GET", "/_sandbox/health", "rebound.example:8700", 403, "is not this sandbox's address"},
+		{open, "GET", "/_sandbox/health", "rebound.example:8700", 403, "is not this sandbox's address; use http://127.0.0.1:PORT or http://localhost:PORT, or name the host with bnpl sandbox serve --allowed-host"},
 	} {
 		rec := httptest.NewRecorder()
 		c.sb.Handler("ae").ServeHTTP(rec, remoteRequest(c.method, c.path, c.host))

@@ -35,7 +35,7 @@ import (
 
 const (
 	crossSiteMessage = "request from another site refused: the sandbox's control endpoints and dashboard take changes only from their own pages, or from clients that send no Origin (curl, the bnpl CLI)"
-	foreignHostMsg   = "request refused: the Host header %q is not this sandbox's address; use http://127.0.0.1:PORT or http://localhost:PORT, or name the host with bnpl sandbox serve --allow-host (a name that merely resolves to this machine may be a DNS rebinding attack)"
+	foreignHostMsg   = "request refused: the Host header %q is not this sandbox's address; use http://127.0.0.1:PORT or http://localhost:PORT, or name the host with bnpl sandbox serve --allowed-host (a name that merely resolves to this machine may be a DNS rebinding attack)"
 )
 
 // remoteControlKey marks, in a request's context, that the control
