@@ -163,10 +163,8 @@ func listRun(ctx context.Context, o *ListOptions) error {
 			return err
 		}
 		recs := records(page)
-		if len(recs) > 0 || printer.IsJSON() || o.stdoutTTY() {
-			if err := printer.List(ListColumns, recs); err != nil {
-				return err
-			}
+		if err := printer.List(ListColumns, recs); err != nil {
+			return err
 		}
 		switch {
 		case page.NextPageToken != "":
@@ -179,34 +177,23 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if o.HasDue {
 		return o.listDue(ctx, client, printer, params)
 	}
-	// Print each page as it arrives, so memory stays one page deep.
-	var stream *output.Stream
-	if printer.IsJSON() || o.stdoutTTY() {
-		stream = printer.Stream(ListColumns)
-	}
+	// Print each page as it arrives, so memory stays one page deep. The
+	// printer decides what an empty list prints (a header, [] or nothing).
+	stream := printer.Stream(ListColumns)
 	printed := 0
 	err = walkDisputes(ctx, client, params, func(d *api.Dispute) error {
 		if o.Payment != "" && !strings.EqualFold(d.PaymentID, o.Payment) {
 			return nil
 		}
-		if stream == nil {
-			stream = printer.Stream(ListColumns)
-		}
 		printed++
 		return stream.Write(d.Raw())
-	}, func() {
-		if stream != nil {
-			stream.Flush()
-		}
-	})
+	}, func() { stream.Flush() })
 	if err != nil {
 		// Left unclosed: a tidy "]" would pass for a whole list.
 		return err
 	}
-	if stream != nil {
-		if err := stream.Close(); err != nil {
-			return err
-		}
+	if err := stream.Close(); err != nil {
+		return err
 	}
 	if printed == 0 {
 		o.Notice("no disputes match (%s)", o.describe())
@@ -240,10 +227,8 @@ func (o *ListOptions) listDue(ctx context.Context, client *api.Client, printer *
 	for i := range list {
 		recs[i] = list[i].raw
 	}
-	if len(recs) > 0 || printer.IsJSON() || o.stdoutTTY() {
-		if err := printer.List(DueColumns, recs); err != nil {
-			return err
-		}
+	if err := printer.List(DueColumns, recs); err != nil {
+		return err
 	}
 	if len(recs) == 0 {
 		o.Notice("no open disputes due within %d days (%s)", o.Due, o.describe())
@@ -301,8 +286,6 @@ func (o *ListOptions) describe() string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-func (o *ListOptions) stdoutTTY() bool { return o.IO != nil && o.IO.IsStdoutTTY() }
 
 func records(page *api.DisputeList) []json.RawMessage {
 	recs := make([]json.RawMessage, 0, len(page.Disputes))
