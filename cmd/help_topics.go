@@ -17,7 +17,8 @@ var helpTopics = []struct{ name, short, long string }{
 	{"exit-codes", "What each exit code of bnpl means", `Every command exits with one of these codes, so a script can tell what happened
 without reading stderr. A usage error (2) sends nothing.
 
-  0    success
+  0    success; also when the reader of stdout leaves early (| head -1): the
+       command stops and says nothing
   1    unexpected failure; an answer that is not the service's (check the base
        URL with bnpl doctor)
   2    usage error or local refusal: nothing was sent (a mistyped command or

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +29,14 @@ func Execute() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// A stdout whose reader went away (`| head -1`) is a write error that
+	// ends the run quietly with exit 0, not a SIGPIPE that kills it with
+	// none of the documented codes; the run's context ends with it, so a
+	// walk or a follow stops instead of going on for nobody.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f.IO.OnStdoutClosed(cancel)
 
 	return Run(ctx, f, os.Args[1:])
 }
@@ -56,8 +65,20 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	return handleError(f, root, args, err)
 }
 
+// endedByClosedStdout reports whether err is only the consequence of
+// stdout's reader going away: the failed write itself, or the run's context
+// ended by it. An error that carries its own exit code (a bulk run stopped
+// half-way, to be resumed) is still told.
+func endedByClosedStdout(err error) bool {
+	if errors.Is(err, output.ErrStdoutClosed) {
+		return true
+	}
+	var coded interface{ ExitCode() int }
+	return errors.Is(err, context.Canceled) && !errors.As(err, &coded)
+}
+
 func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err error) int {
-	if err == nil {
+	if err == nil || f.IO.StdoutClosed() && endedByClosedStdout(err) {
 		return cmdutil.ExitOK
 	}
 	var usage *cmdutil.UsageError
