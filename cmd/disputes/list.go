@@ -119,21 +119,7 @@ func (o *ListOptions) validate() error {
 	if (o.Payment != "" || o.HasDue) && o.PageToken != "" {
 		return cmdutil.Usagef("--page-token cannot be used with --payment or --due, which read every page")
 	}
-	now := o.Now()
-	for _, tf := range []struct {
-		name string
-		val  *string
-	}{{"since", &o.Since}, {"until", &o.Until}} {
-		if *tf.val == "" {
-			continue
-		}
-		t, err := cmdutil.ParseTimeFlag(tf.name, *tf.val, now)
-		if err != nil {
-			return err
-		}
-		*tf.val = cmdutil.FormatTimeFlag(t)
-	}
-	return nil
+	return cmdutil.NormalizeTimeRange(&o.Since, &o.Until, o.Now())
 }
 
 func listRun(ctx context.Context, o *ListOptions) error {

@@ -163,19 +163,8 @@ func (o *ListOptions) validate(cmd *cobra.Command) error {
 	if o.Offset < 0 {
 		return cmdutil.Usagef("--offset must be 0 or more, got %d", o.Offset)
 	}
-	now := o.Now()
-	for _, tf := range []struct {
-		name string
-		val  *string
-	}{{"since", &o.Since}, {"until", &o.Until}} {
-		if *tf.val == "" {
-			continue
-		}
-		t, err := cmdutil.ParseTimeFlag(tf.name, *tf.val, now)
-		if err != nil {
-			return err
-		}
-		*tf.val = cmdutil.FormatTimeFlag(t)
+	if err := cmdutil.NormalizeTimeRange(&o.Since, &o.Until, o.Now()); err != nil {
+		return err
 	}
 	o.Order = strings.TrimSpace(o.Order)
 	o.Buyer = strings.TrimSpace(o.Buyer)
