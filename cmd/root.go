@@ -86,6 +86,12 @@ func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err err
 		err = &cmdutil.UsageError{Err: err}
 	}
 	code := cmdutil.ExitCode(err)
+	if code == cmdutil.ExitInterrupted && strings.Contains(err.Error(), context.Canceled.Error()) {
+		// Ctrl-C ended a walk or a search between requests: Go's words
+		// for it ("context canceled", with whatever wrapped them) say
+		// nothing to a person; one word, as a cut request says it.
+		err = &output.Error{Message: "interrupted", Code: code}
+	}
 	var silent *cmdutil.Silent
 	if f.IO.ScriptErrorsOn() && code != cmdutil.ExitOK && errors.As(err, &silent) {
 		// Its words were notices, and notices are gone: the script still
