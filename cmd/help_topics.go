@@ -46,7 +46,9 @@ without reading stderr. A usage error (2) sends nothing.
   13   payments wait: the time-out passed before the status came (wait longer)
   14   payments wait: the payment reached a status from which the awaited one
        can no longer come
-  130  interrupted (Ctrl-C; at a prompt too: nothing was sent)
+  130  interrupted (Ctrl-C; at a prompt too: nothing was sent); bnpl listen
+       and bnpl sandbox serve, which run until stopped, end with 0 on Ctrl-C
+       or SIGTERM
   143  a bulk run stopped by SIGTERM: run it again to resume
 
 With -o json, -o jsonl or --jq, and stderr not a terminal, stderr is for a
