@@ -181,6 +181,11 @@ label (merchant_code for "Merchant code") and sections by title (captures). An
 unknown name is a usage error (exit 2) listing the names there are. --no-header
 leaves out the header row.
 
+An empty list says so on stderr; on stdout -o json prints [], -o jsonl nothing,
+-o csv or -o tsv asked for by name its header alone (bnpl api, whose columns
+come from the records, nothing), the default piped output nothing (so that
+| wc -l counts rows), and a table on a terminal its header.
+
 --time utc|local|relative (env BNPL_TIME) says how tables and detail views show
 times: utc "2026-11-22 09:28:33Z" (the default), local in this machine's zone
 with its offset, relative as "3 days ago" or "in 2 days". Machine formats
