@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
@@ -320,6 +321,36 @@ func suggest(parent *cobra.Command, name string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// suggestFlags lists the flags of c (its own and inherited, not hidden or
+// deprecated) closest to the mistyped name, as suggest does for commands:
+// `--limt` suggests --limit.
+func suggestFlags(c *cobra.Command, name string) []string {
+	name = strings.ToLower(name)
+	best := 3
+	var found []string
+	c.Flags().VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden || fl.Deprecated != "" || fl.Name == name {
+			return
+		}
+		score := editDistance(name, fl.Name)
+		if len(name) >= 3 && strings.HasPrefix(fl.Name, name) {
+			score = 0
+		}
+		switch {
+		case score < best:
+			best, found = score, []string{fl.Name}
+		case score == best:
+			found = append(found, fl.Name)
+		}
+	})
+	// A short name is near too many flags for two edits to mean anything.
+	if best > 2 || len(name) <= 3 && best > 1 {
+		return nil
+	}
+	sort.Strings(found)
+	return found
 }
 
 // editDistance is the Levenshtein distance of a and b, in bytes (command

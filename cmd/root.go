@@ -237,6 +237,11 @@ machine with no network and no real money.`,
 	root.SetErr(f.IO.ErrOut)
 	root.SetHelpFunc(wrapHelp(f, root.HelpFunc()))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+			if near := suggestFlags(c, name); len(near) > 0 {
+				return cmdutil.UsageHint("Did you mean --"+strings.Join(near, " or --")+"?", "%w", err)
+			}
+		}
 		return &cmdutil.UsageError{Err: err}
 	})
 
