@@ -265,10 +265,10 @@ func (o *ListOptions) describe() string {
 		parts = append(parts, "payment "+o.Payment)
 	}
 	if o.Since != "" {
-		parts = append(parts, "created after "+output.FilterTime(o.Since))
+		parts = append(parts, "created since "+output.FilterTime(o.Since))
 	}
 	if o.Until != "" {
-		parts = append(parts, "created before "+output.FilterTime(o.Until))
+		parts = append(parts, "created until "+output.FilterTime(o.Until))
 	}
 	return strings.Join(parts, ", ")
 }

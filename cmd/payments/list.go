@@ -225,10 +225,10 @@ func (o *ListOptions) describe() string {
 		parts = append(parts, "status "+strings.Join(o.Statuses, "/"))
 	}
 	if o.Since != "" {
-		parts = append(parts, "created after "+output.FilterTime(o.Since))
+		parts = append(parts, "created since "+output.FilterTime(o.Since))
 	}
 	if o.Until != "" {
-		parts = append(parts, "created before "+output.FilterTime(o.Until))
+		parts = append(parts, "created until "+output.FilterTime(o.Until))
 	}
 	return strings.Join(parts, ", ")
 }
