@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 )
@@ -17,7 +18,8 @@ var helpTopics = []struct{ name, short, long string }{
 	{"exit-codes", "What each exit code of bnpl means", `Every command exits with one of these codes, so a script can tell what happened
 without reading stderr. A usage error (2) sends nothing.
 
-  0    success
+  0    success; also when the reader of stdout leaves early (| head -1): the
+       command stops and says nothing
   1    unexpected failure; an answer that is not the service's (check the base
        URL with bnpl doctor)
   2    usage error or local refusal: nothing was sent (a mistyped command or
@@ -45,7 +47,9 @@ without reading stderr. A usage error (2) sends nothing.
   13   payments wait: the time-out passed before the status came (wait longer)
   14   payments wait: the payment reached a status from which the awaited one
        can no longer come
-  130  interrupted (Ctrl-C; at a prompt too: nothing was sent)
+  130  interrupted (Ctrl-C; at a prompt too: nothing was sent); bnpl listen
+       and bnpl sandbox serve, which run until stopped, end with 0 on Ctrl-C
+       or SIGTERM
   143  a bulk run stopped by SIGTERM: run it again to resume
 
 With -o json, -o jsonl or --jq, and stderr not a terminal, stderr is for a
@@ -177,6 +181,11 @@ dotted path into the JSON (buyer.email). For a detail view it picks fields by
 label (merchant_code for "Merchant code") and sections by title (captures). An
 unknown name is a usage error (exit 2) listing the names there are. --no-header
 leaves out the header row.
+
+An empty list says so on stderr; on stdout -o json prints [], -o jsonl nothing,
+-o csv or -o tsv asked for by name its header alone (bnpl api, whose columns
+come from the records, nothing), the default piped output nothing (so that
+| wc -l counts rows), and a table on a terminal its header.
 
 --time utc|local|relative (env BNPL_TIME) says how tables and detail views show
 times: utc "2026-11-22 09:28:33Z" (the default), local in this machine's zone
@@ -312,6 +321,36 @@ func suggest(parent *cobra.Command, name string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// suggestFlags lists the flags of c (its own and inherited, not hidden or
+// deprecated) closest to the mistyped name, as suggest does for commands:
+// `--limt` suggests --limit.
+func suggestFlags(c *cobra.Command, name string) []string {
+	name = strings.ToLower(name)
+	best := 3
+	var found []string
+	c.Flags().VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden || fl.Deprecated != "" || fl.Name == name {
+			return
+		}
+		score := editDistance(name, fl.Name)
+		if len(name) >= 3 && strings.HasPrefix(fl.Name, name) {
+			score = 0
+		}
+		switch {
+		case score < best:
+			best, found = score, []string{fl.Name}
+		case score == best:
+			found = append(found, fl.Name)
+		}
+	})
+	// A short name is near too many flags for two edits to mean anything.
+	if best > 2 || len(name) <= 3 && best > 1 {
+		return nil
+	}
+	sort.Strings(found)
+	return found
 }
 
 // editDistance is the Levenshtein distance of a and b, in bytes (command

@@ -46,11 +46,14 @@ func WrapHelpText(text string, width int) string {
 	}
 	for _, line := range strings.SplitAfter(text, "\n") {
 		body := strings.TrimSuffix(line, "\n")
-		if body != "" && body[0] != ' ' && strings.HasSuffix(body, ":") {
+		if isHelpHeading(body) {
 			examples = body == "Examples:"
 		}
 		indent := len(body) - len(strings.TrimLeft(body, " "))
-		prose := !examples && isProse(body)
+		// A line starting "- " right after a wrapped line of prose goes on
+		// with it ("(--input, or\n- for stdin)"), unless that line
+		// introduced a list with a colon.
+		prose := !examples && (isProse(body) || carry != "" && !strings.HasSuffix(carry, ":") && isListItem(body))
 		if carry != "" {
 			if prose && indent == carryIndent {
 				body = body[:indent] + carry + " " + body[indent:]
@@ -84,13 +87,27 @@ func WrapHelpText(text string, width int) string {
 // heading, a list item, a flag or a command with its description.
 func isProse(line string) bool {
 	t := strings.TrimLeft(line, " ")
-	if t == "" || strings.HasSuffix(t, ":") && line[0] != ' ' {
-		return false
-	}
-	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "• ") {
+	if t == "" || isHelpHeading(line) || isListItem(line) {
 		return false
 	}
 	return !strings.Contains(t, "  ")
+}
+
+// isListItem reports whether a help line starts with a list marker.
+func isListItem(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	return strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "• ")
+}
+
+// isHelpHeading reports whether a help line is a section title such as
+// "Global Flags:": unindented, ending in a colon, a few words without
+// punctuation. A line of prose that happens to end in a colon is not one.
+func isHelpHeading(line string) bool {
+	if line == "" || line[0] == ' ' || !strings.HasSuffix(line, ":") {
+		return false
+	}
+	title := strings.TrimSuffix(line, ":")
+	return len(strings.Fields(title)) <= 3 && !strings.ContainsAny(title, ".,;:()'\"`")
 }
 
 // wrapLine wraps one line, continuation lines under its hanging indent.

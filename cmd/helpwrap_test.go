@@ -52,7 +52,7 @@ func TestHelpFitsEightyColumns(t *testing.T) {
 		}
 		examples := false
 		for _, line := range strings.Split(out.String(), "\n") {
-			if line != "" && line[0] != ' ' && strings.HasSuffix(line, ":") {
+			if isHelpHeading(line) {
 				examples = line == "Examples:"
 			}
 			if !examples && utf8.RuneCountInString(line) > 80 {
@@ -85,6 +85,60 @@ func TestWrapHelpTextReflowsParagraphs(t *testing.T) {
 		"Flags:\n" +
 		"  -L, --limit int   at most this many\n"
 	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// No command's help at 80 columns leaves the end of a wrapped line alone
+// in the middle of a paragraph: a short line of prose is followed by a
+// blank line, a heading or an indented line, never by more of the
+// paragraph whose first word would have fitted after it. A line of prose
+// ending in ":" or a next line starting "- " is still prose, not a heading
+// or a list, so a wrapped line's words are carried into it.
+func TestHelpProseIsFilled(t *testing.T) {
+	f, out, _ := testFactory(t)
+	f.IO.SetTerminalWidth(80)
+	root := newRoot(f, "")
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		out.Reset()
+		if code := Run(context.Background(), f, append(append([]string(nil), path...), "--help")); code != 0 {
+			t.Fatalf("%v --help: exit %d", path, code)
+		}
+		prev := ""
+		for _, line := range strings.Split(out.String(), "\n") {
+			if line == "" || line[0] == ' ' || isHelpHeading(line) {
+				prev = ""
+				continue
+			}
+			if prev != "" {
+				first := strings.Fields(line)[0]
+				if utf8.RuneCountInString(prev) < 40 && utf8.RuneCountInString(prev)+1+utf8.RuneCountInString(first) <= 80 {
+					t.Errorf("bnpl %s --help: %q is a line alone, though %q fits after it", strings.Join(path, " "), prev, first)
+				}
+			}
+			prev = line
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(path, sub.Name()))
+		}
+	}
+	walk(root, nil)
+}
+
+func TestWrapHelpTextHeadings(t *testing.T) {
+	in := "A paragraph whose first line runs to the edge and past it, and then over it (--input, or\n" +
+		"- for stdin), a line that ends with a colon but is prose all the same, as its length says:\n" +
+		"the rest.\n" +
+		"Global Flags:\n"
+	want := "A paragraph whose first line runs to the edge and past it, and then over it\n" +
+		"(--input, or - for stdin), a line that ends with a colon but is prose all the\n" +
+		"same, as its length says: the rest.\n" +
+		"Global Flags:\n"
+	if got := WrapHelpText(in, 80); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

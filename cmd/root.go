@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +29,14 @@ func Execute() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// A stdout whose reader went away (`| head -1`) is a write error that
+	// ends the run quietly with exit 0, not a SIGPIPE that kills it with
+	// none of the documented codes; the run's context ends with it, so a
+	// walk or a follow stops instead of going on for nobody.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f.IO.OnStdoutClosed(cancel)
 
 	return Run(ctx, f, os.Args[1:])
 }
@@ -56,8 +65,20 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	return handleError(f, root, args, err)
 }
 
+// endedByClosedStdout reports whether err is only the consequence of
+// stdout's reader going away: the failed write itself, or the run's context
+// ended by it. An error that carries its own exit code (a bulk run stopped
+// half-way, to be resumed) is still told.
+func endedByClosedStdout(err error) bool {
+	if errors.Is(err, output.ErrStdoutClosed) {
+		return true
+	}
+	var coded interface{ ExitCode() int }
+	return errors.Is(err, context.Canceled) && !errors.As(err, &coded)
+}
+
 func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err error) int {
-	if err == nil {
+	if err == nil || f.IO.StdoutClosed() && endedByClosedStdout(err) {
 		return cmdutil.ExitOK
 	}
 	var usage *cmdutil.UsageError
@@ -65,6 +86,12 @@ func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err err
 		err = &cmdutil.UsageError{Err: err}
 	}
 	code := cmdutil.ExitCode(err)
+	if code == cmdutil.ExitInterrupted && strings.Contains(err.Error(), context.Canceled.Error()) {
+		// Ctrl-C ended a walk or a search between requests: Go's words
+		// for it ("context canceled", with whatever wrapped them) say
+		// nothing to a person; one word, as a cut request says it.
+		err = &output.Error{Message: "interrupted", Code: code}
+	}
 	var silent *cmdutil.Silent
 	if f.IO.ScriptErrorsOn() && code != cmdutil.ExitOK && errors.As(err, &silent) {
 		// Its words were notices, and notices are gone: the script still
@@ -210,6 +237,11 @@ machine with no network and no real money.`,
 	root.SetErr(f.IO.ErrOut)
 	root.SetHelpFunc(wrapHelp(f, root.HelpFunc()))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+			if near := suggestFlags(c, name); len(near) > 0 {
+				return cmdutil.UsageHint("Did you mean --"+strings.Join(near, " or --")+"?", "%w", err)
+			}
+		}
 		return &cmdutil.UsageError{Err: err}
 	})
 

@@ -119,21 +119,7 @@ func (o *ListOptions) validate() error {
 	if (o.Payment != "" || o.HasDue) && o.PageToken != "" {
 		return cmdutil.Usagef("--page-token cannot be used with --payment or --due, which read every page")
 	}
-	now := o.Now()
-	for _, tf := range []struct {
-		name string
-		val  *string
-	}{{"since", &o.Since}, {"until", &o.Until}} {
-		if *tf.val == "" {
-			continue
-		}
-		t, err := cmdutil.ParseTimeFlag(tf.name, *tf.val, now)
-		if err != nil {
-			return err
-		}
-		*tf.val = cmdutil.FormatTimeFlag(t)
-	}
-	return nil
+	return cmdutil.NormalizeTimeRange(&o.Since, &o.Until, o.Now())
 }
 
 func listRun(ctx context.Context, o *ListOptions) error {
@@ -163,10 +149,8 @@ func listRun(ctx context.Context, o *ListOptions) error {
 			return err
 		}
 		recs := records(page)
-		if len(recs) > 0 || printer.IsJSON() || o.stdoutTTY() {
-			if err := printer.List(ListColumns, recs); err != nil {
-				return err
-			}
+		if err := printer.List(ListColumns, recs); err != nil {
+			return err
 		}
 		switch {
 		case page.NextPageToken != "":
@@ -179,34 +163,23 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if o.HasDue {
 		return o.listDue(ctx, client, printer, params)
 	}
-	// Print each page as it arrives, so memory stays one page deep.
-	var stream *output.Stream
-	if printer.IsJSON() || o.stdoutTTY() {
-		stream = printer.Stream(ListColumns)
-	}
+	// Print each page as it arrives, so memory stays one page deep. The
+	// printer decides what an empty list prints (a header, [] or nothing).
+	stream := printer.Stream(ListColumns)
 	printed := 0
 	err = walkDisputes(ctx, client, params, func(d *api.Dispute) error {
 		if o.Payment != "" && !strings.EqualFold(d.PaymentID, o.Payment) {
 			return nil
 		}
-		if stream == nil {
-			stream = printer.Stream(ListColumns)
-		}
 		printed++
 		return stream.Write(d.Raw())
-	}, func() {
-		if stream != nil {
-			stream.Flush()
-		}
-	})
+	}, func() { stream.Flush() })
 	if err != nil {
 		// Left unclosed: a tidy "]" would pass for a whole list.
 		return err
 	}
-	if stream != nil {
-		if err := stream.Close(); err != nil {
-			return err
-		}
+	if err := stream.Close(); err != nil {
+		return err
 	}
 	if printed == 0 {
 		o.Notice("no disputes match (%s)", o.describe())
@@ -240,10 +213,8 @@ func (o *ListOptions) listDue(ctx context.Context, client *api.Client, printer *
 	for i := range list {
 		recs[i] = list[i].raw
 	}
-	if len(recs) > 0 || printer.IsJSON() || o.stdoutTTY() {
-		if err := printer.List(DueColumns, recs); err != nil {
-			return err
-		}
+	if err := printer.List(DueColumns, recs); err != nil {
+		return err
 	}
 	if len(recs) == 0 {
 		o.Notice("no open disputes due within %d days (%s)", o.Due, o.describe())
@@ -294,15 +265,13 @@ func (o *ListOptions) describe() string {
 		parts = append(parts, "payment "+o.Payment)
 	}
 	if o.Since != "" {
-		parts = append(parts, "created after "+output.FilterTime(o.Since))
+		parts = append(parts, "created since "+output.FilterTime(o.Since))
 	}
 	if o.Until != "" {
-		parts = append(parts, "created before "+output.FilterTime(o.Until))
+		parts = append(parts, "created until "+output.FilterTime(o.Until))
 	}
 	return strings.Join(parts, ", ")
 }
-
-func (o *ListOptions) stdoutTTY() bool { return o.IO != nil && o.IO.IsStdoutTTY() }
 
 func records(page *api.DisputeList) []json.RawMessage {
 	recs := make([]json.RawMessage, 0, len(page.Disputes))

@@ -92,7 +92,7 @@ http there is refused (exit 2) unless --insecure-forward. When that endpoint
 fails (an error, or a status other than 2xx) the sender is answered with its
 status (502 for an error), so that it retries, and the notification does not
 count toward --max. --max N stops after N notifications, for scripts; Ctrl-C
-stops too.
+or SIGTERM stops too, with exit 0 (stopping is how listen ends).
 
 --fail-first N answers the first N deliveries that pass the checks with 500, as
 a receiver that is down would, so you can watch the sender retry them. Each is

@@ -163,19 +163,8 @@ func (o *ListOptions) validate(cmd *cobra.Command) error {
 	if o.Offset < 0 {
 		return cmdutil.Usagef("--offset must be 0 or more, got %d", o.Offset)
 	}
-	now := o.Now()
-	for _, tf := range []struct {
-		name string
-		val  *string
-	}{{"since", &o.Since}, {"until", &o.Until}} {
-		if *tf.val == "" {
-			continue
-		}
-		t, err := cmdutil.ParseTimeFlag(tf.name, *tf.val, now)
-		if err != nil {
-			return err
-		}
-		*tf.val = cmdutil.FormatTimeFlag(t)
+	if err := cmdutil.NormalizeTimeRange(&o.Since, &o.Until, o.Now()); err != nil {
+		return err
 	}
 	o.Order = strings.TrimSpace(o.Order)
 	o.Buyer = strings.TrimSpace(o.Buyer)
@@ -236,10 +225,10 @@ func (o *ListOptions) describe() string {
 		parts = append(parts, "status "+strings.Join(o.Statuses, "/"))
 	}
 	if o.Since != "" {
-		parts = append(parts, "created after "+output.FilterTime(o.Since))
+		parts = append(parts, "created since "+output.FilterTime(o.Since))
 	}
 	if o.Until != "" {
-		parts = append(parts, "created before "+output.FilterTime(o.Until))
+		parts = append(parts, "created until "+output.FilterTime(o.Until))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -275,10 +264,9 @@ func (o *ListOptions) onePage(ctx context.Context, client *api.Client, printer *
 		recs = append(recs, page.Payments[i].Raw())
 	}
 	total := page.Pagination.TotalCount
-	if len(recs) > 0 || o.printsEmpty(printer) {
-		if err := printer.List(ListColumns, recs); err != nil {
-			return err
-		}
+	// The printer decides what an empty list prints (header, [] or nothing).
+	if err := printer.List(ListColumns, recs); err != nil {
+		return err
 	}
 	o.remember(page.Payments)
 	if o.Notice == nil {
@@ -295,24 +283,11 @@ func (o *ListOptions) onePage(ctx context.Context, client *api.Client, printer *
 	return nil
 }
 
-// printsEmpty is whether an empty list still prints: JSON prints [] and a
-// table its header on a terminal; piped text formats print nothing.
-func (o *ListOptions) printsEmpty(printer *output.Printer) bool {
-	return printer.IsJSON() || (o.IO != nil && o.IO.IsStdoutTTY())
-}
-
 // walkAll walks every page (or searches), printing as rows are known.
 func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *output.Printer) error {
-	var stream *output.Stream
-	open := func() *output.Stream {
-		if stream == nil {
-			stream = printer.Stream(ListColumns)
-		}
-		return stream
-	}
-	if o.printsEmpty(printer) {
-		open()
-	}
+	// Opened before the walk: an empty one still closes as the printer says
+	// an empty list prints (a header asked for, [], or nothing).
+	stream := printer.Stream(ListColumns)
 	progress := cmdutil.NewProgress(o.IO, o.Quiet)
 	defer progress.Clear()
 	// Only the newest are remembered, so memory stays flat however long the walk.
@@ -374,13 +349,12 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 				return true, nil
 			}
 			progress.BeforeData()
-			s := open()
-			if err := s.Write(it.Raw); err != nil {
+			if err := stream.Write(it.Raw); err != nil {
 				return false, err
 			}
 			printed++
 			if o.searching() {
-				if err := s.Flush(); err != nil {
+				if err := stream.Flush(); err != nil {
 					return false, err
 				}
 			}
@@ -424,10 +398,8 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 		}
 	}
 	progress.Clear()
-	if stream != nil {
-		if err := stream.Close(); err != nil {
-			return err
-		}
+	if err := stream.Close(); err != nil {
+		return err
 	}
 	if o.Seen != nil && len(newest) > 0 {
 		o.Seen(newest...)

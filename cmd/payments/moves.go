@@ -72,7 +72,7 @@ func (d *MoveDeps) bind(f *cmdutil.Factory) {
 // two applies is checked once the flags are parsed.
 func moveArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 1 {
-		return cmdutil.Usagef("%s takes one payment id, got %d arguments", cmd.CommandPath(), len(args))
+		return cmdutil.TooManyArgs(cmd, args, "one payment id")
 	}
 	return nil
 }

@@ -110,10 +110,7 @@ func (o *ReportOptions) validate() error {
 			return err
 		}
 	}
-	if o.until.Before(o.since) {
-		return cmdutil.Usagef("--until %s is before --since %s", cmdutil.FormatTimeFlag(o.until), cmdutil.FormatTimeFlag(o.since))
-	}
-	return nil
+	return cmdutil.CheckTimeWindow(o.Since, o.since, o.until)
 }
 
 // reportKey names one row of the report.

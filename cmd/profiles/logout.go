@@ -30,7 +30,7 @@ The profile is NAME, else the one --profile, BNPL_PROFILE or bnpl profiles use c
   bnpl logout shop-ae --yes`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return cmdutil.Usagef("%s takes at most one profile name, got %d arguments", cmd.CommandPath(), len(args))
+				return cmdutil.TooManyArgs(cmd, args, "at most one profile name")
 			}
 			return nil
 		},

@@ -132,7 +132,7 @@ send, whatever the profile holds.`,
   bnpl --profile shop-sa --live profiles show -o json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return cmdutil.Usagef("%s takes at most one profile name, got %d arguments", cmd.CommandPath(), len(args))
+				return cmdutil.TooManyArgs(cmd, args, "at most one profile name")
 			}
 			return nil
 		},

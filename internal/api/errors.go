@@ -359,6 +359,9 @@ func (e *APIError) badDataHint() string {
 		return "this URL is already registered; see `bnpl webhooks list`"
 	case e.has(msgMaxWebhooks):
 		return "remove a webhook with `bnpl webhooks remove ID` first"
+	case (e.has("decode") || e.has("bad_request")) && e.Method == http.MethodGet:
+		// A read has no body: what it could not read is its query.
+		return "the service could not read the request's filters; check each value (a status it does not know, a date)"
 	case e.has("decode") || strings.TrimSpace(e.Message) == "EOF" || e.has("bad_request"):
 		return "the service could not read the request; check the body's JSON and the ids"
 	case e.has("positive") || e.has("less then or equals zero"):

@@ -19,8 +19,43 @@ func ExactArgs(n int, names ...string) cobra.PositionalArgs {
 		if len(args) < n {
 			return Usagef("%s needs %s", cmd.CommandPath(), strings.Join(names[len(args):], " and "))
 		}
-		return Usagef("%s takes %d argument(s), got %d: %s", cmd.CommandPath(), n, len(args), strings.Join(args, " "))
+		return TooManyArgs(cmd, args, fmt.Sprintf("%d %s", n, plural(n, "argument", "arguments")))
 	}
+}
+
+// TooManyArgs is the usage error of a command given more words than it
+// takes (what: "one payment id"). Its hint names the likely cause: a
+// space after order: (order: REF), or a flag's value with spaces left
+// unquoted (--buyer Layla Haddad).
+func TooManyArgs(cmd *cobra.Command, args []string, what string) error {
+	hint := "a flag's value with spaces needs quotes: --reason 'not as described'"
+	for i, a := range args[:len(args)-1] {
+		if strings.HasSuffix(a, ":") {
+			hint = fmt.Sprintf("write %s as one word, with no space after the colon: %s%s", a+"REF", a, args[i+1])
+			break
+		}
+	}
+	return UsageHint(hint, "%s takes %s, got %d: %s", cmd.CommandPath(), what, len(args), strings.Join(quoteSpaced(args), " "))
+}
+
+// quoteSpaced quotes the arguments that hold a space, so the list reads
+// as the words the command was given.
+func quoteSpaced(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.ContainsAny(a, " \t") {
+			out[i] = fmt.Sprintf("%q", a)
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // MinArgs requires at least n arguments.
@@ -36,7 +71,7 @@ func MinArgs(n int, what string) cobra.PositionalArgs {
 // NoArgs refuses positional arguments.
 func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return Usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+		return TooManyArgs(cmd, args, "no arguments")
 	}
 	return nil
 }

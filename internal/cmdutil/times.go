@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,50 @@ func parseTimeFlag(v string, now time.Time) (time.Time, bool) {
 		return now.Add(-d).UTC(), true
 	}
 	return time.Time{}, false
+}
+
+// NormalizeTimeRange reads --since and --until (either may be empty) as
+// ParseTimeFlag does, writes each back as the service's query expects, and
+// refuses a window that holds nothing: --until at or before --since. A
+// date means its midnight, as the service reads it, so the hint says how
+// to take in a whole day.
+func NormalizeTimeRange(since, until *string, now time.Time) error {
+	var from, to time.Time
+	sinceArg := *since
+	for _, tf := range []struct {
+		name string
+		val  *string
+		t    *time.Time
+	}{{"since", since, &from}, {"until", until, &to}} {
+		if *tf.val == "" {
+			continue
+		}
+		t, err := ParseTimeFlag(tf.name, *tf.val, now)
+		if err != nil {
+			return err
+		}
+		*tf.t = t
+		*tf.val = FormatTimeFlag(t)
+	}
+	if *since != "" && *until != "" {
+		return CheckTimeWindow(sinceArg, from, to)
+	}
+	return nil
+}
+
+// CheckTimeWindow refuses a window from..to that holds no time: to at or
+// before from. sinceArg is --since as given, so that a date (which means
+// its midnight, as the service reads it) gets a hint on taking in the
+// whole day.
+func CheckTimeWindow(sinceArg string, from, to time.Time) error {
+	if to.After(from) {
+		return nil
+	}
+	hint := "--since is where the window starts and --until where it ends; a duration counts back from now (--since 30d --until 7d)"
+	if _, err := time.Parse("2006-01-02", strings.TrimSpace(sinceArg)); err == nil {
+		hint = fmt.Sprintf("a date means its start, 00:00Z: --until %s takes in the whole of %s", from.AddDate(0, 0, 1).Format("2006-01-02"), from.Format("2006-01-02"))
+	}
+	return UsageHint(hint, "--until %s is not after --since %s: no time lies between them", FormatTimeFlag(to), FormatTimeFlag(from))
 }
 
 // FormatTimeFlag writes t as the service's query parameters expect.

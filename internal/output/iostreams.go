@@ -49,6 +49,11 @@ type IOStreams struct {
 	pagerCmd  string
 	pagerFunc func() string
 	pager     *pager
+
+	// rawOut is the process's stdout itself (a pager writes to it), and
+	// watchedOut the writer over it that notices its reader going away.
+	rawOut     io.Writer
+	watchedOut io.Writer
 }
 
 // ScriptErrors turns stderr into the script contract of -o json: from
@@ -71,6 +76,9 @@ func System() *IOStreams {
 	s := systemWith(os.Getenv, os.Stdin, os.Stdout, os.Stderr, term.IsTerminal, term.GetSize)
 	// Read when a pager is wanted: most commands never page.
 	s.pagerFunc = func() string { return pagerFrom(os.LookupEnv, exec.LookPath) }
+	s.rawOut = s.Out
+	s.watchedOut = &closedOutWriter{w: s.Out}
+	s.Out = s.watchedOut
 	return s
 }
 

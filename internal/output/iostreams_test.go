@@ -97,7 +97,7 @@ func TestTerminalDetectionAndWidth(t *testing.T) {
 
 	// The real thing must at least work under `go test`.
 	sys := System()
-	if sys.Out != os.Stdout || sys.ErrOut != os.Stderr || sys.In != os.Stdin || sys.TerminalWidth() <= 0 {
+	if sys.rawOut != os.Stdout || sys.ErrOut != os.Stderr || sys.In != os.Stdin || sys.TerminalWidth() <= 0 {
 		t.Error("System() streams are not the process's")
 	}
 }

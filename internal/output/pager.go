@@ -62,7 +62,13 @@ func (s *IOStreams) StartPager() error {
 		return fmt.Errorf("pager %q: %w", s.pagerCmd, err)
 	}
 	cmd := exec.Command(path, args[1:]...)
-	cmd.Stdout, cmd.Stderr = s.Out, s.ErrOut
+	// The pager writes to the terminal itself, not through a writer of
+	// ours (which would hand it a pipe).
+	out := s.Out
+	if s.rawOut != nil && s.Out == s.watchedOut {
+		out = s.rawOut
+	}
+	cmd.Stdout, cmd.Stderr = out, s.ErrOut
 	cmd.Env = os.Environ()
 	if _, ok := os.LookupEnv("LESS"); !ok {
 		cmd.Env = append(cmd.Env, "LESS=FRX")
