@@ -26,7 +26,7 @@ func TestLeftover(t *testing.T) {
 		{"http://" + goneAddr + "/listen-0a1b2c3d/disputes", true},
 		{"http://" + own + "/listen-0a1b2c3d/payments", true}, // this listener's own port
 		{"http://" + alive.Addr().String() + "/listen-0a1b2c3d/payments", false},
-		{"http://" + goneAddr + "/shop/payments", false},             // not a listen's path
+		{"http://" + goneAddr + "/shop/payments", false},              // not a listen's path
 		{"http://" + goneAddr + "/listen-0a1b2c3d/payments/x", false}, // nor this
 		{"https://" + goneAddr + "/listen-0a1b2c3d/payments", false},  // listen registers http
 		{"http://shop.example:8080/listen-0a1b2c3d/payments", false},  // not loopback
