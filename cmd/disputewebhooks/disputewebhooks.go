@@ -58,9 +58,9 @@ stdin or an environment variable, never from a flag, and the service shows it ma
 // ListColumns are the columns of a dispute-webhooks table.
 var ListColumns = []output.Column{
 	{Header: "ID", Path: "id", Kind: output.KindID},
-	{Header: "URL", Path: "url", Kind: output.KindText},
+	{Header: "URL", Path: "url", Kind: output.Below(output.KindID)},
 	{Header: "HEADER", Path: "header.title", Kind: output.KindPlain},
-	{Header: "VALUE", Path: "header.value", Kind: output.KindText},
+	{Header: "VALUE", Path: "header.value", Kind: output.KindPlain},
 }
 
 // Detail is the view of one dispute webhook.

@@ -247,7 +247,7 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 			}
 			return attemptResult(int(st), e)
 		}},
-		output.Column{Header: "URL", Path: "url", Kind: output.KindText},
+		output.Column{Header: "URL", Path: "url", Kind: output.Below(output.KindID)},
 	)
 }
 

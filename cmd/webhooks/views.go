@@ -8,10 +8,10 @@ import (
 // ListColumns are the columns of a payment-webhooks table.
 var ListColumns = []output.Column{
 	{Header: "ID", Path: "id", Kind: output.KindID},
-	{Header: "URL", Path: "url", Kind: output.KindText},
+	{Header: "URL", Path: "url", Kind: output.Below(output.KindID)},
 	{Header: "TEST", Path: "is_test", Kind: output.KindPlain},
 	{Header: "HEADER", Path: "header.title", Kind: output.KindPlain},
-	{Header: "VALUE", Path: "header.value", Kind: output.KindText},
+	{Header: "VALUE", Path: "header.value", Kind: output.KindPlain},
 }
 
 // Detail is the view of one payment webhook; the client has already

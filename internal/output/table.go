@@ -775,8 +775,12 @@ func (s spilled) wrap(row []string) []string {
 	width := s.width
 	for _, i := range s.cols {
 		if s.plan[i].kind == KindID && i < len(row) && !strings.Contains(row[i], " ") {
-			// An id under its row stays on one line, even past the edge.
-			width = max(width, displaywidth.String(row[i]))
+			// An id under its row breaks only where it would in its
+			// column (a URL after a "/"): each piece stays on one line,
+			// even past the edge.
+			for _, p := range wrapPieces(row[i], KindID) {
+				width = max(width, displaywidth.String(p))
+			}
 		}
 	}
 	return wrapCell(text, width)
