@@ -303,7 +303,7 @@ func (e *APIError) Hint() string {
 		case e.has(msgNoSuchWebhook):
 			return "check the id with `bnpl webhooks list` and that the profile is the one that registered it"
 		case e.has(msgDisputeNotFound):
-			return "check the id with `bnpl disputes list --live`; disputes exist on live payments only"
+			return "check the id with `bnpl disputes list --live` (a payment's disputes: `bnpl disputes list --payment PAYMENT-ID`); disputes exist on live payments only"
 		}
 		return "check the id and that the profile is the one that created it"
 	case e.Status == http.StatusConflict:
