@@ -299,7 +299,7 @@ func (e *APIError) Hint() string {
 		case e.plainText:
 			return "the service does not know this path or method"
 		case e.has(msgNoSuchPayment):
-			return "check the id and that the profile (merchant, test/live) is the one that created it"
+			return "check the id and that the profile (merchant, region, test/live) is the one that created it"
 		case e.has(msgNoSuchWebhook):
 			return "check the id with `bnpl webhooks list` and that the profile is the one that registered it"
 		case e.has(msgDisputeNotFound):

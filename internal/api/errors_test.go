@@ -132,7 +132,7 @@ func TestAPIErrorFromTheWire(t *testing.T) {
 	})
 	c, _ := newTestClient(t, srv.URL, func(o *Options) { o.Retries = 0 })
 	for _, tc := range []struct{ name, msg, hint string }{
-		{"json", msgNoSuchPayment, "check the id and that the profile (merchant, test/live) is the one that created it"},
+		{"json", msgNoSuchPayment, "check the id and that the profile (merchant, region, test/live) is the one that created it"},
 		{"plain404", msgPlainNotFound, "the service does not know this path or method"},
 		{"plain500", "Internal Server error", "the service failed"},
 	} {
@@ -200,7 +200,7 @@ func TestHints(t *testing.T) {
 		{"region unknown", &APIError{Status: 403, Message: msgWrongRegion}, "this key belongs to another region; use --profile of that region"},
 		{"region named", &APIError{Status: 403, Message: msgWrongRegion, region: "sa"}, `another region than "sa"`},
 		{"disputes test", &APIError{Status: 403, ErrorType: "no_permission", Message: msgDisputesTestMode}, "disputes are live only: use --live with a live key"},
-		{"no such payment", &APIError{Status: 404, Message: msgNoSuchPayment}, "check the id and that the profile (merchant, test/live) is the one that created it"},
+		{"no such payment", &APIError{Status: 404, Message: msgNoSuchPayment}, "check the id and that the profile (merchant, region, test/live) is the one that created it"},
 		{"plain 404", &APIError{Status: 404, Message: msgPlainNotFound, plainText: true}, "the service does not know this path or method"},
 		{"locked", &APIError{Status: 409, Message: msgLocked}, "another request is working on this payment; retry"},
 		{"disputed", &APIError{Status: 409, Message: msgDisputed}, "resolve the dispute first"},
