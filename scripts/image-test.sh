@@ -73,5 +73,5 @@ env -i PATH="$PATH" HOME="$work" CI=true BNPL_BASE_URL="http://127.0.0.1:$ae" \
   "$bnpl" smoke > "$work/smoke" 2>&1 || { cat "$work/smoke"; podman logs "$cid" >&2; fail "bnpl smoke against the container failed"; }
 grep -q "capture rest.*passed" "$work/smoke" || fail "smoke ran no money steps: $(cat "$work/smoke")"
 echo "  ok  bnpl smoke from the host against the container: $(tail -n 1 "$work/smoke")"
-podman logs "$cid" 2>&1 | grep -q 'warning: --allow-remote-control' || fail "the container did not warn about remote control"
+podman logs "$cid" 2>&1 | grep -q 'warning: --open-control' || fail "the container did not warn about remote control"
 echo "image test passed"
