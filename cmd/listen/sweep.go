@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // A listen killed outright (SIGKILL, a closed terminal, a CI job torn
@@ -72,5 +73,5 @@ func (r *registration) sweep(ctx context.Context, own string, disputes *api.Clie
 }
 
 func (r *registration) sweptOne(kind, id, hookURL string) {
-	fmt.Fprintf(r.o.IO.ErrOut, "removed %s webhook %s (%s): a listen that ended without removing it left it\n", kind, id, hookURL)
+	fmt.Fprintf(r.o.IO.ErrOut, "removed %s webhook %s (%s): a listen that ended without removing it left it\n", kind, id, secret.RedactURL(hookURL))
 }

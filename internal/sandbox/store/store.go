@@ -192,21 +192,28 @@ func DecodeRecord(doc []byte, column, value string) (*Record, error) {
 
 // loadPayment reads a payment visible to vis; errNoSuchPayment if none.
 func (s *State) loadPayment(ctx context.Context, id string, vis *Visibility) (*Record, error) {
+	return s.loadRecordBy(ctx, "id", id, vis, edge.ErrNoSuchPayment)
+}
+
+// loadRecordBy reads the record whose column (id or session_id, a
+// constant) is value and that vis may see (any, when vis is nil);
+// notFound when there is none.
+func (s *State) loadRecordBy(ctx context.Context, column, value string, vis *Visibility, notFound error) (*Record, error) {
 	var doc []byte
 	var err error
 	if vis == nil {
-		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = ?`, id).Scan(&doc)
+		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE `+column+` = ?`, value).Scan(&doc)
 	} else {
-		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = ? AND merchant_code = ? AND is_test = ?`,
-			id, vis.MerchantCode, vis.IsTest).Scan(&doc)
+		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE `+column+` = ? AND merchant_code = ? AND is_test = ?`,
+			value, vis.MerchantCode, vis.IsTest).Scan(&doc)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, edge.ErrNoSuchPayment
+		return nil, notFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return DecodeRecord(doc, "id", id)
+	return DecodeRecord(doc, column, value)
 }
 
 // PaymentView answers the payment's JSON as a reader sees it now, straight
@@ -254,21 +261,7 @@ func SettledView(status string, createdAt int64, view []byte, now time.Time) ([]
 
 // LoadSession reads the record of a session visible to vis.
 func (s *State) LoadSession(ctx context.Context, sessionID string, vis *Visibility) (*Record, error) {
-	var doc []byte
-	var err error
-	if vis == nil {
-		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE session_id = ?`, sessionID).Scan(&doc)
-	} else {
-		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE session_id = ? AND merchant_code = ? AND is_test = ?`,
-			sessionID, vis.MerchantCode, vis.IsTest).Scan(&doc)
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, edge.ErrNoSuchSession
-	}
-	if err != nil {
-		return nil, err
-	}
-	return DecodeRecord(doc, "session_id", sessionID)
+	return s.loadRecordBy(ctx, "session_id", sessionID, vis, edge.ErrNoSuchSession)
 }
 
 // ResolvePaymentID accepts a payment id or a session id.
