@@ -54,6 +54,10 @@ type IOStreams struct {
 	// watchedOut the writer over it that notices its reader going away.
 	rawOut     io.Writer
 	watchedOut io.Writer
+	// rawErr is the process's stderr itself, under the writer that wraps
+	// its lines (a pager is handed it); errWidthFunc measures it.
+	rawErr       io.Writer
+	errWidthFunc func() int
 }
 
 // ScriptErrors turns stderr into the script contract of -o json: from
@@ -79,6 +83,12 @@ func System() *IOStreams {
 	s.rawOut = s.Out
 	s.watchedOut = &closedOutWriter{w: s.Out}
 	s.Out = s.watchedOut
+	if s.stderrTTY {
+		// Every line to a terminal's stderr is wrapped between words at
+		// its width: notices, errors, hints, questions.
+		s.rawErr = s.ErrOut
+		s.ErrOut = &wrappedWriter{w: s.ErrOut, width: s.ErrWidth}
+	}
 	return s
 }
 
@@ -112,6 +122,14 @@ func systemWith(
 			}
 		}
 		return widthFromEnv(getenv)
+	}
+	s.errWidthFunc = func() int {
+		if s.stderrTTY && stderr != nil {
+			if w, _, err := getSize(int(stderr.Fd())); err == nil && w > 0 {
+				return w
+			}
+		}
+		return 0
 	}
 	return s
 }
@@ -184,6 +202,22 @@ func (s *IOStreams) TerminalWidth() int {
 	}
 	return s.width
 }
+
+// ErrWidth is the width of stderr when it is a terminal (its lines are
+// wrapped to it), else 0: nothing is wrapped for a log or a pipe.
+func (s *IOStreams) ErrWidth() int {
+	if s.errWidthFunc != nil {
+		return s.errWidthFunc()
+	}
+	if s.stderrTTY {
+		return s.TerminalWidth()
+	}
+	return 0
+}
+
+// WrapErr wraps text for stderr as its lines are wrapped there: at the
+// terminal's width when stderr is one, else not at all.
+func (s *IOStreams) WrapErr(text string) string { return Wrap(text, s.ErrWidth()) }
 
 func (s *IOStreams) SetTerminalWidth(width int) {
 	s.width = width

@@ -68,7 +68,11 @@ func (s *IOStreams) StartPager() error {
 	if s.rawOut != nil && s.Out == s.watchedOut {
 		out = s.rawOut
 	}
-	cmd.Stdout, cmd.Stderr = out, s.ErrOut
+	errOut := s.ErrOut
+	if s.rawErr != nil {
+		errOut = s.rawErr
+	}
+	cmd.Stdout, cmd.Stderr = out, errOut
 	cmd.Env = os.Environ()
 	if _, ok := os.LookupEnv("LESS"); !ok {
 		cmd.Env = append(cmd.Env, "LESS=FRX")

@@ -1,0 +1,359 @@
+package output
+
+import (
+	"io"
+	"strings"
+
+	"github.com/clipperhouse/displaywidth"
+)
+
+// Wrap breaks text into lines of at most width display cells, between
+// words, for a person at a terminal. Each line of text is wrapped on its
+// own; a line that fits is left exactly as it is. The lines a wrapped line
+// goes on over are indented by its hanging indent (see hangOf): under the
+// message of "error: …", "hint: …" or "warning: …", else under the line's
+// own indent.
+//
+// Some runs of words are never parted (see units): an amount and its
+// currency ("200.00 AED"), a bnpl command ("bnpl payments get"), and a
+// short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
+// "order:REF" is one word, so it is never broken either. Only a word wider
+// than the whole line is split, where a path or a list would break (after a
+// "/" or a ","), so that no line is wider than width.
+func Wrap(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = wrapOne(l, width, 0)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrapOne wraps one line that starts at column col of the terminal.
+func wrapOne(line string, width, col int) string {
+	if col+visibleWidth(line) <= width {
+		return line
+	}
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	hang := indent
+	if col == 0 {
+		hang = hangOf(line)
+	}
+	if hang > width/2 {
+		hang = indent
+		if hang > width/2 {
+			hang = 0
+		}
+	}
+	var b strings.Builder
+	b.WriteString(line[:indent])
+	col += indent
+	first := true
+	for _, u := range units(line[indent:]) {
+		for _, piece := range fitUnit(u, width-hang) {
+			w := visibleWidth(piece)
+			if !first && col+1+w > width {
+				b.WriteString("\n" + strings.Repeat(" ", hang))
+				col = hang
+				first = true
+			}
+			if !first {
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(piece)
+			col += w
+			first = false
+		}
+	}
+	// A prompt ends in a space, where the answer is typed.
+	if trail := len(line) - len(strings.TrimRight(line, " ")); trail > 0 && strings.TrimSpace(line) != "" {
+		b.WriteString(line[len(line)-trail:])
+	}
+	return b.String()
+}
+
+// hangLabels are the words whose message a wrapped line goes on under.
+var hangLabels = []string{"error: ", "hint: ", "warning: ", "note: "}
+
+// hangOf is where the lines a wrapped line goes on over start: under the
+// message of a labelled line ("hint: run …"), under the text after a
+// badge set off by two spaces ("LIVE  …"), else under the line's indent.
+func hangOf(line string) int {
+	plain := stripEscapes(line)
+	indent := len(plain) - len(strings.TrimLeft(plain, " "))
+	for _, l := range hangLabels {
+		if strings.HasPrefix(plain[indent:], l) {
+			return indent + len(l)
+		}
+	}
+	if i := strings.Index(plain[indent:], "  "); i > 0 && i <= 8 && !strings.Contains(plain[indent:indent+i], " ") {
+		j := indent + i
+		for j < len(plain) && plain[j] == ' ' {
+			j++
+		}
+		return displaywidth.String(plain[:j])
+	}
+	return indent
+}
+
+// fitUnit gives a unit as pieces no wider than room: the unit itself when
+// it fits, else its words, and a word wider than room split where a path
+// or a list breaks.
+func fitUnit(u string, room int) []string {
+	if visibleWidth(u) <= room || room <= 0 {
+		return []string{u}
+	}
+	var out []string
+	for _, w := range strings.Fields(u) {
+		for visibleWidth(w) > room {
+			head := breakWord(w, room)
+			out = append(out, head)
+			w = w[len(head):]
+		}
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// breakWord is the longest head of w no wider than width that ends where
+// a long word may break: after a "/", a "," or a "&"; else after a "-"
+// between letters (never inside a date or a number); else anywhere.
+func breakWord(w string, width int) string {
+	head := displaywidth.TruncateString(w, width, "")
+	if head == "" {
+		_, size := firstRune(w)
+		return w[:size]
+	}
+	for _, seps := range []string{"/,:&?", "-"} {
+		for cut := len(head) - 1; cut > 0; cut-- {
+			if strings.IndexByte(seps, head[cut]) < 0 {
+				continue
+			}
+			if head[cut] == '-' && (isDigitAt(head, cut-1) || isDigitAt(w, cut+1)) {
+				continue
+			}
+			return head[:cut+1]
+		}
+	}
+	return head
+}
+
+func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
+
+func firstRune(s string) (rune, int) {
+	for i, r := range s {
+		if i > 0 {
+			return r, i
+		}
+	}
+	return 0, len(s)
+}
+
+// units splits text into the runs that a line may break between: words,
+// but an amount with its currency, a bnpl command with its noun and verb,
+// and a short quoted span are one unit each.
+func units(text string) []string {
+	words := strings.Fields(text)
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case quoteOpens(w) != 0:
+			if end := quoteEnd(words, i); end > i && spanWidth(words[i:end+1]) <= maxQuotedUnit {
+				out = append(out, strings.Join(words[i:end+1], " "))
+				i = end
+				continue
+			}
+		case isAmount(w) && i+1 < len(words) && isCurrency(words[i+1]),
+			isCurrency(w) && i+1 < len(words) && isAmount(words[i+1]):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
+		case strings.Trim(w, "`'\"(") == "bnpl":
+			end := i
+			for end+1 < len(words) && end-i < 2 && isCommandWord(words[end+1]) {
+				end++
+			}
+			out = append(out, strings.Join(words[i:end+1], " "))
+			i = end
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// maxQuotedUnit is the widest quoted span kept on one line: a command or
+// a value to copy, not a quoted sentence.
+const maxQuotedUnit = 48
+
+// quoteOpens is the quote a word opens a span with and does not close.
+func quoteOpens(w string) byte {
+	w = strings.TrimLeft(w, "(")
+	if w == "" {
+		return 0
+	}
+	switch q := w[0]; q {
+	case '\'', '`', '"':
+		rest := strings.TrimRight(w[1:], ".,;:)?!")
+		if strings.IndexByte(rest, q) >= 0 {
+			return 0 // closed in the same word
+		}
+		return q
+	}
+	return 0
+}
+
+// quoteEnd is the index of the word that closes the span words[i] opens,
+// or -1.
+func quoteEnd(words []string, i int) int {
+	q := quoteOpens(words[i])
+	for j := i + 1; j < len(words); j++ {
+		if strings.IndexByte(strings.TrimRight(words[j], ".,;:)?!"), q) >= 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+func spanWidth(words []string) int {
+	n := len(words) - 1
+	for _, w := range words {
+		n += visibleWidth(w)
+	}
+	return n
+}
+
+// isAmount reports whether w is a number as amounts are shown: digits
+// with an optional sign and point ("200.00", "-5.000").
+func isAmount(w string) bool {
+	w = strings.TrimLeft(w, "(-+")
+	digits, dot := 0, false
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// isCurrency reports whether w is a currency code, perhaps followed by
+// punctuation ("AED,", "KWD)").
+func isCurrency(w string) bool {
+	w = strings.TrimRight(w, ".,;:)?!")
+	if len(w) != 3 {
+		return false
+	}
+	for _, r := range w {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// isCommandWord reports whether w may be a noun or verb of a bnpl
+// command: lower-case letters and hyphens.
+func isCommandWord(w string) bool {
+	w = strings.TrimRight(w, "`'\")")
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r == '-') {
+			return false
+		}
+	}
+	return !strings.HasPrefix(w, "-")
+}
+
+// visibleWidth is how many cells s takes on a terminal: its escape
+// sequences take none.
+func visibleWidth(s string) int {
+	return displaywidth.String(stripEscapes(s))
+}
+
+// stripEscapes drops the CSI sequences (colours, "erase line") from s.
+func stripEscapes(s string) string {
+	if !strings.Contains(s, "\x1b[") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// wrappedWriter is stderr on a terminal: each line written through it is
+// wrapped as Wrap does at the terminal's width, so that no notice, error,
+// hint or question is broken mid-word by the terminal. A carriage return
+// starts the line again (a progress line drawn in place). Each write is
+// taken to start a line: a question's answer, typed and echoed by the
+// terminal, ends the line the question was on.
+type wrappedWriter struct {
+	w     io.Writer
+	width func() int
+}
+
+func (ww *wrappedWriter) Write(p []byte) (int, error) {
+	width := ww.width()
+	if width <= 0 || !ww.needsWrap(p, width) {
+		return ww.w.Write(p)
+	}
+	var out strings.Builder
+	s := string(p)
+	for s != "" {
+		i := strings.IndexAny(s, "\r\n")
+		seg := s
+		if i >= 0 {
+			seg = s[:i]
+		}
+		out.WriteString(wrapOne(seg, width, 0))
+		if i < 0 {
+			break
+		}
+		out.WriteByte(s[i])
+		s = s[i+1:]
+	}
+	if _, err := io.WriteString(ww.w, out.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// needsWrap reports whether a line of p is wider than width; most writes
+// are short and pass through untouched.
+func (ww *wrappedWriter) needsWrap(p []byte, width int) bool {
+	if len(p) <= width {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '\n' || p[i] == '\r' {
+			if i-start > width && visibleWidth(string(p[start:i])) > width {
+				return true
+			}
+			start = i + 1
+		}
+	}
+	return false
+}

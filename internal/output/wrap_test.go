@@ -1,0 +1,84 @@
+package output
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/clipperhouse/displaywidth"
+)
+
+func TestWrapKeepsUnitsWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		width      int
+		whole      []string
+	}{
+		{"amount", "LIVE: capture 200.00 AED from payment 5b1e8a3c-2f7d-4c1a-9e4b-7d2f1a6c3e90? Type yes to confirm: ", 40,
+			[]string{"200.00 AED", "5b1e8a3c-2f7d-4c1a-9e4b-7d2f1a6c3e90?"}},
+		{"order and command", "hint: no payment has order number order:ORDER-2026-004711; list them with bnpl payments list --order ORDER-2026-004711", 40,
+			[]string{"order:ORDER-2026-004711;", "bnpl payments list", "--order"}},
+		{"quoted", "error: unknown flag --buyr; run 'bnpl payments list --help' for usage", 40,
+			[]string{"'bnpl payments list --help'"}},
+		{"currency first", "refund of at most KWD 75.500 left on this payment, then it is refunded in full", 20,
+			[]string{"KWD 75.500"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Wrap(tc.text, tc.width)
+			for _, line := range strings.Split(got, "\n") {
+				if w := displaywidth.String(line); w > tc.width {
+					t.Errorf("line %d wide at %d: %q", w, tc.width, line)
+				}
+			}
+			for _, w := range tc.whole {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q is not whole:\n%s", w, got)
+				}
+			}
+			if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(tc.text), " ") {
+				t.Errorf("words changed:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestWrapHangsUnderTheMessage(t *testing.T) {
+	got := Wrap("hint: list the payments of this buyer with bnpl payments list --buyer layla", 40)
+	want := "hint: list the payments of this buyer\n      with bnpl payments list --buyer\n      layla"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// A line that fits is left as it is, spaces and all.
+	if got := Wrap("  URL:     http://127.0.0.1:8080", 80); got != "  URL:     http://127.0.0.1:8080" {
+		t.Errorf("a fitting line changed: %q", got)
+	}
+}
+
+func TestWrapSplitsOnlyWhatCannotFit(t *testing.T) {
+	url := "https://shop.example.com/hooks/bnpl/payments/2026/11/receive?source=cli&x=1"
+	got := Wrap("error: "+url, 30)
+	for _, line := range strings.Split(got, "\n") {
+		if displaywidth.String(line) > 30 {
+			t.Errorf("line wider than 30: %q", line)
+		}
+	}
+	if strings.ReplaceAll(strings.ReplaceAll(got, "\n", ""), " ", "") != "error:"+url {
+		t.Errorf("the URL lost characters:\n%s", got)
+	}
+	// A date is not split at its hyphens.
+	if got := breakWord(`{"created":"2026-11-22","name":"x"}`, 20); got != `{"created":` {
+		t.Errorf("got %q, want the break after the key", got)
+	}
+}
+
+func TestWrappedWriterWrapsEachLine(t *testing.T) {
+	var buf bytes.Buffer
+	w := &wrappedWriter{w: &buf, width: func() int { return 30 }}
+	if _, err := w.Write([]byte("short line\n\r\x1b[Kpage 3 of 5\nerror: the table is 103 columns wide, wider than 30\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := "short line\n\r\x1b[Kpage 3 of 5\nerror: the table is 103\n       columns wide, wider\n       than 30\n"
+	if buf.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", buf.String(), want)
+	}
+}
