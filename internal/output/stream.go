@@ -54,6 +54,10 @@ type Stream struct {
 	pending    [][]string
 	plan       []colPlan
 	headerDone bool
+	// records: the table is too wide for the terminal even with its cells
+	// wrapped, so each row is shown as a block of "FIELD  value" lines.
+	records bool
+	shownRecords int
 	closed     bool
 }
 
@@ -235,87 +239,89 @@ func (s *Stream) renderPending() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	var headers []string
-	if !s.headerDone && !s.p.noHeader {
-		headers = make([]string, len(s.resolved))
-		for i, c := range s.resolved {
-			headers[i] = sanitize(c.Header)
-		}
-	}
 	fit := s.p.ios.IsStdoutTTY()
 	if s.plan == nil {
-		measured := make([]string, len(s.resolved))
-		kinds := make([]Kind, len(s.resolved))
-		for i, c := range s.resolved {
-			measured[i] = sanitize(c.Header)
-			kinds[i] = c.kind()
-			kinds[i] |= c.Kind & flagBits
-			if len(s.p.columns) > 0 {
-				kinds[i] = Pinned(kinds[i])
-			}
-		}
-		if headers == nil {
-			measured = make([]string, len(s.resolved))
-		}
-		s.plan = planTable(measured, s.pending, kinds, s.p.ios.TerminalWidth(), fit)
-		if note := Overflow(measured, s.plan, s.p.ios.TerminalWidth()); fit && note != "" {
-			fmt.Fprintln(s.p.ios.ErrOut, note)
-		}
+		s.plan = s.planFirstBatch(fit)
+		// A table that cannot fit even with its cells wrapped is shown as
+		// records, one block per row, rather than folded by the terminal.
+		s.records = fit && overflows(s.plan, s.p.ios.TerminalWidth())
+	}
+	if s.records {
+		return s.renderRecords()
+	}
+	var headers []string
+	if !s.headerDone && !s.p.noHeader {
+		headers = s.tableHeaders()
 	}
 	plan := s.plan
 	if s.headerDone && fit {
-		// Nothing sits right of the last column, so a later batch may use
-		// the rest of the terminal there without breaking the alignment.
-		plan = append([]colPlan(nil), s.plan...)
-		room := s.p.ios.TerminalWidth()
-		last := -1
-		for i, c := range plan {
-			if c.show {
-				if last >= 0 {
-					room -= plan[last].width + columnGap
-				}
-				last = i
-			}
-		}
-		if last >= 0 && plan[last].kind != KindMoney {
-			plan[last].width = max(plan[last].width, room)
-		}
+		plan = s.widenLast()
 	}
 	cs := s.p.ios.Colors()
-	styles := make([]func(string) string, len(s.resolved))
-	if cs.Enabled() {
-		for i, c := range s.resolved {
-			c := c
-			styles[i] = func(v string) string { return c.style(cs, v) }
-		}
-	}
-	err := renderTable(s.out, cs, headers, s.pending, plan, styles, fit)
+	err := renderTable(s.out, cs, headers, s.pending, plan, s.styles(cs), fit)
 	s.headerDone = true
 	clear(s.pending)
 	s.pending = s.pending[:0]
 	return err
 }
 
-// renderHeaderOnly draws the header of a table with no rows: the columns
-// given (--columns picks among them, unchecked as there is no record).
-func (s *Stream) renderHeaderOnly() error {
-	if !s.ready {
-		if err := s.resolve(nil, nil); err != nil {
-			return err
-		}
-	}
-	if len(s.resolved) == 0 {
-		return nil
-	}
+// tableHeaders are the headers of a table or of its records: one case,
+// upper, whether a view named them or --columns gave a dotted path.
+func (s *Stream) tableHeaders() []string {
 	headers := make([]string, len(s.resolved))
+	for i, c := range s.resolved {
+		headers[i] = strings.ToUpper(sanitize(c.Header))
+	}
+	return headers
+}
+
+// planFirstBatch fits the columns to the first batch of rows.
+func (s *Stream) planFirstBatch(fit bool) []colPlan {
+	measured := s.tableHeaders()
 	kinds := make([]Kind, len(s.resolved))
 	for i, c := range s.resolved {
-		headers[i] = sanitize(c.Header)
 		kinds[i] = c.kind()
+		kinds[i] |= c.Kind & flagBits
+		if len(s.p.columns) > 0 {
+			kinds[i] = Pinned(kinds[i])
+		}
 	}
-	plan := planTable(headers, nil, kinds, s.p.ios.TerminalWidth(), true)
-	s.headerDone = true
-	return renderTable(s.out, s.p.ios.Colors(), headers, nil, plan, make([]func(string) string, len(headers)), true)
+	if s.headerDone || s.p.noHeader {
+		measured = make([]string, len(s.resolved))
+	}
+	return planTable(measured, s.pending, kinds, s.p.ios.TerminalWidth(), fit)
+}
+
+// widenLast is the plan for a later batch: nothing sits right of the last
+// column, so it may use the rest of the terminal there without breaking
+// the alignment.
+func (s *Stream) widenLast() []colPlan {
+	plan := append([]colPlan(nil), s.plan...)
+	room := s.p.ios.TerminalWidth()
+	last := -1
+	for i, c := range plan {
+		if c.show {
+			if last >= 0 {
+				room -= plan[last].width + columnGap
+			}
+			last = i
+		}
+	}
+	if last >= 0 && plan[last].kind != KindMoney {
+		plan[last].width = max(plan[last].width, room)
+	}
+	return plan
+}
+
+// styles colour the cells of each column, when cs is on.
+func (s *Stream) styles(cs *ColorScheme) []func(string) string {
+	styles := make([]func(string) string, len(s.resolved))
+	if cs.Enabled() {
+		for i, c := range s.resolved {
+			styles[i] = func(v string) string { return c.style(cs, v) }
+		}
+	}
+	return styles
 }
 
 // Flush renders a pending table batch and pushes buffered output to
@@ -367,10 +373,6 @@ func (s *Stream) Close() error {
 			if ferr := s.out.Flush(); ferr != nil && err == nil {
 				err = ferr
 			}
-			return err
-		}
-	case p.format == FormatTable && s.count == 0 && !p.noHeader && p.ios.IsStdoutTTY():
-		if err := s.renderHeaderOnly(); err != nil {
 			return err
 		}
 	case p.format == FormatJSON:

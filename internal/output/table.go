@@ -1,7 +1,6 @@
 package output
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -87,35 +86,9 @@ const flagBits = pinnedBit | wrapBit | wholeBit | belowBit
 const pinnedBit Kind = 1 << 16
 
 // Pinned marks a column kind as asked for by name (--columns): planTable
-// never drops it. A table of pinned columns that cannot fit is wider than
-// the terminal, and Overflow names what did not fit.
+// never drops it. A table of pinned columns that cannot fit is shown as
+// records (renderRecords).
 func Pinned(k Kind) Kind { return k | pinnedBit }
-
-// Overflow says which shown columns run past total cells, for a notice on
-// stderr ("" when the table fits): a table keeps the columns asked for,
-// and ids and amounts whole, rather than fit.
-func Overflow(headers []string, plan []colPlan, total int) string {
-	used, first := 0, true
-	var past []string
-	for i, c := range plan {
-		if !c.show {
-			continue
-		}
-		if !first {
-			used += columnGap
-		}
-		first = false
-		used += c.width
-		if used > total && i < len(headers) {
-			past = append(past, headers[i])
-		}
-	}
-	if len(past) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("the table is %d columns wide, wider than the terminal's %d: %s did not fit (ids, amounts and the columns --columns names are never cut short or left out; -o tsv or a wider terminal shows them on one line)",
-		used, total, strings.Join(past, ", "))
-}
 
 // minTextWidth is the narrowest a free-text column comes back at once
 // room has been made for it: fewer cells tell nothing.
@@ -142,8 +115,8 @@ const minTextWidth = 8
 // be read anywhere, so the linked id goes first. What gave way comes back,
 // most important first, when a later step left room for it (a reason
 // dropped at step 3 returns once step 5 dropped the payment id). A
-// table that still does not fit is wider than the terminal rather than
-// showing a cut id. Not on a terminal (fit unset), nothing is cut or dropped.
+// table that still does not fit is shown as records (renderRecords) rather
+// than with a cut id. Not on a terminal (fit unset), nothing is cut or dropped.
 //
 // Columns of one kind give way from the right, where the least important sit.
 func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit bool) []colPlan {

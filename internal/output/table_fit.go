@@ -87,7 +87,7 @@ func (pl *planner) squeeze(kinds ...Kind) {
 	for _, i := range idx {
 		pl.plan[i].width = widths[i]
 		// A column asked for by name is not cut to where it says nothing:
-		// the table is wider instead, and Overflow says so.
+		// the table is shown as records instead.
 		switch {
 		case pl.plan[i].pinned:
 			pl.plan[i].width = max(widths[i], min(pl.full[i], minTextWidth))

@@ -35,10 +35,11 @@ func wrapMinimum(header string, rows [][]string, i int, k Kind) int {
 const maxWordWidth = 20
 
 // wrapPieces splits s where a wrapped line may break: after each space,
-// after each "/" (a path or URL) but in a time, and after each "-" but in
-// a time or an id (a reference "ORDER-2026-004711").
+// after each "/" (a path or URL) but in a time, after each "," (JSON), and
+// after each "-" but in a time, an id, or between two digits (a date, the
+// "2026-004711" of a reference "ORDER-2026-004711").
 func wrapPieces(s string, k Kind) []string {
-	breaks := " /-"
+	breaks := " /-,"
 	switch k {
 	case KindTime:
 		breaks = " "
@@ -48,7 +49,7 @@ func wrapPieces(s string, k Kind) []string {
 	var pieces []string
 	start := 0
 	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(breaks, s[i]) >= 0 {
+		if strings.IndexByte(breaks, s[i]) >= 0 && !(s[i] == '-' && isDigitAt(s, i-1) && isDigitAt(s, i+1)) {
 			pieces = append(pieces, s[start:i+1])
 			start = i + 1
 		}
@@ -60,24 +61,20 @@ func wrapPieces(s string, k Kind) []string {
 }
 
 // wrapCell breaks s into lines of at most width cells, between words; a
-// word wider than a line is split, after a "/" where it has one.
+// word wider than a line is split as breakWord says.
 func wrapCell(s string, width int) []string {
 	var lines []string
 	cur, curW := "", 0
-	for _, word := range strings.Fields(s) {
+	for _, word := range cellWords(s, width) {
 		for displaywidth.String(word) > width {
 			if cur != "" {
 				lines = append(lines, cur)
 				cur, curW = "", 0
 			}
-			head := displaywidth.TruncateString(word, width, "")
 			// A path or URL breaks after a "/", so that what lies between
-			// two (an id) stays on one line; else a reference after a "-".
-			if cut := strings.LastIndexByte(head, '/'); cut > 0 {
-				head = head[:cut+1]
-			} else if cut := strings.LastIndexByte(head, '-'); cut > 0 {
-				head = head[:cut+1]
-			}
+			// two (an id) stays on one line; JSON after a ","; else a
+			// reference after a "-", but never a date.
+			head := breakWord(word, width)
 			lines = append(lines, head)
 			word = word[len(head):]
 		}
@@ -97,4 +94,18 @@ func wrapCell(s string, width int) []string {
 		lines = append(lines, cur)
 	}
 	return lines
+}
+
+// cellWords are the words of a cell as Wrap sees them: an amount and its
+// currency, or a command, one word while it fits in width.
+func cellWords(s string, width int) []string {
+	var words []string
+	for _, u := range units(s) {
+		if displaywidth.String(u) <= width {
+			words = append(words, u)
+		} else {
+			words = append(words, strings.Fields(u)...)
+		}
+	}
+	return words
 }

@@ -121,8 +121,9 @@ func fitUnit(u string, room int) []string {
 }
 
 // breakWord is the longest head of w no wider than width that ends where
-// a long word may break: after a "/", a "," or a "&"; else after a "-"
-// between letters (never inside a date or a number); else anywhere.
+// a long word may break: after a "/", ",", ":", "&" or "?" (a path, a URL,
+// JSON); else after a "-" not between two digits (never inside a date);
+// else anywhere.
 func breakWord(w string, width int) string {
 	head := displaywidth.TruncateString(w, width, "")
 	if head == "" {
@@ -134,7 +135,7 @@ func breakWord(w string, width int) string {
 			if strings.IndexByte(seps, head[cut]) < 0 {
 				continue
 			}
-			if head[cut] == '-' && (isDigitAt(head, cut-1) || isDigitAt(w, cut+1)) {
+			if head[cut] == '-' && isDigitAt(head, cut-1) && isDigitAt(w, cut+1) {
 				continue
 			}
 			return head[:cut+1]
