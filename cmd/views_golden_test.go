@@ -81,7 +81,7 @@ type view struct {
 	// records: at 80 columns the table cannot fit even with its cells
 	// wrapped, and shows one block of "FIELD  value" lines per row.
 	records bool
-	render    func(t *testing.T, ios *output.IOStreams, p *output.Printer) error
+	render  func(t *testing.T, ios *output.IOStreams, p *output.Printer) error
 }
 
 func views() []view {

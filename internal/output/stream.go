@@ -56,9 +56,9 @@ type Stream struct {
 	headerDone bool
 	// records: the table is too wide for the terminal even with its cells
 	// wrapped, so each row is shown as a block of "FIELD  value" lines.
-	records bool
+	records      bool
 	shownRecords int
-	closed     bool
+	closed       bool
 }
 
 // Stream starts printing a list record by record. cols may be nil: the
