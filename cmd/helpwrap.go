@@ -8,21 +8,28 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
 // wrapHelp has help fit the terminal: cobra renders it as usual, and every
 // line wider than the terminal (80 columns when stdout is not one) is
-// wrapped between words, its continuation indented under the text it
-// continues (a flag's or a command's description, or the line's own
-// indent). Words are never broken, and the examples are left whole, since
-// they are copied as they are.
+// wrapped between words by output.WrapLine, its continuation indented
+// under the text it continues (a flag's or a command's description, or the
+// line's own indent). An example too wide goes on over more lines with
+// shell continuations (" \"), so that it still pastes as one command. On a
+// terminal, help goes through the pager as other long output does (less
+// -F prints one that fits the screen as it is).
 func wrapHelp(f *cmdutil.Factory, help func(*cobra.Command, []string)) func(*cobra.Command, []string) {
 	return func(c *cobra.Command, args []string) {
 		var buf bytes.Buffer
 		c.SetOut(&buf)
 		help(c, args)
 		c.SetOut(nil)
-		_, _ = f.IO.Out.Write([]byte(WrapHelpText(buf.String(), f.IO.TerminalWidth())))
+		text := WrapHelpText(buf.String(), f.IO.TerminalWidth())
+		// A pager that cannot start leaves help on the terminal.
+		_ = f.IO.StartPager()
+		_, _ = f.IO.Out.Write([]byte(text))
+		f.IO.StopPager()
 	}
 }
 
@@ -62,6 +69,13 @@ func WrapHelpText(text string, width int) string {
 			} else {
 				flush()
 			}
+		}
+		if examples && utf8.RuneCountInString(body) > width {
+			b.WriteString(wrapExample(body, width))
+			if strings.HasSuffix(line, "\n") {
+				b.WriteByte('\n')
+			}
+			continue
 		}
 		if examples || utf8.RuneCountInString(body) <= width {
 			b.WriteString(line)
@@ -110,7 +124,8 @@ func isHelpHeading(line string) bool {
 	return len(strings.Fields(title)) <= 3 && !strings.ContainsAny(title, ".,;:()'\"`")
 }
 
-// wrapLine wraps one line, continuation lines under its hanging indent.
+// wrapLine wraps one line, continuation lines under its hanging indent:
+// a flag's or a command's description, else the line's own indent.
 func wrapLine(line string, width int) string {
 	indent := len(line) - len(strings.TrimLeft(line, " "))
 	hang := indent
@@ -125,27 +140,105 @@ func wrapLine(line string, width int) string {
 			hang = j
 		}
 	}
+	return output.WrapLine(line, width, hang)
+}
+
+// exampleIndent is how much further than its command an example's
+// continuation lines are indented.
+const exampleIndent = 2
+
+// wrapExample lays an example wider than width over more lines: a command
+// is broken between its shell words (a quoted argument is one word), each
+// line but the last ending in " \" and the next indented under it, so it
+// still pastes as one command; a comment ("# …") goes on as comment lines.
+func wrapExample(line string, width int) string {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	pad := line[:indent]
+	body := line[indent:]
+	if strings.HasPrefix(body, "#") {
+		text := strings.TrimSpace(strings.TrimPrefix(body, "#"))
+		wrapped := output.WrapLine(text, width-indent-2, 0)
+		return pad + "# " + strings.ReplaceAll(wrapped, "\n", "\n"+pad+"# ")
+	}
+	// A line that already goes on (" \\" at its end) keeps its ending,
+	// and one that is itself a continuation keeps its indent.
+	goesOn := strings.HasSuffix(body, " \\")
+	body = strings.TrimSuffix(body, " \\")
+	next := pad + strings.Repeat(" ", exampleIndent)
+	if indent > exampleIndent {
+		next = pad
+	}
+	words := flagsWithValues(shellWords(body))
 	var b strings.Builder
-	col := 0
-	lineStart := true
-	// The head (up to the hanging indent) is kept as it is.
-	head := line[:hang]
-	b.WriteString(head)
-	col = utf8.RuneCountInString(head)
-	for _, word := range strings.Fields(line[hang:]) {
-		n := utf8.RuneCountInString(word)
-		if !lineStart && col+1+n > width {
-			b.WriteString("\n" + strings.Repeat(" ", hang))
-			col = hang
-			lineStart = true
+	b.WriteString(pad)
+	col := indent
+	for i, w := range words {
+		n := utf8.RuneCountInString(w)
+		// The room a word needs: itself, and " \\" after it unless it
+		// ends a command.
+		need := n
+		if i < len(words)-1 || goesOn {
+			need += 2
 		}
-		if !lineStart {
+		if i > 0 && col+1+need > width {
+			b.WriteString(" \\\n" + next)
+			col = len(next)
+		} else if i > 0 {
 			b.WriteByte(' ')
 			col++
 		}
-		b.WriteString(word)
+		b.WriteString(w)
 		col += n
-		lineStart = false
+	}
+	if goesOn {
+		b.WriteString(" \\")
 	}
 	return b.String()
+}
+
+// flagsWithValues joins each flag to the value after it ("--seed 7"), so
+// that a wrapped example never leaves a flag at the end of a line and its
+// value on the next.
+func flagsWithValues(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "-") && len(w) > 1 && !strings.Contains(w, "=") &&
+			i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") && !strings.ContainsAny(words[i+1][:1], "|<>") {
+			w += " " + words[i+1]
+			i++
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// shellWords splits a command line into its words as a shell would part
+// them: at spaces outside quotes. The words keep their quotes, so that
+// joined again they are the same command.
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ' ':
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	return words
 }

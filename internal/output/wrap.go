@@ -36,16 +36,36 @@ func wrapOne(line string, width, col int) string {
 	if col+visibleWidth(line) <= width {
 		return line
 	}
-	indent := len(line) - len(strings.TrimLeft(line, " "))
-	hang := indent
+	hang := len(line) - len(strings.TrimLeft(line, " "))
 	if col == 0 {
 		hang = hangOf(line)
 	}
+	return wrapAt(line, width, col, hang)
+}
+
+// WrapLine wraps one line at width as Wrap does, the lines it goes on over
+// indented by hang (the column of a flag's description in help). A line
+// that fits is returned as it is.
+func WrapLine(line string, width, hang int) string {
+	if visibleWidth(line) <= width {
+		return line
+	}
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	if hang > indent && hang < len(line) && hang <= width/2 {
+		// The head (a flag and its spaces) is kept as it is, and the
+		// rest wrapped beside it.
+		head := line[:hang]
+		return head + wrapAt(line[hang:], width, visibleWidth(head), hang)
+	}
+	return wrapAt(line, width, 0, hang)
+}
+
+// wrapAt wraps line, which starts at column col, its continuation lines
+// indented by hang (or less, when hang would leave no room).
+func wrapAt(line string, width, col, hang int) string {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
 	if hang > width/2 {
-		hang = indent
-		if hang > width/2 {
-			hang = 0
-		}
+		hang = min(indent, width/2)
 	}
 	var b strings.Builder
 	b.WriteString(line[:indent])
