@@ -378,3 +378,7 @@ func (ww *wrappedWriter) needsWrap(p []byte, width int) bool {
 	}
 	return false
 }
+
+// Truncate cuts s to width display cells, ending in "…" when cut: for a
+// line drawn in place, which must not wrap.
+func Truncate(s string, width int) string { return truncate(s, width) }

@@ -105,12 +105,75 @@ type read struct {
 // stop the walk (a search that found what it wanted). It returns the first
 // error of a read or of emit.
 func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	r := w.newRun(ctx, emit)
+	defer func() {
+		cancel()
+		r.wg.Wait()
+	}()
+	for {
+		page, probe, err := r.nextPage(ctx)
+		if err != nil {
+			return err
+		}
+		r.count(page)
+		at, ok, err := r.place(page, probe)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		r.st.newest = max(r.st.newest, r.ended)
+		r.search.reset()
+		more, err := r.st.handOut(page.Items[at+1:])
+		if err != nil || !more {
+			return err
+		}
+		r.pagesRead++
+		r.progress()
+		r.expected = probe + len(page.Items)
+		if len(page.Items) < r.size || (r.total >= 0 && r.expected >= r.total) {
+			return nil
+		}
+	}
+}
+
+// run is one walk under way: its settings, the reads in flight, and where
+// it stands in the list.
+type run struct {
+	w                   *Walker
+	size, overlap, conc int
+	step                int
+	wg                  sync.WaitGroup
+	sem                 chan struct{}
+	clock               atomic.Uint64
+	reads               map[int]*read
+	st                  walkState
+	search              searchState
+	total, pagesRead    int
+	expected            int // where the item after the last one handed out should be
+	first               *Page
+	began, ended        uint64 // of the read that answered the latest page
+	// again is the offset to read once more, afresh, when a page turned
+	// out older than what was handed out: -1 otherwise.
+	again int
+	// Positions are kept in the coordinates of the latest answer: when the
+	// count moves between two answers, the list most likely grew or shrank
+	// in front (new payments are the newest), so every position moves by
+	// as much; drift predicts the same move for the next read.
+	lastTotal, drift int
+	ctx              context.Context
+}
+
+// newRun settles a walk's sizes: a page must re-read at least one item of
+// its predecessor to show where it joins it, so pages of one item
+// (limit=1) are read two at a time.
+func (w *Walker) newRun(ctx context.Context, emit func(Item) (bool, error)) *run {
 	size, overlap, conc := w.PageSize, w.Overlap, w.Concurrency
 	if size <= 0 {
 		size = DefaultPageSize
 	}
-	// A page must re-read at least one item of its predecessor to show
-	// where it joins it: pages of one item (limit=1) are read two at a time.
 	size = max(size, 2)
 	if overlap <= 0 {
 		overlap = min(DefaultOverlap, max(1, size/5))
@@ -119,205 +182,199 @@ func (w *Walker) Walk(ctx context.Context, emit func(Item) (more bool, err error
 	if conc <= 0 {
 		conc = DefaultConcurrency
 	}
-	step := max(size-overlap, 1)
-
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	sem := make(chan struct{}, conc)
-	var clock atomic.Uint64
-	reads := map[int]*read{}
-	startRead := func(off int) {
-		if _, ok := reads[off]; ok {
-			return
-		}
-		rctx, rcancel := context.WithCancel(ctx)
-		r := &read{offset: off, done: make(chan struct{}), cancel: rcancel}
-		reads[off] = r
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer close(r.done)
-			select {
-			case sem <- struct{}{}:
-			case <-rctx.Done():
-				r.err = rctx.Err()
-				return
-			}
-			defer func() { <-sem }()
-			r.began = clock.Add(1)
-			r.page, r.err = w.Fetch(rctx, off, size)
-			r.ended = clock.Add(1)
-		}()
-	}
-
-	st := walkState{ring: newRing(2 * size), emit: emit}
-	total := -1
-	pagesRead := 0
-	progress := func() {
-		if w.Progress == nil {
-			return
-		}
-		pages := pagesRead
-		if total >= 0 {
-			rest := total - w.Start - size
-			pages = 1
-			if rest > 0 {
-				pages += (rest + step - 1) / step
-			}
-		}
-		w.Progress(pagesRead, max(pages, pagesRead))
-	}
-
-	expected := w.Start // where the item after the last one handed out should be
-	var first *Page
+	r := &run{w: w, size: size, overlap: overlap, conc: conc, step: max(size-overlap, 1),
+		sem: make(chan struct{}, conc), reads: map[int]*read{}, ctx: ctx,
+		st: walkState{ring: newRing(2 * size), emit: emit}, total: -1, expected: w.Start,
+		again: -1, lastTotal: -1}
 	// First was read at PageSize; when pages are read larger (limit=1
 	// read two at a time) its shortness would look like the list's end,
 	// so it is read again at the walker's size.
 	if w.First != nil && (size == w.PageSize || w.PageSize <= 0 && size == DefaultPageSize) {
 		p := *w.First
-		first = &p
+		r.first = &p
 	}
-	var search searchState
-	search.reset()
-	// again is the offset to read once more, afresh, when a page turned
-	// out older than what was handed out: -1 otherwise.
-	again := -1
-	// Positions are kept in the coordinates of the latest answer: when the
-	// count moves between two answers, the list most likely grew or shrank
-	// in front (new payments are the newest), so every position moves by
-	// as much; drift predicts the same move for the next read.
-	lastTotal, drift := -1, 0
-	// nearest answers an offset near target that is already in flight,
-	// within what still lets the page hold the anchor, or target.
-	nearest := func(target int) int {
-		best := -1
-		for off := range reads {
-			if off >= target-step/2 && off <= target+overlap-1 && (best < 0 || abs(off-target) < abs(best-target)) {
-				best = off
-			}
-		}
-		if best < 0 {
-			return target
-		}
-		return best
-	}
-	for {
-		target := expected
-		if st.handed {
-			target = expected - overlap + drift
-		}
-		if search.active {
-			target = search.probe + drift
-		}
-		if again >= 0 {
-			target = again
-		}
-		target = max(target, w.Start)
+	r.search.reset()
+	return r
+}
 
-		var page Page
-		var began, ended uint64 // of the read that answered page
-		probe := target
-		if first != nil {
-			page, first = *first, nil
-		} else {
-			// Keep conc reads in flight from the probe on, within the
-			// list as last counted, reusing those close enough to where
-			// a page should start; drop the others.
-			want := map[int]bool{}
-			off := target
-			if !search.active && again < 0 {
-				off = nearest(target)
-			}
-			again = -1
-			probe = off
-			for j := range conc {
-				if j > 0 {
-					if search.active || (total >= 0 && off+step >= total+max(drift, 0)) {
-						break
-					}
-					off = nearest(off + step)
-				}
-				want[off] = true
-				startRead(off)
-			}
-			for off, r := range reads {
-				if !want[off] {
-					r.cancel()
-					delete(reads, off)
-				}
-			}
-			r := reads[probe]
-			select {
-			case <-r.done:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			delete(reads, probe)
-			if r.err != nil {
-				return r.err
-			}
-			page, began, ended = r.page, r.began, r.ended
+// startRead starts reading the page at off, unless it is in flight.
+func (r *run) startRead(off int) {
+	if _, ok := r.reads[off]; ok {
+		return
+	}
+	rctx, rcancel := context.WithCancel(r.ctx)
+	rd := &read{offset: off, done: make(chan struct{}), cancel: rcancel}
+	r.reads[off] = rd
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(rd.done)
+		select {
+		case r.sem <- struct{}{}:
+		case <-rctx.Done():
+			rd.err = rctx.Err()
+			return
 		}
-		if page.Total >= 0 {
-			if lastTotal >= 0 {
-				d := page.Total - lastTotal
-				expected += d
-				search.shift(d)
-				drift = d
-			}
-			lastTotal, total = page.Total, page.Total
-		}
+		defer func() { <-r.sem }()
+		rd.began = r.clock.Add(1)
+		rd.page, rd.err = r.w.Fetch(rctx, off, r.size)
+		rd.ended = r.clock.Add(1)
+	}()
+}
 
-		at, where := st.locate(page.Items)
-		anchored := where == found && at >= 0
-		switch {
-		case where == found:
-		case where == after && probe > w.Start:
-			search.sawAfter(probe)
-		case where == before:
-			search.sawBefore(probe + len(page.Items))
-		default:
-			// The page covers where the anchor was (or starts the list)
-			// and the anchor is gone: the items handed out last all left
-			// the list. Go on from the items that sort after it.
-			at = st.lastBefore(page.Items)
-			where = found
-		}
-		if where != found {
-			if search.tries++; search.tries > maxSearch {
-				return ErrUnsteady
-			}
-			search.next(w.Start, size, step)
-			continue
-		}
-		if anchored && page.Items[at].ID != st.last.ID && began <= st.newest {
-			// The page holds an item handed out before the last one but
-			// not the last one, and may show the list as it was before
-			// the page that handed that out: then what follows its
-			// anchor may be items that left the list since and sort
-			// before the last one, and handing them out would break
-			// the order. Only a read begun after every page so far
-			// tells that the items in between all left; read it again.
-			again = probe
-			continue
-		}
-		st.newest = max(st.newest, ended)
-		search.reset()
-		more, err := st.handOut(page.Items[at+1:])
-		if err != nil || !more {
-			return err
-		}
-		pagesRead++
-		progress()
-		expected = probe + len(page.Items)
-		if len(page.Items) < size || (total >= 0 && expected >= total) {
-			return nil
+// progress tells the Walker's Progress the pages read and the pages the
+// list takes by the latest count.
+func (r *run) progress() {
+	if r.w.Progress == nil {
+		return
+	}
+	pages := r.pagesRead
+	if r.total >= 0 {
+		rest := r.total - r.w.Start - r.size
+		pages = 1
+		if rest > 0 {
+			pages += (rest + r.step - 1) / r.step
 		}
 	}
+	r.w.Progress(r.pagesRead, max(pages, r.pagesRead))
+}
+
+// nearest answers an offset near target that is already in flight, within
+// what still lets the page hold the anchor, or target.
+func (r *run) nearest(target int) int {
+	best := -1
+	for off := range r.reads {
+		if off >= target-r.step/2 && off <= target+r.overlap-1 && (best < 0 || abs(off-target) < abs(best-target)) {
+			best = off
+		}
+	}
+	if best < 0 {
+		return target
+	}
+	return best
+}
+
+// target is the offset the next page should start at.
+func (r *run) target() int {
+	target := r.expected
+	if r.st.handed {
+		target = r.expected - r.overlap + r.drift
+	}
+	if r.search.active {
+		target = r.search.probe + r.drift
+	}
+	if r.again >= 0 {
+		target = r.again
+	}
+	return max(target, r.w.Start)
+}
+
+// nextPage answers the next page and the offset it was read at: the first
+// page given, or a read, keeping conc reads in flight from there on.
+func (r *run) nextPage(ctx context.Context) (Page, int, error) {
+	probe := r.target()
+	r.began, r.ended = 0, 0
+	if r.first != nil {
+		page := *r.first
+		r.first = nil
+		return page, probe, nil
+	}
+	if !r.search.active && r.again < 0 {
+		probe = r.nearest(probe)
+	}
+	r.again = -1
+	r.keepReading(probe)
+	rd := r.reads[probe]
+	select {
+	case <-rd.done:
+	case <-ctx.Done():
+		return Page{}, probe, ctx.Err()
+	}
+	delete(r.reads, probe)
+	if rd.err != nil {
+		return Page{}, probe, rd.err
+	}
+	r.began, r.ended = rd.began, rd.ended
+	return rd.page, probe, nil
+}
+
+// keepReading keeps conc reads in flight from probe on, within the list
+// as last counted, reusing those close enough to where a page should
+// start, and drops the others.
+func (r *run) keepReading(probe int) {
+	want := map[int]bool{}
+	off := probe
+	for j := range r.conc {
+		if j > 0 {
+			if r.search.active || (r.total >= 0 && off+r.step >= r.total+max(r.drift, 0)) {
+				break
+			}
+			off = r.nearest(off + r.step)
+		}
+		want[off] = true
+		r.startRead(off)
+	}
+	for off, rd := range r.reads {
+		if !want[off] {
+			rd.cancel()
+			delete(r.reads, off)
+		}
+	}
+}
+
+// count takes the list's count from page: a count that moved moves every
+// position by as much.
+func (r *run) count(page Page) {
+	if page.Total < 0 {
+		return
+	}
+	if r.lastTotal >= 0 {
+		d := page.Total - r.lastTotal
+		r.expected += d
+		r.search.shift(d)
+		r.drift = d
+	}
+	r.lastTotal, r.total = page.Total, page.Total
+}
+
+// place finds where page joins what was handed out: the index of its
+// anchor, and ok; not ok when the page must be read again or the anchor
+// looked for elsewhere.
+func (r *run) place(page Page, probe int) (at int, ok bool, err error) {
+	at, where := r.st.locate(page.Items)
+	anchored := where == found && at >= 0
+	switch {
+	case where == found:
+	case where == after && probe > r.w.Start:
+		r.search.sawAfter(probe)
+	case where == before:
+		r.search.sawBefore(probe + len(page.Items))
+	default:
+		// The page covers where the anchor was (or starts the list)
+		// and the anchor is gone: the items handed out last all left
+		// the list. Go on from the items that sort after it.
+		at = r.st.lastBefore(page.Items)
+		where = found
+	}
+	if where != found {
+		if r.search.tries++; r.search.tries > maxSearch {
+			return 0, false, ErrUnsteady
+		}
+		r.search.next(r.w.Start, r.size, r.step)
+		return 0, false, nil
+	}
+	if anchored && page.Items[at].ID != r.st.last.ID && r.began <= r.st.newest {
+		// The page holds an item handed out before the last one but
+		// not the last one, and may show the list as it was before
+		// the page that handed that out: then what follows its
+		// anchor may be items that left the list since and sort
+		// before the last one, and handing them out would break
+		// the order. Only a read begun after every page so far
+		// tells that the items in between all left; read it again.
+		r.again = probe
+		return 0, false, nil
+	}
+	return at, true, nil
 }
 
 // Where a page lies against the last item handed out.
