@@ -99,6 +99,18 @@ func views() []view {
 			}
 			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
 		}},
+		// --buyer: who matched shows beside the amount, whole.
+		{name: "payments_list_buyer", sources: []string{"payments_buyers.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(payments.BuyerColumns("name"), readRecords(t, "payments_buyers.json"))
+		}},
+		// --columns with a dotted path: its header in the one case.
+		{name: "payments_list_dotted", sources: []string{"payments_buyers.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, _ *output.Printer) error {
+			p, err := output.NewPrinter(ios, output.Options{Columns: []string{"id,status,buyer.name"}})
+			if err != nil {
+				return err
+			}
+			return p.List(payments.ListColumns, readRecords(t, "payments_buyers.json"))
+		}},
 		{name: "disputes_list", sources: []string{"disputes.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputes.ListColumns, readRecords(t, "disputes.json"))
 		}},

@@ -23,10 +23,34 @@ import (
 // Statuses the list filter takes: three API statuses and four dashboard ones.
 var listStatuses = []string{"authorized", "closed", "rejected", "new", "captured", "refunded", "cancelled"}
 
+// statusWords are the words --status takes, as a support agent says them:
+// the statuses tables show and the service's dashboard statuses.
+var statusWords = []string{"authorized", "closed", "rejected", "created", "expired", "captured", "refunded", "cancelled", "new"}
+
 // tableStatuses maps the statuses tables show to the filter that lists
-// them: a CREATED payment is "new" to the filter, an EXPIRED one is among
-// the "cancelled".
+// them: a CREATED payment is "new" to the filter; the EXPIRED ones are
+// among the "cancelled", which the walk reads and keeps only them of.
 var tableStatuses = map[string]string{"created": "new", "expired": "cancelled"}
+
+// statusHelp explains --status to a person: the words tables show, and
+// what the service's dashboard statuses hold.
+const statusHelp = `--status takes the statuses tables show and the service's dashboard statuses:
+
+  authorized   approved; waiting to be captured or closed
+  closed       final: captured in full, or closed
+  rejected     the customer was rejected at checkout
+  created      a checkout not finished yet (the dashboard's "new")
+  expired      EXPIRED: the customer cancelled, or did not finish in time; read
+               from the dashboard's "cancelled", keeping only these
+  captured     dashboard: has a capture and is not refunded in full
+  refunded     dashboard: has a refund
+  cancelled    dashboard: expired, a checkout left unfinished past its time, or
+               closed with nothing captured
+  new          dashboard: the same as created
+
+--status may be given more than once (or as a comma-separated list): the sets are
+walked one after the other, every page of each, and a payment in two of them is
+listed in each.`
 
 // MaxListConcurrency bounds --concurrency.
 const MaxListConcurrency = 16
@@ -50,8 +74,11 @@ type ListOptions struct {
 
 	// allAsked is --all given by the user (a search sets All itself).
 	allAsked bool
-	// statusNotes say what table words of --status were mapped to.
-	statusNotes []string
+	// asked are the --status words as given; onlyExpired: expired was
+	// asked for and cancelled was not, so of the service's "cancelled"
+	// only the EXPIRED payments are listed.
+	asked       []string
+	onlyExpired bool
 
 	Now     func() time.Time
 	Notice  func(format string, args ...any)
@@ -73,13 +100,11 @@ func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) erro
 		Use:   "list",
 		Short: "List payments, newest first",
 		Long: `List payments, newest first. Without --status the service answers authorized and
-closed payments; the statuses tables show are accepted too (created lists the service's
-"new", expired its "cancelled"). A page holds at most 20, and stderr says when there are
-more; --all walks every page, --concurrency pages at a time, and prints rows in order as
-they arrive.
+closed payments. A page holds at most 20, and stderr says when there are more; --all
+walks every page, --concurrency pages at a time, and prints rows in order as they
+arrive.
 
---status may be given more than once (or as a comma-separated list): the sets are
-walked one after the other, every page of each.
+` + statusHelp + `
 
 --order finds a payment by the merchant's order number and --buyer by its buyer: a name
 or part of one, part of an email, or part of a phone number (matched here, as the
@@ -112,7 +137,7 @@ number REF (bnpl payments get order:ORDER-1001).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&opts.Statuses, "status", nil, "only payments in this status, repeatable: "+strings.Join(listStatuses, ", ")+" (or created, expired)")
+	fl.StringSliceVar(&opts.Statuses, "status", nil, "only payments in this status, repeatable: "+strings.Join(statusWords, ", "))
 	fl.StringVar(&opts.Since, "since", "", "created at or after: a date, an RFC 3339 time, or a duration back (24h, 7d)")
 	fl.StringVar(&opts.Until, "until", "", "created at or before: a date, an RFC 3339 time, or a duration back")
 	fl.IntVarP(&opts.Limit, "limit", "L", api.MaxPageLimit, "payments per page, 1 to 20")
@@ -127,25 +152,9 @@ number REF (bnpl payments get order:ORDER-1001).`,
 }
 
 func (o *ListOptions) validate(cmd *cobra.Command) error {
-	var statuses []string
-	for _, st := range o.Statuses {
-		st = strings.ToLower(strings.TrimSpace(st))
-		if to, ok := tableStatuses[st]; ok {
-			note := fmt.Sprintf("--status %s: the service lists these as %q", st, to)
-			if to == "cancelled" {
-				note += " (which also holds closed payments with nothing captured)"
-			}
-			o.statusNotes = append(o.statusNotes, note)
-			st = to
-		}
-		if !slices.Contains(listStatuses, st) {
-			return cmdutil.UsageHint("valid statuses: "+strings.Join(listStatuses, ", ")+" (or created, expired)", "invalid --status %q", st)
-		}
-		if !slices.Contains(statuses, st) {
-			statuses = append(statuses, st)
-		}
+	if err := o.takeStatuses(); err != nil {
+		return err
 	}
-	o.Statuses = statuses
 	if o.Limit < 1 {
 		return cmdutil.Usagef("--limit must be between 1 and %d, got %d", api.MaxPageLimit, o.Limit)
 	}
@@ -178,10 +187,52 @@ func (o *ListOptions) validate(cmd *cobra.Command) error {
 		}
 		o.buyer = b
 	}
-	if o.searching() || len(o.Statuses) > 1 {
+	if o.searching() || o.onlyExpired || len(o.Statuses) > 1 {
 		o.All = true
 	}
 	return nil
+}
+
+// takeStatuses turns the --status words into the service's filters: a
+// word tables show is read from the filter that holds it, and expired
+// alone keeps only the EXPIRED payments of "cancelled".
+func (o *ListOptions) takeStatuses() error {
+	var statuses []string
+	expired, cancelled := false, false
+	for _, word := range o.Statuses {
+		word = strings.ToLower(strings.TrimSpace(word))
+		if !slices.Contains(statusWords, word) {
+			return cmdutil.UsageHint("valid statuses: "+strings.Join(statusWords, ", ")+"; see bnpl payments list --help", "invalid --status %q", word)
+		}
+		o.asked = append(o.asked, word)
+		expired = expired || word == "expired"
+		cancelled = cancelled || word == "cancelled"
+		st := word
+		if to, ok := tableStatuses[word]; ok {
+			st = to
+		}
+		if !slices.Contains(statuses, st) {
+			statuses = append(statuses, st)
+		}
+	}
+	o.Statuses = statuses
+	o.onlyExpired = expired && !cancelled
+	return nil
+}
+
+// keeps tells whether p, read under the status filter status, is one the
+// --status words asked for: of "cancelled", only the EXPIRED ones when
+// expired was asked for and cancelled was not.
+func (o *ListOptions) keeps(status string, p *api.Payment) bool {
+	return !(o.onlyExpired && status == "cancelled" && p.Status != api.StatusExpired)
+}
+
+// shownStatuses are the --status words as given, for messages.
+func (o *ListOptions) shownStatuses() []string {
+	if len(o.asked) > 0 {
+		return o.asked
+	}
+	return o.Statuses
 }
 
 // searching is true for a search (the rows are matched here).
@@ -222,7 +273,7 @@ func (o *ListOptions) describe() string {
 	case len(o.Statuses) == 0:
 		parts = append(parts, "status authorized/closed")
 	default:
-		parts = append(parts, "status "+strings.Join(o.Statuses, "/"))
+		parts = append(parts, "status "+strings.Join(o.shownStatuses(), "/"))
 	}
 	if o.Since != "" {
 		parts = append(parts, "created since "+output.FilterTime(o.Since))
@@ -241,11 +292,6 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	client, err := o.Client()
 	if err != nil {
 		return err
-	}
-	for _, note := range o.statusNotes {
-		if o.Notice != nil {
-			o.Notice("%s", note)
-		}
 	}
 	if !o.All {
 		return o.onePage(ctx, client, printer)
@@ -286,136 +332,229 @@ func (o *ListOptions) onePage(ctx context.Context, client *api.Client, printer *
 // walkAll walks every page (or searches), printing as rows are known.
 func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *output.Printer) error {
 	// Opened before the walk: an empty one still closes as the printer says
-	// an empty list prints (a header asked for, [], or nothing).
-	stream := printer.Stream(ListColumns)
-	progress := cmdutil.NewProgress(o.IO, o.Quiet)
-	defer progress.Clear()
-	// Only the newest are remembered, so memory stays flat however long the walk.
-	var newest []recent.Entry
-	searched, printed := 0, 0
-	statuses := o.Statuses
-	switch {
-	case len(statuses) == 0 && o.searching():
-		statuses = paysearch.EveryStatus
-	case len(statuses) == 0:
-		statuses = []string{""}
-	}
+	// an empty list prints ([] or nothing).
+	lw := &listWalk{o: o, client: client, stream: printer.Stream(o.columns()), progress: cmdutil.NewProgress(o.IO, o.Quiet)}
+	defer lw.progress.Done()
+	statuses := o.walkedStatuses()
 	// "cancelled" holds closed payments with nothing captured too: when
 	// closed ones are walked as well, only its expired ones are new.
-	closedToo := slices.Contains(statuses, "") || slices.Contains(statuses, "closed")
+	lw.closedToo = slices.Contains(statuses, "") || slices.Contains(statuses, "closed")
 	// A search for one order stops at its first match. It walks the
 	// status sets at once, so a CREATED order is found as soon as one
 	// whose payment is AUTHORIZED: support is asked about both. Every
 	// other walk goes set by set, in the service's order.
-	firstOnly := o.Order != "" && !o.allAsked && len(statuses) > 1
-	var mu sync.Mutex // one row printed at a time when sets run at once
-	found := false
-	walkSet := func(ctx context.Context, status string, concurrency int, stop context.CancelFunc) error {
-		params := o.params()
-		params.Status = status
-		params.Limit = api.MaxPageLimit
-		w := &walk.Walker{
-			Fetch:       paysearch.Pages(client, params),
-			Start:       o.Offset,
-			PageSize:    api.MaxPageLimit,
-			Concurrency: concurrency,
-		}
-		if o.searching() {
-			label := "every status"
-			if len(o.Statuses) > 0 {
-				label = "status " + strings.Join(o.Statuses, "/")
-			}
-			if !firstOnly {
-				w.Progress = func(read, total int) { progress.Show("searching %s: page %d of %d", label, read, total) }
-			}
-		} else if o.IO != nil && !o.IO.IsStdoutTTY() {
-			w.Progress = func(read, total int) { progress.Show("page %d of %d", read, total) }
-		}
-		return w.Walk(ctx, func(it walk.Item) (bool, error) {
-			var p api.Payment
-			if err := json.Unmarshal(it.Raw, &p); err != nil {
-				return false, err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if found {
-				return false, nil
-			}
-			if closedToo && paysearch.Repeats(status, &p) {
-				return true, nil // a closed one: the default set showed it
-			}
-			searched++
-			if !o.matches(&p) {
-				return true, nil
-			}
-			progress.BeforeData()
-			if err := stream.Write(it.Raw); err != nil {
-				return false, err
-			}
-			printed++
-			if o.searching() {
-				if err := stream.Flush(); err != nil {
-					return false, err
-				}
-			}
-			if len(newest) < recent.Max {
-				newest = append(newest, recentEntry(&p))
-			}
-			if firstOnly {
-				found = true
-				stop() // the first match is what was asked for
-				return false, nil
-			}
-			return true, nil
-		})
-	}
-	if firstOnly {
-		progress.Show("searching every status for order %s", o.Order)
-		setCtx, stop := context.WithCancel(ctx)
-		defer stop()
-		errs := make(chan error, len(statuses))
-		per := max(1, o.Concurrency/len(statuses))
-		for _, status := range statuses {
-			go func() { errs <- walkSet(setCtx, status, per, stop) }()
-		}
-		var first error
-		for range statuses {
-			if err := <-errs; err != nil && first == nil && !(found && errors.Is(err, context.Canceled)) {
-				first = err
-			}
-		}
-		if first != nil {
-			return first
-		}
+	lw.firstOnly = o.Order != "" && !o.allAsked && len(statuses) > 1
+	lw.pages = make([]int, len(statuses))
+	var err error
+	if lw.firstOnly {
+		err = lw.atOnce(ctx, statuses)
 	} else {
-		for _, status := range statuses {
-			if err := walkSet(ctx, status, o.Concurrency, func() {}); err != nil {
-				// On an error the stream is left unclosed: closing would
-				// print a tidy "]" that a careless script could take for a
-				// whole list. The exit code says it is not.
-				return err
-			}
-		}
+		err = lw.inTurn(ctx, statuses)
 	}
-	progress.Clear()
-	if err := stream.Close(); err != nil {
+	if err != nil {
+		// On an error the stream is left unclosed: closing would print a
+		// tidy "]" that a careless script could take for a whole list.
+		// The exit code says it is not.
 		return err
 	}
-	if o.Seen != nil && len(newest) > 0 {
-		o.Seen(newest...)
+	lw.progress.Done()
+	if err := lw.stream.Close(); err != nil {
+		return err
 	}
-	if printed == 0 && o.Notice != nil {
-		scope := o.describe()
-		switch {
-		case o.Order != "":
-			o.Notice("no payment with order number %s (searched %d payments, %s)", o.Order, searched, scope)
-		case o.Buyer != "":
-			o.Notice("no payment of buyer %s (searched %d payments, %s)", o.Buyer, searched, scope)
-		default:
-			o.Notice("no payments match (%s)", scope)
+	if o.Seen != nil && len(lw.newest) > 0 {
+		o.Seen(lw.newest...)
+	}
+	lw.sayNothingFound()
+	return nil
+}
+
+// columns are the list's columns: a buyer search shows the buyer too.
+func (o *ListOptions) columns() []output.Column {
+	switch {
+	case o.Buyer != "" && o.buyer.ByPhone():
+		return BuyerColumns("phone")
+	case strings.Contains(o.Buyer, "@"):
+		return BuyerColumns("email")
+	case o.Buyer != "":
+		return BuyerColumns("name")
+	}
+	return ListColumns
+}
+
+// walkedStatuses are the status filters a walk reads, one after the other:
+// every set for a search, else the ones asked for, else the default set.
+func (o *ListOptions) walkedStatuses() []string {
+	switch {
+	case len(o.Statuses) == 0 && o.searching():
+		return paysearch.EveryStatus
+	case len(o.Statuses) == 0:
+		return []string{""}
+	}
+	return o.Statuses
+}
+
+// listWalk is one `payments list` walk under way.
+type listWalk struct {
+	o         *ListOptions
+	client    *api.Client
+	stream    *output.Stream
+	progress  *cmdutil.Progress
+	closedToo bool
+	firstOnly bool
+
+	mu sync.Mutex // one row printed at a time when sets run at once
+	// pages are the pages read of each status set, so that progress
+	// counts up across the sets.
+	pages             []int
+	found             bool
+	searched, printed int
+	// Only the newest are remembered, so memory stays flat however long
+	// the walk.
+	newest []recent.Entry
+}
+
+// atOnce walks the status sets at once, until the first match.
+func (lw *listWalk) atOnce(ctx context.Context, statuses []string) error {
+	lw.progress.Show("searching every status for order %s", lw.o.Order)
+	setCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	errs := make(chan error, len(statuses))
+	per := max(1, lw.o.Concurrency/len(statuses))
+	for i, status := range statuses {
+		go func() { errs <- lw.walkSet(setCtx, i, status, per, stop) }()
+	}
+	var first error
+	for range statuses {
+		if err := <-errs; err != nil && first == nil && !(lw.found && errors.Is(err, context.Canceled)) {
+			first = err
+		}
+	}
+	return first
+}
+
+// inTurn walks the status sets one after the other.
+func (lw *listWalk) inTurn(ctx context.Context, statuses []string) error {
+	for i, status := range statuses {
+		if err := lw.walkSet(ctx, i, status, lw.o.Concurrency, func() {}); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// walkSet walks the payments of one status filter, set i of the walk.
+func (lw *listWalk) walkSet(ctx context.Context, i int, status string, concurrency int, stop context.CancelFunc) error {
+	o := lw.o
+	params := o.params()
+	params.Status = status
+	params.Limit = api.MaxPageLimit
+	w := &walk.Walker{
+		Fetch:       paysearch.Pages(lw.client, params),
+		Start:       o.Offset,
+		PageSize:    api.MaxPageLimit,
+		Concurrency: concurrency,
+	}
+	switch {
+	case o.searching() || o.onlyExpired:
+		w.Progress = func(read, _ int) { lw.showPages(i, read) }
+	case o.IO != nil && !o.IO.IsStdoutTTY() && len(lw.pages) == 1:
+		w.Progress = func(read, total int) { lw.progress.Show("page %d of %d", read, total) }
+	case o.IO != nil && !o.IO.IsStdoutTTY():
+		w.Progress = func(read, _ int) { lw.showPages(i, read) }
+	}
+	return w.Walk(ctx, func(it walk.Item) (bool, error) { return lw.row(status, it, stop) })
+}
+
+// showPages shows the pages read of every set so far: a count that only
+// goes up, as the sets' totals are not all known until each starts.
+func (lw *listWalk) showPages(set, read int) {
+	lw.mu.Lock()
+	lw.pages[set] = read
+	sum := 0
+	for _, n := range lw.pages {
+		sum += n
+	}
+	lw.mu.Unlock()
+	what := "listing"
+	if lw.o.searching() || lw.o.onlyExpired {
+		what = "searching " + lw.scope()
+	}
+	pages := "pages"
+	if sum == 1 {
+		pages = "page"
+	}
+	lw.progress.Show("%s: %d %s read", what, sum, pages)
+}
+
+// scope names what a search reads, for its progress line.
+func (lw *listWalk) scope() string {
+	label := "every status"
+	if len(lw.o.Statuses) > 0 {
+		label = "status " + strings.Join(lw.o.shownStatuses(), "/")
+	}
+	if lw.o.Order != "" {
+		label += " for order " + lw.o.Order
+	}
+	return label
+}
+
+// row takes one payment of the walk of status: printed when it matches.
+func (lw *listWalk) row(status string, it walk.Item, stop context.CancelFunc) (bool, error) {
+	var p api.Payment
+	if err := json.Unmarshal(it.Raw, &p); err != nil {
+		return false, err
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.found {
+		return false, nil
+	}
+	if lw.closedToo && paysearch.Repeats(status, &p) {
+		return true, nil // a closed one: the default set showed it
+	}
+	if !lw.o.keeps(status, &p) {
+		return true, nil
+	}
+	lw.searched++
+	if !lw.o.matches(&p) {
+		return true, nil
+	}
+	lw.progress.BeforeData()
+	if err := lw.stream.Write(it.Raw); err != nil {
+		return false, err
+	}
+	lw.printed++
+	if lw.o.searching() || lw.o.onlyExpired {
+		if err := lw.stream.Flush(); err != nil {
+			return false, err
+		}
+	}
+	if len(lw.newest) < recent.Max {
+		lw.newest = append(lw.newest, recentEntry(&p))
+	}
+	if lw.firstOnly {
+		lw.found = true
+		stop() // the first match is what was asked for
+		return false, nil
+	}
+	return true, nil
+}
+
+// sayNothingFound is the one line on stderr of a walk that printed no row.
+func (lw *listWalk) sayNothingFound() {
+	o := lw.o
+	if lw.printed > 0 || o.Notice == nil {
+		return
+	}
+	scope := o.describe()
+	switch {
+	case o.Order != "":
+		o.Notice("no payment with order number %s (searched %d payments, %s)", o.Order, lw.searched, scope)
+	case o.Buyer != "":
+		o.Notice("no payment of buyer %s (searched %d payments, %s)", o.Buyer, lw.searched, scope)
+	default:
+		o.Notice("no payments match (%s)", scope)
+	}
 }
 
 func (o *ListOptions) remember(payments []api.Payment) {

@@ -26,6 +26,30 @@ var ListColumns = []output.Column{
 	{Header: "REFUNDABLE", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Refundable() })},
 }
 
+// BuyerColumns are the columns of a buyer search (`payments list --buyer`):
+// the list's, with the buyer beside the amount, so that a person sees who
+// matched: by the buyer's phone for a query written as a phone number, by
+// the email for one holding an "@", else by the name. The buyer is shown
+// whole, wrapped rather than cut.
+func BuyerColumns(by string) []output.Column {
+	path, header := "buyer.name", "BUYER"
+	switch by {
+	case "phone":
+		path, header = "buyer.phone", "BUYER PHONE"
+	case "email":
+		path, header = "buyer.email", "BUYER EMAIL"
+	}
+	buyer := output.Column{Header: header, Path: path, Kind: output.Wrapped(output.KindText)}
+	cols := make([]output.Column, 0, len(ListColumns)+1)
+	for _, c := range ListColumns {
+		cols = append(cols, c)
+		if c.Header == "AMOUNT" {
+			cols = append(cols, buyer)
+		}
+	}
+	return cols
+}
+
 // moveTotal is a column's value computed from the payment a record holds.
 func moveTotal(total func(*api.Payment) decimal.Decimal) func(map[string]any) string {
 	return func(rec map[string]any) string {

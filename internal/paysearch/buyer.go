@@ -36,6 +36,9 @@ func NewBuyer(q string) (b Buyer, ok bool) {
 	return b, len(b.words) > 0
 }
 
+// ByPhone reports whether the query is written as a phone number.
+func (b Buyer) ByPhone() bool { return b.phone != "" }
+
 // Matches tells whether the buyer is one the query looks for: the query's
 // digits in the phone's, or each of its words in the name or the email.
 func (b Buyer) Matches(buyer *api.Buyer) bool {
