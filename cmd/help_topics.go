@@ -124,11 +124,12 @@ image sets them; bnpl sandbox serve --help says what each one risks):
   BNPL_SANDBOX_ALLOW_REMOTE_CONTROL  1, true or yes: --allow-remote-control
 
 In CI: with CI set (to anything but 0, false or no, as GitHub Actions, GitLab
-CI and most others do), nothing prompts, even on a terminal a runner
-allocates: bnpl acts as in a script, where a removal or a reset goes ahead
-and a live money move is refused without --yes. Progress is then written as
-plain lines, never redrawn with carriage returns. Without a terminal on stdin
-nothing prompts either, CI or not. BNPL_QUIET=1 drops the notices too.
+CI and most others do), progress is written as plain lines, never redrawn
+with carriage returns: the latest state every 2 seconds, counting up.
+Questions depend on stdin alone: with a terminal on stdin bnpl asks before a
+removal, a reset or a live money move, CI or not; without one it acts as in
+a script, where a removal or a reset goes ahead and a live money move is
+refused without --yes. BNPL_QUIET=1 drops the notices too.
 
 Other variables bnpl follows:
 

@@ -375,10 +375,10 @@ func applyEnv(f *cmdutil.Factory, cmd *cobra.Command) error {
 		g.Quiet = true
 	}
 	if cmdutil.InCI(f.Getenv) {
-		// A CI job has no one to answer: nothing prompts, even on the
-		// terminal some runners allocate, and progress is written as
-		// plain lines that a log keeps.
-		f.IO.SetStdinTTY(false)
+		// A CI job's progress is written as plain lines that a log keeps.
+		// A question is still asked whenever a terminal is on stdin: a
+		// person set CI in their shell, or sits at the runner's terminal,
+		// and a reset or a live move must not go ahead unasked.
 		f.IO.SetPlainProgress(true)
 	}
 	if g.NoColor {

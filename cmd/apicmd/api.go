@@ -420,7 +420,7 @@ func (o *Options) walkOffsets(ctx context.Context, client *api.Client, req *requ
 	}
 	if o.Progress != nil {
 		w.Progress = func(read, total int) { o.Progress.Show("page %d of %d", read, total) }
-		defer o.Progress.Clear()
+		defer o.Progress.Done()
 	}
 	return w.Walk(ctx, func(it walk.Item) (bool, error) {
 		if err := put(it.Raw); err != nil {

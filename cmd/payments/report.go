@@ -265,7 +265,7 @@ func reportRun(ctx context.Context, o *ReportOptions) error {
 		payments++
 		return true, nil
 	})
-	progress.Clear()
+	progress.Done()
 	if err != nil {
 		return err
 	}

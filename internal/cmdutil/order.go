@@ -77,10 +77,12 @@ func (l *OrderLookup) PaymentID(ctx context.Context, client *api.Client, arg str
 		progress = NewProgress(nil, true)
 	}
 	progress.Show("searching every status for order %s", ref)
-	res, err := paysearch.ByOrder(ctx, client, ref, walk.DefaultConcurrency, func(read, total int) {
-		progress.Show("searching every status for order %s: page %d of %d", ref, read, total)
+	// The sets' totals are known only as each starts: the pages read is
+	// the count that only goes up.
+	res, err := paysearch.ByOrder(ctx, client, ref, walk.DefaultConcurrency, func(read, _ int) {
+		progress.Show("searching every status for order %s: %d pages read", ref, read)
 	})
-	progress.Clear()
+	progress.Done()
 	if err != nil {
 		return "", err
 	}
