@@ -172,6 +172,11 @@ func views() []view {
 			d := unmarshal[api.Dispute](t, "dispute.json")
 			return p.Object(d.Raw(), disputes.Detail(d))
 		}},
+		// A refunded dispute has nothing left to answer: no days left.
+		{name: "disputes_get_refunded", sources: []string{"dispute_refunded.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			d := unmarshal[api.Dispute](t, "dispute_refunded.json")
+			return p.Object(d.Raw(), disputes.Detail(d))
+		}},
 		// `checkout get` and the human lines of `checkout create`.
 		{name: "checkout_get", sources: []string{"session.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			s := unmarshal[api.CheckoutSession](t, "session.json")

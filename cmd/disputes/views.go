@@ -26,10 +26,22 @@ func listColumns(when output.Column) []output.Column {
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 		{Header: "CURRENCY", Path: "currency", TableHidden: true},
 		{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},
-		{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
+		DaysLeftColumn,
 		when,
 	}
 }
+
+// DaysLeftColumn is the days a merchant has left to answer a dispute,
+// shown for an open one only: a refunded, declined or cancelled dispute
+// has nothing left to answer, and a 0 there would read as urgent.
+var DaysLeftColumn = output.Column{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft, Value: func(rec map[string]any) string {
+	status, _ := output.Lookup(rec, "status")
+	if d := (api.Dispute{Status: output.String(status)}); !d.Active() {
+		return ""
+	}
+	days, _ := output.Lookup(rec, "days_left")
+	return output.String(days)
+}}
 
 func itemColumns(currency string) []output.Column {
 	return []output.Column{
@@ -39,13 +51,16 @@ func itemColumns(currency string) []output.Column {
 	}
 }
 
+// historyColumns are a dispute's history: when, who and what happened are
+// what it is read for, so the time, the event and who did it are never cut,
+// and the content wraps, or goes on the lines under its row when the line
+// has no room for it (at 80 columns).
 var historyColumns = []output.Column{
 	{Header: "CREATED", Path: "created_at", Kind: output.Whole(output.KindTime)},
 	{Header: "SOURCE", Path: "source", Kind: output.KindPlain},
-	{Header: "EVENT", Path: "event_type", Kind: output.KindPlain},
-	{Header: "BY", Path: "created_by", Kind: output.KindPlain},
-	// What happened is what a history is read for: it wraps, never goes.
-	{Header: "CONTENT", Path: "content", Kind: output.Wrapped(output.KindText)},
+	{Header: "EVENT", Path: "event_type", Kind: output.Whole(output.KindPlain)},
+	{Header: "BY", Path: "created_by", Kind: output.Whole(output.KindText)},
+	{Header: "CONTENT", Path: "content", Kind: output.Below(output.KindText)},
 	// Attachment ids are never cut; the dispute's own list shows them too,
 	// so a narrow table drops them whole.
 	{Header: "ATTACHMENTS", Kind: output.KindLinkID, Value: func(rec map[string]any) string {
@@ -70,7 +85,9 @@ func Detail(d *api.Dispute) *output.Detail {
 		{Label: "Currency", Value: d.Currency, TableHidden: true},
 		{Label: "Payment", Value: d.PaymentID},
 		{Label: "Order", Value: d.OrderNumber},
-		{Label: "Days left", Value: strconv.Itoa(d.DaysLeft), Kind: output.KindDaysLeft},
+	}
+	if d.Active() {
+		fields = append(fields, output.Field{Label: "Days left", Value: strconv.Itoa(d.DaysLeft), Kind: output.KindDaysLeft})
 	}
 	if d.CreatedAt != nil {
 		fields = append(fields, output.Field{Label: "Created", Value: d.CreatedAt.UTC().Format(time.RFC3339), Kind: output.KindTime})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/bnpl-cli/bnpl/cmd/disputes"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -90,7 +91,7 @@ func disputeColumns(currency string) []output.Column {
 		{Header: "STATUS", Path: "status", Kind: output.KindStatus},
 		{Header: "REASON", Path: "reason", Kind: output.KindText},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency", Currency: currency},
-		{Header: "DAYS", Path: "days_left", Kind: output.KindDaysLeft},
+		disputes.DaysLeftColumn,
 	}
 }
 

@@ -69,8 +69,8 @@ func (pl *planner) squeeze(kinds ...Kind) {
 			continue
 		}
 		// Wrapped columns narrow on their own (narrowWrapped), after the
-		// text that is cut has given way.
-		if slices.Contains(kinds, c.kind) && !c.wrap {
+		// text that is cut has given way; whole ones never do.
+		if slices.Contains(kinds, c.kind) && !c.wrap && !c.whole {
 			idx = append(idx, i)
 		} else {
 			rigid += c.width
