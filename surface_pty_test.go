@@ -49,20 +49,30 @@ func TestUsageErrorOnPTY(t *testing.T) {
 	}
 }
 
-// An empty list on a terminal shows its header, so a person sees what
-// would have been listed; piped, it prints nothing.
-func TestEmptyListHeaderOnPTY(t *testing.T) {
+// An empty list on a terminal has one form: a line on stderr saying that
+// nothing was found, and what to do; no empty header under it. Piped,
+// nothing at all on stdout.
+func TestEmptyListSaysNothingFoundOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	r := startPTY(t, env, "payments", "list", "--status", "rejected")
-	if code := r.waitExit(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d; terminal:\n%s", code, r.output())
-	}
-	out := r.output()
-	if !strings.Contains(out, "ID") || !strings.Contains(out, "STATUS") || !strings.Contains(out, "AMOUNT") {
-		t.Errorf("no header on a terminal:\n%s", out)
-	}
-	if !strings.Contains(out, "no payments match (status rejected)") {
-		t.Errorf("no notice:\n%s", out)
+	for _, tc := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"payments", "list", "--status", "rejected"}, "no payments match (status rejected)"},
+		{[]string{"webhooks", "list"}, "no payment webhooks: add one with `bnpl webhooks add URL`"},
+		{[]string{"profiles", "list"}, "no profiles: commands use the embedded sandbox; add one with `bnpl login`"},
+	} {
+		r := startPTY(t, env, tc.args...)
+		if code := r.waitExit(10 * time.Second); code != 0 {
+			t.Fatalf("%v: exit %d; terminal:\n%s", tc.args, code, r.output())
+		}
+		out := r.output()
+		if !strings.Contains(out, tc.say) {
+			t.Errorf("%v: no notice %q:\n%s", tc.args, tc.say, out)
+		}
+		if strings.Contains(out, "ID ") || strings.Contains(out, "STATUS") || strings.Contains(out, " yet") {
+			t.Errorf("%v: more than the one line:\n%s", tc.args, out)
+		}
 	}
 	if got := bnplOut(t, env, "payments", "list", "--status", "rejected"); got != "" {
 		t.Errorf("piped: got %q, want nothing", got)

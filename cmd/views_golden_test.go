@@ -120,6 +120,11 @@ func views() []view {
 		{name: "webhooks_list", sources: []string{"webhooks.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(webhooks.ListColumns, readRecords(t, "webhooks.json"))
 		}},
+		// No webhook has a header: HEADER and VALUE give their width to
+		// the URL.
+		{name: "webhooks_list_no_header", sources: []string{"webhooks_no_header.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(webhooks.ListColumns, readRecords(t, "webhooks_no_header.json"))
+		}},
 		{name: "dispute_webhooks_list", sources: []string{"dispute_webhooks.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputewebhooks.ListColumns, readRecords(t, "dispute_webhooks.json"))
 		}},

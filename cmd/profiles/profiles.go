@@ -110,7 +110,7 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 				recs = append(recs, rec)
 			}
 			if len(recs) == 0 {
-				f.Noticef("no profiles yet: commands use the embedded sandbox; add one with bnpl login")
+				f.Noticef("no profiles: commands use the embedded sandbox; add one with `bnpl login`")
 			}
 			return printer.List(ListColumns, recs)
 		},

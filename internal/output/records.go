@@ -20,6 +20,55 @@ func overflows(plan []colPlan, total int) bool {
 	return used+columnGap*max(shown-1, 0) > total
 }
 
+// planWithoutEmpty is planTable for a terminal over columns none of rows
+// has a value in left out (webhooks that all lack a header), so that their
+// headers take no room from the others; a column asked for by name, or
+// marked to show whole, stays.
+func planWithoutEmpty(headers []string, rows [][]string, kinds []Kind, total int) []colPlan {
+	var keep []int
+	for i := range headers {
+		if len(rows) == 0 || kinds[i]&pinnedBit != 0 || !emptyColumn(rows, i) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(headers) || len(keep) == 0 {
+		return planTable(headers, rows, kinds, total, true)
+	}
+	subHeaders := make([]string, len(keep))
+	subKinds := make([]Kind, len(keep))
+	for j, i := range keep {
+		subHeaders[j], subKinds[j] = headers[i], kinds[i]
+	}
+	subRows := make([][]string, len(rows))
+	for r, row := range rows {
+		subRows[r] = make([]string, len(keep))
+		for j, i := range keep {
+			if i < len(row) {
+				subRows[r][j] = row[i]
+			}
+		}
+	}
+	sub := planTable(subHeaders, subRows, subKinds, total, true)
+	plan := make([]colPlan, len(headers))
+	for i := range plan {
+		plan[i] = colPlan{kind: kinds[i] &^ flagBits}
+	}
+	for j, i := range keep {
+		plan[i] = sub[j]
+	}
+	return plan
+}
+
+// emptyColumn reports whether no row has a value in column i.
+func emptyColumn(rows [][]string, i int) bool {
+	for _, row := range rows {
+		if i < len(row) && strings.TrimSpace(row[i]) != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // renderRecords writes the pending rows as records, as psql's expanded
 // mode does when a result is wider than the terminal: one block per row,
 // a "FIELD  value" line per column (every column, none cut or left out),
