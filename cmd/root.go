@@ -81,6 +81,7 @@ func handleError(f *cmdutil.Factory, root *cobra.Command, args []string, err err
 	if err == nil || f.IO.StdoutClosed() && endedByClosedStdout(err) {
 		return cmdutil.ExitOK
 	}
+	err = f.LiveHint(err)
 	var usage *cmdutil.UsageError
 	if !errors.As(err, &usage) && isCobraUsage(err) {
 		err = &cmdutil.UsageError{Err: err}
