@@ -34,9 +34,15 @@ type ptyRun struct {
 
 func startPTY(t *testing.T, env []string, args ...string) *ptyRun {
 	t.Helper()
+	return startPTYAt(t, env, 120, args...)
+}
+
+// startPTYAt is startPTY on a terminal cols wide.
+func startPTYAt(t *testing.T, env []string, cols uint16, args ...string) *ptyRun {
+	t.Helper()
 	cmd := exec.Command("bnpl", args...)
 	cmd.Env = env
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
 	if err != nil {
 		t.Fatalf("start bnpl on a pty: %v", err)
 	}

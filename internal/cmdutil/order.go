@@ -106,7 +106,11 @@ type OrderNotFoundError struct {
 }
 
 func (e *OrderNotFoundError) Error() string {
-	return fmt.Sprintf("no payment with order number %s (searched %d payments, every status)", e.Ref, e.Searched)
+	payments := "payments"
+	if e.Searched == 1 {
+		payments = "payment"
+	}
+	return fmt.Sprintf("no payment with order number %s (searched %d %s, every status)", e.Ref, e.Searched, payments)
 }
 func (e *OrderNotFoundError) ExitCode() int { return ExitNotFound }
 func (e *OrderNotFoundError) Hint() string {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/cmd"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+)
+
+// commandPaths lists every command of the tree that help is shown for.
+func commandPaths() [][]string {
+	root := cmd.NewRootCmd(cmdutil.New("test", "", ""))
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		paths = append(paths, append([]string(nil), path...))
+		for _, sub := range c.Commands() {
+			walk(sub, append(path, sub.Name()))
+		}
+	}
+	walk(root, nil)
+	return paths
+}
+
+// On a terminal 80 columns wide, every command's help fits, examples and
+// all: no line is wider than the terminal, so none is folded by it.
+func TestEveryHelpFitsEightyColumnsOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	paths := commandPaths()
+	if len(paths) < 50 {
+		t.Fatalf("only %d commands found", len(paths))
+	}
+	for _, p := range paths {
+		args := append(append([]string(nil), p...), "--help")
+		got, code := onPTYAt(t, env, 80, nil, args...)
+		if code != 0 {
+			t.Fatalf("bnpl %s: exit %d\n%s", strings.Join(args, " "), code, got)
+		}
+		if wide := wideLines(got, 80); len(wide) > 0 {
+			t.Errorf("bnpl %s at 80 columns: %d lines wider:\n%s", strings.Join(args, " "), len(wide), strings.Join(wide, "\n"))
+		}
+	}
+}
+
+// Representative outputs people read at 80 columns, on stdout and stderr
+// alike (tables too wide for the terminal, details, errors and hints, a
+// LIVE question with its amount): no line is wider than the terminal, and
+// an amount, an id, a flag or a command is never parted over two lines.
+func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	checkout, err := filepath.Abs("testdata/checkout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
+	bnplOut(t, env, "sandbox", "approve", id, "-q")
+	bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "-q")
+	live := authorizedLivePayment(t, env)
+
+	for _, tc := range []struct {
+		args  []string
+		code  int
+		whole []string
+	}{
+		{[]string{"payments", "list", "--columns", "id,status,buyer.name,captured,refunded,created,order.reference_id"}, 0, []string{id, "100.00 AED"}},
+		{[]string{"payments", "list", "--columns", "id,amount,buyer.name,reference"}, 0, []string{id}},
+		{[]string{"payments", "list", "--columns", "buyer"}, 0, nil},
+		{[]string{"payments", "list", "--buyer", "layla"}, 0, []string{"Layla Haddad"}},
+		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}},
+		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}},
+		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments only"}},
+		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}},
+		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}},
+		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}},
+		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}},
+		{[]string{"sandbox", "logs"}, 0, nil},
+		{[]string{"profiles", "list"}, 0, nil},
+		{[]string{"help", "environment"}, 0, nil},
+		{[]string{"help", "exit-codes"}, 0, nil},
+	} {
+		got, code := onPTYAt(t, env, 80, nil, tc.args...)
+		name := "bnpl " + strings.Join(tc.args, " ")
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d\n%s", name, code, tc.code, got)
+			continue
+		}
+		if wide := wideLines(got, 80); len(wide) > 0 {
+			t.Errorf("%s at 80 columns: %d lines wider:\n%s", name, len(wide), strings.Join(wide, "\n"))
+		}
+		for _, w := range tc.whole {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s at 80 columns: %q is not whole on one line:\n%s", name, w, got)
+			}
+		}
+	}
+
+	// The LIVE question: its amount stays with its currency.
+	r := startPTYAt(t, env, 80, "--live", "payments", "capture", live, "--amount", "200.00")
+	r.waitOutput("Type yes")
+	r.send("no\r")
+	if code := r.waitExit(10 * time.Second); code != 2 {
+		t.Fatalf("declined live capture: exit %d\n%s", code, r.output())
+	}
+	out := screen(r.output())
+	if !strings.Contains(out, "200.00 AED") {
+		t.Errorf("the LIVE question parts the amount from its currency:\n%s", out)
+	}
+	if wide := wideLines(out, 80); len(wide) > 0 {
+		t.Errorf("the LIVE question at 80 columns:\n%s", strings.Join(wide, "\n"))
+	}
+}
