@@ -76,7 +76,7 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 		{[]string{"payments", "list", "--buyer", "layla"}, 0, []string{"Layla Haddad"}},
 		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}},
 		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}},
-		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments only"}},
+		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments"}},
 		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}},
 		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}},
 		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}},

@@ -25,5 +25,5 @@ func (f *Factory) LiveHint(err error) error {
 	if t == nil || t.Live {
 		return err
 	}
-	return WithHint(err, "test keys see test payments only: if it is a live payment (a disputed one is), add --live; else check the id and that the profile (merchant, region) is the one that created it")
+	return WithHint(err, "check the id and that the profile (merchant, region, test/live) is the one that created it: test keys see test payments only, and a live one (a disputed payment is) needs --live")
 }
