@@ -59,6 +59,20 @@ func TestPagerOnPTY(t *testing.T) {
 		t.Errorf("payments list without a pager lacks the payment:\n%s", out)
 	}
 
+	// Long help goes through the pager too, wrapped to the terminal.
+	os.Remove(got)
+	r = startPTYAt(t, env, 80, "sandbox", "serve", "--help")
+	if code := r.waitExit(20 * time.Second); code != 0 || !strings.Contains(r.output(), "PAGER-DONE") {
+		t.Fatalf("help on a terminal: exit %d, paged: %v\n%s", code, strings.Contains(r.output(), "PAGER-DONE"), r.output())
+	}
+	if b, err := os.ReadFile(got); err != nil || !strings.Contains(string(b), "Usage:") || len(wideLines(string(b), 80)) > 0 {
+		t.Errorf("the pager got no help fitted to 80 columns (%v):\n%s", err, b)
+	}
+	if help, _ := bnplIn(t, env, "", "sandbox", "serve", "--help"); !strings.Contains(help, "Usage:") || strings.Contains(help, "PAGER-DONE") {
+		t.Errorf("piped help went through the pager, or is missing: %q", help)
+	}
+	os.Remove(got)
+
 	// Piped: never, whatever is set.
 	stdout, _ := bnplIn(t, env, "", "payments", "list", "--status", "new")
 	if _, err := os.Stat(got); err == nil || strings.Contains(stdout, "PAGER-DONE") {
