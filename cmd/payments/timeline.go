@@ -73,106 +73,16 @@ type Delivery struct {
 // must have been (an authorization after the creation, a close after the
 // last capture and before the first refund) with no time.
 func Timeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery) []Event {
-	var evs []Event
-	cur := p.Currency
-	add := func(e Event) { e.seq = len(evs); evs = append(evs, e) }
-	var created time.Time
-	if p.CreatedAt != nil {
-		created = *p.CreatedAt
-		add(Event{At: p.CreatedAt, Event: "created", Amount: money.Format(p.Amount, cur), Currency: cur})
-	}
-	// The first delivery of a payment event is when it happened, as near
-	// as a sandbox tells.
-	firstOf := map[string]*time.Time{}
-	for i := range deliveries {
-		d := &deliveries[i]
-		if d.DisputeID != "" || d.Resend {
-			continue
-		}
-		if t, ok := firstOf[d.Event]; !ok || d.At.Before(*t) {
-			firstOf[d.Event] = &d.At
-		}
-	}
-	authorized := p.Status == api.StatusAuthorized || p.Status == api.StatusClosed || len(p.Captures) > 0
-	if authorized {
-		add(Event{At: firstOf["authorized"], Event: "authorized", after: created})
-	}
-	for _, st := range []struct{ status, event string }{{api.StatusRejected, "rejected"}, {api.StatusExpired, "expired"}} {
-		if p.Status == st.status {
-			add(Event{At: firstOf[st.event], Event: st.event, after: created})
-		}
-	}
-	lastCapture := created
-	for _, c := range p.Captures {
-		e := Event{At: c.CreatedAt, Event: "captured", Amount: money.Format(c.Amount, cur), Currency: cur, ID: c.ID, after: created}
-		if c.ReferenceID != "" {
-			e.Detail = "reference " + c.ReferenceID
-		}
-		if c.CreatedAt != nil && c.CreatedAt.After(lastCapture) {
-			lastCapture = *c.CreatedAt
-		}
-		add(e)
-	}
-	if p.Status == api.StatusClosed {
-		e := Event{At: firstOf["closed"], Event: "closed", after: lastCapture}
-		captured := p.Captured()
-		switch {
-		case captured.Equal(p.Amount):
-			e.Detail = "captured in full"
-		case captured.IsZero():
-			e.Detail = "nothing captured: the customer was refunded"
-		default:
-			e.Detail = money.Display(p.Amount.Sub(captured), cur) + " not captured"
-		}
-		add(e)
-	}
-	for _, r := range p.Refunds {
-		e := Event{At: r.CreatedAt, Event: "refunded", Amount: money.Format(r.Amount, cur), Currency: cur, ID: r.ID, after: lastCapture}
-		var parts []string
-		if r.ReferenceID != "" {
-			parts = append(parts, "reference "+r.ReferenceID)
-		}
-		if r.Reason != "" {
-			parts = append(parts, r.Reason)
-		}
-		e.Detail = strings.Join(parts, "; ")
-		add(e)
-	}
+	tl := &timeline{p: p, cur: p.Currency, firstOf: firstDeliveries(deliveries)}
+	tl.payment()
+	tl.moves()
 	for i := range disputes {
-		d := &disputes[i]
-		add(Event{At: d.CreatedAt, Event: "dispute opened", Amount: money.Format(d.Amount, d.Currency), Currency: d.Currency,
-			ID: d.ID, Detail: strings.TrimSpace("reason " + d.Reason + "; now " + d.Status), after: lastCapture})
-		for _, h := range d.History {
-			if h.EventType == "dispute_created" {
-				continue // the line above
-			}
-			detail := h.Content
-			if detail == "" {
-				detail = h.Note
-			}
-			if h.Source != "" {
-				detail = strings.TrimSpace(h.Source + ": " + detail)
-			}
-			add(Event{At: h.CreatedAt, Event: "dispute " + strings.ReplaceAll(h.EventType, "_", " "), ID: d.ID, Detail: detail, after: lastCapture})
-		}
+		tl.dispute(&disputes[i])
 	}
 	for i := range deliveries {
-		d := &deliveries[i]
-		at := d.At
-		e := Event{At: &at, Event: "webhook " + d.Event, ID: d.DeliveryID}
-		outcome := d.Outcome
-		switch {
-		case d.Error != "":
-			outcome += ": " + d.Error
-		case d.HTTPStatus != 0:
-			outcome += fmt.Sprintf(" (%d)", d.HTTPStatus)
-		}
-		e.Detail = fmt.Sprintf("attempt %d %s, %s", d.Attempt, outcome, d.URL)
-		if d.Resend {
-			e.Detail = "resend " + outcome + ", " + d.URL
-		}
-		add(e)
+		tl.delivery(&deliveries[i])
 	}
+	evs := tl.evs
 	sort.SliceStable(evs, func(i, j int) bool {
 		ti, tj := evs[i].when(), evs[j].when()
 		if !ti.Equal(tj) {
@@ -185,6 +95,131 @@ func Timeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery) []E
 		return evs[i].seq < evs[j].seq
 	})
 	return evs
+}
+
+// timeline is a payment's timeline being put together.
+type timeline struct {
+	p       *api.Payment
+	cur     string
+	evs     []Event
+	firstOf map[string]*time.Time
+	// created and lastCapture are where events with no time of their
+	// own are placed after.
+	created, lastCapture time.Time
+}
+
+func (tl *timeline) add(e Event) { e.seq = len(tl.evs); tl.evs = append(tl.evs, e) }
+
+// firstDeliveries are the times of the first delivery of each payment
+// event: when it happened, as near as a sandbox tells.
+func firstDeliveries(deliveries []Delivery) map[string]*time.Time {
+	firstOf := map[string]*time.Time{}
+	for i := range deliveries {
+		d := &deliveries[i]
+		if d.DisputeID != "" || d.Resend {
+			continue
+		}
+		if t, ok := firstOf[d.Event]; !ok || d.At.Before(*t) {
+			firstOf[d.Event] = &d.At
+		}
+	}
+	return firstOf
+}
+
+// payment adds the payment's creation and how its checkout ended.
+func (tl *timeline) payment() {
+	p := tl.p
+	if p.CreatedAt != nil {
+		tl.created = *p.CreatedAt
+		tl.add(Event{At: p.CreatedAt, Event: "created", Amount: money.Format(p.Amount, tl.cur), Currency: tl.cur})
+	}
+	authorized := p.Status == api.StatusAuthorized || p.Status == api.StatusClosed || len(p.Captures) > 0
+	if authorized {
+		tl.add(Event{At: tl.firstOf["authorized"], Event: "authorized", after: tl.created})
+	}
+	for _, st := range []struct{ status, event string }{{api.StatusRejected, "rejected"}, {api.StatusExpired, "expired"}} {
+		if p.Status == st.status {
+			tl.add(Event{At: tl.firstOf[st.event], Event: st.event, after: tl.created})
+		}
+	}
+}
+
+// moves adds the captures, the close and the refunds.
+func (tl *timeline) moves() {
+	p, cur := tl.p, tl.cur
+	tl.lastCapture = tl.created
+	for _, c := range p.Captures {
+		e := Event{At: c.CreatedAt, Event: "captured", Amount: money.Format(c.Amount, cur), Currency: cur, ID: c.ID, after: tl.created}
+		if c.ReferenceID != "" {
+			e.Detail = "reference " + c.ReferenceID
+		}
+		if c.CreatedAt != nil && c.CreatedAt.After(tl.lastCapture) {
+			tl.lastCapture = *c.CreatedAt
+		}
+		tl.add(e)
+	}
+	if p.Status == api.StatusClosed {
+		e := Event{At: tl.firstOf["closed"], Event: "closed", after: tl.lastCapture}
+		captured := p.Captured()
+		switch {
+		case captured.Equal(p.Amount):
+			e.Detail = "captured in full"
+		case captured.IsZero():
+			e.Detail = "nothing captured: the customer was refunded"
+		default:
+			e.Detail = money.Display(p.Amount.Sub(captured), cur) + " not captured"
+		}
+		tl.add(e)
+	}
+	for _, r := range p.Refunds {
+		e := Event{At: r.CreatedAt, Event: "refunded", Amount: money.Format(r.Amount, cur), Currency: cur, ID: r.ID, after: tl.lastCapture}
+		var parts []string
+		if r.ReferenceID != "" {
+			parts = append(parts, "reference "+r.ReferenceID)
+		}
+		if r.Reason != "" {
+			parts = append(parts, r.Reason)
+		}
+		e.Detail = strings.Join(parts, "; ")
+		tl.add(e)
+	}
+}
+
+// dispute adds a dispute's opening and the entries of its history.
+func (tl *timeline) dispute(d *api.Dispute) {
+	tl.add(Event{At: d.CreatedAt, Event: "dispute opened", Amount: money.Format(d.Amount, d.Currency), Currency: d.Currency,
+		ID: d.ID, Detail: strings.TrimSpace("reason " + d.Reason + "; now " + d.Status), after: tl.lastCapture})
+	for _, h := range d.History {
+		if h.EventType == "dispute_created" {
+			continue // the line above
+		}
+		detail := h.Content
+		if detail == "" {
+			detail = h.Note
+		}
+		if h.Source != "" {
+			detail = strings.TrimSpace(h.Source + ": " + detail)
+		}
+		tl.add(Event{At: h.CreatedAt, Event: "dispute " + strings.ReplaceAll(h.EventType, "_", " "), ID: d.ID, Detail: detail, after: tl.lastCapture})
+	}
+}
+
+// delivery adds a webhook delivery a sandbox made.
+func (tl *timeline) delivery(d *Delivery) {
+	at := d.At
+	e := Event{At: &at, Event: "webhook " + d.Event, ID: d.DeliveryID}
+	outcome := d.Outcome
+	switch {
+	case d.Error != "":
+		outcome += ": " + d.Error
+	case d.HTTPStatus != 0:
+		outcome += fmt.Sprintf(" (%d)", d.HTTPStatus)
+	}
+	e.Detail = fmt.Sprintf("attempt %d %s, %s", d.Attempt, outcome, d.URL)
+	if d.Resend {
+		e.Detail = "resend " + outcome + ", " + d.URL
+	}
+	tl.add(e)
 }
 
 func (e *Event) when() time.Time {

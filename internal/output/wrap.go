@@ -141,8 +141,9 @@ func fitUnit(u string, room int) []string {
 }
 
 // breakWord is the longest head of w no wider than width that ends where
-// a long word may break: after a "/", ",", ":", "&" or "?" (a path, a URL,
-// JSON); else after a "-" not between two digits (never inside a date);
+// a long word may break: after a "/" (a path or a URL, so that an id
+// between two stays whole); else after a ",", ":", "&" or "?" (JSON, a
+// query); else after a "-" not between two digits (never inside a date);
 // else anywhere.
 func breakWord(w string, width int) string {
 	head := displaywidth.TruncateString(w, width, "")
@@ -150,7 +151,7 @@ func breakWord(w string, width int) string {
 		_, size := firstRune(w)
 		return w[:size]
 	}
-	for _, seps := range []string{"/,:&?", "-"} {
+	for _, seps := range []string{"/", ",:&?", "-"} {
 		for cut := len(head) - 1; cut > 0; cut-- {
 			if strings.IndexByte(seps, head[cut]) < 0 {
 				continue
