@@ -51,13 +51,8 @@ type Options struct {
 	Transforms bool
 }
 
-// NewCmd returns `bnpl api`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	opts := &Options{In: f.IO.In, Out: f.IO.Out, ReadFile: readUserFile, Client: f.Client}
-	cmd := &cobra.Command{
-		Use:   "api <method> <path>",
-		Short: "Send any request to the service with the profile's key and region",
-		Long: `Send a request to any path of the service and print the answer's JSON. The key,
+// apiLong is the help of `bnpl api`.
+const apiLong = `Send a request to any path of the service and print the answer's JSON. The key,
 base URL, retries, --dry-run and --debug are those of every other command.
 
 Fields build the request:
@@ -79,52 +74,72 @@ in the list while it is read is printed once even when the list changes meanwhil
 Output is JSON unless -o says otherwise. An answer that is not 2xx is an error:
 it is reported on stderr and the exit code is that of the status (3 for 400, 4 for
 401, 6 for 404, ...); with -o json the error object on stderr carries the answer's
-body under "body". Nothing is printed on stdout then.`,
+body under "body". Nothing is printed on stdout then.`
+
+// completeArgs completes a method, then a path of the service.
+func completeArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	switch len(args) {
+	case 0:
+		return []string{"GET", "POST", "PUT", "DELETE"}, cobra.ShellCompDirectiveNoFileComp
+	case 1:
+		return []string{"/api/v2/checkout", "/api/v2/payments", "/api/v1/webhooks", "/api/v1/dispute-webhooks", "/api/v1/disputes"}, cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+// prepare checks the flags and settles progress and the printer: JSON
+// unless -o says otherwise.
+func (o *Options) prepare(f *cmdutil.Factory) error {
+	if o.Concurrency < 1 || o.Concurrency > maxConcurrency {
+		return cmdutil.Usagef("--concurrency must be between 1 and %d, got %d", maxConcurrency, o.Concurrency)
+	}
+	g := f.Global
+	o.Transforms = g.JQ != "" || g.Template != ""
+	if !f.IO.IsStdoutTTY() || o.Transforms {
+		// Rows on the terminal say how far it got by themselves;
+		// --jq and --template print only at the end.
+		o.Progress = cmdutil.NewProgress(f.IO, f.Global.Quiet)
+	}
+	format := g.Output
+	if o.JSONL {
+		if format != "" && format != output.FormatJSONL {
+			return cmdutil.Usagef("--jsonl and -o %s cannot be used together", format)
+		}
+		format = output.FormatJSONL
+	}
+	if format == "" {
+		// The service's JSON is the point of this command, on a
+		// terminal as in a pipe. The global -o stays unset, so that
+		// errors are JSON on stderr only when -o json asks for it.
+		format = output.FormatJSON
+	}
+	o.Printer = func() (*output.Printer, error) {
+		return output.NewPrinter(f.IO, output.Options{
+			Format: format, JQ: g.JQ, Template: g.Template, Columns: g.Columns, NoHeader: g.NoHeader,
+		})
+	}
+	return nil
+}
+
+// NewCmd returns `bnpl api`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	opts := &Options{In: f.IO.In, Out: f.IO.Out, ReadFile: readUserFile, Client: f.Client}
+	cmd := &cobra.Command{
+		Use:   "api <method> <path>",
+		Short: "Send any request to the service with the profile's key and region",
+		Long:  apiLong,
 		Example: `  bnpl api GET /api/v2/payments -f limit=5
   bnpl api GET /api/v2/payments --paginate --jq 'length'
   bnpl api GET /api/v2/payments -f status=closed --paginate --jsonl
   bnpl api POST /api/v2/checkout --input testdata/checkout.json --jq .payment.id
   bnpl api PUT /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6 -f 'order[reference_id]=ORDER-1002'
   bnpl api GET /api/v1/webhooks -H 'Accept-Language: en'`,
-		Args: cmdutil.ExactArgs(2, "a method (GET, POST, PUT, DELETE)", "a path such as /api/v2/payments"),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			switch len(args) {
-			case 0:
-				return []string{"GET", "POST", "PUT", "DELETE"}, cobra.ShellCompDirectiveNoFileComp
-			case 1:
-				return []string{"/api/v2/checkout", "/api/v2/payments", "/api/v1/webhooks", "/api/v1/dispute-webhooks", "/api/v1/disputes"}, cobra.ShellCompDirectiveNoFileComp
-			}
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		},
+		Args:              cmdutil.ExactArgs(2, "a method (GET, POST, PUT, DELETE)", "a path such as /api/v2/payments"),
+		ValidArgsFunction: completeArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Method, opts.Path = args[0], args[1]
-			if opts.Concurrency < 1 || opts.Concurrency > maxConcurrency {
-				return cmdutil.Usagef("--concurrency must be between 1 and %d, got %d", maxConcurrency, opts.Concurrency)
-			}
-			g := f.Global
-			opts.Transforms = g.JQ != "" || g.Template != ""
-			if !f.IO.IsStdoutTTY() || opts.Transforms {
-				// Rows on the terminal say how far it got by themselves;
-				// --jq and --template print only at the end.
-				opts.Progress = cmdutil.NewProgress(f.IO, f.Global.Quiet)
-			}
-			format := g.Output
-			if opts.JSONL {
-				if format != "" && format != output.FormatJSONL {
-					return cmdutil.Usagef("--jsonl and -o %s cannot be used together", format)
-				}
-				format = output.FormatJSONL
-			}
-			if format == "" {
-				// The service's JSON is the point of this command, on a
-				// terminal as in a pipe. The global -o stays unset, so that
-				// errors are JSON on stderr only when -o json asks for it.
-				format = output.FormatJSON
-			}
-			opts.Printer = func() (*output.Printer, error) {
-				return output.NewPrinter(f.IO, output.Options{
-					Format: format, JQ: g.JQ, Template: g.Template, Columns: g.Columns, NoHeader: g.NoHeader,
-				})
+			if err := opts.prepare(f); err != nil {
+				return err
 			}
 			return Run(cmd.Context(), opts)
 		},
@@ -151,73 +166,17 @@ type request struct {
 
 func (o *Options) build() (*request, error) {
 	r := &request{method: strings.ToUpper(strings.TrimSpace(o.Method)), header: http.Header{}}
-	switch r.method {
-	case "":
-		return nil, cmdutil.Usagef("the method is empty")
-	case "GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS":
-	default:
-		return nil, cmdutil.UsageHint("use GET, POST, PUT or DELETE", "unknown method %q", o.Method)
+	if err := o.checkMethodAndPath(r); err != nil {
+		return nil, err
 	}
-	path := strings.TrimSpace(o.Path)
-	if strings.Contains(path, "://") {
-		return nil, cmdutil.UsageHint("give the path only, e.g. /api/v2/payments: the base URL comes from the profile (or BNPL_BASE_URL)",
-			"%q is a URL, not a path", o.Path)
+	readFile := o.fileReader()
+	fields, err := o.fields(readFile)
+	if err != nil {
+		return nil, err
 	}
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
+	if err := o.addHeaders(r); err != nil {
+		return nil, err
 	}
-	r.path = path
-	if o.Paginate && r.method != http.MethodGet {
-		return nil, cmdutil.Usagef("--paginate works with GET only, not %s", r.method)
-	}
-	if o.Input == "-" {
-		for _, v := range o.TypedFields {
-			if strings.Contains(v, "=@-") {
-				return nil, cmdutil.Usagef("stdin can feed --input - or -F key=@-, not both")
-			}
-		}
-	}
-
-	stdinRead := false
-	readFile := func(name string) ([]byte, error) {
-		if name == "-" {
-			if stdinRead {
-				return nil, fmt.Errorf("stdin can be read only once")
-			}
-			stdinRead = true
-			return userfile.Read("", name, o.In, userfile.MaxRequestBody)
-		}
-		return o.ReadFile(name)
-	}
-	var fields []field
-	for _, a := range o.RawFields {
-		fl, err := parseField(a, false, readFile)
-		if err != nil {
-			return nil, cmdutil.Usagef("%v", err)
-		}
-		fields = append(fields, fl)
-	}
-	for _, a := range o.TypedFields {
-		fl, err := parseField(a, true, readFile)
-		if err != nil {
-			return nil, cmdutil.Refuse("check the file name after @", "%v", err)
-		}
-		fields = append(fields, fl)
-	}
-
-	for _, h := range o.Headers {
-		name, value, ok := strings.Cut(h, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, cmdutil.Usagef("-H %q: want 'Name: value'", h)
-		}
-		if strings.EqualFold(name, "Authorization") {
-			return nil, cmdutil.UsageHint("the key comes from the profile or BNPL_SECRET_KEY, never from the command line",
-				"-H Authorization is not accepted")
-		}
-		r.header.Add(name, strings.TrimSpace(value))
-	}
-
 	fieldsInQuery := r.method == http.MethodGet || r.method == http.MethodHead || r.method == http.MethodDelete || o.Input != ""
 	switch {
 	case o.Input != "":
@@ -241,6 +200,91 @@ func (o *Options) build() (*request, error) {
 		r.query = buildQuery(fields)
 	}
 	return r, nil
+}
+
+// checkMethodAndPath settles the request's method and path, refusing what
+// cannot be sent.
+func (o *Options) checkMethodAndPath(r *request) error {
+	switch r.method {
+	case "":
+		return cmdutil.Usagef("the method is empty")
+	case "GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS":
+	default:
+		return cmdutil.UsageHint("use GET, POST, PUT or DELETE", "unknown method %q", o.Method)
+	}
+	path := strings.TrimSpace(o.Path)
+	if strings.Contains(path, "://") {
+		return cmdutil.UsageHint("give the path only, e.g. /api/v2/payments: the base URL comes from the profile (or BNPL_BASE_URL)",
+			"%q is a URL, not a path", o.Path)
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	r.path = path
+	if o.Paginate && r.method != http.MethodGet {
+		return cmdutil.Usagef("--paginate works with GET only, not %s", r.method)
+	}
+	if o.Input == "-" {
+		for _, v := range o.TypedFields {
+			if strings.Contains(v, "=@-") {
+				return cmdutil.Usagef("stdin can feed --input - or -F key=@-, not both")
+			}
+		}
+	}
+	return nil
+}
+
+// fileReader reads a file a flag names, or stdin for "-", which can be
+// read only once.
+func (o *Options) fileReader() func(string) ([]byte, error) {
+	stdinRead := false
+	return func(name string) ([]byte, error) {
+		if name == "-" {
+			if stdinRead {
+				return nil, fmt.Errorf("stdin can be read only once")
+			}
+			stdinRead = true
+			return userfile.Read("", name, o.In, userfile.MaxRequestBody)
+		}
+		return o.ReadFile(name)
+	}
+}
+
+// fields parses -f and -F, in that order.
+func (o *Options) fields(readFile func(string) ([]byte, error)) ([]field, error) {
+	var fields []field
+	for _, a := range o.RawFields {
+		fl, err := parseField(a, false, readFile)
+		if err != nil {
+			return nil, cmdutil.Usagef("%v", err)
+		}
+		fields = append(fields, fl)
+	}
+	for _, a := range o.TypedFields {
+		fl, err := parseField(a, true, readFile)
+		if err != nil {
+			return nil, cmdutil.Refuse("check the file name after @", "%v", err)
+		}
+		fields = append(fields, fl)
+	}
+	return fields, nil
+}
+
+// addHeaders adds -H's headers; the key is never one of them.
+func (o *Options) addHeaders(r *request) error {
+	for _, h := range o.Headers {
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return cmdutil.Usagef("-H %q: want 'Name: value'", h)
+		}
+		if strings.EqualFold(name, "Authorization") {
+			return cmdutil.UsageHint("the key comes from the profile or BNPL_SECRET_KEY, never from the command line",
+				"-H Authorization is not accepted")
+		}
+		r.header.Add(name, strings.TrimSpace(value))
+	}
+	return nil
 }
 
 // readUserFile reads a file named by --input or -F key=@FILE: a regular

@@ -68,22 +68,8 @@ type CreateOptions struct {
 	Served func(ctx context.Context, baseURL string) bool
 }
 
-func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) error) *cobra.Command {
-	opts := &CreateOptions{
-		Stdin:      f.IO.In,
-		Now:        time.Now,
-		Notice:     f.Noticef,
-		Target:     f.Target,
-		Client:     f.Client,
-		Printer:    f.Printer,
-		Currencies: MerchantCurrencies,
-		Seen:       recent.Recorder(f.Getenv),
-		Served:     cmdutil.ProbeSandbox,
-	}
-	cmd := &cobra.Command{
-		Use:   "create [--input F | flags]",
-		Short: "Create a checkout session and its payment",
-		Long: `Create a checkout session, and with it a payment, from a JSON request (--input, or
+// createLong is the help of this command.
+const createLong = `Create a checkout session, and with it a payment, from a JSON request (--input, or
 - for stdin), from flags for the common fields, or both: flags are laid over the
 file and win. --item replaces the file's items; --meta adds to its meta.
 
@@ -103,7 +89,24 @@ The session's id, its payment's id and status, and the checkout URL are printed.
 A session that pre-scoring rejected is not an error: its status is "rejected",
 the reason is printed, and the command exits 0. -o json prints the session as the
 service sent it. A creation is never retried once the request may have arrived,
-since a second one would create a second payment.`,
+since a second one would create a second payment.`
+
+func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) error) *cobra.Command {
+	opts := &CreateOptions{
+		Stdin:      f.IO.In,
+		Now:        time.Now,
+		Notice:     f.Noticef,
+		Target:     f.Target,
+		Client:     f.Client,
+		Printer:    f.Printer,
+		Currencies: MerchantCurrencies,
+		Seen:       recent.Recorder(f.Getenv),
+		Served:     cmdutil.ProbeSandbox,
+	}
+	cmd := &cobra.Command{
+		Use:   "create [--input F | flags]",
+		Short: "Create a checkout session and its payment",
+		Long:  createLong,
 		Example: `  bnpl checkout create --input testdata/checkout.json
   bnpl checkout create --input testdata/checkout.json --order ORDER-1002 --amount 99.50
   bnpl checkout create --amount 120.00 --currency AED --order ORDER-1003 \

@@ -31,12 +31,8 @@ type CaptureOptions struct {
 	MoveDeps
 }
 
-func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions) error) *cobra.Command {
-	opts := &CaptureOptions{MoveDeps: newMoveDeps(f)}
-	cmd := &cobra.Command{
-		Use:   "capture <payment-id | order:REF> (--amount A | --full)",
-		Short: "Capture funds of an authorized payment, or of many from a file",
-		Long: `Capture funds of an AUTHORIZED payment: part of it with --amount, or whatever is
+// captureLong is the help of `payments capture`.
+const captureLong = `Capture funds of an AUTHORIZED payment: part of it with --amount, or whatever is
 left with --full. Capturing the whole remainder closes the payment.
 
 The payment is read first, so that an amount with too many decimals for its
@@ -70,7 +66,28 @@ tax_amount,shipping_amount,discount_amount) or JSON-lines file are captured, amo
 "full" taking what the earlier rows of its payment leave when it is sent. Every row is
 checked before it is sent as a single capture is (a row that would be refused fails,
 nothing sent); --dry-run reads the payments and prints that plan. See --journal,
---report and --retry-failed.`,
+--report and --retry-failed.`
+
+// checkFlags refuses, before anything is read, flags that do not go
+// together: a single capture's with --input, no amount or two, an amount
+// that is no amount.
+func (opts *CaptureOptions) checkFlags(cmd *cobra.Command) error {
+	if opts.Bulk.FromFile != "" {
+		return refuseSingleFlags(cmd, "amount", "full", "reference-id", "tax-amount", "shipping-amount", "discount-amount", "items-file")
+	}
+	if err := amountChoice(opts.Amount, opts.Full); err != nil {
+		return err
+	}
+	return amountsSyntax([2]string{"amount", opts.Amount}, [2]string{"tax-amount", opts.TaxAmount},
+		[2]string{"shipping-amount", opts.ShippingAmount}, [2]string{"discount-amount", opts.DiscountAmount})
+}
+
+func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions) error) *cobra.Command {
+	opts := &CaptureOptions{MoveDeps: newMoveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "capture <payment-id | order:REF> (--amount A | --full)",
+		Short: "Capture funds of an authorized payment, or of many from a file",
+		Long:  captureLong,
 		Example: `  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 500.00
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id ORDER-1001-C1 --tax-amount 4.76
@@ -85,14 +102,7 @@ nothing sent); --dry-run reads the payments and prints that plan. See --journal,
 				return err
 			}
 			opts.ID = id
-			if opts.Bulk.FromFile != "" {
-				if err := refuseSingleFlags(cmd, "amount", "full", "reference-id", "tax-amount", "shipping-amount", "discount-amount", "items-file"); err != nil {
-					return err
-				}
-			} else if err := amountChoice(opts.Amount, opts.Full); err != nil {
-				return err
-			} else if err := amountsSyntax([2]string{"amount", opts.Amount}, [2]string{"tax-amount", opts.TaxAmount},
-				[2]string{"shipping-amount", opts.ShippingAmount}, [2]string{"discount-amount", opts.DiscountAmount}); err != nil {
+			if err := opts.checkFlags(cmd); err != nil {
 				return err
 			}
 			if run != nil {
