@@ -194,61 +194,21 @@ func loginUnattended(cfg *config.Config, o *LoginOptions) (config.Profile, []str
 }
 
 func loginInteractive(ctx context.Context, cfg *config.Config, o *LoginOptions) (config.Profile, []string, error) {
-	ask := func(label, def string) (string, error) {
-		q := label + ": "
-		if def != "" {
-			q = fmt.Sprintf("%s [%s]: ", label, def)
-		}
-		line, err := o.Prompt.Line(q)
-		if errors.Is(err, cmdutil.ErrInterrupted) {
-			return "", err
-		}
-		if err != nil && line == "" {
-			return "", cmdutil.Refuse("run bnpl login again", "login cancelled")
-		}
-		if v := strings.TrimSpace(line); v != "" {
-			return v, nil
-		}
-		return def, nil
-	}
-	name := o.Profile
-	var err error
-	for name == "" || config.ValidateName(strings.ToLower(name)) != nil {
-		if name != "" {
-			fmt.Fprintln(o.ErrOut, config.ValidateName(strings.ToLower(name)).Error()+": use lower-case letters, digits, - and _")
-		}
-		if name, err = ask("Profile name", "default"); err != nil {
-			return config.Profile{}, nil, err
-		}
+	name, err := askProfileName(o)
+	if err != nil {
+		return config.Profile{}, nil, err
 	}
 	p, _ := cfg.Profile(name)
 	p.Name = strings.ToLower(name)
-	def := p.Region
-	if o.Region != "" {
-		def = o.Region
+	if err := askRegion(o, &p); err != nil {
+		return p, nil, err
 	}
-	if def == "" {
-		def = "ae"
-	}
-	// The region is checked as soon as it is typed, not after the keys.
-	for {
-		region, err := ask("Region (ae for UAE and Kuwait, sa for KSA)", def)
-		if err != nil {
-			return p, nil, err
-		}
-		if region = strings.ToLower(region); config.ValidRegion(region) {
-			p.Region = region
-			break
-		}
-		fmt.Fprintf(o.ErrOut, "%q is not a region: type ae for the UAE and Kuwait, sa for KSA\n", region)
-		def = ""
-	}
-	def = p.MerchantCode
+	def := p.MerchantCode
 	if o.MerchantCode != "" {
 		def = o.MerchantCode
 	}
 	for p.MerchantCode = ""; p.MerchantCode == ""; {
-		if p.MerchantCode, err = ask("Merchant code", def); err != nil {
+		if p.MerchantCode, err = askLine(o, "Merchant code", def); err != nil {
 			return p, nil, err
 		}
 	}
@@ -256,45 +216,116 @@ func loginInteractive(ctx context.Context, cfg *config.Config, o *LoginOptions) 
 		p.BaseURL = o.BaseURL
 	}
 	var keys []string
-	for _, k := range []struct {
-		label string
-		live  bool
-	}{{"Test secret key (sk_test_...", false}, {"Live secret key (sk_...", true}} {
-		label := k.label + ", empty to skip)"
-		if p.KeyIn(k.live) != config.StorageNone {
-			label = k.label + ", empty to keep the one stored)"
+	for _, live := range []bool{false, true} {
+		key, err := askKey(ctx, o, p, live)
+		if err != nil {
+			return p, nil, err
 		}
-		for {
-			key, err := o.Prompt.Secret(label + ": ")
-			if errors.Is(err, cmdutil.ErrInterrupted) {
-				return p, nil, err
-			}
-			if err != nil && key == "" {
-				return p, nil, cmdutil.Refuse("run bnpl login again", "login cancelled")
-			}
-			key = strings.TrimSpace(key)
-			if key == "" {
-				break
-			}
-			live, ok := config.KeyKind(key)
-			if !ok || live != k.live {
-				fmt.Fprintf(o.ErrOut, "that is not a %s secret key: copy it from the merchant dashboard, or leave it empty to skip\n", slotName(k.live))
-				continue
-			}
-			// Checked at once, so that a refused key can be typed again.
-			if err := checkKey(ctx, o, p, key); err != nil {
-				var ve *verifyError
-				if !errors.As(err, &ve) {
-					return p, nil, err
-				}
-				fmt.Fprintf(o.ErrOut, "%s\n%s\n", ve.msg, ve.hint)
-				continue
-			}
+		if key != "" {
 			keys = append(keys, key)
-			break
 		}
 	}
 	return p, keys, nil
+}
+
+// askLine asks label, def the answer an empty line gives.
+func askLine(o *LoginOptions, label, def string) (string, error) {
+	q := label + ": "
+	if def != "" {
+		q = fmt.Sprintf("%s [%s]: ", label, def)
+	}
+	line, err := o.Prompt.Line(q)
+	if errors.Is(err, cmdutil.ErrInterrupted) {
+		return "", err
+	}
+	if err != nil && line == "" {
+		return "", cmdutil.Refuse("run bnpl login again", "login cancelled")
+	}
+	if v := strings.TrimSpace(line); v != "" {
+		return v, nil
+	}
+	return def, nil
+}
+
+// askProfileName asks for the profile's name until it is a valid one,
+// unless --profile gave one.
+func askProfileName(o *LoginOptions) (string, error) {
+	name := o.Profile
+	var err error
+	for name == "" || config.ValidateName(strings.ToLower(name)) != nil {
+		if name != "" {
+			fmt.Fprintln(o.ErrOut, config.ValidateName(strings.ToLower(name)).Error()+": use lower-case letters, digits, - and _")
+		}
+		if name, err = askLine(o, "Profile name", "default"); err != nil {
+			return "", err
+		}
+	}
+	return name, nil
+}
+
+// askRegion asks for the region, checked as soon as it is typed, not
+// after the keys.
+func askRegion(o *LoginOptions, p *config.Profile) error {
+	def := p.Region
+	if o.Region != "" {
+		def = o.Region
+	}
+	if def == "" {
+		def = "ae"
+	}
+	for {
+		region, err := askLine(o, "Region (ae for UAE and Kuwait, sa for KSA)", def)
+		if err != nil {
+			return err
+		}
+		if region = strings.ToLower(region); config.ValidRegion(region) {
+			p.Region = region
+			return nil
+		}
+		fmt.Fprintf(o.ErrOut, "%q is not a region: type ae for the UAE and Kuwait, sa for KSA\n", region)
+		def = ""
+	}
+}
+
+// askKey asks for the test or the live key, hidden, until one of that
+// kind the service takes is typed, or none ("": skipped, or the one
+// stored kept).
+func askKey(ctx context.Context, o *LoginOptions, p config.Profile, live bool) (string, error) {
+	label := "Test secret key (sk_test_..."
+	if live {
+		label = "Live secret key (sk_..."
+	}
+	label += ", empty to skip): "
+	if p.KeyIn(live) != config.StorageNone {
+		label = strings.Replace(label, "empty to skip", "empty to keep the one stored", 1)
+	}
+	for {
+		key, err := o.Prompt.Secret(label)
+		if errors.Is(err, cmdutil.ErrInterrupted) {
+			return "", err
+		}
+		if err != nil && key == "" {
+			return "", cmdutil.Refuse("run bnpl login again", "login cancelled")
+		}
+		key = strings.TrimSpace(key)
+		if key == "" {
+			return "", nil
+		}
+		if kind, ok := config.KeyKind(key); !ok || kind != live {
+			fmt.Fprintf(o.ErrOut, "that is not a %s secret key: copy it from the merchant dashboard, or leave it empty to skip\n", slotName(live))
+			continue
+		}
+		// Checked at once, so that a refused key can be typed again.
+		if err := checkKey(ctx, o, p, key); err != nil {
+			var ve *verifyError
+			if !errors.As(err, &ve) {
+				return "", err
+			}
+			fmt.Fprintf(o.ErrOut, "%s\n%s\n", ve.msg, ve.hint)
+			continue
+		}
+		return key, nil
+	}
 }
 
 func slotName(live bool) string {

@@ -152,30 +152,67 @@ func showRun(_ context.Context, f *cmdutil.Factory, name string) error {
 	if err != nil {
 		return err
 	}
-	o := config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox, KeyOptional: true}
-	if name != "" {
-		if _, ok := cfg.Profile(name); !ok {
-			return &config.ProfileNotFoundError{Name: name, Known: profileNames(cfg)}
-		}
-		o.Profile, o.Sandbox = name, false
-	}
-	t, err := config.Resolve(cfg, o, f.Getenv)
+	t, err := showTarget(f, cfg, name)
 	if err != nil {
 		return err
-	}
-	if name != "" {
-		t.Sources["profile"] = "argument"
 	}
 	printer, err := f.Printer()
 	if err != nil {
 		return err
 	}
-	src := func(field string) string {
-		if s := t.Sources[field]; s != "" {
-			return " (" + s + ")"
+	fields := targetFields(t)
+	extra := map[string]any{}
+	if p, ok := cfg.Profile(t.Profile); ok && t.Profile != "" && !t.Embedded {
+		for _, slot := range []struct {
+			label string
+			live  bool
+			field string
+		}{{"Test key", false, "test_secret_key"}, {"Live key", true, "live_secret_key"}} {
+			value, masked := describeSlot(cfg, p, slot.live)
+			fields = append(fields, output.Field{Label: slot.label, Value: value})
+			extra[slot.field] = masked
+			extra[strings.Replace(slot.field, "secret_key", "key_storage", 1)] = string(p.KeyIn(slot.live))
 		}
-		return ""
 	}
+	fields = append(fields, output.Field{Label: "Base URL", Value: secret.RedactURL(t.BaseURL) + sourceOf(t, "base_url")})
+	rec, err := showRecord(t, extra)
+	if err != nil {
+		return err
+	}
+	return printer.Object(rec, &output.Detail{Fields: fields})
+}
+
+// showTarget resolves the profile shown: the one named, else the one
+// commands would use now.
+func showTarget(f *cmdutil.Factory, cfg *config.Config, name string) (*config.Target, error) {
+	o := config.Overrides{Profile: f.Global.Profile, Live: f.Global.Live, Sandbox: f.Global.Sandbox, KeyOptional: true}
+	if name != "" {
+		if _, ok := cfg.Profile(name); !ok {
+			return nil, &config.ProfileNotFoundError{Name: name, Known: profileNames(cfg)}
+		}
+		o.Profile, o.Sandbox = name, false
+	}
+	t, err := config.Resolve(cfg, o, f.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if name != "" {
+		t.Sources["profile"] = "argument"
+	}
+	return t, nil
+}
+
+// sourceOf says where a field of t came from, " (flag)", or "".
+func sourceOf(t *config.Target, field string) string {
+	if s := t.Sources[field]; s != "" {
+		return " (" + s + ")"
+	}
+	return ""
+}
+
+// targetFields are what `profiles show` says of the target: profile,
+// region, merchant, mode and key, each with where it came from.
+func targetFields(t *config.Target) []output.Field {
 	mode := "test"
 	if t.Live {
 		mode = "live"
@@ -193,46 +230,32 @@ func showRun(_ context.Context, f *cmdutil.Factory, name string) error {
 	case t.KeyStorage != config.StorageNone:
 		key += " (" + t.Sources["secret_key"] + ", " + t.KeyStorage.Describe() + ")"
 	default:
-		key += src("secret_key")
+		key += sourceOf(t, "secret_key")
 	}
-	fields := []output.Field{
-		{Label: "Profile", Value: profile + src("profile")},
-		{Label: "Region", Value: t.Region + src("region")},
-		{Label: "Merchant code", Value: t.MerchantCode + src("merchant_code")},
-		{Label: "Mode", Value: mode + src("live")},
+	return []output.Field{
+		{Label: "Profile", Value: profile + sourceOf(t, "profile")},
+		{Label: "Region", Value: t.Region + sourceOf(t, "region")},
+		{Label: "Merchant code", Value: t.MerchantCode + sourceOf(t, "merchant_code")},
+		{Label: "Mode", Value: mode + sourceOf(t, "live")},
 		{Label: "Key", Value: key},
 	}
-	extra := map[string]any{}
-	if p, ok := cfg.Profile(t.Profile); ok && t.Profile != "" && !t.Embedded {
-		for _, slot := range []struct {
-			label string
-			live  bool
-			field string
-		}{{"Test key", false, "test_secret_key"}, {"Live key", true, "live_secret_key"}} {
-			value, masked := describeSlot(cfg, p, slot.live)
-			fields = append(fields, output.Field{Label: slot.label, Value: value})
-			extra[slot.field] = masked
-			extra[strings.Replace(slot.field, "secret_key", "key_storage", 1)] = string(p.KeyIn(slot.live))
-		}
-	}
-	fields = append(fields, output.Field{Label: "Base URL", Value: secret.RedactURL(t.BaseURL) + src("base_url")})
+}
+
+// showRecord is the JSON of `profiles show`: the target, with the
+// profile's masked keys and where they live.
+func showRecord(t *config.Target, extra map[string]any) ([]byte, error) {
 	rec, err := json.Marshal(t)
-	if err != nil {
-		return err
+	if err != nil || len(extra) == 0 {
+		return rec, err
 	}
-	if len(extra) > 0 {
-		var m map[string]any
-		if err := json.Unmarshal(rec, &m); err != nil {
-			return err
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		if rec, err = json.Marshal(m); err != nil {
-			return err
-		}
+	var m map[string]any
+	if err := json.Unmarshal(rec, &m); err != nil {
+		return nil, err
 	}
-	return printer.Object(rec, &output.Detail{Fields: fields})
+	for k, v := range extra {
+		m[k] = v
+	}
+	return json.Marshal(m)
 }
 
 // describeSlot is one of a profile's keys as shown: masked, with the place
