@@ -20,9 +20,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/walk"
 )
 
-// Statuses the list filter takes: three API statuses and four dashboard ones.
-var listStatuses = []string{"authorized", "closed", "rejected", "new", "captured", "refunded", "cancelled"}
-
 // statusWords are the words --status takes, as a support agent says them:
 // the statuses tables show and the service's dashboard statuses.
 var statusWords = []string{"authorized", "closed", "rejected", "created", "expired", "captured", "refunded", "cancelled", "new"}
