@@ -43,7 +43,7 @@ func flagValues() []struct {
 	for _, s := range []string{api.StatusCreated, api.StatusAuthorized, api.StatusClosed, api.StatusRejected, api.StatusExpired} {
 		waits = append(waits, value{word: strings.ToLower(s)})
 	}
-	listStatuses := append(words(api.PaymentListStatuses...), value{"created", "the service's new"}, value{"expired", "the service's cancelled"})
+	listStatuses := append(words(api.PaymentListStatuses...), value{"created", "not finished yet, the dashboard's new"}, value{"expired", "EXPIRED only, of the dashboard's cancelled"})
 	var resolve []value
 	for _, s := range api.DisputeStatuses {
 		if s != "new" {
