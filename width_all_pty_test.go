@@ -83,6 +83,7 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}},
 		{[]string{"sandbox", "logs"}, 0, nil},
 		{[]string{"profiles", "list"}, 0, nil},
+		{[]string{"doctor"}, 0, nil},
 		{[]string{"help", "environment"}, 0, nil},
 		{[]string{"help", "exit-codes"}, 0, nil},
 	} {

@@ -586,7 +586,7 @@ func printChecks(f *cmdutil.Factory, checks []Check) error {
 		if err := printer.List(checkColumns, recs); err != nil {
 			return err
 		}
-	} else if err := writeLines(f.IO.Out, f.IO.Colors(), checks); err != nil {
+	} else if err := writeLines(f.IO.Out, f.IO.Colors(), checks, terminalWidth(f.IO)); err != nil {
 		return err
 	}
 	failed, warned := 0, 0
@@ -610,11 +610,23 @@ func printChecks(f *cmdutil.Factory, checks []Check) error {
 	return nil
 }
 
-func writeLines(w io.Writer, cs *output.ColorScheme, checks []Check) error {
+// terminalWidth is the width lines are wrapped at: the terminal's, or 0
+// (none) when stdout is not one.
+func terminalWidth(ios *output.IOStreams) int {
+	if !ios.IsStdoutTTY() {
+		return 0
+	}
+	return ios.TerminalWidth()
+}
+
+// writeLines writes one line per check, "ok    name  message", a message
+// too long for a terminal total cells wide (0: none) wrapped under itself.
+func writeLines(w io.Writer, cs *output.ColorScheme, checks []Check, total int) error {
 	width := 0
 	for _, c := range checks {
 		width = max(width, len(c.Name))
 	}
+	hang := 4 + 2 + width + 2
 	var b strings.Builder
 	for _, c := range checks {
 		status := fmt.Sprintf("%-4s", c.Status)
@@ -628,9 +640,15 @@ func writeLines(w io.Writer, cs *output.ColorScheme, checks []Check) error {
 		case StatusSkip:
 			status = cs.Gray(status)
 		}
-		fmt.Fprintf(&b, "%s  %-*s  %s\n", status, width, c.Name, c.Message)
+		wrap := func(line string) string {
+			if total <= 0 {
+				return line
+			}
+			return output.WrapLine(line, total, hang)
+		}
+		b.WriteString(wrap(fmt.Sprintf("%s  %-*s  %s", status, width, c.Name, c.Message)) + "\n")
 		if c.Fix != "" && c.Status != StatusOK {
-			fmt.Fprintf(&b, "      %-*s  fix: %s\n", width, "", c.Fix)
+			b.WriteString(wrap(fmt.Sprintf("      %-*s  fix: %s", width, "", c.Fix)) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
