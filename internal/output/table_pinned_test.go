@@ -142,3 +142,25 @@ func TestPathsWrapAfterSlash(t *testing.T) {
 		t.Errorf("a reference: %q", got)
 	}
 }
+
+// An id under its row wider than the room there starts further left:
+// whole, on one line, and within the terminal.
+func TestBelowIDStaysWithinTheTerminal(t *testing.T) {
+	headers := []string{"ID", "AMOUNT", "REFERENCE", "CREATED"}
+	rows := [][]string{{"9a663d82-719e-405f-b545-87d9f68b83d8", "10.00 AED", "capture-for-the-shoes-and-the-jacket-and-more", "2026-11-27 23:15:40Z"}}
+	kinds := []Kind{KindID, KindMoney, Below(KindID), KindTime}
+	plan := planTable(headers, rows, kinds, 80, true)
+	var b strings.Builder
+	if err := renderTable(&b, &ColorScheme{}, headers, rows, plan, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if !strings.Contains(got, "capture-for-the-shoes-and-the-jacket-and-more") {
+		t.Errorf("the reference is not whole:\n%s", got)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if len([]rune(line)) > 80 {
+			t.Errorf("line wider than 80: %q", line)
+		}
+	}
+}

@@ -99,7 +99,13 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 	spill := newSpill(plan)
 	after := func(lines []string) {
 		for _, l := range lines {
-			under[len(grid)-1] = append(under[len(grid)-1], strings.Repeat(" ", spill.indent)+l)
+			// An id wider than the room under the row starts further
+			// left, so that it stays whole and within the terminal.
+			indent := spill.indent
+			if fit {
+				indent = max(0, indent-max(displaywidth.String(l)-spill.width, 0))
+			}
+			under[len(grid)-1] = append(under[len(grid)-1], strings.Repeat(" ", indent)+l)
 		}
 	}
 	if headers != nil {

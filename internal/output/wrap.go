@@ -212,7 +212,7 @@ func units(text string) []string {
 
 // maxQuotedUnit is the widest quoted span kept on one line: a command or
 // a value to copy, not a quoted sentence.
-const maxQuotedUnit = 48
+const maxQuotedUnit = 64
 
 // quoteOpens is the quote a word opens a span with and does not close.
 func quoteOpens(w string) byte {
