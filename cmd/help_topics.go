@@ -155,7 +155,9 @@ line.`},
 
   table   for people: aligned columns fitted to the terminal (ids are never
           cut), money as "1250.00 AED", times in the --time style, statuses
-          coloured. The default on a terminal
+          coloured; a table too wide even with its cells wrapped is shown as
+          records, a block of "FIELD  value" lines per row. The default on a
+          terminal
   tsv     one tab-separated line per record, with a header; the default when
           stdout is not a terminal. Values are the service's own
   csv     the same as RFC 4180 CSV. A detail view (payments get, for example)
@@ -186,7 +188,7 @@ leaves out the header row.
 An empty list says so on stderr; on stdout -o json prints [], -o jsonl nothing,
 -o csv or -o tsv asked for by name its header alone (bnpl api, whose columns
 come from the records, nothing), the default piped output nothing (so that
-| wc -l counts rows), and a table on a terminal its header.
+| wc -l counts rows), and a table on a terminal nothing either.
 
 --time utc|local|relative (env BNPL_TIME) says how tables and detail views show
 times: utc "2026-11-22 09:28:33Z" (the default), local in this machine's zone
