@@ -135,9 +135,11 @@ func (p *Printer) IsJSON() bool {
 // pretty is true when JSON is for a person.
 func (p *Printer) pretty() bool { return p.ios.IsStdoutTTY() }
 
-// Empty lists: a table on a terminal shows its header; piped, the default
-// table (TSV) prints nothing, so `| wc -l` counts rows; an -o tsv or csv
-// asked for by name keeps its header, a valid empty document.
+// Empty lists: a table prints nothing, on a terminal too (the command says
+// on stderr that nothing was found: one line, with no empty header under
+// it); piped, the default table (TSV) prints nothing, so `| wc -l` counts
+// rows; an -o tsv or csv asked for by name keeps its header, a valid empty
+// document.
 
 // List prints a whole list of records. --jq and --template see the list as
 // one JSON array, or each record with -o jsonl. The other formats share Stream's code, so a list and a

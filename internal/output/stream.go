@@ -348,9 +348,9 @@ func (s *Stream) Flush() error {
 
 // Close finishes the output: the closing "]" of a JSON array, the result
 // of --jq or --template over the gathered array, the header of an empty TSV
-// or CSV list, the last table batch. A table with no rows prints its header
-// on a terminal (a person sees what would have been listed) and nothing when
-// piped; saying "no payments" is the caller's job, on stderr.
+// or CSV list, the last table batch. A table with no rows prints nothing,
+// on a terminal too: saying "no payments match" is the caller's job, in
+// one line on stderr.
 func (s *Stream) Close() error {
 	if s.closed {
 		return nil
