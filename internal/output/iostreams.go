@@ -215,10 +215,6 @@ func (s *IOStreams) ErrWidth() int {
 	return 0
 }
 
-// WrapErr wraps text for stderr as its lines are wrapped there: at the
-// terminal's width when stderr is one, else not at all.
-func (s *IOStreams) WrapErr(text string) string { return Wrap(text, s.ErrWidth()) }
-
 func (s *IOStreams) SetTerminalWidth(width int) {
 	s.width = width
 	s.widthKnown = true

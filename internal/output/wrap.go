@@ -26,21 +26,17 @@ func Wrap(text string, width int) string {
 	}
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		lines[i] = wrapOne(l, width, 0)
+		lines[i] = wrapOne(l, width)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// wrapOne wraps one line that starts at column col of the terminal.
-func wrapOne(line string, width, col int) string {
-	if col+visibleWidth(line) <= width {
+// wrapOne wraps one line under its hanging indent (hangOf).
+func wrapOne(line string, width int) string {
+	if visibleWidth(line) <= width {
 		return line
 	}
-	hang := len(line) - len(strings.TrimLeft(line, " "))
-	if col == 0 {
-		hang = hangOf(line)
-	}
-	return wrapAt(line, width, col, hang)
+	return wrapAt(line, width, 0, hangOf(line))
 }
 
 // WrapLine wraps one line at width as Wrap does, the lines it goes on over
@@ -349,7 +345,7 @@ func (ww *wrappedWriter) Write(p []byte) (int, error) {
 		if i >= 0 {
 			seg = s[:i]
 		}
-		out.WriteString(wrapOne(seg, width, 0))
+		out.WriteString(Wrap(seg, width))
 		if i < 0 {
 			break
 		}
