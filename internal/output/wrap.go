@@ -3,6 +3,7 @@ package output
 import (
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clipperhouse/displaywidth"
 )
@@ -36,7 +37,7 @@ func wrapOne(line string, width int) string {
 	if visibleWidth(line) <= width {
 		return line
 	}
-	return wrapAt(line, width, 0, hangOf(line))
+	return WrapLine(line, width, hangOf(line))
 }
 
 // WrapLine wraps one line at width as Wrap does, the lines it goes on over
@@ -47,13 +48,37 @@ func WrapLine(line string, width, hang int) string {
 		return line
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " "))
-	if hang > indent && hang < len(line) && hang <= width/2 {
-		// The head (a flag and its spaces) is kept as it is, and the
-		// rest wrapped beside it.
-		head := line[:hang]
-		return head + wrapAt(line[hang:], width, visibleWidth(head), hang)
+	if hang > indent && hang <= width/2 {
+		// The head (a label, a badge, a flag, with the spaces after it)
+		// is kept as it is, and the rest wrapped beside it.
+		if cut := offsetAt(line, hang); cut > 0 && cut < len(line) {
+			return line[:cut] + wrapAt(line[cut:], width, hang, hang)
+		}
 	}
 	return wrapAt(line, width, 0, hang)
+}
+
+// offsetAt is the byte offset in s where its visible text reaches col
+// cells, escape sequences passed over; -1 when it never does.
+func offsetAt(s string, col int) int {
+	cells := 0
+	for i := 0; i < len(s); {
+		if cells == col {
+			return i
+		}
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		cells += displaywidth.Rune(r)
+		i += size
+	}
+	return -1
 }
 
 // wrapAt wraps line, which starts at column col, its continuation lines
@@ -144,7 +169,7 @@ func fitUnit(u string, room int) []string {
 func breakWord(w string, width int) string {
 	head := displaywidth.TruncateString(w, width, "")
 	if head == "" {
-		_, size := firstRune(w)
+		_, size := utf8.DecodeRuneInString(w)
 		return w[:size]
 	}
 	for _, seps := range []string{"/", ",:&?", "-"} {
@@ -163,14 +188,6 @@ func breakWord(w string, width int) string {
 
 func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
 
-func firstRune(s string) (rune, int) {
-	for i, r := range s {
-		if i > 0 {
-			return r, i
-		}
-	}
-	return 0, len(s)
-}
 
 // units splits text into the runs that a line may break between: words,
 // but an amount with its currency, a bnpl command with its noun and verb,

@@ -82,3 +82,18 @@ func TestWrappedWriterWrapsEachLine(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", buf.String(), want)
 	}
 }
+
+// A coloured label keeps its colour and its spaces; the lines it goes on
+// over start under its message.
+func TestWrapKeepsAColouredHead(t *testing.T) {
+	got := Wrap("\x1b[31merror:\x1b[0m no payment with order number ORDER-2026-004711 (searched 3 payments)", 40)
+	want := "\x1b[31merror:\x1b[0m no payment with order number\n       ORDER-2026-004711 (searched 3\n       payments)"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	got = Wrap("LIVE  the sandbox at http://127.0.0.1:8700, live mode, merchant ae-sandbox", 40)
+	want = "LIVE  the sandbox at\n      http://127.0.0.1:8700, live mode,\n      merchant ae-sandbox"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
