@@ -188,7 +188,6 @@ func breakWord(w string, width int) string {
 
 func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
 
-
 // units splits text into the runs that a line may break between: words,
 // but an amount with its currency, a bnpl command with its noun and verb,
 // and a short quoted span are one unit each.
