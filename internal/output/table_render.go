@@ -50,46 +50,49 @@ func sanitize(s string) string {
 	}, s)
 }
 
+// padCells pads every shown cell of a row to its column's width: when a
+// later batch has only short values, its columns stay as wide as the
+// header printed above them. A cell is cut as its column's plan says, and
+// coloured (a header bold); an amount is aligned right.
+func padCells(cs *ColorScheme, plan []colPlan, styles []func(string) string, fit bool, cells []string, header bool) []string {
+	out := make([]string, 0, len(plan))
+	for i, c := range plan {
+		if !c.show {
+			continue
+		}
+		var cell string
+		if i < len(cells) {
+			cell = cells[i]
+		}
+		if !header && c.dateOnly && startsWithDate(cell) {
+			cell = cell[:dateWidth]
+		}
+		if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney && !c.wrap {
+			cell = truncate(cell, c.width)
+		}
+		fill := strings.Repeat(" ", max(c.width-displaywidth.String(cell), 0))
+		switch {
+		case header:
+			cell = cs.Bold(cell)
+		case i < len(styles) && styles[i] != nil:
+			cell = styles[i](cell)
+		}
+		if !header && c.kind == KindMoney {
+			out = append(out, fill+cell)
+		} else {
+			out = append(out, cell+fill)
+		}
+	}
+	return out
+}
+
 // renderTable writes one borderless table. headers may be nil for a batch
 // after the first. Cells wider than their planned width are cut with "…",
 // except ids, amounts and wrapped cells, and nothing is cut when fit is
 // unset. A column that spilled goes on the lines under its row.
 func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string, plan []colPlan, styles []func(string) string, fit bool) error {
 	var buf bytes.Buffer
-	// Every cell is padded to its column's width here: when a later batch
-	// has only short values, its columns stay as wide as the header
-	// printed above them.
-	pad := func(cells []string, header bool) []string {
-		out := make([]string, 0, len(plan))
-		for i, c := range plan {
-			if !c.show {
-				continue
-			}
-			var cell string
-			if i < len(cells) {
-				cell = cells[i]
-			}
-			if !header && c.dateOnly && startsWithDate(cell) {
-				cell = cell[:dateWidth]
-			}
-			if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney && !c.wrap {
-				cell = truncate(cell, c.width)
-			}
-			fill := strings.Repeat(" ", max(c.width-displaywidth.String(cell), 0))
-			switch {
-			case header:
-				cell = cs.Bold(cell)
-			case i < len(styles) && styles[i] != nil:
-				cell = styles[i](cell)
-			}
-			if !header && c.kind == KindMoney {
-				out = append(out, fill+cell)
-			} else {
-				out = append(out, cell+fill)
-			}
-		}
-		return out
-	}
+	pad := func(cells []string, header bool) []string { return padCells(cs, plan, styles, fit, cells, header) }
 	// The grid (header and rows, each cell already padded) is laid out by
 	// tablewriter; the lines that go under a row, which span columns, are
 	// put back between the grid's lines after it: rows stays the grid's
