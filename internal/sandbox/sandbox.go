@@ -144,6 +144,7 @@ type Sandbox struct {
 	closeOnce     sync.Once
 	closeReport   outbox.DrainReport
 	closeErr      error
+	seeding       chan struct{} // one seed of this process at a time (fixture_lock.go)
 }
 
 // New opens (or creates) the state and prepares the handlers.
@@ -183,6 +184,7 @@ func New(opts Options) (*Sandbox, error) {
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
 		statePath:     opts.StatePath,
+		seeding:       make(chan struct{}, 1),
 	}
 	for _, h := range opts.AllowHosts {
 		if h = middleware.NormalHost(h); h != "" {

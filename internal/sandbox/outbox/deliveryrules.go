@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/webhook"
 )
 
 // The rules that decide what may be delivered are settings of the state,
@@ -97,6 +98,10 @@ func ReadRules(ctx context.Context, q store.Querier) (DeliveryRules, bool, error
 
 // DeliveryRules answers the rules this sandbox judges and delivers by.
 func (d *Deliverer) DeliveryRules() DeliveryRules { return d.rules }
+
+// Resolver answers the resolver the rules look hosts up with (nil: none,
+// the sandbox is hermetic).
+func (d *Deliverer) Resolver() webhook.Resolver { return d.resolver }
 
 // serverLease is how a serving process announces itself in the state.
 type serverLease struct {
