@@ -144,8 +144,9 @@ func StartDelivery(s *store.State, rules DeliveryRules, resolver webhook.Resolve
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	d.wg.Add(1)
+	d.wg.Add(2)
 	go d.run()
+	go d.renewClaims()
 	s.OnPaymentChange(d.onPaymentChange)
 	return d
 }
