@@ -34,8 +34,9 @@
 //	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute
 //	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
 //	GET  /_sandbox/deliveries                        webhook deliveries
-//	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
+//	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed|delivered ?after=
 //	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt
+//	POST /_sandbox/pending-deliveries/drop           end them unsent; ?payment= ?dispute=
 //	POST /_sandbox/deliveries/{id}/resend            send a delivery again now
 //	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after=
 //	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503

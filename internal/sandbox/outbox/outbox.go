@@ -327,6 +327,12 @@ type DrainReport struct {
 	// them (ServedBy is its URL).
 	Served   bool
 	ServedBy string
+	// Why they wait, of those no one would send without being asked:
+	// Unresolved to host names the rules look none up (whoever serves);
+	// with no server, Failing to receivers that failed and Waiting not
+	// tried yet. News is set when a notice should tell them (see Notice).
+	Unresolved, Failing, Waiting int
+	News                         bool
 }
 
 // Stop ends delivery. Unless another process serves the state, what is
@@ -365,6 +371,9 @@ func (d *Deliverer) Stop() DrainReport {
 	d.wg.Wait()
 	d.client.CloseIdleConnections()
 	rep.Pending, _ = d.PendingDeliveries(ctx)
+	if rep.Pending > 0 {
+		d.tellPending(ctx, &rep)
+	}
 	return rep
 }
 
