@@ -243,4 +243,3 @@ func number(v any) float64 {
 	n, _ := strconv.ParseFloat(output.String(v), 64)
 	return n
 }
-

@@ -81,7 +81,6 @@ func attemptResult(status int, errText string) string {
 	return ""
 }
 
-
 func newDropCmd(f *cmdutil.Factory) *cobra.Command {
 	var paymentID, disputeID string
 	cmd := &cobra.Command{
