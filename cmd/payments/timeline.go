@@ -69,10 +69,23 @@ type Delivery struct {
 // authorization, each capture and refund, its close, each dispute and the
 // entries of its history, and the webhook deliveries a sandbox made for it.
 // The service gives no time for an authorization or a close: a sandbox's
-// delivery of that event gives it; otherwise the event is placed where it
-// must have been (an authorization after the creation, a close after the
+// record of it (SandboxTimeline) or its delivery of that event gives it;
+// otherwise the event is placed where it must have been (an authorization after the creation, a close after the
 // last capture and before the first refund) with no time.
 func Timeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery) []Event {
+	return SandboxTimeline(p, disputes, deliveries, nil)
+}
+
+// SandboxTimes are the times a sandbox keeps of a payment's moves that the
+// payment does not show (GET /_sandbox/payments/{id}/times, its clock).
+type SandboxTimes struct {
+	AuthorizedAt *time.Time `json:"authorized_at"`
+	ClosedAt     *time.Time `json:"closed_at"`
+}
+
+// SandboxTimeline is Timeline with the times a sandbox kept (nil: none):
+// they date the authorization and the close, before any delivery does.
+func SandboxTimeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery, times *SandboxTimes) []Event {
 	var evs []Event
 	cur := p.Currency
 	add := func(e Event) { e.seq = len(evs); evs = append(evs, e) }
@@ -92,6 +105,12 @@ func Timeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery) []E
 		if t, ok := firstOf[d.Event]; !ok || d.At.Before(*t) {
 			firstOf[d.Event] = &d.At
 		}
+	}
+	if times != nil && times.AuthorizedAt != nil {
+		firstOf["authorized"] = times.AuthorizedAt
+	}
+	if times != nil && times.ClosedAt != nil {
+		firstOf["closed"] = times.ClosedAt
 	}
 	authorized := p.Status == api.StatusAuthorized || p.Status == api.StatusClosed || len(p.Captures) > 0
 	if authorized {
@@ -230,11 +249,10 @@ func newTimelineCmd(f *cmdutil.Factory, run func(context.Context, *TimelineOptio
 capture and refund, its close, each dispute of a live payment and every change of it,
 and, on a sandbox, every webhook delivery attempt made for it, with times.
 
-The service gives no time for an authorization or a close. On a sandbox the first
-delivery of that event gives it (the time the sandbox's machine made the attempt);
-elsewhere the event is shown where it must have been (an authorization after the
-creation, a close after the last capture and before the first refund) without a
-time. -o json prints the events as records: at, event, amount, currency, id, detail.`,
+The service gives no time for an authorization or a close. On a sandbox its own
+record gives it (the sandbox's clock, as for captures and refunds); elsewhere the
+event is shown where it must have been (an authorization after the creation, a
+close after the last capture and before the first refund) without a time. -o json prints the events as records: at, event, amount, currency, id, detail.`,
 		Example: `  bnpl payments timeline 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments timeline order:ORDER-1001
   bnpl payments timeline order:ORDER-1001 -o json --jq '.[] | select(.event == "captured") | .at'`,
@@ -260,10 +278,12 @@ func timelineRun(ctx context.Context, opts *TimelineOptions) error {
 	}
 	disputes := readDisputes(ctx, client, p, opts.Notice)
 	var deliveries []Delivery
+	var times *SandboxTimes
 	if t, err := opts.Target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
 		deliveries = sandboxDeliveries(ctx, client, p.ID)
+		times = sandboxTimes(ctx, client, p.ID)
 	}
-	return printer.List(TimelineColumns, TimelineRecords(Timeline(p, disputes, deliveries)))
+	return printer.List(TimelineColumns, TimelineRecords(SandboxTimeline(p, disputes, deliveries, times)))
 }
 
 // readDisputes reads a live payment's disputes; a failure is said, and the
@@ -298,4 +318,18 @@ func sandboxDeliveries(ctx context.Context, client *api.Client, id string) []Del
 		return nil
 	}
 	return answer.Attempts
+}
+
+// sandboxTimes reads when a sandbox authorized and closed a payment; nil
+// from whatever does not answer as a sandbox.
+func sandboxTimes(ctx context.Context, client *api.Client, id string) *SandboxTimes {
+	resp, err := client.Raw(ctx, api.RawRequest{Method: "GET", Path: "/_sandbox/payments/" + url.PathEscape(id) + "/times"})
+	if err != nil {
+		return nil
+	}
+	var times SandboxTimes
+	if json.Unmarshal(resp.Body, &times) != nil {
+		return nil
+	}
+	return &times
 }

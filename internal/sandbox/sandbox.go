@@ -28,6 +28,7 @@
 //	POST /_sandbox/payments/{id}/{approve|reject|cancel}
 //	                                                 id is a session id or a payment id
 //	POST /_sandbox/payments/{id}/expire-auth         make the authorization lapse now
+//	GET  /_sandbox/payments/{id}/times               when it was authorized and closed (sandbox clock)
 //	POST /_sandbox/reset                             forget every payment
 //	GET  /_sandbox/clock                             {"now": ..., "offset": ...}
 //	POST /_sandbox/clock/advance?by=DURATION         or a body {"by": "1h30m"}
