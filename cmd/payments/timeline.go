@@ -69,23 +69,10 @@ type Delivery struct {
 // authorization, each capture and refund, its close, each dispute and the
 // entries of its history, and the webhook deliveries a sandbox made for it.
 // The service gives no time for an authorization or a close: a sandbox's
-// record of it (SandboxTimeline) or its delivery of that event gives it;
-// otherwise the event is placed where it must have been (an authorization after the creation, a close after the
+// delivery of that event gives it; otherwise the event is placed where it
+// must have been (an authorization after the creation, a close after the
 // last capture and before the first refund) with no time.
 func Timeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery) []Event {
-	return SandboxTimeline(p, disputes, deliveries, nil)
-}
-
-// SandboxTimes are the times a sandbox keeps of a payment's moves that the
-// payment does not show (GET /_sandbox/payments/{id}/times, its clock).
-type SandboxTimes struct {
-	AuthorizedAt *time.Time `json:"authorized_at"`
-	ClosedAt     *time.Time `json:"closed_at"`
-}
-
-// SandboxTimeline is Timeline with the times a sandbox kept (nil: none):
-// they date the authorization and the close, before any delivery does.
-func SandboxTimeline(p *api.Payment, disputes []api.Dispute, deliveries []Delivery, times *SandboxTimes) []Event {
 	var evs []Event
 	cur := p.Currency
 	add := func(e Event) { e.seq = len(evs); evs = append(evs, e) }
@@ -105,12 +92,6 @@ func SandboxTimeline(p *api.Payment, disputes []api.Dispute, deliveries []Delive
 		if t, ok := firstOf[d.Event]; !ok || d.At.Before(*t) {
 			firstOf[d.Event] = &d.At
 		}
-	}
-	if times != nil && times.AuthorizedAt != nil {
-		firstOf["authorized"] = times.AuthorizedAt
-	}
-	if times != nil && times.ClosedAt != nil {
-		firstOf["closed"] = times.ClosedAt
 	}
 	authorized := p.Status == api.StatusAuthorized || p.Status == api.StatusClosed || len(p.Captures) > 0
 	if authorized {
@@ -252,7 +233,8 @@ and, on a sandbox, every webhook delivery attempt made for it, with times.
 The service gives no time for an authorization or a close. On a sandbox its own
 record gives it (the sandbox's clock, as for captures and refunds); elsewhere the
 event is shown where it must have been (an authorization after the creation, a
-close after the last capture and before the first refund) without a time. -o json prints the events as records: at, event, amount, currency, id, detail.`,
+close after the last capture and before the first refund) without a time. -o json
+prints the events as records: at, event, amount, currency, id, detail.`,
 		Example: `  bnpl payments timeline 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments timeline order:ORDER-1001
   bnpl payments timeline order:ORDER-1001 -o json --jq '.[] | select(.event == "captured") | .at'`,
@@ -283,7 +265,7 @@ func timelineRun(ctx context.Context, opts *TimelineOptions) error {
 		deliveries = sandboxDeliveries(ctx, client, p.ID)
 		times = sandboxTimes(ctx, client, p.ID)
 	}
-	return printer.List(TimelineColumns, TimelineRecords(SandboxTimeline(p, disputes, deliveries, times)))
+	return printer.List(TimelineColumns, TimelineRecords(times.redate(Timeline(p, disputes, deliveries))))
 }
 
 // readDisputes reads a live payment's disputes; a failure is said, and the
@@ -318,6 +300,39 @@ func sandboxDeliveries(ctx context.Context, client *api.Client, id string) []Del
 		return nil
 	}
 	return answer.Attempts
+}
+
+// SandboxTimes are the times a sandbox keeps of a payment's moves that the
+// payment does not show (GET /_sandbox/payments/{id}/times, its clock).
+type SandboxTimes struct {
+	AuthorizedAt *time.Time `json:"authorized_at"`
+	ClosedAt     *time.Time `json:"closed_at"`
+}
+
+// redate dates a timeline's authorization and close by the sandbox's
+// record of them (the sandbox's clock, as its captures and refunds are),
+// rather than by a delivery or not at all, and puts the events back in
+// time order, an event with no time after those at the time it follows.
+func (t *SandboxTimes) redate(evs []Event) []Event {
+	if t == nil {
+		return evs
+	}
+	for i := range evs {
+		switch {
+		case evs[i].Event == "authorized" && t.AuthorizedAt != nil:
+			evs[i].At = t.AuthorizedAt
+		case evs[i].Event == "closed" && t.ClosedAt != nil:
+			evs[i].At = t.ClosedAt
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		ti, tj := evs[i].when(), evs[j].when()
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return evs[i].At != nil && evs[j].At == nil
+	})
+	return evs
 }
 
 // sandboxTimes reads when a sandbox authorized and closed a payment; nil
