@@ -33,8 +33,9 @@ file's dates, with the ids, order references, buyers, amounts and items it gives
 A fixture cannot make a state the service could not reach: a move the service
 refuses is refused, naming the file, line and field (exit 2), and then nothing is
 changed. One seed runs at a time on a state: a second one waits for it (at most
-two minutes, then exit 7). The file is YAML, or JSON of the same shape; - reads stdin. The format
-is in docs/sandbox.md ("Fixtures"); bnpl sandbox export writes one.
+20 seconds, then exit 7). The file is YAML, or JSON of the same shape; - reads
+stdin. The format is in docs/sandbox.md ("Fixtures"); bnpl sandbox export writes
+one.
 
 It prints each payment with the state it reached (-o json: the file's normalised
 form, every default filled in, as export would write it). Ids the file leaves out

@@ -20,7 +20,9 @@ const (
 	seedBeat     = time.Second
 	seedLeaseFor = 5 * time.Second
 	seedPoll     = 20 * time.Millisecond
-	seedWait     = 2 * time.Minute
+	// seedWait stays under a client's default 30 s per request, so that a
+	// seed that waited too long hears why.
+	seedWait     = 20 * time.Second
 )
 
 // lockSeeding takes the seed lease for the fixture called name, waiting for
