@@ -47,58 +47,74 @@ type ForwardRules struct {
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
-// forwardClients keeps a client per address forwarded to, so that
-// connections are reused.
+// forwardClients keeps a client per set of addresses forwarded to, so
+// that connections are reused.
 type forwardClients struct {
 	mu sync.Mutex
-	by map[netip.AddrPort]*http.Client
+	by map[string]*http.Client
 }
 
-// forwardTo is where one forward goes: the address judged, and whether it
-// is this machine.
+// forwardTo is where one forward goes: the addresses judged, tried in
+// order, and whether they are all this machine's.
 type forwardTo struct {
-	addr  netip.AddrPort
+	addrs []netip.AddrPort
 	local bool
 }
 
+func (to forwardTo) key() string {
+	var b strings.Builder
+	for _, a := range to.addrs {
+		b.WriteString(a.String() + " ")
+	}
+	return b.String()
+}
+
 // judge resolves the target's host (an address is itself) and decides
-// whether a forward may go there.
+// whether a forward may go there: to this machine when every address is
+// loopback; else off it, where a name's every other address must pass the
+// guard and plain http needs Insecure.
 func (fr *ForwardRules) judge(ctx context.Context, u *url.URL) (forwardTo, error) {
 	host := u.Hostname()
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
 	}
-	addr, named, err := fr.lookup(ctx, host)
+	addrs, named, err := fr.lookup(ctx, host)
 	if err != nil {
 		return forwardTo{}, err
 	}
-	p, err := netip.ParseAddrPort(net.JoinHostPort(addr.String(), port))
-	if err != nil {
-		return forwardTo{}, err
-	}
-	to := forwardTo{addr: p, local: addr.Unmap().IsLoopback()}
-	if to.local {
-		return to, nil
-	}
-	what := host
-	if named {
-		what = fmt.Sprintf("%s (%s)", host, addr)
-		if r := netguard.Check(addr); r != nil {
+	to := forwardTo{local: true}
+	var shown []string
+	for _, addr := range addrs {
+		p, err := netip.ParseAddrPort(net.JoinHostPort(addr.String(), port))
+		if err != nil {
+			return forwardTo{}, err
+		}
+		to.addrs = append(to.addrs, p)
+		shown = append(shown, addr.String())
+		if addr.IsLoopback() {
+			continue
+		}
+		to.local = false
+		if r := netguard.Check(addr); named && r != nil {
 			return to, fmt.Errorf("not forwarded: %s resolved to an address that is not this machine: %v", host, r)
 		}
 	}
-	if strings.EqualFold(u.Scheme, "http") && !fr.Insecure {
+	if !to.local && strings.EqualFold(u.Scheme, "http") && !fr.Insecure {
+		what := host
+		if named {
+			what = fmt.Sprintf("%s (%s)", host, strings.Join(shown, ", "))
+		}
 		return to, fmt.Errorf("not forwarded: %s is not this machine, and plain http off it needs --insecure-forward", what)
 	}
 	return to, nil
 }
 
-// lookup answers the address of host: itself when it is one, else the
-// first the resolver gives (named is then true).
-func (fr *ForwardRules) lookup(ctx context.Context, host string) (netip.Addr, bool, error) {
+// lookup answers the addresses of host: itself when it is one, else those
+// the resolver gives (named is then true).
+func (fr *ForwardRules) lookup(ctx context.Context, host string) ([]netip.Addr, bool, error) {
 	if addr, err := netip.ParseAddr(host); err == nil {
-		return addr, false, nil
+		return []netip.Addr{addr.Unmap()}, false, nil
 	}
 	res := fr.Resolver
 	if res == nil {
@@ -106,38 +122,38 @@ func (fr *ForwardRules) lookup(ctx context.Context, host string) (netip.Addr, bo
 	}
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	addrs, err := res.LookupIPAddr(lctx, host)
+	found, err := res.LookupIPAddr(lctx, host)
 	if err != nil {
-		return netip.Addr{}, true, fmt.Errorf("not forwarded: looking %s up: %w", host, err)
+		return nil, true, fmt.Errorf("not forwarded: looking %s up: %w", host, err)
 	}
-	for _, a := range addrs {
-		if addr, ok := netip.AddrFromSlice(a.IP); ok {
-			return addr.Unmap(), true, nil
+	var addrs []netip.Addr
+	for _, a := range found {
+		if addr, ok := netip.AddrFromSlice(a.IP); ok && a.Zone == "" {
+			addrs = append(addrs, addr.Unmap())
 		}
 	}
-	return netip.Addr{}, true, fmt.Errorf("not forwarded: %s has no address", host)
+	if len(addrs) == 0 {
+		return nil, true, fmt.Errorf("not forwarded: %s has no address", host)
+	}
+	return addrs, true, nil
 }
 
-// client answers the client that sends forwards to the judged address,
-// whatever the URL's host resolves to by then; it follows no redirect, so
-// that a target cannot send the headers on to another machine.
-func (fc *forwardClients) client(fr *ForwardRules, to netip.AddrPort) *http.Client {
+// client answers the client that sends forwards to the judged addresses
+// (the first that connects), whatever the URL's host resolves to by then;
+// it follows no redirect, so that a target cannot send the headers on to
+// another machine.
+func (fc *forwardClients) client(fr *ForwardRules, to forwardTo) *http.Client {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	if c, ok := fc.by[to]; ok {
+	if c, ok := fc.by[to.key()]; ok {
 		return c
-	}
-	dial := fr.Dial
-	if dial == nil {
-		dialer := &net.Dialer{Timeout: ForwardTimeout, Control: connectedTo(to.Addr())}
-		dial = dialer.DialContext
 	}
 	c := &http.Client{
 		Timeout: ForwardTimeout,
 		Transport: &http.Transport{
 			Proxy: nil, // the target is reached directly, as judged
 			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-				return dial(ctx, network, to.String())
+				return fr.dialJudged(ctx, network, to.addrs)
 			},
 			TLSHandshakeTimeout: ForwardTimeout,
 			MaxIdleConnsPerHost: 2,
@@ -146,10 +162,30 @@ func (fc *forwardClients) client(fr *ForwardRules, to netip.AddrPort) *http.Clie
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	if fc.by == nil {
-		fc.by = map[netip.AddrPort]*http.Client{}
+		fc.by = map[string]*http.Client{}
 	}
-	fc.by[to] = c
+	fc.by[to.key()] = c
 	return c
+}
+
+// dialJudged connects to the first of addrs that answers, each checked as
+// it connects.
+func (fr *ForwardRules) dialJudged(ctx context.Context, network string, addrs []netip.AddrPort) (net.Conn, error) {
+	var firstErr error
+	for _, a := range addrs {
+		dial := fr.Dial
+		if dial == nil {
+			dial = (&net.Dialer{Timeout: ForwardTimeout, Control: connectedTo(a.Addr())}).DialContext
+		}
+		conn, err := dial(ctx, network, a.String())
+		if err == nil {
+			return conn, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, firstErr
 }
 
 // connectedTo refuses a connection to any address but want.
@@ -208,7 +244,7 @@ func (r *Receiver) forward(req *http.Request, body []byte) *ForwardResult {
 		return res
 	}
 	out.Header = forwardHeader(req.Header, to.local, r.HeaderTitle)
-	resp, err := r.forwards.client(&r.Forward, to.addr).Do(out)
+	resp, err := r.forwards.client(&r.Forward, to).Do(out)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {

@@ -80,6 +80,21 @@ func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 			t.Fatalf("a loopback forward lost headers: %v", h)
 		}
 	})
+	t.Run("localhost's every address is tried", func(t *testing.T) {
+		sink := newForwardSink(t) // on 127.0.0.1 only
+		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h", ForwardRules{Resolver: fakeResolver{"localhost": {"::1", "127.0.0.1"}}})
+		if res.Error != "" || res.Status != 200 || len(sink.header) != 1 || sink.header[0].Get("X-Hook") != hookSecret {
+			t.Fatalf("forward %+v, %d received", res, len(sink.header))
+		}
+	})
+	t.Run("a name with an address off this machine is off this machine", func(t *testing.T) {
+		sink := newForwardSink(t)
+		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h",
+			ForwardRules{Resolver: fakeResolver{"localhost": {"127.0.0.1", "93.184.216.37"}}, Dial: sink.dial})
+		if !strings.Contains(res.Error, "localhost (127.0.0.1, 93.184.216.37) is not this machine") || len(sink.dialed) != 0 {
+			t.Fatalf("forward %+v, dialled %v", res, sink.dialed)
+		}
+	})
 	t.Run("localhost mapped elsewhere gets nothing over http", func(t *testing.T) {
 		sink := newForwardSink(t)
 		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h",
