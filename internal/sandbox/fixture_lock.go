@@ -22,7 +22,7 @@ const (
 	seedPoll     = 20 * time.Millisecond
 	// seedWait stays under a client's default 30 s per request, so that a
 	// seed that waited too long hears why.
-	seedWait     = 20 * time.Second
+	seedWait = 20 * time.Second
 )
 
 // lockSeeding takes the seed lease for the fixture called name, waiting for
