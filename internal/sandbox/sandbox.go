@@ -211,13 +211,20 @@ func (s *Sandbox) Close() error {
 // Shutdown is Close, answering what it left in the outbox: unless another
 // process serves the state, what is due is delivered first, for at most
 // two seconds.
-func (s *Sandbox) Shutdown() (outbox.DrainReport, error) {
+func (s *Sandbox) Shutdown() (outbox.DrainReport, error) { return s.shutdown(false) }
+
+// ShutdownTelling is Shutdown for a caller that shows the report's notice
+// (DrainReport.Notice): the state remembers it as told, so that the next
+// process tells it only when there is news.
+func (s *Sandbox) ShutdownTelling() (outbox.DrainReport, error) { return s.shutdown(true) }
+
+func (s *Sandbox) shutdown(tell bool) (outbox.DrainReport, error) {
 	if s.DB == nil {
 		return outbox.DrainReport{}, nil
 	}
 	s.closeOnce.Do(func() {
 		s.Log.Stop() // both write to the state: stop them first
-		s.closeReport = s.Outbox.Stop()
+		s.closeReport = s.Outbox.Stop(tell)
 		s.closeErr = s.DB.Close()
 	})
 	return s.closeReport, s.closeErr

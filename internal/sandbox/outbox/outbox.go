@@ -338,7 +338,10 @@ type DrainReport struct {
 // Stop ends delivery. Unless another process serves the state, what is
 // due goes out first, for at most closeDrain; retries to come stay in the
 // outbox for the next process that opens the state.
-func (d *Deliverer) Stop() DrainReport {
+//
+// A report whose causes are news (DrainReport.Notice) is remembered as
+// told when tell is set: the caller shows its notice.
+func (d *Deliverer) Stop(tell bool) DrainReport {
 	var rep DrainReport
 	if d == nil {
 		return rep
@@ -372,7 +375,7 @@ func (d *Deliverer) Stop() DrainReport {
 	d.client.CloseIdleConnections()
 	rep.Pending, _ = d.PendingDeliveries(ctx)
 	if rep.Pending > 0 {
-		d.tellPending(ctx, &rep)
+		d.tellPending(ctx, &rep, tell)
 	}
 	return rep
 }

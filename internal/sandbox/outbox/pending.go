@@ -68,8 +68,8 @@ func (d *Deliverer) pendingCauses(ctx context.Context) (pendingCauses, error) {
 // tellPending fills the report's causes and decides whether they are news:
 // a cause no process served would act on (unresolved host names always;
 // the others when no server holds the state) with a delivery newer than
-// the last notice told.
-func (d *Deliverer) tellPending(ctx context.Context, rep *DrainReport) {
+// the last notice told. With tell, news is remembered as told.
+func (d *Deliverer) tellPending(ctx context.Context, rep *DrainReport, tell bool) {
 	pc, err := d.pendingCauses(ctx)
 	if err != nil {
 		return
@@ -87,7 +87,7 @@ func (d *Deliverer) tellPending(ctx context.Context, rep *DrainReport) {
 			rep.News = true
 		}
 	}
-	if rep.News {
+	if rep.News && tell {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = store.WriteSetting(wctx, d.s.DB, settingPendingNotice, pc.newest)
