@@ -128,9 +128,11 @@ func TestMagento(t *testing.T) {
 		}
 		captureID := str(t, caps[0], "id")
 
-		// Credit memo refund: the capture's id as an extra field.
-		refund, _ := json.Marshal(map[string]any{"capture_id": captureID, "amount": "20.00",
-			"items": []any{map[string]any{"title": "Yoga mat", "description": "Yoga mat", "quantity": 1, "unit_price": "20.00", "reference_id": "2048|24-WG088"}}})
+		// Credit memo refund: the capture's id as an extra field, amounts
+		// as PHP's string of a rounded float ("20"), and each item's unit
+		// price read from a field a credit memo does not have, so "0".
+		refund, _ := json.Marshal(map[string]any{"capture_id": captureID, "amount": "20",
+			"items": []any{map[string]any{"title": "Yoga mat", "description": "Yoga mat", "quantity": 1, "unit_price": "0", "reference_id": "2048|24-WG088"}}})
 		p = tg.call("POST", "/api/v2/payments/"+id+"/refunds", refund, nil).ok(t, "refund").body
 		refs, _ := p["refunds"].([]any)
 		if len(refs) != 1 || str(t, refs[0], "id") == "" || !amountIs(at(refs[0], "amount"), "20") {
