@@ -64,7 +64,7 @@ func flagValues() []struct {
 		{"sandbox dispute open", "reason", words(api.DisputeReasons...), false},
 		{"sandbox dispute resolve", "status", resolve, false},
 		{"sandbox logs", "status", []value{{"4xx", "every client error"}, {"5xx", "every server error"}, {"2xx", "every success"}, {"400", "bad request"}, {"401", "no or wrong key"}, {"404", "not found"}, {"409", "conflict"}, {"429", "rate limited"}, {"500", "internal error"}, {"503", "unavailable"}}, false},
-		{"sandbox deliveries", "status", []value{{"failed", "attempts not answered 200"}, {"pending", "deliveries waiting for an attempt"}}, false},
+		{"sandbox deliveries", "status", []value{{"failed", "attempts not answered 200"}, {"delivered", "attempts answered 200"}, {"pending", "deliveries waiting for an attempt"}}, false},
 		{"login", "region", regions, false},
 		{"profiles set", "region", regions, false},
 	}

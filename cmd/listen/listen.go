@@ -14,6 +14,7 @@ import (
 
 	"github.com/clipperhouse/displaywidth"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
@@ -57,20 +58,13 @@ type Options struct {
 	Client     func() (*api.Client, error)
 	LiveClient func(what string) (*api.Client, error)
 	Probe      func(ctx context.Context, base string) bool
+	// Resolver looks a --forward-to host up at each forward; nil is the
+	// system's.
+	Resolver webhook.Resolver
 }
 
-// NewCmd returns `bnpl listen`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	return newCmd(f, nil)
-}
-
-func newCmd(f *cmdutil.Factory, run func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IO, Getenv: f.Getenv, Listen: net.Listen,
-		Target: f.Target, Client: f.Client, LiveClient: f.LiveClient, Probe: cmdutil.ProbeSandbox}
-	cmd := &cobra.Command{
-		Use:   "listen [--addr HOST:PORT] [--header-title T --header-value-env VAR] [--forward-to URL] [--register] [--events E,...] [--max N] [--fail-first N]",
-		Short: "Receive webhook notifications locally and print them",
-		Long: `Receive payment and dispute notifications on this machine and print each as it
+// listenLong is the help of `bnpl listen`.
+const listenLong = `Receive payment and dispute notifications on this machine and print each as it
 arrives: a line on a terminal, one JSON object per line when piped
 (received_at, kind, path, id or dispute_id, payment_id, status, event, amount,
 currency, verified, forward, payload). The kind, payment or dispute, is told by
@@ -84,15 +78,23 @@ With --header-title and --header-value-env, every delivery must carry that
 header with that value; others are answered 401 and reported on stderr (the
 expected value is never printed). Accepted deliveries are answered 200.
 --forward-to sends each accepted notification, same body and headers, on to
-your own endpoint and reports its status; redirects are not followed. To a host
-other than this machine (anything but localhost, 127.0.0.0/8 and ::1) a forward
-never carries Authorization or the webhook's header: only Content-Type,
-User-Agent and the Bnpl-Sandbox-* headers go, over https or http too, and plain
-http there is refused (exit 2) unless --insecure-forward. When that endpoint
+your own endpoint and reports its status; redirects are not followed. Each
+forward goes to the address its host resolves to then (an address is itself),
+and that address, not the spelling, decides what it carries: to a loopback
+address every header goes; to any other, never Authorization, the webhook's
+header nor the header listen checks, whatever its title: only Content-Type,
+User-Agent and the Bnpl-Sandbox-* headers go. Plain http off this machine needs
+--insecure-forward (without it, a target other than a loopback address or
+localhost is refused at start, exit 2, and a localhost that resolves elsewhere
+is not forwarded to), and a name that resolves to a private or other
+special-purpose address that is not loopback is not forwarded to. When that endpoint
 fails (an error, or a status other than 2xx) the sender is answered with its
 status (502 for an error), so that it retries, and the notification does not
 count toward --max. --max N stops after N notifications, for scripts; Ctrl-C
-or SIGTERM stops too, with exit 0 (stopping is how listen ends).
+or SIGTERM stops too, with exit 0 (stopping is how listen ends). The last line
+on stderr says how many notifications were received and how many of them
+repeated a delivery received before (a duplicate, or a retry of one the sender
+took for lost).
 
 --fail-first N answers the first N deliveries that pass the checks with 500, as
 a receiver that is down would, so you can watch the sender retry them. Each is
@@ -117,7 +119,20 @@ addresses, so behind a tunnel. --register=false leaves registering to you.
 
 --events E,... prints and forwards only those events (captured, refunded, a
 dispute status...) or kinds (payment, dispute); the others are answered 200 and
-passed over. The address it listens on is printed on stderr.`,
+passed over. The address it listens on is printed on stderr.`
+
+// NewCmd returns `bnpl listen`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return newCmd(f, nil)
+}
+
+func newCmd(f *cmdutil.Factory, run func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Getenv: f.Getenv, Listen: net.Listen,
+		Target: f.Target, Client: f.Client, LiveClient: f.LiveClient, Probe: cmdutil.ProbeSandbox}
+	cmd := &cobra.Command{
+		Use:   "listen [--addr HOST:PORT] [--header-title T --header-value-env VAR] [--forward-to URL] [--register] [--events E,...] [--max N] [--fail-first N]",
+		Short: "Receive webhook notifications locally and print them",
+		Long:  listenLong,
 		Example: `  bnpl listen --forward-to http://127.0.0.1:3000/webhooks/bnpl
   bnpl listen --forward-to http://127.0.0.1:3000/webhooks/bnpl --events captured,refunded,dispute
   bnpl listen --addr 127.0.0.1:9000 --header-title X-Hook --header-value-env HOOK_SECRET
@@ -138,17 +153,22 @@ passed over. The address it listens on is printed on stderr.`,
 			return listenRun(cmd.Context(), opts)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.Addr, "addr", DefaultAddr, "address to listen on, HOST:PORT")
-	fl.StringVar(&opts.HeaderTitle, "header-title", "", "require this header on every delivery")
-	fl.StringVar(&opts.HeaderValueEnv, "header-value-env", "", "environment variable holding the header's expected value")
-	fl.StringVar(&opts.ForwardTo, "forward-to", "", "also POST each accepted notification to this URL")
-	fl.BoolVar(&opts.InsecureForward, "insecure-forward", false, "allow --forward-to over plain http to a host other than this machine")
-	fl.IntVar(&opts.Max, "max", 0, "stop after this many notifications (0: run until Ctrl-C)")
-	fl.IntVar(&opts.FailFirst, "fail-first", 0, "answer the first N good deliveries with 500, to watch the sender retry")
-	fl.BoolVar(&opts.Register, "register", false, "register this listener with the sandbox for the session, and remove it on exit (default with --forward-to)")
-	fl.StringSliceVar(&opts.Events, "events", nil, "print and forward only these events or kinds, comma-separated (captured,refunded,dispute,...)")
+	opts.flags(cmd.Flags())
 	return cmd
+}
+
+// flags registers listen's flags on fl.
+func (o *Options) flags(fl *pflag.FlagSet) {
+	fl.StringVar(&o.Addr, "addr", DefaultAddr, "address to listen on, HOST:PORT")
+	fl.StringVar(&o.HeaderTitle, "header-title", "", "require this header on every delivery")
+	fl.StringVar(&o.HeaderValueEnv, "header-value-env", "", "environment variable holding the header's expected value")
+	fl.StringVar(&o.ForwardTo, "forward-to", "", "also POST each accepted notification to this URL")
+	fl.BoolVar(&o.InsecureForward, "insecure-forward", false, "allow --forward-to over plain http to a host other than this machine")
+	fl.IntVar(&o.Max, "max", 0, "stop after this many notifications (0: run until Ctrl-C)")
+	fl.IntVar(&o.FailFirst, "fail-first", 0, "answer the first N good deliveries with 500, to watch the sender retry")
+	fl.BoolVar(&o.Register, "register", false, "register this listener with the sandbox for the session, and remove it on exit (default with --forward-to)")
+	fl.StringSliceVar(&o.Events, "events", nil, "print and forward only these events or kinds, comma-separated (captured,refunded,dispute,...)")
+
 }
 
 func (o *Options) validate() error {
@@ -162,6 +182,10 @@ func (o *Options) validate() error {
 		return cmdutil.Usagef("--header-value-env needs --header-title")
 	case o.HeaderTitle != "":
 		if err := webhook.CheckHeaderTitle(o.HeaderTitle); err != nil {
+			return err
+		}
+		// Registered for its session, it is a header bnpl does not set.
+		if err := webhook.CheckOwnTitle(o.HeaderTitle); err != nil {
 			return err
 		}
 	}
@@ -201,35 +225,15 @@ func listenRun(ctx context.Context, o *Options) error {
 	// itself when a supervisor or a script stops it.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-	recv := &webhook.Receiver{HeaderTitle: o.HeaderTitle, ForwardTo: o.ForwardTo, Max: o.Max, FailFirst: o.FailFirst}
-	if o.events != nil {
-		recv.Skip = o.events.skip
-	}
-	if o.HeaderTitle != "" {
-		recv.HeaderValue = o.Getenv(o.HeaderValueEnv)
-		if recv.HeaderValue == "" {
-			return cmdutil.Refuse("export it first, with the value the webhook was registered with", "environment variable %s is empty or unset", o.HeaderValueEnv)
-		}
-		if err := webhook.CheckHeaderValue(recv.HeaderValue); err != nil {
-			return err
-		}
-	}
-	if o.ForwardTo != "" {
-		target, err := checkForward(o.ForwardTo, o.InsecureForward)
-		if err != nil {
-			return err
-		}
-		recv.ForwardKeep, recv.Client = target.keep, forwardClient()
-		if target.note != "" {
-			fmt.Fprintln(o.IO.ErrOut, target.note)
-		}
+	recv, err := o.receiver()
+	if err != nil {
+		return err
 	}
 	// Where to register is decided before anything listens, so that a
 	// refusal leaves nothing behind.
 	var sbTarget *config.Target
 	var where string
 	if o.Register {
-		var err error
 		if sbTarget, where, err = o.sandboxTarget(ctx, o.Addr); err != nil {
 			return err
 		}
@@ -241,21 +245,69 @@ func listenRun(ctx context.Context, o *Options) error {
 			recv.HeaderTitle, recv.HeaderValue = h.Title, h.Value
 		}
 	}
-	var writeErr error
+	writeErr := o.report(recv)
+	ln, err := o.listen(recv)
+	if err != nil {
+		return err
+	}
+	cause, err := o.serve(ctx, recv, ln, sbTarget, where)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.IO.ErrOut, summary(recv))
+	if cause != nil {
+		return cause
+	}
+	return writeErr()
+}
+
+// receiver builds the receiver of the options: the header it checks (its
+// value from the environment) and where it forwards.
+func (o *Options) receiver() (*webhook.Receiver, error) {
+	recv := &webhook.Receiver{HeaderTitle: o.HeaderTitle, ForwardTo: o.ForwardTo, Max: o.Max, FailFirst: o.FailFirst}
+	if o.events != nil {
+		recv.Skip = o.events.skip
+	}
+	if o.HeaderTitle != "" {
+		recv.HeaderValue = o.Getenv(o.HeaderValueEnv)
+		if recv.HeaderValue == "" {
+			return nil, cmdutil.Refuse("export it first, with the value the webhook was registered with", "environment variable %s is empty or unset", o.HeaderValueEnv)
+		}
+		if err := webhook.CheckHeaderValue(recv.HeaderValue); err != nil {
+			return nil, err
+		}
+	}
+	if o.ForwardTo != "" {
+		target, err := checkForward(o.ForwardTo, o.InsecureForward)
+		if err != nil {
+			return nil, err
+		}
+		recv.Forward = webhook.ForwardRules{Insecure: o.InsecureForward, Resolver: o.Resolver}
+		if target.note != "" {
+			fmt.Fprintln(o.IO.ErrOut, target.note)
+		}
+	}
+	return recv, nil
+}
+
+// report prints each notification on stdout (a line, or JSON) and each
+// refusal on stderr; what a sender put in them is shown with the expected
+// header value masked and terminal escapes inert. It answers the first
+// error writing stdout, once listening is over.
+func (o *Options) report(recv *webhook.Receiver) (writeErr func() error) {
+	var err error
 	var once sync.Once
 	jsonLines := o.jsonLines()
-	// What a sender put in a notification or a refused request is shown
-	// with the expected header value masked and terminal escapes inert.
 	shown := secret.NewMasker(recv.HeaderValue)
 	recv.OnNotification = func(n webhook.Notification) {
-		var err error
+		var werr error
 		if jsonLines {
-			err = webhook.WriteJSONLine(o.IO.Out, n)
+			werr = webhook.WriteJSONLine(o.IO.Out, n)
 		} else {
-			_, err = fmt.Fprintln(o.IO.Out, shown.String(Line(o.IO, n)))
+			_, werr = fmt.Fprintln(o.IO.Out, shown.String(Line(o.IO, n)))
 		}
-		if err != nil {
-			once.Do(func() { writeErr = err })
+		if werr != nil {
+			once.Do(func() { err = werr })
 		}
 	}
 	recv.OnReject = func(r webhook.Rejection) {
@@ -271,63 +323,74 @@ func listenRun(ctx context.Context, o *Options) error {
 		}
 		fmt.Fprintln(o.IO.ErrOut, shown.Text(secret.PrintableLine(fmt.Sprintf("warning: refused a delivery to %s from %s with %d: %s", r.Path, r.Remote, r.Status, r.Reason))))
 	}
+	return func() error { return err }
+}
 
+// listen opens --addr and says where it listens and what it checks.
+func (o *Options) listen(recv *webhook.Receiver) (net.Listener, error) {
 	if !cmdutil.LoopbackAddr(o.Addr) {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach this machine can send it notifications (--addr 127.0.0.1:PORT keeps it on this one)\n", o.Addr)
 	}
 	ln, err := o.Listen("tcp", o.Addr)
 	if err != nil {
-		return cmdutil.ListenError(err, o.Addr, "--addr")
+		return nil, cmdutil.ListenError(err, o.Addr, "--addr")
 	}
 	started := fmt.Sprintf("listening on http://%s (%s", ln.Addr(), recv)
 	if o.events != nil {
 		started += ", only " + o.events.String()
 	}
 	fmt.Fprintln(o.IO.ErrOut, started+"); Ctrl-C to stop")
+	return ln, nil
+}
 
-	// The receiver serves while listen registers, so that a delivery
-	// right after the registration finds it.
+// serve runs the receiver on ln until it stops; with a sandbox target it
+// registers itself there while the receiver serves (so that a delivery
+// right after the registration finds it), watches its webhooks, and
+// removes them at the end. cause is why a watch ended listening.
+func (o *Options) serve(ctx context.Context, recv *webhook.Receiver, ln net.Listener, sbTarget *config.Target, where string) (cause, err error) {
 	serveCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- recv.Serve(serveCtx, ln) }()
-	var cause error
-	if sbTarget != nil {
-		reg, err := o.selfRegister(ctx, sbTarget, where, ln.Addr(), &api.WebhookHeader{Title: recv.HeaderTitle, Value: recv.HeaderValue})
-		if err != nil {
-			cancel()
-			<-served
-			return err
-		}
-		watched := make(chan error, 1)
-		go func() { watched <- reg.watch(serveCtx) }()
-		select {
-		case err = <-served:
-			cancel()
-			<-watched
-		case cause = <-watched:
-			cancel()
-			err = <-served
-		}
-		reg.remove()
-		if err != nil {
-			return err
-		}
-	} else if err := <-served; err != nil {
-		return err
+	if sbTarget == nil {
+		return nil, <-served
 	}
-	summary := fmt.Sprintf("received %d notification(s)", recv.Count())
+	reg, err := o.selfRegister(ctx, sbTarget, where, ln.Addr(), &api.WebhookHeader{Title: recv.HeaderTitle, Value: recv.HeaderValue})
+	if err != nil {
+		cancel()
+		<-served
+		return nil, err
+	}
+	watched := make(chan error, 1)
+	go func() { watched <- reg.watch(serveCtx) }()
+	select {
+	case err = <-served:
+		cancel()
+		<-watched
+	case cause = <-watched:
+		cancel()
+		err = <-served
+	}
+	reg.remove()
+	return cause, err
+}
+
+// summary is the last line: how many notifications were received, and of
+// them how many repeated a delivery received before (a duplicate, or the
+// sender's retry of one it took for lost), so that 20 received is not
+// read as 20 changes.
+func summary(recv *webhook.Receiver) string {
+	line := fmt.Sprintf("received %d notification(s)", recv.Count())
+	if n := recv.Repeats(); n > 0 {
+		line += fmt.Sprintf(", %d of them a repeat (a delivery received before)", n)
+	}
 	if n := recv.FailedOnPurpose(); n > 0 {
-		summary += fmt.Sprintf(", after failing %d on purpose", n)
+		line += fmt.Sprintf(", after failing %d on purpose", n)
 	}
 	if n := recv.Skipped(); n > 0 {
-		summary += fmt.Sprintf(", and passed over %d not in --events", n)
+		line += fmt.Sprintf(", and passed over %d not in --events", n)
 	}
-	fmt.Fprintln(o.IO.ErrOut, summary)
-	if cause != nil {
-		return cause
-	}
-	return writeErr
+	return line
 }
 
 // selfRegister registers the listener at addr with the sandbox, with the

@@ -28,6 +28,10 @@ func TestValidate(t *testing.T) {
 		{Options{Addr: ":9", HeaderValueEnv: "H"}, "needs --header-title"},
 		{Options{Addr: ":9", HeaderTitle: "X Hook", HeaderValueEnv: "H"}, "not an HTTP token"},
 		{Options{Addr: ":9", ForwardTo: "localhost:3000"}, "invalid --forward-to"},
+		// Titles of headers bnpl sets on every delivery are not a secret's.
+		{Options{Addr: ":9", HeaderTitle: "User-Agent", HeaderValueEnv: "H"}, "is a header bnpl sets on every delivery"},
+		{Options{Addr: ":9", HeaderTitle: "content-type", HeaderValueEnv: "H"}, "is a header bnpl sets"},
+		{Options{Addr: ":9", HeaderTitle: "Bnpl-Sandbox-Secret", HeaderValueEnv: "H"}, "is a header bnpl sets"},
 		{Options{Addr: ":9", Max: -1}, "--max"},
 		{Options{Addr: ":9", FailFirst: -1}, "--fail-first"},
 		{Options{Addr: ":9", FailFirst: 3, Max: 1}, ""},

@@ -34,7 +34,11 @@ const deadDialTimeout = 500 * time.Millisecond
 // own is this listener's host:port.
 func leftover(rawURL, own string) bool {
 	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme != "http" || !listenPath.MatchString(u.Path) || !loopbackHost(u.Hostname()) {
+	if err != nil || u.Scheme != "http" || !listenPath.MatchString(u.Path) {
+		return false
+	}
+	// listen registers itself by address (hookBase), never by name.
+	if addr, literal := parseAddr(u.Hostname()); !literal || !addr.IsLoopback() {
 		return false
 	}
 	if u.Host == own {

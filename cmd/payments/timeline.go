@@ -265,11 +265,11 @@ func newTimelineCmd(f *cmdutil.Factory, run func(context.Context, *TimelineOptio
 capture and refund, its close, each dispute of a live payment and every change of it,
 and, on a sandbox, every webhook delivery attempt made for it, with times.
 
-The service gives no time for an authorization or a close. On a sandbox the first
-delivery of that event gives it (the time the sandbox's machine made the attempt);
-elsewhere the event is shown where it must have been (an authorization after the
-creation, a close after the last capture and before the first refund) without a
-time. -o json prints the events as records: at, event, amount, currency, id, detail.`,
+The service gives no time for an authorization or a close. On a sandbox its own
+record gives it (the sandbox's clock, as for captures and refunds); elsewhere the
+event is shown where it must have been (an authorization after the creation, a
+close after the last capture and before the first refund) without a time. -o json
+prints the events as records: at, event, amount, currency, id, detail.`,
 		Example: `  bnpl payments timeline 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments timeline order:ORDER-1001
   bnpl payments timeline order:ORDER-1001 -o json --jq '.[] | select(.event == "captured") | .at'`,
@@ -295,10 +295,12 @@ func timelineRun(ctx context.Context, opts *TimelineOptions) error {
 	}
 	disputes := readDisputes(ctx, client, p, opts.Notice)
 	var deliveries []Delivery
+	var times *SandboxTimes
 	if t, err := opts.Target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
 		deliveries = sandboxDeliveries(ctx, client, p.ID)
+		times = sandboxTimes(ctx, client, p.ID)
 	}
-	return printer.List(TimelineColumns, TimelineRecords(Timeline(p, disputes, deliveries)))
+	return printer.List(TimelineColumns, TimelineRecords(times.redate(Timeline(p, disputes, deliveries))))
 }
 
 // readDisputes reads a live payment's disputes; a failure is said, and the
@@ -333,4 +335,51 @@ func sandboxDeliveries(ctx context.Context, client *api.Client, id string) []Del
 		return nil
 	}
 	return answer.Attempts
+}
+
+// SandboxTimes are the times a sandbox keeps of a payment's moves that the
+// payment does not show (GET /_sandbox/payments/{id}/times, its clock).
+type SandboxTimes struct {
+	AuthorizedAt *time.Time `json:"authorized_at"`
+	ClosedAt     *time.Time `json:"closed_at"`
+}
+
+// redate dates a timeline's authorization and close by the sandbox's
+// record of them (the sandbox's clock, as its captures and refunds are),
+// rather than by a delivery or not at all, and puts the events back in
+// time order, an event with no time after those at the time it follows.
+func (t *SandboxTimes) redate(evs []Event) []Event {
+	if t == nil {
+		return evs
+	}
+	for i := range evs {
+		switch {
+		case evs[i].Event == "authorized" && t.AuthorizedAt != nil:
+			evs[i].At = t.AuthorizedAt
+		case evs[i].Event == "closed" && t.ClosedAt != nil:
+			evs[i].At = t.ClosedAt
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		ti, tj := evs[i].when(), evs[j].when()
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return evs[i].At != nil && evs[j].At == nil
+	})
+	return evs
+}
+
+// sandboxTimes reads when a sandbox authorized and closed a payment; nil
+// from whatever does not answer as a sandbox.
+func sandboxTimes(ctx context.Context, client *api.Client, id string) *SandboxTimes {
+	resp, err := client.Raw(ctx, api.RawRequest{Method: "GET", Path: "/_sandbox/payments/" + url.PathEscape(id) + "/times"})
+	if err != nil {
+		return nil
+	}
+	var times SandboxTimes
+	if json.Unmarshal(resp.Body, &times) != nil {
+		return nil
+	}
+	return &times
 }

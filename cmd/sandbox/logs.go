@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strconv"
@@ -34,6 +35,11 @@ requests in its state, with the request and response bodies (at most 64 KiB each
 -o json and -o jsonl show them, with the sandbox's raw fields. Keys and webhook
 header values are never kept: the key is stored masked (sk_test_****abcd), header
 values masked in the bodies.
+
+A request a fault of serve --faults touched says so in the error column (and as
+fault and committed_status in JSON): whether it ran and committed before the
+client got the fault's answer (500-after; drop-after, whose status is none: the
+connection was dropped) or did not run at all (500-before, lock, 429).
 
 --status takes a code (404) or a class (4xx, 5xx). --path takes a glob of the path
 without its query (* stops at a /): a path without a wildcard matches as a prefix,
@@ -108,7 +114,12 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 	return append(timeColumns(ios, format),
 		// The method and status are short and a row is read by them: never cut.
 		output.Column{Header: "METHOD", Path: "method", Kind: output.KindID},
-		output.Column{Header: "STATUS", Kind: output.KindID, Value: func(rec map[string]any) string { return output.String(rec["status"]) }},
+		output.Column{Header: "STATUS", Kind: output.KindID, Value: func(rec map[string]any) string {
+			if number(rec["status"]) == 0 {
+				return "none" // the connection was dropped: no answer
+			}
+			return output.String(rec["status"])
+		}},
 		// The path holds ids: it wraps only after a "/", so an id in it
 		// stays whole on one line.
 		output.Column{Header: "PATH", Path: "path", Kind: output.Wrapped(output.KindID)},
@@ -116,6 +127,9 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 		// The message is what a 4xx is read for: free text that wraps
 		// between words, never cut, at most 60 cells wide.
 		output.Column{Header: "ERROR", Kind: output.Wrapped(output.KindText), Value: func(rec map[string]any) string {
+			if f, _ := rec["fault"].(string); f != "" {
+				return faultCell(f, int(number(rec["committed_status"])))
+			}
 			// The message: the status says the type already, and
 			// -o json has it (error_type).
 			if e, _ := rec["error"].(string); e != "" {
@@ -132,4 +146,16 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 			return m
 		}},
 	)
+}
+
+// faultCell says what an injected fault did to a request: whether the
+// request ran (and committed) before the client got the fault's answer.
+func faultCell(kind string, committed int) string {
+	switch {
+	case kind == "drop-after":
+		return fmt.Sprintf("injected fault drop-after: the request ran and committed (%d), then the connection was dropped", committed)
+	case committed != 0:
+		return fmt.Sprintf("injected fault %s: the request ran and committed (%d); the client got this answer instead", kind, committed)
+	}
+	return "injected fault " + kind + ": the request did not run"
 }

@@ -5,9 +5,11 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -99,7 +101,7 @@ func newMoveCmd(f *cmdutil.Factory, verb, short, what string) *cobra.Command {
 			path := "/_sandbox/payments/" + id + "/" + verb
 			raw, err := Control(cmd.Context(), f, http.MethodPost, path, nil, nil)
 			if err != nil {
-				return err
+				return customerMoveHint(err, id)
 			}
 			return printPayment(f, raw)
 		},
@@ -199,4 +201,31 @@ expire, and dispute deadlines pass, without waiting.`,
 	}
 	cmd.Flags().StringVar(&advance, "advance", "", "move the clock forward by a duration (90s, 1h30m, 7d)")
 	return cmd
+}
+
+// notCreated reads the status of the sandbox's refusal of a customer's
+// move on a payment past its checkout.
+var notCreated = regexp.MustCompile(`only CREATED payments can be \w+; this one is ([A-Z]+)`)
+
+// customerMoveHint adds to the refusal of approve, reject or cancel of a
+// payment no longer CREATED what can be done with it instead.
+func customerMoveHint(err error, id string) error {
+	var ae *api.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest {
+		return err
+	}
+	m := notCreated.FindStringSubmatch(ae.Message)
+	if m == nil {
+		return err
+	}
+	hint := map[string]string{
+		"AUTHORIZED": "the customer approved it already: the merchant moves it now, with bnpl payments capture " + id + " --amount AMOUNT or bnpl payments close " + id,
+		"CLOSED":     "it is closed: the customer has nothing left to do; bnpl payments get " + id + " shows it",
+		"REJECTED":   "it was rejected: start a new checkout (bnpl checkout create) for the customer to approve",
+		"EXPIRED":    "its checkout was cancelled or ran out (30 minutes after it opened): start a new one (bnpl checkout create)",
+	}[m[1]]
+	if hint == "" {
+		return err
+	}
+	return cmdutil.WithHint(err, hint)
 }

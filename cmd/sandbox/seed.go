@@ -32,8 +32,10 @@ approve, reject or cancel, captures, close, expire-auth, refunds, disputes) at t
 file's dates, with the ids, order references, buyers, amounts and items it gives.
 A fixture cannot make a state the service could not reach: a move the service
 refuses is refused, naming the file, line and field (exit 2), and then nothing is
-changed. The file is YAML, or JSON of the same shape; - reads stdin. The format
-is in docs/sandbox.md ("Fixtures"); bnpl sandbox export writes one.
+changed. One seed runs at a time on a state: a second one waits for it (at most
+20 seconds, then exit 7). The file is YAML, or JSON of the same shape; - reads
+stdin. The format is in docs/sandbox.md ("Fixtures"); bnpl sandbox export writes
+one.
 
 It prints each payment with the state it reached (-o json: the file's normalised
 form, every default filled in, as export would write it). Ids the file leaves out
@@ -104,8 +106,13 @@ func seedCall(cmd *cobra.Command, f *cmdutil.Factory, q url.Values, data []byte)
 	resp, err := t.Client.Raw(cmd.Context(), api.RawRequest{Method: http.MethodPost, Path: "/_sandbox/seed", Query: q,
 		Body: data, Header: http.Header{"Content-Type": {"application/yaml"}}})
 	var ae *api.APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
+	switch {
+	case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
 		return nil, cmdutil.Refuse(fixtureHint+"; nothing was changed", "%s", ae.Message)
+	case errors.As(err, &ae) && ae.Status == http.StatusConflict:
+		// Another seed held the state, or the state moved under this one
+		// and what it had made was taken back: the file is not in it.
+		return nil, cmdutil.WithHint(err, "nothing of the file is in the sandbox: run the seed again")
 	}
 	if err != nil {
 		return nil, err

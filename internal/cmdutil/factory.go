@@ -359,10 +359,15 @@ func (f *Factory) Close() {
 	if f.sb != nil {
 		// What the command changed is delivered before it exits (at most
 		// two seconds), unless a server holds the state and delivers it.
-		rep, _ := f.sb.Shutdown()
-		if rep.Pending > 0 && !rep.Served {
-			f.Noticef("%d webhook deliveries are still pending in %s; `bnpl sandbox serve` delivers them (see `bnpl sandbox deliveries --status pending`)",
-				rep.Pending, f.EmbeddedStatePath())
+		// Deliveries left pending are told once per cause and change,
+		// counted as told only when a person sees the notice.
+		shutdown := f.sb.Shutdown
+		if !f.Global.Quiet && !f.IO.ScriptErrorsOn() {
+			shutdown = f.sb.ShutdownTelling
+		}
+		rep, _ := shutdown()
+		if notice := rep.Notice(f.EmbeddedStatePath()); notice != "" {
+			f.Noticef("%s", notice)
 		}
 		f.sb = nil
 	}

@@ -68,5 +68,11 @@ func TestDeliveryAttemptsAndResend(t *testing.T) {
 
 	wantError(t, e.ctl("POST", "/_sandbox/deliveries/3fa85f64-5717-4562-b3fc-2c963f66afa6/resend", nil), 404, "not_found", "no such delivery")
 	wantError(t, e.ctl("POST", "/_sandbox/deliveries/nope/resend", nil), 400, "bad_data", "invalid delivery id")
-	wantError(t, e.ctl("GET", "/_sandbox/delivery-attempts?status=ok", nil), 400, "bad_data", "status must be failed")
+	wantError(t, e.ctl("GET", "/_sandbox/delivery-attempts?status=ok", nil), 400, "bad_data", "status must be failed or delivered")
+	delivered := e.ctl("GET", "/_sandbox/delivery-attempts?status=delivered", nil).json(t)
+	for _, a := range delivered["attempts"].([]any) {
+		if a.(map[string]any)["outcome"] != outbox.DeliveryDelivered {
+			t.Fatalf("status=delivered answered %v", a)
+		}
+	}
 }

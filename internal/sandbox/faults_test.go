@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/reqlog"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
@@ -383,5 +384,46 @@ func TestFaultServeBanner(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The request log marks each injected fault, so that a 500 that committed
+// (500-after) is told from one that did not (500-before), and a dropped
+// connection is logged with the status its request committed with.
+func TestRequestLogMarksInjectedFaults(t *testing.T) {
+	for _, c := range []struct {
+		spec      string
+		status    int // what the client got
+		committed int
+	}{
+		{"500-before=1", 500, 0},
+		{"500-after=1", 500, 200},
+		{"drop-after=1", 0, 200},
+		{"lock=1", 409, 0},
+		{"429=1", 429, 0},
+	} {
+		p := newFaultPair(t, c.spec)
+		id := p.clean.authorized("100.00")
+		hc := &http.Client{Transport: p.faulty.sb.Transport("ae")}
+		req, _ := http.NewRequest("POST", "http://sandbox.test/api/v2/payments/"+id+"/captures", strings.NewReader(captureRef))
+		req.Header.Set("Authorization", "Bearer "+aeTest)
+		if res, err := hc.Do(req); err == nil {
+			res.Body.Close()
+		}
+		list, err := p.faulty.sb.RequestLog(context.Background(), reqlog.LogFilter{})
+		if err != nil || len(list) != 1 {
+			t.Fatalf("%s: %d entries, %v", c.spec, len(list), err)
+		}
+		e := list[0]
+		kind, _, _ := strings.Cut(c.spec, "=")
+		if e.Fault != kind || e.Status != c.status || e.Committed != c.committed {
+			t.Errorf("%s: logged fault %q status %d committed %d, want %q %d %d", c.spec, e.Fault, e.Status, e.Committed, kind, c.status, c.committed)
+		}
+	}
+	// A request no fault touched is not marked.
+	p := newFaultPair(t, "500-before=0.000001")
+	p.faulty.do("ae", "GET", "/api/v2/payments/"+p.clean.authorized("1.00"), aeTest, nil)
+	if list, _ := p.faulty.sb.RequestLog(context.Background(), reqlog.LogFilter{}); len(list) != 1 || list[0].Fault != "" {
+		t.Fatalf("an untouched request: %+v", list)
 	}
 }

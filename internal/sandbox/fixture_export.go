@@ -109,7 +109,7 @@ func (s *Sandbox) exportPayment(rec *store.Record, disputes []*service.DisputeDo
 		Status: rec.Payment.Status, Amount: money.Format(p.Amount, cur), Currency: cur, Description: p.Description,
 		Order: &fixture.FixtureOrder{}}
 	if p.CreatedAt != nil {
-		fp.CreatedAt = fixtureTime(*p.CreatedAt)
+		fp.CreatedAt = fixture.Time(*p.CreatedAt)
 	}
 	if p.Order != nil {
 		fp.Order.ReferenceID = p.Order.ReferenceID
@@ -126,7 +126,7 @@ func (s *Sandbox) exportPayment(rec *store.Record, disputes []*service.DisputeDo
 	}
 	switch {
 	case rec.AuthorizedAt != nil:
-		fp.Checkout, fp.ApprovedAt = "approved", fixtureTime(*rec.AuthorizedAt)
+		fp.Checkout, fp.ApprovedAt = "approved", fixture.Time(*rec.AuthorizedAt)
 	case stored == wire.StatusRejected:
 		fp.Checkout = "rejected"
 	case stored == wire.StatusExpired:
@@ -136,16 +136,16 @@ func (s *Sandbox) exportPayment(rec *store.Record, disputes []*service.DisputeDo
 		fp.Captures = append(fp.Captures, fixture.FixtureMove{ID: c.ID, Amount: money.Format(c.Amount, cur), ReferenceID: c.ReferenceID, At: timeOrEmpty(c.CreatedAt)})
 	}
 	if rec.AuthorizedAt != nil && rec.AuthExpiresAt != nil && !rec.AuthExpiresAt.Equal(rec.AuthorizedAt.Add(s.AuthExpiry)) {
-		fp.AuthExpiredAt = fixtureTime(*rec.AuthExpiresAt)
+		fp.AuthExpiredAt = fixture.Time(*rec.AuthExpiresAt)
 	}
 	if p.Status == wire.StatusClosed && rec.ClosedAt != nil && p.Captured().LessThan(p.Amount) {
-		fp.ClosedAt = fixtureTime(*rec.ClosedAt)
+		fp.ClosedAt = fixture.Time(*rec.ClosedAt)
 	}
 	byDispute := map[string]*fixture.FixtureDispute{}
 	for _, d := range disputes {
-		fd := fixture.FixtureDispute{ID: d.ID, Reason: d.Reason, Amount: money.FormatString(d.Amount, cur), Status: d.Status, OpenedAt: fixtureTime(d.CreatedAt)}
+		fd := fixture.FixtureDispute{ID: d.ID, Reason: d.Reason, Amount: money.FormatString(d.Amount, cur), Status: d.Status, OpenedAt: fixture.Time(d.CreatedAt)}
 		if d.Status != service.StatusNew && len(d.History) > 0 {
-			fd.ResolvedAt = fixtureTime(d.History[len(d.History)-1].CreatedAt)
+			fd.ResolvedAt = fixture.Time(d.History[len(d.History)-1].CreatedAt)
 		}
 		fp.Disputes = append(fp.Disputes, fd)
 	}
@@ -166,7 +166,7 @@ func timeOrEmpty(t *time.Time) string {
 	if t == nil {
 		return ""
 	}
-	return fixtureTime(*t)
+	return fixture.Time(*t)
 }
 
 // MarshalFixture writes a fixture as YAML, or as JSON (indented) when

@@ -15,7 +15,10 @@ import (
 //
 //	POST /_sandbox/seed?name=FILE&seed=N   the body is a fixture file (YAML or JSON);
 //	                                       200 with its normalised form as JSON, or
-//	                                       400 bad_data naming FILE:LINE: FIELD (nothing changed)
+//	                                       400 bad_data naming FILE:LINE: FIELD (nothing changed),
+//	                                       409 conflict when another seed held the state too
+//	                                       long, or the state refused what a scratch run took
+//	                                       (what it had made taken back: nothing changed)
 //	GET  /_sandbox/export                  the state as a fixture, JSON
 func (s *Sandbox) fixtureRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /_sandbox/seed", middleware.LoopbackOnly(s.handleSeed))
@@ -46,6 +49,11 @@ func (s *Sandbox) handleSeed(w http.ResponseWriter, r *http.Request) {
 	var fe *fixture.FixtureError
 	if errors.As(err, &fe) {
 		edge.WriteError(w, &edge.Refusal{Status: http.StatusBadRequest, ErrorType: "bad_data", Message: err.Error()})
+		return
+	}
+	var refusal *edge.Refusal
+	if errors.As(err, &refusal) {
+		edge.WriteError(w, refusal)
 		return
 	}
 	if err != nil {

@@ -28,14 +28,16 @@
 //	POST /_sandbox/payments/{id}/{approve|reject|cancel}
 //	                                                 id is a session id or a payment id
 //	POST /_sandbox/payments/{id}/expire-auth         make the authorization lapse now
+//	GET  /_sandbox/payments/{id}/times               when it was authorized and closed (sandbox clock)
 //	POST /_sandbox/reset                             forget every payment
 //	GET  /_sandbox/clock                             {"now": ..., "offset": ...}
 //	POST /_sandbox/clock/advance?by=DURATION         or a body {"by": "1h30m"}
 //	POST /_sandbox/payments/{id}/dispute             the customer opens a dispute
 //	POST /_sandbox/disputes/{id}/resolve             support moves it: {"status": ...}
 //	GET  /_sandbox/deliveries                        webhook deliveries
-//	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed ?after=
+//	GET  /_sandbox/delivery-attempts                 each attempt; ?payment= ?dispute= ?status=failed|delivered ?after=
 //	GET  /_sandbox/pending-deliveries                the outbox: deliveries waiting for an attempt
+//	POST /_sandbox/pending-deliveries/drop           end them unsent; ?payment= ?dispute=
 //	POST /_sandbox/deliveries/{id}/resend            send a delivery again now
 //	GET  /_sandbox/logs                              the request log; ?status= ?path= ?since= ?after=
 //	GET  /_sandbox/health                            readiness: 200 with version, state, uptime; 503
@@ -144,6 +146,7 @@ type Sandbox struct {
 	closeOnce     sync.Once
 	closeReport   outbox.DrainReport
 	closeErr      error
+	seeding       chan struct{} // one seed of this process at a time (fixture_lock.go)
 }
 
 // New opens (or creates) the state and prepares the handlers.
@@ -183,6 +186,7 @@ func New(opts Options) (*Sandbox, error) {
 		allowHosts:    map[string]bool{},
 		remoteControl: opts.AllowRemoteControl,
 		statePath:     opts.StatePath,
+		seeding:       make(chan struct{}, 1),
 	}
 	for _, h := range opts.AllowHosts {
 		if h = middleware.NormalHost(h); h != "" {
@@ -207,13 +211,20 @@ func (s *Sandbox) Close() error {
 // Shutdown is Close, answering what it left in the outbox: unless another
 // process serves the state, what is due is delivered first, for at most
 // two seconds.
-func (s *Sandbox) Shutdown() (outbox.DrainReport, error) {
+func (s *Sandbox) Shutdown() (outbox.DrainReport, error) { return s.shutdown(false) }
+
+// ShutdownTelling is Shutdown for a caller that shows the report's notice
+// (DrainReport.Notice): the state remembers it as told, so that the next
+// process tells it only when there is news.
+func (s *Sandbox) ShutdownTelling() (outbox.DrainReport, error) { return s.shutdown(true) }
+
+func (s *Sandbox) shutdown(tell bool) (outbox.DrainReport, error) {
 	if s.DB == nil {
 		return outbox.DrainReport{}, nil
 	}
 	s.closeOnce.Do(func() {
 		s.Log.Stop() // both write to the state: stop them first
-		s.closeReport = s.Outbox.Stop()
+		s.closeReport = s.Outbox.Stop(tell)
 		s.closeErr = s.DB.Close()
 	})
 	return s.closeReport, s.closeErr

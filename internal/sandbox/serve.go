@@ -7,7 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -36,12 +39,21 @@ type ServeOptions struct {
 // in flight hold at most 160 MiB per listener whatever clients do.
 var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 
-// Serve runs the sandbox on one listener per region until ctx is done,
-// after printing the base URLs and the merchants with their keys to out
-// (sandbox keys move no money; printing them is the point). The listeners
-// are bound first (the links need their addresses) but accept requests only
-// once the state is open: a client that connects earlier waits to be served.
+// Serve runs the sandbox on one listener per region until ctx is done or
+// the process is asked to stop (SIGTERM: a supervisor, a container
+// stopping, a test suite ending), after printing the base URLs and the
+// merchants with their keys to out (sandbox keys move no money; printing
+// them is the point). The listeners are bound first (the links need their
+// addresses) but accept requests only once the state is open: a client
+// that connects earlier waits to be served.
+//
+// Stopping is clean whichever way it comes: the server gives up its lease
+// on the state first, so that a command run from then on delivers what it
+// records itself, then answers the requests under way, delivers what is
+// due (at most two seconds) and hands its other claims back.
 func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
 	ls, err := listen(o)
 	if err != nil {
 		return err
@@ -61,18 +73,22 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 			return err
 		}
 	}
+	// Announced before the banner: a command run once the sandbox says
+	// it is running leaves its deliveries to it.
+	keep := sb.Outbox.Announce(ls.public["ae"])
 	announceCtx, stopAnnounce := context.WithCancel(context.Background())
 	announced := make(chan struct{})
 	go func() {
 		defer close(announced)
-		sb.Outbox.Announce(announceCtx, ls.public["ae"])
+		keep(announceCtx)
 	}()
-	defer func() {
+	giveUp := sync.OnceFunc(func() {
 		stopAnnounce()
 		<-announced
-	}()
+	})
+	defer giveUp()
 	printBanner(ctx, out, o, sb, ls.shown)
-	return serveUntilDone(ctx, o.Limits, sb, ls)
+	return serveUntilDone(ctx, o.Limits, sb, ls, giveUp)
 }
 
 // listening are the regions' listeners, with their base URLs: public
@@ -161,8 +177,8 @@ func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox
 }
 
 // serveUntilDone serves each region on its listener within lim until ctx
-// ends or a server fails, then shuts them down.
-func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *listening) error {
+// ends or a server fails, then calls stopping and shuts them down.
+func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *listening, stopping func()) error {
 	if lim.MaxConns == 0 {
 		lim.MaxConns = DefaultServeLimits.MaxConns
 	}
@@ -182,6 +198,7 @@ func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *
 	case <-ctx.Done():
 	case serveErr = <-errs:
 	}
+	stopping()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, srv := range servers {

@@ -25,12 +25,25 @@ type inProcessTransport struct {
 }
 
 func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	if err := ctx.Err(); err != nil {
+	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	// The handler may read the body after RoundTrip's caller gave up, so it
-	// gets its own copy; a RoundTripper must also close the request body.
+	inner, err := innerRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := t.serve(inner)
+	if err != nil {
+		return nil, err
+	}
+	return answer(req, rec), nil
+}
+
+// innerRequest is the request as the handler gets it: its own copy of the
+// body (the handler may read it after RoundTrip's caller gave up; a
+// RoundTripper must also close the request body), from 127.0.0.1, with
+// what a server would fill in.
+func innerRequest(req *http.Request) (*http.Request, error) {
 	var body []byte
 	if req.Body != nil {
 		b, err := io.ReadAll(req.Body)
@@ -40,7 +53,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		body = b
 	}
-	inner := req.Clone(ctx)
+	inner := req.Clone(req.Context())
 	inner.Body = io.NopCloser(bytes.NewReader(body))
 	inner.ContentLength = int64(len(body))
 	inner.RemoteAddr = "127.0.0.1:0"
@@ -51,7 +64,14 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if inner.Proto == "" {
 		inner.Proto, inner.ProtoMajor, inner.ProtoMinor = "HTTP/1.1", 1, 1
 	}
+	return inner, nil
+}
 
+// serve runs the handler on inner and answers what it recorded, or the
+// error a client of a socket would see: the context's, an unexpected EOF
+// for a dropped connection, or the state's failure.
+func (t *inProcessTransport) serve(inner *http.Request) (*edge.Recorder, error) {
+	ctx := inner.Context()
 	rec := edge.NewRecorder()
 	done := make(chan any, 1)
 	go func() {
@@ -79,11 +99,16 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 			return nil, se
 		}
 	}
+	return rec, nil
+}
+
+// answer is the response to req of what the handler recorded.
+func answer(req *http.Request, rec *edge.Recorder) *http.Response {
 	status := rec.Status
 	if status == 0 {
 		status = http.StatusOK
 	}
-	answer := rec.Body.Bytes()
+	body := rec.Body.Bytes()
 	resp := &http.Response{
 		Status:        strconv.Itoa(status) + " " + http.StatusText(status),
 		StatusCode:    status,
@@ -91,19 +116,19 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        rec.Sent,
-		ContentLength: int64(len(answer)),
+		ContentLength: int64(len(body)),
 		Request:       req,
 	}
 	if resp.Header == nil {
 		resp.Header = rec.Header().Clone()
 	}
-	resp.Header.Set("Content-Length", strconv.Itoa(len(answer)))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	if req.Method == http.MethodHead {
 		resp.Body = http.NoBody
 	} else {
-		resp.Body = &ctxBody{ReadCloser: io.NopCloser(bytes.NewReader(answer)), req: req}
+		resp.Body = &ctxBody{ReadCloser: io.NopCloser(bytes.NewReader(body)), req: req}
 	}
-	return resp, nil
+	return resp
 }
 
 // ctxBody stops reading once the request's context is done, as a body read

@@ -201,6 +201,12 @@ func TestPaymentWebhooks(t *testing.T) {
 	}
 	wantError(t, create(aeTest, map[string]any{"url": "https://hooks.shop-example.com/p", "header": map[string]any{"title": "bad title", "value": "x"}}),
 		400, "bad_data", "create payment webhook: invalid webhook header")
+	// A title the sandbox sets on every delivery itself would be
+	// overwritten, or overwrite it.
+	for _, title := range []string{"Content-Type", "User-Agent", "Bnpl-Sandbox-Event", "bnpl-sandbox-delivery"} {
+		wantError(t, create(aeTest, map[string]any{"url": "https://hooks.shop-example.com/p", "header": map[string]any{"title": title, "value": hookSecret}}),
+			400, "bad_data", "create payment webhook: invalid webhook header")
+	}
 
 	r := create(aeTest, map[string]any{"url": "HTTPS://Hooks.Shop-Example.com/p/", "is_test": false, "header": map[string]any{"title": "X-Hook", "value": hookSecret}})
 	id := hookID(t, r)

@@ -73,3 +73,25 @@ func CheckHeaderValue(value string) error {
 	}
 	return nil
 }
+
+// setByBnpl are the headers a bnpl sandbox sets on every delivery, or
+// that HTTP itself owns (Host, Content-Length and the hop-by-hop ones);
+// any title under the Bnpl-Sandbox- prefix is bnpl's too.
+var setByBnpl = []string{"Content-Type", "User-Agent", "Host", "Content-Length", "Transfer-Encoding", "Connection",
+	"Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Upgrade"}
+
+// CheckOwnTitle refuses a static header titled as a header bnpl sets: the
+// delivery would carry bnpl's value or the secret in its place, and a
+// forward off this machine would take the secret for a header that
+// describes the notification.
+func CheckOwnTitle(title string) error {
+	clash := strings.HasPrefix(strings.ToLower(title), "bnpl-sandbox-")
+	for _, h := range setByBnpl {
+		clash = clash || strings.EqualFold(title, h)
+	}
+	if clash {
+		return &HeaderError{Problem: fmt.Sprintf("the header title %q is a header bnpl sets on every delivery", title),
+			Advice: "use a title of your own, such as X-Webhook-Secret"}
+	}
+	return nil
+}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -186,14 +185,10 @@ type Receiver struct {
 	HeaderTitle string
 	HeaderValue string
 	// ForwardTo, when set, receives every accepted notification: the same
-	// body and headers, POSTed to this URL.
+	// body and headers, POSTed to this URL, as Forward allows (see
+	// forward.go: the address it reaches decides what a forward carries).
 	ForwardTo string
-	// ForwardKeep, when not nil, names the only headers a forward carries
-	// (for a target off this machine, which must not see secrets); nil
-	// forwards every header but the hop-by-hop ones.
-	ForwardKeep []string
-	// Client sends forwards; nil means a client with a 10s timeout.
-	Client *http.Client
+	Forward   ForwardRules
 	// Max, when positive, is how many notifications are accepted; Done is
 	// closed after the last, and later deliveries answer 503.
 	Max int
@@ -218,13 +213,15 @@ type Receiver struct {
 	Skip func(Notification) bool
 
 	once     sync.Once
-	mu       sync.Mutex // guards accepted, failed and skipped
+	mu       sync.Mutex // guards accepted, repeats, failed and skipped
 	report   sync.Mutex // keeps callbacks one at a time, so output lines never interleave
 	accepted int
+	repeats  int // of accepted, those whose delivery id came before
 	failed   int
 	skipped  int
-	seen     map[string]bool // delivery ids accepted, to mark repeats
-	seenList []string        // the same, oldest first, to forget past maxSeen
+	forwards forwardClients
+	seen     idSet // delivery ids accepted, to mark repeats
+	taken    idSet // delivery ids answered 200, to count repeats apart
 	done     chan struct{}
 	gate     *httpserve.Gate // bodies read at once, set by init
 }
@@ -268,6 +265,15 @@ func (r *Receiver) Count() int {
 	return r.accepted
 }
 
+// Repeats is how many of the accepted notifications were a delivery
+// already accepted (a duplicate, or the sender's retry of one it took for
+// lost); a retry of one answered with an error is not a repeat.
+func (r *Receiver) Repeats() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.repeats
+}
+
 // FailedOnPurpose is how many deliveries FailFirst has answered 500 so far.
 func (r *Receiver) FailedOnPurpose() int {
 	r.mu.Lock()
@@ -300,48 +306,13 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.reject(w, req, http.StatusMethodNotAllowed, "method "+req.Method+" is not POST")
 		return
 	}
-	// The header is checked before a byte of the body is read: a sender
-	// without it is answered 401 at once and holds nothing. The
-	// connection is closed after the answer, so that the server does not
-	// wait for the unread body either.
-	if r.HeaderTitle != "" {
-		got := req.Header.Values(r.HeaderTitle)
-		switch {
-		case len(got) == 0:
-			w.Header().Set("Connection", "close")
-			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" is missing")
-			return
-		case subtle.ConstantTimeCompare([]byte(got[0]), []byte(r.HeaderValue)) != 1:
-			w.Header().Set("Connection", "close")
-			r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" has the wrong value")
-			return
-		}
-	}
-	if req.ContentLength > MaxBodyBytes {
-		w.Header().Set("Connection", "close")
-		r.reject(w, req, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
+	if !r.checkHeader(w, req) {
 		return
 	}
-	if httpserve.HasBody(req) {
-		if !r.gate.Enter(req) {
-			return
-		}
-		defer r.gate.Leave()
-	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
-	if err != nil {
-		r.reject(w, req, http.StatusBadRequest, "could not read the body: "+err.Error())
+	body, ok := r.readBody(w, req)
+	if !ok {
 		return
 	}
-	if len(body) > MaxBodyBytes {
-		r.reject(w, req, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
-		return
-	}
-	if !json.Valid(body) {
-		r.reject(w, req, http.StatusBadRequest, "the body is not JSON")
-		return
-	}
-
 	n := Classify(body)
 	if ev := strings.TrimSpace(req.Header.Get(EventHeader)); ev != "" {
 		n.Event = ev
@@ -355,7 +326,73 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		io.WriteString(w, `{"status":"ok"}`+"\n")
 		return
 	}
+	last, ok := r.admit(w, req, &n)
+	if !ok {
+		return
+	}
+	n.ReceivedAt = r.now()
+	n.Path = req.URL.RequestURI()
+	n.Verified = r.HeaderTitle != ""
+	n.Header = r.maskedHeader(req.Header)
+	r.answer(w, req, n, body, last)
+}
 
+// checkHeader refuses, before a byte of the body is read, a delivery
+// without the static header or with the wrong value: a sender without it
+// is answered 401 at once and holds nothing. The connection is closed
+// after the answer, so that the server does not wait for the unread body
+// either.
+func (r *Receiver) checkHeader(w http.ResponseWriter, req *http.Request) bool {
+	if r.HeaderTitle == "" {
+		return true
+	}
+	got := req.Header.Values(r.HeaderTitle)
+	switch {
+	case len(got) == 0:
+		w.Header().Set("Connection", "close")
+		r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" is missing")
+		return false
+	case subtle.ConstantTimeCompare([]byte(got[0]), []byte(r.HeaderValue)) != 1:
+		w.Header().Set("Connection", "close")
+		r.reject(w, req, http.StatusUnauthorized, "header "+r.HeaderTitle+" has the wrong value")
+		return false
+	}
+	return true
+}
+
+// readBody reads the body within MaxBodyBytes and the gate of bodies read
+// at once; it must be JSON.
+func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) ([]byte, bool) {
+	if req.ContentLength > MaxBodyBytes {
+		w.Header().Set("Connection", "close")
+		r.reject(w, req, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
+		return nil, false
+	}
+	if httpserve.HasBody(req) {
+		if !r.gate.Enter(req) {
+			return nil, false
+		}
+		defer r.gate.Leave()
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
+	switch {
+	case err != nil:
+		r.reject(w, req, http.StatusBadRequest, "could not read the body: "+err.Error())
+	case len(body) > MaxBodyBytes:
+		r.reject(w, req, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBodyBytes))
+	case !json.Valid(body):
+		r.reject(w, req, http.StatusBadRequest, "the body is not JSON")
+	default:
+		return body, true
+	}
+	return nil, false
+}
+
+// admit counts a good delivery: failed on purpose while FailFirst lasts
+// (answered 500), refused once Max were accepted (503), else accepted,
+// marked as a repeat when its delivery id came before. last is set when
+// it is the Max-th.
+func (r *Receiver) admit(w http.ResponseWriter, req *http.Request, n *Notification) (last, ok bool) {
 	r.mu.Lock()
 	if r.failed < r.FailFirst {
 		r.failed++
@@ -372,50 +409,52 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			Reason:    fmt.Sprintf("failed on purpose, %d of %d", nth, r.FailFirst),
 			OnPurpose: true, Kind: n.Kind, ID: id,
 		})
-		return
+		return false, false
 	}
 	if r.Max > 0 && r.accepted >= r.Max {
 		r.mu.Unlock()
 		r.reject(w, req, http.StatusServiceUnavailable, fmt.Sprintf("already received %d notifications (--max)", r.Max))
-		return
+		return false, false
 	}
 	r.accepted++
-	last := r.Max > 0 && r.accepted == r.Max
+	last = r.Max > 0 && r.accepted == r.Max
 	n.Delivery = strings.TrimSpace(req.Header.Get(DeliveryHeader))
 	n.Repeat = r.sawLocked(n.Delivery)
 	r.mu.Unlock()
+	return last, true
+}
 
-	n.ReceivedAt = r.now()
-	n.Path = req.URL.RequestURI()
-	n.Verified = r.HeaderTitle != ""
-	n.Header = r.maskedHeader(req.Header)
-	// With a forward, the sender hears what the forward's endpoint
-	// answered, so that a failing endpoint makes the sender retry; such a
-	// notification does not count toward Max, its retry will.
-	answer := http.StatusOK
+// answer forwards an accepted notification when asked, reports it, and
+// answers the sender: with a forward, what the forward's endpoint
+// answered, so that a failing endpoint makes the sender retry; such a
+// notification does not count toward Max, its retry will.
+func (r *Receiver) answer(w http.ResponseWriter, req *http.Request, n Notification, body []byte, last bool) {
+	status := http.StatusOK
 	if r.ForwardTo != "" {
 		n.Forward = r.forward(req, body)
 		switch {
 		case n.Forward.Error != "":
-			answer = http.StatusBadGateway
+			status = http.StatusBadGateway
 		case n.Forward.Status < 200 || n.Forward.Status > 299:
-			answer = n.Forward.Status
+			status = n.Forward.Status
 		}
 	}
-	if answer != http.StatusOK {
-		r.mu.Lock()
+	r.mu.Lock()
+	if status != http.StatusOK {
 		r.accepted--
-		r.mu.Unlock()
 		last = false
+	} else if r.taken.add(n.Delivery) {
+		r.repeats++ // a delivery already taken, received again
 	}
+	r.mu.Unlock()
 	if r.OnNotification != nil {
 		r.report.Lock()
 		r.OnNotification(n)
 		r.report.Unlock()
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if answer != http.StatusOK {
-		w.WriteHeader(answer)
+	if status != http.StatusOK {
+		w.WriteHeader(status)
 		b, _ := json.Marshal(map[string]string{"status": "error", "error": "the forward failed: " + n.Forward.describe()})
 		w.Write(append(b, '\n'))
 		return
@@ -428,21 +467,30 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // sawLocked records the delivery id and reports whether it came before;
 // r.mu is held.
-func (r *Receiver) sawLocked(id string) bool {
+func (r *Receiver) sawLocked(id string) bool { return r.seen.add(id) }
+
+// idSet is a set of delivery ids that forgets the oldest past maxSeen.
+type idSet struct {
+	has   map[string]bool
+	order []string
+}
+
+// add records id and reports whether it was there already ("" never is).
+func (s *idSet) add(id string) bool {
 	if id == "" {
 		return false
 	}
-	if r.seen[id] {
+	if s.has[id] {
 		return true
 	}
-	if r.seen == nil {
-		r.seen = map[string]bool{}
+	if s.has == nil {
+		s.has = map[string]bool{}
 	}
-	r.seen[id] = true
-	r.seenList = append(r.seenList, id)
-	if len(r.seenList) > maxSeen {
-		delete(r.seen, r.seenList[0])
-		r.seenList = r.seenList[1:]
+	s.has[id] = true
+	s.order = append(s.order, id)
+	if len(s.order) > maxSeen {
+		delete(s.has, s.order[0])
+		s.order = s.order[1:]
 	}
 	return false
 }
@@ -478,48 +526,6 @@ func (r *Receiver) maskedHeader(h http.Header) http.Header {
 		out.Set(r.HeaderTitle, "****")
 	}
 	return out
-}
-
-// hopHeaders belong to one connection and are not forwarded.
-var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length"}
-
-func (r *Receiver) forward(req *http.Request, body []byte) *ForwardResult {
-	res := &ForwardResult{URL: r.ForwardTo}
-	out, err := http.NewRequestWithContext(req.Context(), http.MethodPost, r.ForwardTo, bytes.NewReader(body))
-	if err != nil {
-		res.Error = err.Error()
-		return res
-	}
-	out.Header = req.Header.Clone()
-	for _, h := range hopHeaders {
-		out.Header.Del(h)
-	}
-	if r.ForwardKeep != nil {
-		kept := http.Header{}
-		for _, k := range r.ForwardKeep {
-			if v := out.Header.Values(k); len(v) > 0 {
-				kept[http.CanonicalHeaderKey(k)] = v
-			}
-		}
-		out.Header = kept
-	}
-	client := r.Client
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
-	}
-	resp, err := client.Do(out)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is already in the result
-		}
-		res.Error = err.Error()
-		return res
-	}
-	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBodyBytes))
-	res.Status = resp.StatusCode
-	return res
 }
 
 // Serve accepts deliveries on ln until ctx ends or Max notifications have

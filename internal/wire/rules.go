@@ -331,18 +331,20 @@ func (r *checkoutRules) item(v any, at string, kind itemKind) {
 		return
 	}
 	strict := kind == orderItem
-	need := optional
+	title, category := optional, optional
 	if strict {
-		need = nonBlank
+		// A product with no category is sent with "" by the service's
+		// own Magento module; the category must still be there.
+		title, category = nonBlank, mayBeEmpty
 	}
-	r.str(it, "title", at, need)
+	r.str(it, "title", at, title)
 	if q, ok := r.integer(it, "quantity", at, strict); ok && q < 1 {
 		r.value(at+".quantity", "item quantity should be positive", "must be at least 1, got %d", q)
 	}
 	if d, ok := r.amount(it, "unit_price", at, strict); ok && d.IsNegative() {
 		r.value(at+".unit_price", "item unit price should be positive or zero", "%q must be zero or more", written(it, "unit_price"))
 	}
-	r.str(it, "category", at, need)
+	r.str(it, "category", at, category)
 	if d, ok := r.amount(it, "discount_amount", at, false); ok && d.IsNegative() {
 		r.value(at+".discount_amount", "item discount amount should be positive or zero", "%q must be zero or more", written(it, "discount_amount"))
 	}

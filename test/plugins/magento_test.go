@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
 )
 
 // magentoSession is the session body the Magento 2 module sends: the
@@ -126,9 +128,11 @@ func TestMagento(t *testing.T) {
 		}
 		captureID := str(t, caps[0], "id")
 
-		// Credit memo refund: the capture's id as an extra field.
-		refund, _ := json.Marshal(map[string]any{"capture_id": captureID, "amount": "20.00",
-			"items": []any{map[string]any{"title": "Yoga mat", "description": "Yoga mat", "quantity": 1, "unit_price": "20.00", "reference_id": "2048|24-WG088"}}})
+		// Credit memo refund: the capture's id as an extra field, amounts
+		// as PHP's string of a rounded float ("20"), and each item's unit
+		// price read from a field a credit memo does not have, so "0".
+		refund, _ := json.Marshal(map[string]any{"capture_id": captureID, "amount": "20",
+			"items": []any{map[string]any{"title": "Yoga mat", "description": "Yoga mat", "quantity": 1, "unit_price": "0", "reference_id": "2048|24-WG088"}}})
 		p = tg.call("POST", "/api/v2/payments/"+id+"/refunds", refund, nil).ok(t, "refund").body
 		refs, _ := p["refunds"].([]any)
 		if len(refs) != 1 || str(t, refs[0], "id") == "" || !amountIs(at(refs[0], "amount"), "20") {
@@ -163,5 +167,80 @@ func TestAndroidSDK(t *testing.T) {
 		}
 		clientAgrees(t, body, false, "$.payment.amount", "$.payment.order.items[0].unit_price",
 			"$.payment.shipping_address.zip", "$.payment.buyer_history")
+	})
+}
+
+// magentoOrderSession is the session the Magento 2 module's payment method
+// (Model/Method/Checkout.php, the redirect after the order is placed)
+// sends: lang, merchant_code, merchant_urls under tabby/result/, and a
+// payment of amounts as PHP's string of a rounded float ("115.5", "0"), no
+// description, a buyer whose phone is "" without an address, a shipping
+// address of city, street lines joined with a newline and zip ("" when the
+// order has neither), items with title, description (null when the product
+// has none), quantity (the ordered quantity times one: a PHP float),
+// unit_price and tax_amount strings, the SKU as reference_id, image and
+// product URLs and the name of the product's first category, "" for a
+// product in none; meta (the plugin's platform and version), buyer_history
+// (registered_since null for a guest) and order_history.
+//
+// integerQuantity writes the quantity as the interface writes it.
+func magentoOrderSession(ref string, integerQuantity bool) []byte {
+	quantity := "1.0"
+	if integerQuantity {
+		quantity = "1"
+	}
+	return []byte(`{
+  "lang": "en",
+  "merchant_code": "` + merchant + `",
+  "merchant_urls": {"success": "https://m2.shop.example/tabby/result/success/", "cancel": "https://m2.shop.example/tabby/result/cancel/", "failure": "https://m2.shop.example/tabby/result/failure/"},
+  "payment": {
+    "amount": "115.5",
+    "currency": "AED",
+    "buyer": {"phone": "", "email": "otp.success@tabby.ai", "name": "Omar Saleh"},
+    "shipping_address": {"city": "", "address": "", "zip": ""},
+    "order": {"tax_amount": "5.5", "shipping_amount": "0", "discount_amount": "0", "reference_id": "` + ref + `",
+      "items": [{"title": "Yoga mat", "description": null, "quantity": ` + quantity + `, "unit_price": "115.5", "tax_amount": "5.5",
+        "reference_id": "24-WG088", "image_url": "https://m2.shop.example/media/catalog/product/y/o/yoga-mat.jpg",
+        "product_url": "https://m2.shop.example/yoga-mat.html", "category": ""}]},
+    "meta": {"tabby_plugin_platform": "magento", "tabby_plugin_version": "5.6.1"},
+    "buyer_history": {"registered_since": null, "loyalty_level": 0},
+    "order_history": []
+  }
+}`)
+}
+
+// TestMagentoOrderSession: the module's own order session. Its empty
+// strings (the category of a product in no category, the phone, city,
+// street and zip of an order without an address) are taken by the
+// sandbox and the client alike; its float quantity is the one field the
+// interface settles otherwise.
+func TestMagentoOrderSession(t *testing.T) {
+	each(t, func(t *testing.T, tg *target) {
+		hdr := map[string]string{"X-Merchant-Code": merchant}
+		tg.call("POST", "/api/v1/webhooks", map[string]any{"url": tg.receiver, "is_test": true}, hdr).ok(t, "register webhook")
+		body := magentoOrderSession("000000103", false)
+		a := tg.call("POST", "/api/v2/checkout", body, nil)
+		if a.status != 400 || strings.Contains(string(a.raw), "category") {
+			t.Fatalf("session as sent: %d %s", a.status, a.raw)
+		}
+		clientAgrees(t, body, false, "$.payment.order.items[0].quantity")
+		if v := api.ValidateCheckout(body, nil); v == nil || len(v.Problems) != 1 {
+			t.Fatalf("the client's verdict on the session as sent: %v, want the quantity alone", v)
+		}
+
+		body = magentoOrderSession("000000103", true)
+		clientAgrees(t, body, true)
+		s := tg.call("POST", "/api/v2/checkout", body, nil).ok(t, "session").body
+		if s["status"] != "created" {
+			t.Fatalf("session status %v", s["status"])
+		}
+		id := str(t, s, "payment.id")
+		if web := str(t, s, "configuration.available_products.installments.0.web_url"); web == "" {
+			t.Fatal("no web_url in available_products")
+		}
+		note := tg.approve(id)
+		if note["id"] != id || at(note, "order.reference_id") != "000000103" {
+			t.Fatalf("notification: %v", note)
+		}
 	})
 }

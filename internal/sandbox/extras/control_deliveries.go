@@ -19,6 +19,7 @@ func (s *Local) deliveryRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_sandbox/delivery-attempts", middleware.LoopbackOnly(s.handleDeliveryAttempts))
 	mux.HandleFunc("GET /_sandbox/pending-deliveries", middleware.LoopbackOnly(s.handlePendingDeliveries))
 	mux.HandleFunc("POST /_sandbox/deliveries/{id}/resend", middleware.LoopbackOnly(s.handleResend))
+	mux.HandleFunc("POST /_sandbox/pending-deliveries/drop", middleware.LoopbackOnly(s.handleDropPending))
 	mux.HandleFunc("GET /_sandbox/logs", middleware.LoopbackOnly(s.handleRequestLog))
 }
 
@@ -34,8 +35,10 @@ func (s *Local) handleDeliveryAttempts(w http.ResponseWriter, r *http.Request) {
 	case "":
 	case outbox.DeliveryFailed:
 		f.Failed = true
+	case outbox.DeliveryDelivered:
+		f.Delivered = true
 	default:
-		edge.WriteError(w, edge.BadData("status must be failed"))
+		edge.WriteError(w, edge.BadData("status must be failed or delivered"))
 		return
 	}
 	pg, err := pageParams(q)
@@ -155,6 +158,19 @@ func (s *Local) handlePendingDeliveries(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	edge.WriteJSON(w, http.StatusOK, map[string]any{"attempts": list, "cursor": 0, "total": len(list)})
+}
+
+// handleDropPending answers {"dropped": N}: the pending deliveries of
+// ?payment= or ?dispute= (every one without either) ended unsent.
+func (s *Local) handleDropPending(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := outbox.DeliveryFilter{PaymentID: strings.ToLower(q.Get("payment")), DisputeID: strings.ToLower(q.Get("dispute"))}
+	n, err := s.Outbox.DropPending(r.Context(), f)
+	if err != nil {
+		edge.WriteError(w, err)
+		return
+	}
+	edge.WriteJSON(w, http.StatusOK, map[string]any{"dropped": n})
 }
 
 func (s *Local) handleDeliveries(w http.ResponseWriter, r *http.Request) {

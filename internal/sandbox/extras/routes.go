@@ -13,6 +13,7 @@ func (s *Local) Routes(mux *http.ServeMux, region string) {
 	s.hppRoutes(mux, region)
 	s.dashboardRoutes(mux, region)
 	s.deliveryRoutes(mux)
+	s.timesRoutes(mux)
 	mux.HandleFunc("POST /_sandbox/payments/{id}/dispute", middleware.LoopbackOnly(s.handleControlOpenDispute))
 	mux.HandleFunc("POST /_sandbox/disputes/{id}/resolve", middleware.LoopbackOnly(s.handleControlResolveDispute))
 	mux.HandleFunc("GET /_sandbox/health", s.handleHealth)

@@ -255,7 +255,11 @@ func FaultMiddleware(f *FaultInjector, h http.Handler) http.Handler {
 		if d := f.Spec.Latency; d > 0 && !waitLatency(r, d) {
 			return // the client gave up during the wait: nothing runs
 		}
-		switch f.draw(r) {
+		kind := f.draw(r)
+		if kind != "" && kind != Fault500After && kind != FaultDropAfter {
+			edge.NoteFault(r.Context(), string(kind), 0)
+		}
+		switch kind {
 		case "":
 			h.ServeHTTP(w, r)
 		case Fault500Before:
@@ -274,10 +278,14 @@ func FaultMiddleware(f *FaultInjector, h http.Handler) http.Handler {
 		case Fault500After:
 			// The handler commits into a buffer nobody reads; the client
 			// gets the 500 a crash between commit and answer would give.
-			h.ServeHTTP(edge.NewRecorder(), r)
+			ran := edge.NewRecorder()
+			h.ServeHTTP(ran, r)
+			edge.NoteFault(r.Context(), string(kind), ran.Status)
 			edge.WriteError(w, errInternal)
 		case FaultDropAfter:
-			h.ServeHTTP(edge.NewRecorder(), r)
+			ran := edge.NewRecorder()
+			h.ServeHTTP(ran, r)
+			edge.NoteFault(r.Context(), string(kind), ran.Status)
 			dropConnection(w)
 		}
 	})

@@ -144,8 +144,9 @@ func StartDelivery(s *store.State, rules DeliveryRules, resolver webhook.Resolve
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	d.wg.Add(1)
+	d.wg.Add(2)
 	go d.run()
+	go d.renewClaims()
 	s.OnPaymentChange(d.onPaymentChange)
 	return d
 }
@@ -165,7 +166,7 @@ func (d *Deliverer) dialContext(dialer *net.Dialer) func(ctx context.Context, ne
 		case strings.EqualFold(strings.TrimSuffix(host, "."), "localhost"):
 			address = net.JoinHostPort("127.0.0.1", port)
 		case d.resolver == nil:
-			return nil, fmt.Errorf("not sent: this sandbox looks no host names up (start it with --resolve-hosts to deliver to %s)", host)
+			return nil, fmt.Errorf("%s (start it with --resolve-hosts to deliver to %s)", noLookups, host)
 		default:
 			// The rules' resolver, so that what was judged is what is dialled.
 			addrs, err := d.resolver.LookupIPAddr(ctx, host)
@@ -367,6 +368,7 @@ type DeliveryFilter struct {
 	PaymentID string
 	DisputeID string
 	Failed    bool // only attempts not answered 200
+	Delivered bool // only attempts answered 200
 	After     int64
 	Forward   bool  // set: the entries after After, oldest first
 	Before    int64 // set (> 0): only attempts older than this Seq
@@ -492,6 +494,9 @@ func (f DeliveryFilter) conditions() ([]string, []any) {
 	}
 	if f.Failed {
 		conds = append(conds, "(a.http_status != 200 OR a.error != '')")
+	}
+	if f.Delivered {
+		conds = append(conds, "a.http_status = 200 AND a.error = ''")
 	}
 	return conds, args
 }

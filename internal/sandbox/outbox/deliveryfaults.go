@@ -49,7 +49,7 @@ const (
 )
 
 const (
-	// maxLateFault bounds late=, so a claimed row's lease covers it.
+	// maxLateFault bounds late=: how long a new notification may wait.
 	maxLateFault = 10 * time.Minute
 	// reorderHold is how long a held notification waits for the next one
 	// of its payment before it goes out anyway.

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/webhook"
 )
 
 // The rules that decide what may be delivered are settings of the state,
@@ -98,13 +100,30 @@ func ReadRules(ctx context.Context, q store.Querier) (DeliveryRules, bool, error
 // DeliveryRules answers the rules this sandbox judges and delivers by.
 func (d *Deliverer) DeliveryRules() DeliveryRules { return d.rules }
 
+// Resolver answers the resolver the rules look hosts up with (nil: none,
+// the sandbox is hermetic).
+func (d *Deliverer) Resolver() webhook.Resolver { return d.resolver }
+
 // serverLease is how a serving process announces itself in the state.
 type serverLease struct {
 	PID   int       `json:"pid"`
+	Host  string    `json:"host,omitempty"` // the machine's name, where PID means something
 	Owner string    `json:"owner"`
 	URL   string    `json:"url,omitempty"`
 	Until time.Time `json:"until"`
 }
+
+// gone tells a lease whose process is known to have ended: on this
+// machine, no process has its PID. A killed server's lease is then
+// ignored at once rather than when it lapses.
+func (l serverLease) gone() bool {
+	return l.PID > 0 && l.Host != "" && l.Host == hostname() && !processAlive(l.PID)
+}
+
+var hostname = sync.OnceValue(func() string {
+	h, _ := os.Hostname()
+	return h
+})
 
 const (
 	settingServer = "server"
@@ -114,24 +133,31 @@ const (
 	serverLeaseFor = 3 * serverBeat
 )
 
-// Announce renews this process's server lease until ctx ends, then gives
-// it up.
-func (d *Deliverer) Announce(ctx context.Context, url string) {
-	lease := serverLease{PID: os.Getpid(), Owner: d.owner, URL: url}
-	t := time.NewTicker(serverBeat)
-	defer t.Stop()
-	for {
+// Announce writes this process's server lease, so that processes opening
+// the state from now on leave their deliveries to it, and answers keep,
+// which renews the lease until its ctx ends, then gives it up.
+func (d *Deliverer) Announce(url string) (keep func(ctx context.Context)) {
+	lease := serverLease{PID: os.Getpid(), Host: hostname(), Owner: d.owner, URL: url}
+	write := func() {
 		lease.Until = time.Now().Add(serverLeaseFor)
 		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = store.WriteSetting(wctx, d.s.DB, settingServer, lease)
 		cancel()
-		select {
-		case <-ctx.Done():
-			wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_, _ = d.s.DB.ExecContext(wctx, `DELETE FROM settings WHERE k = ? AND json_extract(v, '$.owner') = ?`, settingServer, lease.Owner)
-			cancel()
-			return
-		case <-t.C:
+	}
+	write()
+	return func(ctx context.Context) {
+		t := time.NewTicker(serverBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_, _ = d.s.DB.ExecContext(wctx, `DELETE FROM settings WHERE k = ? AND json_extract(v, '$.owner') = ?`, settingServer, lease.Owner)
+				cancel()
+				return
+			case <-t.C:
+				write()
+			}
 		}
 	}
 }
@@ -145,7 +171,7 @@ func (d *Deliverer) ServedBy(ctx context.Context) (string, bool) {
 func ServedBy(ctx context.Context, q store.Querier, self string) (string, bool) {
 	var lease serverLease
 	ok, err := store.ReadSetting(ctx, q, settingServer, &lease)
-	if err != nil || !ok || lease.Owner == self || time.Now().After(lease.Until) {
+	if err != nil || !ok || lease.Owner == self || time.Now().After(lease.Until) || lease.gone() {
 		return "", false
 	}
 	return lease.URL, true

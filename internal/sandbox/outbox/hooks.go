@@ -183,5 +183,9 @@ func CheckHeader(h *wire.WebhookHeader) error {
 	if err := webhook.CheckHeaderTitle(h.Title); err != nil {
 		return err
 	}
+	// The sandbox sets these on every delivery itself.
+	if err := webhook.CheckOwnTitle(h.Title); err != nil {
+		return err
+	}
 	return webhook.CheckHeaderValue(h.Value)
 }

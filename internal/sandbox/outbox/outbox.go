@@ -14,9 +14,13 @@ const (
 	// outboxPoll is the longest a deliverer sleeps between looks at the
 	// outbox: rows another process recorded are sent within it.
 	outboxPoll = 200 * time.Millisecond
-	// claimLease is how long a claimed row stays another process's: an
-	// attempt takes at most deliveryTimeout, plus a late fault.
-	claimLease = 2*deliveryTimeout + maxLateFault
+	// ClaimLease is how long a claimed row stays its claimer's unless
+	// renewed: the claimer renews its claims every claimRenew while its
+	// attempts run (an attempt may take deliveryTimeout), so the claims of
+	// a process killed mid-attempt lapse within ClaimLease and another
+	// process sends them.
+	ClaimLease = 10 * time.Second
+	claimRenew = 2 * time.Second
 	// closeDrain bounds what Close spends delivering what is due, when no
 	// server holds the state.
 	closeDrain = 2 * time.Second
@@ -149,7 +153,7 @@ func (d *Deliverer) claim(n int) ([]*outboxRow, error) {
 		WHERE seq IN (SELECT seq FROM deliveries WHERE status = 'pending' AND next_at <= ? AND lease_until < ?
 			ORDER BY next_at, seq LIMIT ?)
 		RETURNING id, kind, webhook_id, merchant_code, is_test, url, event, subject_id, payload, attempts, tries, held, created_at`,
-		d.owner, now.Add(claimLease).UnixNano(), now.UnixNano(), now.UnixNano(), n)
+		d.owner, now.Add(ClaimLease).UnixNano(), now.UnixNano(), now.UnixNano(), n)
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +260,31 @@ func (d *Deliverer) saveOutcome(row *outboxRow, next time.Time) {
 	}
 }
 
+// renewClaims keeps this process's claims while its attempts run, until
+// the deliverer stops.
+func (d *Deliverer) renewClaims() {
+	defer d.wg.Done()
+	t := time.NewTicker(claimRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if d.inflight.Load() == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(d.ctx, claimRenew)
+		_, err := d.s.DB.ExecContext(ctx, `UPDATE deliveries SET lease_until = ? WHERE lease_owner = ? AND status = 'pending'`,
+			time.Now().Add(ClaimLease).UnixNano(), d.owner)
+		cancel()
+		if err != nil && d.ctx.Err() == nil {
+			d.logf("renewing the claims of attempts under way: %v", err)
+		}
+	}
+}
+
 // releaseRow gives a claimed row back untouched, due at once.
 func (d *Deliverer) releaseRow(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -298,12 +327,21 @@ type DrainReport struct {
 	// them (ServedBy is its URL).
 	Served   bool
 	ServedBy string
+	// Why they wait, of those no one would send without being asked:
+	// Unresolved to host names the rules look none up (whoever serves);
+	// with no server, Failing to receivers that failed and Waiting not
+	// tried yet. News is set when a notice should tell them (see Notice).
+	Unresolved, Failing, Waiting int
+	News                         bool
 }
 
 // Stop ends delivery. Unless another process serves the state, what is
 // due goes out first, for at most closeDrain; retries to come stay in the
 // outbox for the next process that opens the state.
-func (d *Deliverer) Stop() DrainReport {
+//
+// A report whose causes are news (DrainReport.Notice) is remembered as
+// told when tell is set: the caller shows its notice.
+func (d *Deliverer) Stop(tell bool) DrainReport {
 	var rep DrainReport
 	if d == nil {
 		return rep
@@ -336,6 +374,9 @@ func (d *Deliverer) Stop() DrainReport {
 	d.wg.Wait()
 	d.client.CloseIdleConnections()
 	rep.Pending, _ = d.PendingDeliveries(ctx)
+	if rep.Pending > 0 {
+		d.tellPending(ctx, &rep, tell)
+	}
 	return rep
 }
 

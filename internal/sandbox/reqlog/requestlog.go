@@ -71,6 +71,13 @@ type LogEntry struct {
 	RequestBody  string    `json:"request_body,omitempty"`
 	ResponseBody string    `json:"response_body,omitempty"`
 	Truncated    bool      `json:"truncated,omitempty"`
+	// Fault names the fault serve --faults injected into the request
+	// (500-before, 500-after, drop-after, lock, 429); Committed is, after
+	// 500-after or drop-after, the status the request's own handler
+	// answered: it ran and its change is in the state. Status is then
+	// what the client got, 0 for a dropped connection.
+	Fault     string `json:"fault,omitempty"`
+	Committed int    `json:"committed_status,omitempty"`
 }
 
 // LogFilter selects entries. Status is a code ("404") or a class ("4xx",
@@ -101,6 +108,7 @@ type PendingEntry struct {
 	RespBody []byte
 	reqCut   bool
 	respCut  bool
+	fault    edge.FaultNote
 }
 
 type Log struct {
@@ -309,7 +317,8 @@ func (l *Log) write(batch []*PendingEntry) {
 // answer. The bodies are masked by write, which stores them.
 func (l *Log) prepare(p *PendingEntry) LogEntry {
 	e := LogEntry{At: p.At, Region: p.Region, Method: p.Method, Path: l.masker.String(p.Path), Status: p.Status,
-		LatencyMS: float64(p.latency.Microseconds()) / 1000, Truncated: p.reqCut || p.respCut}
+		LatencyMS: float64(p.latency.Microseconds()) / 1000, Truncated: p.reqCut || p.respCut,
+		Fault: p.fault.Kind, Committed: p.fault.Committed}
 	if p.Key != "" {
 		e.Key = secret.MaskKey(p.Key)
 		if info, ok := l.s.Keys[p.Key]; ok {
@@ -503,20 +512,37 @@ func Middleware(l *Log, region string, h http.Handler) http.Handler {
 			r.Body = &teeBody{ReadCloser: r.Body, c: reqCap}
 		}
 		lw := &logWriter{ResponseWriter: w, c: capture{max: MaxLoggedBody}}
+		ctx, fault := edge.WithFaultNote(r.Context())
+		r = r.WithContext(ctx)
+		// A dropped connection ends the handler with a panic (where there
+		// is no connection to hijack): it is logged all the same.
+		defer func() {
+			if v := recover(); v != nil {
+				if fault.Kind != "" {
+					l.Add(l.pending(r, region, start, lw, reqCap, fault))
+				}
+				panic(v)
+			}
+		}()
 		h.ServeHTTP(lw, r)
-		p := &PendingEntry{At: start.UTC(), Region: region, Method: r.Method, Path: r.URL.RequestURI(),
-			Status: lw.status, latency: time.Since(start), RespBody: lw.c.buf.Bytes(), respCut: lw.c.cut}
-		if p.Status == 0 {
-			p.Status = http.StatusOK
-		}
-		if reqCap != nil {
-			p.reqBody, p.reqCut = reqCap.buf.Bytes(), reqCap.cut
-		}
-		if scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
-			p.Key = strings.TrimSpace(key)
-		}
-		l.Add(p)
+		l.Add(l.pending(r, region, start, lw, reqCap, fault))
 	})
+}
+
+// pending is what the handler saw of one exchange, to be logged.
+func (l *Log) pending(r *http.Request, region string, start time.Time, lw *logWriter, reqCap *capture, fault *edge.FaultNote) *PendingEntry {
+	p := &PendingEntry{At: start.UTC(), Region: region, Method: r.Method, Path: r.URL.RequestURI(),
+		Status: lw.status, latency: time.Since(start), RespBody: lw.c.buf.Bytes(), respCut: lw.c.cut, fault: *fault}
+	if p.Status == 0 && fault.Kind == "" {
+		p.Status = http.StatusOK
+	}
+	if reqCap != nil {
+		p.reqBody, p.reqCut = reqCap.buf.Bytes(), reqCap.cut
+	}
+	if scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		p.Key = strings.TrimSpace(key)
+	}
+	return p
 }
 
 // RequestLog lists logged requests: the latest Limit, newest first; or,
