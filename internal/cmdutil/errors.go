@@ -31,6 +31,9 @@ const (
 	// ExitWaitUnreachable: payments wait saw a status from which the
 	// awaited one can no longer come.
 	ExitWaitUnreachable = 14
+	// ExitDifferences: sandbox verify or replay found differences between
+	// a recording and what was replayed.
+	ExitDifferences = 15
 	ExitInterrupted     = 130
 )
 

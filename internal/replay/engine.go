@@ -1,0 +1,280 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox"
+)
+
+// Engine replays one recording against one sandbox. Its steps are
+// serialised: the id map, the customer's moves and the comparisons follow
+// the recording's order.
+type Engine struct {
+	mu  sync.Mutex
+	rec *Recording
+	sb  *Target
+	ids *IDMap
+
+	merchants map[string]sandbox.Merchant // by the recorded (masked) key
+	fallback  sandbox.Merchant
+	// seen holds the ids the recording showed before the current step;
+	// foreign those it used without ever making (made before it began).
+	seen    map[string]bool
+	foreign map[string]bool
+	// paymentKey is the sandbox key that reads a sandbox payment.
+	paymentKey map[string]string
+	lapsed     map[string]bool // sandbox payments whose authorization the engine made lapse
+	disputes   map[string]disputeFacts
+
+	actions []Action
+	notes   []Note
+}
+
+// Action is a move the engine made in the sandbox for the customer (or
+// the service's support), because the recording shows it happened.
+type Action struct {
+	Before    int    `json:"before_request"`
+	Action    string `json:"action"`
+	Recorded  string `json:"recorded_id"`
+	SandboxID string `json:"sandbox_id"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Note is an exchange the engine could not compare, and why.
+type Note struct {
+	N      int    `json:"request"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Why    string `json:"why"`
+}
+
+// NewEngine prepares a replay of rec against sb.
+func NewEngine(rec *Recording, sb *Target) *Engine {
+	e := &Engine{rec: rec, sb: sb, ids: NewIDMap(), seen: map[string]bool{}, foreign: map[string]bool{},
+		paymentKey: map[string]string{}, lapsed: map[string]bool{}, disputes: disputeIndex(rec)}
+	e.chooseMerchants()
+	return e
+}
+
+// chooseMerchants gives each recorded key a sandbox merchant: the one of
+// the recording's region whose currency the key's checkouts used.
+func (e *Engine) chooseMerchants() {
+	region := e.rec.Meta.Region
+	currency := map[string]string{}
+	for _, x := range e.rec.Exchanges {
+		if x.Key == "" || currency[x.Key] != "" || !strings.HasSuffix(x.Path, "/checkout") {
+			continue
+		}
+		var body struct {
+			Payment struct {
+				Currency string `json:"currency"`
+			} `json:"payment"`
+		}
+		if json.Unmarshal(x.Body, &body) == nil && body.Payment.Currency != "" {
+			currency[x.Key] = strings.ToUpper(body.Payment.Currency)
+		}
+	}
+	pick := func(cur string) sandbox.Merchant {
+		r := region
+		if r == "" {
+			r = "ae"
+			if cur == "SAR" {
+				r = "sa"
+			}
+		}
+		var first *sandbox.Merchant
+		for i, m := range e.sb.Merchants {
+			if m.Region != r {
+				continue
+			}
+			if first == nil {
+				first = &e.sb.Merchants[i]
+			}
+			if cur == "" || strings.EqualFold(m.Currency, cur) {
+				return m
+			}
+		}
+		if first != nil {
+			return *first
+		}
+		return e.sb.Merchants[0]
+	}
+	e.fallback = pick("")
+	e.merchants = map[string]sandbox.Merchant{}
+	for _, x := range e.rec.Exchanges {
+		if x.Key != "" {
+			if _, ok := e.merchants[x.Key]; !ok {
+				e.merchants[x.Key] = pick(currency[x.Key])
+				if currency[x.Key] != "" && e.fallback.Currency != e.merchants[x.Key].Currency && len(currency) == 1 {
+					e.fallback = e.merchants[x.Key]
+				}
+			}
+		}
+	}
+}
+
+func (e *Engine) merchant(x *Exchange) sandbox.Merchant {
+	if m, ok := e.merchants[x.Key]; ok {
+		return m
+	}
+	return e.fallback
+}
+
+// key is the sandbox key standing for the recorded one.
+func (e *Engine) key(x *Exchange) string {
+	m := e.merchant(x)
+	if x.Live() {
+		return m.LiveKey
+	}
+	return m.TestKey
+}
+
+// Merchant answers the sandbox merchant a recorded key maps to (for
+// what a command prints).
+func (e *Engine) Merchant(recordedKey string) sandbox.Merchant {
+	if m, ok := e.merchants[recordedKey]; ok {
+		return m
+	}
+	return e.fallback
+}
+
+// outbound is the request the sandbox gets for a recorded or an app's
+// request: ids mapped, the sandbox merchant's key and code.
+func (e *Engine) outbound(x *Exchange, h http.Header, body []byte) (http.Header, []byte) {
+	m := e.merchant(x)
+	out := http.Header{}
+	if ct := h.Get("Content-Type"); ct != "" {
+		out.Set("Content-Type", ct)
+	}
+	if code := h.Get("X-Merchant-Code"); code != "" {
+		e.ids.Set(code, m.Code)
+		out.Set("X-Merchant-Code", m.Code)
+	}
+	if h.Get("Authorization") != "" {
+		out.Set("Authorization", "Bearer "+e.key(x))
+	}
+	if v, ok := decode(body); ok {
+		if obj, ok := v.(map[string]any); ok {
+			if code, ok := obj["merchant_code"].(string); ok {
+				e.ids.Set(code, m.Code)
+			}
+		}
+	}
+	return out, e.ids.JSON(body, m.Code)
+}
+
+// lists names the arrays of an answer that list the account's records.
+func lists(method, path string) map[string]bool {
+	if method != http.MethodGet {
+		return nil
+	}
+	switch strings.TrimRight(path, "/") {
+	case "/api/v2/payments":
+		return map[string]bool{"$.payments": true}
+	case "/api/v1/disputes":
+		return map[string]bool{"$.disputes": true}
+	case "/api/v1/webhooks", "/api/v1/dispute-webhooks":
+		return map[string]bool{"$": true}
+	}
+	return nil
+}
+
+// compareAnswer compares the sandbox's answer with the recorded one,
+// learning the ids it pairs.
+func (e *Engine) compareAnswer(x *Exchange, ans *Answer, side string) []Difference {
+	c := &comparer{ids: e.ids, base: Difference{N: x.N, Method: x.Method, Path: x.Path, Side: side},
+		lists: lists(x.Method, x.Path), seen: func(id string) bool { return e.seen[id] }}
+	want, okW := decode(x.Answer)
+	got, okG := decode(ans.Body)
+	if ans.Status != x.Status {
+		c.add("status", DiffStatus, fmt.Sprint(x.Status), fmt.Sprint(ans.Status))
+		w, _ := want.(map[string]any)
+		g, _ := got.(map[string]any)
+		for _, k := range []string{"errorType", "error"} {
+			if w != nil && g != nil && w[k] != nil && g[k] != nil {
+				c.value("$."+k, k, w[k], g[k])
+			}
+		}
+		return c.diffs
+	}
+	switch {
+	case okW && okG:
+		c.value("$", "", want, got)
+	case okW != okG:
+		c.add("$", DiffBody, bodyKind(x.RespType, x.Answer), bodyKind(ans.Type, ans.Body))
+	default:
+		wt, gt := mediaType(x.RespType), mediaType(ans.Type)
+		if wt != gt {
+			c.add("content-type", DiffBody, show(wt), show(gt))
+		} else if strings.HasPrefix(wt, "text/") && strings.TrimSpace(string(x.Answer)) != strings.TrimSpace(string(ans.Body)) {
+			c.add("$", DiffValue, show(strings.TrimSpace(string(x.Answer))), show(strings.TrimSpace(string(ans.Body))))
+		}
+	}
+	return c.diffs
+}
+
+func mediaType(ct string) string {
+	t, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(ct))
+	}
+	return t
+}
+
+func bodyKind(ct string, b []byte) string {
+	if len(b) == 0 {
+		return "(empty body)"
+	}
+	if _, ok := decode(b); ok {
+		return "JSON"
+	}
+	return fmt.Sprintf("%s, %d bytes", mediaType(ct), len(b))
+}
+
+// markSeen notes the ids an exchange shows, for the steps after it.
+func (e *Engine) markSeen(x *Exchange) {
+	for _, b := range [][]byte{x.Body, x.Answer} {
+		if v, ok := decode(b); ok {
+			collectUUIDs(v, e.seen)
+		}
+	}
+	for _, s := range strings.Split(x.Path, "/") {
+		if isUUID(s) {
+			e.seen[s] = true
+		}
+	}
+}
+
+// unreplayable says why an exchange cannot be replayed: it names, with a
+// success, an id the recording never made (the record was in the account
+// before the recording began).
+func (e *Engine) unreplayable(x *Exchange) string {
+	if x.Status < 200 || x.Status > 299 {
+		return ""
+	}
+	for _, s := range strings.Split(x.Path, "/") {
+		if !isUUID(s) {
+			continue
+		}
+		if _, ok := e.ids.Get(s); ok {
+			continue
+		}
+		if !e.seen[s] || e.foreign[s] {
+			e.foreign[s] = true
+			return "it names " + s + ", which the recording never made (it was in the account before)"
+		}
+	}
+	return ""
+}
+
+// send replays one request (the recording's, or the app's in replay).
+func (e *Engine) send(ctx context.Context, x *Exchange, method, path, query string, h http.Header, body []byte) (*Answer, error) {
+	out, mapped := e.outbound(x, h, body)
+	return e.sb.Do(ctx, method, e.ids.Path(path), e.ids.Query(query), out, mapped)
+}
