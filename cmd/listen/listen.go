@@ -57,6 +57,9 @@ type Options struct {
 	Client     func() (*api.Client, error)
 	LiveClient func(what string) (*api.Client, error)
 	Probe      func(ctx context.Context, base string) bool
+
+	// Record is a recording to add each notification to (record.go).
+	Record string
 }
 
 // NewCmd returns `bnpl listen`.
@@ -148,6 +151,7 @@ passed over. The address it listens on is printed on stderr.`,
 	fl.IntVar(&opts.FailFirst, "fail-first", 0, "answer the first N good deliveries with 500, to watch the sender retry")
 	fl.BoolVar(&opts.Register, "register", false, "register this listener with the sandbox for the session, and remove it on exit (default with --forward-to)")
 	fl.StringSliceVar(&opts.Events, "events", nil, "print and forward only these events or kinds, comma-separated (captured,refunded,dispute,...)")
+	addRecordFlag(fl, opts)
 	return cmd
 }
 
@@ -271,6 +275,11 @@ func listenRun(ctx context.Context, o *Options) error {
 		}
 		fmt.Fprintln(o.IO.ErrOut, shown.Text(secret.PrintableLine(fmt.Sprintf("warning: refused a delivery to %s from %s with %d: %s", r.Path, r.Remote, r.Status, r.Reason))))
 	}
+	stopRecording, err := o.startRecording(recv)
+	if err != nil {
+		return err
+	}
+	defer stopRecording()
 
 	if !cmdutil.LoopbackAddr(o.Addr) {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach this machine can send it notifications (--addr 127.0.0.1:PORT keeps it on this one)\n", o.Addr)

@@ -171,7 +171,7 @@ func recordRun(ctx context.Context, f *cmdutil.Factory, o *recordOptions) error 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim.Listener(ln)) }()
 
-	runErr := waitRecording(ctx, f, o, proxyURL, served)
+	runErr := waitFor(ctx, f, o.Command, proxyURL, served, nil)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)
@@ -183,30 +183,32 @@ func recordRun(ctx context.Context, f *cmdutil.Factory, o *recordOptions) error 
 	return runErr
 }
 
-// waitRecording waits for the command after -- (its exit status is
-// record's), or for Ctrl-C or SIGTERM.
-func waitRecording(ctx context.Context, f *cmdutil.Factory, o *recordOptions, proxyURL string, served <-chan error) error {
+// waitFor waits for the command after -- (its exit status is the
+// verb's), or without one for done (nil: never), Ctrl-C or SIGTERM.
+func waitFor(ctx context.Context, f *cmdutil.Factory, command []string, baseURL string, served <-chan error, done <-chan struct{}) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-	if len(o.Command) == 0 {
+	if len(command) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "Ctrl-C to stop")
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-done:
 			return nil
 		case err := <-served:
 			return err
 		}
 	}
-	child := exec.Command(o.Command[0], o.Command[1:]...)
-	child.Env = append(os.Environ(), "BNPL_BASE_URL="+proxyURL)
+	child := exec.Command(command[0], command[1:]...)
+	child.Env = append(os.Environ(), "BNPL_BASE_URL="+baseURL)
 	child.Stdin, child.Stdout, child.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut
 	if err := child.Start(); err != nil {
-		return cmdutil.Refuse("check the command's name and that it is on PATH", "cannot run %s: %v", o.Command[0], err)
+		return cmdutil.Refuse("check the command's name and that it is on PATH", "cannot run %s: %v", command[0], err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- child.Wait() }()
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
 	select {
-	case err := <-done:
+	case err := <-exited:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return &cmdutil.Silent{Code: ee.ExitCode()}
@@ -216,7 +218,7 @@ func waitRecording(ctx context.Context, f *cmdutil.Factory, o *recordOptions, pr
 		// The command got Ctrl-C from the terminal as well; SIGTERM is
 		// passed on.
 		_ = child.Process.Signal(syscall.SIGTERM)
-		<-done
+		<-exited
 		return nil
 	}
 }

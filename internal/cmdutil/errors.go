@@ -34,7 +34,7 @@ const (
 	// ExitDifferences: sandbox verify or replay found differences between
 	// a recording and what was replayed.
 	ExitDifferences = 15
-	ExitInterrupted     = 130
+	ExitInterrupted = 130
 )
 
 // UsageError is a mistake in how the command was called: nothing was sent.

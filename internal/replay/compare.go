@@ -46,6 +46,23 @@ type Difference struct {
 	Ignored string `json:"ignored_because,omitempty"`
 }
 
+// MarshalJSON names the two values by what they are: the service's and
+// the sandbox's in an answer or a notification, the recorded request's
+// and the app's in a request.
+func (d Difference) MarshalJSON() ([]byte, error) {
+	type plain Difference
+	if d.Side != "request" {
+		return json.Marshal(plain(d))
+	}
+	return json.Marshal(struct {
+		plain
+		Want string `json:"service,omitempty"`
+		Got  string `json:"sandbox,omitempty"`
+		Rec  string `json:"recorded"`
+		App  string `json:"app"`
+	}{plain: plain(d), Rec: d.Want, App: d.Got})
+}
+
 // Absent shows a value one side lacks.
 const Absent = "(absent)"
 
@@ -58,8 +75,11 @@ type comparer struct {
 	// lists are the JSON paths of arrays that list what the account holds:
 	// elements the recording never made are left out on both sides.
 	lists map[string]bool
-	// seen tells whether a recorded id appeared in the recording before.
-	seen func(id string) bool
+	// follow makes a value the app sent otherwise than the recording
+	// stand for the recorded one from then on (replay: the app's own order
+	// number is then expected back wherever the service echoed the
+	// recorded one).
+	follow bool
 }
 
 func (c *comparer) add(field, kind, want, got string) {
@@ -219,6 +239,9 @@ func (c *comparer) str(path, key, want, got string) {
 	case exactKeys[key] && !shapeOnly && class(want) != "url":
 		if want != got {
 			c.add(path, DiffValue, show(want), show(got))
+			if c.follow {
+				c.ids.Set(want, got)
+			}
 		}
 	default:
 		if class(want) != class(got) {

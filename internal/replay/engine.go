@@ -23,10 +23,6 @@ type Engine struct {
 
 	merchants map[string]sandbox.Merchant // by the recorded (masked) key
 	fallback  sandbox.Merchant
-	// seen holds the ids the recording showed before the current step;
-	// foreign those it used without ever making (made before it began).
-	seen    map[string]bool
-	foreign map[string]bool
 	// paymentKey is the sandbox key that reads a sandbox payment.
 	paymentKey map[string]string
 	lapsed     map[string]bool // sandbox payments whose authorization the engine made lapse
@@ -56,8 +52,7 @@ type Note struct {
 
 // NewEngine prepares a replay of rec against sb.
 func NewEngine(rec *Recording, sb *Target) *Engine {
-	e := &Engine{rec: rec, sb: sb, ids: NewIDMap(), seen: map[string]bool{}, foreign: map[string]bool{},
-		paymentKey: map[string]string{}, lapsed: map[string]bool{}, disputes: disputeIndex(rec)}
+	e := &Engine{rec: rec, sb: sb, ids: NewIDMap(), paymentKey: map[string]string{}, lapsed: map[string]bool{}, disputes: disputeIndex(rec)}
 	e.chooseMerchants()
 	return e
 }
@@ -189,7 +184,7 @@ func lists(method, path string) map[string]bool {
 // learning the ids it pairs.
 func (e *Engine) compareAnswer(x *Exchange, ans *Answer, side string) []Difference {
 	c := &comparer{ids: e.ids, base: Difference{N: x.N, Method: x.Method, Path: x.Path, Side: side},
-		lists: lists(x.Method, x.Path), seen: func(id string) bool { return e.seen[id] }}
+		lists: lists(x.Method, x.Path)}
 	want, okW := decode(x.Answer)
 	got, okG := decode(ans.Body)
 	if ans.Status != x.Status {
@@ -237,37 +232,16 @@ func bodyKind(ct string, b []byte) string {
 	return fmt.Sprintf("%s, %d bytes", mediaType(ct), len(b))
 }
 
-// markSeen notes the ids an exchange shows, for the steps after it.
-func (e *Engine) markSeen(x *Exchange) {
-	for _, b := range [][]byte{x.Body, x.Answer} {
-		if v, ok := decode(b); ok {
-			collectUUIDs(v, e.seen)
-		}
-	}
-	for _, s := range strings.Split(x.Path, "/") {
-		if isUUID(s) {
-			e.seen[s] = true
-		}
-	}
-}
-
 // unreplayable says why an exchange cannot be replayed: it names, with a
-// success, an id the recording never made (the record was in the account
-// before the recording began).
+// success, an id the replay has not mapped (the record was in the account
+// before the recording began, or the sandbox's answer lacked it).
 func (e *Engine) unreplayable(x *Exchange) string {
 	if x.Status < 200 || x.Status > 299 {
 		return ""
 	}
 	for _, s := range strings.Split(x.Path, "/") {
-		if !isUUID(s) {
-			continue
-		}
-		if _, ok := e.ids.Get(s); ok {
-			continue
-		}
-		if !e.seen[s] || e.foreign[s] {
-			e.foreign[s] = true
-			return "it names " + s + ", which the recording never made (it was in the account before)"
+		if _, ok := e.ids.Get(s); isUUID(s) && !ok {
+			return "it names " + s + ", which the replay did not make (in the account before the recording began, or missing from an earlier answer)"
 		}
 	}
 	return ""

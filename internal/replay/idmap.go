@@ -151,21 +151,3 @@ func decode(b []byte) (any, bool) {
 	}
 	return v, true
 }
-
-// collectUUIDs adds every UUID-shaped string of a document to set.
-func collectUUIDs(v any, set map[string]bool) {
-	switch t := v.(type) {
-	case string:
-		if isUUID(t) {
-			set[t] = true
-		}
-	case map[string]any:
-		for _, c := range t {
-			collectUUIDs(c, set)
-		}
-	case []any:
-		for _, c := range t {
-			collectUUIDs(c, set)
-		}
-	}
-}

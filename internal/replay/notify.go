@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
@@ -170,7 +172,28 @@ func (e *Engine) recordedNotifications() (map[string][]sent, []string) {
 		payload, _ := decode(x.Body)
 		by[subject] = append(by[subject], sent{x: x, event: n.Event, payload: payload, raw: x.Body})
 	}
+	for _, list := range by {
+		sort.SliceStable(list, func(i, j int) bool { return progress(list[i].payload) < progress(list[j].payload) })
+	}
 	return by, order
+}
+
+// progress orders a payment's notifications as the service sent them,
+// whatever order they arrived in (deliveries race, and the service
+// promises no order): by the moves the payload holds, then by status. A
+// dispute's keep the order they arrived in.
+func progress(payload any) int {
+	obj, ok := payload.(map[string]any)
+	if !ok || obj["dispute_id"] != nil {
+		return 0
+	}
+	count := func(k string) int {
+		list, _ := obj[k].([]any)
+		return len(list)
+	}
+	status, _ := obj["status"].(string)
+	rank := map[string]int{"created": 0, "authorized": 1, "rejected": 2, "expired": 2, "closed": 3}[strings.ToLower(status)]
+	return (count("captures")+count("refunds"))*10 + rank
 }
 
 // sandboxNotifications are the notifications the sandbox sent to the

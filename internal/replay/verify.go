@@ -20,10 +20,15 @@ type Report struct {
 	Notifications         int          `json:"notifications"`
 	NotificationsCompared int          `json:"notifications_compared"`
 	Differences           []Difference `json:"differences"`
-	Ignored               []Difference `json:"ignored"`
-	Actions               []Action     `json:"actions"`
-	Skipped               []Note       `json:"skipped"`
-	Seconds               float64      `json:"seconds"`
+	// AnswerDifferences (replay) are the places where the sandbox answered
+	// the app otherwise than the service did: verify's to list.
+	AnswerDifferences []Difference `json:"answer_differences,omitempty"`
+	// Unexpected (replay) counts the app's requests the recording lacks.
+	Unexpected int          `json:"unexpected,omitempty"`
+	Ignored    []Difference `json:"ignored"`
+	Actions    []Action     `json:"actions"`
+	Skipped    []Note       `json:"skipped"`
+	Seconds    float64      `json:"seconds"`
 }
 
 // Verify replays every request of the recording in order against the
@@ -48,7 +53,6 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 		}
 		if x.Kind == har.KindNotification {
 			e.ensure(ctx, x)
-			e.markSeen(x)
 			continue
 		}
 		if !x.IsService() {
@@ -80,7 +84,6 @@ func (e *Engine) verifyOne(ctx context.Context, x *Exchange) ([]Difference, erro
 	note := func(why string) {
 		e.notes = append(e.notes, Note{N: x.N, Method: x.Method, Path: x.Path, Why: why})
 	}
-	defer e.markSeen(x)
 	switch {
 	case x.Status == 0:
 		note("the recording holds no answer (the service could not be reached)")
