@@ -79,7 +79,7 @@ func TestRedactorStandsInConsistently(t *testing.T) {
 	}
 	var doc struct {
 		Payment struct {
-			Buyer struct{ Name, Email, Phone, Dob string }
+			Buyer   struct{ Name, Email, Phone, Dob string }
 			History []struct {
 				Buyer struct{ Name, Email, Phone string }
 			} `json:"order_history"`

@@ -97,45 +97,47 @@ func pathPayment(path string) string {
 	return ""
 }
 
-// ensurePayment moves the sandbox's payment to the recorded status when a
-// customer's move leads there.
+// ensurePayment moves the sandbox's payment to the recorded status when
+// customers' moves lead there (an approval, then a lapse, may take two).
 func (e *Engine) ensurePayment(ctx context.Context, x *Exchange, p seenPayment) {
 	sid, ok := e.ids.Get(p.id)
 	if !ok {
 		return
 	}
-	current, ok := e.sandboxPayment(ctx, x, sid)
-	if !ok {
-		return
-	}
-	var move string
-	switch {
-	case current == "CREATED" && (p.status == "AUTHORIZED" || p.status == "CLOSED"):
-		move = "approve"
-	case current == "CREATED" && p.status == "REJECTED":
-		move = "reject"
-	case current == "CREATED" && p.status == "EXPIRED":
-		move = "cancel"
-	case current == "AUTHORIZED" && p.authExpired && !e.expiredAuth(sid):
-		move = "expire-auth"
-	default:
-		return
-	}
-	_, err := e.sb.control(ctx, "/_sandbox/payments/"+sid+"/"+move, nil)
-	e.act(x, move, p.id, sid, err)
-	if err == nil && move == "expire-auth" {
-		e.lapsed[sid] = true
+	for range 2 {
+		current, ok := e.sandboxPayment(ctx, x, sid)
+		if !ok {
+			return
+		}
+		move := customerMove(current, p, e.lapsed[sid])
+		if move == "" {
+			return
+		}
+		_, err := e.sb.control(ctx, "/_sandbox/payments/"+sid+"/"+move, nil)
+		e.act(x, move, p.id, sid, err)
+		if err != nil {
+			return
+		}
+		if move == "expire-auth" {
+			e.lapsed[sid] = true
+		}
 	}
 }
 
-func (e *Engine) expiredAuth(sid string) bool { return e.lapsed[sid] }
-
-func (e *Engine) act(x *Exchange, what, recorded, sid string, err error) {
-	a := Action{Before: x.N, Action: what, Recorded: recorded, SandboxID: sid}
-	if err != nil {
-		a.Error = err.Error()
+// customerMove is the move that takes a payment from current towards what
+// the recording shows, "" when none does.
+func customerMove(current string, p seenPayment, lapsed bool) string {
+	switch {
+	case current == "CREATED" && (p.status == "AUTHORIZED" || p.status == "CLOSED"):
+		return "approve"
+	case current == "CREATED" && p.status == "REJECTED":
+		return "reject"
+	case current == "CREATED" && p.status == "EXPIRED":
+		return "cancel"
+	case current == "AUTHORIZED" && p.authExpired && !lapsed:
+		return "expire-auth"
 	}
-	e.actions = append(e.actions, a)
+	return ""
 }
 
 // sandboxPayment reads the status of a sandbox payment, with the key that
@@ -156,4 +158,12 @@ func (e *Engine) sandboxPayment(ctx context.Context, x *Exchange, sid string) (s
 		}
 	}
 	return "", false
+}
+
+func (e *Engine) act(x *Exchange, what, recorded, sid string, err error) {
+	a := Action{Before: x.N, Action: what, Recorded: recorded, SandboxID: sid}
+	if err != nil {
+		a.Error = err.Error()
+	}
+	e.actions = append(e.actions, a)
 }

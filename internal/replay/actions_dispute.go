@@ -10,7 +10,7 @@ import (
 // disputeFacts are what the recording tells of a dispute anywhere: what
 // opening it again in the sandbox needs.
 type disputeFacts struct {
-	id, paymentID, reason, amount, status string
+	id, paymentID, reason, amount, status, comment string
 }
 
 // findDisputes lists the disputes a document shows: dispute objects (an
@@ -33,7 +33,8 @@ func findDisputes(v any, notification bool) []disputeFacts {
 			if notification && isUUID(str("dispute_id")) {
 				out = append(out, disputeFacts{id: str("dispute_id"), paymentID: str("payment_id"), amount: str("amount"), status: str("status")})
 			} else if isUUID(str("id")) && isUUID(str("payment_id")) && str("reason") != "" {
-				out = append(out, disputeFacts{id: str("id"), paymentID: str("payment_id"), reason: str("reason"), amount: str("amount"), status: str("status")})
+				out = append(out, disputeFacts{id: str("id"), paymentID: str("payment_id"), reason: str("reason"),
+					amount: str("amount"), status: str("status"), comment: str("comment")})
 			}
 			for _, c := range t {
 				walk(c)
@@ -67,6 +68,9 @@ func disputeIndex(rec *Recording) map[string]disputeFacts {
 			if have.reason == "" {
 				have.reason = d.reason
 			}
+			if have.comment == "" {
+				have.comment = d.comment
+			}
 			if have.amount == "" {
 				have.amount = d.amount
 			}
@@ -98,6 +102,9 @@ func (e *Engine) ensureDispute(ctx context.Context, x *Exchange, d disputeFacts,
 		}
 		if facts.amount != "" {
 			body["amount"] = facts.amount
+		}
+		if facts.comment != "" {
+			body["comment"] = facts.comment
 		}
 		raw, err := e.sb.control(ctx, "/_sandbox/payments/"+psid+"/dispute", body)
 		var opened struct {
