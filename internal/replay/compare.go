@@ -237,7 +237,7 @@ func (c *comparer) str(path, key, want, got string) {
 			c.add(path, DiffAmount, show(want), show(got))
 		}
 	case exactKeys[key] && !shapeOnly && class(want) != "url":
-		if want != got {
+		if c.ids.Inside(want) != got {
 			c.add(path, DiffValue, show(want), show(got))
 			if c.follow {
 				c.ids.Set(want, got)

@@ -70,6 +70,23 @@ func (m *IDMap) Len() int {
 	return len(m.fwd)
 }
 
+var uuidInside = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+})
+
+// Inside maps the ids inside a text ("dispute ID refunded").
+func (m *IDMap) Inside(s string) string {
+	if len(s) <= 36 {
+		return s
+	}
+	return uuidInside().ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := m.Get(id); ok {
+			return v
+		}
+		return id
+	})
+}
+
 // Path maps each segment of a URL path.
 func (m *IDMap) Path(p string) string {
 	parts := strings.Split(p, "/")
