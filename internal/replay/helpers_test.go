@@ -152,9 +152,13 @@ func (s *studio) settle() {
 	}
 }
 
-// recording reads what was recorded.
+// recording reads what was recorded, once the proxy and the receiver
+// have finished with every request (an entry is written after its answer
+// went out).
 func (s *studio) recording() *Recording {
 	s.t.Helper()
+	s.proxy.Close()
+	s.receiver.Close()
 	data, err := os.ReadFile(s.path)
 	if err != nil {
 		s.t.Fatal(err)
