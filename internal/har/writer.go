@@ -104,11 +104,19 @@ func (w *Writer) start(version string) error {
 	if err := w.checkTail(st.Size()); err != nil {
 		return err
 	}
+	var have LogMeta
 	if doc.Log.Bnpl != nil {
-		w.meta = *doc.Log.Bnpl
-	} else {
-		w.meta = LogMeta{}
+		have = *doc.Log.Bnpl
 	}
+	if have == (LogMeta{}) && w.meta != (LogMeta{}) && st.Size() == int64(i+len(entriesOpen)+len(tail)) {
+		// An empty recording made by a listen started first: the
+		// recorder's meta (region, target, redaction) is the file's.
+		if err := w.f.Truncate(0); err != nil {
+			return err
+		}
+		return w.writeHead(version)
+	}
+	w.meta = have
 	return nil
 }
 
