@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
@@ -102,9 +101,8 @@ func (hs *hookSet) stop(ctx context.Context, e *Engine) {
 	for _, rm := range hs.removes {
 		rm(ctx)
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = hs.srv.Shutdown(shut)
+	// What the sandbox still sends is of no use now.
+	_ = hs.srv.Close()
 }
 
 // sent is a notification either side sent.
