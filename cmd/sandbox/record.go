@@ -110,6 +110,11 @@ offline.`,
 }
 
 func (o *recordOptions) validate() error {
+	if !strings.HasSuffix(strings.ToLower(o.File), ".har") {
+		// HAR tools know the files by their name; and a mistyped verb
+		// ("record captrue") must not start a proxy.
+		return cmdutil.UsageHint("name the recording FILE.har, such as flow.har", "the recording's name must end in .har, got %q", o.File)
+	}
 	if _, port, err := net.SplitHostPort(o.Addr); err != nil || port == "" {
 		return cmdutil.UsageHint("use HOST:PORT, such as 127.0.0.1:8790", "invalid --addr %q", o.Addr)
 	}
