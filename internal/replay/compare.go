@@ -142,9 +142,9 @@ func typeName(v any) string {
 func show(v any) string {
 	switch t := v.(type) {
 	case map[string]any:
-		return fmt.Sprintf("{%d fields}", len(t))
+		return fmt.Sprintf("{%d %s}", len(t), plural(len(t), "field"))
 	case []any:
-		return fmt.Sprintf("[%d items]", len(t))
+		return fmt.Sprintf("[%d %s]", len(t), plural(len(t), "item"))
 	}
 	b, _ := json.Marshal(v)
 	s := string(b)
@@ -248,6 +248,13 @@ func (c *comparer) str(path, key, want, got string) {
 			c.add(path, DiffShape, show(want)+" ("+class(want)+")", show(got)+" ("+class(got)+")")
 		}
 	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // class is the shape of a string, for values compared by shape only.

@@ -24,7 +24,7 @@ func (c *comparer) array(path, key string, want, got []any) {
 	list := c.lists[path]
 	pairs, lostWant, lostGot := c.pair(want, got, list)
 	if !list && len(want) != len(got) {
-		c.add(path, DiffLength, fmt.Sprintf("[%d items]", len(want)), fmt.Sprintf("[%d items]", len(got)))
+		c.add(path, DiffLength, show(want), show(got))
 	}
 	last := -1
 	ordered := true
