@@ -240,7 +240,7 @@ func newRecorder(ctx context.Context, f *cmdutil.Factory, o *recordOptions) (*ha
 	}
 	live := t.Live || f.Global.Live
 	if live {
-		if err := f.Confirmer(true).Confirm("record traffic with live keys, real payments and customers included"); err != nil {
+		if err := f.Confirmer(true).Confirm("record traffic with live keys"); err != nil {
 			return nil, nil, err
 		}
 	}

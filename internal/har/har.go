@@ -85,6 +85,11 @@ type EntryMeta struct {
 	// Truncated names the bodies cut at the recording's bound ("request",
 	// "response"): they are kept in part, and not compared.
 	Truncated []string `json:"truncated,omitempty"`
+	// KeyID tells the request's key from others masked alike
+	// (sk_test_ae_sandbox and sk_test_kw_sandbox are both
+	// sk_test_****dbox): the start of a SHA-256 of the key, which says
+	// nothing of a key drawn at random.
+	KeyID string `json:"key_id,omitempty"`
 }
 
 // NameValue is a header, a query parameter or a cookie.

@@ -22,6 +22,7 @@ type Engine struct {
 	ids *IDMap
 
 	merchants map[string]sandbox.Merchant // by the recorded (masked) key
+	owner     map[string]sandbox.Merchant // by the recorded session or payment id
 	fallback  sandbox.Merchant
 	// paymentKey is the sandbox key that reads a sandbox payment.
 	paymentKey map[string]string
@@ -58,67 +59,106 @@ func NewEngine(rec *Recording, sb *Target) *Engine {
 }
 
 // chooseMerchants gives each recorded key a sandbox merchant: the one of
-// the recording's region whose currency the key's checkouts used.
+// the recording's region whose currency the key's first checkout used.
+// A masked key may stand for several keys (sk_test_****abcd), so a
+// checkout is sent as the merchant of its own currency, and a request on a
+// session or a payment as the merchant that made it (owner).
 func (e *Engine) chooseMerchants() {
-	region := e.rec.Meta.Region
-	currency := map[string]string{}
+	e.merchants, e.owner = map[string]sandbox.Merchant{}, map[string]sandbox.Merchant{}
+	e.fallback = e.pick("")
+	byCheckout := map[string]bool{}
 	for _, x := range e.rec.Exchanges {
-		if x.Key == "" || currency[x.Key] != "" || !strings.HasSuffix(x.Path, "/checkout") {
+		name := x.keyName()
+		if x.Key == "" || byCheckout[name] {
 			continue
 		}
-		var body struct {
-			Payment struct {
-				Currency string `json:"currency"`
-			} `json:"payment"`
-		}
-		if json.Unmarshal(x.Body, &body) == nil && body.Payment.Currency != "" {
-			currency[x.Key] = strings.ToUpper(body.Payment.Currency)
-		}
-	}
-	pick := func(cur string) sandbox.Merchant {
-		r := region
-		if r == "" {
-			r = "ae"
-			if cur == "SAR" {
-				r = "sa"
-			}
-		}
-		var first *sandbox.Merchant
-		for i, m := range e.sb.Merchants {
-			if m.Region != r {
-				continue
-			}
-			if first == nil {
-				first = &e.sb.Merchants[i]
-			}
-			if cur == "" || strings.EqualFold(m.Currency, cur) {
-				return m
-			}
-		}
-		if first != nil {
-			return *first
-		}
-		return e.sb.Merchants[0]
-	}
-	e.fallback = pick("")
-	e.merchants = map[string]sandbox.Merchant{}
-	for _, x := range e.rec.Exchanges {
-		if x.Key != "" {
-			if _, ok := e.merchants[x.Key]; !ok {
-				e.merchants[x.Key] = pick(currency[x.Key])
-				if currency[x.Key] != "" && e.fallback.Currency != e.merchants[x.Key].Currency && len(currency) == 1 {
-					e.fallback = e.merchants[x.Key]
-				}
-			}
+		cur := checkoutCurrency(x)
+		if _, ok := e.merchants[name]; !ok || cur != "" {
+			e.merchants[name], byCheckout[name] = e.pick(cur), cur != ""
 		}
 	}
 }
 
+// pick is the sandbox merchant of the recording's region for a currency
+// (any of the region when "").
+func (e *Engine) pick(currency string) sandbox.Merchant {
+	region := e.rec.Meta.Region
+	if region == "" {
+		region = "ae"
+		if currency == "SAR" {
+			region = "sa"
+		}
+	}
+	var first *sandbox.Merchant
+	for i, m := range e.sb.Merchants {
+		if m.Region != region {
+			continue
+		}
+		if first == nil {
+			first = &e.sb.Merchants[i]
+		}
+		if currency == "" || strings.EqualFold(m.Currency, currency) {
+			return m
+		}
+	}
+	if first != nil {
+		return *first
+	}
+	return e.sb.Merchants[0]
+}
+
+// checkoutCurrency is the currency of a checkout request, "" for others.
+func checkoutCurrency(x *Exchange) string {
+	if x.Method != http.MethodPost || !strings.HasSuffix(x.Path, "/checkout") {
+		return ""
+	}
+	var body struct {
+		Payment struct {
+			Currency string `json:"currency"`
+		} `json:"payment"`
+	}
+	if json.Unmarshal(x.Body, &body) != nil {
+		return ""
+	}
+	return strings.ToUpper(body.Payment.Currency)
+}
+
 func (e *Engine) merchant(x *Exchange) sandbox.Merchant {
-	if m, ok := e.merchants[x.Key]; ok {
+	if cur := checkoutCurrency(x); cur != "" {
+		return e.pick(cur)
+	}
+	for _, seg := range strings.Split(x.Path, "/") {
+		if m, ok := e.owner[seg]; ok {
+			return m
+		}
+	}
+	if m, ok := e.merchants[x.keyName()]; ok {
 		return m
 	}
 	return e.fallback
+}
+
+// own notes which merchant made the session and payment a recorded
+// checkout answered.
+func (e *Engine) own(x *Exchange) {
+	if checkoutCurrency(x) == "" {
+		return
+	}
+	var answer struct {
+		ID      string `json:"id"`
+		Payment struct {
+			ID string `json:"id"`
+		} `json:"payment"`
+	}
+	if json.Unmarshal(x.Answer, &answer) != nil {
+		return
+	}
+	m := e.merchant(x)
+	for _, id := range []string{answer.ID, answer.Payment.ID} {
+		if id != "" {
+			e.owner[id] = m
+		}
+	}
 }
 
 // key is the sandbox key standing for the recorded one.
@@ -128,15 +168,6 @@ func (e *Engine) key(x *Exchange) string {
 		return m.LiveKey
 	}
 	return m.TestKey
-}
-
-// Merchant answers the sandbox merchant a recorded key maps to (for
-// what a command prints).
-func (e *Engine) Merchant(recordedKey string) sandbox.Merchant {
-	if m, ok := e.merchants[recordedKey]; ok {
-		return m
-	}
-	return e.fallback
 }
 
 // outbound is the request the sandbox gets for a recorded or an app's

@@ -33,8 +33,9 @@ type Exchange struct {
 	Query  string // the raw query
 	Header http.Header
 	Body   []byte
-	// Key is the Authorization key as recorded (masked: sk_test_****abcd).
-	Key string
+	// Key is the Authorization key as recorded (masked: sk_test_****abcd);
+	// KeyID tells it from others masked alike.
+	Key, KeyID string
 
 	Status   int
 	RespType string
@@ -84,6 +85,9 @@ func Load(name string, data []byte) (*Recording, error) {
 		if _, key, ok := strings.Cut(x.Header.Get("Authorization"), " "); ok {
 			x.Key = key
 		}
+		if e.Bnpl != nil {
+			x.KeyID = e.Bnpl.KeyID
+		}
 		rec.Exchanges = append(rec.Exchanges, x)
 	}
 	return rec, nil
@@ -94,6 +98,9 @@ func Load(name string, data []byte) (*Recording, error) {
 func (x *Exchange) IsService() bool {
 	return x.Kind == har.KindExchange && strings.HasPrefix(x.Path, "/api/")
 }
+
+// keyName tells one recorded key from another.
+func (x *Exchange) keyName() string { return x.Key + "#" + x.KeyID }
 
 // Live tells whether the exchange used a live key.
 func (x *Exchange) Live() bool {

@@ -78,7 +78,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.requestDiffs = append(s.requestDiffs, Difference{Method: r.Method, Path: r.URL.Path, Field: "request",
 			Kind: DiffRequest, Want: Absent, Got: show(r.Method + " " + r.URL.Path), Side: "request"})
 		_, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		stray := &Exchange{Method: r.Method, Path: r.URL.Path, Key: secret.MaskKey(key)}
+		stray := &Exchange{Method: r.Method, Path: r.URL.Path, Key: secret.MaskKey(key), KeyID: har.KeyID(key)}
 		ans, err := s.e.send(s.ctx, stray, r.Method, r.URL.Path, r.URL.RawQuery, r.Header, body)
 		s.answer(w, ans, err)
 		return
@@ -86,6 +86,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.checkRequest(x, r, body)
 	s.e.ensure(s.ctx, x)
 	ans, err := s.e.send(s.ctx, x, r.Method, r.URL.Path, r.URL.RawQuery, r.Header, body)
+	s.e.own(x)
 	if err == nil {
 		s.answerDiffs = append(s.answerDiffs, s.e.compareAnswer(x, ans, "answer")...)
 	}

@@ -131,3 +131,25 @@ func TestVerifyCleanRecording(t *testing.T) {
 		t.Errorf("against a served sandbox:%s", describe(rep.Differences))
 	}
 }
+
+// sk_test_ae_sandbox and sk_test_kw_sandbox are masked alike
+// (sk_test_****dbox): each checkout goes as the merchant of its currency,
+// each later request as the merchant that made its payment, and a list as
+// the key's first merchant.
+func TestVerifyTellsMerchantsWhoseKeysMaskAlike(t *testing.T) {
+	s := newStudio(t, nil)
+	_, ae := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "AE-1"))
+	kwBody := checkout("10.500", "KWD", "otp.success@tabby.ai", "+96590000001", "KW-1")
+	kwBody["merchant_code"] = "kw-sandbox"
+	_, kw := s.call("POST", "/api/v2/checkout", "sk_test_kw_sandbox", kwBody)
+	for _, c := range []map[string]any{ae, kw} {
+		s.customer("/_sandbox/payments/"+str(c, "payment", "id")+"/approve", nil)
+	}
+	s.call("POST", "/api/v2/payments/"+str(kw, "payment", "id")+"/captures", "sk_test_kw_sandbox", map[string]any{"amount": "10.500", "reference_id": "kw"})
+	s.call("GET", "/api/v2/payments", testKey, nil)
+	s.call("GET", "/api/v2/payments", "sk_test_kw_sandbox", nil)
+	rep := verify(t, s.recording())
+	if len(rep.Differences) != 0 || len(rep.Skipped) != 0 || rep.Compared != 5 {
+		t.Errorf("compared %d:%s\nskipped %+v", rep.Compared, describe(rep.Differences), rep.Skipped)
+	}
+}
