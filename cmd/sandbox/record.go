@@ -166,8 +166,11 @@ func recordRun(ctx context.Context, f *cmdutil.Factory, o *recordOptions) error 
 		return cmdutil.ListenError(err, o.Addr, "--addr")
 	}
 	proxyURL := "http://" + ln.Addr().String()
-	fmt.Fprintf(f.IO.ErrOut, "recording to %s the traffic with %s (region %s); point the app's base URL at %s\n",
-		o.File, secret.RedactURL(target.BaseURL), target.Region, proxyURL)
+	upstream := secret.RedactURL(target.BaseURL)
+	if target.Embedded {
+		upstream = "the embedded sandbox"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "recording to %s the traffic with %s (region %s)\n", o.File, upstream, target.Region)
 	if !cmdutil.LoopbackAddr(o.Addr) {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach this machine can send requests through it with the app's keys\n", o.Addr)
 	}
@@ -194,7 +197,7 @@ func waitFor(ctx context.Context, f *cmdutil.Factory, command []string, baseURL 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	if len(command) == 0 {
-		fmt.Fprintln(f.IO.ErrOut, "Ctrl-C to stop")
+		fmt.Fprintf(f.IO.ErrOut, "point the app's base URL at %s; Ctrl-C to stop\n", baseURL)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -204,6 +207,7 @@ func waitFor(ctx context.Context, f *cmdutil.Factory, command []string, baseURL 
 			return err
 		}
 	}
+	fmt.Fprintf(f.IO.ErrOut, "running %s with BNPL_BASE_URL=%s\n", command[0], baseURL)
 	child := exec.Command(command[0], command[1:]...)
 	child.Env = append(os.Environ(), "BNPL_BASE_URL="+baseURL)
 	child.Stdin, child.Stdout, child.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut

@@ -115,7 +115,7 @@ func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim.Listener(ln)) }()
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(f.IO.ErrOut, "replaying %s against %s; point the app's base URL at %s\n", o.File, name, base)
+	fmt.Fprintf(f.IO.ErrOut, "replaying %s, answered by %s\n", o.File, name)
 	runErr := waitFor(ctx, f, o.Command, base, served, server.Done())
 	shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
 	defer stop()
