@@ -16,6 +16,31 @@ import (
 // stands for; 26, the mobile SDK's own configuration, is no endpoint of
 // the interface.
 func TestExamplesRecordingVerifiesClean(t *testing.T) {
+	rec := recordExamples(t)
+	rep := verify(t, rec)
+	if len(rep.Differences) != 0 || len(rep.Skipped) != 0 {
+		t.Errorf("the examples' recording differs from the sandbox:%s\nskipped: %+v", describe(rep.Differences), rep.Skipped)
+	}
+	if rep.Compared != rep.Exchanges || rep.NotificationsCompared == 0 {
+		t.Errorf("compared %d of %d exchanges and %d of %d notifications", rep.Compared, rep.Exchanges, rep.NotificationsCompared, rep.Notifications)
+	}
+	t.Logf("%d exchanges and %d notifications, %d customer actions", rep.Exchanges, rep.Notifications, len(rep.Actions))
+}
+
+// BenchmarkVerifyExamples replays the examples' recording (49 requests,
+// 23 notifications, 10 customer actions) against a fresh sandbox in
+// memory, as bnpl sandbox verify does.
+func BenchmarkVerifyExamples(b *testing.B) {
+	rec := recordExamples(b)
+	for b.Loop() {
+		if rep := verify(b, rec); len(rep.Differences) != 0 {
+			b.Fatal(describe(rep.Differences))
+		}
+	}
+}
+
+// recordExamples records a request of the shape of each example.
+func recordExamples(t testing.TB) *Recording {
 	s := newStudio(t, nil)
 	hook := s.receiver.URL + "/hooks"
 
@@ -72,21 +97,14 @@ func TestExamplesRecordingVerifiesClean(t *testing.T) {
 	if rec.Notifications() == 0 {
 		t.Fatal("no notification reached the recording")
 	}
-	rep := verify(t, rec)
-	if len(rep.Differences) != 0 || len(rep.Skipped) != 0 {
-		t.Errorf("the examples' recording differs from the sandbox:%s\nskipped: %+v", describe(rep.Differences), rep.Skipped)
-	}
-	if rep.Compared != rep.Exchanges || rep.NotificationsCompared == 0 {
-		t.Errorf("compared %d of %d exchanges and %d of %d notifications", rep.Compared, rep.Exchanges, rep.NotificationsCompared, rep.Notifications)
-	}
-	t.Logf("%d exchanges and %d notifications, %d customer actions", rep.Exchanges, rep.Notifications, len(rep.Actions))
+	return rec
 }
 
 // recordDisputes records the dispute examples (14 to 22), in live mode:
 // a dispute webhook, disputes the customer opens, an upload, evidence,
 // a challenge, an approval, the list and one dispute read, and one that
 // support moves.
-func recordDisputes(t *testing.T, s *studio, hook string) {
+func recordDisputes(t testing.TB, s *studio, hook string) {
 	t.Helper()
 	code := []string{"X-Merchant-Code", "ae-sandbox"}
 	s.call("POST", "/api/v1/dispute-webhooks", testKey, map[string]any{"url": hook}, code...)
@@ -102,6 +120,9 @@ func recordDisputes(t *testing.T, s *studio, hook string) {
 	}
 	var disputes []string
 	for i, p := range payments {
+		// A second apart, so that the list's order is the order they
+		// were opened in (ties are ordered by the sandbox's own counter).
+		s.customer("/_sandbox/clock/advance?by=1s", nil)
 		d := s.customer("/_sandbox/payments/"+p+"/dispute", map[string]any{"reason": []string{"unreceived_refund", "product_issue", "not_delivered", "identity_theft"}[i], "amount": "100.00", "comment": "additional comments"})
 		disputes = append(disputes, str(d, "id"))
 	}

@@ -34,7 +34,7 @@ const (
 // proxy in front of it, and a receiver on loopback that adds the
 // notifications it gets to the same recording, as listen --record does.
 type studio struct {
-	t        *testing.T
+	t        testing.TB
 	sb       *sandbox.Sandbox
 	service  *httptest.Server // the stand-in for the service (possibly altered)
 	proxy    *httptest.Server // what the app talks to
@@ -45,7 +45,7 @@ type studio struct {
 
 // newStudio serves a sandbox (through alter, when given) and records what
 // goes through the proxy.
-func newStudio(t *testing.T, alter func(http.Handler) http.Handler) *studio {
+func newStudio(t testing.TB, alter func(http.Handler) http.Handler) *studio {
 	t.Helper()
 	sb, err := sandbox.New(sandbox.Options{AllowLocalWebhooks: true, NoRequestLog: true})
 	if err != nil {
@@ -171,7 +171,7 @@ func (s *studio) recording() *Recording {
 }
 
 // verify replays the recording against a fresh sandbox in memory.
-func verify(t *testing.T, rec *Recording) *Report {
+func verify(t testing.TB, rec *Recording) *Report {
 	t.Helper()
 	target, closeIt, err := Embedded(Region(rec))
 	if err != nil {

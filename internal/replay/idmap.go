@@ -63,6 +63,17 @@ func (m *IDMap) Set(recorded, sandbox string) bool {
 	return true
 }
 
+// clone is a copy, for a comparison whose learning must not count.
+func (m *IDMap) clone() *IDMap {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := NewIDMap()
+	for k, v := range m.fwd {
+		c.fwd[k], c.rev[v] = v, k
+	}
+	return c
+}
+
 // Len counts the mapped values.
 func (m *IDMap) Len() int {
 	m.mu.Lock()

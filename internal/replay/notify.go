@@ -222,20 +222,34 @@ func (e *Engine) sandboxNotifications(ctx context.Context, sid string, hooks map
 	return out
 }
 
+// closest is the sandbox's notification to pair with a recorded one: of
+// those of the same event not yet paired, the one whose payload differs
+// least (an update and a refund of a refunded payment both read as
+// "refunded"), the earliest of equals; -1 when none.
+func (e *Engine) closest(r sent, mine []sent, used []bool) int {
+	best, fewest := -1, 0
+	for i, m := range mine {
+		if used[i] || m.event != r.event {
+			continue
+		}
+		c := &comparer{ids: e.ids.clone()}
+		c.value("$", "", r.payload, m.payload)
+		if best < 0 || len(c.diffs) < fewest {
+			best, fewest = i, len(c.diffs)
+		}
+	}
+	return best
+}
+
 // compareSubject pairs one record's notifications by event, in order.
 func (e *Engine) compareSubject(recorded, mine []sent) ([]Difference, int) {
 	var diffs []Difference
 	used := make([]bool, len(mine))
-	last, ordered := -1, true
+	type pair struct{ progress, at int }
+	var pairs []pair
 	for _, r := range recorded {
 		base := Difference{N: r.x.N, Method: r.x.Method, Path: r.x.Path, Side: "notification"}
-		j := -1
-		for i, m := range mine {
-			if !used[i] && m.event == r.event {
-				j = i
-				break
-			}
-		}
+		j := e.closest(r, mine, used)
 		if j < 0 {
 			d := base
 			d.Field, d.Kind, d.Want, d.Got = "event", DiffNotified, show(r.event), Absent
@@ -243,13 +257,21 @@ func (e *Engine) compareSubject(recorded, mine []sent) ([]Difference, int) {
 			continue
 		}
 		used[j] = true
-		if j < last {
-			ordered = false
-		}
-		last = j
+		pairs = append(pairs, pair{progress(r.payload), j})
 		c := &comparer{ids: e.ids, base: base}
 		c.value("$", "", r.payload, mine[j].payload)
 		diffs = append(diffs, c.diffs...)
+	}
+	// Only what the payloads order is an order: of two notifications of
+	// one state (an update and the refund before it) the service promises
+	// none.
+	ordered := true
+	for i := range pairs {
+		for j := i + 1; j < len(pairs); j++ {
+			if pairs[i].progress < pairs[j].progress && pairs[i].at > pairs[j].at {
+				ordered = false
+			}
+		}
 	}
 	if len(recorded) > 0 {
 		base := Difference{N: recorded[len(recorded)-1].x.N, Method: recorded[0].x.Method, Path: recorded[0].x.Path, Side: "notification"}
