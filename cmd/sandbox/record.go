@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -179,7 +180,7 @@ func recordRun(ctx context.Context, f *cmdutil.Factory, o *recordOptions) error 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim.Listener(ln)) }()
 
-	runErr := waitFor(ctx, f, o.Command, proxyURL, served, nil)
+	runErr := waitFor(ctx, f, o.Command, proxyURL, f.IO.Out, served, nil)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)
@@ -192,8 +193,9 @@ func recordRun(ctx context.Context, f *cmdutil.Factory, o *recordOptions) error 
 }
 
 // waitFor waits for the command after -- (its exit status is the
-// verb's), or without one for done (nil: never), Ctrl-C or SIGTERM.
-func waitFor(ctx context.Context, f *cmdutil.Factory, command []string, baseURL string, served <-chan error, done <-chan struct{}) error {
+// verb's; its stdout goes to out), or without one for done (nil: never),
+// Ctrl-C or SIGTERM.
+func waitFor(ctx context.Context, f *cmdutil.Factory, command []string, baseURL string, out io.Writer, served <-chan error, done <-chan struct{}) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	if len(command) == 0 {
@@ -210,7 +212,7 @@ func waitFor(ctx context.Context, f *cmdutil.Factory, command []string, baseURL 
 	fmt.Fprintf(f.IO.ErrOut, "running %s with BNPL_BASE_URL=%s\n", command[0], baseURL)
 	child := exec.Command(command[0], command[1:]...)
 	child.Env = append(os.Environ(), "BNPL_BASE_URL="+baseURL)
-	child.Stdin, child.Stdout, child.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut
+	child.Stdin, child.Stdout, child.Stderr = f.IO.In, out, f.IO.ErrOut
 	if err := child.Start(); err != nil {
 		return cmdutil.Refuse("check the command's name and that it is on PATH", "cannot run %s: %v", command[0], err)
 	}

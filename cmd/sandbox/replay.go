@@ -53,7 +53,9 @@ those.
 
 replay stops when the command after -- exits, or without one once the app has
 made every recorded request, or at Ctrl-C or SIGTERM. Exit status: the
-command's when it failed; else 15 when a difference remains, 0 when none.
+command's when it failed; else 15 when a difference remains, 0 when none. With
+-o json (or --jq) stdout holds the report alone: the command's own stdout goes to
+stderr.
 
 The names follow the tools of the trade: record is WireMock's record and
 Hoverfly's capture; replay is go-vcr's and Polly.JS's replay (Hoverfly's
@@ -116,7 +118,13 @@ func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error 
 	go func() { served <- srv.Serve(lim.Listener(ln)) }()
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(f.IO.ErrOut, "replaying %s, answered by %s\n", o.File, name)
-	runErr := waitFor(ctx, f, o.Command, base, served, server.Done())
+	// With -o json stdout is the report's alone: the command writes its
+	// own on stderr.
+	out := f.IO.Out
+	if printer.IsJSON() {
+		out = f.IO.ErrOut
+	}
+	runErr := waitFor(ctx, f, o.Command, base, out, served, server.Done())
 	shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
 	defer stop()
 	_ = srv.Shutdown(shutdownCtx)
