@@ -14,10 +14,10 @@ func Parse(name string, data []byte) (*File, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var doc File
 	if err := dec.Decode(&doc); err != nil {
-		return nil, &NotRecordingError{Path: name, Why: fmt.Sprintf("it is not a HAR file (%v)", err)}
+		return nil, &NotRecordingError{Path: name, Why: fmt.Sprintf("it is not a HAR file (%v)", err), Reading: true}
 	}
 	if doc.Log.Version == "" {
-		return nil, &NotRecordingError{Path: name, Why: `it has no "log" with a version`}
+		return nil, &NotRecordingError{Path: name, Why: `it has no "log" with a version`, Reading: true}
 	}
 	sort.SliceStable(doc.Log.Entries, func(i, j int) bool {
 		return doc.Log.Entries[i].Started().Before(doc.Log.Entries[j].Started())

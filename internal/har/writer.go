@@ -43,14 +43,23 @@ type Writer struct {
 // writes to.
 type NotRecordingError struct {
 	Path, Why string
+	// Reading is set when the file was to be read (verify, replay), not
+	// added to.
+	Reading bool
 }
 
 func (e *NotRecordingError) Error() string {
+	if e.Reading {
+		return fmt.Sprintf("%s is not a recording: %s", e.Path, e.Why)
+	}
 	return fmt.Sprintf("%s is not a recording bnpl can add to: %s", e.Path, e.Why)
 }
 
 // Hint says what to do.
 func (e *NotRecordingError) Hint() string {
+	if e.Reading {
+		return "name a HAR file, such as one bnpl sandbox record wrote"
+	}
 	return "name a new file, or a .har file that bnpl sandbox record or bnpl listen --record wrote"
 }
 
