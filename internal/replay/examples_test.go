@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"mime/multipart"
 	"net/textproto"
+	"os"
 	"strings"
 	"testing"
 )
@@ -96,6 +97,15 @@ func recordExamples(t testing.TB) *Recording {
 	rec := s.recording()
 	if rec.Notifications() == 0 {
 		t.Fatal("no notification reached the recording")
+	}
+	data, err := os.ReadFile(s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{testKey, liveKey, "abcdefghijkl", "signing-value-123456", "dispute-secret-0042"} {
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("%q reached the recording", secret)
+		}
 	}
 	return rec
 }
