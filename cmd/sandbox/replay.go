@@ -164,16 +164,13 @@ func printReplay(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 			return err
 		}
 	}
-	summary := fmt.Sprintf("the app made %d of %d recorded request(s)", rep.Compared, rep.Exchanges)
+	made := fmt.Sprintf("the app made %d of %d recorded request(s)", rep.Compared, rep.Exchanges)
 	if rep.Unexpected > 0 {
-		summary += fmt.Sprintf(" and %d the recording lacks", rep.Unexpected)
+		made += fmt.Sprintf(" and %d the recording lacks", rep.Unexpected)
 	}
-	summary += fmt.Sprintf(", answered by %s, playing %d customer action(s), in %.2fs: %d difference(s)",
-		rep.Sandbox, len(rep.Actions), rep.Seconds, len(rep.Differences))
-	if n := len(rep.Ignored); n > 0 {
-		summary += fmt.Sprintf(", %d more accepted by --ignore", n)
-	}
-	f.Noticef("%s", summary)
+	f.Noticef("%s in %.2fs", made, rep.Seconds)
+	f.Noticef("answered by %s, which played %d customer action(s)", rep.Sandbox, len(rep.Actions))
+	f.Noticef("%s", foundLine(rep))
 	if n := len(rep.AnswerDifferences); n > 0 {
 		f.Noticef("the sandbox answered otherwise than the service in %d place(s): bnpl sandbox verify %s lists them", n, rep.Recording)
 	}

@@ -182,15 +182,23 @@ func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 			f.Noticef("not compared: %s", n.Why)
 		}
 	}
-	summary := fmt.Sprintf("replayed %d of %d request(s) against %s in %.2fs, playing %d customer action(s)",
-		rep.Compared, rep.Exchanges, rep.Sandbox, rep.Seconds, len(rep.Actions))
+	// Short lines: what was replayed, what was played and compared, what
+	// was found.
+	f.Noticef("replayed %d of %d request(s) against %s in %.2fs", rep.Compared, rep.Exchanges, rep.Sandbox, rep.Seconds)
+	played := fmt.Sprintf("played %d customer action(s)", len(rep.Actions))
 	if rep.Notifications > 0 {
-		summary += fmt.Sprintf("; compared %d of %d notification(s)", rep.NotificationsCompared, rep.Notifications)
+		played += fmt.Sprintf("; compared %d of %d notification(s)", rep.NotificationsCompared, rep.Notifications)
 	}
-	summary += fmt.Sprintf(": %d difference(s)", len(rep.Differences))
-	if n := len(rep.Ignored); n > 0 {
-		summary += fmt.Sprintf(", %d more accepted by --ignore", n)
-	}
-	f.Noticef("%s", summary)
+	f.Noticef("%s", played)
+	f.Noticef("%s", foundLine(rep))
 	return nil
+}
+
+// foundLine says how many differences remain, and how many were accepted.
+func foundLine(rep *replay.Report) string {
+	found := fmt.Sprintf("%d difference(s)", len(rep.Differences))
+	if n := len(rep.Ignored); n > 0 {
+		found += fmt.Sprintf(", %d more accepted by --ignore", n)
+	}
+	return found
 }
