@@ -47,6 +47,8 @@ without reading stderr. A usage error (2) sends nothing.
   13   payments wait: the time-out passed before the status came (wait longer)
   14   payments wait: the payment reached a status from which the awaited one
        can no longer come
+  15   sandbox verify or replay: the recording and the replay differ (each
+       difference is listed; an --ignore file accepts some with a reason)
   130  interrupted (Ctrl-C; at a prompt too: nothing was sent); bnpl listen
        and bnpl sandbox serve, which run until stopped, end with 0 on Ctrl-C
        or SIGTERM

@@ -61,6 +61,8 @@ type Options struct {
 	// Resolver looks a --forward-to host up at each forward; nil is the
 	// system's.
 	Resolver webhook.Resolver
+	// Record is a recording to add each notification to (record.go).
+	Record string
 }
 
 // listenLong is the help of `bnpl listen`.
@@ -168,7 +170,7 @@ func (o *Options) flags(fl *pflag.FlagSet) {
 	fl.IntVar(&o.FailFirst, "fail-first", 0, "answer the first N good deliveries with 500, to watch the sender retry")
 	fl.BoolVar(&o.Register, "register", false, "register this listener with the sandbox for the session, and remove it on exit (default with --forward-to)")
 	fl.StringSliceVar(&o.Events, "events", nil, "print and forward only these events or kinds, comma-separated (captured,refunded,dispute,...)")
-
+	addRecordFlag(fl, o)
 }
 
 func (o *Options) validate() error {
@@ -246,6 +248,11 @@ func listenRun(ctx context.Context, o *Options) error {
 		}
 	}
 	writeErr := o.report(recv)
+	stopRecording, err := o.startRecording(recv)
+	if err != nil {
+		return err
+	}
+	defer stopRecording()
 	ln, err := o.listen(recv)
 	if err != nil {
 		return err

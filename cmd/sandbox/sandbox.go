@@ -48,6 +48,7 @@ Each says on stderr, in one line, which sandbox it uses (not with --quiet).`,
 	cmd.AddCommand(newResetCmd(f), newClockCmd(f), newDisputeCmd(f))
 	cmd.AddCommand(newDeliveriesCmd(f), newLogsCmd(f))
 	cmd.AddCommand(newSeedCmd(f), newExportCmd(f))
+	cmd.AddCommand(newRecordCmd(f), newVerifyCmd(f), newReplayCmd(f))
 	return cmd
 }
 

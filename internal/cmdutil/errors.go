@@ -31,7 +31,10 @@ const (
 	// ExitWaitUnreachable: payments wait saw a status from which the
 	// awaited one can no longer come.
 	ExitWaitUnreachable = 14
-	ExitInterrupted     = 130
+	// ExitDifferences: sandbox verify or replay found differences between
+	// a recording and what was replayed.
+	ExitDifferences = 15
+	ExitInterrupted = 130
 )
 
 // UsageError is a mistake in how the command was called: nothing was sent.

@@ -1,0 +1,204 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/replay"
+	"github.com/bnpl-cli/bnpl/internal/secret"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
+)
+
+// maxRecording bounds a recording read for verify or replay.
+const maxRecording = 1 << 30
+
+type verifyOptions struct {
+	File   string
+	Ignore string
+}
+
+func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
+	opts := &verifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify FILE.har [--ignore FILE] [--sandbox-url URL]",
+		Short: "Check the sandbox against a recording of the service: replay it and list every difference",
+		Long: `Replay a recording made with bnpl sandbox record (the service's answers) against a
+fresh sandbox, and list every place where the sandbox answers otherwise.
+
+The recording's requests are sent in order to a sandbox in memory (or to the one
+at --sandbox-url, which should be fresh: started with --state :memory:), with the
+sandbox's built-in merchant of the recording's region and currency, in the same
+mode (test or live) as each recorded key. The service's ids are mapped to the
+sandbox's as answers arrive (sessions, payments, captures, refunds, webhooks,
+disputes, attachments). What the customer did between requests is played from
+what the recording shows: a payment read AUTHORIZED after CREATED is approved in
+the sandbox first, one read REJECTED or EXPIRED is rejected or abandoned, an
+authorization the service calls expired is made to lapse, and a dispute no request
+opened is opened (and moved to the status a read shows). -o json lists them under
+"actions".
+
+Each answer is compared with the recorded one: the HTTP status, errorType and
+message, the set of fields and their JSON types, enumerated values and what the
+app sent echoed back, amounts as the strings they are; ids, times, tokens and
+URLs by shape only. Lists compare only what the recording made. When the
+recording holds notifications (bnpl listen --record), the sandbox's notifications
+about the same payments and disputes are compared too: their events, order and
+payload fields.
+
+Every difference is printed (request number, method and path, field, the
+service's value and the sandbox's) as a table, or with -o json as one document
+with the counts, the actions played and what could not be compared. An
+--ignore FILE lists accepted differences, each with its reason (see
+docs/sandbox.md); they are reported apart and do not fail the run.
+
+Exit status: 0 when nothing differs, 15 when something does, 2 for an unusable
+recording or ignore file.`,
+		Example: `  bnpl sandbox verify checkout-flow.har
+  bnpl sandbox verify checkout-flow.har --ignore accepted.yaml -o json
+  bnpl sandbox verify flow.har --sandbox-url http://127.0.0.1:8700`,
+		Args: cmdutil.ExactArgs(1, "the recording, FILE.har"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			return verifyRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Ignore, "ignore", "", "a YAML file of accepted differences, each with a reason")
+	return cmd
+}
+
+// loadRecording reads a recording and an --ignore file.
+func loadRecording(f *cmdutil.Factory, file, ignore string) (*replay.Recording, []replay.Rule, error) {
+	data, err := userfile.Read("recording", file, f.IO.In, maxRecording)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := replay.Load(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rules []replay.Rule
+	if ignore != "" {
+		b, err := userfile.Read("--ignore", ignore, f.IO.In, 1<<20)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rules, err = replay.ParseIgnore(ignore, b); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rec, rules, nil
+}
+
+// replayTarget is the sandbox to replay against: --sandbox-url, else a
+// fresh one in memory.
+func replayTarget(f *cmdutil.Factory, rec *replay.Recording) (*replay.Target, string, func(), error) {
+	if u := f.Global.SandboxURL; u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, "", nil, cmdutil.UsageHint("give the sandbox's base URL, such as http://127.0.0.1:8700", "--sandbox-url %q is not an http(s) URL", u)
+		}
+		return replay.Remote(u, f.Global.Timeout), "the sandbox at " + secret.RedactURL(u), func() {}, nil
+	}
+	t, closeIt, err := replay.Embedded(replay.Region(rec))
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return t, "a fresh sandbox in memory", closeIt, nil
+}
+
+func verifyRun(ctx context.Context, f *cmdutil.Factory, o *verifyOptions) error {
+	printer, err := f.Printer()
+	if err != nil {
+		return err
+	}
+	rec, rules, err := loadRecording(f, o.File, o.Ignore)
+	if err != nil {
+		return err
+	}
+	target, name, closeTarget, err := replayTarget(f, rec)
+	if err != nil {
+		return err
+	}
+	defer closeTarget()
+	rep, err := replay.NewEngine(rec, target).Verify(ctx)
+	if err != nil {
+		return err
+	}
+	rep.Sandbox = name
+	rep.Differences, rep.Ignored = replay.Apply(rules, rep.Differences)
+	if err := printReport(f, printer, rep); err != nil {
+		return err
+	}
+	if n := len(rep.Differences); n > 0 {
+		return &cmdutil.Silent{Code: cmdutil.ExitDifferences}
+	}
+	return nil
+}
+
+// differenceColumns are the table of differences.
+func differenceColumns(want, got string) []output.Column {
+	return []output.Column{
+		{Header: "#", Path: "request", Kind: output.KindPlain},
+		{Header: "REQUEST", Value: func(r map[string]any) string {
+			return fmt.Sprint(r["method"]) + " " + fmt.Sprint(r["path"])
+		}, Kind: output.Wrapped(output.KindID)},
+		{Header: "FIELD", Path: "field", Kind: output.Wrapped(output.KindID)},
+		{Header: strings.ToUpper(want), Path: "service", Kind: output.Wrapped(output.KindText)},
+		{Header: strings.ToUpper(got), Path: "sandbox", Kind: output.Wrapped(output.KindText)},
+	}
+}
+
+// printReport prints the differences (the whole report with -o json) and
+// a summary on stderr.
+func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report) error {
+	if printer.IsJSON() {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		if err := printer.Object(b, nil); err != nil {
+			return err
+		}
+	} else if len(rep.Differences) > 0 {
+		records := make([]json.RawMessage, 0, len(rep.Differences))
+		for _, d := range rep.Differences {
+			b, _ := json.Marshal(d)
+			records = append(records, b)
+		}
+		if err := printer.List(differenceColumns("service", "sandbox"), records); err != nil {
+			return err
+		}
+	}
+	for _, n := range rep.Skipped {
+		if n.N > 0 {
+			f.Noticef("not compared: #%d %s %s: %s", n.N, n.Method, n.Path, n.Why)
+		} else {
+			f.Noticef("not compared: %s", n.Why)
+		}
+	}
+	// Short lines: what was replayed, what was played and compared, what
+	// was found.
+	f.Noticef("replayed %d of %d request(s) against %s in %.2fs", rep.Compared, rep.Exchanges, rep.Sandbox, rep.Seconds)
+	played := fmt.Sprintf("played %d customer action(s)", len(rep.Actions))
+	if rep.Notifications > 0 {
+		played += fmt.Sprintf("; compared %d of %d notification(s)", rep.NotificationsCompared, rep.Notifications)
+	}
+	f.Noticef("%s", played)
+	f.Noticef("%s", foundLine(rep))
+	return nil
+}
+
+// foundLine says how many differences remain, and how many were accepted.
+func foundLine(rep *replay.Report) string {
+	found := fmt.Sprintf("%d difference(s)", len(rep.Differences))
+	if n := len(rep.Ignored); n > 0 {
+		found += fmt.Sprintf(", %d more accepted by --ignore", n)
+	}
+	return found
+}

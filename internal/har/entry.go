@@ -1,0 +1,123 @@
+package har
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Exchange is one request and its answer as a recorder saw them, before
+// anything is masked: the bodies are what it kept of them (at most its
+// bound), the sizes what went through.
+type Exchange struct {
+	Kind     string // KindExchange or KindNotification
+	Started  time.Time
+	Duration time.Duration
+
+	Method, URL string
+	Proto       string
+	ReqHeader   http.Header
+	ReqBody     []byte
+	ReqSize     int64
+	ReqCut      bool // ReqBody holds only the start of the body
+
+	Status     int
+	RespHeader http.Header
+	RespBody   []byte
+	RespSize   int64
+	RespCut    bool
+}
+
+// Entry turns an exchange into a HAR entry, through the scrubber: keys,
+// header values and (when it redacts) buyer data never reach the entry
+// unmasked.
+func (s *Scrubber) Entry(x Exchange) Entry {
+	reqBody := s.Body(x.ReqBody, x.ReqCut)
+	respBody := s.Body(x.RespBody, x.RespCut)
+	proto := x.Proto
+	if proto == "" {
+		proto = "HTTP/1.1"
+	}
+	ms := float64(x.Duration.Microseconds()) / 1000
+	e := Entry{
+		StartedDateTime: x.Started.UTC().Format(TimeLayout),
+		Time:            ms,
+		Request: Request{
+			Method:      x.Method,
+			URL:         s.URL(x.URL),
+			HTTPVersion: proto,
+			Cookies:     []NameValue{},
+			Headers:     s.Headers(x.ReqHeader),
+			QueryString: s.query(x.URL),
+			HeadersSize: -1,
+			BodySize:    int(x.ReqSize),
+		},
+		Response: Response{
+			Status:      x.Status,
+			StatusText:  http.StatusText(x.Status),
+			HTTPVersion: proto,
+			Cookies:     []NameValue{},
+			Headers:     s.Headers(x.RespHeader),
+			Content:     Content{Size: int(x.RespSize), MimeType: x.RespHeader.Get("Content-Type")},
+			HeadersSize: -1,
+			BodySize:    int(x.RespSize),
+		},
+		Timings: Timings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Wait: ms},
+		Bnpl:    &EntryMeta{Kind: x.Kind},
+	}
+	if _, key, ok := strings.Cut(x.ReqHeader.Get("Authorization"), " "); ok && key != "" {
+		e.Bnpl.KeyID = KeyID(key)
+	}
+	if e.Bnpl.Kind == "" {
+		e.Bnpl.Kind = KindExchange
+	}
+	if x.ReqSize > 0 || len(reqBody) > 0 {
+		text, enc := encodeText(reqBody)
+		e.Request.PostData = &PostData{MimeType: x.ReqHeader.Get("Content-Type"), Text: text, Encoding: enc}
+	}
+	if len(respBody) > 0 {
+		e.Response.Content.Text, e.Response.Content.Encoding = encodeText(respBody)
+	}
+	if x.ReqCut {
+		e.Bnpl.Truncated = append(e.Bnpl.Truncated, "request")
+	}
+	if x.RespCut {
+		e.Bnpl.Truncated = append(e.Bnpl.Truncated, "response")
+	}
+	if len(e.Bnpl.Truncated) > 0 {
+		e.Comment = "bodies over the recording's bound are kept in part: " + strings.Join(e.Bnpl.Truncated, ", ")
+	}
+	return e
+}
+
+// query lists a URL's query parameters, masked, in a stable order.
+func (s *Scrubber) query(raw string) []NameValue {
+	out := []NameValue{}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return out
+	}
+	q := u.Query()
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range q[k] {
+			out = append(out, NameValue{Name: k, Value: s.text(v)})
+		}
+	}
+	return out
+}
+
+// KeyID tells a key from others masked alike, and says nothing of a key
+// drawn at random: the start of a SHA-256 of it.
+func KeyID(key string) string {
+	sum := sha256.Sum256([]byte("bnpl key id\x00" + key))
+	return hex.EncodeToString(sum[:6])
+}

@@ -1,0 +1,99 @@
+package replay
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The app replayed against the recording: its requests match, the
+// customer's moves the recording shows are played (the app makes none),
+// answers come from the sandbox with its own ids; a request the recording
+// lacks and those the app did not make are differences.
+func TestReplayServer(t *testing.T) {
+	s := newStudio(t, nil)
+	_, a := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
+	s.customer("/_sandbox/payments/"+str(a, "payment", "id")+"/approve", nil)
+	s.call("POST", "/api/v2/payments/"+str(a, "payment", "id")+"/captures", testKey, map[string]any{"amount": "40.00", "reference_id": "c1"})
+	_, b := s.call("POST", "/api/v2/checkout", testKey, checkout("50.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-2"))
+	s.customer("/_sandbox/payments/"+str(b, "payment", "id")+"/reject", nil)
+	s.call("GET", "/api/v2/payments/"+str(b, "payment", "id"), testKey, nil)
+	for range 4 {
+		s.call("GET", "/api/v2/payments?limit=5", testKey, nil)
+	}
+	s.call("GET", "/api/v1/webhooks", testKey, nil)
+	rec := s.recording()
+
+	target, closeIt, err := Embedded("ae")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeIt()
+	server := NewEngine(rec, target).NewServer(t.Context())
+	app := httptest.NewServer(server)
+	defer app.Close()
+	call := func(method, path string, body any) map[string]any {
+		var in io.Reader
+		if body != nil {
+			raw, _ := json.Marshal(body)
+			in = strings.NewReader(string(raw))
+		}
+		req, _ := http.NewRequest(method, app.URL+path, in)
+		req.Header.Set("Authorization", "Bearer sk_test_the_apps_own_key_1234")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return out
+	}
+	ra := call("POST", "/api/v2/checkout", checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
+	if str(ra, "payment", "id") == str(a, "payment", "id") || str(ra, "payment", "id") == "" {
+		t.Fatalf("the app got %v, want the sandbox's own payment", ra)
+	}
+	if got := call("POST", "/api/v2/payments/"+str(ra, "payment", "id")+"/captures", map[string]any{"amount": "40.00", "reference_id": "c1"}); str(got, "status") != "AUTHORIZED" {
+		t.Errorf("the capture answered %v: the customer's approval was not played", got)
+	}
+	rb := call("POST", "/api/v2/checkout", checkout("50.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-2-changed"))
+	if got := call("GET", "/api/v2/payments/"+str(rb, "payment", "id"), nil); str(got, "status") != "REJECTED" {
+		t.Errorf("the read answered %v: the customer's rejection was not played", got)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); call("GET", "/api/v2/payments?limit=5", nil) }()
+	}
+	wg.Wait()
+	call("GET", "/api/v1/disputes", nil) // not recorded
+	select {
+	case <-server.Done():
+		t.Fatal("done before the app made every recorded request")
+	default:
+	}
+	rep := server.Finish()
+	var got []string
+	for _, d := range rep.Differences {
+		got = append(got, d.Kind+" "+d.Method+" "+Template(d.Path)+" "+d.Field+" "+d.Want+" "+d.Got)
+	}
+	want := []string{
+		`value POST /api/v2/checkout $.payment.order.reference_id "R-2" "R-2-changed"`,
+		`request GET /api/v1/webhooks request "GET /api/v1/webhooks" (absent)`,
+		`request GET /api/v1/disputes request (absent) "GET /api/v1/disputes"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("differences:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(rep.AnswerDifferences) != 0 {
+		t.Errorf("the sandbox answered otherwise than itself:%s", describe(rep.AnswerDifferences))
+	}
+	if rep.Compared != 8 || rep.Exchanges != 9 || rep.Unexpected != 1 {
+		t.Errorf("matched %d of %d, %d unexpected", rep.Compared, rep.Exchanges, rep.Unexpected)
+	}
+}

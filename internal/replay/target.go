@@ -1,0 +1,125 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox"
+)
+
+// maxAnswer bounds an answer read from the sandbox.
+const maxAnswer = 8 << 20
+
+// Target is the sandbox a replay talks to: a client whose transport
+// reaches it (in-process or over HTTP), and its base URL.
+type Target struct {
+	Client *http.Client
+	Base   string
+	// Merchants are the sandbox's merchants (the built-in ones unless
+	// told otherwise).
+	Merchants []sandbox.Merchant
+}
+
+// Answer is what the sandbox answered.
+type Answer struct {
+	Status int
+	Type   string
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends one request to the sandbox.
+func (t *Target) Do(ctx context.Context, method, path, query string, h http.Header, body []byte) (*Answer, error) {
+	u := strings.TrimRight(t.Base, "/") + path
+	if query != "" {
+		u += "?" + query
+	}
+	var in io.Reader = http.NoBody
+	if len(body) > 0 {
+		in = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, in)
+	if err != nil {
+		return nil, err
+	}
+	if h != nil {
+		req.Header = h
+	}
+	resp, err := t.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("the sandbox did not answer %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return nil, fmt.Errorf("reading the sandbox's answer to %s %s: %w", method, path, err)
+	}
+	return &Answer{Status: resp.StatusCode, Type: resp.Header.Get("Content-Type"), Header: resp.Header, Body: b}, nil
+}
+
+// control calls one of the sandbox's own endpoints with a JSON body and
+// answers the JSON it got, or an error naming the refusal.
+func (t *Target) control(ctx context.Context, path string, body any) ([]byte, error) {
+	var b []byte
+	if body != nil {
+		b, _ = json.Marshal(body)
+	}
+	ans, err := t.Do(ctx, http.MethodPost, path, "", http.Header{"Content-Type": {"application/json"}}, b)
+	if err != nil {
+		return nil, err
+	}
+	if ans.Status != http.StatusOK {
+		return nil, fmt.Errorf("the sandbox refused %s with %d: %s", path, ans.Status, strings.TrimSpace(string(ans.Body)))
+	}
+	return ans.Body, nil
+}
+
+// get reads a resource with a key; ok is false unless it answered 200.
+func (t *Target) get(ctx context.Context, path, key string) (map[string]any, bool) {
+	ans, err := t.Do(ctx, http.MethodGet, path, "", http.Header{"Authorization": {"Bearer " + key}}, nil)
+	if err != nil || ans.Status != http.StatusOK {
+		return nil, false
+	}
+	v, ok := decode(ans.Body)
+	if !ok {
+		return nil, false
+	}
+	obj, ok := v.(map[string]any)
+	return obj, ok
+}
+
+// Region is the region of a recording: as recorded, else told by the
+// currency of its first checkout (SAR is KSA's), else ae.
+func Region(rec *Recording) string {
+	if rec.Meta.Region != "" {
+		return rec.Meta.Region
+	}
+	for _, x := range rec.Exchanges {
+		if strings.HasSuffix(x.Path, "/checkout") && strings.Contains(string(x.Body), `"SAR"`) {
+			return "sa"
+		}
+	}
+	return "ae"
+}
+
+// Embedded is a fresh sandbox in memory, reached in-process, that admits
+// webhooks on loopback (the verifier's receiver). close releases it.
+func Embedded(region string) (*Target, func(), error) {
+	sb, err := sandbox.New(sandbox.Options{AllowLocalWebhooks: true, NoRequestLog: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &Target{Client: &http.Client{Transport: sb.Transport(region)}, Base: "http://127.0.0.1", Merchants: sandbox.BuiltinMerchants()}
+	return t, func() { sb.Close() }, nil
+}
+
+// Remote is a running sandbox at base, reached over HTTP.
+func Remote(base string, timeout time.Duration) *Target {
+	return &Target{Client: &http.Client{Timeout: timeout}, Base: strings.TrimRight(base, "/"), Merchants: sandbox.BuiltinMerchants()}
+}

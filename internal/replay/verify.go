@@ -1,0 +1,106 @@
+package replay
+
+import (
+	"context"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/har"
+)
+
+// Report is what a verify run found.
+type Report struct {
+	Recording string `json:"recording"`
+	Sandbox   string `json:"sandbox"`
+	// Exchanges counts the recording's requests to the service; Compared
+	// those replayed and compared.
+	Exchanges int `json:"exchanges"`
+	Compared  int `json:"compared"`
+	// Notifications counts the recording's notifications; those of
+	// payments and disputes the replay made are compared.
+	Notifications         int          `json:"notifications"`
+	NotificationsCompared int          `json:"notifications_compared"`
+	Differences           []Difference `json:"differences"`
+	// AnswerDifferences (replay) are the places where the sandbox answered
+	// the app otherwise than the service did: verify's to list.
+	AnswerDifferences []Difference `json:"answer_differences,omitempty"`
+	// Unexpected (replay) counts the app's requests the recording lacks.
+	Unexpected int          `json:"unexpected,omitempty"`
+	Ignored    []Difference `json:"ignored"`
+	Actions    []Action     `json:"actions"`
+	Skipped    []Note       `json:"skipped"`
+	Seconds    float64      `json:"seconds"`
+}
+
+// Verify replays every request of the recording in order against the
+// sandbox and compares each answer, then the notifications.
+func (e *Engine) Verify(ctx context.Context) (*Report, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	start := time.Now()
+	rep := &Report{Recording: e.rec.Name, Notifications: e.rec.Notifications(),
+		Differences: []Difference{}, Ignored: []Difference{}}
+	var hooks *hookSet
+	if rep.Notifications > 0 {
+		var err error
+		if hooks, err = e.startHooks(ctx); err != nil {
+			return nil, err
+		}
+		defer hooks.stop(ctx, e)
+	}
+	for _, x := range e.rec.Exchanges {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if x.Kind == har.KindNotification {
+			e.ensure(ctx, x)
+			continue
+		}
+		if !x.IsService() {
+			continue
+		}
+		rep.Exchanges++
+		diffs, err := e.verifyOne(ctx, x)
+		if err != nil {
+			return nil, err
+		}
+		if diffs != nil {
+			rep.Compared++
+			rep.Differences = append(rep.Differences, diffs...)
+		}
+	}
+	if hooks != nil {
+		diffs, compared := e.compareNotifications(ctx, hooks)
+		rep.Differences = append(rep.Differences, diffs...)
+		rep.NotificationsCompared = compared
+	}
+	rep.Actions, rep.Skipped = append([]Action{}, e.actions...), append([]Note{}, e.notes...)
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// verifyOne replays one recorded request; diffs is nil when it was not
+// compared (a note says why).
+func (e *Engine) verifyOne(ctx context.Context, x *Exchange) ([]Difference, error) {
+	note := func(why string) {
+		e.notes = append(e.notes, Note{N: x.N, Method: x.Method, Path: x.Path, Why: why})
+	}
+	switch {
+	case x.Status == 0:
+		note("the recording holds no answer (the service could not be reached)")
+		return nil, nil
+	case x.Cut:
+		note("a body was cut at the recording's bound")
+		return nil, nil
+	}
+	if why := e.unreplayable(x); why != "" {
+		note(why)
+		return nil, nil
+	}
+	e.ensure(ctx, x)
+	ans, err := e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.Body)
+	if err != nil {
+		return nil, err
+	}
+	e.own(x)
+	return append([]Difference{}, e.compareAnswer(x, ans, "answer")...), nil
+}
