@@ -28,6 +28,9 @@ import (
 // CreateOptions are the inputs of `checkout create`.
 type CreateOptions struct {
 	File string
+	// Example sends the built-in example request (example.go) in place of
+	// a file.
+	Example bool
 	// fileFlag is how the file was named on the command line (--input, or
 	// its older name --file), for messages.
 	fileFlag string
@@ -81,11 +84,14 @@ func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) 
 		Served:     cmdutil.ProbeSandbox,
 	}
 	cmd := &cobra.Command{
-		Use:   "create [--input F | flags]",
+		Use:   "create [--input F | --example | flags]",
 		Short: "Create a checkout session and its payment",
 		Long: `Create a checkout session, and with it a payment, from a JSON request (--input, or
 - for stdin), from flags for the common fields, or both: flags are laid over the
 file and win. --item replaces the file's items; --meta adds to its meta.
+--example sends the example request built into bnpl (testdata/checkout.json of
+the source, also in the release archives and packages), in the merchant's
+currency and as the merchant in use: the first checkout needs nothing else.
 
 What a person giving flags only cannot be expected to know is filled in, with a
 notice on stderr: lang "en", merchant_code from the profile, the currency when
@@ -104,7 +110,8 @@ A session that pre-scoring rejected is not an error: its status is "rejected",
 the reason is printed, and the command exits 0. -o json prints the session as the
 service sent it. A creation is never retried once the request may have arrived,
 since a second one would create a second payment.`,
-		Example: `  bnpl checkout create --input testdata/checkout.json
+		Example: `  bnpl checkout create --example
+  bnpl checkout create --input testdata/checkout.json
   bnpl checkout create --input testdata/checkout.json --order ORDER-1002 --amount 99.50
   bnpl checkout create --amount 120.00 --currency AED --order ORDER-1003 \
       --buyer-name "Layla Haddad" --buyer-email otp.success@tabby.ai --buyer-phone +971500000001 \
@@ -125,6 +132,7 @@ since a second one would create a second payment.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "input", "", "JSON request body to send (- for stdin)")
+	fl.BoolVar(&opts.Example, "example", false, "send the built-in example request (a 1250.00 AED order, or the KWD or SAR one for such a merchant)")
 	// --file and -f were the names of --input: kept, out of sight.
 	fl.StringVarP(&opts.File, "file", "f", "", "JSON request body to send (- for stdin); the older name of --input")
 	_ = fl.MarkHidden("file")
@@ -151,6 +159,8 @@ since a second one would create a second payment.`,
 	fl.StringVar(&opts.Attachment, "attachment", "", "file holding JSON extra data, sent serialized as the attachment body")
 	fl.StringVar(&opts.AttachmentType, "attachment-type", "", "the attachment's media type, application/vnd.VENDOR.v1+json")
 	fl.StringVar(&opts.MerchantCode, "merchant-code", "", "merchant (branch) code; default the profile's")
+	cmd.MarkFlagsMutuallyExclusive("example", "input")
+	cmd.MarkFlagsMutuallyExclusive("example", "file")
 	return cmd
 }
 
@@ -233,8 +243,8 @@ func MerchantCurrencies(t *config.Target, merchantCode string) []string {
 func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 	problems := &api.ValidationError{}
 	root := map[string]any{}
-	if o.File != "" {
-		raw, err := o.readFile()
+	if o.File != "" || o.Example {
+		raw, err := o.readFile(target)
 		if err != nil {
 			return nil, err
 		}
@@ -257,6 +267,9 @@ func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 			return nil, &invalidRequest{problems}
 		}
 		root = m
+		if o.Example && target.MerchantCode != "" {
+			root["merchant_code"] = target.MerchantCode
+		}
 	}
 
 	o.applyFlags(root, problems)
@@ -279,13 +292,19 @@ func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 }
 
 func (o *CreateOptions) fileName() string {
-	if o.File == "-" {
+	switch {
+	case o.Example:
+		return "the example"
+	case o.File == "-":
 		return "stdin"
 	}
 	return o.File
 }
 
-func (o *CreateOptions) readFile() ([]byte, error) {
+func (o *CreateOptions) readFile(target *config.Target) ([]byte, error) {
+	if o.Example {
+		return o.exampleRequest(target)
+	}
 	return userfile.Read(cmp.Or(o.fileFlag, "--input"), o.File, o.Stdin, userfile.MaxRequestBody)
 }
 
