@@ -141,7 +141,7 @@ func listen(o ServeOptions) (*listening, error) {
 		}
 		ls.regions = append(ls.regions, a.region)
 		ls.listeners = append(ls.listeners, l)
-		ls.note(a.region, l.Addr(), o.AllowHosts)
+		ls.note(a.region, wildcardAsAsked(l.Addr(), a.addr), o.AllowHosts)
 	}
 	return ls, nil
 }
@@ -245,6 +245,18 @@ func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *
 		return serveErr
 	}
 	return nil
+}
+
+// wildcardAsAsked is the address bound, with an IPv4 wildcard kept as
+// asked: Go binds 0.0.0.0 (or no host) as the dual-stack [::], which
+// 127.0.0.1 reaches as well as ::1.
+func wildcardAsAsked(bound net.Addr, asked string) net.Addr {
+	tcp, ok := bound.(*net.TCPAddr)
+	host, _, err := net.SplitHostPort(asked)
+	if !ok || err != nil || !tcp.IP.IsUnspecified() || strings.Contains(host, ":") {
+		return bound
+	}
+	return &net.TCPAddr{IP: net.IPv4zero, Port: tcp.Port}
 }
 
 // mapValues are m's values for keys, in that order.

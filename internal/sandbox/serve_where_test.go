@@ -44,3 +44,16 @@ func TestListeningURLs(t *testing.T) {
 		}
 	}
 }
+
+func TestWildcardAsAsked(t *testing.T) {
+	dual := &net.TCPAddr{IP: net.IPv6unspecified, Port: 8700}
+	for asked, want := range map[string]string{"0.0.0.0:8700": "0.0.0.0:8700", ":8700": "0.0.0.0:8700", "[::]:8700": "[::]:8700"} {
+		if got := wildcardAsAsked(dual, asked).String(); got != want {
+			t.Errorf("asked %s: %s, want %s", asked, got, want)
+		}
+	}
+	loop := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 41234}
+	if got := wildcardAsAsked(loop, "127.0.0.1:0").String(); got != "127.0.0.1:41234" {
+		t.Errorf("loopback: %s", got)
+	}
+}
