@@ -123,7 +123,7 @@ grep -q '^  listening on      0.0.0.0:8700  0.0.0.0:8701 ' "$work/log" || fail "
 grep -q 'warning: BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1: any client' "$work/log" || fail "the remote-control warning does not name the variable the image sets: $(cat "$work/log")"
 ! grep -q -- '--open-control' "$work/log" || fail "the log names --open-control, which the image does not use"
 ok "its log: the URL a client uses (http://bnpl-sandbox:8700), the addresses, the warning naming BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1"
-podman rm -f "$cid" >/dev/null
+podman rm -f "$cid" >/dev/null 2>&1
 
 # docs/ci.md's recipes, as written.
 for recipe in github-service github-container-job gitlab compose; do
@@ -148,11 +148,11 @@ grep -q '^error: sandbox state /data: not writable by uid 65532, the user serve 
 grep -q 'chown 65532:65532 the directory mounted there' "$work/bind.log" || fail "bind mount hint: $(cat "$work/bind.log")"
 grep -q -- '--user 0:0' "$work/bind.log" || fail "bind mount hint lacks --user: $(cat "$work/bind.log")"
 chown 65532:65532 "$work/data"
-cid=$(podman run -d --health-interval disable "${limits[@]}" -v "$work/data:/data" "$image")
+cid=$(podman run -d --health-interval disable "${limits[@]}" -v "$work/data:/data" "$image" 2>/dev/null)
 containers+=("$cid")
 healthy "$cid" || { podman logs "$cid" >&2; fail "the sandbox did not start on a /data given to 65532"; }
 [ -f "$work/data/sandbox.db" ] || fail "no state in the bind-mounted /data"
-podman rm -f "$cid" >/dev/null
+podman rm -f "$cid" >/dev/null 2>&1
 ok "a root-owned /data: exit 12 naming uid 65532, chown 65532:65532 and --user; after the chown it serves"
 
 # A seed file and a state volume: the restart keeps the state.
@@ -162,10 +162,10 @@ chmod 0644 "$work/seed.yaml"
 read -r ae sa <<< "$(free_ports)"
 cid=$(podman run -d --health-interval disable "${limits[@]}" -v "bnpl-image-test-$$:/data" \
   -v "$work/seed.yaml:/seed.yaml:ro" -p "127.0.0.1:$ae:8700" -p "127.0.0.1:$sa:8701" \
-  "$image" sandbox serve --seed-file /seed.yaml)
+  "$image" sandbox serve --seed-file /seed.yaml 2>/dev/null)
 containers+=("$cid")
 healthy "$cid" || { podman logs "$cid" >&2; fail "the seeded sandbox did not start"; }
-podman stop -t 10 "$cid" >/dev/null
+podman stop -t 10 "$cid" >/dev/null 2>&1
 # (podman says it cannot reach systemd for health-check timers: the test
 # runs the check itself.)
 podman start "$cid" >/dev/null 2>&1
