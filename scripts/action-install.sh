@@ -192,6 +192,7 @@ start_sandbox() {
   done
   log="$temp_dir/bnpl-sandbox.log" ready="$temp_dir/bnpl-sandbox.json" pidfile="$temp_dir/bnpl-sandbox.pid"
   instance="bnpl-action-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}-$$"
+  rm -f "$ready"
   nohup "bnpl$exe" sandbox serve --state :memory: --ae-addr "127.0.0.1:$ae" --sa-addr "127.0.0.1:$sa" \
     --instance "$instance" --ready-file "$(to_runner "$ready")" >"$log" 2>&1 &
   shell_pid=$!

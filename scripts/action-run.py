@@ -289,6 +289,12 @@ class Runner:
             env["GITHUB_ACTION_PATH"] = action_path
         step_file = os.path.join(self.posix(self.temp_native), "step-%s.sh" % uuid.uuid4().hex)
         with open(step_file, "w") as f:
+            if self.os == "Windows":
+                # Git Bash runs NAME.exe for NAME: so do the simulated
+                # runner's shells, and the bash scripts they start.
+                f.write('command_not_found_handle() { if command -v "$1.exe" >/dev/null; then "$1.exe" "${@:2}"; '
+                        'else echo "bash: $1: command not found" >&2; return 127; fi; }\n'
+                        'export -f command_not_found_handle\n')
             f.write(script)
         rc = subprocess.call(["bash", "--noprofile", "--norc", "-eo", "pipefail", step_file], env=env, cwd=self.workspace)
         outputs = parse_file(files["GITHUB_OUTPUT"][1])

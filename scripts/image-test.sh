@@ -166,6 +166,8 @@ cid=$(podman run -d --health-interval disable "${limits[@]}" -v "bnpl-image-test
 containers+=("$cid")
 healthy "$cid" || { podman logs "$cid" >&2; fail "the seeded sandbox did not start"; }
 podman stop -t 10 "$cid" >/dev/null 2>&1
+# SIGTERM stops serve cleanly: exit 0, not 137 after the stop's time-out.
+[ "$(podman inspect --format '{{.State.ExitCode}}' "$cid")" = 0 ] || fail "podman stop: the sandbox exited $(podman inspect --format '{{.State.ExitCode}}' "$cid"), not 0"
 # (podman says it cannot reach systemd for health-check timers: the test
 # runs the check itself.)
 podman start "$cid" >/dev/null 2>&1

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -127,7 +128,11 @@ func serveRun(cmd *cobra.Command, f *cmdutil.Factory, opts *ServeOptions) (err e
 	ready.describe(so)
 	so.Ready = ready.write
 	opts.warnExposure(f.IO.ErrOut)
-	err = sandbox.Serve(cmd.Context(), so, f.IO.Out)
+	// A container's stop and a CI step's kill send SIGTERM: serve stops
+	// as on Ctrl-C, the state closed and the ready file removed.
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
+	defer stop()
+	err = sandbox.Serve(ctx, so, f.IO.Out)
 	switch {
 	case !errors.Is(err, syscall.EADDRINUSE):
 		return err

@@ -103,11 +103,7 @@ func waitRun(ctx context.Context, f *cmdutil.Factory, o *waitOptions) error {
 			return err
 		}
 	}
-	base, err := o.sandboxBase(f, ready)
-	if err != nil {
-		return err
-	}
-	h, raw, err := waitHealthy(ctx, base, o.timeout, o.want(ready))
+	h, raw, base, err := o.waitSandbox(ctx, f, &ready)
 	if err != nil {
 		return err
 	}
@@ -126,6 +122,32 @@ func waitRun(ctx context.Context, f *cmdutil.Factory, o *waitOptions) error {
 		return printer.Object(raw, nil)
 	}
 	return nil
+}
+
+// waitSandbox waits for the sandbox meant to be healthy. With a ready
+// file, another instance answering may mean the file is an earlier run's,
+// not yet replaced by the serve just started: the file is read again
+// until it names the sandbox that answers, or the time is up.
+func (o *waitOptions) waitSandbox(ctx context.Context, f *cmdutil.Factory, ready **ReadyFile) (*sandbox.Health, json.RawMessage, string, error) {
+	for {
+		base, err := o.sandboxBase(f, *ready)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		h, raw, err := waitHealthy(ctx, base, o.timeout, o.want(*ready))
+		var other *otherSandbox
+		if *ready == nil || o.instance != "" || !errors.As(err, &other) {
+			return h, raw, base, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, "", err
+		case <-time.After(waitPoll):
+		}
+		if *ready, err = waitReadyFile(ctx, o.readyFile, o.timeout); err != nil {
+			return nil, nil, "", err
+		}
+	}
 }
 
 // sandboxBase is the sandbox to ask: --sandbox-url, BNPL_SANDBOX_URL, the
@@ -208,12 +230,15 @@ func (w wantSandbox) check(endpoint string, h *sandbox.Health) error {
 		if h.Instance != "" {
 			got = "is instance " + h.Instance
 		}
-		return &waitRefused{msg: fmt.Sprintf("the sandbox at %s %s, not %s", secret.RedactURL(base), got, w.instance), hint: hint, code: cmdutil.ExitError}
+		return &otherSandbox{waitRefused{msg: fmt.Sprintf("the sandbox at %s %s, not %s", secret.RedactURL(base), got, w.instance), hint: hint, code: cmdutil.ExitError}}
 	case w.state != "" && h.State != w.state:
-		return &waitRefused{msg: fmt.Sprintf("the sandbox at %s keeps its state %s, not %s", secret.RedactURL(base), stateWord(h.State), stateWord(w.state)), hint: hint, code: cmdutil.ExitError}
+		return &otherSandbox{waitRefused{msg: fmt.Sprintf("the sandbox at %s keeps its state %s, not %s", secret.RedactURL(base), stateWord(h.State), stateWord(w.state)), hint: hint, code: cmdutil.ExitError}}
 	}
 	return nil
 }
+
+// otherSandbox is a healthy answer from another sandbox than the one meant.
+type otherSandbox struct{ waitRefused }
 
 // waitHealthy asks base's /_sandbox/health until it answers 200 or ctx's
 // deadline (timeout from now) passes; the sandbox must be want.
