@@ -130,6 +130,12 @@ since a second one would create a second payment.`,
 			return createRun(cmd.Context(), opts)
 		},
 	}
+	addCreateFlags(cmd, f, opts)
+	return cmd
+}
+
+// addCreateFlags declares the request's sources and the flags laid over it.
+func addCreateFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *CreateOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "input", "", "JSON request body to send (- for stdin)")
 	fl.BoolVar(&opts.Example, "example", false, "send the built-in example request (a 1250.00 AED order, or the KWD or SAR one for such a merchant)")
@@ -161,7 +167,6 @@ since a second one would create a second payment.`,
 	fl.StringVar(&opts.MerchantCode, "merchant-code", "", "merchant (branch) code; default the profile's")
 	cmd.MarkFlagsMutuallyExclusive("example", "input")
 	cmd.MarkFlagsMutuallyExclusive("example", "file")
-	return cmd
 }
 
 func createRun(ctx context.Context, o *CreateOptions) error {
