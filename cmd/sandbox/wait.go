@@ -151,15 +151,15 @@ func (o *waitOptions) waitSandbox(ctx context.Context, f *cmdutil.Factory, ready
 	}
 }
 
-// sandboxBase is the sandbox to ask: --sandbox-url, BNPL_SANDBOX_URL, the
-// ready file's, BNPL_BASE_URL, or the default address.
+// sandboxBase is the sandbox to ask: --sandbox-url, the ready file's,
+// BNPL_SANDBOX_URL, BNPL_BASE_URL, or the default address.
 func (o *waitOptions) sandboxBase(f *cmdutil.Factory, ready *ReadyFile) (string, error) {
-	base, source := f.SandboxURL(), "--sandbox-url"
-	if f.Global.SandboxURL == "" && base != "" {
-		source = cmdutil.EnvSandboxURL
-	}
+	base, source := f.Global.SandboxURL, "--sandbox-url"
 	if base == "" && ready != nil {
 		base, source = ready.LocalURLs["ae"], "--ready-file "+o.readyFile
+	}
+	if base == "" {
+		base, source = f.SandboxURL(), cmdutil.EnvSandboxURL
 	}
 	if base == "" {
 		if base = strings.TrimSpace(f.Getenv(config.EnvBaseURL)); base != "" {
