@@ -17,9 +17,11 @@ import atexit
 import os
 import re
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -53,6 +55,7 @@ class Recipe:
         self.network = None
         self.containers = []
         self.ports = {}  # the recipe's host port -> the free one used here
+        self.workdir = tempfile.mkdtemp(prefix="bnpl-recipe-")
         atexit.register(self.cleanup)
 
     def cleanup(self):
@@ -60,6 +63,7 @@ class Recipe:
             podman("rm", "-f", c, check=False)
         if self.network:
             podman("network", "rm", "-f", self.network, check=False)
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
     def make_network(self):
         self.network = "bnpl-recipe-" + self.tag
@@ -129,7 +133,9 @@ class Recipe:
         e.update({k: self.follow_ports(str(v)) for k, v in (env or {}).items()})
         e["PATH"] = self.bnpl_dir + os.pathsep + e.get("PATH", "")
         e["CI"] = "true"
-        return subprocess.run(["bash", "-eo", "pipefail", "-c", line], env=e, capture_output=True, text=True)
+        # In a directory of the job's own: what it writes (a JUnit file)
+        # stays out of the repository.
+        return subprocess.run(["bash", "-eo", "pipefail", "-c", line], env=e, capture_output=True, text=True, cwd=self.workdir)
 
     def run_lines(self, lines, env, where):
         smoked = False
