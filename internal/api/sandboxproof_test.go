@@ -188,3 +188,38 @@ func TestDryRunAsksNoProof(t *testing.T) {
 		t.Fatalf("a dry run sent %v", got)
 	}
 }
+
+// Concurrent first requests (a bulk run's workers) wait for one proof.
+func TestSandboxProofAskedOnceByConcurrentRequests(t *testing.T) {
+	host := sandboxHost(answer(http.StatusOK, sandboxHealthOK))
+	c, err := New(Options{BaseURL: "http://bnpl-sandbox:8700", SecretKey: "sk_test_ae_sandbox", SandboxKey: true, Transport: host, Retries: 0})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.ListPayments(context.Background(), ListPaymentsParams{Limit: 1})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("ListPayments: %v", err)
+		}
+	}
+	proofs := 0
+	for _, r := range host.requests() {
+		if strings.HasPrefix(r, "GET /_sandbox/health ") {
+			proofs++
+		}
+	}
+	if proofs != 1 {
+		t.Fatalf("%d proofs asked, want 1: %v", proofs, host.requests())
+	}
+}
