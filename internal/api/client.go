@@ -66,7 +66,8 @@ type Options struct {
 	// SandboxKey says that SecretKey is one of the sandbox's built-in keys,
 	// which are public: it may then go over plain http to a host that is
 	// not loopback once that host answers as a bnpl sandbox (see
-	// sandboxproof.go). Any other key is refused there.
+	// sandboxproof.go). Any other key is refused there, and so is a key
+	// marked so that does not have a sandbox key's form.
 	SandboxKey bool
 }
 
@@ -116,7 +117,7 @@ func New(o Options) (*Client, error) {
 		}
 	}
 	plainRemote := o.SecretKey != "" && base.Scheme == "http" && !isLoopback(base.Hostname())
-	if plainRemote && !o.SandboxKey {
+	if plainRemote && !(o.SandboxKey && sandboxKeyShape(o.SecretKey)) {
 		return nil, &OptionsError{
 			Msg:  fmt.Sprintf("refusing to send the secret key over plain http to %s", base.Host),
 			hint: "use an https:// base URL; plain http is allowed only to localhost, 127.0.0.0/8 and ::1 (and, for the sandbox's built-in keys, to a bnpl sandbox by any name)",

@@ -31,6 +31,13 @@ const (
 	maxProofBody = 64 << 10
 )
 
+// sandboxKeyShape is the form of the sandbox's built-in keys
+// (sk_test_ae_sandbox, sk_sa_sandbox): a caller that marked another key as
+// the sandbox's by mistake still never sends it over plain http.
+func sandboxKeyShape(key string) bool {
+	return strings.HasPrefix(key, "sk_") && strings.HasSuffix(key, "_sandbox") && len(key) <= 32
+}
+
 // sandboxProof asks once per client, before the first request, whether
 // the base URL's host is a bnpl sandbox; a proof that failed is asked again
 // by the next request (the sandbox may have come up since).

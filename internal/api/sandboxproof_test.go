@@ -157,6 +157,8 @@ func TestPlainHTTPKeyRule(t *testing.T) {
 		{"http://bnpl-sandbox:8700", "sk_test_0123456789abcdef", false, true}, // a real key: never
 		{"http://10.0.0.5:8700", "sk_test_0123456789abcdef", false, true},
 		{"http://bnpl-sandbox:8700", "sk_test_ae_sandbox", true, false}, // a sandbox key: after the proof
+		{"http://bnpl-sandbox:8700", "sk_sa_sandbox", true, false},
+		{"http://bnpl-sandbox:8700", "sk_test_0123456789abcdef", true, true}, // marked by mistake: still refused
 		{"http://127.0.0.1:8700", "sk_test_0123456789abcdef", false, false},
 		{"http://localhost:8700", "sk_live_0123456789abcdef", false, false},
 		{"https://api.example.com", "sk_test_0123456789abcdef", false, false},
@@ -168,7 +170,7 @@ func TestPlainHTTPKeyRule(t *testing.T) {
 			t.Errorf("New(%s, key sandbox=%t): err = %v, want refused %t", tc.base, tc.sandboxKey, err, tc.refused)
 			continue
 		}
-		if err == nil && (c.proof != nil) != tc.sandboxKey {
+		if err == nil && (c.proof != nil) != (tc.sandboxKey && !strings.HasPrefix(tc.base, "http://127.") && !strings.HasPrefix(tc.base, "http://localhost")) {
 			t.Errorf("New(%s): proof asked %t, want %t", tc.base, c.proof != nil, tc.sandboxKey)
 		}
 	}
