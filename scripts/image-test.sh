@@ -34,7 +34,7 @@ limits=(--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
 work=$(mktemp -d)
 containers=()
 cleanup() {
-  for c in "${containers[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
+  for c in "${containers[@]}"; do podman rm -f -v "$c" >/dev/null 2>&1 || true; done
   podman volume rm -f "bnpl-image-test-$$" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -123,7 +123,7 @@ grep -q '^  listening on      0.0.0.0:8700  0.0.0.0:8701 ' "$work/log" || fail "
 grep -q 'warning: BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1: any client' "$work/log" || fail "the remote-control warning does not name the variable the image sets: $(cat "$work/log")"
 ! grep -q -- '--open-control' "$work/log" || fail "the log names --open-control, which the image does not use"
 ok "its log: the URL a client uses (http://bnpl-sandbox:8700), the addresses, the warning naming BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1"
-podman rm -f "$cid" >/dev/null 2>&1
+podman rm -f -v "$cid" >/dev/null 2>&1
 
 # docs/ci.md's recipes, as written.
 for recipe in github-service github-container-job gitlab compose; do
@@ -152,7 +152,7 @@ cid=$(podman run -d --health-interval disable "${limits[@]}" -v "$work/data:/dat
 containers+=("$cid")
 healthy "$cid" || { podman logs "$cid" >&2; fail "the sandbox did not start on a /data given to 65532"; }
 [ -f "$work/data/sandbox.db" ] || fail "no state in the bind-mounted /data"
-podman rm -f "$cid" >/dev/null 2>&1
+podman rm -f -v "$cid" >/dev/null 2>&1
 ok "a root-owned /data: exit 12 naming uid 65532, chown 65532:65532 and --user; after the chown it serves"
 
 # A seed file and a state volume: the restart keeps the state.

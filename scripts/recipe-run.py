@@ -60,7 +60,7 @@ class Recipe:
 
     def cleanup(self):
         for c in self.containers:
-            podman("rm", "-f", c, check=False)
+            podman("rm", "-f", "-v", c, check=False)
         if self.network:
             podman("network", "rm", "-f", self.network, check=False)
         shutil.rmtree(self.workdir, ignore_errors=True)
