@@ -110,16 +110,22 @@ release_dir() {
   dir="$base/download/v$version"
 }
 
-# download_checked fetches the archive for this runner into $tmp, checked
-# against checksums.txt, and sets $name and $version.
-download_checked() {
-  local ext=tar.gz want got
+# find_archive reads the archive for this runner, and so the version, from
+# checksums.txt (fetched once): for latest, it is what names the version.
+find_archive() {
+  local ext=tar.gz
   [ "$os" = windows ] && ext=zip
   [ -s "$tmp/checksums.txt" ] || fetch "$dir/checksums.txt" "$tmp/checksums.txt"
-  # The archive's name carries the version: for latest, checksums.txt says it.
   name=$(awk -v suffix="_${os}_${arch}.${ext}" '{ n = $2; sub(/^\*/, "", n) } substr(n, length(n) - length(suffix) + 1) == suffix && n ~ /^bnpl_/ { print n; exit }' "$tmp/checksums.txt")
   [ -n "$name" ] || die "checksums.txt of $dir lists no archive for $os/$arch"
   version=${name#bnpl_} version=${version%_${os}_${arch}.${ext}}
+}
+
+# download_checked fetches the archive for this runner into $tmp, checked
+# against checksums.txt.
+download_checked() {
+  local want got
+  find_archive
   want=$(awk -v n="$name" '{ f = $2; sub(/^\*/, "", f) } f == n { print $1; exit }' "$tmp/checksums.txt")
   fetch "$dir/$name" "$tmp/$name"
   got=$(sha256_of "$tmp/$name")
@@ -149,7 +155,7 @@ install_bnpl() {
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   # latest: checksums.txt names the version, and so the cache directory.
-  [ -n "$version" ] || download_name_only
+  [ -n "$version" ] || find_archive
   cache=$(to_shell "${RUNNER_TOOL_CACHE:-$HOME/.bnpl/tool-cache}")
   machine=x64; [ "$arch" = arm64 ] && machine=arm64
   dest="$cache/bnpl/$version/$machine"
@@ -171,16 +177,6 @@ install_bnpl() {
     echo "cache-hit=$hit"
   } >> "$output_file"
   echo "bnpl action: bnpl $installed in $dest/bin"
-}
-
-# download_name_only learns latest's version from its checksums.txt.
-download_name_only() {
-  local ext=tar.gz
-  [ "$os" = windows ] && ext=zip
-  fetch "$dir/checksums.txt" "$tmp/checksums.txt"
-  name=$(awk -v suffix="_${os}_${arch}.${ext}" '{ n = $2; sub(/^\*/, "", n) } substr(n, length(n) - length(suffix) + 1) == suffix && n ~ /^bnpl_/ { print n; exit }' "$tmp/checksums.txt")
-  [ -n "$name" ] || die "checksums.txt of $dir lists no archive for $os/$arch"
-  version=${name#bnpl_} version=${version%_${os}_${arch}.${ext}}
 }
 
 start_sandbox() {
