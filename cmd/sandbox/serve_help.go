@@ -92,5 +92,5 @@ const serveExample = `  bnpl sandbox serve
   bnpl sandbox serve --state :memory: --seed 7 --clock-start 2030-06-01T09:00:00Z
   bnpl sandbox serve --ae-addr 0.0.0.0:8700 --sa-addr 0.0.0.0:8701 --open-control \
     --allowed-host bnpl-sandbox --public-url ae=http://bnpl-sandbox:8700 --public-url sa=http://bnpl-sandbox:8701
-  bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:0 --sa-addr 127.0.0.1:0 \
-    --ready-file sandbox.json`
+  bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:0 \
+    --sa-addr 127.0.0.1:0 --ready-file sandbox.json`

@@ -70,8 +70,8 @@ when serve could not start (a port in use); -o json then prints the file with th
 health answer under "health", so --jq .urls.ae is the address to use.`,
 		Example: `  bnpl sandbox serve --state :memory: & bnpl sandbox wait
   bnpl sandbox wait --sandbox-url http://bnpl-sandbox:8700 --timeout 60s
-  bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:0 --sa-addr 127.0.0.1:0 \
-    --ready-file sb.json &
+  bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:0 \
+    --sa-addr 127.0.0.1:0 --ready-file sb.json &
   BNPL_BASE_URL=$(bnpl sandbox wait --ready-file sb.json --jq .urls.ae)
   bnpl sandbox wait --instance "$CI_JOB_ID" --state memory
   bnpl sandbox wait -o json`,
