@@ -124,6 +124,8 @@ image sets them; bnpl sandbox serve --help says what each one risks):
                                      comma-separated
   BNPL_SANDBOX_ALLOW_HOST            --allow-host, names comma-separated
   BNPL_SANDBOX_ALLOW_REMOTE_CONTROL  1, true or yes: --allow-remote-control
+  BNPL_SANDBOX_INSTANCE              --instance: the id /_sandbox/health
+                                     answers, for bnpl sandbox wait --instance
 
 In CI: with CI set (to anything but 0, false or no, as GitHub Actions, GitLab
 CI and most others do), progress is written as plain lines, never redrawn

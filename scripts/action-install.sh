@@ -1,51 +1,88 @@
 #!/usr/bin/env bash
 # The shell logic of the bnpl GitHub Action (action.yml), kept here so that
-# it can be run and tested outside GitHub (scripts/action-test.sh serves a
-# snapshot dist/ on loopback to it).
+# it can be run and tested outside GitHub (scripts/action-test.sh runs the
+# action against a snapshot release served on loopback, as Linux, macOS and
+# Windows runners would). It runs in bash on every runner: Git Bash on
+# Windows, whose runner paths (C:\hostedtoolcache\windows) are turned into
+# the shell's (/c/hostedtoolcache/windows) with cygpath, and back for
+# $GITHUB_PATH.
 #
 #   action-install.sh install   download the release archive for this runner,
 #                               check it against checksums.txt, install bnpl
+#                               in the tool cache; a version there already is
+#                               used as it is, with nothing downloaded
 #   action-install.sh sandbox   start `bnpl sandbox serve` in the background,
 #                               wait until healthy, export its settings
+#   action-install.sh stop      stop the sandbox `sandbox` started, printing
+#                               its log unless the job succeeded
 #
 # Inputs (environment):
-#   BNPL_VERSION         a version (1.2.3 or v1.2.3), or latest (default)
+#   BNPL_VERSION         a version (1.2.3 or v1.2.3), or latest; action.yml
+#                        passes its own release by default
 #   BNPL_DOWNLOAD_BASE   where releases are downloaded from (default
 #                        https://github.com/bnpl-cli/bnpl/releases): files
 #                        are BASE/download/vVERSION/FILE, or
 #                        BASE/latest/download/FILE for the latest
-#   BNPL_INSTALL_DIR     where bnpl goes (default $RUNNER_TOOL_CACHE/bnpl or
-#                        ~/.bnpl), its bin/ added to $GITHUB_PATH
+#   RUNNER_TOOL_CACHE    the tool cache: bnpl goes to
+#                        $RUNNER_TOOL_CACHE/bnpl/VERSION/ARCH (default
+#                        $HOME/.bnpl/tool-cache/bnpl/VERSION/ARCH), with
+#                        ARCH.complete beside it once installed; its bin/ is
+#                        added to $GITHUB_PATH
 #   RUNNER_OS, RUNNER_ARCH   as GitHub sets them (Linux/macOS/Windows,
 #                        X64/ARM64); read from uname when unset
-#   BNPL_AE_PORT, BNPL_SA_PORT   the sandbox's loopback ports (8700, 8701)
+#   RUNNER_TEMP          where the sandbox's log, pid and ready files go
+#   BNPL_AE_PORT, BNPL_SA_PORT   the sandbox's loopback ports (8700, 8701;
+#                        0 picks free ones)
+#   BNPL_WAIT_TIMEOUT    how long to wait for the sandbox (30s)
+#   BNPL_JOB_STATUS      for stop: the job's status; the log is printed
+#                        unless it is success
 #   GITHUB_PATH, GITHUB_ENV, GITHUB_OUTPUT   files the step writes to, as on
 #                        GitHub (a temporary file each when unset)
 set -euo pipefail
 
 die() { echo "::error::bnpl action: $*" >&2; exit 1; }
 
-: "${GITHUB_PATH:=$(mktemp)}" "${GITHUB_ENV:=$(mktemp)}" "${GITHUB_OUTPUT:=$(mktemp)}"
+# to_shell turns a runner path into this shell's: C:\a b\c -> /c/a b/c on
+# Windows (cygpath), unchanged elsewhere. to_runner is the way back.
+to_shell() {
+  case "$1" in
+    [A-Za-z]:[\\/]*) command -v cygpath >/dev/null 2>&1 || die "cygpath is needed to read the Windows path $1"; cygpath -u "$1" ;;
+    *) printf '%s\n' "$1" ;;
+  esac
+}
+to_runner() {
+  if [ "$os" = windows ] && command -v cygpath >/dev/null 2>&1; then cygpath -w "$1"; else printf '%s\n' "$1"; fi
+}
 
 platform() {
-  local os arch
-  os=${RUNNER_OS:-$(uname -s)}
-  arch=${RUNNER_ARCH:-$(uname -m)}
-  case "$os" in
+  local name machine
+  name=${RUNNER_OS:-$(uname -s)}
+  machine=${RUNNER_ARCH:-$(uname -m)}
+  case "$name" in
     Linux|linux) os=linux ;;
     macOS|Darwin|darwin) os=darwin ;;
     Windows|MINGW*|MSYS*|CYGWIN*|windows) os=windows ;;
-    *) die "no bnpl release for the OS $os (Linux, macOS and Windows have one)" ;;
+    *) die "no bnpl release for the OS $name (Linux, macOS and Windows have one)" ;;
   esac
-  case "$arch" in
+  case "$machine" in
     X64|x86_64|amd64) arch=amd64 ;;
     ARM64|aarch64|arm64) arch=arm64 ;;
-    *) die "no bnpl release for the architecture $arch (X64 and ARM64 have one)" ;;
+    *) die "no bnpl release for the architecture $machine (X64 and ARM64 have one)" ;;
   esac
-  echo "$os $arch"
+  exe=""; [ "$os" = windows ] && exe=.exe
+  return 0
+}
+
+# The files the step writes to, and the runner's temp directory, as this
+# shell names them.
+runner_files() {
+  : "${GITHUB_PATH:=$(mktemp)}" "${GITHUB_ENV:=$(mktemp)}" "${GITHUB_OUTPUT:=$(mktemp)}"
+  path_file=$(to_shell "$GITHUB_PATH") env_file=$(to_shell "$GITHUB_ENV") output_file=$(to_shell "$GITHUB_OUTPUT")
+  temp_dir=$(to_shell "${RUNNER_TEMP:-${TMPDIR:-/tmp}}")
 }
 
 fetch() { # URL FILE
+  echo "bnpl action: downloading $1"
   curl --fail --silent --show-error --location --retry 3 --proto '=https,http' -o "$2" "$1" \
     || die "could not download $1"
 }
@@ -55,82 +92,159 @@ sha256_of() {
   else shasum -a 256 "$1" | cut -d' ' -f1; fi
 }
 
-install_bnpl() {
-  local base version os arch dir ext name want got
-  base=${BNPL_DOWNLOAD_BASE:-https://github.com/bnpl-cli/bnpl/releases}
+# release_dir sets $dir (where the release's files are) and $version
+# ("" for latest until checksums.txt names it).
+release_dir() {
+  local base=${BNPL_DOWNLOAD_BASE:-https://github.com/bnpl-cli/bnpl/releases}
   base=${base%/}
-  version=${BNPL_VERSION:-latest}
-  read -r os arch < <(platform)
-  ext=tar.gz; [ "$os" = windows ] && ext=zip
+  version=${BNPL_VERSION:-}
+  [ -n "$version" ] || die "no version to install: give the action's version input (1.2.3, or latest)"
   if [ "$version" = latest ]; then
-    dir="$base/latest/download"
-  else
-    version=${version#v}
-    case "$version" in
-      *[!0-9A-Za-z.+-]*|'') die "version \"$BNPL_VERSION\" is not a version such as 1.2.3 (or latest)" ;;
-    esac
-    dir="$base/download/v$version"
+    dir="$base/latest/download" version=""
+    return 0
   fi
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  fetch "$dir/checksums.txt" "$tmp/checksums.txt"
-  # The archive's name carries the version: for latest, checksums.txt says it.
+  version=${version#v}
+  case "$version" in
+    *[!0-9A-Za-z.+-]*|'') die "version \"$BNPL_VERSION\" is not a version such as 1.2.3 (or latest)" ;;
+  esac
+  dir="$base/download/v$version"
+}
+
+# find_archive reads the archive for this runner, and so the version, from
+# checksums.txt (fetched once): for latest, it is what names the version.
+find_archive() {
+  local ext=tar.gz
+  [ "$os" = windows ] && ext=zip
+  [ -s "$tmp/checksums.txt" ] || fetch "$dir/checksums.txt" "$tmp/checksums.txt"
   name=$(awk -v suffix="_${os}_${arch}.${ext}" '{ n = $2; sub(/^\*/, "", n) } substr(n, length(n) - length(suffix) + 1) == suffix && n ~ /^bnpl_/ { print n; exit }' "$tmp/checksums.txt")
   [ -n "$name" ] || die "checksums.txt of $dir lists no archive for $os/$arch"
+  version=${name#bnpl_} version=${version%_${os}_${arch}.${ext}}
+}
+
+# download_checked fetches the archive for this runner into $tmp, checked
+# against checksums.txt.
+download_checked() {
+  local want got
+  find_archive
   want=$(awk -v n="$name" '{ f = $2; sub(/^\*/, "", f) } f == n { print $1; exit }' "$tmp/checksums.txt")
   fetch "$dir/$name" "$tmp/$name"
   got=$(sha256_of "$tmp/$name")
   [ "$got" = "$want" ] || die "$name does not match checksums.txt (sha256 $got, listed $want): not installed"
   echo "bnpl action: $name matches checksums.txt (sha256 $got)"
+}
 
-  local dest=${BNPL_INSTALL_DIR:-${RUNNER_TOOL_CACHE:-$HOME}/bnpl}
-  mkdir -p "$dest/bin" "$tmp/x"
-  if [ "$ext" = zip ]; then
+# unpack installs the binary of the archive in $tmp into $1/bin.
+unpack() {
+  local into=$1
+  mkdir -p "$tmp/x" "$into/bin"
+  if [ "$os" = windows ]; then
     if command -v unzip >/dev/null 2>&1; then unzip -q "$tmp/$name" -d "$tmp/x"
-    else powershell -NoProfile -Command "Expand-Archive -LiteralPath '$tmp/$name' -DestinationPath '$tmp/x'"; fi
-    cp "$tmp/x/bnpl.exe" "$dest/bin/bnpl.exe"
+    else powershell -NoProfile -Command "Expand-Archive -LiteralPath '$(to_runner "$tmp/$name")' -DestinationPath '$(to_runner "$tmp/x")'"; fi
   else
     tar -xzf "$tmp/$name" -C "$tmp/x"
-    install -m 0755 "$tmp/x/bnpl" "$dest/bin/bnpl"
   fi
-  echo "$dest/bin" >> "$GITHUB_PATH"
+  cp "$tmp/x/bnpl$exe" "$into/bin/bnpl$exe"
+  chmod 0755 "$into/bin/bnpl$exe"
+}
+
+install_bnpl() {
+  local cache machine dest installed hit=false
+  platform
+  runner_files
+  release_dir
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  # latest: checksums.txt names the version, and so the cache directory.
+  [ -n "$version" ] || find_archive
+  cache=$(to_shell "${RUNNER_TOOL_CACHE:-$HOME/.bnpl/tool-cache}")
+  machine=x64; [ "$arch" = arm64 ] && machine=arm64
+  dest="$cache/bnpl/$version/$machine"
+  if [ -f "$dest.complete" ] && [ -x "$dest/bin/bnpl$exe" ]; then
+    hit=true
+    echo "bnpl action: bnpl $version is in the tool cache ($dest): nothing downloaded"
+  else
+    download_checked
+    rm -rf "$dest" "$dest.complete"
+    unpack "$dest"
+    touch "$dest.complete"
+  fi
+  to_runner "$dest/bin" >> "$path_file"
   export PATH="$dest/bin:$PATH"
-  local installed
-  installed=$(bnpl version -o json --jq .version)
-  echo "version=$installed" >> "$GITHUB_OUTPUT"
-  echo "path=$dest/bin" >> "$GITHUB_OUTPUT"
-  echo "bnpl action: installed bnpl $installed in $dest/bin"
+  installed=$("$dest/bin/bnpl$exe" version -o json --jq .version)
+  {
+    echo "version=$installed"
+    echo "path=$(to_runner "$dest/bin")"
+    echo "cache-hit=$hit"
+  } >> "$output_file"
+  echo "bnpl action: bnpl $installed in $dest/bin"
 }
 
 start_sandbox() {
-  local ae=${BNPL_AE_PORT:-8700} sa=${BNPL_SA_PORT:-8701} log pidfile
+  local ae=${BNPL_AE_PORT:-8700} sa=${BNPL_SA_PORT:-8701} log ready pidfile urls ae_url sa_url instance shell_pid pid
+  platform
+  runner_files
   for p in "$ae" "$sa"; do
     case "$p" in *[!0-9]*|'') die "port \"$p\" is not a number" ;; esac
   done
-  log="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/bnpl-sandbox.log"
-  pidfile="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/bnpl-sandbox.pid"
-  nohup bnpl sandbox serve --state :memory: --ae-addr "127.0.0.1:$ae" --sa-addr "127.0.0.1:$sa" >"$log" 2>&1 &
-  echo $! > "$pidfile"
-  if ! bnpl sandbox wait --sandbox-url "http://127.0.0.1:$ae" --timeout "${BNPL_WAIT_TIMEOUT:-30s}"; then
+  log="$temp_dir/bnpl-sandbox.log" ready="$temp_dir/bnpl-sandbox.json" pidfile="$temp_dir/bnpl-sandbox.pid"
+  instance="bnpl-action-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}-$$"
+  rm -f "$ready"
+  nohup "bnpl$exe" sandbox serve --state :memory: --ae-addr "127.0.0.1:$ae" --sa-addr "127.0.0.1:$sa" \
+    --instance "$instance" --ready-file "$(to_runner "$ready")" >"$log" 2>&1 &
+  shell_pid=$!
+  if ! urls=$("bnpl$exe" sandbox wait --ready-file "$(to_runner "$ready")" --timeout "${BNPL_WAIT_TIMEOUT:-30s}" --jq '.urls.ae + " " + .urls.sa + " " + (.pid | tostring)'); then
     cat "$log" >&2
-    die "the sandbox did not become healthy"
+    kill "$shell_pid" 2>/dev/null || true
+    die "the sandbox did not become healthy (its log is above)"
   fi
+  read -r ae_url sa_url pid <<< "$urls"
+  # The shell's id of the background job, and the process's own (they
+  # differ on Windows): stop tries the first, then the second.
+  echo "$shell_pid $pid" > "$pidfile"
   {
-    echo "BNPL_BASE_URL=http://127.0.0.1:$ae"
-    echo "BNPL_SANDBOX_URL=http://127.0.0.1:$ae"
+    echo "BNPL_BASE_URL=$ae_url"
+    echo "BNPL_SANDBOX_URL=$ae_url"
     echo "BNPL_SECRET_KEY=sk_test_ae_sandbox"
     echo "BNPL_MERCHANT_CODE=ae-sandbox"
-  } >> "$GITHUB_ENV"
+  } >> "$env_file"
   {
-    echo "sandbox-url=http://127.0.0.1:$ae"
-    echo "sandbox-sa-url=http://127.0.0.1:$sa"
-    echo "sandbox-pid=$(cat "$pidfile")"
-  } >> "$GITHUB_OUTPUT"
-  echo "bnpl action: sandbox healthy at http://127.0.0.1:$ae (ae) and http://127.0.0.1:$sa (sa); log in $log"
+    echo "sandbox-url=$ae_url"
+    echo "sandbox-sa-url=$sa_url"
+    echo "sandbox-pid=$pid"
+    echo "sandbox-instance=$instance"
+    echo "sandbox-log=$(to_runner "$log")"
+  } >> "$output_file"
+  echo "bnpl action: sandbox $instance healthy at $ae_url (ae) and $sa_url (sa); log in $(to_runner "$log")"
+}
+
+stop_sandbox() {
+  local log pidfile pid shell_pid status=${BNPL_JOB_STATUS:-}
+  platform
+  runner_files
+  log="$temp_dir/bnpl-sandbox.log" pidfile="$temp_dir/bnpl-sandbox.pid"
+  if [ ! -f "$pidfile" ]; then
+    echo "bnpl action: no sandbox was started in this job: nothing to stop"
+    return 0
+  fi
+  read -r shell_pid pid < "$pidfile"
+  if kill "$shell_pid" 2>/dev/null || { [ "$os" = windows ] && taskkill //PID "$pid" //F >/dev/null 2>&1; }; then
+    for _ in $(seq 1 50); do kill -0 "$shell_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$shell_pid" 2>/dev/null || true
+    echo "bnpl action: sandbox stopped (pid $pid)"
+  else
+    echo "bnpl action: the sandbox (pid $pid) had stopped already"
+  fi
+  rm -f "$pidfile"
+  if [ "$status" != success ] && [ -f "$log" ]; then
+    echo "::group::bnpl sandbox log (job ${status:-status not given})"
+    cat "$log"
+    echo "::endgroup::"
+  fi
 }
 
 case "${1:-}" in
   install) install_bnpl ;;
   sandbox) start_sandbox ;;
-  *) echo "usage: action-install.sh install|sandbox" >&2; exit 2 ;;
+  stop) stop_sandbox ;;
+  *) echo "usage: action-install.sh install|sandbox|stop" >&2; exit 2 ;;
 esac

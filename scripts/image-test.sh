@@ -1,77 +1,181 @@
 #!/usr/bin/env bash
-# Runs the sandbox image that scripts/image.sh wrote to dist/ as a user's CI
-# would: loads the docker archive into podman, runs it with its ports
-# published on loopback, waits for its HEALTHCHECK (the binary itself), and
-# runs `bnpl smoke` (money steps included) against it from the host. Also
-# checks its labels, user and size, and prints the figures docs/benchmarks.md
-# quotes: image size, and time from `podman run` to healthy.
+# Runs the sandbox image that scripts/image.sh wrote to dist/ as users' CI
+# would, with podman:
+#   - the manifest list holds linux/amd64 and linux/arm64, each with its
+#     labels, user, ports and volume, and the arm64 image's binary is an
+#     aarch64 one;
+#   - the amd64 docker archive loads, runs with its ports published on
+#     loopback, passes its HEALTHCHECK (the binary itself), runs as 65532,
+#     logs the URLs a client uses and warns about remote control naming the
+#     variable the image sets, and `bnpl smoke` from the host passes with
+#     its money steps;
+#   - every container recipe of docs/ci.md, as written (scripts/recipe-run.py):
+#     the GitHub service container with the job on the runner, the job in a
+#     container reaching the sandbox by its name, GitLab, compose;
+#   - a /data bind-mounted from a root-owned host directory stops the
+#     container with exit 12 saying what to do, and the chown it names
+#     makes it start;
+#   - a seed file and a state volume: a restart keeps the state and says it
+#     skipped the seed.
+# It prints the figures docs/benchmarks.md quotes: image size, and time
+# from `podman run` to healthy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail() { echo "image test: $*" >&2; exit 1; }
+ok() { echo "  ok  $*"; }
 
 version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' dist/metadata.json)
 commit=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["commit"])' dist/metadata.json)
 archive="dist/bnpl-sandbox_${version}_linux_amd64.docker.tar"
-oci="dist/bnpl-sandbox_${version}_linux_amd64.oci.tar"
+oci="dist/bnpl-sandbox_${version}.oci.tar"
 [ -f "$archive" ] && [ -f "$oci" ] || fail "no image archives for $version in dist/: run scripts/image.sh"
 podman() { command podman --storage-driver vfs --runtime runc "$@"; }
+limits=(--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
 work=$(mktemp -d)
-cid=""
+containers=()
 cleanup() {
-  [ -n "$cid" ] && podman rm -f "$cid" >/dev/null 2>&1 || true
+  for c in "${containers[@]}"; do podman rm -f -v "$c" >/dev/null 2>&1 || true; done
+  podman volume rm -f "bnpl-image-test-$$" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 tar -xzf "dist/bnpl_${version}_linux_amd64.tar.gz" -C "$work" bnpl
 bnpl="$work/bnpl"
+free_ports() {
+  python3 -c 'import socket
+s=[socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(" ".join(str(x.getsockname()[1]) for x in s))'
+}
+healthy() { # CONTAINER: the image's own HEALTHCHECK, run by podman, until it passes
+  for _ in $(seq 1 300); do
+    podman healthcheck run "$1" >/dev/null 2>&1 && return 0
+    [ "$(podman inspect --format '{{.State.Status}}' "$1" 2>/dev/null)" = exited ] && return 1
+    sleep 0.1
+  done
+  return 1
+}
+start=$(date +%s)
 
-# The OCI archive's labels.
-skopeo inspect --config "oci-archive:$oci" > "$work/config.json"
-python3 - "$work/config.json" "$version" "$commit" <<'PY' || fail "labels or settings of $oci"
+# The manifest list, and each image's settings.
+skopeo inspect --raw "oci-archive:$oci" > "$work/index.json"
+python3 - "$work/index.json" <<'PY' || fail "$oci is not a manifest list of linux/amd64 and linux/arm64"
 import json, sys
-c = json.load(open(sys.argv[1]))["config"]
+idx = json.load(open(sys.argv[1]))
+assert idx.get("mediaType", "application/vnd.oci.image.index.v1+json").endswith("index.v1+json"), idx.get("mediaType")
+plats = sorted((m["platform"]["os"], m["platform"]["architecture"]) for m in idx["manifests"])
+assert plats == [("linux", "amd64"), ("linux", "arm64")], plats
+PY
+for arch in amd64 arm64; do
+  skopeo --override-os linux --override-arch "$arch" inspect --config "oci-archive:$oci" > "$work/config-$arch.json"
+  python3 - "$work/config-$arch.json" "$version" "$commit" "$arch" <<'PY' || fail "labels or settings of the $arch image in $oci"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+c = doc["config"]
 labels = c.get("Labels", {})
 want = {"org.opencontainers.image.version": sys.argv[2], "org.opencontainers.image.revision": sys.argv[3],
         "org.opencontainers.image.licenses": "Apache-2.0", "org.opencontainers.image.source": "https://github.com/bnpl-cli/bnpl"}
 for k, v in want.items():
     assert labels.get(k) == v, (k, labels.get(k), v)
+assert doc["architecture"] == sys.argv[4], doc["architecture"]
 assert c["User"] == "65532:65532", c["User"]
 assert set(c["ExposedPorts"]) == {"8700/tcp", "8701/tcp"}, c["ExposedPorts"]
 assert "/data" in c["Volumes"], c.get("Volumes")
 PY
-echo "  ok  $oci: OCI labels (source, version, revision, licence), user 65532, ports 8700 8701, volume /data"
+done
+# The arm64 image's binary is an aarch64 one (ELF machine 183).
+skopeo --override-os linux --override-arch arm64 copy -q "oci-archive:$oci" "dir:$work/arm64" >/dev/null
+machine=""
+for layer in "$work"/arm64/*; do
+  tar -tzf "$layer" 2>/dev/null | grep -qx 'usr/bin/bnpl' || continue
+  tar -xzf "$layer" -C "$work/arm64" usr/bin/bnpl
+  machine=$(od -An -t u2 -j 18 -N 2 "$work/arm64/usr/bin/bnpl" | tr -d ' ')
+done
+[ "$machine" = 183 ] || fail "the arm64 image's /usr/bin/bnpl is not an aarch64 binary (ELF machine ${machine:-none})"
+ok "$oci: manifest list of linux/amd64 and linux/arm64 (aarch64 binary); labels, user 65532, ports 8700 8701, volume /data each"
 
 podman load -q -i "$archive" >/dev/null
 image="localhost/bnpl-sandbox:$version"
 size=$(podman image inspect --format '{{.Size}}' "$image")
 [ "$(podman image inspect --format '{{len .Config.Healthcheck.Test}}' "$image")" -gt 0 ] || fail "the image has no HEALTHCHECK"
-echo "  ok  image $image: $size bytes ($(python3 -c "print(round($size/1048576, 1))") MiB) uncompressed"
+ok "image $image: $size bytes ($(python3 -c "print(round($size/1048576, 1))") MiB) uncompressed"
 
-ports=$(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))')
-read -r ae sa <<< "$ports"
-start=$(date +%s%N)
-cid=$(podman run -d --health-interval disable --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+# Published on loopback, smoke from the host.
+read -r ae sa <<< "$(free_ports)"
+t0=$(date +%s%N)
+cid=$(podman run -d --health-interval disable "${limits[@]}" \
   -e BNPL_SANDBOX_STATE=:memory: -p "127.0.0.1:$ae:8700" -p "127.0.0.1:$sa:8701" "$image" 2>/dev/null)
-# The image's own HEALTHCHECK, run by podman, until it passes.
-healthy=""
-for _ in $(seq 1 300); do
-  if podman healthcheck run "$cid" >/dev/null 2>&1; then healthy=1; break; fi
-  sleep 0.1
-done
-end=$(date +%s%N)
-[ -n "$healthy" ] || { podman logs "$cid" >&2 || true; fail "the container's HEALTHCHECK never passed"; }
-echo "  ok  healthy (its HEALTHCHECK, bnpl sandbox wait) $(( (end - start) / 1000000 )) ms after podman run"
+containers+=("$cid")
+healthy "$cid" || { podman logs "$cid" >&2 || true; fail "the container's HEALTHCHECK never passed"; }
+t1=$(date +%s%N)
+ok "healthy (its HEALTHCHECK, bnpl sandbox wait) $(( (t1 - t0) / 1000000 )) ms after podman run"
 [ "$(podman top "$cid" user | tail -n 1 | tr -d ' ')" = 65532 ] || fail "the sandbox runs as $(podman top "$cid" user | tail -n 1)"
 "$bnpl" sandbox wait --sandbox-url "http://127.0.0.1:$ae" --timeout 30s -o json > "$work/health"
 grep -q '"state":"memory"' "$work/health" || fail "health from the host: $(cat "$work/health")"
-
 env -i PATH="$PATH" HOME="$work" CI=true BNPL_BASE_URL="http://127.0.0.1:$ae" \
   BNPL_SECRET_KEY=sk_test_ae_sandbox BNPL_MERCHANT_CODE=ae-sandbox \
   "$bnpl" smoke > "$work/smoke" 2>&1 || { cat "$work/smoke"; podman logs "$cid" >&2; fail "bnpl smoke against the container failed"; }
 grep -q "capture rest.*passed" "$work/smoke" || fail "smoke ran no money steps: $(cat "$work/smoke")"
-echo "  ok  bnpl smoke from the host against the container: $(tail -n 1 "$work/smoke")"
-podman logs "$cid" 2>&1 | grep -q 'warning: --open-control' || fail "the container did not warn about remote control"
-echo "image test passed"
+ok "bnpl smoke from the host against the container: $(tail -n 1 "$work/smoke")"
+podman logs "$cid" > "$work/log" 2>&1
+grep -q '^  ae (UAE, Kuwait)  http://bnpl-sandbox:8700$' "$work/log" || fail "the log does not show the URL a client uses: $(cat "$work/log")"
+grep -q '^  listening on      0.0.0.0:8700  0.0.0.0:8701 ' "$work/log" || fail "the log does not show the addresses: $(cat "$work/log")"
+grep -q 'warning: BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1: any client' "$work/log" || fail "the remote-control warning does not name the variable the image sets: $(cat "$work/log")"
+! grep -q -- '--open-control' "$work/log" || fail "the log names --open-control, which the image does not use"
+ok "its log: the URL a client uses (http://bnpl-sandbox:8700), the addresses, the warning naming BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1"
+podman rm -f -v "$cid" >/dev/null 2>&1
+
+# docs/ci.md's recipes, as written.
+for recipe in github-service github-container-job gitlab compose; do
+  scripts/doc-recipe.py docs/ci.md "$recipe" > "$work/$recipe.yml"
+  echo "  --  docs/ci.md recipe $recipe"
+  python3 scripts/recipe-run.py "$recipe" "$work/$recipe.yml" --image "$image" --bnpl "$work" \
+    || fail "the $recipe recipe of docs/ci.md failed"
+  ok "recipe $recipe: bnpl smoke passed with its money steps"
+done
+
+# A /data bind-mounted from a directory of root's: a clear refusal, then the
+# chown it names.
+mkdir "$work/data"
+chmod 0755 "$work/data"
+if podman run --rm --health-interval disable "${limits[@]}" -v "$work/data:/data" "$image" > "$work/bind.log" 2>&1; then
+  fail "the sandbox served a /data it cannot write"
+else
+  rc=$?
+fi
+[ "$rc" = 12 ] || fail "a /data it cannot write: exit $rc, want 12: $(cat "$work/bind.log")"
+grep -q '^error: sandbox state /data: not writable by uid 65532, the user serve runs as (it belongs to uid 0, gid 0)$' "$work/bind.log" || fail "bind mount: $(cat "$work/bind.log")"
+grep -q 'chown 65532:65532 the directory mounted there' "$work/bind.log" || fail "bind mount hint: $(cat "$work/bind.log")"
+grep -q -- '--user 0:0' "$work/bind.log" || fail "bind mount hint lacks --user: $(cat "$work/bind.log")"
+chown 65532:65532 "$work/data"
+cid=$(podman run -d --health-interval disable "${limits[@]}" -v "$work/data:/data" "$image" 2>/dev/null)
+containers+=("$cid")
+healthy "$cid" || { podman logs "$cid" >&2; fail "the sandbox did not start on a /data given to 65532"; }
+[ -f "$work/data/sandbox.db" ] || fail "no state in the bind-mounted /data"
+podman rm -f -v "$cid" >/dev/null 2>&1
+ok "a root-owned /data: exit 12 naming uid 65532, chown 65532:65532 and --user; after the chown it serves"
+
+# A seed file and a state volume: the restart keeps the state.
+podman volume create "bnpl-image-test-$$" >/dev/null
+cp testdata/fixtures/every-state.yaml "$work/seed.yaml"
+chmod 0644 "$work/seed.yaml"
+read -r ae sa <<< "$(free_ports)"
+cid=$(podman run -d --health-interval disable "${limits[@]}" -v "bnpl-image-test-$$:/data" \
+  -v "$work/seed.yaml:/seed.yaml:ro" -p "127.0.0.1:$ae:8700" -p "127.0.0.1:$sa:8701" \
+  "$image" sandbox serve --seed-file /seed.yaml 2>/dev/null)
+containers+=("$cid")
+healthy "$cid" || { podman logs "$cid" >&2; fail "the seeded sandbox did not start"; }
+podman stop -t 10 "$cid" >/dev/null 2>&1
+# SIGTERM stops serve cleanly: exit 0, not 137 after the stop's time-out.
+[ "$(podman inspect --format '{{.State.ExitCode}}' "$cid")" = 0 ] || fail "podman stop: the sandbox exited $(podman inspect --format '{{.State.ExitCode}}' "$cid"), not 0"
+# (podman says it cannot reach systemd for health-check timers: the test
+# runs the check itself.)
+podman start "$cid" >/dev/null 2>&1
+healthy "$cid" || { podman logs "$cid" >&2; fail "the seeded sandbox did not restart on its volume"; }
+podman logs "$cid" > "$work/seed.log" 2>&1
+grep -q 'seeded 20 payment(s) and 1 webhook(s) from /seed.yaml' "$work/seed.log" || fail "first start: $(cat "$work/seed.log")"
+grep -q 'the state holds 20 payment(s) and 1 webhook(s) already: --seed-file /seed.yaml skipped' "$work/seed.log" || fail "restart: $(cat "$work/seed.log")"
+env -i PATH="$PATH" HOME="$work" "$bnpl" sandbox export --sandbox-url "http://127.0.0.1:$ae" --file "$work/kept.yaml" 2> "$work/export.log" || fail "export: $(cat "$work/export.log")"
+grep -q 'wrote 20 payment(s)' "$work/export.log" || fail "after the restart: $(cat "$work/export.log")"
+ok "a seed file and a volume: the restart keeps the 20 payments and says the seed was skipped"
+echo "image test passed in $(( $(date +%s) - start ))s"

@@ -4,16 +4,22 @@
 #   - checksums.txt: sha256sum -c accepts it, and it lists every archive;
 #   - an archive per linux/darwin/windows x amd64/arm64 (.tar.gz; .zip for
 #     windows) holding the binary, README.md, LICENSE, the completions for
-#     bash, zsh, fish and PowerShell, and the man pages;
-#   - a CycloneDX SBOM per archive;
+#     bash, zsh, fish and PowerShell, the man pages and the example checkout
+#     requests (examples/), all under no directory of its own;
+#   - a CycloneDX SBOM per archive, its main component named by the
+#     release's version (not a pseudo-version), every component with its
+#     licence;
 #   - the linux/amd64 binary's `bnpl version` names the release's version
 #     and commit (never dev);
 #   - .deb, .rpm and .apk packages install /usr/bin/bnpl, the completions
-#     where each shell looks and the man pages; the amd64 .deb installs with
-#     dpkg -i, runs, and dpkg -P removes it (only when run as root and no
-#     other bnpl package is installed);
+#     where each shell looks, the man pages gzipped, the LICENSE where each
+#     family looks for it, README.md and the example requests; the .deb and
+#     .rpm recommend bash-completion; the amd64 .deb installs with dpkg -i,
+#     runs, and dpkg -P removes it (only when run as root and no other bnpl
+#     package is installed);
 #   - the Homebrew cask and the Scoop manifest name this version and the
-#     archives' checksums.
+#     archives' checksums;
+#   - action.yml installs a version by default (the release it belongs to).
 # Exits 1 at the first failure, saying what is wrong.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +56,8 @@ for os in linux darwin windows; do
       list=$(tar -tzf "$dist/$name")
     fi
     for want in "$bin" README.md LICENSE completions/bnpl.bash completions/bnpl.zsh \
-                completions/bnpl.fish completions/bnpl.ps1 man/bnpl.1 man/bnpl-sandbox-serve.1; do
+                completions/bnpl.fish completions/bnpl.ps1 man/bnpl.1 man/bnpl-sandbox-serve.1 \
+                examples/checkout.json examples/checkout-kwd.json examples/checkout-sar.json; do
       printf '%s\n' "$list" | sed 's|^\./||' | grep -qx "$want" || fail "$name lacks $want"
     done
     pages=$(printf '%s\n' "$list" | grep -c '^man/.*\.1$')
@@ -61,7 +68,12 @@ for os in linux darwin windows; do
     comps=$(json "$sbom" 'len(d.get("components", []))')
     [ "$comps" -ge 10 ] || fail "$sbom lists $comps components"
     json "$sbom" '[c["name"] for c in d["components"]]' | grep -q 'modernc.org/sqlite' || fail "$sbom does not list modernc.org/sqlite"
-    ok "$name: $bin, README.md, LICENSE, 4 completions, $pages man pages; SBOM of $comps components"
+    [ "$(json "$sbom" 'd["metadata"]["component"]["version"]')" = "v$version" ] || fail "$sbom names the release $(json "$sbom" 'd["metadata"]["component"]["version"]'), not v$version"
+    json "$sbom" 'd["metadata"]["component"]["purl"]' | grep -q "@v$version?" || fail "$sbom: the main component's purl does not name v$version"
+    [ "$(json "$sbom" '[l["license"].get("id") for l in d["metadata"]["component"].get("licenses", [])]')" = "['Apache-2.0']" ] || fail "$sbom: the main component's licence is not Apache-2.0"
+    unlicensed=$(json "$sbom" '" ".join(c["name"] for c in d["components"] if not c.get("licenses"))')
+    [ -z "$unlicensed" ] || fail "$sbom names no licence for: $unlicensed"
+    ok "$name: $bin, README.md, LICENSE, 4 completions, $pages man pages, 3 examples; SBOM of $comps components, each with its licence, release v$version"
   done
 done
 
@@ -73,28 +85,43 @@ got=$("$work/bnpl" version -o json)
 "$work/bnpl" version | grep -q "^bnpl $version (commit $commit" || fail "bnpl version line: $("$work/bnpl" version)"
 ok "linux/amd64 bnpl version: $("$work/bnpl" version)"
 
+# Archives unpack into the current directory, as the README's install
+# steps expect (no top directory of their own).
+top=$(tar -tzf "$dist/bnpl_${version}_linux_amd64.tar.gz" | sed 's|^\./||' | cut -d/ -f1 | sort -u | tr '\n' ' ')
+[ "$top" = "LICENSE README.md bnpl completions examples man " ] || fail "the linux/amd64 archive's top level is: $top"
+ok "the archives unpack into the current directory: $top"
+
 # Packages.
-pkg_files="/usr/bin/bnpl /usr/share/bash-completion/completions/bnpl /usr/share/fish/vendor_completions.d/bnpl.fish /usr/share/man/man1/bnpl.1 /usr/share/man/man1/bnpl-sandbox-serve.1"
+pkg_files="/usr/bin/bnpl /usr/share/bash-completion/completions/bnpl /usr/share/fish/vendor_completions.d/bnpl.fish /usr/share/man/man1/bnpl.1.gz /usr/share/man/man1/bnpl-sandbox-serve.1.gz /usr/share/doc/bnpl/README.md /usr/share/doc/bnpl/examples/checkout.json /usr/share/doc/bnpl/examples/checkout-kwd.json /usr/share/doc/bnpl/examples/checkout-sar.json"
+# no_plain_man fails when a package holds a man page that is not gzipped.
+no_plain_man() { # PACKAGE LIST
+  ! printf '%s\n' "$2" | grep -q '^/usr/share/man/man1/.*\.1$' || fail "$1 holds man pages that are not gzipped"
+}
 for arch in amd64 arm64; do
   # nfpm writes a pre-release version as each format wants it (0.1.0~next for
   # deb and rpm, 0.1.0_next for apk): one package of each kind per arch.
   deb=$(ls "$dist"/bnpl_*_"$arch".deb 2>/dev/null | head -n 1 || true)
   [ -n "$deb" ] || fail "no .deb for $arch"
   list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
-  for want in $pkg_files /usr/share/zsh/vendor-completions/_bnpl; do
+  for want in $pkg_files /usr/share/zsh/vendor-completions/_bnpl /usr/share/doc/bnpl/copyright; do
     printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$deb") lacks $want"
   done
-  ok "$(basename "$deb"): /usr/bin/bnpl, bash, zsh, fish completions, man pages"
+  no_plain_man "$(basename "$deb")" "$list"
+  [ "$(dpkg-deb -f "$deb" Recommends)" = bash-completion ] || fail "$(basename "$deb") does not recommend bash-completion: $(dpkg-deb -f "$deb" Recommends)"
+  ok "$(basename "$deb"): /usr/bin/bnpl, bash, zsh, fish completions, man pages gzipped, copyright, README, examples; recommends bash-completion"
 
   rpmarch=x86_64; [ $arch = arm64 ] && rpmarch=aarch64
   rpm=$(ls "$dist"/bnpl-*."$rpmarch".rpm 2>/dev/null | head -n 1 || true)
   [ -n "$rpm" ] || fail "no .rpm for $rpmarch"
   if command -v rpm >/dev/null 2>&1; then
     list=$(rpm -qlp "$rpm" 2>/dev/null)
-    for want in $pkg_files /usr/share/zsh/site-functions/_bnpl; do
+    for want in $pkg_files /usr/share/zsh/site-functions/_bnpl /usr/share/licenses/bnpl/LICENSE; do
       printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$rpm") lacks $want"
     done
-    ok "$(basename "$rpm"): /usr/bin/bnpl, bash, zsh, fish completions, man pages"
+    no_plain_man "$(basename "$rpm")" "$list"
+    rpm -qp --licensefiles "$rpm" 2>/dev/null | grep -qx /usr/share/licenses/bnpl/LICENSE || fail "$(basename "$rpm") does not mark its LICENSE as the licence"
+    rpm -qp --recommends "$rpm" 2>/dev/null | grep -qx bash-completion || fail "$(basename "$rpm") does not recommend bash-completion"
+    ok "$(basename "$rpm"): /usr/bin/bnpl, bash, zsh, fish completions, man pages gzipped, LICENSE (%license), README, examples; recommends bash-completion"
   else
     fail "rpm is not installed: cannot open $(basename "$rpm")"
   fi
@@ -103,10 +130,11 @@ for arch in amd64 arm64; do
   apk=$(ls "$dist"/bnpl_*_"$apkarch".apk 2>/dev/null | head -n 1 || true)
   [ -n "$apk" ] || fail "no .apk for $apkarch"
   list=$(tar -tzf "$apk" 2>/dev/null | sed 's|^|/|')
-  for want in $pkg_files /usr/share/zsh/site-functions/_bnpl; do
+  for want in $pkg_files /usr/share/zsh/site-functions/_bnpl /usr/share/licenses/bnpl/LICENSE; do
     printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$apk") lacks $want"
   done
-  ok "$(basename "$apk"): /usr/bin/bnpl, bash, zsh, fish completions, man pages"
+  no_plain_man "$(basename "$apk")" "$list"
+  ok "$(basename "$apk"): /usr/bin/bnpl, bash, zsh, fish completions, man pages gzipped, LICENSE, README, examples"
 done
 
 # Install the amd64 .deb, run it, remove it.
@@ -116,10 +144,10 @@ if [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-ar
   fi
   dpkg -i "$(ls "$dist"/bnpl_*_amd64.deb | head -n 1)" >/dev/null
   /usr/bin/bnpl version | grep -q "^bnpl $version (commit $commit" || { dpkg -P bnpl >/dev/null; fail "installed bnpl version: $(/usr/bin/bnpl version)"; }
-  [ -f /usr/share/bash-completion/completions/bnpl ] && [ -f /usr/share/man/man1/bnpl.1 ] || { dpkg -P bnpl >/dev/null; fail "the .deb did not install its completions and man pages"; }
+  [ -f /usr/share/bash-completion/completions/bnpl ] && [ -f /usr/share/man/man1/bnpl.1.gz ] || { dpkg -P bnpl >/dev/null; fail "the .deb did not install its completions and man pages"; }
   dpkg -P bnpl >/dev/null
   [ ! -e /usr/bin/bnpl ] || fail "dpkg -P bnpl left /usr/bin/bnpl"
-  [ ! -e /usr/share/man/man1/bnpl.1 ] || fail "dpkg -P bnpl left its man pages"
+  [ ! -e /usr/share/man/man1/bnpl.1.gz ] || fail "dpkg -P bnpl left its man pages"
   ok "dpkg -i: /usr/bin/bnpl version names $version; dpkg -P removes it"
 else
   echo "  --  dpkg -i skipped: needs root on a Debian amd64 machine"
@@ -142,4 +170,9 @@ for a in amd64:64bit arm64:arm64; do
   [ "$(json "$scoop" "d['architecture']['${a#*:}']['hash']")" = "$sum" ] || fail "$scoop: the ${a#*:} hash is not the archive's"
 done
 ok "Scoop manifest $scoop: version and checksums"
+
+# The action installs the release it belongs to by default.
+pinned=$(scripts/action-version.sh)
+printf '%s' "$pinned" | grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+' || fail "action.yml's version input defaults to \"$pinned\", not a release such as 1.4.0"
+ok "action.yml installs $pinned by default (a release tag must match it: scripts/action-version.sh --check)"
 echo "release check passed"

@@ -28,6 +28,9 @@ import (
 // CreateOptions are the inputs of `checkout create`.
 type CreateOptions struct {
 	File string
+	// Example sends the built-in example request (example.go) in place of
+	// a file.
+	Example bool
 	// fileFlag is how the file was named on the command line (--input, or
 	// its older name --file), for messages.
 	fileFlag string
@@ -72,6 +75,9 @@ type CreateOptions struct {
 const createLong = `Create a checkout session, and with it a payment, from a JSON request (--input, or
 - for stdin), from flags for the common fields, or both: flags are laid over the
 file and win. --item replaces the file's items; --meta adds to its meta.
+--example sends the example request built into bnpl (testdata/checkout.json of
+the source, also in the release archives and packages), in the merchant's
+currency and as the merchant in use: the first checkout needs nothing else.
 
 What a person giving flags only cannot be expected to know is filled in, with a
 notice on stderr: lang "en", merchant_code from the profile, the currency when
@@ -104,10 +110,11 @@ func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) 
 		Served:     cmdutil.ProbeSandbox,
 	}
 	cmd := &cobra.Command{
-		Use:   "create [--input F | flags]",
+		Use:   "create [--input F | --example | flags]",
 		Short: "Create a checkout session and its payment",
 		Long:  createLong,
-		Example: `  bnpl checkout create --input testdata/checkout.json
+		Example: `  bnpl checkout create --example
+  bnpl checkout create --input testdata/checkout.json
   bnpl checkout create --input testdata/checkout.json --order ORDER-1002 --amount 99.50
   bnpl checkout create --amount 120.00 --currency AED --order ORDER-1003 \
       --buyer-name "Layla Haddad" --buyer-email otp.success@tabby.ai --buyer-phone +971500000001 \
@@ -126,8 +133,15 @@ func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) 
 			return createRun(cmd.Context(), opts)
 		},
 	}
+	addCreateFlags(cmd, f, opts)
+	return cmd
+}
+
+// addCreateFlags declares the request's sources and the flags laid over it.
+func addCreateFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *CreateOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "input", "", "JSON request body to send (- for stdin)")
+	fl.BoolVar(&opts.Example, "example", false, "send the built-in example request (a 1250.00 AED order, or the KWD or SAR one for such a merchant)")
 	// --file and -f were the names of --input: kept, out of sight.
 	fl.StringVarP(&opts.File, "file", "f", "", "JSON request body to send (- for stdin); the older name of --input")
 	_ = fl.MarkHidden("file")
@@ -154,7 +168,8 @@ func newCreateCmd(f *cmdutil.Factory, run func(context.Context, *CreateOptions) 
 	fl.StringVar(&opts.Attachment, "attachment", "", "file holding JSON extra data, sent serialized as the attachment body")
 	fl.StringVar(&opts.AttachmentType, "attachment-type", "", "the attachment's media type, application/vnd.VENDOR.v1+json")
 	fl.StringVar(&opts.MerchantCode, "merchant-code", "", "merchant (branch) code; default the profile's")
-	return cmd
+	cmd.MarkFlagsMutuallyExclusive("example", "input")
+	cmd.MarkFlagsMutuallyExclusive("example", "file")
 }
 
 func createRun(ctx context.Context, o *CreateOptions) error {
@@ -236,8 +251,8 @@ func MerchantCurrencies(t *config.Target, merchantCode string) []string {
 func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 	problems := &api.ValidationError{}
 	root := map[string]any{}
-	if o.File != "" {
-		raw, err := o.readFile()
+	if o.File != "" || o.Example {
+		raw, err := o.readFile(target)
 		if err != nil {
 			return nil, err
 		}
@@ -260,6 +275,9 @@ func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 			return nil, &invalidRequest{problems}
 		}
 		root = m
+		if o.Example && target.MerchantCode != "" {
+			root["merchant_code"] = target.MerchantCode
+		}
 	}
 
 	o.applyFlags(root, problems)
@@ -282,13 +300,19 @@ func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 }
 
 func (o *CreateOptions) fileName() string {
-	if o.File == "-" {
+	switch {
+	case o.Example:
+		return "the example"
+	case o.File == "-":
 		return "stdin"
 	}
 	return o.File
 }
 
-func (o *CreateOptions) readFile() ([]byte, error) {
+func (o *CreateOptions) readFile(target *config.Target) ([]byte, error) {
+	if o.Example {
+		return o.exampleRequest(target)
+	}
 	return userfile.Read(cmp.Or(o.fileFlag, "--input"), o.File, o.Stdin, userfile.MaxRequestBody)
 }
 

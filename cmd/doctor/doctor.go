@@ -522,6 +522,7 @@ func Probe(f *cmdutil.Factory) func(context.Context, *config.Target) (*ProbeResu
 		opts := api.Options{
 			BaseURL: t.BaseURL, SecretKey: t.SecretKey, MerchantCode: t.MerchantCode, Region: t.Region,
 			Version: f.Version, Timeout: timeout, Retries: 0, Transport: f.Transport,
+			SandboxKey: cmdutil.BuiltinSandboxKey(t.SecretKey),
 		}
 		if t.Embedded && opts.Transport == nil {
 			sb, err := f.EmbeddedSandbox()

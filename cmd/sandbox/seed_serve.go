@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -25,9 +27,19 @@ func addContainerFlags(cmd *cobra.Command, opts *ServeOptions) {
 	_ = fl.MarkHidden("allow-remote-control")
 }
 
-// mergeSpellings folds the surface's spellings into the options.
+// mergeSpellings folds the surface's spellings into the options, and
+// remembers how the control endpoints were opened: the variable, or the
+// flag as it was spelled.
 func (o *ServeOptions) mergeSpellings() {
 	o.AllowHosts = append(o.AllowHosts, o.allowedHosts...)
+	switch env, fromEnv := o.fromEnv["open-control"]; {
+	case fromEnv:
+		o.controlSetting = env + "=1"
+	case o.openControl:
+		o.controlSetting = "--open-control"
+	default:
+		o.controlSetting = "--allow-remote-control"
+	}
 	o.AllowRemoteControl = o.AllowRemoteControl || o.openControl
 }
 
@@ -48,6 +60,12 @@ func seedFilePrepare(cmd *cobra.Command, f *cmdutil.Factory, opts *ServeOptions)
 	}
 	seed := opts.Seed
 	return func(sb *sandbox.Sandbox) error {
+		if held, err := stateHolds(cmd.Context(), sb); err != nil || held != "" {
+			if err == nil {
+				f.Noticef("the state holds %s already: --seed-file %s skipped (only an empty state is seeded; bnpl sandbox reset empties it)", held, opts.SeedFile)
+			}
+			return err
+		}
 		fx, err := sb.SeedFixture(cmd.Context(), name, data, seed)
 		var fe *sandbox.FixtureError
 		if errors.As(err, &fe) {
@@ -59,6 +77,17 @@ func seedFilePrepare(cmd *cobra.Command, f *cmdutil.Factory, opts *ServeOptions)
 		f.Noticef("seeded %d payment(s) and %d webhook(s) from %s", len(fx.Payments), len(fx.Webhooks), opts.SeedFile)
 		return nil
 	}, nil
+}
+
+// stateHolds says what the state holds ("3 payment(s) and 1 webhook(s)"),
+// "" when it is empty: a container restarted on its volume keeps its state
+// rather than seed it a second time.
+func stateHolds(ctx context.Context, sb *sandbox.Sandbox) (string, error) {
+	fx, err := sb.ExportFixture(ctx)
+	if err != nil || len(fx.Payments)+len(fx.Webhooks) == 0 {
+		return "", err
+	}
+	return fmt.Sprintf("%d payment(s) and %d webhook(s)", len(fx.Payments), len(fx.Webhooks)), nil
 }
 
 // spellingChanged tells whether the other spelling of a container flag

@@ -11,11 +11,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -48,7 +46,11 @@ type Options struct {
 	// StdoutTTY is whether stdout is the terminal that Progress writes
 	// to: the summary table would then repeat every step, and is left out.
 	StdoutTTY bool
-	Now       func() time.Time
+	// ScriptErrors: stderr is one JSON object per error (-o json): a
+	// failed run's error then names its first failed step and the hint,
+	// since the lines written for a person are not shown.
+	ScriptErrors bool
+	Now          func() time.Time
 }
 
 // NewCmd returns `bnpl smoke`.
@@ -65,10 +67,12 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
   webhooks list        the webhook registrations answer
   payments list        the payments list answers
 
-Against a sandbox (the embedded one, or a loopback base URL that answers
-/_sandbox/clock) it goes on with money: the customer approves, part is captured,
-the rest is captured, part is refunded, and a second payment is approved and
-closed. A real test account cannot play the customer, so those steps are left out.
+Against a sandbox (the embedded one, or a base URL where a bnpl sandbox answers
+/_sandbox/clock: on this machine, or by any name when it admits control from
+other hosts, as its container image does) it goes on with money: the customer
+approves, part is captured, the rest is captured, part is refunded, and a second
+payment is approved and closed. A real test account cannot play the customer, so
+those steps are left out.
 
 Each step is a test case with its time. The summary goes to stdout (a table, or
 -o json); --junit FILE also writes JUnit XML for CI. A step that cannot run because
@@ -80,8 +84,10 @@ with a line of counts on stderr: "8 passed, 1 failed, 1 skipped".
 Exit status: 0 when every step passed. Otherwise the exit code of the first failed
 step's error: 4 for a refused key, 5 for a wrong region, 10 when the service cannot
 be reached, and so on (see bnpl --help); 1 when a step failed without an API error
-(an answer that was not what it should be). A live key is refused with exit 2 before
-anything is sent, so that nothing is left half-done in a live account.`,
+(an answer that was not what it should be). With -o json the error object on
+stderr names the first failed step ("step"), its error and hint, and the counts.
+A live key is refused with exit 2 before anything is sent, so that nothing is
+left half-done in a live account.`,
 		Example: `  bnpl smoke
   bnpl smoke --junit smoke.xml
   bnpl --profile shop-ae smoke -o json --jq '.[] | select(.result != "passed")'`,
@@ -91,6 +97,7 @@ anything is sent, so that nothing is left half-done in a live account.`,
 				opts.Progress = f.IO.ErrOut
 			}
 			opts.ErrOut, opts.Quiet, opts.StdoutTTY = f.IO.ErrOut, f.Global.Quiet, f.IO.IsStdoutTTY()
+			opts.ScriptErrors = f.IO.ScriptErrorsOn()
 			return Run(cmd.Context(), opts)
 		},
 	}
@@ -197,15 +204,47 @@ func Run(ctx context.Context, o *Options) error {
 		fmt.Fprintln(o.ErrOut, line)
 	}
 	for _, st := range rep.Steps {
-		if st.Result == resultFailed {
-			code := st.ExitCode
-			if code == 0 {
-				code = cmdutil.ExitError
-			}
-			return &cmdutil.Silent{Code: code}
+		if st.Result != resultFailed {
+			continue
 		}
+		if o.ScriptErrors {
+			return &FailedError{Step: st, Counts: counts}
+		}
+		return &cmdutil.Silent{Code: st.exitCode()}
 	}
 	return nil
+}
+
+func (s *Step) exitCode() int {
+	if s.ExitCode == 0 {
+		return cmdutil.ExitError
+	}
+	return s.ExitCode
+}
+
+// FailedError is a run whose step failed, as a script reading stderr
+// gets it (-o json): the first failed step, its error and hint, with the
+// counts. A person reads the same in the lines written as the run ends.
+type FailedError struct {
+	Step   *Step
+	Counts map[string]int
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("smoke: %s failed: %s", e.Step.Name, e.Step.Message)
+}
+func (e *FailedError) Hint() string  { return e.Step.Hint }
+func (e *FailedError) ExitCode() int { return e.Step.exitCode() }
+
+// ErrorDetails are the facts -o json adds to the error object.
+func (e *FailedError) ErrorDetails() map[string]any {
+	return map[string]any{
+		"step":       e.Step.Name,
+		"error_type": e.Step.ErrorType,
+		"passed":     e.Counts[resultPassed],
+		"failed":     e.Counts[resultFailed],
+		"skipped":    e.Counts[resultSkipped],
+	}
 }
 
 // writeFailure writes a failed step and its hint for a person.
@@ -390,14 +429,13 @@ func (s *smoker) auth(ctx context.Context) (string, error) {
 }
 
 // detectSandbox tells whether the money steps can run: the embedded
-// sandbox, or a loopback base URL whose /_sandbox/clock answers.
+// sandbox, or a base URL where a bnpl sandbox answers GET /_sandbox/clock,
+// a control endpoint: on loopback, or by any name when it admits control
+// from this client (serve --open-control, as its image does). The service
+// answers no such path.
 func (s *smoker) detectSandbox(ctx context.Context) bool {
 	if s.target.Embedded {
 		return true
-	}
-	u, err := url.Parse(s.target.BaseURL)
-	if err != nil || !isLoopback(u.Hostname()) {
-		return false
 	}
 	resp, err := s.client.Raw(ctx, api.RawRequest{Method: http.MethodGet, Path: "/_sandbox/clock"})
 	if err != nil {
@@ -407,13 +445,6 @@ func (s *smoker) detectSandbox(ctx context.Context) bool {
 		Now string `json:"now"`
 	}
 	return json.Unmarshal(resp.Body, &clock) == nil && clock.Now != ""
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	return strings.HasPrefix(host, "127.") || host == "::1"
 }
 
 // merchantCurrency is the currency the checkout is made in: a built-in

@@ -63,6 +63,12 @@ type Options struct {
 	// Sleep waits between attempts; nil waits on a timer and returns early
 	// with ctx's error when ctx ends. Tests inject one that does not wait.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// SandboxKey says that SecretKey is one of the sandbox's built-in keys,
+	// which are public: it may then go over plain http to a host that is
+	// not loopback once that host answers as a bnpl sandbox (see
+	// sandboxproof.go). Any other key is refused there, and so is a key
+	// marked so that does not have a sandbox key's form.
+	SandboxKey bool
 }
 
 const (
@@ -87,10 +93,15 @@ type Client struct {
 
 	writeMu sync.Mutex // keeps concurrent debug blocks whole
 	gate    rateGate
+	// proof, when set, must pass before the first request: a sandbox key
+	// over plain http to a host that is not loopback.
+	proof *sandboxProof
 }
 
 // New builds a client. It refuses to send a key over plain http:// to a
-// host that is not loopback, since anyone on the path could read it.
+// host that is not loopback, since anyone on the path could read it; only
+// a sandbox's public key may go there, to a host that proves to be a bnpl
+// sandbox before the first request (Options.SandboxKey).
 func New(o Options) (*Client, error) {
 	base, err := url.Parse(strings.TrimSpace(o.BaseURL))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -105,10 +116,11 @@ func New(o Options) (*Client, error) {
 			hint: "use an address such as https://api.tabby.ai",
 		}
 	}
-	if o.SecretKey != "" && base.Scheme == "http" && !isLoopback(base.Hostname()) {
+	plainRemote := o.SecretKey != "" && base.Scheme == "http" && !isLoopback(base.Hostname())
+	if plainRemote && !(o.SandboxKey && sandboxKeyShape(o.SecretKey)) {
 		return nil, &OptionsError{
 			Msg:  fmt.Sprintf("refusing to send the secret key over plain http to %s", base.Host),
-			hint: "use an https:// base URL; plain http is allowed only to localhost, 127.0.0.0/8 and ::1",
+			hint: "use an https:// base URL; plain http is allowed only to localhost, 127.0.0.0/8 and ::1 (and, for the sandbox's built-in keys, to a bnpl sandbox by any name)",
 		}
 	}
 
@@ -148,7 +160,12 @@ func New(o Options) (*Client, error) {
 	if sleep == nil {
 		sleep = sleepCtx
 	}
+	var proof *sandboxProof
+	if plainRemote {
+		proof = newSandboxProof(base, transport)
+	}
 	return &Client{
+		proof:        proof,
 		rc:           rc,
 		baseURL:      strings.TrimRight(base.String(), "/"),
 		header:       header,

@@ -89,6 +89,11 @@ func (c *Client) execute(ctx context.Context, cl *call) (*result, error) {
 		}
 		return nil, ErrDryRun
 	}
+	if c.proof != nil {
+		if err := c.proof.check(ctx); err != nil {
+			return nil, err
+		}
+	}
 	res := &result{}
 	for {
 		if wait := c.gate.remaining(c.now()); wait > 0 {

@@ -200,6 +200,7 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 		Timeout:      f.Global.Timeout,
 		Retries:      f.Global.Retries,
 		Transport:    transport,
+		SandboxKey:   BuiltinSandboxKey(t.SecretKey),
 	}
 	if f.Global.Debug {
 		opts.Debug = f.IO.ErrOut
@@ -280,6 +281,18 @@ func (f *Factory) LiveClient(what string) (*api.Client, error) {
 		}
 	}
 	return f.liveClient, nil
+}
+
+// BuiltinSandboxKey reports whether key is one of the sandbox's built-in
+// merchants' keys, which are public (the sandbox prints them) and may go
+// over plain http to a host that answers as a bnpl sandbox (api.Options).
+func BuiltinSandboxKey(key string) bool {
+	for _, m := range config.EmbeddedMerchants() {
+		if key != "" && (key == m.TestKey || key == m.LiveKey) {
+			return true
+		}
+	}
+	return false
 }
 
 func modeName(live bool) string {

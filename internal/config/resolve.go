@@ -395,7 +395,7 @@ func servedSandbox(t *Target, base string) (*Target, error) {
 	if !loopbackHost(u.Hostname()) {
 		return nil, &InvalidError{Field: keyBaseURL,
 			Problem: fmt.Sprintf("%s is %s, but no key is set", EnvBaseURL, secret.RedactURL(base)),
-			Advice:  "set " + EnvSecretKey + " (or log in with bnpl login) for that service; a sandbox on this machine (http://127.0.0.1:PORT) needs no key"}
+			Advice:  "set " + EnvSecretKey + " (or log in with bnpl login) for that service; a bnpl sandbox there takes its built-in key (" + EnvSecretKey + "=sk_test_ae_sandbox), and one on this machine (http://127.0.0.1:PORT) needs none"}
 	}
 	t.BaseURL, t.Embedded, t.SandboxKeys = base, false, true
 	t.Sources[keyBaseURL] = SourceEnv

@@ -29,7 +29,29 @@ type ServeOptions struct {
 	// Prepare runs on the opened state before the sandbox accepts a
 	// request (a --seed-file); its error stops Serve.
 	Prepare func(*Sandbox) error
+	// Instance names this run in /_sandbox/health (extras.Health).
+	Instance string
+	// Ready, when set, hears where the sandbox answers once the listeners
+	// are bound, the state is open and Prepare is done, just before the
+	// first request is accepted (bnpl sandbox serve --ready-file); its
+	// error stops Serve.
+	Ready func(Listening) error
 	Options
+}
+
+// Listening says where a served sandbox answers, per region ("ae", "sa").
+type Listening struct {
+	// URLs are the base URLs clients should use: the public URL when one
+	// was given, else the listener's address (with the first allowed host
+	// name in place of a wildcard address, else loopback).
+	URLs map[string]string
+	// LocalURLs reach the listeners from this machine: loopback for a
+	// wildcard address.
+	LocalURLs map[string]string
+	// Addrs are the addresses bound, ports resolved (":0" asked).
+	Addrs map[string]string
+	// Wildcard lists the regions whose listener takes every address.
+	Wildcard []string
 }
 
 // DefaultServeLimits bound each regional listener: the httpserve timeouts
@@ -67,6 +89,7 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		return err
 	}
 	defer sb.Close()
+	sb.Local.Instance = o.Instance
 	if o.Prepare != nil {
 		if err := o.Prepare(sb); err != nil {
 			ls.close()
@@ -87,17 +110,23 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		<-announced
 	})
 	defer giveUp()
-	printBanner(ctx, out, o, sb, ls.shown)
+	printBanner(ctx, out, o, sb, ls.where)
+	if o.Ready != nil {
+		if err := o.Ready(ls.where); err != nil {
+			ls.close()
+			return err
+		}
+	}
 	return serveUntilDone(ctx, o.Limits, sb, ls, giveUp)
 }
 
 // listening are the regions' listeners, with their base URLs: public
-// for the links the sandbox writes, shown for the banner.
+// for the links the sandbox writes, where for the banner and Ready.
 type listening struct {
 	regions   []string
 	listeners []net.Listener
 	public    map[string]string
-	shown     map[string]string // the public URL, else where this machine reaches it
+	where     Listening
 }
 
 func (ls *listening) close() {
@@ -115,7 +144,8 @@ func listen(o ServeOptions) (*listening, error) {
 	if addrs[1].addr == "" {
 		addrs[1].addr = "127.0.0.1:8701"
 	}
-	ls := &listening{public: map[string]string{}, shown: map[string]string{}}
+	ls := &listening{public: map[string]string{}, where: Listening{
+		URLs: map[string]string{}, LocalURLs: map[string]string{}, Addrs: map[string]string{}}}
 	for region, u := range o.PublicURLs {
 		ls.public[region] = strings.TrimRight(u, "/")
 	}
@@ -127,27 +157,51 @@ func listen(o ServeOptions) (*listening, error) {
 		}
 		ls.regions = append(ls.regions, a.region)
 		ls.listeners = append(ls.listeners, l)
-		ls.shown[a.region] = ls.public[a.region]
-		if ls.shown[a.region] == "" {
-			ls.shown[a.region] = strings.TrimSuffix(extras.DashboardURL(l.Addr()), "/_sandbox/")
-		}
-		// On a wildcard address (0.0.0.0 in a container) no one address
-		// reaches every client: without a public URL the links follow
-		// the Host of each request.
-		if ls.public[a.region] == "" && !unspecified(l.Addr()) {
-			ls.public[a.region] = "http://" + l.Addr().String()
-		}
+		ls.note(a.region, wildcardAsAsked(l.Addr(), a.addr), o.AllowHosts)
 	}
 	return ls, nil
 }
 
+// note records where region's listener at addr answers. On a wildcard
+// address (0.0.0.0 in a container) no one address reaches every client:
+// without a public URL the links follow the Host of each request, and the
+// URL shown names the first allowed host (the service name other
+// containers use), else loopback.
+func (ls *listening) note(region string, addr net.Addr, allowHosts []string) {
+	local := strings.TrimSuffix(extras.DashboardURL(addr), "/_sandbox/")
+	w := &ls.where
+	w.Addrs[region], w.LocalURLs[region] = addr.String(), local
+	w.URLs[region] = ls.public[region]
+	wildcard := unspecified(addr)
+	if wildcard {
+		w.Wildcard = append(w.Wildcard, region)
+	}
+	if w.URLs[region] == "" {
+		w.URLs[region] = local
+		if _, port, err := net.SplitHostPort(addr.String()); err == nil && wildcard && len(allowHosts) > 0 {
+			w.URLs[region] = "http://" + net.JoinHostPort(strings.ToLower(allowHosts[0]), port)
+		}
+	}
+	if ls.public[region] == "" && !wildcard {
+		ls.public[region] = "http://" + addr.String()
+	}
+}
+
 // printBanner says where the sandbox answers, what it injects, and the
 // merchants with their keys.
-func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox, shown map[string]string) {
+func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox, where Listening) {
+	shown := where.URLs
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
 	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
 	fmt.Fprintf(out, "  sa (KSA)          %s\n", shown["sa"])
 	fmt.Fprintf(out, "  dashboard         %s/_sandbox/  %s/_sandbox/\n", shown["ae"], shown["sa"])
+	if len(where.Wildcard) > 0 {
+		fmt.Fprintf(out, "  listening on      %s (every address: %s from this machine)\n",
+			strings.Join(mapValues(where.Addrs, where.Wildcard), "  "), strings.Join(mapValues(where.LocalURLs, where.Wildcard), "  "))
+	}
+	if o.Instance != "" {
+		fmt.Fprintf(out, "  instance          %s\n", o.Instance)
+	}
 	if o.StatePath != "" {
 		fmt.Fprintf(out, "  state             %s\n", o.StatePath)
 	} else {
@@ -208,6 +262,27 @@ func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *
 		return serveErr
 	}
 	return nil
+}
+
+// wildcardAsAsked is the address bound, with an IPv4 wildcard kept as
+// asked: Go binds 0.0.0.0 (or no host) as the dual-stack [::], which
+// 127.0.0.1 reaches as well as ::1.
+func wildcardAsAsked(bound net.Addr, asked string) net.Addr {
+	tcp, ok := bound.(*net.TCPAddr)
+	host, _, err := net.SplitHostPort(asked)
+	if !ok || err != nil || !tcp.IP.IsUnspecified() || strings.Contains(host, ":") {
+		return bound
+	}
+	return &net.TCPAddr{IP: net.IPv4zero, Port: tcp.Port}
+}
+
+// mapValues are m's values for keys, in that order.
+func mapValues(m map[string]string, keys []string) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, m[k])
+	}
+	return out
 }
 
 // unspecified tells whether addr is a wildcard address (0.0.0.0, ::).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/buildinfo"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // The readiness check: GET /_sandbox/health answers 200 once the sandbox
@@ -21,7 +22,14 @@ import (
 
 // Health is the body of GET /_sandbox/health.
 type Health struct {
-	Status string `json:"status"` // "ok" or "unavailable"
+	// Service is always wire.SandboxService: what names this answer a
+	// bnpl sandbox's.
+	Service string `json:"service"`
+	Status  string `json:"status"` // "ok" or "unavailable"
+	// Instance is the id of this run of the sandbox (bnpl sandbox serve
+	// --instance, else a random one), so that a waiting job can tell the
+	// sandbox it started from another that holds the port; "" in-process.
+	Instance string `json:"instance,omitempty"`
 	// Version is the bnpl version serving (buildinfo).
 	Version string `json:"version"`
 	// State is "file" or "memory".
@@ -50,7 +58,7 @@ func (s *Local) handleHealth(w http.ResponseWriter, r *http.Request) {
 // Health reads the state once and says whether the sandbox can serve.
 func (s *Local) Health(ctx context.Context) Health {
 	version, _, _ := buildinfo.Info()
-	h := Health{Status: "ok", Version: version, State: "memory"}
+	h := Health{Service: wire.SandboxService, Status: "ok", Instance: s.Instance, Version: version, State: "memory"}
 	if s.stateFile {
 		h.State = "file"
 	}

@@ -13,6 +13,9 @@ type Local struct {
 	Log       *reqlog.Log // nil: requests are not logged
 	stateFile bool        // the state is a file, not in memory
 	started   time.Time   // when New opened the state, for /_sandbox/health
+	// Instance is the id /_sandbox/health answers (see Health.Instance):
+	// set by Serve before it accepts a request.
+	Instance string
 }
 
 // NewLocal answers the sandbox's own endpoints beside svc's; reqlog is
