@@ -94,6 +94,14 @@ func (p *progress) rowDone(failed bool) {
 	_ = p.bar.Add(1)
 }
 
+// resolved takes back the failure counted for a row of unknown outcome
+// that a later read of its payment showed made.
+func (p *progress) resolved() {
+	if p != nil {
+		p.failed.Add(-1)
+	}
+}
+
 // line is the periodic summary: "capture: 120/1000 rows, 3 failed,
 // 12.5 rows/s, ETA 1m10s".
 func (p *progress) line() string {

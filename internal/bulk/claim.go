@@ -1,0 +1,83 @@
+package bulk
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Claims keep two runs off one payment: a run claims a payment in the
+// ledger before it sends any of its moves, and gives it back once its rows
+// of that payment are done. A payment another live run holds is waited
+// for, whatever file, journal or command that run came from; a claim of a
+// run that has ended (killed, crashed) is taken over. So the moves of a
+// payment are sent by one run at a time, and the run that holds the claim
+// when the service answers is the one that moved the money.
+
+// Bounds of the wait between two tries of a claim another run holds.
+const (
+	claimFirstWait = 20 * time.Millisecond
+	claimMaxWait   = 500 * time.Millisecond
+)
+
+// claim takes paymentID for this run, waiting while another live run
+// holds it; waiting is told, once per holder, which run is waited for.
+// The error is ctx's when the run stops while it waits, or the ledger's.
+func (l *ledger) claim(ctx context.Context, paymentID string, waiting func(holder *runInfo)) error {
+	delay := claimFirstWait
+	var told int64
+	for {
+		holder, err := l.tryClaim(paymentID)
+		if err != nil || holder == nil {
+			return err
+		}
+		if holder.ID != told && waiting != nil {
+			waiting(holder)
+			told = holder.ID
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+		delay = min(2*delay, claimMaxWait)
+	}
+}
+
+// tryClaim takes paymentID unless another live run holds it, and then
+// returns that run. Taking it marks this run's moves of the payment
+// claimed, in the same transaction.
+func (l *ledger) tryClaim(paymentID string) (*runInfo, error) {
+	var holder *runInfo
+	err := l.inTx(func(tx *sql.Tx) error {
+		var run int64
+		err := tx.QueryRow("SELECT run FROM claims WHERE scope = ? AND payment_id = ?", l.scope, paymentID).Scan(&run)
+		switch {
+		case err == nil && run != l.run:
+			if h := l.runByID(tx, run); h != nil && alive(h.lock) {
+				holder = h
+				return nil
+			}
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		now := l.stamp()
+		if _, err := tx.Exec("INSERT OR REPLACE INTO claims (scope, payment_id, run, since) VALUES (?, ?, ?, ?)",
+			l.scope, paymentID, l.run, now); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE moves SET phase = ?, run = ?, updated = ?
+			WHERE phase IN (?, ?) AND id IN (SELECT move FROM run_rows WHERE run = ? AND payment_id = ?)`,
+			phaseClaimed, l.run, now, phasePlanned, phaseClaimed, l.run, paymentID)
+		return err
+	})
+	return holder, err
+}
+
+// release gives paymentID back.
+func (l *ledger) release(paymentID string) error {
+	return l.exec("DELETE FROM claims WHERE scope = ? AND payment_id = ? AND run = ?", l.scope, paymentID, l.run)
+}

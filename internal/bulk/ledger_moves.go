@@ -1,0 +1,168 @@
+package bulk
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// plannedRow is a row of this run as the ledger first records it: its
+// move's intent, before anything is sent.
+type plannedRow struct {
+	seq         int
+	line        int
+	moveID      string // "" for a row that is no move (an invalid row)
+	op          Op
+	paymentID   string
+	referenceID string
+	amount      string
+}
+
+// planBatch is how many rows one transaction records.
+const planBatch = 4096
+
+// planRows records rows of this run and the intent of their moves; a move
+// the ledger knows already (another run's, or an earlier one's) keeps
+// what it holds.
+func (l *ledger) planRows(rows []plannedRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return l.inTx(func(tx *sql.Tx) error {
+		insRow, err := tx.Prepare(`INSERT OR REPLACE INTO run_rows (run, seq, line, move, op, payment_id, reference_id, amount)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insRow.Close()
+		insMove, err := tx.Prepare(`INSERT INTO moves (id, scope, payment_id, op, amount, reference_id, phase, run, updated)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer insMove.Close()
+		now := l.stamp()
+		for _, r := range rows {
+			if _, err := insRow.Exec(l.run, r.seq, r.line, r.moveID, string(r.op), r.paymentID, r.referenceID, r.amount); err != nil {
+				return err
+			}
+			if r.moveID == "" {
+				continue
+			}
+			if _, err := insMove.Exec(r.moveID, l.scope, r.paymentID, string(r.op), canonicalAmount(r.amount), r.referenceID,
+				phasePlanned, l.run, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ledgerMove is what the ledger holds of a move.
+type ledgerMove struct {
+	phase string
+	// run last held it; movedBy is the run whose send moved it (0: none
+	// known).
+	run, movedBy int64
+	// input and line are where movedBy's run read it.
+	input string
+	line  int
+}
+
+// move reads the ledger's row of move id; nil when it has none.
+func (l *ledger) move(id string) (*ledgerMove, error) {
+	m := &ledgerMove{}
+	var movedBy sql.NullInt64
+	err := l.db.QueryRow("SELECT phase, run, moved_by, input, line FROM moves WHERE id = ?", id).
+		Scan(&m.phase, &m.run, &movedBy, &m.input, &m.line)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger %s: %w", l.path, err)
+	}
+	m.movedBy = movedBy.Int64
+	return m, nil
+}
+
+// markSent records, before its request goes out, that this run sends move
+// id with ref and amount.
+func (l *ledger) markSent(id, ref, amount string) error {
+	return l.exec("UPDATE moves SET phase = ?, run = ?, reference_id = ?, sent_amount = ?, updated = ? WHERE id = ?",
+		phaseSent, l.run, ref, amount, l.stamp(), id)
+}
+
+// settle records what became of a row of this run, and of its move, in
+// one transaction. phase is the move's new phase ("" leaves the move as
+// it is); a move the ledger holds confirmed stays confirmed.
+func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, input string) error {
+	return l.inTx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE run_rows SET reference_id = ?, amount = ?, currency = ?, outcome = ?, http_status = ?,
+			error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ? WHERE run = ? AND seq = ?`,
+			res.ReferenceID, res.Amount, res.currency, string(res.Outcome), res.HTTPStatus, res.ErrorType, res.Message,
+			res.PaymentStatus, res.moved, res.earlier, res.byRun, l.run, seq)
+		if err != nil || moveID == "" || phase == "" {
+			return err
+		}
+		movedBy := sql.NullInt64{Int64: l.run, Valid: res.moved}
+		_, err = tx.Exec(`UPDATE moves SET
+			phase = CASE WHEN phase = ? THEN phase ELSE ? END,
+			run = ?, currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
+			moved_by = COALESCE(?, moved_by),
+			input = CASE WHEN ? THEN ? ELSE input END, line = CASE WHEN ? THEN ? ELSE line END,
+			updated = ? WHERE id = ?`,
+			phaseConfirmed, phase, l.run, res.currency, res.currency, movedBy,
+			res.moved, input, res.moved, res.Line, l.stamp(), moveID)
+		return err
+	})
+}
+
+// fileRefs are the reference_ids this run's rows of paymentID send, by op:
+// the moves of the payment this file accounts for.
+func (l *ledger) fileRefs(paymentID string) (map[Op]map[string]bool, error) {
+	rows, err := l.db.Query("SELECT op, reference_id FROM run_rows WHERE run = ? AND payment_id = ? AND move <> ''", l.run, paymentID)
+	if err != nil {
+		return nil, fmt.Errorf("ledger %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	refs := map[Op]map[string]bool{}
+	for rows.Next() {
+		var op, ref string
+		if err := rows.Scan(&op, &ref); err != nil {
+			return nil, fmt.Errorf("ledger %s: %w", l.path, err)
+		}
+		if refs[Op(op)] == nil {
+			refs[Op(op)] = map[string]bool{}
+		}
+		refs[Op(op)][ref] = true
+	}
+	return refs, rows.Err()
+}
+
+// madeBy names, for a move of paymentID the service holds under ref (""
+// for a close), the run that moved it and where it read it: "run 12
+// (process …), line 3 of refunds.csv", and that run's id; "" and 0 when
+// the ledger does not know who moved it.
+func (l *ledger) madeBy(paymentID string, op Op, ref string) (string, int64) {
+	if l == nil {
+		return "", 0
+	}
+	var movedBy sql.NullInt64
+	var run int64
+	var input string
+	var line int
+	err := l.db.QueryRow(`SELECT run, moved_by, input, line FROM moves
+		WHERE scope = ? AND payment_id = ? AND op = ? AND reference_id = ? AND phase = ? ORDER BY moved_by IS NULL LIMIT 1`,
+		l.scope, paymentID, string(op), ref, phaseConfirmed).Scan(&run, &movedBy, &input, &line)
+	if err != nil || !movedBy.Valid {
+		return "", 0
+	}
+	info := l.runByID(l.db, movedBy.Int64)
+	if info == nil {
+		return "", 0
+	}
+	if line > 0 {
+		return fmt.Sprintf("%s, line %d of %s", info, line, input), info.ID
+	}
+	return info.String(), info.ID
+}

@@ -1,0 +1,111 @@
+package bulk
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// runInfo is what the ledger says of a run: enough for a person to find
+// it.
+type runInfo struct {
+	ID      int64
+	PID     int
+	Op      Op
+	Input   string
+	Journal string
+	Started time.Time
+	lock    string
+}
+
+// String names the run: "run 12 (process 4242, capture of caps.csv since
+// 2026-11-25 14:50:02 UTC, journal alice.journal)".
+func (r *runInfo) String() string {
+	s := fmt.Sprintf("run %d (process %d, %s of %s since %s", r.ID, r.PID, r.Op, r.Input,
+		output.FormatTime(r.Started, output.TimeUTC, time.Time{}))
+	if r.Journal != "" {
+		s += ", journal " + r.Journal
+	}
+	return s + ")"
+}
+
+// beginRun records this run and takes the OS lock that says it lives: a
+// file of its own under the ledger's directory, locked before the run is
+// recorded, so that no other run ever sees it recorded and not alive.
+func (l *ledger) beginRun(op Op, input, journal string) error {
+	dir := filepath.Join(filepath.Dir(l.path), "bulk-runs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	var token [12]byte
+	_, _ = rand.Read(token[:])
+	l.lockPath = filepath.Join(dir, "run-"+hex.EncodeToString(token[:])+".lock")
+	f, err := os.OpenFile(l.lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	l.lock = f
+	if busy, err := lockFile(f); err != nil || busy {
+		return fmt.Errorf("ledger: locking %s: %v", l.lockPath, err)
+	}
+	if input == "" {
+		input = "(rows)"
+	}
+	res, err := l.db.Exec("INSERT INTO runs (pid, lock, started, op, input, journal) VALUES (?, ?, ?, ?, ?, ?)",
+		os.Getpid(), l.lockPath, l.stamp(), string(op), input, journal)
+	if err == nil {
+		l.run, err = res.LastInsertId()
+	}
+	if err != nil {
+		return fmt.Errorf("ledger %s: %w", l.path, err)
+	}
+	l.prune()
+	return nil
+}
+
+// prune drops the rows of runs that ended long ago (their reports are
+// written); their moves stay.
+func (l *ledger) prune() {
+	before := l.now().Add(-keepRunRows).UTC().Format(time.RFC3339Nano)
+	_ = l.exec("DELETE FROM run_rows WHERE run IN (SELECT id FROM runs WHERE ended IS NOT NULL AND ended < ?)", before)
+}
+
+// alive reports whether the run whose lock file is at path still lives:
+// its process holds the file's OS lock until it ends, however it ends.
+// A file that is gone is a run that ended.
+func alive(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true // cannot tell: taken as alive, so nothing is taken from it
+	}
+	defer f.Close()
+	busy, err := lockFile(f)
+	return busy || err != nil
+}
+
+// runByID reads what the ledger says of run id; nil when it does not know
+// it.
+func (l *ledger) runByID(q interface {
+	QueryRow(string, ...any) *sql.Row
+}, id int64) *runInfo {
+	r := &runInfo{ID: id}
+	var op, started string
+	err := q.QueryRow("SELECT pid, lock, op, input, journal, started FROM runs WHERE id = ?", id).
+		Scan(&r.PID, &r.lock, &op, &r.Input, &r.Journal, &started)
+	if err != nil {
+		return nil
+	}
+	r.Op = Op(op)
+	r.Started, _ = time.Parse(time.RFC3339Nano, started)
+	return r
+}
