@@ -133,7 +133,12 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
 	err := r.ledger.claim(ctx, q.paymentID, func(holder *runInfo) { r.announceWait(q.paymentID, holder) })
 	if err == nil {
-		q.payment, q.state, q.unresolved, q.firstRead, q.closedAtRead = nil, nil, nil, true, false
+		// The state's count of earlier rows, and whether the payment was
+		// CLOSED before this run's rows, carry over from an earlier turn.
+		q.payment, q.unresolved = nil, nil
+		if !q.claimed {
+			q.claimed, q.firstRead = true, true
+		}
 		q.fileRefs, err = r.ledger.fileRefs(q.paymentID)
 	}
 	if err != nil && ctx.Err() == nil {

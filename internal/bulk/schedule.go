@@ -79,6 +79,8 @@ type paymentQueue struct {
 	// claim (firstRead: it is yet to be), so a close row of it is already
 	// made.
 	closedAtRead, firstRead bool
+	// claimed: this run has held the payment's claim before.
+	claimed bool
 	// fileRefs are the reference_ids this run's rows of the payment send,
 	// by op: the moves of it this file accounts for.
 	fileRefs map[Op]map[string]bool
