@@ -145,14 +145,47 @@ func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 	}
 	db.SetMaxOpenConns(4)
 	l.db = db
-	if err := os.Chmod(l.path, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
-	}
-	if _, err := db.Exec(ledgerSchema); err != nil {
+	if err := l.prepare(dir); err != nil {
 		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
 	}
 	return l, nil
 }
+
+// prepare makes the ledger's file (mode 600, WAL) and its tables. Runs
+// that start at once on a new ledger would otherwise race to switch it to
+// WAL, which SQLite does not wait for: they take turns by an OS lock on a
+// file beside it.
+func (l *ledger) prepare(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, ledgerFileName+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	deadline := time.Now().Add(ledgerOpenWait)
+	for {
+		busy, err := lockFile(f)
+		if err != nil {
+			return err
+		}
+		if !busy {
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New("another run has been opening the ledger for too long")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := l.db.Exec(ledgerSchema); err != nil {
+		return err
+	}
+	if err := os.Chmod(l.path, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// ledgerOpenWait bounds the wait for another run opening the ledger.
+const ledgerOpenWait = 30 * time.Second
 
 // failed closes what openLedger opened and returns err.
 func (l *ledger) failed(err error) error {

@@ -3,7 +3,10 @@ package bulk
 import (
 	"fmt"
 	"hash/maphash"
+	"os"
+	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -207,4 +210,24 @@ func dropZero(m map[string]decimal.Decimal) {
 			delete(m, cur)
 		}
 	}
+}
+
+// NameMovesFrom lets the plan name, in a refusal of a possible repeat, the
+// run, file and row that made the move held, from the machine's ledger in
+// dir (bnpl's state directory) for scope (see Options.Scope). The plan
+// only reads it; close releases it. Without a ledger there it does
+// nothing.
+func (pl *Planner) NameMovesFrom(dir, scope string) (close func()) {
+	if dir == "" {
+		return func() {}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ledgerFileName)); err != nil {
+		return func() {}
+	}
+	l, err := openLedger(dir, scope, time.Now)
+	if err != nil {
+		return func() {}
+	}
+	pl.madeBy = l.madeBy
+	return l.close
 }

@@ -118,7 +118,9 @@ func (r *runner) prepareMove(q *paymentQueue, t *task, p *api.Payment, req moveR
 	if row.Op != OpClose && !r.o.AllowRepeats {
 		if msg := r.repeatOf(q, row.Op, req.amount, req.referenceID); msg != "" {
 			res = refused(res, "", msg)
-			res.ErrorType = ErrorTypeRepeat
+			// Not journaled: a re-run judges the row again, so the same
+			// command with --allow-repeats sends a move that is meant.
+			res.ErrorType, res.journal = ErrorTypeRepeat, ""
 			return req, res, true
 		}
 	}
