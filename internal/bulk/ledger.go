@@ -111,6 +111,7 @@ CREATE TABLE IF NOT EXISTS run_rows (
 	moved          INTEGER NOT NULL DEFAULT 0,
 	earlier        INTEGER NOT NULL DEFAULT 0,
 	by_run         INTEGER NOT NULL DEFAULT 0,
+	adopted        INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (run, seq)
 );
 CREATE INDEX IF NOT EXISTS run_rows_of_payment ON run_rows (run, payment_id);

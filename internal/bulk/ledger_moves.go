@@ -98,13 +98,16 @@ func (l *ledger) markSent(id, ref, amount string) error {
 func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, input string) error {
 	return l.inTx(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE run_rows SET reference_id = ?, amount = ?, currency = ?, outcome = ?, http_status = ?,
-			error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ? WHERE run = ? AND seq = ?`,
+			error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ?, adopted = ? WHERE run = ? AND seq = ?`,
 			res.ReferenceID, res.Amount, res.currency, string(res.Outcome), res.HTTPStatus, res.ErrorType, res.Message,
-			res.PaymentStatus, res.moved, res.earlier, res.byRun, l.run, seq)
+			res.PaymentStatus, res.moved, res.earlier, res.byRun, res.adopted, l.run, seq)
 		if err != nil || moveID == "" || phase == "" {
 			return err
 		}
 		movedBy := sql.NullInt64{Int64: l.run, Valid: res.moved}
+		if res.adopted {
+			movedBy = sql.NullInt64{Int64: res.byRun, Valid: true}
+		}
 		_, err = tx.Exec(`UPDATE moves SET
 			phase = CASE WHEN phase = ? THEN phase ELSE ? END,
 			run = ?, currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
@@ -112,7 +115,7 @@ func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, inp
 			input = CASE WHEN ? THEN ? ELSE input END, line = CASE WHEN ? THEN ? ELSE line END,
 			updated = ? WHERE id = ?`,
 			phaseConfirmed, phase, l.run, res.currency, res.currency, movedBy,
-			res.moved, input, res.moved, res.Line, l.stamp(), moveID)
+			res.moved || res.adopted, input, res.moved || res.adopted, res.Line, l.stamp(), moveID)
 		return err
 	})
 }
@@ -165,4 +168,25 @@ func (l *ledger) madeBy(paymentID string, op Op, ref string) (string, int64) {
 		return fmt.Sprintf("%s, line %d of %s", info, line, input), info.ID
 	}
 	return info.String(), info.ID
+}
+
+// endedSend is the run that sent move id and ended without recording that
+// it moved (killed while the request was in flight, or left it of unknown
+// outcome): nil when there is none. Its send is the only one that can
+// explain the move, since it held the payment's claim, and no summary of
+// it counted the money.
+func (l *ledger) endedSend(id string) *runInfo {
+	var run int64
+	var phase string
+	if err := l.db.QueryRow("SELECT run, phase FROM moves WHERE id = ?", id).Scan(&run, &phase); err != nil {
+		return nil
+	}
+	if run == l.run || (phase != phaseSent && phase != phaseUnknown) {
+		return nil
+	}
+	info := l.runByID(l.db, run)
+	if info == nil || alive(info.lock) {
+		return nil
+	}
+	return info
 }

@@ -31,7 +31,7 @@ func (l *ledger) recordSkipped(skipped []rowResult) error {
 // input order. A row no outcome was recorded for was not sent.
 func (l *ledger) eachRunRow(fn func(rowResult) error) error {
 	rows, err := l.db.Query(`SELECT line, op, payment_id, reference_id, amount, currency, outcome, http_status,
-		error_type, message, payment_status, moved, earlier, by_run FROM run_rows WHERE run = ? ORDER BY line, seq`, l.run)
+		error_type, message, payment_status, moved, earlier, by_run, adopted FROM run_rows WHERE run = ? ORDER BY line, seq`, l.run)
 	if err != nil {
 		return fmt.Errorf("ledger %s: %w", l.path, err)
 	}
@@ -40,7 +40,7 @@ func (l *ledger) eachRunRow(fn func(rowResult) error) error {
 		var res rowResult
 		var op, outcome string
 		err := rows.Scan(&res.Line, &op, &res.PaymentID, &res.ReferenceID, &res.Amount, &res.currency, &outcome,
-			&res.HTTPStatus, &res.ErrorType, &res.Message, &res.PaymentStatus, &res.moved, &res.earlier, &res.byRun)
+			&res.HTTPStatus, &res.ErrorType, &res.Message, &res.PaymentStatus, &res.moved, &res.earlier, &res.byRun, &res.adopted)
 		if err != nil {
 			return fmt.Errorf("ledger %s: %w", l.path, err)
 		}

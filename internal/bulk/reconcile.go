@@ -76,7 +76,7 @@ func (r *runner) alreadyMade(q *paymentQueue, t *task, p *api.Payment, res rowRe
 			return res, false
 		}
 		res.Outcome, res.journal = OutcomeReconciled, OutcomeReconciled
-		res.Message = "the payment is already CLOSED" + r.byWhom(row, "", &res) + ": nothing was sent"
+		res.Message = "the payment is already CLOSED" + r.byWhom(t, "", &res) + ": nothing was sent"
 		return res, true
 	}
 	want, amount := wantedAmounts(t)
@@ -99,7 +99,7 @@ func (r *runner) alreadyMade(q *paymentQueue, t *task, p *api.Payment, res rowRe
 		res.Amount = amount
 	}
 	res.Outcome, res.journal = OutcomeReconciled, OutcomeReconciled
-	res.Message = fmt.Sprintf("already %s with this reference_id%s: nothing was sent", pastTense(row.Op), r.byWhom(row, res.ReferenceID, &res))
+	res.Message = fmt.Sprintf("already %s with this reference_id%s: nothing was sent", pastTense(row.Op), r.byWhom(t, res.ReferenceID, &res))
 	return res, true
 }
 
@@ -120,9 +120,16 @@ func wantedAmounts(t *task) (*amounts, string) {
 
 // byWhom names the run that made a move found made: ", by run 12
 // (process …), line 3 of caps.csv", or ", before this run (by no run this
-// machine's ledger knows)"; it sets res.byRun.
-func (r *runner) byWhom(row Row, ref string, res *rowResult) string {
-	who, run := r.ledger.madeBy(row.PaymentID, row.Op, ref)
+// machine's ledger knows)"; it sets res.byRun. A move whose only send was
+// a run's that ended without recording it (killed in flight, or left
+// unknown) is that run's, and this run's summary counts it for it
+// (res.adopted): no other summary did.
+func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
+	if ended := r.ledger.endedSend(t.moveID); ended != nil {
+		res.byRun, res.adopted = ended.ID, true
+		return fmt.Sprintf(", by %s, which ended before it recorded the answer (its money is counted in this run's summary, apart)", ended)
+	}
+	who, run := r.ledger.madeBy(t.row.PaymentID, t.row.Op, ref)
 	if who == "" {
 		return ", before this run (by no bulk run this machine's ledger knows)"
 	}

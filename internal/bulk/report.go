@@ -36,8 +36,11 @@ type rowResult struct {
 	// move before; never a move found already made.
 	moved bool
 	// byRun is the run that moved a move found made, when the ledger
-	// knows it.
-	byRun int64
+	// knows it; adopted: that run ended without recording that it moved
+	// it (killed, or its answer lost), so no summary of it counted the
+	// money, and this run's does, apart from what it moved itself.
+	byRun   int64
+	adopted bool
 	// journal is the outcome the journal records for the row; "" records
 	// nothing (a row left for a re-run to try again as new).
 	journal Outcome

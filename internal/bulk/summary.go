@@ -49,8 +49,16 @@ type Summary struct {
 	// mixed rows.
 	MovedByOp map[Op]map[string]string `json:"moved_by_op,omitempty"`
 
-	moved, failed, notSent, unknown map[string]decimal.Decimal
-	movedByOp                       map[Op]map[string]decimal.Decimal
+	// MovedByEndedRuns is the money of moves this run found made whose
+	// only send was a run's that ended without recording it (killed while
+	// the request was in flight, or left of unknown outcome): no summary
+	// of that run counted it, so this one does, apart from Moved. The sum
+	// of Moved and MovedByEndedRuns over every run is what the service
+	// holds of their moves.
+	MovedByEndedRuns map[string]string `json:"moved_by_ended_runs,omitempty"`
+
+	moved, failed, notSent, unknown, movedByEnded map[string]decimal.Decimal
+	movedByOp                                     map[Op]map[string]decimal.Decimal
 }
 
 // String is the final summary line.
@@ -67,6 +75,9 @@ func (s Summary) String() string {
 		line += "; moved " + TotalsString(s.moved) + byOpString(s.movedByOp, "ed")
 	} else if s.Total > 0 {
 		line += "; nothing moved"
+	}
+	if len(s.movedByEnded) > 0 {
+		line += "; found moved by runs that ended before they recorded it " + TotalsString(s.movedByEnded)
 	}
 	if len(s.failed) > 0 {
 		line += "; failed " + TotalsString(s.failed)
@@ -152,24 +163,15 @@ func (s *Summary) count(res rowResult) {
 	if res.Op == OpClose {
 		return // a close moves no amount of its own: nothing to total
 	}
-	var total *map[string]decimal.Decimal
-	switch {
-	case res.moved:
-		total = &s.moved
-	case res.notSent:
-		total = &s.notSent
-	case res.Outcome == OutcomeFailed:
-		total = &s.failed
-	case res.Outcome == OutcomeUnknown:
-		total = &s.unknown
-	default:
+	total := s.totalOf(res)
+	if total == nil {
 		return
 	}
 	// Only a valid amount of its currency is totalled: 10.005 AED is
 	// counted apart, never rounded into a total.
 	d, err := money.Parse(res.Amount, res.currency)
 	if res.Amount == "" || res.currency == "" || err != nil {
-		if total != &s.moved {
+		if total != &s.moved && total != &s.movedByEnded {
 			s.Unpriced++
 		}
 		return
@@ -178,18 +180,43 @@ func (s *Summary) count(res rowResult) {
 		*total = map[string]decimal.Decimal{}
 	}
 	(*total)[res.currency] = (*total)[res.currency].Add(d)
-	if total == &s.moved && res.Op != OpClose {
+	if total == &s.moved {
 		if s.movedByOp == nil {
 			s.movedByOp = map[Op]map[string]decimal.Decimal{}
 		}
 		addTo(s.movedByOp, res.Op, res.currency, d)
-		s.MovedByOp = map[Op]map[string]string{}
-		for op, m := range s.movedByOp {
-			s.MovedByOp[op] = movedStrings(m)
-		}
 	}
+	s.strings()
+}
+
+// totalOf is the total a row's amount counts in; nil for none.
+func (s *Summary) totalOf(res rowResult) *map[string]decimal.Decimal {
+	switch {
+	case res.moved:
+		return &s.moved
+	case res.adopted && res.Outcome == OutcomeReconciled:
+		return &s.movedByEnded
+	case res.notSent:
+		return &s.notSent
+	case res.Outcome == OutcomeFailed:
+		return &s.failed
+	case res.Outcome == OutcomeUnknown:
+		return &s.unknown
+	}
+	return nil
+}
+
+// strings sets the exported totals from the exact ones.
+func (s *Summary) strings() {
 	s.Moved, s.FailedAmounts, s.NotSentAmounts = movedStrings(s.moved), movedStrings(s.failed), movedStrings(s.notSent)
-	s.UnknownAmounts = movedStrings(s.unknown)
+	s.UnknownAmounts, s.MovedByEndedRuns = movedStrings(s.unknown), movedStrings(s.movedByEnded)
+	s.MovedByOp = nil
+	for op, m := range s.movedByOp {
+		if s.MovedByOp == nil {
+			s.MovedByOp = map[Op]map[string]string{}
+		}
+		s.MovedByOp[op] = movedStrings(m)
+	}
 }
 
 // AmountStrings writes amounts per currency with each currency's places,
