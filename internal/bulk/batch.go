@@ -298,6 +298,9 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 		notSent = "not sent: the run stopped: " + r.stopErr.Error()
 	}
 	summary, err := r.ledger.summary()
+	if err == nil {
+		err = r.ledger.summarized()
+	}
 	if err != nil {
 		r.halt(err)
 	}

@@ -24,7 +24,8 @@ import (
 //   - moves: a row per move, keyed by the move's identity (see moveID),
 //     with its intent (payment, op, amount, reference_id), its phase
 //     (planned, claimed, sent, confirmed, unknown, failed), the run that
-//     last held it and the run whose send moved it;
+//     last held it, the run whose send moved it, and the run whose summary
+//     counted it for a run that could not (adopted_by, see adopt);
 //   - claims: which run works on which payment: one at a time;
 //   - run_rows: each run's rows, in input order, with what became of each:
 //     the run's summary and report are queries over them.
@@ -67,7 +68,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	ended   TEXT,
 	op      TEXT NOT NULL,
 	input   TEXT NOT NULL,
-	journal TEXT NOT NULL DEFAULT ''
+	journal TEXT NOT NULL DEFAULT '',
+	summarized INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS moves (
 	id           TEXT PRIMARY KEY,
@@ -83,6 +85,7 @@ CREATE TABLE IF NOT EXISTS moves (
 	currency     TEXT NOT NULL DEFAULT '',
 	input        TEXT NOT NULL DEFAULT '',
 	line         INTEGER NOT NULL DEFAULT 0,
+	adopted_by   INTEGER,
 	updated      TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS moves_of_payment ON moves (scope, payment_id, op, reference_id);

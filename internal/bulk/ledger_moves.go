@@ -170,23 +170,58 @@ func (l *ledger) madeBy(paymentID string, op Op, ref string) (string, int64) {
 	return info.String(), info.ID
 }
 
-// endedSend is the run that sent move id and ended without recording that
-// it moved (killed while the request was in flight, or left it of unknown
-// outcome): nil when there is none. Its send is the only one that can
-// explain the move, since it held the payment's claim, and no summary of
-// it counted the money.
-func (l *ledger) endedSend(id string) *runInfo {
+// adopt takes, for this run's summary, the money of move id when the run
+// that moved it cannot count it: it sent the move and ended without
+// recording that it moved (killed while the request was in flight, or
+// left it of unknown outcome), or it recorded the move and was killed
+// before its summary. That run's send is the only one that can explain
+// the move, since it held the payment's claim. A move is adopted once, by
+// the first run that finds it; nil when there is nothing to adopt.
+func (l *ledger) adopt(id string) *runInfo {
+	var ended *runInfo
+	err := l.inTx(func(tx *sql.Tx) error {
+		if ended = l.adoptable(tx, id); ended == nil {
+			return nil
+		}
+		_, err := tx.Exec("UPDATE moves SET adopted_by = ?, moved_by = ? WHERE id = ?", l.run, ended.ID, id)
+		return err
+	})
+	if err != nil {
+		return nil
+	}
+	return ended
+}
+
+// adoptable is the run whose move id this run would adopt (see adopt),
+// or nil.
+func (l *ledger) adoptable(q interface {
+	QueryRow(string, ...any) *sql.Row
+}, id string) *runInfo {
 	var run int64
 	var phase string
-	if err := l.db.QueryRow("SELECT run, phase FROM moves WHERE id = ?", id).Scan(&run, &phase); err != nil {
+	var movedBy, adoptedBy sql.NullInt64
+	err := q.QueryRow("SELECT run, phase, moved_by, adopted_by FROM moves WHERE id = ?", id).Scan(&run, &phase, &movedBy, &adoptedBy)
+	if err != nil || adoptedBy.Valid {
 		return nil
 	}
-	if run == l.run || (phase != phaseSent && phase != phaseUnknown) {
+	confirmed := false
+	switch {
+	case phase == phaseSent || phase == phaseUnknown:
+	case phase == phaseConfirmed && movedBy.Valid:
+		run, confirmed = movedBy.Int64, true
+	default:
 		return nil
 	}
-	info := l.runByID(l.db, run)
-	if info == nil || alive(info.lock) {
+	info := l.runByID(q, run)
+	// A run that made its summary counted the moves it confirmed.
+	if run == l.run || info == nil || alive(info.lock) || (confirmed && info.summarized) {
 		return nil
 	}
 	return info
+}
+
+// summarized records that this run's summary is made: a run killed after
+// this counted its moves itself, and none is adopted from it.
+func (l *ledger) summarized() error {
+	return l.exec("UPDATE runs SET summarized = 1 WHERE id = ?", l.run)
 }

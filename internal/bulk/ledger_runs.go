@@ -23,6 +23,8 @@ type runInfo struct {
 	Journal string
 	Started time.Time
 	lock    string
+	// summarized: the run made its summary, which counted what it moved.
+	summarized bool
 }
 
 // String names the run: "run 12 (process 4242, capture of caps.csv since
@@ -100,8 +102,8 @@ func (l *ledger) runByID(q interface {
 }, id int64) *runInfo {
 	r := &runInfo{ID: id}
 	var op, started string
-	err := q.QueryRow("SELECT pid, lock, op, input, journal, started FROM runs WHERE id = ?", id).
-		Scan(&r.PID, &r.lock, &op, &r.Input, &r.Journal, &started)
+	err := q.QueryRow("SELECT pid, lock, op, input, journal, started, summarized FROM runs WHERE id = ?", id).
+		Scan(&r.PID, &r.lock, &op, &r.Input, &r.Journal, &started, &r.summarized)
 	if err != nil {
 		return nil
 	}

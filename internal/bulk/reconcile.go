@@ -125,9 +125,9 @@ func wantedAmounts(t *task) (*amounts, string) {
 // unknown) is that run's, and this run's summary counts it for it
 // (res.adopted): no other summary did.
 func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
-	if ended := r.ledger.endedSend(t.moveID); ended != nil {
+	if ended := r.ledger.adopt(t.moveID); ended != nil {
 		res.byRun, res.adopted = ended.ID, true
-		return fmt.Sprintf(", by %s, which ended before it recorded the answer (its money is counted in this run's summary, apart)", ended)
+		return fmt.Sprintf(", by %s, which ended before it counted it (its money is counted in this run's summary, apart)", ended)
 	}
 	who, run := r.ledger.madeBy(t.row.PaymentID, t.row.Op, ref)
 	if who == "" {

@@ -52,13 +52,13 @@ func (r *runner) runStream(ctx context.Context, b *Batch) {
 		}()
 	}
 	err := b.eachRow(func(rp rowPass) {
+		t := r.newTask(rp)
 		if rp.entry != nil {
-			if res, settled := settledResult(rp.row, rp.entry, r.o.RetryFailed); settled {
-				r.settleRow(&task{row: rp.row, seq: rp.seq}, res)
+			if res, settled := settledResult(rp.row, rp.entry, r.o.RetryFailed); settled && !r.uncounted(t, res) {
+				r.settleRow(t, res)
 				return
 			}
 		}
-		t := r.newTask(rp)
 		s.push(rp.row.PaymentID, t, func() *paymentQueue {
 			// A row the first pass did not see (the input changed) may be
 			// a refund of a payment it did not know to refund.
@@ -71,6 +71,22 @@ func (r *runner) runStream(ctx context.Context, b *Batch) {
 	}
 	s.close()
 	wg.Wait()
+}
+
+// uncounted reports whether a row an earlier run of the journal settled
+// as made is a move of a run killed before its summary: no summary counted
+// its money. The row is then run again (resumed: its payment is read
+// first, and the move found made there is counted for that run, see
+// ledger.adopt), never sent again.
+func (r *runner) uncounted(t *task, res rowResult) bool {
+	if res.Outcome != OutcomeOK && res.Outcome != OutcomeReconciled {
+		return false
+	}
+	if r.ledger.adoptable(r.ledger.db, t.moveID) == nil {
+		return false
+	}
+	t.resumed = true
+	return true
 }
 
 // newTask is the task of a row to run, with what the journal recorded of

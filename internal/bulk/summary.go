@@ -158,9 +158,8 @@ func (s *Summary) count(res rowResult) {
 	}
 	if res.earlier {
 		s.Earlier++
-		return
 	}
-	if res.Op == OpClose {
+	if res.Op == OpClose || (res.earlier && !res.adopted) {
 		return // a close moves no amount of its own: nothing to total
 	}
 	total := s.totalOf(res)
@@ -194,7 +193,7 @@ func (s *Summary) totalOf(res rowResult) *map[string]decimal.Decimal {
 	switch {
 	case res.moved:
 		return &s.moved
-	case res.adopted && res.Outcome == OutcomeReconciled:
+	case res.adopted:
 		return &s.movedByEnded
 	case res.notSent:
 		return &s.notSent
