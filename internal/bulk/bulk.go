@@ -248,4 +248,3 @@ const (
 	// OutcomeNotSent is a row an interruption left untouched.
 	OutcomeNotSent Outcome = "not_sent"
 )
-

@@ -55,4 +55,3 @@ func settledResult(row Row, e *journalEntry, retryFailed bool) (rowResult, bool)
 		PaymentStatus: rec.PaymentStatus, earlier: true,
 	}, true
 }
-

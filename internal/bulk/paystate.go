@@ -110,4 +110,3 @@ func openDispute(ctx context.Context, c any, refunds bool, p *api.Payment) *api.
 	}
 	return api.ActiveDispute(ds)
 }
-

@@ -230,4 +230,3 @@ func (s *scheduler) close() {
 	s.closed = true
 	s.cond.Broadcast()
 }
-

@@ -232,4 +232,3 @@ func movedStrings(m map[string]decimal.Decimal) map[string]string {
 	}
 	return out
 }
-

@@ -140,7 +140,11 @@ func (p *property) run() {
 		go func() { defer wg.Done(); p.finish(c.name, c.op, c.file, false) }()
 	}
 	wg.Add(1)
-	go func() { defer wg.Done(); p.killOnce("crlf", files["crlf"]); p.finish("crlf", "apply", files["crlf"], false) }()
+	go func() {
+		defer wg.Done()
+		p.killOnce("crlf", files["crlf"])
+		p.finish("crlf", "apply", files["crlf"], false)
+	}()
 	wg.Wait()
 	// One after another: the closes and refunds alone, the copy with its
 	// free text edited, and the first copy again with a new journal.
