@@ -58,33 +58,6 @@ func (l *ledger) planRows(rows []plannedRow) error {
 	})
 }
 
-// ledgerMove is what the ledger holds of a move.
-type ledgerMove struct {
-	phase string
-	// run last held it; movedBy is the run whose send moved it (0: none
-	// known).
-	run, movedBy int64
-	// input and line are where movedBy's run read it.
-	input string
-	line  int
-}
-
-// move reads the ledger's row of move id; nil when it has none.
-func (l *ledger) move(id string) (*ledgerMove, error) {
-	m := &ledgerMove{}
-	var movedBy sql.NullInt64
-	err := l.db.QueryRow("SELECT phase, run, moved_by, input, line FROM moves WHERE id = ?", id).
-		Scan(&m.phase, &m.run, &movedBy, &m.input, &m.line)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("ledger %s: %w", l.path, err)
-	}
-	m.movedBy = movedBy.Int64
-	return m, nil
-}
-
 // markSent records, before its request goes out, that this run sends move
 // id with ref and amount.
 func (l *ledger) markSent(id, ref, amount string) error {
