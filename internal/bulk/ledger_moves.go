@@ -2,7 +2,6 @@ package bulk
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 )
 
