@@ -88,7 +88,6 @@ func (r *runner) resolveUnknown(q *paymentQueue, p *api.Payment) {
 		res.HTTPStatus, res.ErrorType = 0, ""
 		res.PaymentStatus, res.currency = p.Status, p.Currency
 		res.Message = fmt.Sprintf("%s by this run: its outcome was unknown and the payment read before the next row shows the move", pastTense(u.t.row.Op))
-		r.progress.resolved()
 		r.settleRow(u.t, res)
 	}
 	q.unresolved = still

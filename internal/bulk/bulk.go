@@ -212,7 +212,7 @@ type Options struct {
 
 	// Progress receives the progress display and the final summary line;
 	// nil shows nothing. ProgressTTY draws a bar instead of printing a
-	// summary line every SummaryEvery (default 10s).
+	// summary line every SummaryEvery (default 2s).
 	Progress     io.Writer
 	ProgressTTY  bool
 	SummaryEvery time.Duration

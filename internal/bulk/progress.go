@@ -10,7 +10,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-const defaultSummaryEvery = 10 * time.Second
+// defaultSummaryEvery is how often a run not on a terminal (a CI log, a
+// pipe) writes its progress line: often enough that a log shows the run
+// moving, and each line counts up from the one before.
+const defaultSummaryEvery = 2 * time.Second
 
 // progress shows how a run is going on stderr: a bar on a terminal, where
 // it redraws in place, and otherwise a line every so often, because a CI
@@ -92,14 +95,6 @@ func (p *progress) rowDone(failed bool) {
 		p.bar.Describe(fmt.Sprintf("%s (%d failed)", p.op, p.failed.Add(1)))
 	}
 	_ = p.bar.Add(1)
-}
-
-// resolved takes back the failure counted for a row of unknown outcome
-// that a later read of its payment showed made.
-func (p *progress) resolved() {
-	if p != nil {
-		p.failed.Add(-1)
-	}
 }
 
 // line is the periodic summary: "capture: 120/1000 rows, 3 failed,

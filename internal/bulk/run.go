@@ -85,7 +85,7 @@ func (r *runner) uncounted(t *task, res rowResult) bool {
 	if r.ledger.adoptable(r.ledger.db, t.moveID) == nil {
 		return false
 	}
-	t.resumed = true
+	t.resumed, t.recount = true, true
 	return true
 }
 
@@ -121,7 +121,7 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 			res = r.runRow(ctx, q, t)
 		}
 		res = completed(t, res)
-		if !res.notSent {
+		if !res.notSent && !t.recount {
 			r.progress.rowDone(res.Outcome == OutcomeFailed || res.Outcome == OutcomeUnknown)
 		}
 		r.settleRow(t, res)

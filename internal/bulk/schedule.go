@@ -45,6 +45,10 @@ type task struct {
 	resumed bool
 	// sentAmount is the amount the earlier run sent, when resumed.
 	sentAmount string
+	// recount: a row an earlier run settled, run again to count the
+	// money of a run killed before its summary (see runner.uncounted);
+	// it is not one of the rows to send the progress counts.
+	recount bool
 }
 
 // paymentQueue is what a run knows of one payment its rows name. Every
