@@ -82,11 +82,11 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
 	if cmd.Name() != string(bulk.OpClose) {
-		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money (default: the second is refused)")
+		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money, and a move like one the payment holds settled goes as new (default: both refused)")
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
-		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix makes a deliberate second run of the same file move money again")
+		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-repeats, makes a deliberate second run of the same file move money again")
 	}
 }
 
