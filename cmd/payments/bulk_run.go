@@ -43,6 +43,11 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if d.DryRun {
 		return bulkPlan(ctx, op, b, d, src, ro)
 	}
+	// SIGTERM (a CI job cancelled, a service manager stopping) stops the
+	// run as Ctrl-C does, from here on: no new rows, the rows in flight
+	// finished and journaled, the report written.
+	ctx, terminated, stopWatch := watchTerm(ctx)
+	defer stopWatch()
 	// What a run keeps is per payment and a few flat tables; the rest is
 	// each row's garbage, which a lower GC percent keeps from doubling
 	// the peak, as in the plan.
@@ -82,7 +87,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		d.Notice("%s: journal %s, report %s", op, orNone(files.journal), orNone(files.report))
 	}
 	passes.sending = true
-	return sendBatch(ctx, op, batch, client, files, printer)
+	return sendBatch(ctx, op, batch, client, files, printer, terminated)
 }
 
 // check refuses flag values a run cannot start with.
@@ -222,17 +227,13 @@ func confirmBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *ap
 	return confirmer.Confirm(what + "; " + plan.String())
 }
 
-// sendBatch runs the batch and prints its summary as JSON when asked.
-// SIGTERM (a CI job cancelled, a service manager stopping) stops the run
-// as Ctrl-C does: no new rows, the rows in flight finished and journaled,
-// the report written.
-func sendBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *api.Client, files bulkFiles, printer *output.Printer) error {
+// watchTerm is ctx, cancelled by SIGTERM, and whether SIGTERM came; stop
+// ends the watch.
+func watchTerm(ctx context.Context) (context.Context, *atomic.Bool, func()) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
-	defer signal.Stop(term)
-	var terminated atomic.Bool
+	terminated := &atomic.Bool{}
 	go func() {
 		select {
 		case <-term:
@@ -241,6 +242,11 @@ func sendBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *api.C
 		case <-ctx.Done():
 		}
 	}()
+	return ctx, terminated, func() { signal.Stop(term); cancel() }
+}
+
+// sendBatch runs the batch and prints its summary as JSON when asked.
+func sendBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *api.Client, files bulkFiles, printer *output.Printer, terminated *atomic.Bool) error {
 	summary, runErr := batch.Run(ctx, client)
 	var re *bulk.RunError
 	if terminated.Load() && errors.As(runErr, &re) {
