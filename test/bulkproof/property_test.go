@@ -34,7 +34,7 @@ const propFaults = "500-after=0.06,drop-after=0.06,latency=1ms"
 // propPayments is how many payments the property moves money on: small,
 // so that the two sandboxes, a dozen runs each, stay well within CI's
 // bounds under -race.
-const propPayments = 9
+const propPayments = 15
 
 // propMove is one intended move.
 type propMove struct {
@@ -129,22 +129,23 @@ func propMoves(n int) []propMove {
 func (p *property) run() {
 	t := p.t
 	files := p.writeCopies()
-	// At once: four apply copies and the captures alone; the CRLF copy
-	// is killed in the middle and resumed.
+	// At once: four apply copies and the captures alone; the CRLF and
+	// the reordered copies are killed in the middle and resumed.
 	var wg sync.WaitGroup
 	for _, c := range []struct{ name, op, file string }{
-		{"base", "apply", files["base"]}, {"bom", "apply", files["bom"]}, {"win", "apply", files["win"]},
-		{"caps", "capture", files["caps"]},
+		{"base", "apply", files["base"]}, {"win", "apply", files["win"]}, {"caps", "capture", files["caps"]},
 	} {
 		wg.Add(1)
 		go func() { defer wg.Done(); p.finish(c.name, c.op, c.file, false) }()
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		p.killOnce("crlf", files["crlf"])
-		p.finish("crlf", "apply", files["crlf"], false)
-	}()
+	for _, name := range []string{"crlf", "bom"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.killOnce(name, files[name])
+			p.finish(name, "apply", files[name], false)
+		}()
+	}
 	wg.Wait()
 	// One after another: the closes and refunds alone, the copy with its
 	// free text edited, and the first copy again with a new journal.
@@ -253,8 +254,8 @@ func (p *property) count(name string, out []byte) {
 	p.t.Logf("%s: %s", name, bytes.TrimSpace(out))
 }
 
-// killOnce starts a run of the CRLF copy and kills it (SIGKILL) once a
-// few of its rows have results, while others are in flight.
+// killOnce starts a run of a copy and kills it (SIGKILL) once a few of
+// its rows have results, while others are in flight.
 func (p *property) killOnce(name, file string) {
 	t := p.t
 	var stdout bytes.Buffer
