@@ -209,8 +209,10 @@ func (l *ledger) close() {
 		l.db = nil
 	}
 	if l.lock != nil {
-		_ = os.Remove(l.lockPath)
+		// Closed first: Windows removes no open file. The run has ended
+		// either way, so another run finding the file unlocked is right.
 		_ = l.lock.Close()
+		_ = os.Remove(l.lockPath)
 		l.lock = nil
 	}
 	if l.tmpDir != "" {

@@ -1,0 +1,96 @@
+package bulk
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// openTestLedger is a run recorded in the ledger in dir.
+func openTestLedger(t *testing.T, dir string) *ledger {
+	t.Helper()
+	l, err := openLedger(dir, "scope", time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.beginRun(OpCapture, "caps.csv", "caps.journal"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.close)
+	return l
+}
+
+// A payment is claimed by one live run at a time: another waits, told
+// which run holds it; a claim of a run that is no longer alive (its lock
+// released, as a kill does) is taken over.
+func TestClaimsAreHeldByOneLiveRun(t *testing.T) {
+	dir := t.TempDir()
+	alice, bob := openTestLedger(t, dir), openTestLedger(t, dir)
+	if holder, err := alice.tryClaim(pidA); err != nil || holder != nil {
+		t.Fatalf("alice's claim: holder %v, err %v", holder, err)
+	}
+	holder, err := bob.tryClaim(pidA)
+	if err != nil || holder == nil || holder.ID != alice.run || holder.Input != "caps.csv" {
+		t.Fatalf("bob's claim of alice's payment: holder %+v, err %v", holder, err)
+	}
+	if holder, err := bob.tryClaim(pidB); err != nil || holder != nil {
+		t.Fatalf("bob's claim of another payment: holder %v, err %v", holder, err)
+	}
+	// Waiting ends with the run's context, having said whom it waits for.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	var told []int64
+	if err := bob.claim(ctx, pidA, func(h *runInfo) { told = append(told, h.ID) }); err == nil || len(told) != 1 || told[0] != alice.run {
+		t.Fatalf("bob's wait: err %v, told %v", err, told)
+	}
+	// Alice is killed: her lock goes with her process; her claim stays
+	// in the ledger, and is taken over.
+	_ = alice.lock.Close()
+	if holder, err := bob.tryClaim(pidA); err != nil || holder != nil {
+		t.Fatalf("bob's claim after alice died: holder %v, err %v", holder, err)
+	}
+	if err := bob.release(pidA); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A move sent by a run that died before it recorded the answer is
+// adopted once, by the first run that finds it; a live run's, or a
+// summarized run's confirmed one, never.
+func TestAMoveOfAKilledRunIsAdoptedOnce(t *testing.T) {
+	dir := t.TempDir()
+	killed, first, second := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	id := moveID("scope", "key-1")
+	if err := killed.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.markSent(id, "R1", "10.00"); err != nil {
+		t.Fatal(err)
+	}
+	if ended := first.adopt(id); ended != nil {
+		t.Fatalf("adopted from a live run %d", ended.ID)
+	}
+	_ = killed.lock.Close()
+	if ended := first.adopt(id); ended == nil || ended.ID != killed.run {
+		t.Fatalf("first adoption: %v", ended)
+	}
+	if ended := second.adopt(id); ended != nil {
+		t.Fatalf("adopted twice, by %d too", second.run)
+	}
+	// The adopting run's settle confirms the move, as the killed run's.
+	res := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED",
+		Outcome: OutcomeReconciled, adopted: true, byRun: killed.run}
+	if err := first.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.settle(1, id, res, phaseConfirmed, "caps.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if _, run := second.madeBy(pidA, OpCapture, "R1"); run != killed.run {
+		t.Fatalf("madeBy names run %d, want the killed run %d", run, killed.run)
+	}
+	sum, err := first.summary()
+	if err != nil || sum.MovedByEndedRuns["AED"] != "10.00" || len(sum.Moved) != 0 {
+		t.Fatalf("the adopting run's summary: %+v, %v", sum, err)
+	}
+}
