@@ -23,14 +23,16 @@ const (
 
 // claim takes paymentID for this run, waiting while another live run
 // holds it; waiting is told, once per holder, which run is waited for.
-// The error is ctx's when the run stops while it waits, or the ledger's.
-func (l *ledger) claim(ctx context.Context, paymentID string, waiting func(holder *runInfo)) error {
+// kept is true when no other run has held the payment since this run gave
+// it back: what this run knows of it is still true. The error is ctx's
+// when the run stops while it waits, or the ledger's.
+func (l *ledger) claim(ctx context.Context, paymentID string, waiting func(holder *runInfo)) (kept bool, err error) {
 	delay := claimFirstWait
 	var told int64
 	for {
-		holder, err := l.tryClaim(paymentID)
+		holder, kept, err := l.tryClaim(paymentID)
 		if err != nil || holder == nil {
-			return err
+			return kept, err
 		}
 		if holder.ID != told && waiting != nil {
 			waiting(holder)
@@ -40,7 +42,7 @@ func (l *ledger) claim(ctx context.Context, paymentID string, waiting func(holde
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-timer.C:
 		}
 		delay = min(2*delay, claimMaxWait)
@@ -49,14 +51,14 @@ func (l *ledger) claim(ctx context.Context, paymentID string, waiting func(holde
 
 // tryClaim takes paymentID unless another live run holds it, and then
 // returns that run. Taking it marks this run's moves of the payment
-// claimed, in the same transaction.
-func (l *ledger) tryClaim(paymentID string) (*runInfo, error) {
-	var holder *runInfo
-	err := l.inTx(func(tx *sql.Tx) error {
-		var run int64
-		err := tx.QueryRow("SELECT run FROM claims WHERE scope = ? AND payment_id = ?", l.scope, paymentID).Scan(&run)
+// claimed, in the same transaction; kept says this run was the last to
+// hold it.
+func (l *ledger) tryClaim(paymentID string) (holder *runInfo, kept bool, err error) {
+	err = l.inTx(func(tx *sql.Tx) error {
+		var run, last int64
+		err := tx.QueryRow("SELECT run, last_run FROM claims WHERE scope = ? AND payment_id = ?", l.scope, paymentID).Scan(&run, &last)
 		switch {
-		case err == nil && run != l.run:
+		case err == nil && run != 0 && run != l.run:
 			if h := l.runByID(tx, run); h != nil && alive(h.lock) {
 				holder = h
 				return nil
@@ -64,9 +66,10 @@ func (l *ledger) tryClaim(paymentID string) (*runInfo, error) {
 		case err != nil && !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
+		kept = err == nil && (last == l.run || run == l.run)
 		now := l.stamp()
-		if _, err := tx.Exec("INSERT OR REPLACE INTO claims (scope, payment_id, run, since) VALUES (?, ?, ?, ?)",
-			l.scope, paymentID, l.run, now); err != nil {
+		if _, err := tx.Exec("INSERT OR REPLACE INTO claims (scope, payment_id, run, last_run, since) VALUES (?, ?, ?, ?, ?)",
+			l.scope, paymentID, l.run, l.run, now); err != nil {
 			return err
 		}
 		_, err = tx.Exec(`UPDATE moves SET phase = ?, run = ?, updated = ?
@@ -74,10 +77,11 @@ func (l *ledger) tryClaim(paymentID string) (*runInfo, error) {
 			phaseClaimed, l.run, now, phasePlanned, phaseClaimed, l.run, paymentID)
 		return err
 	})
-	return holder, err
+	return holder, kept, err
 }
 
-// release gives paymentID back.
+// release gives paymentID back; the ledger remembers this run held it
+// last.
 func (l *ledger) release(paymentID string) error {
-	return l.exec("DELETE FROM claims WHERE scope = ? AND payment_id = ? AND run = ?", l.scope, paymentID, l.run)
+	return l.exec("UPDATE claims SET run = 0 WHERE scope = ? AND payment_id = ? AND run = ?", l.scope, paymentID, l.run)
 }

@@ -93,6 +93,7 @@ CREATE TABLE IF NOT EXISTS claims (
 	scope      TEXT NOT NULL,
 	payment_id TEXT NOT NULL,
 	run        INTEGER NOT NULL,
+	last_run   INTEGER NOT NULL DEFAULT 0,
 	since      TEXT NOT NULL,
 	PRIMARY KEY (scope, payment_id)
 );
@@ -147,7 +148,9 @@ func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 	if err != nil {
 		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
 	}
-	db.SetMaxOpenConns(4)
+	// One connection: the workers of a run take turns at it in Go, rather
+	// than contend for SQLite's write lock and sleep in its busy handler.
+	db.SetMaxOpenConns(1)
 	l.db = db
 	if err := l.prepare(dir); err != nil {
 		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
@@ -202,7 +205,7 @@ func (l *ledger) failed(err error) error {
 func (l *ledger) close() {
 	if l.db != nil {
 		if l.run != 0 {
-			_ = l.exec("DELETE FROM claims WHERE run = ?", l.run)
+			_ = l.exec("DELETE FROM claims WHERE run = ? OR (run = 0 AND last_run = ?)", l.run, l.run)
 			_ = l.exec("UPDATE runs SET ended = ? WHERE id = ?", l.stamp(), l.run)
 		}
 		_ = l.db.Close()

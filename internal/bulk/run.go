@@ -143,24 +143,30 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 }
 
 // claim takes q's payment for this run, and sets what the rows of this
-// turn start from: the payment is read again under the claim (another
-// run may have moved money on it since this run last held it), and the
-// file's moves of it are read from the ledger.
+// turn start from: the payment is read again under the claim unless this
+// run held it last (another run may have moved money on it since), and
+// the file's moves of it are read from the ledger once.
 func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
-	err := r.ledger.claim(ctx, q.paymentID, func(holder *runInfo) { r.announceWait(q.paymentID, holder) })
-	if err == nil {
-		// The state's count of earlier rows, and whether the payment was
-		// CLOSED before this run's rows, carry over from an earlier turn.
-		q.payment, q.unresolved = nil, nil
-		if !q.claimed {
-			q.claimed, q.firstRead = true, true
-		}
+	kept, err := r.ledger.claim(ctx, q.paymentID, func(holder *runInfo) { r.announceWait(q.paymentID, holder) })
+	if err == nil && q.fileRefs == nil {
 		q.fileRefs, err = r.ledger.fileRefs(q.paymentID)
 	}
-	if err != nil && ctx.Err() == nil {
-		r.halt(err)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.halt(err)
+		}
+		return err
 	}
-	return err
+	// The state's count of earlier rows, and whether the payment was
+	// CLOSED before this run's rows, carry over from an earlier turn.
+	if !kept {
+		q.payment = nil
+	}
+	q.unresolved = nil
+	if !q.claimed {
+		q.claimed, q.firstRead = true, true
+	}
+	return nil
 }
 
 // announceWait says, once per run waited for, which run holds what this
