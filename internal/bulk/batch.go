@@ -253,6 +253,7 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 	err = b.eachRow(func(rp rowPass) {
 		if rp.entry != nil {
 			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {
+				pl.Settled(rp.row)
 				return
 			}
 		}

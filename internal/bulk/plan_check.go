@@ -72,6 +72,17 @@ func (pl *Planner) Check(row Row) {
 	}
 }
 
+// Settled passes over a row an earlier run settled, which the plan does
+// not judge: it still counts among identical rows (for the reference_id
+// a later one derives), and its reference_id still accounts for the move
+// its payment holds.
+func (pl *Planner) Settled(row Row) {
+	ref := pl.referenceOf(row)
+	if p := pl.payments[row.PaymentID]; p != nil {
+		pl.account(p, row.Op, ref)
+	}
+}
+
 // referenceOf is the reference_id the row is sent with: its own, or the
 // one a run derives for it.
 func (pl *Planner) referenceOf(row Row) string {
