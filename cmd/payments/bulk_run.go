@@ -153,6 +153,7 @@ func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowErr
 	if !d.Quiet {
 		o.Progress = d.IO.ErrOut
 		o.ProgressTTY = d.IO.IsStderrTTY() && !d.IO.PlainProgress()
+		o.Notice = d.Notice
 	}
 	return o
 }

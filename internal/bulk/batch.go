@@ -225,8 +225,8 @@ func (b *Batch) countPending() error {
 		return err
 	}
 	if b.index != nil {
-		if stray := b.index.ofRun - matched; stray > 0 && o.Progress != nil {
-			fmt.Fprintf(o.Progress, "%s: journal %s has records of %d %s not in this input (edited since?); they are not sent, and a row of this input that repeats one of their moves is refused unless --allow-repeats\n",
+		if stray := b.index.ofRun - matched; stray > 0 {
+			o.notice("%s: journal %s has records of %d %s not in this input (edited since?); they are not sent, and a row of this input that repeats one of their moves is refused unless --allow-repeats",
 				o.Op, o.JournalPath, stray, plural(stray, "row", "rows"))
 		}
 	}

@@ -216,6 +216,10 @@ type Options struct {
 	Progress     io.Writer
 	ProgressTTY  bool
 	SummaryEvery time.Duration
+	// Notice says what a person should know that is no row's outcome
+	// (which run this one waits for, journal records no row matches), as
+	// the command's other notices; nil writes it to Progress.
+	Notice func(format string, args ...any)
 
 	// Classify reads the client's errors; nil treats every error as an
 	// unknown outcome, the choice that can never lose a row: a re-run

@@ -174,15 +174,25 @@ func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
 func (r *runner) announceWait(paymentID string, holder *runInfo) {
 	r.waitMu.Lock()
 	defer r.waitMu.Unlock()
-	if r.told[holder.ID] || r.o.Progress == nil {
+	if r.told[holder.ID] {
 		return
 	}
 	if r.told == nil {
 		r.told = map[int64]bool{}
 	}
 	r.told[holder.ID] = true
-	fmt.Fprintf(r.o.Progress, "%s: waiting for payment %s, held by another bnpl %s; its moves are sent by one run at a time\n",
+	r.o.notice("%s: waiting for payment %s, held by another bnpl %s; its moves are sent by one run at a time",
 		r.o.Op, paymentID, holder)
+}
+
+// notice writes a notice through o.Notice, or on o.Progress.
+func (o Options) notice(format string, args ...any) {
+	switch {
+	case o.Notice != nil:
+		o.Notice(format, args...)
+	case o.Progress != nil:
+		fmt.Fprintf(o.Progress, format+"\n", args...)
+	}
 }
 
 // settleRow records what became of a row: in the journal (the user's
