@@ -31,8 +31,8 @@ type PlanResult struct {
 	ByOp  map[Op]map[string]decimal.Decimal
 	// Repeats counts the rows to go that repeat a settled move of the
 	// same payment, op and amount that no row accounts for: they go only
-	// with --allow-repeats (refused otherwise).
-	Repeats int
+	// with --allow-repeats; RepeatsRefused counts those refused without it.
+	Repeats, RepeatsRefused int
 }
 
 // String is the plan's summary line.
@@ -73,7 +73,11 @@ func (e *PlanError) Error() string {
 func (e *PlanError) ExitCode() int { return 2 }
 
 func (e *PlanError) Hint() string {
-	return "fix the rows listed (or remove them), then run the plan again"
+	hint := "fix the rows listed (or remove them), then run the plan again"
+	if e.Plan.RepeatsRefused > 0 {
+		hint += "; a row refused as a possible repeat that is a new move goes with --allow-repeats"
+	}
+	return hint
 }
 
 // DisputeReader reads the disputes of one payment (live payments only).

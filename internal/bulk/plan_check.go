@@ -191,6 +191,7 @@ func (pl *Planner) Result() PlanResult {
 			res.Repeats++
 		default:
 			repeats = true
+			res.RepeatsRefused++
 			res.Go--
 			res.Money[c.currency] = res.Money[c.currency].Sub(c.amount)
 			res.ByOp[c.op][c.currency] = res.ByOp[c.op][c.currency].Sub(c.amount)
