@@ -92,6 +92,7 @@ func TestReferenceIDInvisibleCharactersRefused(t *testing.T) {
 		"R-1\u0007":  `reference_id: holds U+0007 (a control character) at character 4`,
 		"\ufeffR-1":  `reference_id: holds U+FEFF (a format or bidi character) at character 1`,
 		"R-\u00ad-1": `reference_id: holds U+00AD (a format or bidi character) at character 3`,
+		"R\u20281":   `reference_id: holds U+2028 (a line or paragraph separator) at character 2`,
 	} {
 		quoted, _ := json.Marshal(ref)
 		in := `{"payment_id":"` + pidA + `","amount":"1.00","reference_id":` + string(quoted) + `}` + "\n"

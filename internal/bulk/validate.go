@@ -248,6 +248,8 @@ func invisibleCharacter(s string) string {
 			kind = "a control character"
 		case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Bidi_Control, r):
 			kind = "a format or bidi character"
+		case unicode.In(r, unicode.Zl, unicode.Zp):
+			kind = "a line or paragraph separator"
 		default:
 			continue
 		}
