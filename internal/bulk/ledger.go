@@ -44,6 +44,8 @@ type ledger struct {
 	// tmpDir is a private ledger's directory, removed on close.
 	tmpDir string
 	now    func() time.Time
+	// batch groups the workers' writes into shared transactions.
+	batch ledgerBatch
 }
 
 // ledgerFileName is the ledger's file in bnpl's state directory.

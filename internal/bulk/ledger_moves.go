@@ -60,15 +60,18 @@ func (l *ledger) planRows(rows []plannedRow) error {
 // markSent records, before its request goes out, that this run sends move
 // id with ref and amount.
 func (l *ledger) markSent(id, ref, amount string) error {
-	return l.exec("UPDATE moves SET phase = ?, run = ?, reference_id = ?, sent_amount = ?, updated = ? WHERE id = ?",
-		phaseSent, l.run, ref, amount, l.stamp(), id)
+	return l.inBatch(func(tx *sql.Tx) error {
+		_, err := tx.Exec("UPDATE moves SET phase = ?, run = ?, reference_id = ?, sent_amount = ?, updated = ? WHERE id = ?",
+			phaseSent, l.run, ref, amount, l.stamp(), id)
+		return err
+	})
 }
 
 // settle records what became of a row of this run, and of its move, in
 // one transaction. phase is the move's new phase ("" leaves the move as
 // it is); a move the ledger holds confirmed stays confirmed.
 func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, input string) error {
-	return l.inTx(func(tx *sql.Tx) error {
+	return l.inBatch(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE run_rows SET reference_id = ?, amount = ?, currency = ?, outcome = ?, http_status = ?,
 			error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ?, adopted = ? WHERE run = ? AND seq = ?`,
 			res.ReferenceID, res.Amount, res.currency, string(res.Outcome), res.HTTPStatus, res.ErrorType, res.Message,
