@@ -26,11 +26,11 @@ const (
 // kept is true when no other run has held the payment since this run gave
 // it back: what this run knows of it is still true. The error is ctx's
 // when the run stops while it waits, or the ledger's.
-func (l *ledger) claim(ctx context.Context, paymentID string, waiting func(holder *runInfo)) (kept bool, err error) {
+func (l *ledger) claim(ctx context.Context, paymentID string, first bool, waiting func(holder *runInfo)) (kept bool, err error) {
 	delay := claimFirstWait
 	var told int64
 	for {
-		holder, kept, err := l.tryClaim(paymentID)
+		holder, kept, err := l.tryClaim(paymentID, first)
 		if err != nil || holder == nil {
 			return kept, err
 		}
@@ -50,10 +50,10 @@ func (l *ledger) claim(ctx context.Context, paymentID string, waiting func(holde
 }
 
 // tryClaim takes paymentID unless another live run holds it, and then
-// returns that run. Taking it marks this run's moves of the payment
-// claimed, in the same transaction; kept says this run was the last to
-// hold it.
-func (l *ledger) tryClaim(paymentID string) (holder *runInfo, kept bool, err error) {
+// returns that run. kept says this run was the last to hold it. Taking
+// it for the first time (first), or after another run, marks this run's
+// moves of the payment claimed, in the same transaction.
+func (l *ledger) tryClaim(paymentID string, first bool) (holder *runInfo, kept bool, err error) {
 	err = l.inTx(func(tx *sql.Tx) error {
 		var run, last int64
 		err := tx.QueryRow("SELECT run, last_run FROM claims WHERE scope = ? AND payment_id = ?", l.scope, paymentID).Scan(&run, &last)
@@ -72,9 +72,12 @@ func (l *ledger) tryClaim(paymentID string) (holder *runInfo, kept bool, err err
 			l.scope, paymentID, l.run, l.run, now); err != nil {
 			return err
 		}
+		if kept && !first {
+			return nil
+		}
 		_, err = tx.Exec(`UPDATE moves SET phase = ?, run = ?, updated = ?
-			WHERE phase IN (?, ?) AND id IN (SELECT move FROM run_rows WHERE run = ? AND payment_id = ?)`,
-			phaseClaimed, l.run, now, phasePlanned, phaseClaimed, l.run, paymentID)
+			WHERE phase IN (?, ?) AND run <> ? AND id IN (SELECT move FROM run_rows WHERE run = ? AND payment_id = ?)`,
+			phaseClaimed, l.run, now, phasePlanned, phaseClaimed, l.run, l.run, paymentID)
 		return err
 	})
 	return holder, kept, err

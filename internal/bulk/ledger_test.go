@@ -26,27 +26,27 @@ func openTestLedger(t *testing.T, dir string) *ledger {
 func TestClaimsAreHeldByOneLiveRun(t *testing.T) {
 	dir := t.TempDir()
 	alice, bob := openTestLedger(t, dir), openTestLedger(t, dir)
-	if holder, _, err := alice.tryClaim(pidA); err != nil || holder != nil {
+	if holder, _, err := alice.tryClaim(pidA, true); err != nil || holder != nil {
 		t.Fatalf("alice's claim: holder %v, err %v", holder, err)
 	}
-	holder, _, err := bob.tryClaim(pidA)
+	holder, _, err := bob.tryClaim(pidA, true)
 	if err != nil || holder == nil || holder.ID != alice.run || holder.Input != "caps.csv" {
 		t.Fatalf("bob's claim of alice's payment: holder %+v, err %v", holder, err)
 	}
-	if holder, _, err := bob.tryClaim(pidB); err != nil || holder != nil {
+	if holder, _, err := bob.tryClaim(pidB, true); err != nil || holder != nil {
 		t.Fatalf("bob's claim of another payment: holder %v, err %v", holder, err)
 	}
 	// Waiting ends with the run's context, having said whom it waits for.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	var told []int64
-	if _, err := bob.claim(ctx, pidA, func(h *runInfo) { told = append(told, h.ID) }); err == nil || len(told) != 1 || told[0] != alice.run {
+	if _, err := bob.claim(ctx, pidA, true, func(h *runInfo) { told = append(told, h.ID) }); err == nil || len(told) != 1 || told[0] != alice.run {
 		t.Fatalf("bob's wait: err %v, told %v", err, told)
 	}
 	// Alice is killed: her lock goes with her process; her claim stays
 	// in the ledger, and is taken over.
 	_ = alice.lock.Close()
-	if holder, kept, err := bob.tryClaim(pidA); err != nil || holder != nil || kept {
+	if holder, kept, err := bob.tryClaim(pidA, true); err != nil || holder != nil || kept {
 		t.Fatalf("bob's claim after alice died: holder %v, kept %v, err %v", holder, kept, err)
 	}
 	// Given back and taken again with no other run in between, bob's
@@ -54,18 +54,18 @@ func TestClaimsAreHeldByOneLiveRun(t *testing.T) {
 	if err := bob.release(pidA); err != nil {
 		t.Fatal(err)
 	}
-	if _, kept, err := bob.tryClaim(pidA); err != nil || !kept {
+	if _, kept, err := bob.tryClaim(pidA, true); err != nil || !kept {
 		t.Fatalf("bob's claim again: kept %v, err %v", kept, err)
 	}
 	if err := bob.release(pidB); err != nil {
 		t.Fatal(err)
 	}
 	carol := openTestLedger(t, dir)
-	if _, kept, err := carol.tryClaim(pidB); err != nil || kept {
+	if _, kept, err := carol.tryClaim(pidB, true); err != nil || kept {
 		t.Fatalf("carol's claim: kept %v, err %v", kept, err)
 	}
 	_ = carol.release(pidB)
-	if _, kept, err := bob.tryClaim(pidB); err != nil || kept {
+	if _, kept, err := bob.tryClaim(pidB, true); err != nil || kept {
 		t.Fatalf("bob's claim after carol's: kept %v, err %v", kept, err)
 	}
 }

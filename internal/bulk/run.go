@@ -147,7 +147,7 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 // run held it last (another run may have moved money on it since), and
 // the file's moves of it are read from the ledger once.
 func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
-	kept, err := r.ledger.claim(ctx, q.paymentID, func(holder *runInfo) { r.announceWait(q.paymentID, holder) })
+	kept, err := r.ledger.claim(ctx, q.paymentID, !q.claimed, func(holder *runInfo) { r.announceWait(q.paymentID, holder) })
 	if err == nil && q.fileRefs == nil {
 		q.fileRefs, err = r.ledger.fileRefs(q.paymentID)
 	}
