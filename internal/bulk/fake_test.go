@@ -70,7 +70,7 @@ type call struct {
 // per-payment lock. Two requests overlapping on one payment are counted in
 // overlaps, which the ordering tests require to stay at zero.
 type fakeClient struct {
-	t *testing.T
+	t testing.TB
 
 	mu       sync.Mutex
 	payments map[string]*fakePayment
@@ -95,7 +95,7 @@ type fakeClient struct {
 // payment holds already: the service answers it as a success.
 var errDeduped = errors.New("deduplicated")
 
-func newFake(t *testing.T) *fakeClient {
+func newFake(t testing.TB) *fakeClient {
 	return &fakeClient{t: t, payments: map[string]*fakePayment{}}
 }
 
