@@ -298,19 +298,36 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	if r.stopErr != nil {
 		notSent = "not sent: the run stopped: " + r.stopErr.Error()
 	}
-	summary, err := r.ledger.summary()
+	summary, reportErr := r.summarize(rep, notSent)
+	r.progress.finish(summary)
+	return summary, r.verdict(summary, reportErr)
+}
+
+// summarize reads the run's rows from the ledger once: the report is
+// written from them and the summary counted as they go (read again
+// alone when there is no report, or it failed). The ledger then records
+// that the run made its summary. A ledger that cannot be read stops the
+// run; reportErr is the report's own failure.
+func (r *runner) summarize(rep *report, notSent string) (summary Summary, reportErr error) {
+	counted := false
+	if rep != nil {
+		reportErr = rep.finish(r.ledger, notSent, func(res rowResult) { summary.Total++; summary.count(res) })
+		counted = reportErr == nil
+	}
+	var err error
+	if !counted {
+		summary, err = r.ledger.summary()
+	}
+	// Rows left untouched mean the run did not finish, whatever stopped
+	// it; a cancellation that came after the last row changes nothing.
+	summary.Interrupted = summary.NotSent > 0
 	if err == nil {
 		err = r.ledger.summarized()
 	}
 	if err != nil {
 		r.halt(err)
 	}
-	var reportErr error
-	if rep != nil {
-		reportErr = rep.finish(r.ledger, notSent)
-	}
-	r.progress.finish(summary)
-	return summary, r.verdict(summary, reportErr)
+	return summary, reportErr
 }
 
 // verdict is the error Run returns for a run that ended with summary.
