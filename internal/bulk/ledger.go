@@ -44,8 +44,10 @@ type ledger struct {
 	// tmpDir is a private ledger's directory, removed on close.
 	tmpDir string
 	now    func() time.Time
-	// batch groups the workers' writes into shared transactions.
+	// batch groups the workers' writes into shared transactions, with
+	// the statements they run prepared once.
 	batch ledgerBatch
+	stmts map[string]*sql.Stmt
 }
 
 // ledgerFileName is the ledger's file in bnpl's state directory.
@@ -155,6 +157,9 @@ func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 	db.SetMaxOpenConns(1)
 	l.db = db
 	if err := l.prepare(dir); err != nil {
+		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
+	}
+	if err := l.prepareStatements(); err != nil {
 		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
 	}
 	return l, nil

@@ -56,3 +56,35 @@ func (l *ledger) inBatch(fn func(tx *sql.Tx) error) error {
 	b.mu.Unlock()
 	return <-w.done
 }
+
+// The statements every row runs, prepared once per run: parsing them
+// again for each row would cost more than running them.
+const (
+	sqlMarkSent = "UPDATE moves SET phase = ?, run = ?, reference_id = ?, sent_amount = ?, updated = ? WHERE id = ?"
+
+	sqlSettleRow = `UPDATE run_rows SET reference_id = ?, amount = ?, currency = ?, outcome = ?, http_status = ?,
+		error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ?, adopted = ? WHERE run = ? AND seq = ?`
+
+	sqlSettleMove = `UPDATE moves SET
+		phase = CASE WHEN phase = ? THEN phase ELSE ? END,
+		run = ?, currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
+		moved_by = COALESCE(?, moved_by),
+		input = CASE WHEN ? THEN ? ELSE input END, line = CASE WHEN ? THEN ? ELSE line END,
+		updated = ? WHERE id = ?`
+)
+
+// prepareStatements prepares the statements every row runs.
+func (l *ledger) prepareStatements() error {
+	l.stmts = map[string]*sql.Stmt{}
+	for _, q := range []string{sqlMarkSent, sqlSettleRow, sqlSettleMove} {
+		st, err := l.db.Prepare(q)
+		if err != nil {
+			return err
+		}
+		l.stmts[q] = st
+	}
+	return nil
+}
+
+// stmt is query, prepared once by prepareStatements, for tx.
+func (l *ledger) stmt(tx *sql.Tx, query string) *sql.Stmt { return tx.Stmt(l.stmts[query]) }

@@ -61,7 +61,7 @@ func (l *ledger) planRows(rows []plannedRow) error {
 // id with ref and amount.
 func (l *ledger) markSent(id, ref, amount string) error {
 	return l.inBatch(func(tx *sql.Tx) error {
-		_, err := tx.Exec("UPDATE moves SET phase = ?, run = ?, reference_id = ?, sent_amount = ?, updated = ? WHERE id = ?",
+		_, err := l.stmt(tx, sqlMarkSent).Exec(
 			phaseSent, l.run, ref, amount, l.stamp(), id)
 		return err
 	})
@@ -72,8 +72,7 @@ func (l *ledger) markSent(id, ref, amount string) error {
 // it is); a move the ledger holds confirmed stays confirmed.
 func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, input string) error {
 	return l.inBatch(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE run_rows SET reference_id = ?, amount = ?, currency = ?, outcome = ?, http_status = ?,
-			error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ?, adopted = ? WHERE run = ? AND seq = ?`,
+		_, err := l.stmt(tx, sqlSettleRow).Exec(
 			res.ReferenceID, res.Amount, res.currency, string(res.Outcome), res.HTTPStatus, res.ErrorType, res.Message,
 			res.PaymentStatus, res.moved, res.earlier, res.byRun, res.adopted, l.run, seq)
 		if err != nil || moveID == "" || phase == "" {
@@ -83,12 +82,7 @@ func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, inp
 		if res.adopted {
 			movedBy = sql.NullInt64{Int64: res.byRun, Valid: true}
 		}
-		_, err = tx.Exec(`UPDATE moves SET
-			phase = CASE WHEN phase = ? THEN phase ELSE ? END,
-			run = ?, currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
-			moved_by = COALESCE(?, moved_by),
-			input = CASE WHEN ? THEN ? ELSE input END, line = CASE WHEN ? THEN ? ELSE line END,
-			updated = ? WHERE id = ?`,
+		_, err = l.stmt(tx, sqlSettleMove).Exec(
 			phaseConfirmed, phase, l.run, res.currency, res.currency, movedBy,
 			res.moved || res.adopted, input, res.moved || res.adopted, res.Line, l.stamp(), moveID)
 		return err
