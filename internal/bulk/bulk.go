@@ -9,19 +9,33 @@
 // method set) and learns what an error means through Options.Classify, so
 // the command layer decides how API and network errors are read.
 //
+// # Identity and the ledger
+//
+// A move is known by what it means once decoded (see rowIdentity): never
+// by its file's bytes, encoding, line ends, column or row order, or the
+// command that read it. Every run on the machine shares a ledger of moves
+// keyed by that identity (see ledger): a run records its rows' intent
+// there before it sends anything, claims a payment before it sends its
+// moves (one run per payment at a time: another waits, told which run it
+// waits for), marks each move sent before its request and settles it with
+// the answer. Moved, in a summary, is only what this run's claimed sends
+// moved; the summary and the report are queries over the run's rows in
+// the ledger. The journal is the user's resume handle; the ledger is what
+// every run agrees on.
+//
 // # Ordering
 //
 // A run does not hold its rows: it reads its input again for each pass (a
-// RowSource), once to count what is still to send, once to send it. Rows
-// read wait in their payment's queue, in input order, at most a few
-// thousand at a time (reading waits while that many wait). A worker takes
-// a payment whose queue has rows and runs them one after the other,
-// because the service locks a payment for each request; the other workers
-// go on with other payments meanwhile, and no two workers ever hold the
-// same payment. What a run keeps is per payment (the payment as last read,
-// what its rows have moved), a 20-byte slot per distinct row (to number
-// identical rows, see rowIdentity), the journal's index (see below) and
-// the report's lines not yet spilled.
+// RowSource), once to record its rows and count what is still to send,
+// once to send it. Rows read wait in their payment's queue, in input
+// order, at most a few thousand at a time (reading waits while that many
+// wait). A worker takes a payment whose queue has rows, claims it, and
+// runs them one after the other, because the service locks a payment for
+// each request; the other workers go on with other payments meanwhile,
+// and no two workers ever hold the same payment. What a run keeps is per
+// payment (the payment as last read, what its rows have moved, the
+// reference_ids its rows send), a 20-byte slot per distinct row (to number
+// identical rows, see rowIdentity) and the journal's index (see below).
 //
 // # Journal
 //
@@ -86,9 +100,8 @@
 // or not_sent), http_status, error_type, message and payment_status (after
 // the row, when known). It is CSV with a header, or JSON lines with those
 // keys, written to a temporary file and renamed onto its path. Rows settle
-// out of input order: their lines are held in chunks, each sorted by line
-// and spilled to a temporary file beside the report, and merged in input
-// order at the end.
+// out of input order, into the ledger; the report is written from it, in
+// input order, at the end.
 package bulk
 
 import (

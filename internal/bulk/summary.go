@@ -28,11 +28,10 @@ type Summary struct {
 	NotSent     int  `json:"not_sent"`
 	Earlier     int  `json:"earlier"`
 	Interrupted bool `json:"interrupted"`
-	// Moved is the money this run's own requests moved, per currency:
-	// rows ok, and rows reconciled after an attempt of this run whose
-	// outcome was unknown. Never a move found already made (by a read
-	// before sending, or in the service's answer: api.MoveResult's
-	// MadeBefore), nor a row an earlier run settled.
+	// Moved is the money this run moved, per currency: its rows ok, each
+	// a move it sent while it held the payment's claim, to a payment that
+	// did not show the move before. Never a move found already made, nor
+	// a row an earlier run settled; no clock is compared.
 	Moved map[string]string `json:"moved,omitempty"`
 	// FailedAmounts and NotSentAmounts are the amounts of this run's
 	// failed and not-sent rows, per currency, for the rows whose amount
