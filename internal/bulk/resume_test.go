@@ -317,4 +317,3 @@ func TestInterruptFinishesRowsInFlight(t *testing.T) {
 		t.Fatalf("journal holds %d results:\n%s", n, journal)
 	}
 }
-
