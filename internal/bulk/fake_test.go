@@ -190,9 +190,10 @@ func (f *fakeClient) move(ctx context.Context, c call, apply func(p *fakePayment
 	f.mu.Unlock()
 	madeBefore := f.madeBefore[c.paymentID]
 	if err == errDeduped {
-		// As the real client tells from the move's created_at: the
-		// service answered a repeat, and nothing moved now.
-		err, madeBefore = nil, true
+		// The service answers a repeat as a success, the payment holding
+		// the move; the real client no longer guesses from clocks whether
+		// it was made before this request.
+		err = nil
 	}
 	if err != nil {
 		// As the real client: a refusal is followed by a read of the

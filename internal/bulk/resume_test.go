@@ -317,3 +317,48 @@ func TestInterruptFinishesRowsInFlight(t *testing.T) {
 		t.Fatalf("journal holds %d results:\n%s", n, journal)
 	}
 }
+
+// A row of unknown outcome is settled by the next row of its payment even
+// when that row comes in a later turn of the payment (read after the
+// first turn ended): no other run held the payment in between, so the
+// read tells that this run's send moved the money; the next row is then
+// checked against the payment as it is (CLOSED), never as it was.
+func TestAnUnknownRowIsSettledByTheNextRowInALaterTurn(t *testing.T) {
+	f := newFake(t)
+	id := f.add("AED", "100", api.StatusAuthorized)
+	rows := []Row{{Line: 2, Op: OpCapture, PaymentID: id, Amount: FullAmount}, {Line: 3, Op: OpRefund, PaymentID: id, Amount: "5"}}
+	firstDone := make(chan struct{})
+	passes := 0
+	src := func(each func(Row)) error {
+		passes++
+		each(rows[0])
+		if passes > 1 {
+			<-firstDone // the pass that sends: the first row's turn ends first
+		}
+		each(rows[1])
+		return nil
+	}
+	o := testOptions(t, OpApply)
+	o.Concurrency = 1
+	b, err := PrepareSource(src, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	f.afterCommit = func(_ context.Context, c call) error {
+		if c.op == "capture" {
+			close(firstDone)
+			return errDropped // committed, the answer lost
+		}
+		return nil
+	}
+	sum, err := b.Run(context.Background(), f)
+	if err != nil || sum.OK != 2 || sum.Unknown != 0 || sum.Moved["AED"] != "105.00" {
+		t.Fatalf("summary %+v, err %v; want both rows ok, 105.00 moved", sum, err)
+	}
+	rep := readReport(t, o.ReportPath)
+	if rep[0]["outcome"] != "ok" || !strings.Contains(rep[0]["message"], "its outcome was unknown and the payment read before the next row shows the move") ||
+		rep[1]["outcome"] != "ok" || rep[1]["payment_status"] != "CLOSED" {
+		t.Fatalf("report %v", rep)
+	}
+}

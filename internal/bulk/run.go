@@ -132,10 +132,6 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 		}
 	}
 	if claimed {
-		// Rows still unknown stay so: once the claim is given back,
-		// another run may send them, and a later read would not tell
-		// whose send moved the money.
-		q.unresolved = nil
 		if err := r.ledger.release(q.paymentID); err != nil {
 			r.halt(err)
 		}
@@ -159,10 +155,12 @@ func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
 	}
 	// The state's count of earlier rows, and whether the payment was
 	// CLOSED before this run's rows, carry over from an earlier turn.
+	// Once another run has held the payment, what this run knew of it is
+	// read again, and its rows still unknown stay so: that run may have
+	// sent them, and a read would not tell whose send moved the money.
 	if !kept {
-		q.payment = nil
+		q.payment, q.unresolved = nil, nil
 	}
-	q.unresolved = nil
 	if !q.claimed {
 		q.claimed, q.firstRead = true, true
 	}
