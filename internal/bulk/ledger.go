@@ -64,6 +64,10 @@ const (
 )
 
 const ledgerSchema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS runs (
 	id      INTEGER PRIMARY KEY AUTOINCREMENT,
 	pid     INTEGER NOT NULL,
@@ -125,9 +129,16 @@ CREATE TABLE IF NOT EXISTS run_rows (
 CREATE INDEX IF NOT EXISTS run_rows_of_payment ON run_rows (run, payment_id);
 `
 
-// keepRunRows is how long the rows of an ended run are kept: its report
-// is written by then. Its moves are kept for good.
-const keepRunRows = 7 * 24 * time.Hour
+// How long the ledger keeps what it no longer needs: the rows of an ended
+// run (its report is written), and moves settled and runs ended long ago,
+// which are then only named no more ("by no bulk run this machine's
+// ledger knows"); the payment itself still shows a repeat. It is pruned
+// at most once every pruneEvery.
+const (
+	keepRunRows = 7 * 24 * time.Hour
+	keepMoves   = 90 * 24 * time.Hour
+	pruneEvery  = 24 * time.Hour
+)
 
 // openLedger opens the ledger in dir (bnpl's state directory), or a
 // private one, removed on close, when dir is "" (a run without a state

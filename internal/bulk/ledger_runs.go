@@ -72,11 +72,23 @@ func (l *ledger) beginRun(op Op, input, journal string) error {
 	return nil
 }
 
-// prune drops the rows of runs that ended long ago (their reports are
-// written); their moves stay.
+// prune drops, at most once a day, the rows of runs that ended a week ago
+// (their reports are written), and the moves settled and the runs ended
+// long ago (keepMoves): the ledger does not grow without end.
 func (l *ledger) prune() {
-	before := l.now().Add(-keepRunRows).UTC().Format(time.RFC3339Nano)
-	_ = l.exec("DELETE FROM run_rows WHERE run IN (SELECT id FROM runs WHERE ended IS NOT NULL AND ended < ?)", before)
+	now := l.now().UTC()
+	var last string
+	_ = l.db.QueryRow("SELECT value FROM meta WHERE key = 'pruned'").Scan(&last)
+	if t, err := time.Parse(time.RFC3339Nano, last); err == nil && now.Sub(t) < pruneEvery {
+		return
+	}
+	if err := l.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('pruned', ?)", now.Format(time.RFC3339Nano)); err != nil {
+		return
+	}
+	stamp := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339Nano) }
+	_ = l.exec("DELETE FROM run_rows WHERE run IN (SELECT id FROM runs WHERE ended IS NOT NULL AND ended < ?)", stamp(keepRunRows))
+	_ = l.exec("DELETE FROM moves WHERE updated < ? AND phase IN (?, ?, ?)", stamp(keepMoves), phaseConfirmed, phaseFailed, phasePlanned)
+	_ = l.exec("DELETE FROM runs WHERE ended IS NOT NULL AND ended < ?", stamp(keepMoves))
 }
 
 // alive reports whether the run whose lock file is at path still lives:

@@ -110,3 +110,36 @@ func TestAMoveOfAKilledRunIsAdoptedOnce(t *testing.T) {
 		t.Fatalf("the adopting run's summary: %+v, %v", sum, err)
 	}
 }
+
+// The ledger forgets, at most once a day, the rows of runs that ended a
+// week ago and the moves settled three months ago.
+func TestLedgerPrunesWhatItNoLongerNeeds(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	old, err := openLedger(dir, "scope", func() time.Time { return now.Add(-100 * 24 * time.Hour) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.beginRun(OpCapture, "old.csv", ""); err != nil {
+		t.Fatal(err)
+	}
+	id := moveID("scope", "old")
+	if err := old.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.settle(1, id, rowResult{Outcome: OutcomeOK, moved: true, currency: "AED", Amount: "1.00"}, phaseConfirmed, "old.csv"); err != nil {
+		t.Fatal(err)
+	}
+	old.close()
+	count := func(l *ledger, table string) (n int) {
+		_ = l.db.QueryRow("SELECT count(*) FROM " + table).Scan(&n)
+		return n
+	}
+	fresh := openTestLedger(t, dir) // its beginRun prunes
+	if n := count(fresh, "moves"); n != 0 {
+		t.Fatalf("%d old moves kept", n)
+	}
+	if n := count(fresh, "run_rows"); n != 0 {
+		t.Fatalf("%d rows of an old run kept", n)
+	}
+}
