@@ -89,6 +89,27 @@ func (l *ledger) prune() {
 	_ = l.exec("DELETE FROM run_rows WHERE run IN (SELECT id FROM runs WHERE ended IS NOT NULL AND ended < ?)", stamp(keepRunRows))
 	_ = l.exec("DELETE FROM moves WHERE updated < ? AND phase IN (?, ?, ?)", stamp(keepMoves), phaseConfirmed, phaseFailed, phasePlanned)
 	_ = l.exec("DELETE FROM runs WHERE ended IS NOT NULL AND ended < ?", stamp(keepMoves))
+	l.dropDeadLocks()
+}
+
+// dropDeadLocks removes the lock files runs killed before their end left
+// behind (a missing file is a run that ended, as an unlocked one is).
+func (l *ledger) dropDeadLocks() {
+	rows, err := l.db.Query("SELECT lock FROM runs WHERE ended IS NULL AND id <> ?", l.run)
+	if err != nil {
+		return
+	}
+	var dead []string
+	for rows.Next() {
+		var lock string
+		if rows.Scan(&lock) == nil && !alive(lock) {
+			dead = append(dead, lock)
+		}
+	}
+	rows.Close()
+	for _, lock := range dead {
+		_ = os.Remove(lock)
+	}
 }
 
 // alive reports whether the run whose lock file is at path still lives:
