@@ -29,10 +29,13 @@ measure() {
   rm -f "$file.journal" "$file.report.csv"
   local rc=0
   /usr/bin/time -v "$bin" payments capture --input "$file" >"$work/out" 2>"$work/time" || rc=$?
-  local wall rss
+  local wall rss cpu
   wall=$(sed -nE 's/.*Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (.*)/\1/p' "$work/time")
   rss=$(sed -nE 's/.*Maximum resident set size \(kbytes\): ([0-9]+)/\1/p' "$work/time")
-  printf '%-40s exit %d  wall %8s  peak RSS %6.1f MB  report lines %d\n' "$name" "$rc" "$wall" \
+  # bnpl's own CPU time (user + system): on a shared machine the wall
+  # time moves with the load, this much less.
+  cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' "$work/time")
+  printf '%-40s exit %d  wall %8s  cpu %6ss  peak RSS %6.1f MB  report lines %d\n' "$name" "$rc" "$wall" "$cpu" \
     "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$(($(wc -l <"$file.report.csv") - 1))"
   grep -E '^[0-9]+ rows' "$work/time" | sed 's/^/    /' || true
 }

@@ -39,8 +39,8 @@ type MoveDeps struct {
 	Seen func(...recent.Entry)
 	// Now is the clock the local checks use (an expired authorization).
 	Now func() time.Time
-	// StateDir is bnpl's state directory, where bulk runs lock their
-	// input; "" takes no input lock.
+	// StateDir is bnpl's state directory, where bulk runs keep the ledger
+	// of moves every run on the machine shares; "" keeps a private one.
 	StateDir string
 	// Lookup finds the payment of an order:REF argument.
 	Lookup *cmdutil.OrderLookup

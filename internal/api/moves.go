@@ -15,14 +15,14 @@ type MoveResult struct {
 	// showed the move with our reference_id (and amount) had been made
 	// after all; for close, that the payment is CLOSED.
 	Reconciled bool
-	// MadeBefore is true when the move was found already made before this
-	// call sent anything (an earlier or concurrent call with the same
-	// reference_id): the service answered a capture or refund holding our
-	// reference_id and amount with a created_at clearly before the
-	// request (see move.madeBeforeAnswer), or refused a repeat when no
-	// attempt of this call had an unknown outcome. Nothing moved now. Two
-	// calls within the same second of the service's clock cannot be told
-	// apart: the later one is not marked.
+	// MadeBefore is true when the service refused a repeat of the move
+	// while no attempt of this call had an unknown outcome, and the
+	// payment read then showed the move: it was made before this call
+	// sent anything, and nothing moved now. A 2xx never sets it: the
+	// service answers a reference_id it has seen with the payment as it
+	// is, so only what the payment held before the call tells whether
+	// the call moved money (a bulk run keeps that in its ledger). No
+	// clock is compared.
 	MadeBefore bool
 	// Attempts is how many requests were sent for the move itself, not
 	// counting the read of the payment.

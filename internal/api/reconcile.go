@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -157,9 +156,7 @@ func (c *Client) Close(ctx context.Context, id string) (*MoveResult, error) {
 // Attempts counts the move's requests, not the reads of the payment.
 func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 	out := &MoveResult{ReferenceID: m.reference}
-	start := c.now()
 	res, err := c.execute(ctx, m.call)
-	elapsed := c.now().Sub(start)
 	if res != nil {
 		out.Attempts = res.attempts
 	}
@@ -169,11 +166,12 @@ func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 			return out, err
 		}
 		out.Payment = &p
-		if err := m.verifyMade(&p); err != nil {
-			return out, err
-		}
-		out.MadeBefore = m.madeBeforeAnswer(&p, res.header, elapsed)
-		return out, nil
+		// A 2xx may answer a move made before this call (the service
+		// deduplicates on the reference_id and moves nothing): whether
+		// this call moved the money is not in the answer. The caller,
+		// who knows what the payment held before it sent, decides; no
+		// clock is compared.
+		return out, m.verifyMade(&p)
 	}
 	if errors.Is(err, ErrDryRun) || res == nil || ctx.Err() != nil {
 		return out, err
@@ -220,41 +218,6 @@ func (c *Client) runMove(ctx context.Context, m *move) (*MoveResult, error) {
 		}
 	}
 	return out, err
-}
-
-// madeBeforeAnswer reports whether the payment a successful capture or
-// refund answered holds our move (our reference_id and amount) with a
-// created_at clearly earlier than this call: the service deduplicated the
-// request on its reference_id and moved nothing now. Both times are the
-// service's clock: the move's created_at, and the answer's Date header,
-// from which the call's own elapsed time (every attempt and wait) and one
-// second (Date has whole seconds) are taken off. Without a Date header, or
-// a created_at, it cannot be told: false.
-//
-// Two calls within the same second cannot be told apart this way: the
-// later one is taken as having made the move. The reference_id still
-// guarantees that the money moved once.
-func (m *move) madeBeforeAnswer(p *Payment, header http.Header, elapsed time.Duration) bool {
-	var created *time.Time
-	switch m.kind {
-	case moveCapture:
-		if c := p.CaptureByReference(m.reference); c != nil && c.Amount.Equal(m.amount) {
-			created = c.CreatedAt
-		}
-	case moveRefund:
-		if r := p.RefundByReference(m.reference); r != nil && r.Amount.Equal(m.amount) {
-			created = r.CreatedAt
-		}
-	}
-	if created == nil || header == nil {
-		return false
-	}
-	date, err := http.ParseTime(header.Get("Date"))
-	if err != nil {
-		return false
-	}
-	sent := date.Add(-elapsed - time.Second)
-	return created.Before(sent)
 }
 
 // refusedAsRepeat reports whether err is a refusal that the service gives

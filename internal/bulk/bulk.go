@@ -9,19 +9,33 @@
 // method set) and learns what an error means through Options.Classify, so
 // the command layer decides how API and network errors are read.
 //
+// # Identity and the ledger
+//
+// A move is known by what it means once decoded (see rowIdentity): never
+// by its file's bytes, encoding, line ends, column or row order, or the
+// command that read it. Every run on the machine shares a ledger of moves
+// keyed by that identity (see ledger): a run records its rows' intent
+// there before it sends anything, claims a payment before it sends its
+// moves (one run per payment at a time: another waits, told which run it
+// waits for), marks each move sent before its request and settles it with
+// the answer. Moved, in a summary, is only what this run's claimed sends
+// moved; the summary and the report are queries over the run's rows in
+// the ledger. The journal is the user's resume handle; the ledger is what
+// every run agrees on.
+//
 // # Ordering
 //
 // A run does not hold its rows: it reads its input again for each pass (a
-// RowSource), once to count what is still to send, once to send it. Rows
-// read wait in their payment's queue, in input order, at most a few
-// thousand at a time (reading waits while that many wait). A worker takes
-// a payment whose queue has rows and runs them one after the other,
-// because the service locks a payment for each request; the other workers
-// go on with other payments meanwhile, and no two workers ever hold the
-// same payment. What a run keeps is per payment (the payment as last read,
-// what its rows have moved), a 20-byte slot per distinct row (to number
-// identical rows, see rowIdentity), the journal's index (see below) and
-// the report's lines not yet spilled.
+// RowSource), once to record its rows and count what is still to send,
+// once to send it. Rows read wait in their payment's queue, in input
+// order, at most a few thousand at a time (reading waits while that many
+// wait). A worker takes a payment whose queue has rows, claims it, and
+// runs them one after the other, because the service locks a payment for
+// each request; the other workers go on with other payments meanwhile,
+// and no two workers ever hold the same payment. What a run keeps is per
+// payment (the payment as last read, what its rows have moved, the
+// reference_ids its rows send), a 20-byte slot per distinct row (to number
+// identical rows, see rowIdentity) and the journal's index (see below).
 //
 // # Journal
 //
@@ -86,23 +100,16 @@
 // or not_sent), http_status, error_type, message and payment_status (after
 // the row, when known). It is CSV with a header, or JSON lines with those
 // keys, written to a temporary file and renamed onto its path. Rows settle
-// out of input order: their lines are held in chunks, each sorted by line
-// and spilled to a temporary file beside the report, and merged in input
-// order at the end.
+// out of input order, into the ledger; the report is written from it, in
+// input order, at the end.
 package bulk
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
 // Op is the money move of a row: capture, refund or close. A run has an
@@ -186,12 +193,13 @@ type Options struct {
 
 	// JournalPath is the resume journal; empty runs without one.
 	JournalPath string
-	// LockDir, with InputID (the hex SHA-256 of the input's bytes) and
-	// InputName, takes the input lock under LockDir (bnpl's state
-	// directory): a second run of the same input and op stops before
-	// anything is sent, whatever its journal. Empty takes no input lock.
-	LockDir   string
-	InputID   string
+	// LedgerDir is bnpl's state directory, which holds the ledger every
+	// run on the machine shares (see ledger); empty keeps a private
+	// ledger for this run alone. Scope names the service and merchant
+	// the moves are made on (moves of one scope are one set), and
+	// InputName the input, for people.
+	LedgerDir string
+	Scope     string
 	InputName string
 	// ReportPath gets one line per row: CSV, or JSON lines when it ends in
 	// .jsonl or .ndjson; empty writes no report.
@@ -210,13 +218,21 @@ type Options struct {
 	// RetryFailed sends again the rows the journal records as definitely
 	// failed; without it a resumed run keeps their earlier answer.
 	RetryFailed bool
+	// AllowRepeats sends a move whose like (same payment, op and amount)
+	// the payment holds settled under a reference_id no row of the input
+	// sends; without it such a row is refused as a possible repeat.
+	AllowRepeats bool
 
 	// Progress receives the progress display and the final summary line;
 	// nil shows nothing. ProgressTTY draws a bar instead of printing a
-	// summary line every SummaryEvery (default 10s).
+	// summary line every SummaryEvery (default 2s).
 	Progress     io.Writer
 	ProgressTTY  bool
 	SummaryEvery time.Duration
+	// Notice says what a person should know that is no row's outcome
+	// (which run this one waits for, journal records no row matches), as
+	// the command's other notices; nil writes it to Progress.
+	Notice func(format string, args ...any)
 
 	// Classify reads the client's errors; nil treats every error as an
 	// unknown outcome, the choice that can never lose a row: a re-run
@@ -229,8 +245,8 @@ type Options struct {
 	limiter waiter
 	now     func() time.Time
 	ticker  func(time.Duration) (<-chan time.Time, func())
-	// window and spill, when set, replace windowRows and spillChunk.
-	window, spill int
+	// window, when set, replaces windowRows.
+	window int
 }
 
 // Outcome of a row, as the report and the journal write it.
@@ -249,122 +265,3 @@ const (
 	// OutcomeNotSent is a row an interruption left untouched.
 	OutcomeNotSent Outcome = "not_sent"
 )
-
-// Summary counts the rows of a run by outcome, each row once: Total is OK
-// + Reconciled + Failed + Unknown + Skipped + NotSent. Rows settled by an earlier
-// run of the same journal are counted under their recorded outcome and also
-// in Earlier, so a re-run gives the same verdict until the failures are
-// dealt with.
-type Summary struct {
-	Total      int `json:"total"`
-	OK         int `json:"ok"`
-	Reconciled int `json:"reconciled"`
-	Failed     int `json:"failed"`
-	// Unknown are rows whose move may or may not have moved money.
-	Unknown int `json:"unknown"`
-	// Skipped are invalid rows passed over with SkipInvalid.
-	Skipped int `json:"skipped"`
-	// NotSent are rows an interruption left untouched.
-	NotSent     int  `json:"not_sent"`
-	Earlier     int  `json:"earlier"`
-	Interrupted bool `json:"interrupted"`
-	// Moved is the money this run's own requests moved, per currency:
-	// rows ok, and rows reconciled after an attempt of this run whose
-	// outcome was unknown. Never a move found already made (by a read
-	// before sending, or in the service's answer: api.MoveResult's
-	// MadeBefore), nor a row an earlier run settled.
-	Moved map[string]string `json:"moved,omitempty"`
-	// FailedAmounts and NotSentAmounts are the amounts of this run's
-	// failed and not-sent rows, per currency, for the rows whose amount
-	// and currency are known (a "full" row not yet read has no amount; a
-	// payment never read or answered, no currency). Unpriced counts the
-	// failed and not-sent rows left out of those totals for that reason.
-	FailedAmounts  map[string]string `json:"failed_amounts,omitempty"`
-	NotSentAmounts map[string]string `json:"not_sent_amounts,omitempty"`
-	// UnknownAmounts are the amounts of the rows of unknown outcome.
-	UnknownAmounts map[string]string `json:"unknown_amounts,omitempty"`
-	Unpriced       int               `json:"unpriced,omitempty"`
-
-	// MovedByOp splits Moved by move (capture, refund), for a file of
-	// mixed rows.
-	MovedByOp map[Op]map[string]string `json:"moved_by_op,omitempty"`
-
-	moved, failed, notSent, unknown map[string]decimal.Decimal
-	movedByOp                       map[Op]map[string]decimal.Decimal
-}
-
-// String is the final summary line.
-func (s Summary) String() string {
-	line := fmt.Sprintf("%d %s: %d ok, %d reconciled, %d failed, ", s.Total, plural(s.Total, "row", "rows"), s.OK, s.Reconciled, s.Failed)
-	if s.Unknown > 0 {
-		line += fmt.Sprintf("%d of unknown outcome, ", s.Unknown)
-	}
-	line += fmt.Sprintf("%d skipped, %d not sent", s.Skipped, s.NotSent)
-	if s.Earlier > 0 {
-		line += fmt.Sprintf(" (%d settled by an earlier run)", s.Earlier)
-	}
-	if len(s.moved) > 0 {
-		line += "; moved " + TotalsString(s.moved) + byOpString(s.movedByOp, "ed")
-	} else if s.Total > 0 {
-		line += "; nothing moved"
-	}
-	if len(s.failed) > 0 {
-		line += "; failed " + TotalsString(s.failed)
-	}
-	if len(s.unknown) > 0 {
-		line += "; unknown " + TotalsString(s.unknown)
-	}
-	if len(s.notSent) > 0 {
-		line += "; not sent " + TotalsString(s.notSent)
-	}
-	if s.Unpriced > 0 {
-		line += fmt.Sprintf(" (%d %s of unknown amount or currency not totalled)", s.Unpriced, plural(s.Unpriced, "row", "rows"))
-	}
-	if s.Interrupted {
-		line += "; interrupted"
-	}
-	return line
-}
-
-// byOpString splits a total by move, " (capture 100.00 AED; refund 20.00
-// AED)", when more than one move makes it; "" otherwise. verb picks the
-// words: "" for the moves' names, "ed" for what was done.
-func byOpString(byOp map[Op]map[string]decimal.Decimal, verb string) string {
-	if len(byOp) < 2 {
-		return ""
-	}
-	var parts []string
-	for _, op := range []Op{OpCapture, OpRefund} {
-		if m := byOp[op]; len(m) > 0 {
-			name := string(op)
-			if verb != "" {
-				name = pastTense(op)
-			}
-			parts = append(parts, name+" "+TotalsString(m))
-		}
-	}
-	return " (" + strings.Join(parts, "; ") + ")"
-}
-
-// addTo adds amount in cur to m[op].
-func addTo(m map[Op]map[string]decimal.Decimal, op Op, cur string, amount decimal.Decimal) {
-	if m[op] == nil {
-		m[op] = map[string]decimal.Decimal{}
-	}
-	m[op][cur] = m[op][cur].Add(amount)
-}
-
-// TotalsString writes amounts per currency, in currency order: "120.00
-// AED, 35.500 KWD".
-func TotalsString(m map[string]decimal.Decimal) string {
-	curs := make([]string, 0, len(m))
-	for c := range m {
-		curs = append(curs, c)
-	}
-	sort.Strings(curs)
-	parts := make([]string, len(curs))
-	for i, c := range curs {
-		parts[i] = money.Display(m[c], c)
-	}
-	return strings.Join(parts, ", ")
-}

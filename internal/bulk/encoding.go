@@ -87,7 +87,7 @@ func (u *utf8Input) Read(p []byte) (int, error) {
 			u.err = u.invalid(data[i])
 			return 0, u.err
 		}
-		if r == utf8.RuneError && u.encoding != "" {
+		if u.encoding != "" && (r == utf8.RuneError || c1Control(r)) {
 			u.err = u.undefined()
 			return 0, u.err
 		}
@@ -108,6 +108,13 @@ func (u *utf8Input) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// c1Control is a character latin1 gives bytes 0x80 to 0x9F: C1 controls,
+// which no text means. A file that has such bytes was written in another
+// encoding (windows-1252 puts the euro sign and curly quotes there), so
+// they are refused as a byte the encoding does not define, never read as
+// invisible characters that would become part of a reference_id.
+func c1Control(r rune) bool { return r >= 0x80 && r <= 0x9f }
+
 func (u *utf8Input) invalid(b byte) error {
 	return &InputError{Name: u.name, Line: u.line, hint: "save the file as UTF-8, or name its encoding: --input-encoding windows-1252 (Excel's CSV on Windows) or latin1",
 		Message: fmt.Sprintf("the byte at offset %d of the file (0x%02X) is not UTF-8: the service would store another text than the one sent, "+
@@ -116,5 +123,5 @@ func (u *utf8Input) invalid(b byte) error {
 
 func (u *utf8Input) undefined() error {
 	return &InputError{Name: u.name, Line: u.line, hint: "check the file's encoding: save it as UTF-8, or name the encoding it was written in",
-		Message: fmt.Sprintf("the byte at offset %d of the file is not a character of %s; nothing was sent", u.off, u.encoding)}
+		Message: fmt.Sprintf("the byte at offset %d of the file is not a character of %s (bytes 0x80 to 0x9F are control codes there, not text); nothing was sent", u.off, u.encoding)}
 }

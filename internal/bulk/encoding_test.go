@@ -1,6 +1,7 @@
 package bulk
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -61,5 +62,43 @@ func TestReadRowsTextBounds(t *testing.T) {
 	_, invalid, err := ReadRows(strings.NewReader(in), "r.csv", OpCapture)
 	if err != nil || len(invalid) != 1 || !strings.Contains(invalid[0].String(), "reference_id: has 256 characters, at most 255") {
 		t.Errorf("invalid %v err %v", invalid, err)
+	}
+}
+
+// latin1 gives bytes 0x80 to 0x9F to C1 controls, which no text means: a
+// Windows-1252 file read as latin1 (its euro sign, its curly quotes) is
+// refused, naming the byte, never read as invisible characters.
+func TestLatin1RefusesC1Bytes(t *testing.T) {
+	in := "payment_id,amount,reference_id,reason\n" + pidA + ",1.00,R-\x80-1,\x93late\x94\n"
+	_, _, err := ReadRowsWith(strings.NewReader(in), "refunds.csv", OpRefund, ReadOptions{Encoding: "latin1"})
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 2 || ie.ExitCode() != 2 ||
+		!strings.Contains(ie.Message, "the byte at offset 82 of the file is not a character of latin1") {
+		t.Fatalf("latin1: %v", err)
+	}
+	rows, _, err := ReadRowsWith(strings.NewReader(in), "refunds.csv", OpRefund, ReadOptions{Encoding: "windows-1252"})
+	if err != nil || len(rows) != 1 || rows[0].ReferenceID != "R-€-1" || rows[0].Reason != "“late”" {
+		t.Fatalf("windows-1252: rows %+v err %v", rows, err)
+	}
+}
+
+// A reference_id holding a control, format or bidi character is refused,
+// naming the character and where it is: it would be another id than the
+// one a person reads.
+func TestReferenceIDInvisibleCharactersRefused(t *testing.T) {
+	for ref, want := range map[string]string{
+		"R\u202e1":   `reference_id: holds U+202E (a format or bidi character) at character 2`,
+		"R\u200b1":   `reference_id: holds U+200B (a format or bidi character) at character 2`,
+		"R-1\u0007":  `reference_id: holds U+0007 (a control character) at character 4`,
+		"\ufeffR-1":  `reference_id: holds U+FEFF (a format or bidi character) at character 1`,
+		"R-\u00ad-1": `reference_id: holds U+00AD (a format or bidi character) at character 3`,
+		"R\u20281":   `reference_id: holds U+2028 (a line or paragraph separator) at character 2`,
+	} {
+		quoted, _ := json.Marshal(ref)
+		in := `{"payment_id":"` + pidA + `","amount":"1.00","reference_id":` + string(quoted) + `}` + "\n"
+		_, invalid, err := ReadRows(strings.NewReader(in), "r.jsonl", OpCapture)
+		if err != nil || len(invalid) != 1 || !strings.Contains(invalid[0].String(), want) {
+			t.Errorf("%q: invalid %v err %v, want %q", ref, invalid, err, want)
+		}
 	}
 }

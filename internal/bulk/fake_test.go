@@ -70,7 +70,7 @@ type call struct {
 // per-payment lock. Two requests overlapping on one payment are counted in
 // overlaps, which the ordering tests require to stay at zero.
 type fakeClient struct {
-	t *testing.T
+	t testing.TB
 
 	mu       sync.Mutex
 	payments map[string]*fakePayment
@@ -95,7 +95,7 @@ type fakeClient struct {
 // payment holds already: the service answers it as a success.
 var errDeduped = errors.New("deduplicated")
 
-func newFake(t *testing.T) *fakeClient {
+func newFake(t testing.TB) *fakeClient {
 	return &fakeClient{t: t, payments: map[string]*fakePayment{}}
 }
 
@@ -190,9 +190,10 @@ func (f *fakeClient) move(ctx context.Context, c call, apply func(p *fakePayment
 	f.mu.Unlock()
 	madeBefore := f.madeBefore[c.paymentID]
 	if err == errDeduped {
-		// As the real client tells from the move's created_at: the
-		// service answered a repeat, and nothing moved now.
-		err, madeBefore = nil, true
+		// The service answers a repeat as a success, the payment holding
+		// the move; the real client no longer guesses from clocks whether
+		// it was made before this request.
+		err = nil
 	}
 	if err != nil {
 		// As the real client: a refusal is followed by a read of the

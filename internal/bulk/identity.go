@@ -4,7 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
 )
 
 // identifier gives rows their journal key and derived reference_id one at
@@ -86,4 +90,75 @@ func (t *pairTable) put(key [2]uint64, val uint32) {
 		t.n++
 	}
 	t.keys[i], t.vals[i] = k, val
+}
+
+// DefaultReferencePrefix starts the reference_id derived for a row that
+// has none; see rowIdentity.
+const DefaultReferencePrefix = "bnpl"
+
+// rowIdentity gives every row its journal key and, for a capture or refund
+// row without a reference_id, the reference_id it is sent with.
+//
+// Both are hashes of what identifies the intended move: the op, the
+// payment_id, the amount (as a number, so 100.0 and 100.00 agree; "full"
+// as written), the row's reference_id, tax, shipping and discount amounts,
+// reason, and how many identical rows came before it in the input (so two
+// identical rows stay two moves). The line is not part of them: inserting
+// or moving other rows changes nothing.
+//
+// The derived reference_id is PREFIX-H, H the first 24 hex digits of the
+// SHA-256 of that content. Any run of the same file, concurrent or later,
+// even with its journal deleted, sends the same reference_id for a row,
+// and the service does not apply a reference_id twice. prefix is
+// Options.ReferencePrefix: empty means DefaultReferencePrefix, and another
+// prefix (a deliberate second run of the same file) also makes new journal
+// keys, so the same journal does not take that run's rows for done.
+func rowIdentity(prefix string, rows []Row) (keys, refs []string) {
+	keys = make([]string, len(rows))
+	refs = make([]string, len(rows))
+	id := identifier{prefix: prefix}
+	for i, r := range rows {
+		keys[i], refs[i] = id.next(r)
+	}
+	return keys, refs
+}
+
+// rowContent is what identifies a row's move, for rowIdentity.
+func rowContent(r Row) string {
+	return strings.Join([]string{
+		string(r.Op), r.PaymentID, canonicalAmount(r.Amount), r.ReferenceID,
+		canonicalAmount(r.TaxAmount), canonicalAmount(r.ShippingAmount), canonicalAmount(r.DiscountAmount), r.Reason,
+	}, "\x1f")
+}
+
+// derivedReference is the reference_id of the ordinal-th row of content
+// (see rowIdentity).
+func derivedReference(prefix, content string, ordinal int) string {
+	ref := sha256.Sum256([]byte("reference_id\x1f" + content + "\x1f" + strconv.Itoa(ordinal)))
+	if prefix == "" {
+		prefix = DefaultReferencePrefix
+	}
+	return prefix + "-" + hex.EncodeToString(ref[:12])
+}
+
+// CheckReferencePrefix says what is wrong with a --reference-prefix, or "".
+func CheckReferencePrefix(p string) string {
+	if p == "" || len(p) > maxReferencePrefix {
+		return fmt.Sprintf("must be 1 to %d characters", maxReferencePrefix)
+	}
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return fmt.Sprintf("%q may hold only letters, digits, '-', '_' and '.'", p)
+		}
+	}
+	return ""
+}
+
+const maxReferencePrefix = 32
+
+func canonicalAmount(s string) string {
+	if d, err := decimal.NewFromString(s); err == nil {
+		return d.String()
+	}
+	return s
 }

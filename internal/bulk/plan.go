@@ -11,7 +11,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
-	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
 // PlanResult is what a run of rows would do, judged against the payments
@@ -30,6 +29,10 @@ type PlanResult struct {
 	// splits it by move, for a file of mixed rows.
 	Money map[string]decimal.Decimal
 	ByOp  map[Op]map[string]decimal.Decimal
+	// Repeats counts the rows to go that repeat a settled move of the
+	// same payment, op and amount that no row accounts for: they go only
+	// with --allow-repeats; RepeatsRefused counts those refused without it.
+	Repeats, RepeatsRefused int
 }
 
 // String is the plan's summary line.
@@ -37,6 +40,10 @@ func (p PlanResult) String() string {
 	line := fmt.Sprintf("plan: %d %s: %d would go, %d already made, %d refused", p.Total, plural(p.Total, "row", "rows"), p.Go, p.Made, p.RefusedCount)
 	if len(p.Money) > 0 {
 		line += "; would move " + TotalsString(p.Money) + byOpString(p.ByOp, "")
+	}
+	if p.Repeats > 0 {
+		line += fmt.Sprintf("; %d %s a settled move of the same payment and amount, going as new with --allow-repeats",
+			p.Repeats, plural(p.Repeats, "row repeats", "rows repeat"))
 	}
 	return line
 }
@@ -66,7 +73,11 @@ func (e *PlanError) Error() string {
 func (e *PlanError) ExitCode() int { return 2 }
 
 func (e *PlanError) Hint() string {
-	return "fix the rows listed (or remove them), then run the plan again"
+	hint := "fix the rows listed (or remove them), then run the plan again"
+	if e.Plan.RepeatsRefused > 0 {
+		hint += "; a row refused as a possible repeat that is a new move goes with --allow-repeats"
+	}
+	return hint
 }
 
 // DisputeReader reads the disputes of one payment (live payments only).
@@ -74,98 +85,6 @@ func (e *PlanError) Hint() string {
 // under an open dispute, as a single refund does.
 type DisputeReader interface {
 	PaymentDisputes(ctx context.Context, paymentID string) ([]api.Dispute, error)
-}
-
-// payState is a payment as the earlier rows of a file leave it: the plan
-// works it out from one read, a run takes it from the last answer.
-type payState struct {
-	status                     string
-	amount, captured, refunded decimal.Decimal
-	// dispute is an open dispute on the payment: refunds wait on it.
-	dispute *api.Dispute
-}
-
-func newPayState(p *api.Payment, dispute *api.Dispute) *payState {
-	return &payState{status: p.Status, amount: p.Amount, captured: p.Captured(), refunded: p.Refunded(), dispute: dispute}
-}
-
-// remaining is what op can still move on the payment, by the rules of
-// api.Payment's Capturable and Refundable.
-func (st *payState) remaining(op Op) decimal.Decimal {
-	var rest decimal.Decimal
-	switch {
-	case op == OpCapture && st.status == api.StatusAuthorized:
-		rest = st.amount.Sub(st.captured)
-	case op == OpRefund && st.status == api.StatusClosed:
-		rest = st.captured.Sub(st.refunded)
-	}
-	return decimal.Max(rest, decimal.Zero)
-}
-
-// apply counts a move of amount made by a row (closing: amount is zero).
-func (st *payState) apply(op Op, amount decimal.Decimal) {
-	switch op {
-	case OpClose:
-		st.status = api.StatusClosed
-	case OpCapture:
-		st.captured = st.captured.Add(amount)
-		if !st.amount.GreaterThan(st.captured) {
-			st.status = api.StatusClosed // the whole remainder closes the payment
-		}
-	default:
-		st.refunded = st.refunded.Add(amount)
-	}
-}
-
-// checkMove is the check a single move of op makes against the payment as
-// read, here the payment p as st says the earlier rows leave it: status,
-// an expired authorization, an open dispute, and the amount against what
-// is left. It returns the refusal (field may be empty), or "" when the row
-// would go. A plan and a real run refuse with these same words.
-func checkMove(op Op, p *api.Payment, st *payState, amount decimal.Decimal, now time.Time) (field, msg string) {
-	need := api.StatusAuthorized
-	if op == OpRefund {
-		need = api.StatusClosed
-	}
-	if st.status != need {
-		return "", fmt.Sprintf("the payment is %s; only %s payments can be %s", st.status, need, pastTense(op))
-	}
-	switch op {
-	case OpClose:
-		return "", ""
-	case OpCapture:
-		if p.AuthorizationExpired(now) {
-			return "", fmt.Sprintf("the authorization expired at %s: nothing can be captured", p.ExpiresAt.UTC().Format(time.RFC3339))
-		}
-	case OpRefund:
-		if st.dispute != nil {
-			return "", fmt.Sprintf("dispute %s is open (status %s): refunds wait until it is resolved", st.dispute.ID, st.dispute.Status)
-		}
-	}
-	remaining := st.remaining(op)
-	switch {
-	case !amount.IsPositive():
-		return colAmount, fmt.Sprintf("nothing left to %s after the earlier rows of this payment", op)
-	case amount.GreaterThan(remaining):
-		return colAmount, fmt.Sprintf("%s is more than the %s left to %s after the earlier rows of this payment",
-			money.Display(amount, p.Currency), money.Display(remaining, p.Currency), op)
-	}
-	return "", ""
-}
-
-// openDispute reads the disputes of a live CLOSED payment a refund is to
-// be made on, and returns the open one. When they cannot be read the
-// refund goes ahead and the service decides, as with a single refund.
-func openDispute(ctx context.Context, c any, refunds bool, p *api.Payment) *api.Dispute {
-	dr, ok := c.(DisputeReader)
-	if !ok || !refunds || p.IsTest || p.Status != api.StatusClosed {
-		return nil
-	}
-	ds, err := dr.PaymentDisputes(ctx, p.ID)
-	if err != nil {
-		return nil
-	}
-	return api.ActiveDispute(ds)
 }
 
 // Plan reads every payment the rows name, concurrency at a time, and
@@ -238,13 +157,24 @@ type Planner struct {
 	prefix string
 	seen   lineTable
 	seed   maphash.Seed
+	// The repeats: accounted holds, for the payments that hold moves,
+	// the reference_ids the file's rows send (by payment and op); a row
+	// whose like the payment holds under another reference_id is a
+	// candidate, judged once every row is seen (a later row may account
+	// for that move). allowRepeats lets candidates go; madeBy names who
+	// made a move held.
+	accounted    map[string]map[Op]map[string]bool
+	candidates   []repeatCandidate
+	allowRepeats bool
+	madeBy       func(paymentID string, op Op, ref string) (string, int64)
+	final        bool
 }
 
 // NewPlanner reads the payments of set, concurrency at a time (their
 // disputes too, for those some row refunds, when disputes is set).
 func NewPlanner(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, set *PaymentSet, concurrency int, now time.Time, prefix string, progress func(done, total int)) (*Planner, error) {
 	pl := &Planner{payments: make(map[string]*api.Payment, len(set.ids)), open: map[string]*api.Dispute{},
-		readErrs: map[string]error{}, states: map[string]*payState{}, now: now,
+		readErrs: map[string]error{}, states: map[string]*payState{}, now: now, accounted: map[string]map[Op]map[string]bool{},
 		prefix: prefix, seed: maphash.MakeSeed(),
 		res: PlanResult{Money: map[string]decimal.Decimal{}, ByOp: map[Op]map[string]decimal.Decimal{}}}
 	var mu sync.Mutex
@@ -285,83 +215,6 @@ func NewPlanner(ctx context.Context, read func(ctx context.Context, id string) (
 	}
 	return pl, nil
 }
-
-// Check judges one row, after the rows checked before it.
-func (pl *Planner) Check(row Row) {
-	res := &pl.res
-	res.Total++
-	op := row.Op // the row's move
-	ref := row.ReferenceID
-	if ref == "" && op != OpClose {
-		content := rowContent(row)
-		h := maphash.String(pl.seed, content)
-		count, _ := pl.seen.get(h)
-		pl.seen.put(h, count+1)
-		ref = derivedReference(pl.prefix, content, int(count)+1)
-	}
-	refuse := func(field, format string, args ...any) {
-		if res.RefusedCount++; len(res.Refused) >= MaxPlanRefusals {
-			return
-		}
-		res.Refused = append(res.Refused, RowError{Line: row.Line, Op: op, PaymentID: row.PaymentID, Amount: row.Amount,
-			ReferenceID: row.ReferenceID, Field: field, Message: fmt.Sprintf(format, args...)})
-	}
-	p := pl.payments[row.PaymentID]
-	if p == nil {
-		refuse(colPaymentID, "cannot be read: %v", pl.readErrs[row.PaymentID])
-		return
-	}
-	st := pl.states[p.ID]
-	if st == nil {
-		st = newPayState(p, pl.open[p.ID])
-		pl.states[p.ID] = st
-	}
-	if row.Currency != "" && row.Currency != p.Currency {
-		refuse(colCurrency, "%s", currencyMismatch(row, p))
-		return
-	}
-	var amount decimal.Decimal
-	if op != OpClose {
-		if row.Full() {
-			amount = st.remaining(op)
-		} else {
-			var err error
-			if amount, err = money.Parse(row.Amount, p.Currency); err != nil {
-				refuse(colAmount, "%v", err)
-				return
-			}
-		}
-	}
-	if ref != "" {
-		var want *decimal.Decimal
-		if !row.Full() {
-			want = &amount
-		}
-		// The parts were checked when the rows were read; "1" stands
-		// for a full row's amount, which the check then ignores.
-		a, _ := parseAmounts(row, "1")
-		if found, held := ReferenceConflict(op, p, ref, want, a.tax, a.shipping, a.discount); found && held != "" {
-			refuse(colReferenceID, "%s", held)
-			return
-		} else if found {
-			res.Made++
-			return
-		}
-	}
-	if field, msg := checkMove(op, p, st, amount, pl.now); msg != "" {
-		refuse(field, "%s", msg)
-		return
-	}
-	st.apply(op, amount)
-	res.Go++
-	if op != OpClose {
-		res.Money[p.Currency] = res.Money[p.Currency].Add(amount)
-		addTo(res.ByOp, op, p.Currency, amount)
-	}
-}
-
-// Result is the plan of the rows checked so far.
-func (pl *Planner) Result() PlanResult { return pl.res }
 
 // currencyMismatch is the refusal of a row whose currency column is not
 // the payment's.

@@ -131,3 +131,28 @@ func TestPlanRefusesRefundsUnderAnOpenDispute(t *testing.T) {
 		t.Fatalf("plan %+v, err %v", plan, err)
 	}
 }
+
+// The plan of a resumed run counts the rows an earlier run settled among
+// identical rows, so a later identical row is planned under the
+// reference_id the run derives for it (a move still to make, not the
+// settled one), and a settled row's move is accounted for: no repeat.
+func TestPlanPendingCountsSettledRows(t *testing.T) {
+	f := newFake(t)
+	id := f.add("AED", "100", api.StatusAuthorized)
+	rows := []Row{{Line: 2, Op: OpCapture, PaymentID: id, Amount: "50"}, {Line: 3, Op: OpCapture, PaymentID: id, Amount: "50"}}
+	o := testOptions(t, OpCapture)
+	o.AllowRepeats = true
+	if _, err := Run(context.Background(), f, rows[:1], o); err != nil {
+		t.Fatal(err)
+	}
+	o.AllowRepeats = false
+	b, err := Prepare(rows, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	plan, err := b.PlanPending(context.Background(), f.GetPayment, nil, time.Now())
+	if err != nil || plan.Total != 1 || plan.Go != 1 || plan.Made != 0 || plan.RefusedCount != 0 {
+		t.Fatalf("plan %+v, err %v; want the second capture to go", plan, err)
+	}
+}

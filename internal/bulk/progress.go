@@ -10,7 +10,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-const defaultSummaryEvery = 10 * time.Second
+// defaultSummaryEvery is how often a run not on a terminal (a CI log, a
+// pipe) writes its progress line: often enough that a log shows the run
+// moving, and each line counts up from the one before.
+const defaultSummaryEvery = 2 * time.Second
 
 // progress shows how a run is going on stderr: a bar on a terminal, where
 // it redraws in place, and otherwise a line every so often, because a CI

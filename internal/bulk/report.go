@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -32,27 +31,32 @@ type rowResult struct {
 	earlier  bool   // settled by an earlier run, taken from the journal
 	notSent  bool   // left untouched by an interruption
 	currency string // of the payment, once known
-	// moved: this run's own request moved the row's money (ok, or
-	// reconciled after an attempt of this run whose outcome was unknown);
-	// never a move found already made.
+	// moved: the row's money was moved by this run's own send, made while
+	// it held the payment's claim, to a payment that did not show the
+	// move before; never a move found already made.
 	moved bool
+	// byRun is the run that moved a move found made, when the ledger
+	// knows it; adopted: that run ended without recording that it moved
+	// it (killed, or its answer lost), so no summary of it counted the
+	// money, and this run's does, apart from what it moved itself.
+	byRun   int64
+	adopted bool
+	// journal is the outcome the journal records for the row; "" records
+	// nothing (a row left for a re-run to try again as new).
+	journal Outcome
 }
 
 var reportHeader = []string{"line", "op", "payment_id", "reference_id", "amount", "outcome", "http_status", "error_type", "message", "payment_status"}
 
 // report is made ready before anything is sent, so an unwritable path
 // stops the run while nothing has moved, and filled at the end, in input
-// order. It is written to a temporary file beside the path and renamed
+// order, from the run's rows in the ledger. It is written to a temporary file beside the path and renamed
 // onto it: a reader never sees half a report, and a link planted at the
 // path is replaced, never written through.
 type report struct {
 	path  string
 	tmp   *os.File
 	jsonl bool
-	// buf holds the lines not yet spilled to runs.
-	buf   []rowResult
-	runs  []*os.File
-	chunk int // lines held before they are spilled
 }
 
 func createReport(path string) (*report, error) {
@@ -71,62 +75,28 @@ func createReport(path string) (*report, error) {
 	return &report{path: path, tmp: tmp, jsonl: ext == ".jsonl" || ext == ".ndjson"}, nil
 }
 
-// spillChunk is how many report lines a run holds before it writes them,
-// sorted by line, to a temporary run file; the report is then merged from
-// those files in input order. It bounds the report's memory whatever the
-// number of rows.
-const spillChunk = 16384
-
-// spilledResult is a report line as a temporary run file holds it, with
-// what the summary and the final message need.
-type spilledResult struct {
-	rowResult
-	NotSent bool `json:"not_sent_row,omitempty"`
-}
-
-// add takes one settled row; the lines are written in input order by
-// finish.
-func (r *report) add(res rowResult) error {
-	r.buf = append(r.buf, res)
-	if len(r.buf) < max(r.chunk, 1) {
-		return nil
+// finish writes the run's rows as the ledger holds them, in input order,
+// and renames the report onto its path; each also takes every row, as
+// read. notSent is the message of the rows the run left untouched.
+func (r *report) finish(l *ledger, notSent string, each func(rowResult)) error {
+	bw := bufio.NewWriter(r.tmp)
+	w := newReportWriter(bw, r.jsonl)
+	err := w.header()
+	if err == nil {
+		err = l.eachRunRow(func(res rowResult) error {
+			each(res)
+			if res.notSent {
+				res.Message = notSent
+			}
+			return w.write(res)
+		})
 	}
-	return r.spill()
-}
-
-// spill writes the held lines, sorted by line, to a new run file beside
-// the report.
-func (r *report) spill() error {
-	sortByLine(r.buf)
-	f, err := os.CreateTemp(filepath.Dir(r.tmp.Name()), filepath.Base(r.tmp.Name())+".run*")
-	if err != nil {
-		return fmt.Errorf("report %s: %w", r.path, err)
+	if err == nil {
+		err = w.flush()
 	}
-	r.runs = append(r.runs, f)
-	bw := bufio.NewWriter(f)
-	enc := json.NewEncoder(bw)
-	for _, res := range r.buf {
-		if err := enc.Encode(spilledResult{res, res.notSent}); err != nil {
-			return fmt.Errorf("report %s: %w", r.path, err)
-		}
+	if err == nil {
+		err = bw.Flush()
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report %s: %w", r.path, err)
-	}
-	clear(r.buf)
-	r.buf = r.buf[:0]
-	return nil
-}
-
-func sortByLine(results []rowResult) {
-	sort.SliceStable(results, func(a, b int) bool { return results[a].Line < results[b].Line })
-}
-
-// finish writes every line added, and extra (the skipped rows), in input
-// order, and renames the report onto its path. notSent is the message of
-// the rows the run left untouched.
-func (r *report) finish(extra []rowResult, notSent string) error {
-	err := r.merge(extra, notSent)
 	if err == nil {
 		err = r.tmp.Sync()
 	}
@@ -136,7 +106,6 @@ func (r *report) finish(extra []rowResult, notSent string) error {
 	if err == nil {
 		err = os.Rename(r.tmp.Name(), r.path)
 	}
-	r.dropRuns()
 	if err != nil {
 		_ = os.Remove(r.tmp.Name())
 		return fmt.Errorf("report %s: %w", r.path, err)
@@ -144,99 +113,8 @@ func (r *report) finish(extra []rowResult, notSent string) error {
 	return nil
 }
 
-// merge writes the lines of the run files, of the lines still held and of
-// extra in line order: a k-way merge that holds one line per source.
-func (r *report) merge(extra []rowResult, notSent string) error {
-	sortByLine(r.buf)
-	sortByLine(extra)
-	var sources []*lineSource
-	for _, f := range r.runs {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		dec := json.NewDecoder(bufio.NewReader(f))
-		sources = append(sources, &lineSource{next: func() (rowResult, bool, error) {
-			var sr spilledResult
-			if err := dec.Decode(&sr); err == io.EOF {
-				return rowResult{}, false, nil
-			} else if err != nil {
-				return rowResult{}, false, err
-			}
-			sr.rowResult.notSent = sr.NotSent
-			return sr.rowResult, true, nil
-		}})
-	}
-	for _, held := range [][]rowResult{r.buf, extra} {
-		sources = append(sources, &lineSource{next: func() (rowResult, bool, error) {
-			if len(held) == 0 {
-				return rowResult{}, false, nil
-			}
-			res := held[0]
-			held = held[1:]
-			return res, true, nil
-		}})
-	}
-	for _, s := range sources {
-		if err := s.advance(); err != nil {
-			return err
-		}
-	}
-	bw := bufio.NewWriter(r.tmp)
-	w := newReportWriter(bw, r.jsonl)
-	if err := w.header(); err != nil {
-		return err
-	}
-	for {
-		var min *lineSource
-		for _, s := range sources {
-			if s.ok && (min == nil || s.cur.Line < min.cur.Line) {
-				min = s
-			}
-		}
-		if min == nil {
-			break
-		}
-		res := min.cur
-		if res.notSent {
-			res.Message = notSent
-		}
-		if err := w.write(res); err != nil {
-			return err
-		}
-		if err := min.advance(); err != nil {
-			return err
-		}
-	}
-	if err := w.flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
-}
-
-// lineSource is one sorted source of report lines in a merge.
-type lineSource struct {
-	next func() (rowResult, bool, error)
-	cur  rowResult
-	ok   bool
-}
-
-func (s *lineSource) advance() error {
-	var err error
-	s.cur, s.ok, err = s.next()
-	return err
-}
-
-func (r *report) dropRuns() {
-	for _, f := range r.runs {
-		f.Close()
-		_ = os.Remove(f.Name())
-	}
-	r.runs = nil
-}
-
 // abort drops a report that will not be written.
 func (r *report) abort() {
-	r.dropRuns()
 	r.tmp.Close()
 	_ = os.Remove(r.tmp.Name())
 }
@@ -249,7 +127,9 @@ type reportWriter struct {
 
 func newReportWriter(w io.Writer, jsonl bool) *reportWriter {
 	if jsonl {
-		return &reportWriter{enc: json.NewEncoder(w)}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // "<" as it was sent, as payments get writes it
+		return &reportWriter{enc: enc}
 	}
 	return &reportWriter{cw: csv.NewWriter(w)}
 }
@@ -262,13 +142,16 @@ func (w *reportWriter) header() error {
 }
 
 func (w *reportWriter) write(res rowResult) error {
-	// The report is a file others may be given: what a row quotes from an
-	// error or from its input (a key pasted into an id column) is masked,
-	// and terminal escapes are made inert.
+	// Each cell is written as it was sent, the same in CSV and JSON lines
+	// and as payments get writes a value: a key pasted into an id column
+	// is masked, and a CSV cell a spreadsheet would run as a formula gets
+	// the quote bnpl's CSV output gives it (which the bulk reader takes
+	// off). Messages and error types quote texts from outside: their
+	// terminal escapes are made inert, in both formats.
 	var m *secret.Masker
 	res.Message, res.ErrorType = m.Text(res.Message), m.Text(res.ErrorType)
-	res.PaymentID, res.ReferenceID = m.Text(res.PaymentID), m.Text(res.ReferenceID)
-	res.Op = Op(m.Text(string(res.Op)))
+	res.PaymentID, res.ReferenceID = m.String(res.PaymentID), m.String(res.ReferenceID)
+	res.Op, res.Amount = Op(m.String(string(res.Op))), m.String(res.Amount)
 	if w.enc != nil {
 		return w.enc.Encode(res)
 	}
@@ -276,10 +159,33 @@ func (w *reportWriter) write(res rowResult) error {
 	if res.HTTPStatus != 0 {
 		status = strconv.Itoa(res.HTTPStatus)
 	}
-	return w.cw.Write([]string{
+	cells := []string{
 		strconv.Itoa(res.Line), string(res.Op), res.PaymentID, res.ReferenceID, res.Amount, string(res.Outcome),
 		status, res.ErrorType, res.Message, res.PaymentStatus,
-	})
+	}
+	for i, c := range cells {
+		cells[i] = neutralised(c)
+	}
+	return w.cw.Write(cells)
+}
+
+// neutralised puts a single quote before a CSV cell a spreadsheet would
+// run as a formula (one starting with =, +, -, @, a tab or a carriage
+// return, but not a negative number), as bnpl's CSV output does; the
+// reader's unneutralised takes it off again.
+func neutralised(cell string) string {
+	if cell == "" {
+		return cell
+	}
+	switch cell[0] {
+	case '=', '+', '@', '\t', '\r':
+		return "'" + cell
+	case '-':
+		if !plainNumber(cell[1:]) {
+			return "'" + cell
+		}
+	}
+	return cell
 }
 
 func (w *reportWriter) flush() error {

@@ -26,7 +26,7 @@ func TestARunLargerThanItsWindowsKeepsOrderAndReportsEveryRow(t *testing.T) {
 		}
 	}
 	o := testOptions(t, OpCapture)
-	o.window, o.spill, o.Concurrency = 4, 7, 2
+	o.window, o.Concurrency = 4, 2
 	sum, err := Run(context.Background(), f, rows, o)
 	// 1+…+13 = 91 ≤ 100 goes; 14 and above would over-capture.
 	if exitCode(err) != 11 {
@@ -102,8 +102,8 @@ func TestOnePaymentWithMoreRowsThanTheWindow(t *testing.T) {
 }
 
 // An input that fails while the run reads it to send (changed since it
-// was counted) stops the run: the rows read before are run and reported,
-// and the error is the run's.
+// was counted) stops the run: every row counted is reported (those not
+// run as not sent), and the error is the run's.
 func TestAnInputThatFailsWhileSendingStopsTheRun(t *testing.T) {
 	f := newFake(t)
 	ids := addPayments(f, 6, "AED", "100", api.StatusAuthorized)
@@ -133,13 +133,13 @@ func TestAnInputThatFailsWhileSendingStopsTheRun(t *testing.T) {
 	if !errors.Is(err, changed) {
 		t.Fatalf("err %v", err)
 	}
-	if sum.Total != 3 || sum.OK+sum.NotSent != 3 {
+	if sum.Total != 6 || sum.OK+sum.NotSent != 6 {
 		t.Fatalf("summary %+v", sum)
 	}
 	if got := len(f.callsOf("capture")); got > 3 {
 		t.Fatalf("%d captures sent", got)
 	}
-	if lines := readReport(t, o.ReportPath); len(lines) != 3 {
+	if lines := readReport(t, o.ReportPath); len(lines) != 6 {
 		t.Fatalf("report has %d lines", len(lines))
 	}
 }

@@ -36,6 +36,7 @@ func (s *Sandbox) buildHandler(region string) http.Handler {
 	h = middleware.ClockStepMiddleware(s.Clock, h) // innermost: a refused request does not move it
 	h = middleware.FaultMiddleware(s.faults, h)
 	h = middleware.RateLimitMiddleware(s.limits, s.State, h)
+	h = middleware.DateMiddleware(s.State, h) // the fault and 429 answers too
 	h = reqlog.Middleware(s.Log, region, h)
 	guard := middleware.OriginGuard{AllowHosts: s.allowHosts, PublicURL: s.PublicURLs[region], RemoteControl: s.remoteControl}
 	return middleware.GuardSandboxPaths(guard, h) // outermost: see middleware.GuardSandboxPaths

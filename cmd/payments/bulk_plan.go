@@ -1,0 +1,165 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// bulkPlan reads every payment the rows name and prints what a run would
+// do; it fails (exit 2) when the plan refuses rows, which a real run would
+// refuse too. The rows are read twice and never held: first to check them
+// and learn their payments, which are then read, then to check each row
+// against its payment; what is kept is bounded by the payments. With -o
+// json the plan is printed on stdout as one JSON document.
+func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions) error {
+	// What the passes keep is a few flat tables the collector need not
+	// scan; the rest is each row's garbage. A lower GC percent costs little
+	// then, and keeps the peak nearer what is kept than twice it.
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	printer, err := d.Printer()
+	if err != nil {
+		return err
+	}
+	var set bulk.PaymentSet
+	valid := 0
+	invalid, inputID, err := src.scan(op, ro, func(r bulk.Row) { valid++; set.Add(r) })
+	if err != nil {
+		return err
+	}
+	if valid == 0 && len(invalid) == 0 {
+		return noRows(src.name)
+	}
+	d.Notice("dry run: %d valid and %d invalid rows for %s; nothing was sent", valid, len(invalid), op)
+	doc := planDocument{Op: string(op), DryRun: true, Invalid: len(invalid), InvalidRows: planRows(invalid)}
+	if len(invalid) > 0 && !b.SkipInvalid {
+		return printPlan(printer, doc, &bulk.InvalidRowsError{Rows: invalid})
+	}
+	plan, err := planSecondPass(ctx, op, b, d, src, ro, &set, inputID)
+	if err != nil {
+		return err
+	}
+	d.Notice("%s", plan)
+	doc.fill(plan)
+	if plan.RefusedCount > 0 {
+		return printPlan(printer, doc, &bulk.PlanError{Plan: plan})
+	}
+	return printPlan(printer, doc, nil)
+}
+
+// planSecondPass reads the payments of set, then the rows again, each
+// checked against its payment.
+func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, set *bulk.PaymentSet, inputID string) (bulk.PlanResult, error) {
+	client, err := d.Client()
+	if err != nil {
+		return bulk.PlanResult{}, err
+	}
+	var progress func(done, total int)
+	if !d.Quiet && d.IO.IsStderrTTY() {
+		progress = func(done, total int) {
+			fmt.Fprintf(d.IO.ErrOut, "\rreading payments: %d/%d", done, total)
+			if done == total {
+				fmt.Fprintln(d.IO.ErrOut)
+			}
+		}
+	}
+	read := func(ctx context.Context, id string) (*api.Payment, error) {
+		return client.ReadBeforeMove(ctx, id, pastTenseOf(op))
+	}
+	planner, err := bulk.NewPlanner(ctx, read, client, set, b.Concurrency, nowOf(d)(), b.ReferencePrefix, progress)
+	if err != nil {
+		return bulk.PlanResult{}, err
+	}
+	planner.AllowRepeats(b.AllowRepeats)
+	if target, err := d.Target(); err == nil {
+		defer planner.NameMovesFrom(d.StateDir, ledgerScope(target))()
+	}
+	// What the first pass kept for its checks is garbage now; the second
+	// builds its own. Handing it back first keeps the peak to one pass's.
+	debug.FreeOSMemory()
+	_, again, err := src.scan(op, ro, planner.Check)
+	if err != nil {
+		return bulk.PlanResult{}, err
+	}
+	if again != inputID {
+		return bulk.PlanResult{}, changedError(src.name)
+	}
+	return planner.Result(), nil
+}
+
+// planDocument is the plan as -o json prints it: the rows by what would
+// become of them, the money per currency and per move, and each refused
+// or invalid row with why.
+type planDocument struct {
+	Op          string                       `json:"op"`
+	DryRun      bool                         `json:"dry_run"`
+	Total       int                          `json:"total"`
+	Go          int                          `json:"go"`
+	Made        int                          `json:"already_made"`
+	Refused     int                          `json:"refused"`
+	Invalid     int                          `json:"invalid"`
+	Repeats     int                          `json:"repeats,omitempty"`
+	Money       map[string]string            `json:"money"`
+	MoneyByOp   map[string]map[string]string `json:"money_by_op"`
+	RefusedRows []planRow                    `json:"refused_rows"`
+	InvalidRows []planRow                    `json:"invalid_rows"`
+}
+
+// planRow is a refused or invalid row in a planDocument.
+type planRow struct {
+	Line        int    `json:"line"`
+	Op          string `json:"op,omitempty"`
+	PaymentID   string `json:"payment_id"`
+	Amount      string `json:"amount,omitempty"`
+	ReferenceID string `json:"reference_id,omitempty"`
+	Field       string `json:"field,omitempty"`
+	Reason      string `json:"reason"`
+}
+
+func planRows(errs []bulk.RowError) []planRow {
+	rows := make([]planRow, 0, len(errs))
+	for _, e := range errs {
+		rows = append(rows, planRow{Line: e.Line, Op: string(e.Op), PaymentID: e.PaymentID, Amount: e.Amount,
+			ReferenceID: e.ReferenceID, Field: e.Field, Reason: e.Message})
+	}
+	return rows
+}
+
+func (doc *planDocument) fill(plan bulk.PlanResult) {
+	doc.Total, doc.Go, doc.Made, doc.Refused, doc.Repeats = plan.Total, plan.Go, plan.Made, plan.RefusedCount, plan.Repeats
+	doc.Money = bulk.AmountStrings(plan.Money)
+	doc.MoneyByOp = map[string]map[string]string{}
+	for op, m := range plan.ByOp {
+		if s := bulk.AmountStrings(m); len(s) > 0 {
+			doc.MoneyByOp[string(op)] = s
+		}
+	}
+	doc.RefusedRows = planRows(plan.Refused)
+}
+
+// printPlan prints doc when -o json (or --jq, a template) asks for it, and
+// returns planErr: a plan that refuses rows still exits 2.
+func printPlan(printer *output.Printer, doc planDocument, planErr error) error {
+	if !printer.IsJSON() {
+		return planErr
+	}
+	if doc.Money == nil {
+		doc.Money, doc.MoneyByOp = map[string]string{}, map[string]map[string]string{}
+	}
+	if doc.RefusedRows == nil {
+		doc.RefusedRows = []planRow{}
+	}
+	out, err := json.Marshal(doc)
+	if err == nil {
+		err = printer.Object(out, nil)
+	}
+	if err != nil {
+		return err
+	}
+	return planErr
+}

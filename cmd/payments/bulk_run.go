@@ -1,0 +1,269 @@
+package payments
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk"
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/output"
+)
+
+// bulkFiles are a run's input, journal and report.
+type bulkFiles struct {
+	input, journal, report string
+}
+
+// bulkRun reads the rows, checks them all, and runs the move over them.
+func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	files, err := b.files()
+	if err != nil {
+		return err
+	}
+	src, err := openBulkInput(files.input, d.IO.In, d.StateDir, maxBufferedInput)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	ro := bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats}
+	if d.DryRun {
+		return bulkPlan(ctx, op, b, d, src, ro)
+	}
+	// SIGTERM (a CI job cancelled, a service manager stopping) stops the
+	// run as Ctrl-C does, from here on: no new rows, the rows in flight
+	// finished and journaled, the report written.
+	ctx, terminated, stopWatch := watchTerm(ctx)
+	defer stopWatch()
+	// What a run keeps is per payment and a few flat tables; the rest is
+	// each row's garbage, which a lower GC percent keeps from doubling
+	// the peak, as in the plan.
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	passes, err := firstPass(src, op, ro)
+	if err != nil {
+		return err
+	}
+	printer, err := d.Printer()
+	if err != nil {
+		return err
+	}
+	target, err := d.Target()
+	if err != nil {
+		return err
+	}
+	confirmer := d.Confirmer(target.Live)
+	what := fmt.Sprintf("%s %d %s from %s on %s", op, passes.count, plural(passes.count, "payment row", "payment rows"), files.input, merchantOf(target))
+	if err := checkLiveEarly(confirmer, what); err != nil {
+		return err
+	}
+	// The journal is locked from here to the end: a second run of the same
+	// journal stops now, before any question or request.
+	batch, err := bulk.PrepareSource(passes.rows, b.options(op, files, passes.invalid, d, target))
+	if err != nil {
+		return err
+	}
+	defer batch.Close()
+	client, err := d.Client()
+	if err != nil {
+		return err
+	}
+	if err := confirmBatch(ctx, op, batch, client, confirmer, files.input, target, d); err != nil {
+		return err
+	}
+	if files.journal != "" || files.report != "" {
+		d.Notice("%s: journal %s, report %s", op, orNone(files.journal), orNone(files.report))
+	}
+	passes.sending = true
+	return sendBatch(ctx, op, batch, client, files, printer, terminated)
+}
+
+// check refuses flag values a run cannot start with.
+func (b *BulkOptions) check() error {
+	if b.Concurrency < 1 {
+		return cmdutil.Usagef("--concurrency must be 1 or more, got %d", b.Concurrency)
+	}
+	if b.rateSet && !(b.Rate >= minRate && b.Rate <= maxRate) { // NaN fails both
+		return cmdutil.UsageHint("leave --rate out for no cap beyond the service's own 429s",
+			"--rate must be between %.4g (one request a minute) and %d requests per second, got %g", minRate, maxRate, b.Rate)
+	}
+	if b.ReferencePrefix != "" {
+		if msg := bulk.CheckReferencePrefix(b.ReferencePrefix); msg != "" {
+			return cmdutil.Usagef("--reference-prefix %s", msg)
+		}
+	}
+	if err := bulk.CheckInputEncoding(b.InputEncoding); err != nil {
+		return cmdutil.Usagef("--input-encoding %s", err)
+	}
+	return nil
+}
+
+// files are the run's input, journal and report, the defaults filled in,
+// refused when two are one file.
+func (b *BulkOptions) files() (bulkFiles, error) {
+	f := bulkFiles{input: b.FromFile, journal: b.Journal, report: b.Report}
+	if f.input == "-" {
+		// Without a journal an interrupted run from a pipe could only be
+		// re-run whole.
+		if f.journal == "" {
+			return f, cmdutil.UsageHint("the journal lets a re-run of the same rows skip those already done",
+				"reading rows from stdin needs --journal FILE")
+		}
+	} else {
+		if f.journal == "" {
+			f.journal = f.input + ".journal"
+		}
+		if f.report == "" {
+			f.report = f.input + ".report.csv"
+		}
+	}
+	return f, distinctFiles(map[string]string{"--input": f.input, "--journal": f.journal, "--report": f.report})
+}
+
+// options are the bulk run's options from the flags.
+func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowError, d *MoveDeps, target *config.Target) bulk.Options {
+	o := bulk.Options{
+		Op:              op,
+		Concurrency:     b.Concurrency,
+		Rate:            b.Rate,
+		JournalPath:     files.journal,
+		ReportPath:      files.report,
+		Invalid:         invalid,
+		SkipInvalid:     b.SkipInvalid,
+		RetryFailed:     b.RetryFailed,
+		AllowRepeats:    b.AllowRepeats,
+		ReferencePrefix: b.ReferencePrefix,
+		Classify:        classifyMoveError,
+		LedgerDir:       d.StateDir,
+		Scope:           ledgerScope(target),
+		InputName:       files.input,
+	}
+	if !d.Quiet {
+		o.Progress = d.IO.ErrOut
+		o.ProgressTTY = d.IO.IsStderrTTY() && !d.IO.PlainProgress()
+		o.Notice = d.Notice
+	}
+	return o
+}
+
+// ledgerScope names the service and merchant a run's moves are made on:
+// the same moves on another service (another sandbox) or for another
+// merchant are other moves. The key is in it only as a hash.
+func ledgerScope(t *config.Target) string {
+	base := t.BaseURL
+	if base == "" {
+		base = "embedded"
+	}
+	key := sha256.Sum256([]byte("bnpl ledger scope\x1f" + t.SecretKey))
+	return fmt.Sprintf("%s %s %s %s", base, t.Region, t.MerchantCode, hex.EncodeToString(key[:8]))
+}
+
+// inputPasses reads the input once to count and check it, and again for
+// each later pass of the run, which must read the same bytes: the rows
+// are not held.
+type inputPasses struct {
+	src     *bulkInput
+	op      bulk.Op
+	ro      bulk.ReadOptions
+	count   int
+	invalid []bulk.RowError
+	inputID string
+	// sending: the pass that sends has begun.
+	sending bool
+}
+
+func firstPass(src *bulkInput, op bulk.Op, ro bulk.ReadOptions) (*inputPasses, error) {
+	p := &inputPasses{src: src, op: op, ro: ro}
+	var err error
+	p.invalid, p.inputID, err = src.scan(op, ro, func(bulk.Row) { p.count++ })
+	if err != nil {
+		return nil, err
+	}
+	if p.count == 0 && len(p.invalid) == 0 {
+		return nil, noRows(src.name)
+	}
+	return p, nil
+}
+
+// rows is the run's RowSource: another pass over the same bytes.
+func (p *inputPasses) rows(each func(bulk.Row)) error {
+	_, again, err := p.src.scan(p.op, p.ro, each)
+	if err != nil {
+		return err
+	}
+	if again != p.inputID {
+		if p.sending {
+			return changedWhileRunError(p.src.name)
+		}
+		return changedError(p.src.name)
+	}
+	return nil
+}
+
+// confirmBatch asks a terminal to confirm a live run, showing the plan a
+// dry run prints for the rows still to send.
+func confirmBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *api.Client, confirmer cmdutil.Confirmer, input string, target *config.Target, d *MoveDeps) error {
+	if !confirmer.Live || confirmer.Yes {
+		return nil
+	}
+	plan, err := batch.PlanPending(ctx, client.GetPayment, client, nowOf(d)())
+	if err != nil {
+		return err
+	}
+	pending, payments := batch.PendingRows(), batch.PendingPayments()
+	what := fmt.Sprintf("%s %d %s over %d %s from %s on %s", op, pending, plural(pending, "row", "rows"),
+		payments, plural(payments, "payment", "payments"), input, merchantOf(target))
+	return confirmer.Confirm(what + "; " + plan.String())
+}
+
+// watchTerm is ctx, cancelled by SIGTERM, and whether SIGTERM came; stop
+// ends the watch.
+func watchTerm(ctx context.Context) (context.Context, *atomic.Bool, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	terminated := &atomic.Bool{}
+	go func() {
+		select {
+		case <-term:
+			terminated.Store(true)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, terminated, func() { signal.Stop(term); cancel() }
+}
+
+// sendBatch runs the batch and prints its summary as JSON when asked.
+func sendBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *api.Client, files bulkFiles, printer *output.Printer, terminated *atomic.Bool) error {
+	summary, runErr := batch.Run(ctx, client)
+	var re *bulk.RunError
+	if terminated.Load() && errors.As(runErr, &re) {
+		re.Terminated = true
+	}
+	if !printer.IsJSON() {
+		return runErr
+	}
+	out, err := json.Marshal(struct {
+		Op string `json:"op"`
+		bulk.Summary
+		Journal string `json:"journal,omitempty"`
+		Report  string `json:"report,omitempty"`
+	}{string(op), summary, files.journal, files.report})
+	if err == nil {
+		err = printer.Object(out, nil)
+	}
+	return errors.Join(runErr, err)
+}

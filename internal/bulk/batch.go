@@ -1,0 +1,400 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+)
+
+// Run sends rows, as validated by ReadRows, and reports what became of each.
+//
+// With a journal, rows already settled by an earlier run are not sent again
+// (see the journal's documentation). On ctx's cancellation Run stops taking
+// new rows, lets the requests in flight finish, since cutting one off would
+// only make its outcome unknown, records them, and returns with
+// Summary.Interrupted set.
+//
+// The error is an *InvalidRowsError when o.Invalid has rows and
+// o.SkipInvalid is false (nothing is sent then), a *JournalBusyError or a
+// *JournalError when the journal cannot be used (nothing is sent either), a
+// *RunError when rows failed or the run was interrupted, or another error
+// when the ledger, the journal or the report could not be written.
+func Run(ctx context.Context, c Client, rows []Row, o Options) (Summary, error) {
+	b, err := Prepare(rows, o)
+	if err != nil {
+		return Summary{Total: len(rows) + len(o.Invalid)}, err
+	}
+	defer b.Close()
+	return b.Run(ctx, c)
+}
+
+// RowSource yields the valid rows of a run to each, in input order. A
+// run calls it more than once (to learn what is pending, for the plan of
+// the confirmation, to send), and every call must yield the same rows, or
+// return an error: a file is read again for each pass, so a run holds no
+// rows, only what it keeps per payment.
+type RowSource func(each func(Row)) error
+
+// SliceSource is a RowSource of rows held in memory.
+func SliceSource(rows []Row) RowSource {
+	return func(each func(Row)) error {
+		for _, r := range rows {
+			each(r)
+		}
+		return nil
+	}
+}
+
+// Batch is a run made ready by Prepare: its journal is open and locked,
+// the ledger holds its rows, its report can be written, and it knows how
+// many rows are still to send.
+type Batch struct {
+	r       *runner
+	src     RowSource
+	skipped []rowResult
+	// pending counts the rows no earlier run settled, over the payments
+	// of pendingSet.
+	pending    int
+	pendingSet PaymentSet
+	index      *journalIndex
+	rep        *report
+	closed     bool
+}
+
+// Prepare is PrepareSource of rows held in memory.
+func Prepare(rows []Row, o Options) (*Batch, error) {
+	return PrepareSource(SliceSource(rows), o)
+}
+
+// PrepareSource checks the rows and the files of a run before anything is
+// sent: it opens the ledger and records the run and its rows there, locks
+// the journal (a second run of it stops here), reads what earlier runs
+// settled, makes sure the report can be written, and counts the rows
+// still to send. The caller confirms the run, then calls Run, and Close in
+// any case.
+func PrepareSource(src RowSource, o Options) (*Batch, error) {
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
+	skipped := skippedResults(o.Op, o.Invalid)
+	if len(skipped) > 0 && !o.SkipInvalid {
+		return nil, &InvalidRowsError{Rows: o.Invalid}
+	}
+	o = withDefaults(o)
+	b := &Batch{r: &runner{o: o, limiter: o.limiter}, src: withRunOp(o.Op, src), skipped: skipped}
+	if err := b.open(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func checkOptions(o Options) error {
+	if !o.Op.validRun() {
+		return fmt.Errorf("bulk: unknown op %q", o.Op)
+	}
+	if o.ReferencePrefix != "" {
+		if msg := CheckReferencePrefix(o.ReferencePrefix); msg != "" {
+			return fmt.Errorf("bulk: reference prefix %s", msg)
+		}
+	}
+	return nil
+}
+
+// open opens the journal, the ledger and the report, and records the
+// run's rows in the ledger.
+func (b *Batch) open() error {
+	o := b.r.o
+	var err error
+	if o.JournalPath != "" {
+		if b.r.journal, b.index, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
+			return err
+		}
+	}
+	if b.r.ledger, err = openLedger(o.LedgerDir, o.Scope, o.now); err != nil {
+		return err
+	}
+	if err := b.r.ledger.beginRun(o.Op, o.InputName, o.JournalPath); err != nil {
+		return err
+	}
+	if o.ReportPath != "" {
+		if b.rep, err = createReport(o.ReportPath); err != nil {
+			return err
+		}
+	}
+	if err := b.countPending(); err != nil {
+		return err
+	}
+	return b.r.ledger.recordSkipped(b.skipped)
+}
+
+// withRunOp gives the rows without an Op the run's op, when it is a move:
+// rows made by hand for a bulk capture need not name theirs.
+func withRunOp(op Op, src RowSource) RowSource {
+	if !op.valid() {
+		return src
+	}
+	return func(each func(Row)) error {
+		return src(func(r Row) {
+			if r.Op == "" {
+				r.Op = op
+			}
+			each(r)
+		})
+	}
+}
+
+// rowPass is one row of a pass over the source: its place among the
+// valid rows, its identity (journal key, derived reference_id, the
+// reference_id it is sent with) and what the journal records of it (nil
+// if nothing).
+type rowPass struct {
+	seq     int
+	row     Row
+	key     string
+	derived string
+	sendRef string
+	entry   *journalEntry
+}
+
+// eachRow calls each with every row of the source; a journal that cannot
+// be read stops the pass.
+func (b *Batch) eachRow(each func(rp rowPass)) error {
+	id := identifier{prefix: b.r.o.ReferencePrefix}
+	var failed error
+	seq := 0
+	err := b.src(func(row Row) {
+		if failed != nil {
+			return
+		}
+		if !row.Op.valid() {
+			failed = fmt.Errorf("bulk: line %d: unknown op %q", row.Line, row.Op)
+			return
+		}
+		seq++
+		rp := rowPass{seq: seq, row: row}
+		rp.key, rp.derived = id.next(row)
+		if rp.entry, failed = b.index.lookup(rp.key); failed != nil {
+			return
+		}
+		rp.sendRef = firstNonEmpty(row.ReferenceID, rp.derived)
+		if rp.entry != nil && rp.entry.send != nil && rp.entry.send.ReferenceID != "" {
+			rp.sendRef = rp.entry.send.ReferenceID
+		}
+		each(rp)
+	})
+	if failed != nil {
+		return failed
+	}
+	return err
+}
+
+// countPending records the rows in the ledger and counts those no earlier
+// run settled, and their payments.
+func (b *Batch) countPending() error {
+	matched := 0
+	var planned []plannedRow
+	var failed error
+	l, o := b.r.ledger, b.r.o
+	err := b.eachRow(func(rp rowPass) {
+		planned = append(planned, plannedRow{seq: rp.seq, line: rp.row.Line, moveID: moveID(l.scope, rp.key), op: rp.row.Op,
+			paymentID: rp.row.PaymentID, referenceID: rp.sendRef, amount: rp.row.Amount})
+		if len(planned) == planBatch && failed == nil {
+			failed = l.planRows(planned)
+			planned = planned[:0]
+		}
+		if rp.entry != nil {
+			matched++
+			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {
+				return
+			}
+		}
+		b.pending++
+		b.pendingSet.Add(rp.row)
+	})
+	if err == nil {
+		err = failed
+	}
+	if err == nil {
+		err = l.planRows(planned)
+	}
+	if err != nil {
+		return err
+	}
+	if b.index != nil {
+		if stray := b.index.ofRun - matched; stray > 0 {
+			o.notice("%s: journal %s has records of %d %s not in this input (edited since?); they are not sent, and a row of this input that repeats one of their moves is refused unless --allow-repeats",
+				o.Op, o.JournalPath, stray, plural(stray, "row", "rows"))
+		}
+	}
+	return nil
+}
+
+// PendingRows is the number of rows this run is to send: those no earlier
+// run settled.
+func (b *Batch) PendingRows() int { return b.pending }
+
+// PendingPayments is the number of payments of the pending rows.
+func (b *Batch) PendingPayments() int { return b.pendingSet.Len() }
+
+// PlanPending plans the pending rows, as Plan does: what the confirmation
+// of a live run shows. The rows are read again, not held.
+func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, id string) (*api.Payment, error), disputes DisputeReader, now time.Time) (PlanResult, error) {
+	o := b.r.o
+	pl, err := NewPlanner(ctx, read, disputes, &b.pendingSet, o.Concurrency, now, o.ReferencePrefix, nil)
+	if err != nil {
+		return PlanResult{}, err
+	}
+	pl.AllowRepeats(o.AllowRepeats)
+	pl.madeBy = b.r.ledger.madeBy
+	err = b.eachRow(func(rp rowPass) {
+		if rp.entry != nil {
+			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {
+				pl.Settled(rp.row)
+				return
+			}
+		}
+		pl.Check(rp.row)
+	})
+	return pl.Result(), err
+}
+
+// Close releases the journal and the ledger and drops an unwritten
+// report; it does nothing after Run.
+func (b *Batch) Close() {
+	if b.closed {
+		return
+	}
+	b.closed = true
+	if b.rep != nil {
+		b.rep.abort()
+	}
+	if b.r.journal != nil {
+		_ = b.r.journal.close()
+	}
+	if b.r.ledger != nil {
+		b.r.ledger.close()
+	}
+}
+
+// Run sends the pending rows through c; see the package function Run.
+func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
+	if b.closed {
+		return Summary{}, errors.New("bulk: the batch was closed")
+	}
+	r, o := b.r, b.r.o
+	r.c = c
+	rep := b.rep
+	b.rep = nil // finished or aborted here
+	defer b.Close()
+
+	r.progress = startProgress(o, b.pending)
+	r.runStream(ctx, b)
+
+	notSent := "not sent: the run was interrupted"
+	if r.stopErr != nil {
+		notSent = "not sent: the run stopped: " + r.stopErr.Error()
+	}
+	summary, reportErr := r.summarize(rep, notSent)
+	r.progress.finish(summary)
+	return summary, r.verdict(summary, reportErr)
+}
+
+// summarize reads the run's rows from the ledger once: the report is
+// written from them and the summary counted as they go (read again
+// alone when there is no report, or it failed). The ledger then records
+// that the run made its summary. A ledger that cannot be read stops the
+// run; reportErr is the report's own failure.
+func (r *runner) summarize(rep *report, notSent string) (summary Summary, reportErr error) {
+	counted := false
+	if rep != nil {
+		reportErr = rep.finish(r.ledger, notSent, func(res rowResult) { summary.Total++; summary.count(res) })
+		counted = reportErr == nil
+	}
+	var err error
+	if !counted {
+		summary, err = r.ledger.summary()
+	}
+	// Rows left untouched mean the run did not finish, whatever stopped
+	// it; a cancellation that came after the last row changes nothing.
+	summary.Interrupted = summary.NotSent > 0
+	if err == nil {
+		err = r.ledger.summarized()
+	}
+	if err != nil {
+		r.halt(err)
+	}
+	return summary, reportErr
+}
+
+// verdict is the error Run returns for a run that ended with summary.
+func (r *runner) verdict(summary Summary, reportErr error) error {
+	o := r.o
+	switch {
+	case r.stopErr != nil:
+		return errors.Join(r.stopErr, reportErr)
+	case summary.Interrupted || summary.Failed > 0 || summary.Unknown > 0:
+		runErr := &RunError{Op: o.Op, Summary: summary, JournalPath: o.JournalPath, ReportPath: o.ReportPath}
+		if reportErr != nil {
+			return errors.Join(runErr, reportErr)
+		}
+		return runErr
+	}
+	return reportErr
+}
+
+func withDefaults(o Options) Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = defaultConcurrency
+	}
+	if o.limiter == nil && o.Rate > 0 {
+		o.limiter = newLimiter(o.Rate)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.window <= 0 {
+		o.window = windowRows
+	}
+	if o.ticker == nil {
+		o.ticker = realTicker
+	}
+	if o.Scope == "" {
+		o.Scope = "local"
+	}
+	if o.Classify == nil {
+		o.Classify = func(err error) (int, string, string, bool) { return 0, "", err.Error(), true }
+	}
+	return o
+}
+
+// fillOp gives the rows without an Op the run's op, when it is a move:
+// rows made by hand for a bulk capture need not name theirs.
+func fillOp(op Op, rows []Row) {
+	if !op.valid() {
+		return
+	}
+	for i := range rows {
+		if rows[i].Op == "" {
+			rows[i].Op = op
+		}
+	}
+}
+
+// ofRun reports whether a journal record is of a row a run of o makes:
+// of its op, or of any move for apply.
+func (o Options) ofRun(rec *journalRecord) bool {
+	return rec != nil && (rec.Op == o.Op || (o.Op == OpApply && rec.Op.valid()))
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,46 @@
+package bulk
+
+import (
+	"slices"
+	"testing"
+)
+
+// A move's identity is its meaning: the same moves, reordered, with
+// amounts written otherwise and identical moves in another order, make
+// the same set of journal keys and derived reference_ids; an edited
+// reason makes another.
+func TestIdentityIsTheMeaningNotTheOrder(t *testing.T) {
+	rows := []Row{
+		{Op: OpCapture, PaymentID: pidA, Amount: "50.00"},
+		{Op: OpCapture, PaymentID: pidA, Amount: "50.00"},
+		{Op: OpCapture, PaymentID: pidA, Amount: FullAmount},
+		{Op: OpRefund, PaymentID: pidB, Amount: "5.00", Reason: "late"},
+	}
+	copyRows := []Row{
+		{Op: OpRefund, PaymentID: pidB, Amount: "5", Reason: "late"},
+		{Op: OpCapture, PaymentID: pidA, Amount: "50"},
+		{Op: OpCapture, PaymentID: pidA, Amount: FullAmount},
+		{Op: OpCapture, PaymentID: pidA, Amount: "50.0"},
+	}
+	keys, refs := rowIdentity("", rows)
+	copyKeys, copyRefs := rowIdentity("", copyRows)
+	slices.Sort(keys)
+	slices.Sort(copyKeys)
+	slices.Sort(refs)
+	slices.Sort(copyRefs)
+	if !slices.Equal(keys, copyKeys) || !slices.Equal(refs, copyRefs) {
+		t.Fatalf("the same moves made other identities:\n%v\n%v", keys, copyKeys)
+	}
+	if keys[0] == keys[1] || refs[0] == refs[1] {
+		t.Fatal("two identical moves share an identity")
+	}
+	edited := slices.Clone(rows)
+	edited[3].Reason = "late delivery"
+	editedKeys, _ := rowIdentity("", edited)
+	if slices.Contains(keys, editedKeys[3]) {
+		t.Fatal("an edited reason kept the move's identity")
+	}
+	if moveID("service A", keys[0]) == moveID("service B", keys[0]) {
+		t.Fatal("the same move on two services is one ledger row")
+	}
+}

@@ -1,0 +1,90 @@
+package bulk
+
+import (
+	"database/sql"
+	"sync"
+)
+
+// ledgerBatch shares transactions among the writes the workers make at
+// once (group commit): a row's send and its result are each one write,
+// and a commit costs more than the write. Each write still returns only
+// once the transaction holding it has committed.
+type ledgerBatch struct {
+	mu         sync.Mutex
+	queue      []*batchWrite
+	committing bool
+}
+
+type batchWrite struct {
+	fn   func(tx *sql.Tx) error
+	done chan error
+}
+
+// inBatch runs fn in a transaction shared with the writes waiting at the
+// moment. The first caller to find none committing commits the queue,
+// again while writes come; the others wait for their write's commit. A
+// write that fails fails its whole transaction: every write in it gets
+// the error (a ledger that cannot be written stops the run).
+func (l *ledger) inBatch(fn func(tx *sql.Tx) error) error {
+	w := &batchWrite{fn: fn, done: make(chan error, 1)}
+	b := &l.batch
+	b.mu.Lock()
+	b.queue = append(b.queue, w)
+	if b.committing {
+		b.mu.Unlock()
+		return <-w.done
+	}
+	b.committing = true
+	for len(b.queue) > 0 {
+		writes := b.queue
+		b.queue = nil
+		b.mu.Unlock()
+		err := l.inTx(func(tx *sql.Tx) error {
+			for _, w := range writes {
+				if err := w.fn(tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, w := range writes {
+			w.done <- err
+		}
+		b.mu.Lock()
+	}
+	b.committing = false
+	b.mu.Unlock()
+	return <-w.done
+}
+
+// The statements every row runs, prepared once per run: parsing them
+// again for each row would cost more than running them.
+const (
+	sqlMarkSent = "UPDATE moves SET phase = ?, run = ?, reference_id = ?, sent_amount = ?, updated = ? WHERE id = ?"
+
+	sqlSettleRow = `UPDATE run_rows SET reference_id = ?, amount = ?, currency = ?, outcome = ?, http_status = ?,
+		error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ?, adopted = ? WHERE run = ? AND seq = ?`
+
+	sqlSettleMove = `UPDATE moves SET
+		phase = CASE WHEN phase = ? THEN phase ELSE ? END,
+		run = ?, currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
+		moved_by = COALESCE(?, moved_by),
+		input = CASE WHEN ? THEN ? ELSE input END, line = CASE WHEN ? THEN ? ELSE line END,
+		updated = ? WHERE id = ?`
+)
+
+// prepareStatements prepares the statements every row runs.
+func (l *ledger) prepareStatements() error {
+	l.stmts = map[string]*sql.Stmt{}
+	for _, q := range []string{sqlMarkSent, sqlSettleRow, sqlSettleMove} {
+		st, err := l.db.Prepare(q)
+		if err != nil {
+			return err
+		}
+		l.stmts[q] = st
+	}
+	return nil
+}
+
+// stmt is query, prepared once by prepareStatements, for tx.
+func (l *ledger) stmt(tx *sql.Tx, query string) *sql.Stmt { return tx.Stmt(l.stmts[query]) }

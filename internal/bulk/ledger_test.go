@@ -1,0 +1,145 @@
+package bulk
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// openTestLedger is a run recorded in the ledger in dir.
+func openTestLedger(t *testing.T, dir string) *ledger {
+	t.Helper()
+	l, err := openLedger(dir, "scope", time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.beginRun(OpCapture, "caps.csv", "caps.journal"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.close)
+	return l
+}
+
+// A payment is claimed by one live run at a time: another waits, told
+// which run holds it; a claim of a run that is no longer alive (its lock
+// released, as a kill does) is taken over.
+func TestClaimsAreHeldByOneLiveRun(t *testing.T) {
+	dir := t.TempDir()
+	alice, bob := openTestLedger(t, dir), openTestLedger(t, dir)
+	if holder, _, err := alice.tryClaim(pidA, true); err != nil || holder != nil {
+		t.Fatalf("alice's claim: holder %v, err %v", holder, err)
+	}
+	holder, _, err := bob.tryClaim(pidA, true)
+	if err != nil || holder == nil || holder.ID != alice.run || holder.Input != "caps.csv" {
+		t.Fatalf("bob's claim of alice's payment: holder %+v, err %v", holder, err)
+	}
+	if holder, _, err := bob.tryClaim(pidB, true); err != nil || holder != nil {
+		t.Fatalf("bob's claim of another payment: holder %v, err %v", holder, err)
+	}
+	// Waiting ends with the run's context, having said whom it waits for.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	var told []int64
+	if _, err := bob.claim(ctx, pidA, true, func(h *runInfo) { told = append(told, h.ID) }); err == nil || len(told) != 1 || told[0] != alice.run {
+		t.Fatalf("bob's wait: err %v, told %v", err, told)
+	}
+	// Alice is killed: her lock goes with her process; her claim stays
+	// in the ledger, and is taken over.
+	_ = alice.lock.Close()
+	if holder, kept, err := bob.tryClaim(pidA, true); err != nil || holder != nil || kept {
+		t.Fatalf("bob's claim after alice died: holder %v, kept %v, err %v", holder, kept, err)
+	}
+	// Given back and taken again with no other run in between, bob's
+	// knowledge of the payment is kept; once alice had it, it is not.
+	if err := bob.release(pidA); err != nil {
+		t.Fatal(err)
+	}
+	if _, kept, err := bob.tryClaim(pidA, true); err != nil || !kept {
+		t.Fatalf("bob's claim again: kept %v, err %v", kept, err)
+	}
+	if err := bob.release(pidB); err != nil {
+		t.Fatal(err)
+	}
+	carol := openTestLedger(t, dir)
+	if _, kept, err := carol.tryClaim(pidB, true); err != nil || kept {
+		t.Fatalf("carol's claim: kept %v, err %v", kept, err)
+	}
+	_ = carol.release(pidB)
+	if _, kept, err := bob.tryClaim(pidB, true); err != nil || kept {
+		t.Fatalf("bob's claim after carol's: kept %v, err %v", kept, err)
+	}
+}
+
+// A move sent by a run that died before it recorded the answer is
+// adopted once, by the first run that finds it; a live run's, or a
+// summarized run's confirmed one, never.
+func TestAMoveOfAKilledRunIsAdoptedOnce(t *testing.T) {
+	dir := t.TempDir()
+	killed, first, second := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	id := moveID("scope", "key-1")
+	if err := killed.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.markSent(id, "R1", "10.00"); err != nil {
+		t.Fatal(err)
+	}
+	if ended := first.adopt(id); ended != nil {
+		t.Fatalf("adopted from a live run %d", ended.ID)
+	}
+	_ = killed.lock.Close()
+	if ended := first.adopt(id); ended == nil || ended.ID != killed.run {
+		t.Fatalf("first adoption: %v", ended)
+	}
+	if ended := second.adopt(id); ended != nil {
+		t.Fatalf("adopted twice, by %d too", second.run)
+	}
+	// The adopting run's settle confirms the move, as the killed run's.
+	res := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED",
+		Outcome: OutcomeReconciled, adopted: true, byRun: killed.run}
+	if err := first.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.settle(1, id, res, phaseConfirmed, "caps.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if _, run := second.madeBy(pidA, OpCapture, "R1"); run != killed.run {
+		t.Fatalf("madeBy names run %d, want the killed run %d", run, killed.run)
+	}
+	sum, err := first.summary()
+	if err != nil || sum.MovedByEndedRuns["AED"] != "10.00" || len(sum.Moved) != 0 {
+		t.Fatalf("the adopting run's summary: %+v, %v", sum, err)
+	}
+}
+
+// The ledger forgets, at most once a day, the rows of runs that ended a
+// week ago and the moves settled three months ago.
+func TestLedgerPrunesWhatItNoLongerNeeds(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	old, err := openLedger(dir, "scope", func() time.Time { return now.Add(-100 * 24 * time.Hour) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.beginRun(OpCapture, "old.csv", ""); err != nil {
+		t.Fatal(err)
+	}
+	id := moveID("scope", "old")
+	if err := old.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.settle(1, id, rowResult{Outcome: OutcomeOK, moved: true, currency: "AED", Amount: "1.00"}, phaseConfirmed, "old.csv"); err != nil {
+		t.Fatal(err)
+	}
+	old.close()
+	count := func(l *ledger, table string) (n int) {
+		_ = l.db.QueryRow("SELECT count(*) FROM " + table).Scan(&n)
+		return n
+	}
+	fresh := openTestLedger(t, dir) // its beginRun prunes
+	if n := count(fresh, "moves"); n != 0 {
+		t.Fatalf("%d old moves kept", n)
+	}
+	if n := count(fresh, "run_rows"); n != 0 {
+		t.Fatalf("%d rows of an old run kept", n)
+	}
+}

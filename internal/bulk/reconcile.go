@@ -1,0 +1,230 @@
+package bulk
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/money"
+)
+
+// ErrorTypeRepeat marks, in the report, a row refused because the payment
+// holds a settled move of the same op and amount that no row of the file
+// accounts for.
+const ErrorTypeRepeat = "possible_repeat"
+
+// readPayment reads the row's payment under the claim. A non-nil second
+// result is the row's final, failed, result: nothing is to be sent. The
+// error means the run is stopping and the row was left alone.
+func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res rowResult) (*api.Payment, *rowResult, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, nil, err
+	}
+	p, err := r.c.GetPayment(ctx, t.row.PaymentID)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	if err != nil {
+		failed := readFailed(r.o.Classify, t, res, err)
+		return nil, &failed, nil
+	}
+	if !q.disputeRead {
+		q.dispute, q.disputeRead = openDispute(ctx, r.c, q.refunds, p), true
+	}
+	if q.firstRead {
+		q.closedAtRead, q.firstRead = p.Status == api.StatusClosed, false
+	}
+	q.setPayment(p)
+	r.resolveUnknown(q, p)
+	return q.payment, nil, nil
+}
+
+// readFailed is the result of a row whose payment could not be read:
+// nothing was sent. A row an earlier run sent stays unknown.
+func readFailed(classify ClassifyFunc, t *task, res rowResult, err error) rowResult {
+	status, errorType, message, unknown := classify(err)
+	res.Outcome, res.HTTPStatus, res.ErrorType = OutcomeFailed, status, errorType
+	res.Message = "reading the payment: " + message + "; nothing was sent"
+	res.journal = OutcomeFailed
+	if unknown {
+		// A re-run reads it again; a definite answer (no such payment,
+		// say) is kept.
+		res.journal = ""
+	}
+	if t.resumed {
+		// An earlier run sent the row and its outcome is not known:
+		// without the payment it still is not.
+		res.Outcome, res.journal = OutcomeUnknown, OutcomeUnknown
+		res.Message = "reading the payment: " + message + "; an earlier run sent this row and whether it moved money is unknown (a re-run reads the payment again)"
+	}
+	return res
+}
+
+// alreadyMade settles a row whose move the payment already shows, made by
+// an earlier run (whose answer was lost, or whose journal is another) or
+// by a run of the same moves from another file or command, which derives
+// the same reference_id: reconciled, nothing sent, the run that moved it
+// named when the ledger knows it. A close is made when the payment was
+// CLOSED before this run's rows of it. It also refuses a reference_id the
+// payment holds for another amount.
+func (r *runner) alreadyMade(q *paymentQueue, t *task, p *api.Payment, res rowResult) (rowResult, bool) {
+	row := t.row
+	if row.Op == OpClose {
+		if !q.closedAtRead {
+			return res, false
+		}
+		res.Outcome, res.journal = OutcomeReconciled, OutcomeReconciled
+		res.Message = "the payment is already CLOSED" + r.byWhom(t, "", &res) + ": nothing was sent"
+		return res, true
+	}
+	want, amount := wantedAmounts(t)
+	found, held := referenceConflict(row.Op, p, res.ReferenceID, want)
+	switch {
+	case !found:
+		return res, false
+	case held != "" && t.resumed:
+		// An earlier run sent this row under ref; the payment holds
+		// another amount there: that cannot be matched to the row.
+		res.Outcome, res.journal, res.Message = OutcomeUnknown, OutcomeUnknown, unmatchedMessage(row.Op, p, res.ReferenceID)
+		return res, true
+	case held != "":
+		res.Outcome, res.journal, res.ErrorType, res.Message = OutcomeFailed, OutcomeFailed, ErrorTypeConflict, held
+		return res, true
+	}
+	if want == nil {
+		res.Amount = money.Format(heldAmount(row.Op, p, res.ReferenceID), p.Currency)
+	} else if res.Amount == "" {
+		res.Amount = amount
+	}
+	res.Outcome, res.journal = OutcomeReconciled, OutcomeReconciled
+	res.Message = fmt.Sprintf("already %s with this reference_id%s: nothing was sent", pastTense(row.Op), r.byWhom(t, res.ReferenceID, &res))
+	return res, true
+}
+
+// wantedAmounts are the amounts a row's move must have to be the one the
+// payment holds under its reference_id: nil for a "full" row, whose
+// amount is not fixed (any amount there is the row's move).
+func wantedAmounts(t *task) (*amounts, string) {
+	if t.row.Full() {
+		return nil, ""
+	}
+	amount := firstNonEmpty(t.sentAmount, t.amount, t.row.Amount)
+	a, err := parseAmounts(t.row, amount)
+	if err != nil {
+		return nil, "" // left to the checks before sending
+	}
+	return &a, amount
+}
+
+// byWhom names the run that made a move found made: ", by run 12
+// (process …), line 3 of caps.csv", or ", before this run (by no run this
+// machine's ledger knows)"; it sets res.byRun. A move whose only send was
+// a run's that ended without recording it (killed in flight, or left
+// unknown) is that run's, and this run's summary counts it for it
+// (res.adopted): no other summary did.
+func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
+	if ended := r.ledger.adopt(t.moveID); ended != nil {
+		res.byRun, res.adopted = ended.ID, true
+		return fmt.Sprintf(", by %s, which ended before it counted it (its money is counted in this run's summary, apart)", ended)
+	}
+	who, run := r.ledger.madeBy(t.row.PaymentID, t.row.Op, ref)
+	if who == "" {
+		return ", before this run (by no bulk run this machine's ledger knows)"
+	}
+	res.byRun = run
+	return ", by " + who
+}
+
+// repeatOf refuses a move of op and amount whose like the payment holds,
+// settled, under a reference_id no row of this file sends: the move of a
+// row edited since it ran (a fixed typo, a reference_id read in another
+// encoding, yesterday's file changed), which sent again under its new
+// identity the service would take as new. "" when there is none, or the
+// message naming the move held and who made it.
+func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref string) string {
+	heldRef, found := unaccounted(q.payment, op, amount, ref, q.fileRefs[op])
+	if !found {
+		return ""
+	}
+	who, _ := r.ledger.madeBy(q.paymentID, op, heldRef)
+	if who != "" {
+		who = ", made by " + who
+	}
+	return repeatMessage(op, money.Display(amount, q.payment.Currency), heldRef, who)
+}
+
+// unaccounted finds a move of op and amount p holds under a reference_id
+// that is neither ref nor one of accounted.
+func unaccounted(p *api.Payment, op Op, amount decimal.Decimal, ref string, accounted map[string]bool) (string, bool) {
+	check := func(heldRef string, heldAmount decimal.Decimal) bool {
+		return heldAmount.Equal(amount) && heldRef != ref && !accounted[heldRef]
+	}
+	switch op {
+	case OpCapture:
+		for _, c := range p.Captures {
+			if check(c.ReferenceID, c.Amount) {
+				return c.ReferenceID, true
+			}
+		}
+	case OpRefund:
+		for _, rf := range p.Refunds {
+			if check(rf.ReferenceID, rf.Amount) {
+				return rf.ReferenceID, true
+			}
+		}
+	}
+	return "", false
+}
+
+// repeatMessage is the refusal of a possible repeat, the plan's and the
+// run's.
+func repeatMessage(op Op, amount, heldRef, who string) string {
+	return fmt.Sprintf("the payment already holds a %s of %s under reference_id %s%s, which no row of this file accounts for: "+
+		"if this row is that %s edited since it ran (a fixed typo, another encoding), sending it would %s the money again; "+
+		"if it is a new %s of the same amount, run again with --allow-repeats", op, amount, heldRef, who, op, op, op)
+}
+
+// resolveAmounts settles the amount to send, from the payment p read for
+// a "full" row or for an amount with 3 places, which only some currencies
+// allow. A non-nil second result is the row's final, failed, result:
+// nothing is to be sent.
+func (r *runner) resolveAmounts(q *paymentQueue, t *task, p *api.Payment, res rowResult) (rowResult, *rowResult) {
+	row := t.row
+	res.Amount = row.Amount
+	if p != nil && row.Full() {
+		remaining := q.state.remaining(row.Op)
+		if !remaining.IsPositive() {
+			field, msg := checkMove(row.Op, p, q.state, remaining, r.o.now())
+			failed := refused(res, field, msg)
+			failed.Amount = ""
+			return res, &failed
+		}
+		res.Amount = money.Format(remaining, p.Currency)
+	}
+	return res, checkPlaces(q, res, row)
+}
+
+// checkPlaces applies the currency's places, once known, to the row's
+// amounts; with the currency unknown no amount has more than two places,
+// which every currency allows.
+func checkPlaces(q *paymentQueue, res rowResult, row Row) *rowResult {
+	if q.currency == "" {
+		return nil
+	}
+	for _, a := range []struct{ name, value string }{
+		{colAmount, res.Amount}, {colTaxAmount, row.TaxAmount}, {colShippingAmount, row.ShippingAmount}, {colDiscountAmount, row.DiscountAmount},
+	} {
+		if a.value == "" {
+			continue
+		}
+		if _, err := money.Parse(a.value, q.currency); err != nil {
+			failed := res
+			failed.Outcome, failed.journal = OutcomeFailed, OutcomeFailed
+			failed.Message = a.name + ": " + err.Error()
+			return &failed
+		}
+	}
+	return nil
+}

@@ -1,0 +1,326 @@
+package bulkproof
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	_ "modernc.org/sqlite"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox"
+)
+
+// The property: whatever bytes carry one set of moves (CRLF, a byte-order
+// mark, rows reordered, columns reordered, amounts written otherwise,
+// Windows-1252), whatever command runs them (payments apply, or capture,
+// refund and close each on its rows), at once or one after another, killed
+// in the middle, under faults that lose answers after the commit, on a
+// sandbox with a seeded clock or the machine's: the service holds each
+// intended move exactly once, a copy whose free text was edited since
+// moves nothing more, and the money every run says it moved adds up, per
+// currency, to what the service holds, to the last fil.
+
+const propFaults = "500-after=0.06,drop-after=0.06,latency=1ms"
+
+// propPayments is how many payments the property moves money on: small,
+// so that the two sandboxes, a dozen runs each, stay well within CI's
+// bounds under -race.
+const propPayments = 15
+
+// propMove is one intended move.
+type propMove struct {
+	op      string // capture, refund, close
+	pay     int
+	amount  string // a decimal, "full", or "" for a close
+	ref     string
+	reason  string
+	edited  string // the reason as the edited copy writes it
+	written string // the amount as the reordered copy writes it
+}
+
+func TestPropertyEveryMoveOnceAndMovedAddsUp(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		seed  int64
+		fixed bool
+	}{{"machine clock", 0, false}, {"seeded", 7, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("builds bnpl and runs it against sandboxes; skipped with -short")
+			}
+			p := newProperty(t, tc.seed, tc.fixed)
+			p.run()
+		})
+	}
+}
+
+// property is one sandbox, its payments, the copies of the moves, and what
+// the runs said.
+type property struct {
+	t     *testing.T
+	sb    *sandbox.Sandbox
+	bin   string
+	dir   string
+	env   []string
+	plan  []*plannedPayment
+	moves []propMove
+
+	mu    sync.Mutex
+	moved decimal.Decimal // every run's moved, and moved by ended runs
+	runs  int
+	kills int
+}
+
+func newProperty(t *testing.T, seed int64, fixed bool) *property {
+	bin := sharedBnpl(t)
+	spec, err := sandbox.ParseFaultSpec(propFaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := sandbox.Options{Faults: spec, Seed: seed}
+	if fixed {
+		opts.ClockStart = sandbox.SeededClockStart
+	}
+	sb, err := sandbox.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb.Handler("ae"))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
+	dir := t.TempDir()
+	p := &property{t: t, sb: sb, bin: bin, dir: dir, env: append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0")}
+	p.plan = planPayments(t, sb, srv.URL, propPayments)
+	p.moves = propMoves(len(p.plan))
+	return p
+}
+
+// propMoves are the intended moves, per payment in order: on even
+// payments two captures, one of them twice (identical rows, two moves),
+// the rest captured in full, then a refund; on odd ones a capture under a
+// reference_id of the file's own, a close, then a refund.
+func propMoves(n int) []propMove {
+	var moves []propMove
+	for i := range n {
+		if i%2 == 0 {
+			moves = append(moves,
+				propMove{op: "capture", pay: i, amount: "50.00", written: "50"},
+				propMove{op: "capture", pay: i, amount: "50.00", written: "50.0"},
+				propMove{op: "capture", pay: i, amount: "full", written: "FULL"},
+				propMove{op: "refund", pay: i, amount: "15.00", written: "15", reason: "café au lait spilt", edited: "cafe au lait spilt"})
+			continue
+		}
+		moves = append(moves,
+			propMove{op: "capture", pay: i, amount: "120.00", written: "120", ref: fmt.Sprintf("PROP-%d-C", i)},
+			propMove{op: "close", pay: i},
+			propMove{op: "refund", pay: i, amount: "20.00", written: "20.0", reason: "retour", edited: "retour client"})
+	}
+	return moves
+}
+
+func (p *property) run() {
+	t := p.t
+	files := p.writeCopies()
+	// At once: four apply copies and the captures alone; the CRLF and
+	// the reordered copies are killed in the middle and resumed.
+	var wg sync.WaitGroup
+	for _, c := range []struct{ name, op, file string }{
+		{"base", "apply", files["base"]}, {"win", "apply", files["win"]}, {"caps", "capture", files["caps"]},
+	} {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.finish(c.name, c.op, c.file, false) }()
+	}
+	for _, name := range []string{"crlf", "bom"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.killOnce(name, files[name])
+			p.finish(name, "apply", files[name], false)
+		}()
+	}
+	wg.Wait()
+	// One after another: the closes and refunds alone, the copy with its
+	// free text edited, and the first copy again with a new journal.
+	p.finish("closes", "close", files["closes"], false)
+	p.finish("refunds", "refund", files["refunds"], false)
+	p.finish("edited", "apply", files["edited"], true)
+	p.finish("again", "apply", files["base"], false)
+	held := p.checkService()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.moved.Equal(held) {
+		t.Errorf("the runs say they moved %s AED; the service holds %s AED of their moves", p.moved, held)
+		p.dumpReports()
+		p.dumpLedger()
+	}
+	counts := p.sb.FaultCounts()
+	faults := 0
+	for _, n := range counts {
+		faults += n
+	}
+	t.Logf("property: %d runs, %d moves, %d faults %v, %d kills; service holds %s AED, runs said %s AED",
+		p.runs, len(p.moves), faults, counts, p.kills, held, p.moved)
+}
+
+// cmd is a run of op over file with a journal and report named name.
+func (p *property) cmd(name, op, file string, extra ...string) *exec.Cmd {
+	args := append([]string{"payments", op, "--input", file,
+		"--journal", filepath.Join(p.dir, name+".journal"),
+		"--report", filepath.Join(p.dir, name+".report.csv"),
+		"--retries", strconv.Itoa(clientRetries), "--concurrency", "3", "-o", "json"}, extra...)
+	c := exec.Command(p.bin, args...)
+	c.Env, c.Dir = p.env, p.dir
+	return c
+}
+
+// finish runs a copy to its end from its journal: again with
+// --retry-failed while rows failed for a reason a fault explains. The
+// edited copy ends with its edited rows refused as possible repeats, and
+// nothing else failed.
+func (p *property) finish(name, op, file string, edited bool) {
+	t := p.t
+	var extra []string
+	if !edited && op != "close" {
+		extra = append(extra, "--allow-repeats") // the identical rows are meant
+	}
+	if strings.HasSuffix(file, ".win.csv") {
+		extra = append(extra, "--input-encoding", "windows-1252")
+	}
+	for i := range maxResumes {
+		var stdout, stderr bytes.Buffer
+		c := p.cmd(name, op, file, extra...)
+		c.Stdout, c.Stderr = &stdout, &stderr
+		code := exitCode(c.Run())
+		if code == 2 {
+			t.Fatalf("%s run %d: exit 2\n%s", name, i+1, tail(stderr.String()))
+		}
+		p.count(name, stdout.Bytes())
+		report := readReport(t, filepath.Join(p.dir, name+".report.csv"))
+		if code == 0 {
+			return
+		}
+		if code != 10 && code != 11 {
+			t.Fatalf("%s run %d: exit %d\n%s", name, i+1, code, tail(stderr.String()))
+		}
+		if edited && onlyRepeats(t, name, report) {
+			return
+		}
+		for _, row := range report {
+			if row.Outcome == "failed" && !transient(row) && !(edited && row.ErrorType == "possible_repeat") {
+				t.Fatalf("%s line %d failed for a reason no fault explains: %d %s %s", name, row.Line, row.HTTPStatus, row.ErrorType, row.Message)
+			}
+		}
+		extra = append(extra, "--retry-failed")
+	}
+	t.Fatalf("%s did not complete in %d runs", name, maxResumes)
+}
+
+// onlyRepeats reports whether the edited copy's report refuses exactly
+// its edited rows as possible repeats, and settles every other row.
+func onlyRepeats(t *testing.T, name string, report map[int]reportRow) bool {
+	for _, row := range report {
+		switch {
+		case row.Op == "refund" && row.Outcome == "failed" && row.ErrorType == "possible_repeat":
+		case row.Op == "refund":
+			t.Errorf("%s line %d: the edited refund is %s (%s), want refused as a possible repeat", name, row.Line, row.Outcome, row.Message)
+		case row.Outcome != "reconciled":
+			return false
+		}
+	}
+	return true
+}
+
+func transient(row reportRow) bool {
+	return row.HTTPStatus == 0 && row.ErrorType == "" || row.HTTPStatus == 429 || row.HTTPStatus >= 500 ||
+		(row.HTTPStatus == 409 && strings.Contains(row.Message, "payment is locked"))
+}
+
+// count adds what a run's JSON summary says it moved.
+func (p *property) count(name string, out []byte) {
+	w := &world{t: p.t, moved: map[string]decimal.Decimal{}}
+	w.countMoved(name, out)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.moved = p.moved.Add(w.moved[name])
+	p.runs++
+	p.t.Logf("%s: %s", name, bytes.TrimSpace(out))
+}
+
+// killOnce starts a run of a copy and kills it (SIGKILL) once a few of
+// its rows have results, while others are in flight.
+func (p *property) killOnce(name, file string) {
+	t := p.t
+	var stdout bytes.Buffer
+	c := p.cmd(name, "apply", file, "--allow-repeats")
+	c.Stdout = &stdout
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { done <- exitCode(c.Wait()) }()
+	journal := filepath.Join(p.dir, name+".journal")
+	if _, finished := waitResults(t, journal, 3, done); finished {
+		t.Logf("%s ended before the kill", name)
+		p.count(name, stdout.Bytes())
+		return
+	}
+	_ = c.Process.Signal(syscall.SIGKILL)
+	<-done
+	p.mu.Lock()
+	p.kills++
+	p.runs++
+	p.mu.Unlock()
+}
+
+// dumpReports logs the rows of every report that moved or found money, to
+// see which run said what.
+func (p *property) dumpReports() {
+	paths, _ := filepath.Glob(filepath.Join(p.dir, "*.report.csv"))
+	for _, path := range paths {
+		for _, row := range readReport(p.t, path) {
+			if row.Op != "close" && row.Outcome != "failed" {
+				p.t.Logf("%s line %d: %s %s %s %s: %s", filepath.Base(path), row.Line, row.Op, row.Amount, row.ReferenceID, row.Outcome, row.Message)
+			}
+		}
+	}
+}
+
+// dumpLedger logs the ledger's runs and moves.
+func (p *property) dumpLedger() {
+	db, err := sql.Open("sqlite", filepath.Join(p.dir, "home", ".state", "bnpl", "bulk-ledger.db"))
+	if err != nil {
+		p.t.Log(err)
+		return
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT id, pid, input, summarized, COALESCE(ended, '') FROM runs")
+	if err == nil {
+		for rows.Next() {
+			var id, pid, summarized int
+			var input, ended string
+			_ = rows.Scan(&id, &pid, &input, &summarized, &ended)
+			p.t.Logf("run %d pid %d %s summarized %d ended %q", id, pid, filepath.Base(input), summarized, ended)
+		}
+		rows.Close()
+	}
+	rows, err = db.Query("SELECT payment_id, op, amount, reference_id, phase, run, COALESCE(moved_by, 0), COALESCE(adopted_by, 0) FROM moves ORDER BY payment_id")
+	if err != nil {
+		p.t.Log(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid, op, amount, ref, phase string
+		var run, movedBy, adoptedBy int
+		_ = rows.Scan(&pid, &op, &amount, &ref, &phase, &run, &movedBy, &adoptedBy)
+		p.t.Logf("move %s %s %s %s: %s run %d moved_by %d adopted_by %d", pid[:8], op, amount, ref, phase, run, movedBy, adoptedBy)
+	}
+}
