@@ -137,6 +137,16 @@ func views() []view {
 			}
 			return p.Object(w.Raw(), webhooks.Detail(w))
 		}},
+		// A URL wider than the terminal: on the line under its label,
+		// broken after a "/" within the terminal, never folded by it.
+		{name: "webhooks_get_long_url", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			recs := readRecords(t, "webhook_long_url.json")
+			w := new(api.Webhook)
+			if err := json.Unmarshal(recs[0], w); err != nil {
+				t.Fatal(err)
+			}
+			return p.Object(w.Raw(), webhooks.Detail(w))
+		}},
 		{name: "dispute_webhooks_get", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			recs := readRecords(t, "dispute_webhooks.json")
 			w := new(api.DisputeWebhook)
