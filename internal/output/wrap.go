@@ -16,8 +16,8 @@ import (
 // own indent.
 //
 // Some runs of words are never parted (see units): an amount and its
-// currency ("200.00 AED"), a bnpl command ("bnpl payments get"), and a
-// short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
+// currency ("200.00 AED"), a bnpl command ("bnpl payments get"), a flag
+// and its value ("--reference-id ID"), and a short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
 // "order:REF" is one word, so it is never broken either. Only a word wider
 // than the whole line is split, where a path or a list would break (after a
 // "/" or a ","), so that no line is wider than width.
@@ -190,7 +190,7 @@ func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0
 
 // units splits text into the runs that a line may break between: words,
 // but an amount with its currency, a bnpl command with its noun and verb,
-// and a short quoted span are one unit each.
+// a flag with its value and a short quoted span are one unit each.
 func units(text string) []string {
 	words := strings.Fields(text)
 	var out []string
@@ -208,6 +208,10 @@ func units(text string) []string {
 			out = append(out, w+" "+words[i+1])
 			i++
 			continue
+		case isFlagWithValue(words, i):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
 		case strings.Trim(w, "`'\"(") == "bnpl":
 			end := i
 			for end+1 < len(words) && end-i < 2 && isCommandWord(words[end+1]) {
@@ -220,6 +224,22 @@ func units(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isFlagWithValue reports whether words[i] is a flag followed by its
+// value ("--reference-id 5b1e…", "--buyer layla"), which a line keeps
+// together: a flag that ends a clause ("--yes,") or is followed by another
+// flag has none.
+func isFlagWithValue(words []string, i int) bool {
+	if i+1 >= len(words) {
+		return false
+	}
+	flag := strings.TrimLeft(words[i], "(`'\"")
+	if !strings.HasPrefix(flag, "--") || len(flag) < 3 || strings.ContainsAny(flag, "=,;:.)`'\"") {
+		return false
+	}
+	next := words[i+1]
+	return !strings.HasPrefix(next, "-") && spanWidth(words[i:i+2]) <= maxQuotedUnit
 }
 
 // maxQuotedUnit is the widest quoted span kept on one line: a command or

@@ -20,6 +20,8 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 			[]string{"order:ORDER-2026-004711;", "bnpl payments list", "--order"}},
 		{"quoted", "error: unknown flag --buyr; run 'bnpl payments list --help' for usage", 40,
 			[]string{"'bnpl payments list --help'"}},
+		{"flag and value", "reference_id: df573a70-4987-48a9-b326-3fdad42d53ef (re-run with --reference-id df573a70-4987-48a9-b326-3fdad42d53ef to retry safely)", 100,
+			[]string{"--reference-id df573a70-4987-48a9-b326-3fdad42d53ef"}},
 		{"currency first", "refund of at most KWD 75.500 left on this payment, then it is refunded in full", 20,
 			[]string{"KWD 75.500"}},
 	} {
@@ -44,7 +46,7 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 
 func TestWrapHangsUnderTheMessage(t *testing.T) {
 	got := Wrap("hint: list the payments of this buyer with bnpl payments list --buyer layla", 40)
-	want := "hint: list the payments of this buyer\n      with bnpl payments list --buyer\n      layla"
+	want := "hint: list the payments of this buyer\n      with bnpl payments list\n      --buyer layla"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
