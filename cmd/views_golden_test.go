@@ -125,6 +125,11 @@ func views() []view {
 		{name: "webhooks_list_no_header", sources: []string{"webhooks_no_header.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(webhooks.ListColumns, readRecords(t, "webhooks_no_header.json"))
 		}},
+		// A long URL among short words: under its row, whole where the
+		// line allows, rather than in a column a few cells wide.
+		{name: "webhooks_list_long_url", sources: []string{"webhook_long_url.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(webhooks.ListColumns, append(readRecords(t, "webhook_long_url.json"), readRecords(t, "webhooks.json")...))
+		}},
 		{name: "dispute_webhooks_list", sources: []string{"dispute_webhooks.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputewebhooks.ListColumns, readRecords(t, "dispute_webhooks.json"))
 		}},
@@ -216,6 +221,9 @@ func views() []view {
 // that form in a view.
 var rawTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d`)
 
+// bareScheme matches a URL's scheme with nothing after it on its line.
+var bareScheme = regexp.MustCompile(`https?://(\s|$)`)
+
 // TestViewsGolden renders every list and detail view people read on
 // terminals 80, 100 and 150 columns wide: every id stays whole, at 100
 // columns and more every line fits, no blank line parts a header from its
@@ -261,6 +269,10 @@ func TestViewsGolden(t *testing.T) {
 				for _, line := range lines {
 					if w := displaywidth.String(line); w > width {
 						t.Errorf("line %d wide at %d: %q", w, width, line)
+					}
+					// A URL is not parted from its host.
+					if bareScheme.MatchString(line) {
+						t.Errorf("a URL's scheme ends a line at %d: %q", width, line)
 					}
 				}
 				if errs != "" {
