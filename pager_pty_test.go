@@ -125,3 +125,29 @@ func TestPagerStartsWithTheFirstRowOnPTY(t *testing.T) {
 		t.Errorf("the progress came after the pager:\n%q", out)
 	}
 }
+
+// A notice that follows paged output ("showing 1 of 2") is written once
+// the pager has ended, below what it showed, not over its screen while it
+// still runs.
+func TestNoticeAfterThePagerOnPTY(t *testing.T) {
+	base := ptyEnv(t)
+	dir := t.TempDir()
+	pager := filepath.Join(dir, "pager.sh")
+	if err := os.WriteFile(pager, []byte("#!/bin/sh\ncat >/dev/null\necho PAGER-DONE\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), base...), "BNPL_PAGER="+pager)
+	for range 2 {
+		id := bnplOut(t, env, "-q", "checkout", "create", "--input", "testdata/checkout.json", "--jq", ".payment.id")
+		bnplOut(t, env, "-q", "sandbox", "approve", id)
+	}
+	r := startPTY(t, env, "payments", "list", "--limit", "1")
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.output())
+	}
+	out := r.output()
+	done, notice := strings.Index(out, "PAGER-DONE"), strings.Index(out, "showing 1 of 2")
+	if done < 0 || notice < 0 || notice < done {
+		t.Errorf("want the pager to end before the notice:\n%q", out)
+	}
+}

@@ -90,6 +90,9 @@ func (s *IOStreams) StartPager() error {
 	}
 	s.pager = &pager{cmd: cmd, name: s.pagerCmd, out: s.Out, errOut: s.ErrOut, paging: &s.paging}
 	s.Out = s.pager
+	// A notice after paged output is written below it once the pager
+	// has ended, not over the screen it is showing.
+	s.ErrOut = &afterPager{w: s.ErrOut, p: s.pager}
 	return nil
 }
 
@@ -102,7 +105,25 @@ func (s *IOStreams) StopPager() {
 	p := s.pager
 	s.pager = nil
 	s.Out = p.out
+	if a, ok := s.ErrOut.(*afterPager); ok && a.p == p {
+		s.ErrOut = a.w
+	}
 	p.stop()
+}
+
+// afterPager is stderr while a pager may run: a write ends the pager
+// first (its input closed, the person done with it), so that what stderr
+// says comes after the output, below it.
+type afterPager struct {
+	w io.Writer
+	p *pager
+}
+
+func (a *afterPager) Write(b []byte) (int, error) {
+	if a.p.paging.Load() {
+		a.p.stop()
+	}
+	return a.w.Write(b)
 }
 
 // pager is stdout from StartPager to StopPager: its first write starts
@@ -118,6 +139,8 @@ type pager struct {
 	mu      sync.Mutex
 	started bool
 	failed  bool
+	// done: the pager ended; what is written after goes to the terminal.
+	done bool
 	in      io.WriteCloser
 	w       *pagerWriter
 }
@@ -125,10 +148,10 @@ type pager struct {
 func (p *pager) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.started && !p.failed {
+	if !p.started && !p.failed && !p.done {
 		p.start()
 	}
-	if p.failed {
+	if p.failed || p.done {
 		return p.out.Write(b)
 	}
 	return p.w.Write(b)
@@ -149,10 +172,12 @@ func (p *pager) start() {
 	p.paging.Store(true)
 }
 
-// stop closes the pager's input, if it started, and waits for it.
+// stop closes the pager's input, if it started, and waits for it; what
+// is written after goes to the terminal.
 func (p *pager) stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.done = true
 	if !p.started {
 		return
 	}
