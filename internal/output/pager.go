@@ -141,8 +141,8 @@ type pager struct {
 	failed  bool
 	// done: the pager ended; what is written after goes to the terminal.
 	done bool
-	in      io.WriteCloser
-	w       *pagerWriter
+	in   io.WriteCloser
+	w    *pagerWriter
 }
 
 func (p *pager) Write(b []byte) (int, error) {
