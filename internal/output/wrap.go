@@ -17,7 +17,8 @@ import (
 //
 // Some runs of words are never parted (see units): an amount and its
 // currency ("200.00 AED"), a bnpl command ("bnpl payments get"), a flag
-// and its value ("--reference-id ID"), and a short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
+// and its value ("--reference-id ID"), a date and its time of day, and a
+// short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
 // "order:REF" is one word, so it is never broken either. Only a word wider
 // than the whole line is split, where a path or a list would break (after a
 // "/" or a ","), so that no line is wider than width.
@@ -190,7 +191,8 @@ func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0
 
 // units splits text into the runs that a line may break between: words,
 // but an amount with its currency, a bnpl command with its noun and verb,
-// a flag with its value and a short quoted span are one unit each.
+// a flag with its value, a date with its time and a short quoted span are
+// one unit each.
 func units(text string) []string {
 	words := strings.Fields(text)
 	var out []string
@@ -205,6 +207,10 @@ func units(text string) []string {
 			}
 		case isAmount(w) && i+1 < len(words) && isCurrency(words[i+1]),
 			isCurrency(w) && i+1 < len(words) && isAmount(words[i+1]):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
+		case isDate(w) && i+1 < len(words) && isClock(words[i+1]):
 			out = append(out, w+" "+words[i+1])
 			i++
 			continue
@@ -224,6 +230,18 @@ func units(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isDate reports whether w is a date as times are shown ("2026-11-27"),
+// which a line keeps with the time of day after it.
+func isDate(w string) bool {
+	w = strings.TrimLeft(w, "(")
+	return len(w) == 10 && w[4] == '-' && w[7] == '-' && isDigitAt(w, 0) && isDigitAt(w, 9)
+}
+
+// isClock reports whether w is a time of day ("22:35:53Z", "09:00").
+func isClock(w string) bool {
+	return len(w) >= 5 && w[2] == ':' && isDigitAt(w, 0) && isDigitAt(w, 1) && isDigitAt(w, 3) && isDigitAt(w, 4)
 }
 
 // isFlagWithValue reports whether words[i] is a flag followed by its
