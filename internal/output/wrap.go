@@ -214,9 +214,10 @@ func units(text string) []string {
 			out = append(out, w+" "+words[i+1])
 			i++
 			continue
-		case isFlagWithValue(words, i):
-			out = append(out, w+" "+words[i+1])
-			i++
+		case flagValueEnd(words, i) > i:
+			end := flagValueEnd(words, i)
+			out = append(out, strings.Join(words[i:end+1], " "))
+			i = end
 			continue
 		case strings.Trim(w, "`'\"(") == "bnpl":
 			end := i
@@ -244,20 +245,30 @@ func isClock(w string) bool {
 	return len(w) >= 5 && w[2] == ':' && isDigitAt(w, 0) && isDigitAt(w, 1) && isDigitAt(w, 3) && isDigitAt(w, 4)
 }
 
-// isFlagWithValue reports whether words[i] is a flag followed by its
-// value ("--reference-id 5b1e…", "--buyer layla"), which a line keeps
-// together: a flag that ends a clause ("--yes,") or is followed by another
-// flag has none.
-func isFlagWithValue(words []string, i int) bool {
+// flagValueEnd is, when words[i] is a flag followed by its value
+// ("--reference-id 5b1e…", "--buyer layla", "--template '{{.id}} …'"),
+// the index of the value's last word, which a line keeps with the flag;
+// else -1. A flag that ends a clause ("--yes,") or is followed by another
+// flag has none, and a value too wide is left to break on its own.
+func flagValueEnd(words []string, i int) int {
 	if i+1 >= len(words) {
-		return false
+		return -1
 	}
 	flag := strings.TrimLeft(words[i], "(`'\"")
 	if !strings.HasPrefix(flag, "--") || len(flag) < 3 || strings.ContainsAny(flag, "=,;:.)`'\"") {
-		return false
+		return -1
 	}
-	next := words[i+1]
-	return !strings.HasPrefix(next, "-") && spanWidth(words[i:i+2]) <= maxQuotedUnit
+	end := i + 1
+	switch {
+	case strings.HasPrefix(words[end], "-"):
+		return -1
+	case quoteOpens(words[end]) != 0:
+		end = quoteEnd(words, end)
+	}
+	if end < 0 || spanWidth(words[i:end+1]) > maxQuotedUnit {
+		return -1
+	}
+	return end
 }
 
 // maxQuotedUnit is the widest quoted span kept on one line: a command or

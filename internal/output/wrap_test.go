@@ -22,6 +22,8 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 			[]string{"'bnpl payments list --help'"}},
 		{"flag and value", "reference_id: df573a70-4987-48a9-b326-3fdad42d53ef (re-run with --reference-id df573a70-4987-48a9-b326-3fdad42d53ef to retry safely)", 100,
 			[]string{"--reference-id df573a70-4987-48a9-b326-3fdad42d53ef"}},
+		{"flag and quoted value", `hint: templates use Go's text/template over the JSON, e.g. --template '{{range .}}{{.id}} {{.status}}{{"\n"}}{{end}}'`, 80,
+			[]string{`'{{range .}}{{.id}} {{.status}}{{"\n"}}{{end}}'`}},
 		{"date and time", "error: cannot close payment f1a7e000-0000-4000-8000-000000000011: the authorization expired at 2026-11-27 22:35:53Z; nothing can be captured", 50,
 			[]string{"2026-11-27 22:35:53Z;"}},
 		{"currency first", "refund of at most KWD 75.500 left on this payment, then it is refunded in full", 20,
