@@ -168,7 +168,7 @@ func wrapExample(line string, width int) string {
 	if indent > exampleIndent {
 		next = pad
 	}
-	words := flagsWithValues(shellWords(body))
+	words := commandsWhole(flagsWithValues(shellWords(body)))
 	var b strings.Builder
 	b.WriteString(pad)
 	col := indent
@@ -211,6 +211,38 @@ func flagsWithValues(words []string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// commandsWhole joins each "bnpl" to the noun and verb after it ("bnpl
+// disputes approve"), so that a wrapped example never parts a command
+// over a continuation.
+func commandsWhole(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if w == "bnpl" {
+			for n := 0; n < 2 && i+1 < len(words) && isCommandWord(words[i+1]); n++ {
+				w += " " + words[i+1]
+				i++
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// isCommandWord reports whether w may be a noun or verb of a command:
+// lower-case letters and hyphens, not a flag.
+func isCommandWord(w string) bool {
+	if w == "" || w[0] == '-' {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // shellWords splits a command line into its words as a shell would part
