@@ -81,7 +81,10 @@ type view struct {
 	// records: at 80 columns the table cannot fit even with its cells
 	// wrapped, and shows one block of "FIELD  value" lines per row.
 	records bool
-	render  func(t *testing.T, ios *output.IOStreams, p *output.Printer) error
+	// cuts: free text of this view may be cut ("…") on a narrow terminal;
+	// in every other view nothing is.
+	cuts   bool
+	render func(t *testing.T, ios *output.IOStreams, p *output.Printer) error
 }
 
 func views() []view {
@@ -160,10 +163,10 @@ func views() []view {
 			}
 			return p.Object(w.Raw(), disputewebhooks.Detail(w))
 		}},
-		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, records: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(profiles.ListColumns, readRecords(t, "profiles.json"))
 		}},
-		{name: "payments_get", sources: []string{"payment.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+		{name: "payments_get", sources: []string{"payment.json"}, cuts: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			pay := unmarshal[api.Payment](t, "payment.json")
 			return p.Object(pay.Raw(), payments.GetDetail(pay, nil))
 		}},
@@ -269,6 +272,9 @@ func TestViewsGolden(t *testing.T) {
 				for _, line := range lines {
 					if w := displaywidth.String(line); w > width {
 						t.Errorf("line %d wide at %d: %q", w, width, line)
+					}
+					if !v.cuts && strings.Contains(line, "…") {
+						t.Errorf("a value is cut at %d: %q", width, line)
 					}
 					// A URL is not parted from its host.
 					if bareScheme.MatchString(line) {
