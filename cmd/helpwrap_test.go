@@ -172,3 +172,19 @@ func TestWrapExampleKeepsCommandsWhole(t *testing.T) {
 		}
 	}
 }
+
+// The longest command name is followed by one space only (cobra pads the
+// names to it): its description still goes on under the others'.
+func TestWrapHelpTextLongestCommand(t *testing.T) {
+	in := "Available Commands:\n" +
+		"  api              Send any request to the service with the profile's key and region\n" +
+		"  dispute-webhooks Register, list, replace and remove dispute webhooks (live only)\n\n"
+	want := "Available Commands:\n" +
+		"  api              Send any request to the service with the profile's key and\n" +
+		"                   region\n" +
+		"  dispute-webhooks Register, list, replace and remove dispute webhooks (live\n" +
+		"                   only)\n\n"
+	if got := WrapHelpText(in, 80); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
