@@ -92,6 +92,11 @@ func views() []view {
 		{name: "payments_list", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
 		}},
+		// An order number longer than its column: wrapped, never cut (it
+		// is what `--order` searches for).
+		{name: "payments_list_long_reference", sources: []string{"payments_long_reference.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(payments.ListColumns, readRecords(t, "payments_long_reference.json"))
+		}},
 		// --columns: every column asked for stays, at every width, its
 		// cells wrapped; at 80 even so the six are wider, and show as
 		// records.
