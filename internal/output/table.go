@@ -208,8 +208,12 @@ func (pl *planner) restore(i, full int, header string) {
 	if !c.show {
 		c.show = true
 		c.width = full
+		// A time comes back whole where it has the room, else as its date.
 		if c.dateOnly {
-			c.width = max(displaywidth.String(header), dateWidth)
+			c.dateOnly = false
+			if !pl.fits() {
+				c.dateOnly, c.width = true, max(displaywidth.String(header), dateWidth)
+			}
 		}
 		if pl.fits() {
 			return
