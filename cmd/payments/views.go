@@ -162,7 +162,7 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: moveColumns(cur), Records: recs})
 	}
 	if recs := subRecords(p.Raw(), "refunds"); len(recs) > 0 {
-		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason", Kind: output.KindText}), Records: recs})
+		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason", Kind: output.Wrapped(output.KindText)}), Records: recs})
 	}
 	if len(disputes) > 0 {
 		recs := make([]json.RawMessage, 0, len(disputes))
