@@ -129,7 +129,8 @@ with carriage returns: the latest state every 2 seconds, counting up.
 Questions depend on stdin alone: with a terminal on stdin bnpl asks before a
 removal, a reset or a live money move, CI or not; without one it acts as in
 a script, where a removal or a reset goes ahead and a live money move is
-refused without --yes. BNPL_QUIET=1 drops the notices too.
+refused without --yes; the same holds for the pager, which would wait for
+keys nobody types. BNPL_QUIET=1 drops the notices too.
 
 Other variables bnpl follows:
 

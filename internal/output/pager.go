@@ -45,7 +45,8 @@ func (s *IOStreams) SetPager(cmd string) { s.pagerCmd, s.pagerFunc = cmd, nil }
 func (s *IOStreams) IsPaging() bool { return s.paging.Load() }
 
 // StartPager sends stdout through the pager, when stdout is a terminal and
-// a pager is set; it is never started for piped output. The pager itself
+// a pager is set; it is never started for piped output, nor in a CI job
+// (PlainProgress) without a terminal on stdin. The pager itself
 // starts at the first write to stdout: until then the terminal is the
 // command's, so a search shows its progress and Ctrl-C ends it at once,
 // and a command that prints nothing never starts one. The pager gets the
@@ -55,7 +56,9 @@ func (s *IOStreams) IsPaging() bool { return s.paging.Load() }
 // error: output then goes to the terminal directly; one that cannot start
 // says so on stderr and does the same.
 func (s *IOStreams) StartPager() error {
-	if s.pager != nil || !s.stdoutTTY {
+	// In a CI job a pager would wait for keys nobody types, unless a
+	// person is at the terminal.
+	if s.pager != nil || !s.stdoutTTY || s.plainProgress && !s.stdinTTY {
 		return nil
 	}
 	if s.pagerFunc != nil {

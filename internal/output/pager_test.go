@@ -108,3 +108,20 @@ func TestPagerNotStartedForNothing(t *testing.T) {
 		t.Fatal("paging after StopPager")
 	}
 }
+
+// In a CI job (plain progress) a pager would wait for keys nobody types:
+// none starts, unless a person is at the terminal (stdin is one).
+func TestNoPagerInCIWithoutAPerson(t *testing.T) {
+	ios, _, out, _ := Test()
+	ios.SetStdoutTTY(true)
+	ios.SetPlainProgress(true)
+	ios.SetPager("false")
+	if err := ios.StartPager(); err != nil || ios.Out != out {
+		t.Fatalf("a pager was set up in CI with no terminal on stdin (%v)", err)
+	}
+	ios.SetStdinTTY(true)
+	if err := ios.StartPager(); err != nil || ios.Out == out {
+		t.Fatalf("no pager in CI for a person at the terminal (%v)", err)
+	}
+	ios.StopPager()
+}
