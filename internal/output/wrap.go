@@ -93,7 +93,11 @@ func wrapAt(line string, width, col, hang int) string {
 	b.WriteString(line[:indent])
 	col += indent
 	first := true
-	for _, u := range units(line[indent:]) {
+	us := units(line[indent:])
+	if strings.HasSuffix(line, ": ") {
+		us = promptTail(us)
+	}
+	for _, u := range us {
 		for _, piece := range fitUnit(u, width-hang) {
 			w := visibleWidth(piece)
 			if !first && col+1+w > width {
@@ -116,6 +120,24 @@ func wrapAt(line string, width, col, hang int) string {
 	}
 	return b.String()
 }
+
+// promptTail keeps together the words a question ends with after its last
+// "?" or "." (what to type: "Type yes to confirm:"), so that they read as
+// one instruction on one line.
+func promptTail(us []string) []string {
+	for i := len(us) - 2; i >= 0; i-- {
+		if strings.HasSuffix(us[i], "?") || strings.HasSuffix(us[i], ".") {
+			if tail := us[i+1:]; spanWidth(tail) <= maxPromptTail {
+				return append(us[:i+1:i+1], strings.Join(tail, " "))
+			}
+			break
+		}
+	}
+	return us
+}
+
+// maxPromptTail is the widest instruction promptTail keeps on one line.
+const maxPromptTail = 32
 
 // hangLabels are the words whose message a wrapped line goes on under.
 var hangLabels = []string{"error: ", "hint: ", "warning: ", "note: "}

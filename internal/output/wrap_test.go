@@ -103,3 +103,16 @@ func TestWrapKeepsAColouredHead(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+// A question's last words, what to type, stay on one line: "Type yes\nto
+// confirm:" reads as two instructions.
+func TestWrapKeepsAPromptsInstruction(t *testing.T) {
+	q := "LIVE: close payment e870e3aa-1b1b-40f1-b21d-a1d03b0aabda of merchant ae-sandbox (200.00 AED captured; the uncaptured 1050.00 AED will not be charged)? Type yes to confirm: "
+	got := Wrap(q, 80)
+	if !strings.Contains(got, "\nType yes to confirm: ") && !strings.Contains(got, "? Type yes to confirm: ") {
+		t.Errorf("the instruction is parted:\n%q", got)
+	}
+	if !strings.HasSuffix(got, ": ") {
+		t.Errorf("the prompt lost its trailing space: %q", got)
+	}
+}
