@@ -199,7 +199,7 @@ func (o *ListOptions) takeStatuses() error {
 	for _, word := range o.Statuses {
 		word = strings.ToLower(strings.TrimSpace(word))
 		if !slices.Contains(statusWords, word) {
-			return cmdutil.UsageHint("valid statuses: "+strings.Join(statusWords, ", ")+"; see bnpl payments list --help", "invalid --status %q", word)
+			return cmdutil.UsageHint(cmdutil.DidYouMean(word, statusWords)+"valid statuses: "+strings.Join(statusWords, ", ")+"; see bnpl payments list --help", "invalid --status %q", word)
 		}
 		o.asked = append(o.asked, word)
 		expired = expired || word == "expired"

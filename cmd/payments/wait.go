@@ -112,7 +112,11 @@ func (o *WaitOptions) validate() error {
 		known = known || s == o.Status
 	}
 	if !known {
-		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", ")+" (or the list's new, cancelled)", "invalid --status %q", o.Status)
+		hint := "statuses: " + strings.Join(waitStatuses, ", ") + " (or the list's new, cancelled)"
+		if meant := cmdutil.Closest(o.Status, lowerAll(waitStatuses)); meant != "" {
+			hint = "did you mean " + strings.ToUpper(meant) + "? " + hint
+		}
+		return cmdutil.UsageHint(hint, "invalid --status %q", o.Status)
 	}
 	if o.Timeout <= 0 {
 		return cmdutil.Usagef("--wait-timeout must be positive, got %s", o.Timeout)
@@ -208,6 +212,15 @@ func waitRun(ctx context.Context, o *WaitOptions) error {
 			return err
 		}
 	}
+}
+
+// lowerAll is words in lower case.
+func lowerAll(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = strings.ToLower(w)
+	}
+	return out
 }
 
 func canBecome(from, to string) bool {
