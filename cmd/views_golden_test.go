@@ -172,6 +172,12 @@ func views() []view {
 			pay := unmarshal[api.Payment](t, "payment.json")
 			return p.Object(pay.Raw(), payments.GetDetail(pay, nil))
 		}},
+		// Moves made without a reference id: the empty REFERENCE column
+		// gives its room to the others (the time of day at 80 columns).
+		{name: "payments_get_no_references", sources: []string{"payment_no_references.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			pay := unmarshal[api.Payment](t, "payment_no_references.json")
+			return p.Object(pay.Raw(), payments.GetDetail(pay, nil))
+		}},
 		// `payments timeline` on a sandbox: the payment's events and the
 		// webhook deliveries made for it, oldest first.
 		{name: "payments_timeline", list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
