@@ -82,3 +82,72 @@ func TestPagerOnPTY(t *testing.T) {
 		t.Errorf("piped payments list lacks the payment: %q", stdout)
 	}
 }
+
+// A search shows its progress on the terminal while it reads, and the
+// pager starts only with the first row: before, a person watched a blank
+// pager for the whole search, and a search that found nothing started one
+// to page nothing.
+func TestPagerStartsWithTheFirstRowOnPTY(t *testing.T) {
+	base := ptyEnv(t)
+	dir := t.TempDir()
+	got := filepath.Join(dir, "paged.txt")
+	pager := filepath.Join(dir, "pager.sh")
+	script := "#!/bin/sh\ncat >>\"" + got + "\"\necho PAGER-DONE\n"
+	if err := os.WriteFile(pager, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), base...), "BNPL_PAGER="+pager)
+	id := bnplOut(t, env, "-q", "checkout", "create", "--input", "testdata/checkout.json", "--jq", ".payment.id")
+
+	r := startPTY(t, env, "payments", "list", "--buyer", "nobody-at-all")
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("a search that finds nothing: exit %d\n%s", code, r.output())
+	}
+	if out := r.output(); strings.Contains(out, "PAGER-DONE") || !strings.Contains(out, "searching") {
+		t.Errorf("a search that finds nothing: want its progress and no pager:\n%q", out)
+	}
+	if _, err := os.Stat(got); err == nil {
+		t.Errorf("the pager ran for a search that found nothing")
+	}
+
+	r = startPTY(t, env, "payments", "list", "--buyer", "layla")
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("a search that finds one: exit %d\n%s", code, r.output())
+	}
+	out := r.output()
+	if !strings.Contains(out, "searching") || !strings.Contains(out, "PAGER-DONE") {
+		t.Errorf("a search that finds one: want its progress, then the pager:\n%q", out)
+	}
+	if b, err := os.ReadFile(got); err != nil || !strings.Contains(string(b), id) {
+		t.Errorf("the pager did not get the row (%v): %q", err, b)
+	}
+	if i, j := strings.Index(out, "searching"), strings.Index(out, "PAGER-DONE"); i > j {
+		t.Errorf("the progress came after the pager:\n%q", out)
+	}
+}
+
+// A notice that follows paged output ("showing 1 of 2") is written once
+// the pager has ended, below what it showed, not over its screen while it
+// still runs.
+func TestNoticeAfterThePagerOnPTY(t *testing.T) {
+	base := ptyEnv(t)
+	dir := t.TempDir()
+	pager := filepath.Join(dir, "pager.sh")
+	if err := os.WriteFile(pager, []byte("#!/bin/sh\ncat >/dev/null\necho PAGER-DONE\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), base...), "BNPL_PAGER="+pager)
+	for range 2 {
+		id := bnplOut(t, env, "-q", "checkout", "create", "--input", "testdata/checkout.json", "--jq", ".payment.id")
+		bnplOut(t, env, "-q", "sandbox", "approve", id)
+	}
+	r := startPTY(t, env, "payments", "list", "--limit", "1")
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.output())
+	}
+	out := r.output()
+	done, notice := strings.Index(out, "PAGER-DONE"), strings.Index(out, "showing 1 of 2")
+	if done < 0 || notice < 0 || notice < done {
+		t.Errorf("want the pager to end before the notice:\n%q", out)
+	}
+}

@@ -133,7 +133,8 @@ with carriage returns: the latest state every 2 seconds, counting up.
 Questions depend on stdin alone: with a terminal on stdin bnpl asks before a
 removal, a reset or a live money move, CI or not; without one it acts as in
 a script, where a removal or a reset goes ahead and a live money move is
-refused without --yes. BNPL_QUIET=1 drops the notices too.
+refused without --yes; the same holds for the pager, which would wait for
+keys nobody types. BNPL_QUIET=1 drops the notices too.
 
 Other variables bnpl follows:
 
@@ -306,7 +307,7 @@ func suggest(parent *cobra.Command, name string) []string {
 			if cand == name {
 				continue
 			}
-			score := editDistance(name, cand)
+			score := cmdutil.EditDistance(name, cand)
 			if strings.HasPrefix(cand, name) || slices.Contains(sub.SuggestFor, name) {
 				score = 0
 			}
@@ -341,7 +342,7 @@ func suggestFlags(c *cobra.Command, name string) []string {
 		if fl.Hidden || fl.Deprecated != "" || fl.Name == name {
 			return
 		}
-		score := editDistance(name, fl.Name)
+		score := cmdutil.EditDistance(name, fl.Name)
 		if len(name) >= 3 && strings.HasPrefix(fl.Name, name) {
 			score = 0
 		}
@@ -358,26 +359,4 @@ func suggestFlags(c *cobra.Command, name string) []string {
 	}
 	sort.Strings(found)
 	return found
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes (command
-// names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

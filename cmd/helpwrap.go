@@ -51,16 +51,23 @@ func WrapHelpText(text string, width int) string {
 			carry = ""
 		}
 	}
-	for _, line := range strings.SplitAfter(text, "\n") {
+	lines := strings.SplitAfter(text, "\n")
+	commandCol := 0 // where the descriptions of a list of commands start
+	for i, line := range lines {
 		body := strings.TrimSuffix(line, "\n")
 		if isHelpHeading(body) {
 			examples = body == "Examples:"
+			commandCol = 0
+			if strings.HasSuffix(body, "Commands:") {
+				commandCol = descriptionColumn(lines[i+1:])
+			}
 		}
 		indent := len(body) - len(strings.TrimLeft(body, " "))
+		command := commandCol > 0 && indent > 0
 		// A line starting "- " right after a wrapped line of prose goes on
 		// with it ("(--input, or\n- for stdin)"), unless that line
 		// introduced a list with a colon.
-		prose := !examples && (isProse(body) || carry != "" && !strings.HasSuffix(carry, ":") && isListItem(body))
+		prose := !examples && !command && (isProse(body) || carry != "" && !strings.HasSuffix(carry, ":") && isListItem(body))
 		if carry != "" {
 			if prose && indent == carryIndent {
 				body = body[:indent] + carry + " " + body[indent:]
@@ -82,6 +89,11 @@ func WrapHelpText(text string, width int) string {
 			continue
 		}
 		wrapped := wrapLine(body, width)
+		if command && commandCol <= width/2 {
+			// The longest name has one space after it, not the two that
+			// wrapLine looks for.
+			wrapped = output.WrapLine(body, width, commandCol)
+		}
 		if prose && strings.HasSuffix(line, "\n") {
 			if cut := strings.LastIndexByte(wrapped, '\n'); cut >= 0 {
 				carry, carryIndent = strings.TrimSpace(wrapped[cut+1:]), indent
@@ -95,6 +107,28 @@ func WrapHelpText(text string, width int) string {
 	}
 	flush()
 	return b.String()
+}
+
+// descriptionColumn is where the descriptions start in the list of
+// commands that lines begin with (up to a blank line): cobra pads every
+// name to the longest, which has a single space after it.
+func descriptionColumn(lines []string) int {
+	col := 0
+	for _, line := range lines {
+		body := strings.TrimRight(line, "\n")
+		if strings.TrimSpace(body) == "" {
+			break
+		}
+		indent := len(body) - len(strings.TrimLeft(body, " "))
+		if i := strings.Index(body[indent:], "  "); i > 0 {
+			j := indent + i
+			for j < len(body) && body[j] == ' ' {
+				j++
+			}
+			col = max(col, j)
+		}
+	}
+	return col
 }
 
 // isProse reports whether a help line is running text: not empty, not a
@@ -168,7 +202,7 @@ func wrapExample(line string, width int) string {
 	if indent > exampleIndent {
 		next = pad
 	}
-	words := flagsWithValues(shellWords(body))
+	words := commandsWhole(flagsWithValues(shellWords(body)))
 	var b strings.Builder
 	b.WriteString(pad)
 	col := indent
@@ -211,6 +245,38 @@ func flagsWithValues(words []string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// commandsWhole joins each "bnpl" to the noun and verb after it ("bnpl
+// disputes approve"), so that a wrapped example never parts a command
+// over a continuation.
+func commandsWhole(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if w == "bnpl" {
+			for n := 0; n < 2 && i+1 < len(words) && isCommandWord(words[i+1]); n++ {
+				w += " " + words[i+1]
+				i++
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// isCommandWord reports whether w may be a noun or verb of a command:
+// lower-case letters and hyphens, not a flag.
+func isCommandWord(w string) bool {
+	if w == "" || w[0] == '-' {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // shellWords splits a command line into its words as a shell would part

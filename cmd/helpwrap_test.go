@@ -150,3 +150,41 @@ func helpWords(help string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// A wrapped example keeps a bnpl command with its noun and verb on one
+// line: `xargs bnpl disputes \` then `approve` reads as two commands.
+func TestWrapExampleKeepsCommandsWhole(t *testing.T) {
+	for _, line := range []string{
+		"  bnpl disputes list --status new -o json --jq '.[].id' | xargs bnpl disputes approve --yes",
+		"  bnpl sandbox export --file state.yaml && bnpl sandbox reset --yes && bnpl sandbox seed --file state.yaml",
+	} {
+		got := wrapExample(line, 80)
+		for _, l := range strings.Split(got, "\n") {
+			if utf8.RuneCountInString(l) > 80 {
+				t.Errorf("a line of %d columns: %q", utf8.RuneCountInString(l), l)
+			}
+			if f := strings.Fields(strings.TrimSuffix(l, " \\")); len(f) > 0 && (f[len(f)-1] == "bnpl" || f[0] == "approve" || f[0] == "sandbox") {
+				t.Errorf("a command parted:\n%s", got)
+			}
+		}
+		if strings.Join(strings.Fields(strings.ReplaceAll(got, " \\\n", " ")), " ") != strings.Join(strings.Fields(line), " ") {
+			t.Errorf("words changed:\n%s", got)
+		}
+	}
+}
+
+// The longest command name is followed by one space only (cobra pads the
+// names to it): its description still goes on under the others'.
+func TestWrapHelpTextLongestCommand(t *testing.T) {
+	in := "Available Commands:\n" +
+		"  api              Send any request to the service with the profile's key and region\n" +
+		"  dispute-webhooks Register, list, replace and remove dispute webhooks (live only)\n\n"
+	want := "Available Commands:\n" +
+		"  api              Send any request to the service with the profile's key and\n" +
+		"                   region\n" +
+		"  dispute-webhooks Register, list, replace and remove dispute webhooks (live\n" +
+		"                   only)\n\n"
+	if got := WrapHelpText(in, 80); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

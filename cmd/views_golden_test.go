@@ -89,6 +89,11 @@ func views() []view {
 		{name: "payments_list", sources: []string{"payments.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(payments.ListColumns, readRecords(t, "payments.json"))
 		}},
+		// An order number longer than its column: wrapped, never cut (it
+		// is what `--order` searches for).
+		{name: "payments_list_long_reference", sources: []string{"payments_long_reference.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(payments.ListColumns, readRecords(t, "payments_long_reference.json"))
+		}},
 		// --columns: every column asked for stays, at every width, its
 		// cells wrapped; at 80 even so the six are wider, and show as
 		// records.
@@ -125,12 +130,27 @@ func views() []view {
 		{name: "webhooks_list_no_header", sources: []string{"webhooks_no_header.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(webhooks.ListColumns, readRecords(t, "webhooks_no_header.json"))
 		}},
+		// A long URL among short words: under its row, whole where the
+		// line allows, rather than in a column a few cells wide.
+		{name: "webhooks_list_long_url", sources: []string{"webhook_long_url.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			return p.List(webhooks.ListColumns, append(readRecords(t, "webhook_long_url.json"), readRecords(t, "webhooks.json")...))
+		}},
 		{name: "dispute_webhooks_list", sources: []string{"dispute_webhooks.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(disputewebhooks.ListColumns, readRecords(t, "dispute_webhooks.json"))
 		}},
 		// `webhooks get|add|update` and `dispute-webhooks get|add|update`.
 		{name: "webhooks_get", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			recs := readRecords(t, "webhooks.json")
+			w := new(api.Webhook)
+			if err := json.Unmarshal(recs[0], w); err != nil {
+				t.Fatal(err)
+			}
+			return p.Object(w.Raw(), webhooks.Detail(w))
+		}},
+		// A URL wider than the terminal: on the line under its label,
+		// broken after a "/" within the terminal, never folded by it.
+		{name: "webhooks_get_long_url", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			recs := readRecords(t, "webhook_long_url.json")
 			w := new(api.Webhook)
 			if err := json.Unmarshal(recs[0], w); err != nil {
 				t.Fatal(err)
@@ -145,11 +165,17 @@ func views() []view {
 			}
 			return p.Object(w.Raw(), disputewebhooks.Detail(w))
 		}},
-		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, records: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			return p.List(profiles.ListColumns, readRecords(t, "profiles.json"))
 		}},
 		{name: "payments_get", sources: []string{"payment.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
 			pay := unmarshal[api.Payment](t, "payment.json")
+			return p.Object(pay.Raw(), payments.GetDetail(pay, nil))
+		}},
+		// Moves made without a reference id: the empty REFERENCE column
+		// gives its room to the others (the time of day at 80 columns).
+		{name: "payments_get_no_references", sources: []string{"payment_no_references.json"}, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
+			pay := unmarshal[api.Payment](t, "payment_no_references.json")
 			return p.Object(pay.Raw(), payments.GetDetail(pay, nil))
 		}},
 		// `payments timeline` on a sandbox: the payment's events and the
@@ -206,6 +232,9 @@ func views() []view {
 // that form in a view.
 var rawTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d`)
 
+// bareScheme matches a URL's scheme with nothing after it on its line.
+var bareScheme = regexp.MustCompile(`https?://(\s|$)`)
+
 // TestViewsGolden renders every list and detail view people read on
 // terminals 80, 100 and 150 columns wide: every id stays whole, at 100
 // columns and more every line fits, no blank line parts a header from its
@@ -251,6 +280,15 @@ func TestViewsGolden(t *testing.T) {
 				for _, line := range lines {
 					if w := displaywidth.String(line); w > width {
 						t.Errorf("line %d wide at %d: %q", w, width, line)
+					}
+					// Nothing is cut: what has no room wraps, goes under
+					// its row, or the table shows as records.
+					if strings.Contains(line, "…") {
+						t.Errorf("a value is cut at %d: %q", width, line)
+					}
+					// A URL is not parted from its host.
+					if bareScheme.MatchString(line) {
+						t.Errorf("a URL's scheme ends a line at %d: %q", width, line)
 					}
 				}
 				if errs != "" {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/skip2/go-qrcode"
 	"github.com/spf13/cobra"
@@ -33,7 +35,8 @@ func newQRCmd(f *cmdutil.Factory, run func(context.Context, *QROptions) error) *
 		Short: "Show the checkout URL as a QR code to scan with a phone",
 		Long: `Draw the session's checkout URL as a QR code in the terminal, with the URL under
 it, so that a person can open the checkout by scanning the screen with a phone.
-The code is drawn light on dark; --invert draws it for a light background.
+The code is drawn light on dark; --invert draws it for a light background. A
+terminal too narrow for it gets the URL alone, and a warning saying so.
 
 --png FILE saves instead the PNG image that the service serves for the session
 (its hpp_link_qr), "-" writing it to stdout. With -o json or --jq the session id,
@@ -94,8 +97,24 @@ func qrRun(ctx context.Context, o *QROptions) error {
 	if err != nil {
 		return fmt.Errorf("drawing the QR code: %w", err)
 	}
-	_, err = fmt.Fprintf(o.IO.Out, "%s%s\n", code.ToSmallString(o.Invert), url)
+	drawing := code.ToSmallString(o.Invert)
+	if cols := drawingWidth(drawing); o.IO.IsStdoutTTY() && cols > o.IO.TerminalWidth() {
+		// A QR code cannot be wrapped: folded by the terminal, no phone
+		// reads it.
+		o.Notice("warning: the QR code is %d columns wide, wider than this terminal (%d): widen it, or save the image with --png FILE", cols, o.IO.TerminalWidth())
+		drawing = ""
+	}
+	_, err = fmt.Fprintf(o.IO.Out, "%s%s\n", drawing, url)
 	return err
+}
+
+// drawingWidth is how many columns the widest line of a drawing takes.
+func drawingWidth(drawing string) int {
+	widest := 0
+	for _, line := range strings.Split(drawing, "\n") {
+		widest = max(widest, utf8.RuneCountInString(line))
+	}
+	return widest
 }
 
 // checkoutURL reads session id and its checkout URL; a session that has

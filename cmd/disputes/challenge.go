@@ -133,7 +133,7 @@ func challengeRun(ctx context.Context, o *ChallengeOptions) error {
 		AttachmentIDs: ids,
 	})
 	if err != nil {
-		return err
+		return notTakenHint(err, o.ID)
 	}
 	o.Notice("challenged dispute %s (%s)", o.ID, o.Reason)
 	return printAnswer(printer, answer)

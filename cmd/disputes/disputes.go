@@ -4,6 +4,8 @@
 package disputes
 
 import (
+	"net/http"
+
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
@@ -63,4 +65,14 @@ func RequireLive(target func() (*config.Target, error), what string) error {
 			"%s have no test mode, and there is no live key to use", what)
 	}
 	return nil
+}
+
+// notTakenHint gives a 409 on evidence or a challenge (the service says no
+// more than "conflict") the one next step: the dispute's status, which
+// says whether it still waits for the merchant.
+func notTakenHint(err error, id string) error {
+	if e, ok := api.AsAPIError(err); ok && e.Status == http.StatusConflict {
+		return api.WithHint(err, "the dispute does not take this now (evidence already given, or resolved); see its status with `bnpl disputes get "+id+"`")
+	}
+	return err
 }

@@ -79,7 +79,7 @@ func evidenceRun(ctx context.Context, o *EvidenceOptions) error {
 	}
 	ev, err := client.ProvideEvidence(ctx, o.ID, api.EvidenceRequest{Content: o.Comment, AttachmentIDs: ids})
 	if err != nil {
-		return err
+		return notTakenHint(err, o.ID)
 	}
 	return printer.Object(ev.Raw(), evidenceDetail(ev))
 }

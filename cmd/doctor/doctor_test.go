@@ -13,6 +13,7 @@ import (
 
 	"github.com/zalando/go-keyring"
 
+	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
 )
 
@@ -302,5 +303,16 @@ func TestConfigDirectoryOthersCanWrite(t *testing.T) {
 	c = run(getenv, probeAnswer(&ProbeResult{Status: 200}, nil))["config directory"]
 	if c.Status != StatusWarn || !strings.Contains(c.Message, "the directory "+shared+" of the file the config link leads to") {
 		t.Errorf("link into a shared directory: %+v", c)
+	}
+}
+
+// doctor's fix for a network error is its own: the client's hint would
+// send the person to `bnpl doctor`, which they are running.
+func TestReachabilityFixIsNotDoctor(t *testing.T) {
+	getenv := setup(t, goodConfig, 0o600, nil)
+	err := cmdutil.WithHint(errors.New("could not connect"), "nothing was sent: check the network and the base URL (`bnpl doctor`)")
+	got := run(getenv, probeAnswer(nil, err))["reachability"]
+	if got.Status != StatusFail || got.Fix == "" || strings.Contains(got.Fix, "bnpl doctor") {
+		t.Errorf("fix %q", got.Fix)
 	}
 }

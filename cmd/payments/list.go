@@ -199,7 +199,7 @@ func (o *ListOptions) takeStatuses() error {
 	for _, word := range o.Statuses {
 		word = strings.ToLower(strings.TrimSpace(word))
 		if !slices.Contains(statusWords, word) {
-			return cmdutil.UsageHint("valid statuses: "+strings.Join(statusWords, ", ")+"; see bnpl payments list --help", "invalid --status %q", word)
+			return cmdutil.UsageHint(cmdutil.DidYouMean(word, statusWords)+"valid statuses: "+strings.Join(statusWords, ", ")+"; see bnpl payments list --help", "invalid --status %q", word)
 		}
 		o.asked = append(o.asked, word)
 		expired = expired || word == "expired"
@@ -266,7 +266,7 @@ func (o *ListOptions) describe() string {
 	var parts []string
 	switch {
 	case len(o.Statuses) == 0 && o.searching():
-		parts = append(parts, "all statuses")
+		parts = append(parts, "every status")
 	case len(o.Statuses) == 0:
 		parts = append(parts, "status authorized/closed")
 	default:
@@ -546,12 +546,20 @@ func (lw *listWalk) sayNothingFound() {
 	scope := o.describe()
 	switch {
 	case o.Order != "":
-		o.Notice("no payment with order number %s (searched %d payments, %s)", o.Order, lw.searched, scope)
+		o.Notice("no payment with order number %s (searched %s, %s)", o.Order, countOf(lw.searched, "payment"), scope)
 	case o.Buyer != "":
-		o.Notice("no payment of buyer %s (searched %d payments, %s)", o.Buyer, lw.searched, scope)
+		o.Notice("no payment of buyer %s (searched %s, %s)", o.Buyer, countOf(lw.searched, "payment"), scope)
 	default:
 		o.Notice("no payments match (%s)", scope)
 	}
+}
+
+// countOf is n things, the noun in the singular for one.
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func (o *ListOptions) remember(payments []api.Payment) {

@@ -18,7 +18,9 @@ var ListColumns = []output.Column{
 	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
-	{Header: "REFERENCE", Path: "order.reference_id", Kind: output.KindReference},
+	// An order number is what `--order` finds a payment by: wrapped, never
+	// cut.
+	{Header: "REFERENCE", Path: "order.reference_id", Kind: output.Wrapped(output.KindReference)},
 	{Header: "CREATED", Path: "created_at", Kind: output.KindTime},
 	// Totals of the payment's moves, for reconciliation; shown only when
 	// --columns names them (captured,refunded,refundable).
@@ -31,7 +33,7 @@ var ListColumns = []output.Column{
 // the list's, with the buyer beside the amount, so that a person sees who
 // matched: by the buyer's phone for a query written as a phone number, by
 // the email for one holding an "@", else by the name. The buyer is shown
-// whole, wrapped rather than cut.
+// whole, wrapped rather than cut; the order number may give way to it.
 func BuyerColumns(by string) []output.Column {
 	path, header := "buyer.name", "BUYER"
 	switch by {
@@ -43,6 +45,11 @@ func BuyerColumns(by string) []output.Column {
 	buyer := output.Column{Header: header, Path: path, Kind: output.Wrapped(output.KindText)}
 	cols := make([]output.Column, 0, len(ListColumns)+1)
 	for _, c := range ListColumns {
+		if c.Header == "REFERENCE" {
+			// Here the buyer is what matched: the order number gives way
+			// to it, as a reference does in any table.
+			c.Kind = output.KindReference
+		}
 		cols = append(cols, c)
 		if c.Header == "AMOUNT" {
 			cols = append(cols, buyer)
@@ -155,7 +162,7 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: moveColumns(cur), Records: recs})
 	}
 	if recs := subRecords(p.Raw(), "refunds"); len(recs) > 0 {
-		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason", Kind: output.KindText}), Records: recs})
+		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason", Kind: output.Wrapped(output.KindText)}), Records: recs})
 	}
 	if len(disputes) > 0 {
 		recs := make([]json.RawMessage, 0, len(disputes))

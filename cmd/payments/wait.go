@@ -44,15 +44,20 @@ type WaitOptions struct {
 	Printer func() (*output.Printer, error)
 	// Lookup finds the payment of an order:REF argument.
 	Lookup *cmdutil.OrderLookup
+	// Progress is the line that says what the wait waits for (on a
+	// terminal, or plain lines in CI); nil draws nothing.
+	Progress func() *cmdutil.Progress
 }
 
 func newWaitCmd(f *cmdutil.Factory, run func(context.Context, *WaitOptions) error) *cobra.Command {
-	opts := &WaitOptions{Client: f.Client, Printer: f.Printer, Notice: f.Noticef, Now: time.Now, Sleep: sleepContext, Lookup: f.OrderLookup()}
+	opts := &WaitOptions{Client: f.Client, Printer: f.Printer, Notice: f.Noticef, Now: time.Now, Sleep: sleepContext, Lookup: f.OrderLookup(),
+		Progress: func() *cmdutil.Progress { return cmdutil.NewProgress(f.IO, f.Global.Quiet) }}
 	cmd := &cobra.Command{
 		Use:   "wait <payment-id | order:REF> --status S",
 		Short: "Wait until a payment reaches a status (for CI)",
 		Long: `Read the payment every --interval until its status is --status, then print it and
-exit 0. Statuses: ` + strings.Join(waitStatuses, ", ") + ` (any case).
+exit 0. Statuses: ` + strings.Join(waitStatuses, ", ") + ` (any case). While it waits, stderr
+says what the payment is now: a line redrawn on a terminal, a plain line every 2s in CI.
 
 The wait exits 13 when --wait-timeout passes first, and 14 at once when the payment
 reaches a status from which the awaited one can no longer be reached (for example
@@ -82,7 +87,7 @@ older spelling --timeout for the whole wait still works, with a notice, for now)
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Status, "status", "", "the status to wait for (required): "+strings.Join(waitStatuses, ", "))
-	fl.DurationVar(&opts.Timeout, "wait-timeout", 5*time.Minute, "give up after this long (exit 1)")
+	fl.DurationVar(&opts.Timeout, "wait-timeout", 5*time.Minute, "give up after this long (exit 13)")
 	// Before --wait-timeout, the whole wait was bounded by a --timeout of
 	// its own, which hid the global one (the bound of each read).
 	fl.DurationVar(&opts.Timeout, "timeout", 5*time.Minute, "give up after this long")
@@ -107,7 +112,11 @@ func (o *WaitOptions) validate() error {
 		known = known || s == o.Status
 	}
 	if !known {
-		return cmdutil.UsageHint("statuses: "+strings.Join(waitStatuses, ", ")+" (or the list's new, cancelled)", "invalid --status %q", o.Status)
+		hint := "statuses: " + strings.Join(waitStatuses, ", ") + " (or the list's new, cancelled)"
+		if meant := cmdutil.Closest(o.Status, lowerAll(waitStatuses)); meant != "" {
+			hint = "did you mean " + strings.ToUpper(meant) + "? " + hint
+		}
+		return cmdutil.UsageHint(hint, "invalid --status %q", o.Status)
 	}
 	if o.Timeout <= 0 {
 		return cmdutil.Usagef("--wait-timeout must be positive, got %s", o.Timeout)
@@ -165,6 +174,11 @@ func waitRun(ctx context.Context, o *WaitOptions) error {
 	if o.ID, err = o.Lookup.PaymentID(ctx, client, o.ID); err != nil {
 		return err
 	}
+	progress := cmdutil.NewProgress(nil, true)
+	if o.Progress != nil {
+		progress = o.Progress()
+	}
+	defer progress.Done()
 	start := o.Now()
 	deadline := start.Add(o.Timeout)
 	last := ""
@@ -175,11 +189,13 @@ func waitRun(ctx context.Context, o *WaitOptions) error {
 		}
 		if p.Status != last {
 			if last != "" {
+				progress.Clear()
 				o.Notice("payment %s is now %s", o.ID, p.Status)
 			}
 			last = p.Status
 		}
 		if p.Status == o.Status {
+			progress.Done()
 			return printer.Object(p.Raw(), Detail(p))
 		}
 		if !canBecome(p.Status, o.Status) {
@@ -189,10 +205,22 @@ func waitRun(ctx context.Context, o *WaitOptions) error {
 		if !now.Before(deadline) {
 			return &WaitError{PaymentID: o.ID, Want: o.Status, Last: p.Status, TimedOut: true, Waited: now.Sub(start)}
 		}
+		// Short enough for 80 columns: the id is the one typed.
+		progress.Show("waiting for %s: the payment is %s (%s of %s)", o.Status, p.Status,
+			now.Sub(start).Round(time.Second), o.Timeout)
 		if err := o.Sleep(ctx, min(o.Interval, deadline.Sub(now))); err != nil {
 			return err
 		}
 	}
+}
+
+// lowerAll is words in lower case.
+func lowerAll(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = strings.ToLower(w)
+	}
+	return out
 }
 
 func canBecome(from, to string) bool {

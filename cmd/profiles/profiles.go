@@ -31,15 +31,18 @@ bnpl login and always shown masked.`,
 
 // ListColumns are the columns of a profiles table.
 var ListColumns = []output.Column{
-	// A profile's name is typed after --profile: never cut. A masked key is
-	// told apart by its last characters: dropped whole, never cut.
+	// A profile's name is typed after --profile and a merchant code after
+	// --merchant-code: never cut. A masked key is told apart by its last
+	// characters: never cut, and both kept, so that a missing one is not
+	// taken for a dropped column. The short words are never cut either:
+	// a terminal too narrow for all of them shows the profiles as records.
 	{Header: "NAME", Path: "name", Kind: output.KindID},
-	{Header: "CURRENT", Path: "current", Kind: output.KindPlain},
-	{Header: "REGION", Path: "region", Kind: output.KindPlain},
-	{Header: "MERCHANT", Path: "merchant_code", Kind: output.KindPlain},
-	{Header: "TEST KEY", Path: "test_secret_key", Kind: output.KindLinkID},
-	{Header: "LIVE KEY", Path: "live_secret_key", Kind: output.KindLinkID},
-	{Header: "KEYS IN", Path: "keys_in", Kind: output.KindPlain},
+	{Header: "CURRENT", Path: "current", Kind: output.Whole(output.KindPlain)},
+	{Header: "REGION", Path: "region", Kind: output.Whole(output.KindPlain)},
+	{Header: "MERCHANT", Path: "merchant_code", Kind: output.KindID},
+	{Header: "TEST KEY", Path: "test_secret_key", Kind: output.Pinned(output.KindLinkID)},
+	{Header: "LIVE KEY", Path: "live_secret_key", Kind: output.Pinned(output.KindLinkID)},
+	{Header: "KEYS IN", Path: "keys_in", Kind: output.Whole(output.KindPlain)},
 	{Header: "BASE URL", Path: "base_url", Kind: output.KindText},
 }
 

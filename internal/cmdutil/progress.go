@@ -43,7 +43,8 @@ type Progress struct {
 
 // NewProgress answers a counter on ios's stderr.
 func NewProgress(ios *output.IOStreams, quiet bool) *Progress {
-	// Under a pager the terminal is the pager's: a counter would draw over it.
+	// Under a pager the terminal is the pager's: a counter would draw
+	// over it (Show stops too once a pager starts, at the first row).
 	if quiet || ios == nil || ios.IsPaging() {
 		return &Progress{}
 	}
@@ -64,6 +65,11 @@ func (p *Progress) Show(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
+		return
+	}
+	if p.ios.IsPaging() {
+		// The first row started the pager: the terminal is its now.
+		p.stopped = true
 		return
 	}
 	line := fmt.Sprintf(format, args...)
@@ -99,7 +105,7 @@ func (p *Progress) startTicks() {
 				return
 			case <-ticks:
 				p.mu.Lock()
-				if !p.stopped && p.done == done {
+				if !p.stopped && p.done == done && !p.ios.IsPaging() {
 					fmt.Fprintln(p.ios.ErrOut, p.latest)
 				}
 				heard := p.tickWritten

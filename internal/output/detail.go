@@ -165,24 +165,17 @@ func (p *Printer) renderDetailTable(d *Detail) error {
 }
 
 // fieldLines lays a field's value out for a terminal total cells wide
-// whose values start at column col: the value whole when it fits; else
-// wrapped between words under itself when every word fits there; else
-// (a URL, an id) on the next line, indented by fieldNextIndent, after an
-// empty first line.
+// whose values start at column col, as a record's value is (recordLines):
+// whole when it fits; else wrapped between words under itself; else (a
+// URL, an id) from the next line, indented by fieldNextIndent, after an
+// empty first line, and wrapped there too when wider than the terminal.
+// A coloured value (a status) is short and kept as it is.
 func fieldLines(value string, col, total int) []string {
-	w := displaywidth.String(value)
-	if col+w <= total || strings.Contains(value, "\x1b[") {
+	if strings.Contains(value, "\x1b[") {
 		return []string{value}
 	}
-	room := total - col
-	fitsWords := room >= minTextWidth
-	for _, word := range strings.Fields(value) {
-		fitsWords = fitsWords && displaywidth.String(word) <= room
-	}
-	if fitsWords && strings.Contains(value, " ") {
-		return wrapCell(value, room)
-	}
-	return []string{"", value}
+	lines, _ := recordLines(value, col, total)
+	return lines
 }
 
 // fieldNextIndent indents a value that starts on the line under its label.

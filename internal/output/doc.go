@@ -41,7 +41,8 @@
 //     nothing while the id is one `get` away; what gave way comes back when
 //     a later step made room. Wrapped and Below columns, and columns named
 //     in --columns, wrap over more lines instead of being cut; a Below
-//     column goes under its row when the line has no room for it. Not on a
+//     column goes under its row when the line has no room for it, or
+//     would have it only by breaking a word (a URL after its scheme). Not on a
 //     terminal nothing is cut. Amounts read
 //     "1250.00 AED", right-aligned; times in the --time style; statuses and
 //     days left coloured when colour is on. A table with no rows prints

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -49,6 +50,9 @@ type IOStreams struct {
 	pagerCmd  string
 	pagerFunc func() string
 	pager     *pager
+	// paging: the pager's process runs (from the first write after
+	// StartPager); read by IsPaging from any goroutine.
+	paging atomic.Bool
 
 	// rawOut is the process's stdout itself (a pager writes to it), and
 	// watchedOut the writer over it that notices its reader going away.

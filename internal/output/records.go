@@ -21,13 +21,14 @@ func overflows(plan []colPlan, total int) bool {
 }
 
 // planWithoutEmpty is planTable for a terminal over columns none of rows
-// has a value in left out (webhooks that all lack a header), so that their
-// headers take no room from the others; a column asked for by name, or
-// marked to show whole, stays.
+// has a value in left out (webhooks that all lack a header, moves made
+// without a reference id), so that their headers take no room from the
+// others; a column marked to show whole stays. (Columns asked for by name
+// are planned by planTable itself: every one stays.)
 func planWithoutEmpty(headers []string, rows [][]string, kinds []Kind, total int) []colPlan {
 	var keep []int
 	for i := range headers {
-		if len(rows) == 0 || kinds[i]&pinnedBit != 0 || !emptyColumn(rows, i) {
+		if len(rows) == 0 || kinds[i]&wholeBit != 0 || !emptyColumn(rows, i) {
 			keep = append(keep, i)
 		}
 	}

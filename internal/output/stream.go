@@ -289,9 +289,9 @@ func (s *Stream) planFirstBatch(fit bool) []colPlan {
 	if s.headerDone || s.p.noHeader {
 		measured = make([]string, len(s.resolved))
 	}
-	if fit && s.batch == 0 {
+	if fit && s.batch == 0 && len(s.p.columns) == 0 {
 		// Every row is known (a list, not a stream of batches): a column
-		// with nothing in it gives its width to the others.
+		// of the view with nothing in it gives its width to the others.
 		return planWithoutEmpty(measured, s.pending, kinds, s.p.ios.TerminalWidth())
 	}
 	return planTable(measured, s.pending, kinds, s.p.ios.TerminalWidth(), fit)

@@ -43,7 +43,9 @@ type colPlan struct {
 	// from the second column to the edge of the terminal.
 	spill     bool
 	spillable bool
-	capped    bool // a view's wrapped text: at most maxWrapWidth wide
+	// word is the widest word of a wrapped column's cells (a URL).
+	word   int
+	capped bool // a view's wrapped text: at most maxWrapWidth wide
 }
 
 // wholeBit marks a kind shown whole: never dropped nor shortened.
@@ -64,6 +66,11 @@ const (
 	minWrapNarrow = 8
 	maxWrapWidth  = 60
 )
+
+// minBelowWidth is the narrowest a column that may go under its row is
+// made in the line when that breaks a word of it (a URL); narrower, it
+// goes under the row, where it has the terminal's width.
+const minBelowWidth = 32
 
 // Wrapped marks a column kind whose cells wrap onto more lines, between
 // words, when the table is too wide: it is never dropped or cut (a
@@ -158,6 +165,7 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 		c := &plan[i]
 		if c.wrap {
 			c.min = wrapMinimum(headers[i], rows, i, c.kind)
+			c.word = widestWord(rows, i)
 			if c.capped {
 				// A view's wrapped text goes on over more lines rather than
 				// making its column wider than a line is read at.
@@ -200,8 +208,12 @@ func (pl *planner) restore(i, full int, header string) {
 	if !c.show {
 		c.show = true
 		c.width = full
+		// A time comes back whole where it has the room, else as its date.
 		if c.dateOnly {
-			c.width = max(displaywidth.String(header), dateWidth)
+			c.dateOnly = false
+			if !pl.fits() {
+				c.dateOnly, c.width = true, max(displaywidth.String(header), dateWidth)
+			}
 		}
 		if pl.fits() {
 			return

@@ -112,11 +112,25 @@ func (pl *planner) narrowWrapped(all bool) {
 			continue
 		}
 		floor := max(c.min, min(pl.full[i], minWrapWidth))
+		if !all {
+			floor = max(floor, c.belowFloor())
+		}
 		if all && !c.spillable {
 			floor = c.min
 		}
 		c.width = max(floor, c.width-(pl.need()-pl.total))
 	}
+}
+
+// belowFloor is the narrowest a column that may go under its row is
+// made in the line when a word of it (a URL) would be broken there: it
+// goes under the row, where it has the terminal's width, rather than into
+// a column that parts a URL from its host. 0 for any other column.
+func (c *colPlan) belowFloor() int {
+	if !c.spillable || c.word <= minWrapWidth {
+		return 0
+	}
+	return min(c.word, minBelowWidth)
 }
 
 // spillBelow sends the columns that may go under their row there,
@@ -139,7 +153,7 @@ func (pl *planner) unspill() {
 			continue
 		}
 		c.show, c.spill = true, false
-		c.width = max(c.min, min(pl.full[i], minWrapWidth))
+		c.width = max(c.min, min(pl.full[i], minWrapWidth), c.belowFloor())
 		if !pl.fits() {
 			c.show, c.spill = false, true
 		}

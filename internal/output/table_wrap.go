@@ -30,6 +30,20 @@ func wrapMinimum(header string, rows [][]string, i int, k Kind) int {
 	return max(m, displaywidth.String(header))
 }
 
+// widestWord is the width of the widest space-separated word in column i.
+func widestWord(rows [][]string, i int) int {
+	widest := 0
+	for _, row := range rows {
+		if i >= len(row) {
+			continue
+		}
+		for _, w := range strings.Fields(row[i]) {
+			widest = max(widest, displaywidth.String(w))
+		}
+	}
+	return widest
+}
+
 // maxWordWidth is the widest word a wrapped column keeps on one line
 // whatever the room; a wider one may be split.
 const maxWordWidth = 20

@@ -16,7 +16,8 @@ import (
 // own indent.
 //
 // Some runs of words are never parted (see units): an amount and its
-// currency ("200.00 AED"), a bnpl command ("bnpl payments get"), and a
+// currency ("200.00 AED"), a bnpl command ("bnpl payments get"), a flag
+// and its value ("--reference-id ID"), a date and its time of day, and a
 // short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
 // "order:REF" is one word, so it is never broken either. Only a word wider
 // than the whole line is split, where a path or a list would break (after a
@@ -92,7 +93,11 @@ func wrapAt(line string, width, col, hang int) string {
 	b.WriteString(line[:indent])
 	col += indent
 	first := true
-	for _, u := range units(line[indent:]) {
+	us := units(line[indent:])
+	if strings.HasSuffix(line, ": ") {
+		us = promptTail(us)
+	}
+	for _, u := range us {
 		for _, piece := range fitUnit(u, width-hang) {
 			w := visibleWidth(piece)
 			if !first && col+1+w > width {
@@ -115,6 +120,24 @@ func wrapAt(line string, width, col, hang int) string {
 	}
 	return b.String()
 }
+
+// promptTail keeps together the words a question ends with after its last
+// "?" or "." (what to type: "Type yes to confirm:"), so that they read as
+// one instruction on one line.
+func promptTail(us []string) []string {
+	for i := len(us) - 2; i >= 0; i-- {
+		if strings.HasSuffix(us[i], "?") || strings.HasSuffix(us[i], ".") {
+			if tail := us[i+1:]; spanWidth(tail) <= maxPromptTail {
+				return append(us[:i+1:i+1], strings.Join(tail, " "))
+			}
+			break
+		}
+	}
+	return us
+}
+
+// maxPromptTail is the widest instruction promptTail keeps on one line.
+const maxPromptTail = 32
 
 // hangLabels are the words whose message a wrapped line goes on under.
 var hangLabels = []string{"error: ", "hint: ", "warning: ", "note: "}
@@ -190,7 +213,8 @@ func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0
 
 // units splits text into the runs that a line may break between: words,
 // but an amount with its currency, a bnpl command with its noun and verb,
-// and a short quoted span are one unit each.
+// a flag with its value, a date with its time and a short quoted span are
+// one unit each.
 func units(text string) []string {
 	words := strings.Fields(text)
 	var out []string
@@ -208,6 +232,15 @@ func units(text string) []string {
 			out = append(out, w+" "+words[i+1])
 			i++
 			continue
+		case isDate(w) && i+1 < len(words) && isClock(words[i+1]):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
+		case flagValueEnd(words, i) > i:
+			end := flagValueEnd(words, i)
+			out = append(out, strings.Join(words[i:end+1], " "))
+			i = end
+			continue
 		case strings.Trim(w, "`'\"(") == "bnpl":
 			end := i
 			for end+1 < len(words) && end-i < 2 && isCommandWord(words[end+1]) {
@@ -220,6 +253,44 @@ func units(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isDate reports whether w is a date as times are shown ("2026-11-27"),
+// which a line keeps with the time of day after it.
+func isDate(w string) bool {
+	w = strings.TrimLeft(w, "(")
+	return len(w) == 10 && w[4] == '-' && w[7] == '-' && isDigitAt(w, 0) && isDigitAt(w, 9)
+}
+
+// isClock reports whether w is a time of day ("22:35:53Z", "09:00").
+func isClock(w string) bool {
+	return len(w) >= 5 && w[2] == ':' && isDigitAt(w, 0) && isDigitAt(w, 1) && isDigitAt(w, 3) && isDigitAt(w, 4)
+}
+
+// flagValueEnd is, when words[i] is a flag followed by its value
+// ("--reference-id 5b1e…", "--buyer layla", "--template '{{.id}} …'"),
+// the index of the value's last word, which a line keeps with the flag;
+// else -1. A flag that ends a clause ("--yes,") or is followed by another
+// flag has none, and a value too wide is left to break on its own.
+func flagValueEnd(words []string, i int) int {
+	if i+1 >= len(words) {
+		return -1
+	}
+	flag := strings.TrimLeft(words[i], "(`'\"")
+	if !strings.HasPrefix(flag, "--") || len(flag) < 3 || strings.ContainsAny(flag, "=,;:.)`'\"") {
+		return -1
+	}
+	end := i + 1
+	switch {
+	case strings.HasPrefix(words[end], "-"):
+		return -1
+	case quoteOpens(words[end]) != 0:
+		end = quoteEnd(words, end)
+	}
+	if end < 0 || spanWidth(words[i:end+1]) > maxQuotedUnit {
+		return -1
+	}
+	return end
 }
 
 // maxQuotedUnit is the widest quoted span kept on one line: a command or

@@ -20,6 +20,12 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 			[]string{"order:ORDER-2026-004711;", "bnpl payments list", "--order"}},
 		{"quoted", "error: unknown flag --buyr; run 'bnpl payments list --help' for usage", 40,
 			[]string{"'bnpl payments list --help'"}},
+		{"flag and value", "reference_id: df573a70-4987-48a9-b326-3fdad42d53ef (re-run with --reference-id df573a70-4987-48a9-b326-3fdad42d53ef to retry safely)", 100,
+			[]string{"--reference-id df573a70-4987-48a9-b326-3fdad42d53ef"}},
+		{"flag and quoted value", `hint: templates use Go's text/template over the JSON, e.g. --template '{{range .}}{{.id}} {{.status}}{{"\n"}}{{end}}'`, 80,
+			[]string{`'{{range .}}{{.id}} {{.status}}{{"\n"}}{{end}}'`}},
+		{"date and time", "error: cannot close payment f1a7e000-0000-4000-8000-000000000011: the authorization expired at 2026-11-27 22:35:53Z; nothing can be captured", 50,
+			[]string{"2026-11-27 22:35:53Z;"}},
 		{"currency first", "refund of at most KWD 75.500 left on this payment, then it is refunded in full", 20,
 			[]string{"KWD 75.500"}},
 	} {
@@ -44,7 +50,7 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 
 func TestWrapHangsUnderTheMessage(t *testing.T) {
 	got := Wrap("hint: list the payments of this buyer with bnpl payments list --buyer layla", 40)
-	want := "hint: list the payments of this buyer\n      with bnpl payments list --buyer\n      layla"
+	want := "hint: list the payments of this buyer\n      with bnpl payments list\n      --buyer layla"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -95,5 +101,18 @@ func TestWrapKeepsAColouredHead(t *testing.T) {
 	want = "LIVE  the sandbox at\n      http://127.0.0.1:8700, live mode,\n      merchant ae-sandbox"
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A question's last words, what to type, stay on one line: "Type yes\nto
+// confirm:" reads as two instructions.
+func TestWrapKeepsAPromptsInstruction(t *testing.T) {
+	q := "LIVE: close payment e870e3aa-1b1b-40f1-b21d-a1d03b0aabda of merchant ae-sandbox (200.00 AED captured; the uncaptured 1050.00 AED will not be charged)? Type yes to confirm: "
+	got := Wrap(q, 80)
+	if !strings.Contains(got, "\nType yes to confirm: ") && !strings.Contains(got, "? Type yes to confirm: ") {
+		t.Errorf("the instruction is parted:\n%q", got)
+	}
+	if !strings.HasSuffix(got, ": ") {
+		t.Errorf("the prompt lost its trailing space: %q", got)
 	}
 }
