@@ -179,7 +179,12 @@ func (s *State) CurrentTime(ctx context.Context) (time.Time, error) {
 // ClockOffset is the stored clock offset, read through the prepared
 // statement of the read pool (every request reads it for its Date).
 func (s *State) ClockOffset(ctx context.Context) (time.Duration, error) {
-	return scanClockOffset(s.reads.clock.QueryRowContext(pointRead(ctx)))
+	var offset time.Duration
+	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) (err error) {
+		offset, err = scanClockOffset(rd.clock.QueryRowContext(ctx))
+		return err
+	})
+	return offset, err
 }
 
 // AdvanceClockBy moves the sandbox's time forward for every process sharing

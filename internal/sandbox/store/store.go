@@ -225,7 +225,9 @@ func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]
 	var createdAt int64
 	var view []byte
 	var storedOffset any
-	err := s.reads.view.QueryRowContext(pointRead(ctx), id, vis.MerchantCode, vis.IsTest).Scan(&status, &createdAt, &view, &storedOffset)
+	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) error {
+		return rd.view.QueryRowContext(ctx, id, vis.MerchantCode, vis.IsTest).Scan(&status, &createdAt, &view, &storedOffset)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, time.Time{}, edge.ErrNoSuchPayment
 	}
