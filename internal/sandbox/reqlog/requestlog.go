@@ -101,6 +101,28 @@ type PendingEntry struct {
 	RespBody []byte
 	reqCut   bool
 	respCut  bool
+	// lw is the answer's writer in the handler; it keeps what RespBody
+	// holds. An entry comes from pendingPool and goes back once written.
+	lw logWriter
+}
+
+// pendingPool keeps the entries the writer has stored, with the buffer
+// that held an answer, for the next requests: a busy sandbox then logs
+// without allocating per request.
+var pendingPool = sync.Pool{New: func() any { return &PendingEntry{lw: logWriter{c: capture{max: MaxLoggedBody}}} }}
+
+// maxPooledBody bounds the answer buffer an entry keeps for its next use.
+const maxPooledBody = 16 << 10
+
+// recycle puts an entry the writer is done with back in pendingPool.
+func recycle(p *PendingEntry) {
+	buf := p.lw.c.buf
+	buf.Reset()
+	if buf.Cap() > maxPooledBody {
+		buf = bytes.Buffer{}
+	}
+	*p = PendingEntry{lw: logWriter{c: capture{buf: buf, max: MaxLoggedBody}}}
+	pendingPool.Put(p)
 }
 
 type Log struct {
@@ -169,6 +191,7 @@ func (l *Log) Add(e *PendingEntry) {
 	case l.queue <- e:
 	default:
 		l.dropped.Add(1)
+		recycle(e)
 	}
 }
 
@@ -230,6 +253,11 @@ func (l *Log) run() {
 func (l *Log) write(batch []*PendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), logWriteTimout)
 	defer cancel()
+	defer func() {
+		for _, p := range batch { // nothing below keeps their bytes
+			recycle(p)
+		}
+	}()
 	entries := make([]storedEntry, len(batch))
 	bodies := map[string]string{} // hash -> masked body
 	// A body seen earlier in the batch (the same payment read again) is
@@ -252,10 +280,7 @@ func (l *Log) write(batch []*PendingEntry) {
 		entries[i].LogEntry = l.prepare(p)
 		entries[i].RequestHash, entries[i].ResponseHash = ref(p.reqBody), ref(p.RespBody)
 	}
-	doc, err := json.Marshal(entries)
-	if err != nil {
-		return
-	}
+	doc := appendChunk(make([]byte, 0, 256*len(entries)), entries)
 	first, last := entries[0].At, entries[0].At
 	for _, e := range entries {
 		if e.At.Before(first) {
@@ -502,10 +527,13 @@ func Middleware(l *Log, region string, h http.Handler) http.Handler {
 			reqCap = &capture{max: MaxLoggedBody}
 			r.Body = &teeBody{ReadCloser: r.Body, c: reqCap}
 		}
-		lw := &logWriter{ResponseWriter: w, c: capture{max: MaxLoggedBody}}
+		p := pendingPool.Get().(*PendingEntry)
+		lw := &p.lw
+		lw.ResponseWriter = w
 		h.ServeHTTP(lw, r)
-		p := &PendingEntry{At: start.UTC(), Region: region, Method: r.Method, Path: r.URL.RequestURI(),
-			Status: lw.status, latency: time.Since(start), RespBody: lw.c.buf.Bytes(), respCut: lw.c.cut}
+		lw.ResponseWriter = nil // the answer is written
+		p.At, p.Region, p.Method, p.Path = start.UTC(), region, r.Method, r.URL.RequestURI()
+		p.Status, p.latency, p.RespBody, p.respCut = lw.status, time.Since(start), lw.c.buf.Bytes(), lw.c.cut
 		if p.Status == 0 {
 			p.Status = http.StatusOK
 		}

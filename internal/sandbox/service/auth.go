@@ -3,6 +3,7 @@ package service
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
@@ -106,9 +107,25 @@ func (s *Service) stampDate(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// setDate sets Date to now, to the second. The value of the latest
+// second is kept (lastDate): the answers of a busy second share it rather
+// than each format and allocate its own.
 func setDate(w http.ResponseWriter, now time.Time) {
-	w.Header().Set("Date", now.UTC().Format(http.TimeFormat))
+	sec := now.Unix()
+	d := lastDate.Load()
+	if d == nil || d.sec != sec {
+		d = &dateValue{sec: sec, value: []string{now.UTC().Format(http.TimeFormat)}}
+		lastDate.Store(d)
+	}
+	w.Header()["Date"] = d.value
 }
+
+type dateValue struct {
+	sec   int64
+	value []string // read only: shared by every answer of that second
+}
+
+var lastDate atomic.Pointer[dateValue]
 
 // Routes registers the service's own endpoints of one region. Patterns
 // carry their method; a wrong method falls through to a plain 404 (see
