@@ -27,11 +27,11 @@
 # valgrind installed, start-up is also counted in instructions (the least
 # of three runs), which other work on the machine does not disturb.
 #
-# Usage: bench/ratios.sh [ROUNDS] [RUNS] [DURATION]   (default 5 40 5s)
+# Usage: bench/ratios.sh [ROUNDS] [RUNS] [DURATION]   (default 5 100 5s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-runs=${2:-40}
+runs=${2:-100}
 dur=${3:-5s}
 work=$(mktemp -d)
 port=${BENCH_PORT:-$((20000 + RANDOM % 20000))}
