@@ -179,12 +179,17 @@ func (s *State) CurrentTime(ctx context.Context) (time.Time, error) {
 // ClockOffset is the stored clock offset, read through the prepared
 // statement of the read pool (every request reads it for its Date).
 func (s *State) ClockOffset(ctx context.Context) (time.Duration, error) {
-	var offset time.Duration
-	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) (err error) {
-		offset, err = scanClockOffset(rd.clock.QueryRowContext(ctx))
-		return err
+	var v [1]any
+	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) error {
+		return rd.row(ctx, clockStmt, v[:])
 	})
-	return offset, err
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return ClockOffsetFrom(v[0])
 }
 
 // AdvanceClockBy moves the sandbox's time forward for every process sharing

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 )
 
@@ -34,35 +36,95 @@ type reads struct {
 	shared *reader      // in memory: the statements on the state's DB
 }
 
-// reader is one connection's prepared statements. In memory, conn is nil
-// and the statements are the DB's.
+// reader is one connection's prepared statements: with a state file the
+// driver's own (driverReader), in memory the DB's.
 type reader struct {
-	conn        *sql.Conn
-	view, clock *sql.Stmt
+	conn        *sql.Conn      // a state file's connection; nil in memory
+	view, clock *sql.Stmt      // in memory
+	raw         [2]driver.Stmt // with a state file: view, clock
 }
 
-type preparer interface {
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
-}
+// The statements of a reader, by index.
+const (
+	viewStmt = iota
+	clockStmt
+)
 
-func prepareReader(ctx context.Context, p preparer) (*reader, error) {
-	view, err := p.PrepareContext(ctx, viewQuery)
+var readQueries = [2]string{viewStmt: viewQuery, clockStmt: clockQuery}
+
+// sharedReader prepares the statements on the state's DB (in memory,
+// where the one connection serves writers too).
+func sharedReader(ctx context.Context, db *sql.DB) (*reader, error) {
+	view, err := db.PrepareContext(ctx, viewQuery)
 	if err != nil {
 		return nil, err
 	}
-	clock, err := p.PrepareContext(ctx, clockQuery)
+	clock, err := db.PrepareContext(ctx, clockQuery)
 	if err != nil {
 		return nil, errors.Join(err, view.Close())
 	}
 	return &reader{view: view, clock: clock}, nil
 }
 
-func (rd *reader) close() error {
-	err := errors.Join(rd.view.Close(), rd.clock.Close())
-	if rd.conn != nil {
-		err = errors.Join(err, rd.conn.Close())
+// row runs statement which with args and copies the columns of its first
+// row into dest, as the driver gives them (int64, float64, string,
+// []byte, nil); sql.ErrNoRows when there is none. With a state file it
+// talks to the driver directly: database/sql's rows, their bookkeeping
+// and a second copy of every []byte are most of what a point read costs
+// beyond SQLite itself.
+func (rd *reader) row(ctx context.Context, which int, dest []any, args ...any) error {
+	if rd.conn == nil {
+		st := rd.view
+		if which == clockStmt {
+			st = rd.clock
+		}
+		ptrs := make([]any, len(dest))
+		for i := range dest {
+			ptrs[i] = &dest[i]
+		}
+		return st.QueryRowContext(ctx, args...).Scan(ptrs...)
 	}
-	return err
+	return rd.conn.Raw(func(any) error {
+		named := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		rows, err := rd.raw[which].(driver.StmtQueryContext).QueryContext(ctx, named)
+		if err != nil {
+			return err
+		}
+		vals := make([]driver.Value, len(dest))
+		err = rows.Next(vals)
+		if err == io.EOF {
+			err = sql.ErrNoRows
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				v = bytes.Clone(b) // the driver may reuse it once the rows close
+			}
+			dest[i] = v
+		}
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+func (rd *reader) close() error {
+	if rd.conn == nil {
+		return errors.Join(rd.view.Close(), rd.clock.Close())
+	}
+	err := rd.conn.Raw(func(any) error {
+		var errs []error
+		for _, st := range rd.raw {
+			if st != nil {
+				errs = append(errs, st.Close())
+			}
+		}
+		return errors.Join(errs...)
+	})
+	return errors.Join(err, rd.conn.Close())
 }
 
 // openReads prepares the hot reads of the state at path ("" in memory)
@@ -70,7 +132,7 @@ func (rd *reader) close() error {
 func openReads(path string, db *sql.DB) (*reads, error) {
 	ctx := context.Background()
 	if path == "" {
-		rd, err := prepareReader(ctx, db)
+		rd, err := sharedReader(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -97,16 +159,34 @@ func openReads(path string, db *sql.DB) (*reads, error) {
 	return r, nil
 }
 
+// open takes a connection of the read pool for a reader of its own and
+// prepares the statements on the driver's connection.
 func (r *reads) open(ctx context.Context) (*reader, error) {
 	conn, err := r.pool.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rd, err := prepareReader(ctx, conn)
+	rd := &reader{conn: conn}
+	err = conn.Raw(func(dc any) error {
+		p, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("sandbox state: the SQLite driver prepares no statements with a context")
+		}
+		for i, q := range readQueries {
+			st, err := p.PrepareContext(ctx, q)
+			if err != nil {
+				return err
+			}
+			if _, ok := st.(driver.StmtQueryContext); !ok {
+				return errors.Join(fmt.Errorf("sandbox state: the SQLite driver queries no statements with a context"), st.Close())
+			}
+			rd.raw[i] = st
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, errors.Join(err, conn.Close())
+		return nil, errors.Join(err, rd.close())
 	}
-	rd.conn = conn
 	return rd, nil
 }
 
