@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"runtime"
 )
 
 // The reads every request makes (a payment's stored view, the clock's
@@ -25,9 +26,11 @@ const (
 	clockQuery = `SELECT v FROM meta WHERE k = 'clock_offset'`
 )
 
-// readPoolSize is how many readers a state file keeps: more than a
-// handful only queue on the same cores.
-const readPoolSize = 8
+// readPoolSize is how many readers a state file keeps: two a processor.
+// More only wait on the same cores, in SQLite's mutexes and the kernel's
+// scheduler, where a request that waits for a reader waits parked on a
+// channel.
+func readPoolSize() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // reads are the state's prepared reads and the connections they run on.
 type reads struct {
@@ -143,10 +146,11 @@ func openReads(path string, db *sql.DB) (*reads, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox state: %w", err)
 	}
-	pool.SetMaxOpenConns(readPoolSize)
-	pool.SetMaxIdleConns(readPoolSize)
-	r := &reads{pool: pool, idle: make(chan *reader, readPoolSize)}
-	for range readPoolSize {
+	size := readPoolSize()
+	pool.SetMaxOpenConns(size)
+	pool.SetMaxIdleConns(size)
+	r := &reads{pool: pool, idle: make(chan *reader, size)}
+	for range size {
 		r.idle <- nil // opened on first use
 	}
 	// One now, so that a state the pool cannot read fails at open.
@@ -227,7 +231,7 @@ func (r *reads) close() error {
 		return r.shared.close()
 	}
 	var errs []error
-	for range readPoolSize {
+	for range cap(r.idle) {
 		if rd := <-r.idle; rd != nil {
 			errs = append(errs, rd.close())
 		}
