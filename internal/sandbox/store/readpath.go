@@ -40,7 +40,8 @@ type reads struct {
 }
 
 // reader is one connection's prepared statements: with a state file the
-// driver's own (driverReader), in memory the DB's.
+// driver's own, prepared on the connection the reader holds; in memory
+// the DB's.
 type reader struct {
 	conn        *sql.Conn      // a state file's connection; nil in memory
 	view, clock *sql.Stmt      // in memory
