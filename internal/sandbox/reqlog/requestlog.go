@@ -263,11 +263,42 @@ func (l *Log) write(batch []*PendingEntry) {
 			recycle(p)
 		}
 	}()
+	entries, bodies := l.prepareBatch(batch)
+	doc := appendChunk(make([]byte, 0, 256*len(entries)), entries)
+	first, last := span(entries)
+	tx, err := l.s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	defer tx.Rollback()
+	var chunk int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO request_log (n, first_at, last_at, entries) VALUES (?, ?, ?, ?) RETURNING seq`,
+		len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
+		return
+	}
+	for h, body := range bodies {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO request_log_bodies (hash, last_chunk, body) VALUES (?, ?, ?)
+			ON CONFLICT (hash) DO UPDATE SET last_chunk = excluded.last_chunk`, h, chunk, []byte(body)); err != nil {
+			return
+		}
+	}
+	l.written += len(batch)
+	if l.written >= LogTrimEvery {
+		l.written = 0
+		if trim(ctx, tx) != nil {
+			return
+		}
+	}
+	_ = tx.Commit()
+}
+
+// prepareBatch turns a batch into the entries of its chunk and the masked
+// bodies they name by hash. A body seen earlier in the batch (the same
+// payment read again) is neither masked nor hashed again.
+func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, map[string]string) {
 	entries := make([]storedEntry, len(batch))
 	bodies := map[string]string{} // hash -> masked body
-	// A body seen earlier in the batch (the same payment read again) is
-	// neither masked nor hashed again.
-	seen := map[string]string{} // raw body -> hash
+	seen := map[string]string{}   // raw body -> hash
 	ref := func(raw []byte) string {
 		if len(raw) == 0 {
 			return ""
@@ -291,8 +322,12 @@ func (l *Log) write(batch []*PendingEntry) {
 			runtime.Gosched()
 		}
 	}
-	doc := appendChunk(make([]byte, 0, 256*len(entries)), entries)
-	first, last := entries[0].At, entries[0].At
+	return entries, bodies
+}
+
+// span answers the earliest and the latest time of the entries.
+func span(entries []storedEntry) (first, last time.Time) {
+	first, last = entries[0].At, entries[0].At
 	for _, e := range entries {
 		if e.At.Before(first) {
 			first = e.At
@@ -301,43 +336,24 @@ func (l *Log) write(batch []*PendingEntry) {
 			last = e.At
 		}
 	}
-	tx, err := l.s.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return
+	return first, last
+}
+
+// trim deletes the chunks older than the newest one at which the entries
+// counted from the newest reach maxLogEntries, and the bodies only they
+// named.
+func trim(ctx context.Context, tx *sql.Tx) error {
+	var keep int64
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq DESC) AS total
+		FROM request_log) WHERE total >= ?`, MaxLogEntries).Scan(&keep)
+	if err != nil || keep == 0 {
+		return err
 	}
-	defer tx.Rollback()
-	var chunk int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO request_log (n, first_at, last_at, entries) VALUES (?, ?, ?, ?) RETURNING seq`,
-		len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
-		return
+	if _, err := tx.ExecContext(ctx, `DELETE FROM request_log WHERE seq < ?`, keep); err != nil {
+		return err
 	}
-	for h, body := range bodies {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO request_log_bodies (hash, last_chunk, body) VALUES (?, ?, ?)
-			ON CONFLICT (hash) DO UPDATE SET last_chunk = excluded.last_chunk`, h, chunk, []byte(body)); err != nil {
-			return
-		}
-	}
-	l.written += len(batch)
-	if l.written >= LogTrimEvery {
-		l.written = 0
-		// The oldest chunk still needed is the newest one at which the
-		// entries counted from the newest reach maxLogEntries.
-		var keep int64
-		err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq DESC) AS total
-			FROM request_log) WHERE total >= ?`, MaxLogEntries).Scan(&keep)
-		if err != nil {
-			return
-		}
-		if keep > 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM request_log WHERE seq < ?`, keep); err != nil {
-				return
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE last_chunk < ?`, keep); err != nil {
-				return
-			}
-		}
-	}
-	_ = tx.Commit()
+	_, err = tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE last_chunk < ?`, keep)
+	return err
 }
 
 // prepare turns what the handler saw into the entry as stored: the key
