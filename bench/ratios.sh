@@ -93,17 +93,21 @@ cat >"$work/stripe.lua" <<'LUA'
 wrk.headers["Authorization"] = "Bearer sk_test_123"
 LUA
 # A move of 0.01 with a fresh reference_id on each request, across the
-# seeded payments (wrk's threads number their references apart).
+# seeded payments: each of wrk's two threads takes every other payment in
+# turn (its 16 connections then move 16 different payments at a time, so
+# a payment's lock answers 409 only when the sandbox falls a lap behind),
+# and numbers its references apart.
 move_lua() { # OP IDS
   cat <<LUA
 local ids, n = {}, 0
 for line in io.lines("$2") do ids[#ids + 1] = line end
-tid = 0 -- set per thread by setup
+tid = 1 -- set per thread by setup: 1 or 2
 local next_tid = 0
 function setup(thread) next_tid = next_tid + 1; thread:set("tid", next_tid) end
 request = function()
   n = n + 1
-  local path = "/api/v2/payments/" .. ids[(n * 7 + tid) % #ids + 1] .. "/$1"
+  local per = math.floor(#ids / 2)
+  local path = "/api/v2/payments/" .. ids[((n - 1) % per) * 2 + tid] .. "/$1"
   local body = string.format('{"amount": "0.01", "reference_id": "w%d-%d"}', tid, n)
   return wrk.format("POST", path, {["Authorization"] = "Bearer $key", ["Content-Type"] = "application/json"}, body)
 end
