@@ -148,13 +148,8 @@ func ClockOffsetFrom(v any) (time.Duration, error) {
 
 // readClockOffset reads and checks the stored clock offset (0 when none).
 func readClockOffset(ctx context.Context, q Querier) (time.Duration, error) {
-	return scanClockOffset(q.QueryRowContext(ctx, clockQuery))
-}
-
-// scanClockOffset reads and checks the offset of a clockQuery row.
-func scanClockOffset(row *sql.Row) (time.Duration, error) {
 	var v any
-	err := row.Scan(&v)
+	err := q.QueryRowContext(ctx, clockQuery).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
