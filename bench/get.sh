@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 runs=${1:-300}
 work=$(mktemp -d)
 port=${BENCH_PORT:-$((20000 + RANDOM % 20000))}
+# Static, as the release builds it (CGO_ENABLED=0: no dynamic loader).
+export CGO_ENABLED=0
 go build -trimpath -ldflags "-s -w" -o "$work/bnpl" .
 export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_STATE_HOME="$work/home/.state" XDG_CACHE_HOME="$work/home/.cache"
 "$work/bnpl" sandbox serve --state :memory: --ae-addr "127.0.0.1:$port" --sa-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &

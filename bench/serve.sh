@@ -13,6 +13,8 @@ dur=${1:-10s}
 conns=${2:-32}
 work=$(mktemp -d)
 port=${BENCH_PORT:-18720}
+# Static, as the release builds it (CGO_ENABLED=0: no dynamic loader).
+export CGO_ENABLED=0
 go build -trimpath -ldflags "-s -w" -o "$work/bnpl" .
 go build -o "$work/load" ./bench/load
 export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_STATE_HOME="$work/home/.state" XDG_CACHE_HOME="$work/home/.cache"

@@ -7,7 +7,7 @@
 #   floor+ the same floor also linking the libraries bnpl uses beyond the
 #          design card (gojq, modernc sqlite, progressbar, go-keyring), so
 #          that what their initialisation costs is told from bnpl's own.
-# All four are built like the release (-trimpath -ldflags "-s -w") into a
+# All four are built like the release (CGO_ENABLED=0 -trimpath -ldflags "-s -w") into a
 # temporary directory and run RUNS rounds, interleaved (each round runs the
 # four in a rotating order, so that a change in the machine's load hits all
 # of them alike); the figures are medians of wall time and the ratios of
@@ -23,6 +23,8 @@ runs=${1:-300}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Static, as the release builds it (CGO_ENABLED=0: no dynamic loader).
+export CGO_ENABLED=0
 flags=(-trimpath -ldflags "-s -w")
 go build "${flags[@]}" -o "$work/bnpl" .
 go build "${flags[@]}" -o "$work/floor" ./bench/floor

@@ -1,13 +1,14 @@
 // Command load serves the benchmarks under bench/: it seeds a sandbox state
 // file with payments, and it measures a running sandbox's read throughput.
 //
-//	go run ./bench/load seed -state FILE -n 10000
+//	go run ./bench/load seed -state FILE -n 10000 [-captured] [-ids FILE]
 //	go run ./bench/load read -url http://127.0.0.1:8700/api/v2/payments/ID -c 32 -d 10s
 //
 // seed goes through the sandbox's own handler in-process, the same code
 // `bnpl sandbox serve` runs, so the payments are what the service would
 // have made; it skips only the sockets, which are not what list.sh
-// measures. read keeps c connections busy for d and prints requests per
+// measures. -captured captures each payment in full (for refunds), and
+// -ids writes the payments' ids to a file, one a line. read keeps c connections busy for d and prints requests per
 // second and latency percentiles.
 package main
 
@@ -22,6 +23,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +57,8 @@ func seed(args []string) error {
 	n := fs.Int("n", 1000, "how many authorized payments to add")
 	key := fs.String("key", "sk_test_ae_sandbox", "merchant test key")
 	merchant := fs.String("merchant", "ae-sandbox", "merchant code")
+	captured := fs.Bool("captured", false, "capture each payment in full")
+	idsFile := fs.String("ids", "", "file to write the payments' ids to, one a line")
 	_ = fs.Parse(args)
 	if *state == "" {
 		return fmt.Errorf("-state is required")
@@ -67,6 +71,7 @@ func seed(args []string) error {
 	h := sb.Handler("ae")
 	ctx := context.Background()
 	start := time.Now()
+	var ids []string
 	for i := range *n {
 		body := checkoutBody(*merchant, i)
 		req := httptest.NewRequest(http.MethodPost, "/api/v2/checkout", bytes.NewReader(body))
@@ -88,8 +93,32 @@ func seed(args []string) error {
 		if _, err := sb.Approve(ctx, sess.Payment.ID); err != nil {
 			return fmt.Errorf("approve %d: %w", i, err)
 		}
+		if *captured {
+			if err := captureAll(h, *key, sess.Payment.ID); err != nil {
+				return fmt.Errorf("capture %d: %w", i, err)
+			}
+		}
+		ids = append(ids, sess.Payment.ID)
+	}
+	if *idsFile != "" {
+		if err := os.WriteFile(*idsFile, []byte(strings.Join(ids, "\n")+"\n"), 0o600); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(os.Stderr, "seeded %d payments in %s\n", *n, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// captureAll captures the whole of a seeded payment's 100.00.
+func captureAll(h http.Handler, key, id string) error {
+	req := httptest.NewRequest(http.MethodPost, "/api/v2/payments/"+id+"/captures", strings.NewReader(`{"amount": "100.00"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		return fmt.Errorf("%d %s", w.Code, w.Body)
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,8 +24,11 @@ import (
 // address is this listener's own, which no earlier listen can hold now.
 // Every other webhook, a running listen's included, stays.
 
-// listenPath is the path of a webhook listen registered.
-var listenPath = regexp.MustCompile(`^/listen-[0-9a-f]{8}/(payments|disputes)$`)
+// listenPath is the path of a webhook listen registered, compiled on
+// first use.
+var listenPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^/listen-[0-9a-f]{8}/(payments|disputes)$`)
+})
 
 // deadDialTimeout bounds the check that nothing listens at a leftover's
 // address; on loopback a refusal is immediate.
@@ -34,7 +38,7 @@ const deadDialTimeout = 500 * time.Millisecond
 // own is this listener's host:port.
 func leftover(rawURL, own string) bool {
 	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme != "http" || !listenPath.MatchString(u.Path) {
+	if err != nil || u.Scheme != "http" || !listenPath().MatchString(u.Path) {
 		return false
 	}
 	// listen registers itself by address (hookBase), never by name.

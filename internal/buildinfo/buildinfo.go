@@ -14,6 +14,11 @@ var (
 // Info returns version, commit and date, never empty strings.
 func Info() (version, commit, date string) {
 	version, commit, date = Version, Commit, Date
+	if version != "" && commit != "" && date != "" {
+		// A release build: the module information is not read (it is
+		// parsed from text, on every start).
+		return version, commit, date
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			version = bi.Main.Version

@@ -1,10 +1,8 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -34,91 +32,6 @@ const (
 // defaultRegion is the region when nothing names one: the UAE base address.
 const defaultRegion = "ae"
 
-// Target is what a command talks to, resolved from flags, environment and
-// profile.
-type Target struct {
-	Profile      string // "" for env-only or embedded
-	Region       string
-	MerchantCode string
-	SecretKey    string // never print it; use Masked()
-	Live         bool
-	BaseURL      string
-	Embedded     bool // the embedded sandbox (no profile configured and no BNPL_SECRET_KEY, or --sandbox)
-	// SandboxKeys: no key was given, and BaseURL (BNPL_BASE_URL, on
-	// loopback) is taken for a served bnpl sandbox, used with the built-in
-	// merchant's keys as the embedded sandbox would be.
-	SandboxKeys bool
-	// KeyStorage is where the profile's key was read from (StorageFile or
-	// StorageKeychain); StorageNone for a key from the environment or the
-	// embedded sandbox, and for none at all.
-	KeyStorage Storage
-	// Sources tells, for `bnpl profiles show` and `bnpl doctor`, where each
-	// field came from. Its keys are the file's field names ("profile",
-	// "region", "merchant_code", "secret_key", "live", "base_url"); its
-	// values are SourceFlag, SourceEnv, SourceProfile, SourceDefault or
-	// SourceEmbedded. A field that is unset (a merchant code nobody gave)
-	// has no entry.
-	Sources map[string]string
-}
-
-// Merchant names the target's merchant for a person: "merchant
-// ae-sandbox", or when only a key was given (the service knows the
-// merchant by its key) "the merchant of key sk_****abcd".
-func (t *Target) Merchant() string {
-	if t.MerchantCode != "" {
-		return "merchant " + t.MerchantCode
-	}
-	return "the merchant of key " + t.Masked()
-}
-
-// Masked is the key as it may be shown: "sk_test_****abcd".
-func (t *Target) Masked() string { return secret.MaskKey(t.SecretKey) }
-
-// String masks the key, so that printing a target by mistake leaks
-// nothing.
-func (t Target) String() string {
-	name := t.Profile
-	switch {
-	case t.Embedded:
-		name = "(embedded sandbox)"
-	case name == "":
-		name = "(environment)"
-	}
-	return fmt.Sprintf("target %s: region=%s merchant_code=%s secret_key=%s key_storage=%s live=%t base_url=%s",
-		name, t.Region, t.MerchantCode, t.Masked(), t.KeyStorage, t.Live, secret.RedactURL(t.BaseURL))
-}
-
-// GoString masks the key for %#v too.
-func (t Target) GoString() string { return t.String() }
-
-// LogValue masks the key when a target is logged with slog.
-func (t Target) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.String("profile", t.Profile),
-		slog.String(keyRegion, t.Region),
-		slog.String(keyMerchantCode, t.MerchantCode),
-		slog.String("secret_key", t.Masked()),
-		slog.Bool("live", t.Live),
-		slog.String(keyBaseURL, secret.RedactURL(t.BaseURL)),
-		slog.Bool("embedded", t.Embedded),
-	)
-}
-
-// MarshalJSON writes the target with the key masked, for `-o json`.
-func (t Target) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Profile      string            `json:"profile"`
-		Region       string            `json:"region"`
-		MerchantCode string            `json:"merchant_code"`
-		SecretKey    string            `json:"secret_key"`
-		KeyStorage   Storage           `json:"key_storage,omitempty"`
-		Live         bool              `json:"live"`
-		BaseURL      string            `json:"base_url"`
-		Embedded     bool              `json:"embedded"`
-		Sources      map[string]string `json:"sources"`
-	}{t.Profile, t.Region, t.MerchantCode, t.Masked(), t.KeyStorage, t.Live, secret.RedactURL(t.BaseURL), t.Embedded, t.Sources})
-}
-
 // Overrides are the global flags that bear on the target.
 type Overrides struct {
 	Profile string // --profile (flag)
@@ -143,20 +56,8 @@ func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error
 	if c == nil {
 		c = &Config{}
 	}
-	env := func(name string) string {
-		if getenv == nil {
-			return ""
-		}
-		return strings.TrimSpace(getenv(name))
-	}
-
-	live, liveSource := false, SourceDefault
-	switch {
-	case o.Live:
-		live, liveSource = true, SourceFlag
-	case truthy(env(EnvLive)):
-		live, liveSource = true, SourceEnv
-	}
+	env := envReader(getenv)
+	live, liveSource := resolveLive(o, env)
 	envKey := env(EnvSecretKey)
 
 	p, profileSource, err := pickProfile(c, o, env(EnvProfile))
@@ -184,7 +85,51 @@ func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error
 		t.Profile = p.Name
 		t.Sources["profile"] = profileSource
 	}
+	if err := t.resolveAccount(p, env); err != nil {
+		return nil, err
+	}
+	if envKey != "" {
+		liveSource, err = t.useEnvKey(envKey, liveSource)
+	} else {
+		err = t.useProfileKey(c, p, o.KeyOptional)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Sources["live"] = liveSource
+	if err := t.resolveBaseURL(p, env); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
 
+// envReader reads the environment through getenv (nil: an empty one),
+// values trimmed.
+func envReader(getenv func(string) string) func(string) string {
+	return func(name string) string {
+		if getenv == nil {
+			return ""
+		}
+		return strings.TrimSpace(getenv(name))
+	}
+}
+
+// resolveLive is the mode asked for and where the asking came from:
+// --live, else BNPL_LIVE, else test.
+func resolveLive(o Overrides, env func(string) string) (live bool, source string) {
+	switch {
+	case o.Live:
+		return true, SourceFlag
+	case truthy(env(EnvLive)):
+		return true, SourceEnv
+	}
+	return false, SourceDefault
+}
+
+// resolveAccount sets the region (BNPL_REGION, else the profile's, else
+// the default) and the merchant code (BNPL_MERCHANT_CODE, else the
+// profile's).
+func (t *Target) resolveAccount(p Profile, env func(string) string) error {
 	t.Region, t.Sources[keyRegion] = defaultRegion, SourceDefault
 	if r := env(EnvRegion); r != "" {
 		t.Region, t.Sources[keyRegion] = strings.ToLower(r), SourceEnv
@@ -192,88 +137,98 @@ func Resolve(c *Config, o Overrides, getenv func(string) string) (*Target, error
 		t.Region, t.Sources[keyRegion] = p.Region, SourceProfile
 	}
 	if !ValidRegion(t.Region) {
-		return nil, regionError(t.Region, t.Sources[keyRegion], p.Name)
+		return regionError(t.Region, t.Sources[keyRegion], p.Name)
 	}
-
 	if m := env(EnvMerchantCode); m != "" {
 		t.MerchantCode, t.Sources[keyMerchantCode] = m, SourceEnv
 	} else if p.MerchantCode != "" {
 		t.MerchantCode, t.Sources[keyMerchantCode] = p.MerchantCode, SourceProfile
 	}
+	return nil
+}
 
-	if envKey != "" {
-		keyLive, ok := KeyKind(envKey)
-		if !ok {
-			return nil, &InvalidError{Field: "secret_key",
-				Problem: EnvSecretKey + " is not a secret key: keys start with sk_test_ (test) or sk_ (live)",
-				Advice:  "set " + EnvSecretKey + " to the secret key from the merchant dashboard, or unset it to use the profile's key"}
-		}
-		if live && !keyLive {
-			return nil, liveNeedsLiveKey(liveSource, EnvSecretKey+" holds a test key (sk_test_...): set it to a live key, or drop "+liveSwitch(liveSource))
-		}
-		// The key's own prefix is the truth about which mode a request
-		// runs in, so Live follows it.
-		t.Live = keyLive
-		if liveSource == SourceDefault {
-			liveSource = SourceEnv
-		}
-		t.SecretKey, t.Sources["secret_key"] = envKey, SourceEnv
-	} else {
-		field := keyTestSecretKey
-		if live {
-			field = keyLiveSecretKey
-		}
-		// The environment's key wins, so the keychain is read only here.
-		key, in, err := c.Key(p, live)
-		switch {
-		case err != nil && !o.KeyOptional:
-			return nil, err
-		case key == "" && !o.KeyOptional:
-			return nil, &MissingKeyError{Profile: p.Name, Live: live}
-		case key == "":
-			// Described without a key: what would be used is shown as
-			// missing.
-		default:
-			t.KeyStorage = in
-		}
-		if keyLive, ok := KeyKind(key); key != "" && (!ok || keyLive != live) {
-			want := "sk_test_"
-			if live {
-				want = "sk_ (not sk_test_)"
-			}
-			return nil, &InvalidError{Field: field,
-				Problem: fmt.Sprintf("profile %q: %s does not start with %s", p.Name, field, want),
-				Advice:  fmt.Sprintf("store the key again with `bnpl login --profile %s --with-key`", p.Name)}
-		}
-		if key != "" {
-			t.SecretKey, t.Sources["secret_key"] = key, SourceProfile
-		}
+// useEnvKey takes BNPL_SECRET_KEY as the target's key. The key's own
+// prefix is the truth about which mode a request runs in, so Live follows
+// it; a test key where live was asked for is refused. It answers where
+// the mode came from.
+func (t *Target) useEnvKey(envKey, liveSource string) (string, error) {
+	keyLive, ok := KeyKind(envKey)
+	if !ok {
+		return "", &InvalidError{Field: "secret_key",
+			Problem: EnvSecretKey + " is not a secret key: keys start with sk_test_ (test) or sk_ (live)",
+			Advice:  "set " + EnvSecretKey + " to the secret key from the merchant dashboard, or unset it to use the profile's key"}
 	}
-	t.Sources["live"] = liveSource
+	if t.Live && !keyLive {
+		return "", liveNeedsLiveKey(liveSource, EnvSecretKey+" holds a test key (sk_test_...): set it to a live key, or drop "+liveSwitch(liveSource))
+	}
+	t.Live = keyLive
+	if liveSource == SourceDefault {
+		liveSource = SourceEnv
+	}
+	t.SecretKey, t.Sources["secret_key"] = envKey, SourceEnv
+	return liveSource, nil
+}
 
+// useProfileKey takes the profile's key of the target's mode, from the
+// file or the keychain (read only here: the environment's key wins). With
+// keyOptional a missing or unreadable key leaves the target without one.
+func (t *Target) useProfileKey(c *Config, p Profile, keyOptional bool) error {
+	field := keyTestSecretKey
+	if t.Live {
+		field = keyLiveSecretKey
+	}
+	key, in, err := c.Key(p, t.Live)
+	switch {
+	case err != nil && !keyOptional:
+		return err
+	case key == "" && !keyOptional:
+		return &MissingKeyError{Profile: p.Name, Live: t.Live}
+	case key == "":
+		// Described without a key: what would be used is shown as
+		// missing.
+	default:
+		t.KeyStorage = in
+	}
+	if keyLive, ok := KeyKind(key); key != "" && (!ok || keyLive != t.Live) {
+		want := "sk_test_"
+		if t.Live {
+			want = "sk_ (not sk_test_)"
+		}
+		return &InvalidError{Field: field,
+			Problem: fmt.Sprintf("profile %q: %s does not start with %s", p.Name, field, want),
+			Advice:  fmt.Sprintf("store the key again with `bnpl login --profile %s --with-key`", p.Name)}
+	}
+	if key != "" {
+		t.SecretKey, t.Sources["secret_key"] = key, SourceProfile
+	}
+	return nil
+}
+
+// resolveBaseURL sets the base URL (BNPL_BASE_URL, else the profile's,
+// else the region's) and, when nobody named a region but the base URL is
+// a regional one, the region that address says the key is used in.
+func (t *Target) resolveBaseURL(p Profile, env func(string) string) error {
 	switch {
 	case env(EnvBaseURL) != "":
 		t.BaseURL, t.Sources[keyBaseURL] = env(EnvBaseURL), SourceEnv
 		if err := validateBaseURL(t.BaseURL, EnvBaseURL); err != nil {
-			return nil, err
+			return err
 		}
 	case p.BaseURL != "":
 		t.BaseURL, t.Sources[keyBaseURL] = p.BaseURL, SourceProfile
 		if err := validateBaseURL(t.BaseURL, fmt.Sprintf("profile %q: base_url", p.Name)); err != nil {
-			return nil, err
+			return err
 		}
 	default:
 		t.BaseURL, _ = RegionBaseURL(t.Region)
 		t.Sources[keyBaseURL] = SourceDefault
 	}
-	// Nobody named a region but the base URL is a regional one: that
-	// address says which region the key is used in.
 	if t.Sources[keyRegion] == SourceDefault {
 		if r, ok := regionOfBaseURL(t.BaseURL); ok {
 			t.Region, t.Sources[keyRegion] = r, t.Sources[keyBaseURL]
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // regionOfBaseURL knows the service's own regional addresses.

@@ -20,7 +20,7 @@ func lastAddr(p netip.Prefix) netip.Addr {
 }
 
 func TestEveryBlockIsRefusedFromFirstToLastAddress(t *testing.T) {
-	for _, b := range append(append([]Block{}, V4Blocks...), V6Blocks...) {
+	for _, b := range append(append([]Block{}, V4Blocks()...), V6Blocks()...) {
 		if b.Prefix.Masked() != b.Prefix {
 			t.Errorf("%s is not written in its masked form", b.Prefix)
 		}
@@ -237,7 +237,7 @@ func FuzzCarriedForms(f *testing.F) {
 				if a.Is6() && !a.Is4In6() && !netip.MustParsePrefix("2000::/3").Contains(a) {
 					t.Fatalf("%s is allowed outside 2000::/3", a)
 				}
-				for _, b := range append(append([]Block{}, V4Blocks...), V6Blocks...) {
+				for _, b := range append(append([]Block{}, V4Blocks()...), V6Blocks()...) {
 					if b.Prefix.Contains(a) {
 						t.Fatalf("%s is allowed inside %s", a, b)
 					}

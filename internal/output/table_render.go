@@ -2,14 +2,10 @@ package output
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // truncate cuts s to width display cells, ending in "…" when cut.
@@ -94,7 +90,7 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 	var buf bytes.Buffer
 	pad := func(cells []string, header bool) []string { return padCells(cs, plan, styles, fit, cells, header) }
 	// The grid (header and rows, each cell already padded) is laid out by
-	// tablewriter; the lines that go under a row, which span columns, are
+	// layGrid; the lines that go under a row, which span columns, are
 	// put back between the grid's lines after it: rows stays the grid's
 	// rows in order, and under[i] the text lines that follow grid line i.
 	var grid [][]string
@@ -220,43 +216,18 @@ func (s spilled) emptyAfterFirst(row []string) bool {
 	return true
 }
 
-// layGrid writes the grid's lines through a borderless tablewriter table,
-// each followed by the lines under[i] that span its columns. A grid line of
-// one cell (a row whose other columns all went under it) is written as it
-// is, since it does not follow the columns.
+// layGrid writes the grid's lines in aligned columns (alignColumns), each
+// followed by the lines under[i] that span its columns. A grid line of one
+// cell (a row whose other columns all went under it) is written as it is,
+// since it does not follow the columns.
 func layGrid(buf *bytes.Buffer, grid [][]string, under map[int][]string) error {
-	var laid bytes.Buffer
-	t := tablewriter.NewTable(&laid,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Symbols:  tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{Lines: tw.LinesNone, Separators: tw.SeparatorsNone},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.Off),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: strings.Repeat(" ", columnGap), Overwrite: true}),
-	)
-	var multi []int // the grid lines tablewriter lays, in order
-	for i, cells := range grid {
+	var multi [][]string // the grid lines laid in columns, in order
+	for _, cells := range grid {
 		if len(cells) > 1 {
-			if err := t.Append(cells); err != nil {
-				return err
-			}
-			multi = append(multi, i)
+			multi = append(multi, cells)
 		}
 	}
-	var laidLines []string
-	if len(multi) > 0 {
-		if err := t.Render(); err != nil {
-			return err
-		}
-		laidLines = strings.Split(strings.TrimSuffix(laid.String(), "\n"), "\n")
-		if len(laidLines) != len(multi) {
-			return fmt.Errorf("table: %d lines laid for %d rows", len(laidLines), len(multi))
-		}
-	}
+	laidLines := alignColumns(multi)
 	next := 0
 	for i, cells := range grid {
 		if len(cells) > 1 {

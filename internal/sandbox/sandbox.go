@@ -164,12 +164,12 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	if err := st.SettleFixedClock(context.Background()); err != nil {
-		st.DB.Close()
+		st.Close()
 		return nil, store.NewStateError(opts.StatePath, err)
 	}
 	rules, err := outbox.SettleRules(context.Background(), st.DB, rulesFromOptions(opts), opts.Serve)
 	if err != nil {
-		st.DB.Close()
+		st.Close()
 		return nil, store.NewStateError(opts.StatePath, err)
 	}
 	hooks := outbox.StartDelivery(st, rules, opts.Resolver, opts.OnDelivery, opts.DeliveryLog)
@@ -225,7 +225,7 @@ func (s *Sandbox) shutdown(tell bool) (outbox.DrainReport, error) {
 	s.closeOnce.Do(func() {
 		s.Log.Stop() // both write to the state: stop them first
 		s.closeReport = s.Outbox.Stop(tell)
-		s.closeErr = s.DB.Close()
+		s.closeErr = s.State.Close()
 	})
 	return s.closeReport, s.closeErr
 }

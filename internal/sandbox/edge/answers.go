@@ -63,19 +63,26 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		WriteError(w, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
-	_, _ = w.Write([]byte{'\n'})
+	_, _ = w.Write(newline)
 }
 
 // WriteRawJSON answers JSON already encoded.
 func WriteRawJSON(w http.ResponseWriter, b []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
-	_, _ = w.Write([]byte{'\n'})
+	_, _ = w.Write(newline)
 }
+
+// jsonContentType and newline are shared by every answer rather than
+// made for each: a header value and a write are only read.
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	newline         = []byte{'\n'}
+)
 
 // errorBody is the service's error body, in its field order.
 type errorBody struct {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,10 @@ const (
 	logGather      = 100 * time.Millisecond
 	logWriteTimout = 10 * time.Second
 )
+
+// yieldEvery is how many entries the writer prepares between two
+// chances it gives the requests to run.
+const yieldEvery = 64
 
 // ChunkSpan bounds the entries of a chunk (logBatchSize is less).
 const ChunkSpan = 4096
@@ -109,6 +114,28 @@ type PendingEntry struct {
 	reqCut   bool
 	respCut  bool
 	fault    edge.FaultNote
+	// lw is the answer's writer in the handler; it keeps what RespBody
+	// holds. An entry comes from pendingPool and goes back once written.
+	lw logWriter
+}
+
+// pendingPool keeps the entries the writer has stored, with the buffer
+// that held an answer, for the next requests: a busy sandbox then logs
+// without allocating per request.
+var pendingPool = sync.Pool{New: func() any { return &PendingEntry{lw: logWriter{c: capture{max: MaxLoggedBody}}} }}
+
+// maxPooledBody bounds the answer buffer an entry keeps for its next use.
+const maxPooledBody = 16 << 10
+
+// recycle puts an entry the writer is done with back in pendingPool.
+func recycle(p *PendingEntry) {
+	buf := p.lw.c.buf
+	buf.Reset()
+	if buf.Cap() > maxPooledBody {
+		buf = bytes.Buffer{}
+	}
+	*p = PendingEntry{lw: logWriter{c: capture{buf: buf, max: MaxLoggedBody}}}
+	pendingPool.Put(p)
 }
 
 type Log struct {
@@ -177,6 +204,7 @@ func (l *Log) Add(e *PendingEntry) {
 	case l.queue <- e:
 	default:
 		l.dropped.Add(1)
+		recycle(e)
 	}
 }
 
@@ -238,41 +266,14 @@ func (l *Log) run() {
 func (l *Log) write(batch []*PendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), logWriteTimout)
 	defer cancel()
-	entries := make([]storedEntry, len(batch))
-	bodies := map[string]string{} // hash -> masked body
-	// A body seen earlier in the batch (the same payment read again) is
-	// neither masked nor hashed again.
-	seen := map[string]string{} // raw body -> hash
-	ref := func(raw []byte) string {
-		if len(raw) == 0 {
-			return ""
+	defer func() {
+		for _, p := range batch { // nothing below keeps their bytes
+			recycle(p)
 		}
-		if h, ok := seen[string(raw)]; ok {
-			return h
-		}
-		body := l.maskBody(raw)
-		sum := sha256.Sum256([]byte(body))
-		h := hex.EncodeToString(sum[:16])
-		seen[string(raw)], bodies[h] = h, body
-		return h
-	}
-	for i, p := range batch {
-		entries[i].LogEntry = l.prepare(p)
-		entries[i].RequestHash, entries[i].ResponseHash = ref(p.reqBody), ref(p.RespBody)
-	}
-	doc, err := json.Marshal(entries)
-	if err != nil {
-		return
-	}
-	first, last := entries[0].At, entries[0].At
-	for _, e := range entries {
-		if e.At.Before(first) {
-			first = e.At
-		}
-		if e.At.After(last) {
-			last = e.At
-		}
-	}
+	}()
+	entries, bodies := l.prepareBatch(batch)
+	doc := appendChunk(make([]byte, 0, 256*len(entries)), entries)
+	first, last := span(entries)
 	tx, err := l.s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return
@@ -292,24 +293,75 @@ func (l *Log) write(batch []*PendingEntry) {
 	l.written += len(batch)
 	if l.written >= LogTrimEvery {
 		l.written = 0
-		// The oldest chunk still needed is the newest one at which the
-		// entries counted from the newest reach maxLogEntries.
-		var keep int64
-		err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq DESC) AS total
-			FROM request_log) WHERE total >= ?`, MaxLogEntries).Scan(&keep)
-		if err != nil {
+		if trim(ctx, tx) != nil {
 			return
-		}
-		if keep > 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM request_log WHERE seq < ?`, keep); err != nil {
-				return
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE last_chunk < ?`, keep); err != nil {
-				return
-			}
 		}
 	}
 	_ = tx.Commit()
+}
+
+// prepareBatch turns a batch into the entries of its chunk and the masked
+// bodies they name by hash. A body seen earlier in the batch (the same
+// payment read again) is neither masked nor hashed again.
+func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, map[string]string) {
+	entries := make([]storedEntry, len(batch))
+	bodies := map[string]string{} // hash -> masked body
+	seen := map[string]string{}   // raw body -> hash
+	ref := func(raw []byte) string {
+		if len(raw) == 0 {
+			return ""
+		}
+		if h, ok := seen[string(raw)]; ok {
+			return h
+		}
+		body := l.maskBody(raw)
+		sum := sha256.Sum256([]byte(body))
+		h := hex.EncodeToString(sum[:16])
+		seen[string(raw)], bodies[h] = h, body
+		return h
+	}
+	for i, p := range batch {
+		entries[i].LogEntry = l.prepare(p)
+		entries[i].RequestHash, entries[i].ResponseHash = ref(p.reqBody), ref(p.RespBody)
+		if i%yieldEvery == yieldEvery-1 {
+			// A batch is thousands of entries under load: the requests
+			// waiting for a processor go first, so that the log's work
+			// does not show in their latency.
+			runtime.Gosched()
+		}
+	}
+	return entries, bodies
+}
+
+// span answers the earliest and the latest time of the entries.
+func span(entries []storedEntry) (first, last time.Time) {
+	first, last = entries[0].At, entries[0].At
+	for _, e := range entries {
+		if e.At.Before(first) {
+			first = e.At
+		}
+		if e.At.After(last) {
+			last = e.At
+		}
+	}
+	return first, last
+}
+
+// trim deletes the chunks older than the newest one at which the entries
+// counted from the newest reach maxLogEntries, and the bodies only they
+// named.
+func trim(ctx context.Context, tx *sql.Tx) error {
+	var keep int64
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq DESC) AS total
+		FROM request_log) WHERE total >= ?`, MaxLogEntries).Scan(&keep)
+	if err != nil || keep == 0 {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM request_log WHERE seq < ?`, keep); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE last_chunk < ?`, keep)
+	return err
 }
 
 // prepare turns what the handler saw into the entry as stored: the key
@@ -511,7 +563,9 @@ func Middleware(l *Log, region string, h http.Handler) http.Handler {
 			reqCap = &capture{max: MaxLoggedBody}
 			r.Body = &teeBody{ReadCloser: r.Body, c: reqCap}
 		}
-		lw := &logWriter{ResponseWriter: w, c: capture{max: MaxLoggedBody}}
+		p := pendingPool.Get().(*PendingEntry)
+		lw := &p.lw
+		lw.ResponseWriter = w
 		ctx, fault := edge.WithFaultNote(r.Context())
 		r = r.WithContext(ctx)
 		// A dropped connection ends the handler with a panic (where there
@@ -519,20 +573,23 @@ func Middleware(l *Log, region string, h http.Handler) http.Handler {
 		defer func() {
 			if v := recover(); v != nil {
 				if fault.Kind != "" {
-					l.Add(l.pending(r, region, start, lw, reqCap, fault))
+					l.Add(l.pending(p, r, region, start, reqCap, fault))
 				}
 				panic(v)
 			}
 		}()
 		h.ServeHTTP(lw, r)
-		l.Add(l.pending(r, region, start, lw, reqCap, fault))
+		l.Add(l.pending(p, r, region, start, reqCap, fault))
 	})
 }
 
 // pending is what the handler saw of one exchange, to be logged.
-func (l *Log) pending(r *http.Request, region string, start time.Time, lw *logWriter, reqCap *capture, fault *edge.FaultNote) *PendingEntry {
-	p := &PendingEntry{At: start.UTC(), Region: region, Method: r.Method, Path: r.URL.RequestURI(),
-		Status: lw.status, latency: time.Since(start), RespBody: lw.c.buf.Bytes(), respCut: lw.c.cut, fault: *fault}
+func (l *Log) pending(p *PendingEntry, r *http.Request, region string, start time.Time, reqCap *capture, fault *edge.FaultNote) *PendingEntry {
+	lw := &p.lw
+	lw.ResponseWriter = nil // the answer is written
+	p.At, p.Region, p.Method, p.Path = start.UTC(), region, r.Method, r.URL.RequestURI()
+	p.Status, p.latency, p.RespBody, p.respCut = lw.status, time.Since(start), lw.c.buf.Bytes(), lw.c.cut
+	p.fault = *fault
 	if p.Status == 0 && fault.Kind == "" {
 		p.Status = http.StatusOK
 	}

@@ -3,6 +3,8 @@ package service
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
@@ -70,12 +72,7 @@ func (s *Service) authenticate(r *http.Request, region string, msgs authMessages
 // authed wraps an API handler with authentication, refusals worded by msgs.
 func (s *Service) authed(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		// The answer's Date is the sandbox's clock, advances included, as
-		// the service's Date and its created_at times share one clock: a
-		// client tells by them whether a move predates its request.
-		if now, err := s.CurrentTime(r.Context()); err == nil {
-			w.Header().Set("Date", now.Format(http.TimeFormat))
-		}
+		s.stampDate(w, r)
 		c, err := s.authenticate(r, region, msgs)
 		if err != nil {
 			edge.WriteError(w, err)
@@ -84,6 +81,51 @@ func (s *Service) authed(region string, msgs authMessages, h func(http.ResponseW
 		h(w, r, c)
 	}
 }
+
+// authedDating is authed for a handler that reads the sandbox's clock in
+// the same query as what it answers and sets Date from it (setDate), or
+// calls stampDate before it answers otherwise: the hot read reads the
+// clock once, not twice.
+func (s *Service) authedDating(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.authenticate(r, region, msgs)
+		if err != nil {
+			s.stampDate(w, r)
+			edge.WriteError(w, err)
+			return
+		}
+		h(w, r, c)
+	}
+}
+
+// stampDate gives the answer the sandbox's clock as its Date, advances
+// included, as the service's Date and its created_at times share one
+// clock: a client tells by them whether a move predates its request.
+func (s *Service) stampDate(w http.ResponseWriter, r *http.Request) {
+	if now, err := s.CurrentTime(r.Context()); err == nil {
+		setDate(w, now)
+	}
+}
+
+// setDate sets Date to now, to the second. The value of the latest
+// second is kept (lastDate): the answers of a busy second share it rather
+// than each format and allocate its own.
+func setDate(w http.ResponseWriter, now time.Time) {
+	sec := now.Unix()
+	d := lastDate.Load()
+	if d == nil || d.sec != sec {
+		d = &dateValue{sec: sec, value: []string{now.UTC().Format(http.TimeFormat)}}
+		lastDate.Store(d)
+	}
+	w.Header()["Date"] = d.value
+}
+
+type dateValue struct {
+	sec   int64
+	value []string // read only: shared by every answer of that second
+}
+
+var lastDate atomic.Pointer[dateValue]
 
 // Routes registers the service's own endpoints of one region. Patterns
 // carry their method; a wrong method falls through to a plain 404 (see

@@ -20,7 +20,7 @@ import (
 
 func (s *Service) paymentRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /api/v2/payments", s.authed(region, authGeneral, s.handleListPayments))
-	mux.HandleFunc("GET /api/v2/payments/{id}", s.authed(region, authGeneral, s.handleGetPayment))
+	mux.HandleFunc("GET /api/v2/payments/{id}", s.authedDating(region, authGeneral, s.handleGetPayment))
 	mux.HandleFunc("PUT /api/v2/payments/{id}", s.authed(region, authGeneral, s.handleUpdatePayment))
 	mux.HandleFunc("POST /api/v2/payments/{id}/captures", s.authed(region, authGeneral, s.handleCapture))
 	mux.HandleFunc("POST /api/v2/payments/{id}/refunds", s.authed(region, authGeneral, s.handleRefund))
@@ -37,14 +37,17 @@ func View(rec *store.Record, now time.Time) *wire.Payment {
 func (s *Service) handleGetPayment(w http.ResponseWriter, r *http.Request, c caller) {
 	id, ok := edge.CanonicalID(r.PathValue("id"))
 	if !ok {
+		s.stampDate(w, r)
 		edge.WriteError(w, edge.ErrInvalidID)
 		return
 	}
-	body, err := s.PaymentView(r.Context(), id, c.visibility())
+	body, now, err := s.PaymentView(r.Context(), id, c.visibility())
 	if err != nil {
+		s.stampDate(w, r)
 		edge.WriteError(w, err)
 		return
 	}
+	setDate(w, now) // the clock of the same read as the payment
 	edge.WriteRawJSON(w, body)
 }
 

@@ -149,7 +149,7 @@ func ClockOffsetFrom(v any) (time.Duration, error) {
 // readClockOffset reads and checks the stored clock offset (0 when none).
 func readClockOffset(ctx context.Context, q Querier) (time.Duration, error) {
 	var v any
-	err := q.QueryRowContext(ctx, `SELECT v FROM meta WHERE k = 'clock_offset'`).Scan(&v)
+	err := q.QueryRowContext(ctx, clockQuery).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -164,15 +164,27 @@ func (s *State) CurrentTime(ctx context.Context) (time.Time, error) {
 	if at, ok := pinnedNow(ctx); ok {
 		return at, nil // a fixture step, at its file's date
 	}
-	offset, err := readClockOffset(ctx, s.DB)
+	offset, err := s.ClockOffset(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
 	return s.Clock.Now().Add(offset).UTC(), nil
 }
 
+// ClockOffset is the stored clock offset, read through the prepared
+// statement of the read pool (every request reads it for its Date).
 func (s *State) ClockOffset(ctx context.Context) (time.Duration, error) {
-	return readClockOffset(ctx, s.DB)
+	var v [1]any
+	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) error {
+		return rd.row(ctx, clockStmt, v[:])
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return ClockOffsetFrom(v[0])
 }
 
 // AdvanceClockBy moves the sandbox's time forward for every process sharing

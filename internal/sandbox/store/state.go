@@ -28,6 +28,7 @@ type State struct {
 	MerchantsByCode map[string]*Merchant // by code
 	Keys            map[string]keyInfo   // by secret key
 	ids             *IDSource            // every id the sandbox generates (ids.go)
+	reads           *reads               // the hot reads, prepared (readpath.go)
 
 	observersMu sync.RWMutex
 	observers   []func(context.Context, Change)
@@ -73,6 +74,10 @@ func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []M
 	db, err := OpenStore(path)
 	if err != nil {
 		return nil, err
+	}
+	if st.reads, err = openReads(path, db); err != nil {
+		db.Close()
+		return nil, NewStateError(path, err)
 	}
 	st.DB = db
 	return st, nil

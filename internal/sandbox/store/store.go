@@ -218,32 +218,38 @@ func (s *State) loadRecordBy(ctx context.Context, column, value string, vis *Vis
 
 // PaymentView answers the payment's JSON as a reader sees it now, straight
 // from the stored view unless the clock has expired a CREATED payment. It
-// reads the clock offset in the same query: this is the hot path.
-func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]byte, error) {
-	var status string
-	var createdAt int64
-	var view []byte
-	var storedOffset any
-	err := s.DB.QueryRowContext(ctx, `SELECT status, created_at, view,
-		COALESCE((SELECT v FROM meta WHERE k = 'clock_offset'), 0)
-		FROM payments WHERE id = ? AND merchant_code = ? AND is_test = ?`,
-		id, vis.MerchantCode, vis.IsTest).Scan(&status, &createdAt, &view, &storedOffset)
+// reads the clock offset in the same query, prepared, on the read pool:
+// this is the hot path. It answers the sandbox's time of that read too.
+func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]byte, time.Time, error) {
+	var row [4]any // status, created_at, view, the clock offset
+	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) error {
+		return rd.row(ctx, viewStmt, row[:], id, vis.MerchantCode, vis.IsTest)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, edge.ErrNoSuchPayment
+		return nil, time.Time{}, edge.ErrNoSuchPayment
 	}
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	offset, err := ClockOffsetFrom(storedOffset)
+	status, okStatus := row[0].(string)
+	createdAt, okCreated := row[1].(int64)
+	view, okView := row[2].([]byte)
+	if !okStatus || !okCreated || !okView {
+		return nil, time.Time{}, CorruptRow("payments", "id", id, fmt.Errorf("status %T, created_at %T, view %T", row[0], row[1], row[2]))
+	}
+	offset, err := ClockOffsetFrom(row[3])
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	now := s.Clock.Now().Add(offset)
+	now := s.Clock.Now().Add(offset).UTC()
 	b, err := SettledView(status, createdAt, view, now)
 	if err != nil {
-		return nil, CorruptRow("payments", "id", id, err)
+		return nil, time.Time{}, CorruptRow("payments", "id", id, err)
 	}
-	return b, nil
+	if at, ok := pinnedNow(ctx); ok {
+		now = at // what CurrentTime answers in a fixture's step
+	}
+	return b, now, nil
 }
 
 // SettledView applies record.settle to a stored view.

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
+	"github.com/bnpl-cli/bnpl/internal/wire"
+)
+
+// openTestState opens a state file with one authorized payment of the UAE
+// test merchant, and answers the state and the payment's id.
+func openTestState(t *testing.T) (*State, string) {
+	t.Helper()
+	st, err := OpenState(filepath.Join(t.TempDir(), "state.db"), nil, 0, BuiltinMerchants(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	created := time.Now().UTC()
+	rec := &Record{SessionID: "session-1", MerchantCode: "ae-sandbox", Region: "ae",
+		Payment: wire.Payment{ID: "payment-1", Status: wire.StatusAuthorized, Currency: "AED", CreatedAt: &created}}
+	if err := st.InsertRecord(context.Background(), rec, true); err != nil {
+		t.Fatal(err)
+	}
+	return st, rec.Payment.ID
+}
+
+// A read of a payment neither queues behind the writers for a connection
+// nor waits for a write transaction: the writing pool is held whole, one
+// of its connections in an open write transaction, and the read still
+// answers the committed payment.
+func TestReadsNeverWaitForAWriter(t *testing.T) {
+	st, id := openTestState(t)
+	ctx := context.Background()
+	var held []*sql.Conn
+	for range 8 { // OpenStore's pool size for a file
+		c, err := st.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	tx, err := held[0].BeginTx(ctx, nil) // IMMEDIATE: holds the file's write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'CLOSED' WHERE id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		tx.Rollback()
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+
+	readCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	body, now, err := st.PaymentView(readCtx, id, &Visibility{MerchantCode: "ae-sandbox", IsTest: true})
+	if err != nil {
+		t.Fatalf("read while the writers are busy: %v", err)
+	}
+	var p wire.Payment
+	if err := json.Unmarshal(body, &p); err != nil || p.ID != id || p.Status != wire.StatusAuthorized {
+		t.Errorf("read answered %s (%v); want the committed AUTHORIZED payment", body, err)
+	}
+	if now.IsZero() || now.Location() != time.UTC {
+		t.Errorf("read answered the time %v; want the sandbox's clock in UTC", now)
+	}
+	if _, err := st.ClockOffset(readCtx); err != nil {
+		t.Errorf("clock read while the writers are busy: %v", err)
+	}
+}
+
+// The read pool cannot write, whatever asks it to.
+func TestReadPoolIsQueryOnly(t *testing.T) {
+	st, _ := openTestState(t)
+	err := st.reads.do(context.Background(), func(ctx context.Context, rd *reader) error {
+		_, err := rd.conn.ExecContext(ctx, `DELETE FROM payments`)
+		return err
+	})
+	if err == nil {
+		t.Fatal("the read pool deleted payments")
+	}
+}
+
+// A payment another merchant or mode owns reads as not found.
+func TestPaymentViewVisibility(t *testing.T) {
+	st, id := openTestState(t)
+	for _, vis := range []Visibility{{MerchantCode: "ae-sandbox", IsTest: false}, {MerchantCode: "kw-sandbox", IsTest: true}} {
+		if _, _, err := st.PaymentView(context.Background(), id, &vis); !errors.Is(err, edge.ErrNoSuchPayment) {
+			t.Errorf("%+v read the payment: %v", vis, err)
+		}
+	}
+}

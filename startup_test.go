@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// bnpl links no library whose package initialisation is costly and that a
+// few lines of its own do as well: Go runs every linked package's init at
+// every start, whatever the command. tablewriter built a 660 KB width cache
+// (160 page faults) before `bnpl version` printed a line; the table
+// printer aligns its columns itself (internal/output/align.go).
+func TestStartLinksNoCostlyInit(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list bnpl's packages: %v", err)
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 || !slices.Contains(deps, "github.com/spf13/cobra") {
+		t.Fatalf("go list gave an implausible package list: %d packages", len(deps))
+	}
+	for _, p := range deps {
+		for _, banned := range []string{"github.com/olekukonko/tablewriter", "github.com/mattn/go-runewidth"} {
+			if p == banned || strings.HasPrefix(p, banned+"/") {
+				t.Errorf("bnpl links %s, whose init every start pays for; align columns with internal/output's alignColumns", p)
+			}
+		}
+	}
+}
