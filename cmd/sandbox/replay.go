@@ -92,19 +92,12 @@ recording (the real service) compared with the simulation (the sandbox).`,
 }
 
 func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error {
-	printer, err := f.Printer()
+	rs, err := openReplay(f, o.File, o.Ignore)
 	if err != nil {
 		return err
 	}
-	rec, rules, err := loadRecording(f, o.File, o.Ignore)
-	if err != nil {
-		return err
-	}
-	target, name, closeTarget, err := replayTarget(f, rec)
-	if err != nil {
-		return err
-	}
-	defer closeTarget()
+	defer rs.close()
+	printer, rec, rules, target, name := rs.printer, rs.rec, rs.rules, rs.target, rs.name
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return cmdutil.ListenError(err, o.Addr, "--addr")

@@ -112,27 +112,47 @@ func replayTarget(f *cmdutil.Factory, rec *replay.Recording) (*replay.Target, st
 	return t, "a fresh sandbox in memory", closeIt, nil
 }
 
-func verifyRun(ctx context.Context, f *cmdutil.Factory, o *verifyOptions) error {
+// replaySession is what verify and replay both start from: the printer,
+// the recording with its accepted differences, and the sandbox that plays
+// it (close it when done).
+type replaySession struct {
+	printer *output.Printer
+	rec     *replay.Recording
+	rules   []replay.Rule
+	target  *replay.Target
+	name    string
+	close   func()
+}
+
+func openReplay(f *cmdutil.Factory, file, ignore string) (*replaySession, error) {
 	printer, err := f.Printer()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rec, rules, err := loadRecording(f, o.File, o.Ignore)
+	rec, rules, err := loadRecording(f, file, ignore)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	target, name, closeTarget, err := replayTarget(f, rec)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer closeTarget()
-	rep, err := replay.NewEngine(rec, target).Verify(ctx)
+	return &replaySession{printer: printer, rec: rec, rules: rules, target: target, name: name, close: closeTarget}, nil
+}
+
+func verifyRun(ctx context.Context, f *cmdutil.Factory, o *verifyOptions) error {
+	rs, err := openReplay(f, o.File, o.Ignore)
 	if err != nil {
 		return err
 	}
-	rep.Sandbox = name
-	rep.Differences, rep.Ignored = replay.Apply(rules, rep.Differences)
-	if err := printReport(f, printer, rep); err != nil {
+	defer rs.close()
+	rep, err := replay.NewEngine(rs.rec, rs.target).Verify(ctx)
+	if err != nil {
+		return err
+	}
+	rep.Sandbox = rs.name
+	rep.Differences, rep.Ignored = replay.Apply(rs.rules, rep.Differences)
+	if err := printReport(f, rs.printer, rep); err != nil {
 		return err
 	}
 	if n := len(rep.Differences); n > 0 {
