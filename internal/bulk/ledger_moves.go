@@ -145,7 +145,9 @@ func (l *ledger) madeBy(paymentID string, op Op, ref string) (string, int64) {
 // left it of unknown outcome), or it recorded the move and was killed
 // before its summary. That run's send is the only one that can explain
 // the move, since it held the payment's claim. A move is adopted once, by
-// the first run that finds it; nil when there is nothing to adopt.
+// the first run that finds it and makes its summary (a run killed before
+// its summary leaves what it adopted to the next); nil when there is
+// nothing to adopt.
 func (l *ledger) adopt(id string) *runInfo {
 	var ended *runInfo
 	err := l.inTx(func(tx *sql.Tx) error {
@@ -170,7 +172,7 @@ func (l *ledger) adoptable(q interface {
 	var phase string
 	var movedBy, adoptedBy sql.NullInt64
 	err := q.QueryRow("SELECT run, phase, moved_by, adopted_by FROM moves WHERE id = ?", id).Scan(&run, &phase, &movedBy, &adoptedBy)
-	if err != nil || adoptedBy.Valid {
+	if err != nil || (adoptedBy.Valid && l.counts(q, adoptedBy.Int64)) {
 		return nil
 	}
 	confirmed := false
@@ -187,6 +189,20 @@ func (l *ledger) adoptable(q interface {
 		return nil
 	}
 	return info
+}
+
+// counts reports whether the run that adopted a move counts it: this run,
+// a run still alive (its summary is to come), or one that made its
+// summary. A run killed before its summary counted nothing, so what it
+// adopted is adopted again by the next run that finds it.
+func (l *ledger) counts(q interface {
+	QueryRow(string, ...any) *sql.Row
+}, adopter int64) bool {
+	if adopter == l.run {
+		return true
+	}
+	info := l.runByID(q, adopter)
+	return info == nil || info.summarized || alive(info.lock)
 }
 
 // summarized records that this run's summary is made: a run killed after

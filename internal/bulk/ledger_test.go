@@ -143,3 +143,36 @@ func TestLedgerPrunesWhatItNoLongerNeeds(t *testing.T) {
 		t.Fatalf("%d rows of an old run kept", n)
 	}
 }
+
+// A run that adopts a killed run's move and is killed in turn before its
+// summary counted nothing: the move is adopted again by the next run that
+// finds it, and by no other once that run has made its summary.
+func TestAMoveAdoptedByARunKilledBeforeItsSummaryIsAdoptedAgain(t *testing.T) {
+	dir := t.TempDir()
+	killed, adopter, next, last := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	id := moveID("scope", "key-1")
+	if err := killed.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.markSent(id, "R1", "10.00"); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.lock.Close()
+	if ended := adopter.adopt(id); ended == nil || ended.ID != killed.run {
+		t.Fatalf("first adoption: %v", ended)
+	}
+	if ended := next.adopt(id); ended != nil {
+		t.Fatalf("adopted from run %d while its adopter lives", ended.ID)
+	}
+	_ = adopter.lock.Close() // killed before its summary
+	if ended := next.adopt(id); ended == nil || ended.ID != killed.run {
+		t.Fatalf("adoption after the adopter was killed: %v, want the move counted for run %d", ended, killed.run)
+	}
+	if err := next.summarized(); err != nil {
+		t.Fatal(err)
+	}
+	_ = next.lock.Close() // ended after its summary: it counted the move
+	if ended := last.adopt(id); ended != nil {
+		t.Fatalf("adopted again from run %d although run %d's summary counted it", ended.ID, next.run)
+	}
+}
