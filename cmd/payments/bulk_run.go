@@ -2,14 +2,15 @@ package payments
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -158,16 +159,30 @@ func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowErr
 	return o
 }
 
-// ledgerScope names the service and merchant a run's moves are made on:
-// the same moves on another service (another sandbox) or for another
-// merchant are other moves. The key is in it only as a hash.
+// ledgerScope names the service a run's moves are made on: the same moves
+// on another service (another sandbox) are other moves. It is the service's
+// address alone, spelt one way: on one service a payment id names one
+// payment of one merchant, so a run with the merchant code or without it,
+// with another key of the merchant, or through "HTTP://127.0.0.1:8700/"
+// for "http://localhost:8700" makes the same moves and claims the same
+// payments.
 func ledgerScope(t *config.Target) string {
 	base := t.BaseURL
 	if base == "" {
-		base = "embedded"
+		base, _ = config.RegionBaseURL(t.Region)
 	}
-	key := sha256.Sum256([]byte("bnpl ledger scope\x1f" + t.SecretKey))
-	return fmt.Sprintf("%s %s %s %s", base, t.Region, t.MerchantCode, hex.EncodeToString(key[:8]))
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || u.Host == "" {
+		return base
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	if port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(host, port) + strings.TrimRight(u.EscapedPath(), "/")
 }
 
 // inputPasses reads the input once to count and check it, and again for

@@ -195,8 +195,9 @@ type Options struct {
 	JournalPath string
 	// LedgerDir is bnpl's state directory, which holds the ledger every
 	// run on the machine shares (see ledger); empty keeps a private
-	// ledger for this run alone. Scope names the service and merchant
-	// the moves are made on (moves of one scope are one set), and
+	// ledger for this run alone. Scope names the service the moves
+	// are made on, spelt one way (moves of one scope are one set: a
+	// payment id names one merchant's payment there), and
 	// InputName the input, for people.
 	LedgerDir string
 	Scope     string

@@ -142,8 +142,8 @@ const (
 
 // openLedger opens the ledger in dir (bnpl's state directory), or a
 // private one, removed on close, when dir is "" (a run without a state
-// directory, as tests make). scope names the service and merchant the
-// moves are made on.
+// directory, as tests make). scope names the service the moves are
+// made on.
 func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 	l := &ledger{scope: scope, now: now}
 	if dir == "" {
@@ -267,7 +267,7 @@ func (l *ledger) inTx(fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// moveID is a move's key in the ledger: its scope (service and merchant)
+// moveID is a move's key in the ledger: its scope (the service)
 // and its identity, the row key of rowIdentity (its meaning once decoded
 // and its occurrence among identical moves, never the file's bytes).
 func moveID(scope, key string) string {
