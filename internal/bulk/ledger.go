@@ -153,30 +153,75 @@ func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 		}
 		dir, l.tmpDir = tmp, tmp
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, l.failed(fmt.Errorf("ledger: %w", err))
-	}
 	l.path = filepath.Join(dir, ledgerFileName)
+	if err := l.open(dir); err != nil {
+		return nil, l.failed(ledgerError(l.path, err))
+	}
+	return l, nil
+}
+
+// open makes dir and the ledger's file, private, and opens it.
+func (l *ledger) open(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := privateLedger(l.path); err != nil {
+		return err
+	}
 	dsn := "file:" + (&url.URL{Path: l.path}).EscapedPath() +
 		"?_txlock=immediate&_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
+		return err
 	}
 	// One connection: the workers of a run take turns at it in Go, rather
 	// than contend for SQLite's write lock and sleep in its busy handler.
 	db.SetMaxOpenConns(1)
 	l.db = db
 	if err := l.prepare(dir); err != nil {
-		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
+		return err
 	}
-	if err := l.prepareStatements(); err != nil {
-		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
-	}
-	return l, nil
+	return l.prepareStatements()
 }
 
-// prepare makes the ledger's file (mode 600, WAL) and its tables. Runs
+// privateLedger makes the ledger's file, and the files SQLite keeps beside
+// it, private before SQLite opens them: SQLite gives its -wal and -shm
+// files the mode of the database file, so a file SQLite made (mode 644
+// under the usual umask) would leave every move readable by others. A
+// file another user owns is refused.
+func privateLedger(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	info, err := f.Stat()
+	_ = f.Close()
+	switch {
+	case err != nil:
+		return err
+	case !info.Mode().IsRegular():
+		return errors.New("it is not a regular file")
+	case otherOwner(info):
+		return errNotYours
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		info, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, 0o600); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// prepare makes the ledger's tables (and switches it to WAL). Runs
 // that start at once on a new ledger would otherwise race to switch it to
 // WAL, which SQLite does not wait for: they take turns by an OS lock on a
 // file beside it.
@@ -200,13 +245,8 @@ func (l *ledger) prepare(dir string) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := l.db.Exec(ledgerSchema); err != nil {
-		return err
-	}
-	if err := os.Chmod(l.path, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
+	_, err = l.db.Exec(ledgerSchema)
+	return err
 }
 
 // ledgerOpenWait bounds the wait for another run opening the ledger.

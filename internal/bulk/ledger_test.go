@@ -1,7 +1,13 @@
 package bulk
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -174,5 +180,26 @@ func TestAMoveAdoptedByARunKilledBeforeItsSummaryIsAdoptedAgain(t *testing.T) {
 	_ = next.lock.Close() // ended after its summary: it counted the move
 	if ended := last.adopt(id); ended != nil {
 		t.Fatalf("adopted again from run %d although run %d's summary counted it", ended.ID, next.run)
+	}
+}
+
+// A ledger that is not a database stops the run before anything is sent,
+// exit 12, saying what to do; so does one bnpl cannot write.
+func TestALedgerThatCannotBeUsedSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ledgerFileName)
+	if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 100), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := openLedger(dir, "scope", time.Now)
+	var le *LedgerError
+	if !errors.As(err, &le) || le.ExitCode() != 12 || le.access || !strings.Contains(le.Hint(), "mv "+path+" "+path+".damaged") {
+		t.Fatalf("a damaged ledger: %v (%#v)", err, le)
+	}
+	if !strings.Contains(err.Error(), "nothing was sent") {
+		t.Errorf("the error does not say nothing was sent: %v", err)
+	}
+	if le := ledgerError(path, fs.ErrPermission); !le.access || !strings.Contains(le.Hint(), "XDG_STATE_HOME") {
+		t.Errorf("a ledger bnpl may not write: hint %q", le.Hint())
 	}
 }
