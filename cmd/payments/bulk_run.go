@@ -136,20 +136,20 @@ func (b *BulkOptions) files() (bulkFiles, error) {
 // options are the bulk run's options from the flags.
 func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowError, d *MoveDeps, target *config.Target) bulk.Options {
 	o := bulk.Options{
-		Op:              op,
-		Concurrency:     b.Concurrency,
-		Rate:            b.Rate,
-		JournalPath:     files.journal,
-		ReportPath:      files.report,
-		Invalid:         invalid,
-		SkipInvalid:     b.SkipInvalid,
-		RetryFailed:     b.RetryFailed,
-		AllowRepeats:    b.AllowRepeats,
-		ReferencePrefix: b.ReferencePrefix,
-		Classify:        classifyMoveError,
-		LedgerDir:       d.StateDir,
-		Scope:           ledgerScope(target),
-		InputName:       files.input,
+		Op:                  op,
+		Concurrency:         b.Concurrency,
+		Rate:                b.Rate,
+		JournalPath:         files.journal,
+		ReportPath:          files.report,
+		Invalid:             invalid,
+		SkipInvalid:         b.SkipInvalid,
+		RetryFailed:         b.RetryFailed,
+		AllowSettledRepeats: b.AllowSettledRepeats,
+		ReferencePrefix:     b.ReferencePrefix,
+		Classify:            classifyMoveError,
+		LedgerDir:           d.StateDir,
+		Scope:               ledgerScope(target),
+		InputName:           files.input,
 	}
 	if !d.Quiet {
 		o.Progress = d.IO.ErrOut

@@ -219,10 +219,12 @@ type Options struct {
 	// RetryFailed sends again the rows the journal records as definitely
 	// failed; without it a resumed run keeps their earlier answer.
 	RetryFailed bool
-	// AllowRepeats sends a move whose like (same payment, op and amount)
-	// the payment holds settled under a reference_id no row of the input
-	// sends; without it such a row is refused as a possible repeat.
-	AllowRepeats bool
+	// AllowSettledRepeats sends a move whose like (same payment, op and
+	// amount) the payment holds settled under a reference_id no row of the
+	// input sends; without it such a row is refused as a possible repeat.
+	// It is apart from ReadOptions.AllowRepeats (identical rows of the
+	// input), so that a file that needs that is still checked for this.
+	AllowSettledRepeats bool
 
 	// Progress receives the progress display and the final summary line;
 	// nil shows nothing. ProgressTTY draws a bar instead of printing a

@@ -183,7 +183,7 @@ func unaccounted(p *api.Payment, op Op, amount decimal.Decimal, ref string, acco
 func repeatMessage(op Op, amount, heldRef, who string) string {
 	return fmt.Sprintf("the payment already holds a %s of %s under reference_id %s%s, which no row of this file accounts for: "+
 		"if this row is that %s edited since it ran (a fixed typo, another encoding), sending it would %s the money again; "+
-		"if it is a new %s of the same amount, run again with --allow-repeats", op, amount, heldRef, who, op, op, op)
+		"if it is a new %s of the same amount, run again with --allow-settled-repeats", op, amount, heldRef, who, op, op, op)
 }
 
 // resolveAmounts settles the amount to send, from the payment p read for

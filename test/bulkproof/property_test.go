@@ -190,8 +190,10 @@ func (p *property) cmd(name, op, file string, extra ...string) *exec.Cmd {
 func (p *property) finish(name, op, file string, edited bool) {
 	t := p.t
 	var extra []string
-	if !edited && op != "close" {
-		extra = append(extra, "--allow-repeats") // the identical rows are meant
+	if op != "close" {
+		// The identical rows are meant; the edited copy's refunds are
+		// still refused as repeats of settled moves.
+		extra = append(extra, "--allow-repeats")
 	}
 	if strings.HasSuffix(file, ".win.csv") {
 		extra = append(extra, "--input-encoding", "windows-1252")
