@@ -69,7 +69,9 @@ func (l *ledger) markSent(id, ref, amount string) error {
 
 // settle records what became of a row of this run, and of its move, in
 // one transaction. phase is the move's new phase ("" leaves the move as
-// it is); a move the ledger holds confirmed stays confirmed.
+// it is); a move the ledger holds confirmed stays confirmed, and one
+// another run sent with no answer yet stays that run's unless this row
+// moved or adopted it.
 func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, input string) error {
 	return l.inBatch(func(tx *sql.Tx) error {
 		_, err := l.stmt(tx, sqlSettleRow).Exec(
@@ -82,9 +84,12 @@ func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, inp
 		if res.adopted {
 			movedBy = sql.NullInt64{Int64: res.byRun, Valid: true}
 		}
+		ours := res.moved || res.adopted
 		_, err = l.stmt(tx, sqlSettleMove).Exec(
-			phaseConfirmed, phase, l.run, res.currency, res.currency, movedBy,
-			res.moved || res.adopted, input, res.moved || res.adopted, res.Line, l.stamp(), moveID)
+			phaseConfirmed, ours, phaseSent, phaseUnknown, l.run, phase,
+			ours, phaseSent, phaseUnknown, l.run, l.run,
+			res.currency, res.currency, movedBy,
+			ours, input, ours, res.Line, l.stamp(), moveID)
 		return err
 	})
 }
@@ -189,6 +194,17 @@ func (l *ledger) adoptable(q interface {
 		return nil
 	}
 	return info
+}
+
+// inDoubt is the other run that sent move id and has no answer for it
+// yet (the move is sent, or of unknown outcome), or nil.
+func (l *ledger) inDoubt(id string) *runInfo {
+	var run int64
+	err := l.db.QueryRow("SELECT run FROM moves WHERE id = ? AND phase IN (?, ?) AND run <> ?", id, phaseSent, phaseUnknown, l.run).Scan(&run)
+	if err != nil {
+		return nil
+	}
+	return l.runByID(l.db, run)
 }
 
 // counts reports whether the run that adopted a move counts it: this run,

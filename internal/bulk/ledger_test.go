@@ -203,3 +203,47 @@ func TestALedgerThatCannotBeUsedSaysWhatToDo(t *testing.T) {
 		t.Errorf("a ledger bnpl may not write: hint %q", le.Hint())
 	}
 }
+
+// A run that finds made a move another live run sent with no answer yet
+// (its outcome unknown) neither moved nor adopted it: the move stays that
+// run's send, so that once that run has ended without counting it, the
+// next run that finds it counts it for it.
+func TestAMoveFoundMadeWhileItsSenderLivesStaysItsSend(t *testing.T) {
+	dir := t.TempDir()
+	sender, finder, next := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	id := moveID("scope", "key-1")
+	row := []plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}
+	for _, l := range []*ledger{sender, finder} {
+		if err := l.planRows(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sender.markSent(id, "R1", "10.00"); err != nil {
+		t.Fatal(err)
+	}
+	unknown := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED", Outcome: OutcomeUnknown}
+	if err := sender.settle(1, id, unknown, phaseUnknown, "caps.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if ended := finder.adopt(id); ended != nil {
+		t.Fatalf("adopted from the live run %d", ended.ID)
+	}
+	if sent := finder.inDoubt(id); sent == nil || sent.ID != sender.run {
+		t.Fatalf("the run that sent the move: %v, want run %d", sent, sender.run)
+	}
+	found := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED", Outcome: OutcomeReconciled}
+	if err := finder.settle(1, id, found, phaseConfirmed, "copy.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if who, _ := next.madeBy(pidA, OpCapture, "R1"); who != "" {
+		t.Errorf("the move is said made by %s", who)
+	}
+	// The sender ends with the row unknown: its summary did not count it.
+	if err := sender.summarized(); err != nil {
+		t.Fatal(err)
+	}
+	_ = sender.lock.Close()
+	if ended := next.adopt(id); ended == nil || ended.ID != sender.run {
+		t.Fatalf("adoption once the sender ended: %v, want run %d", ended, sender.run)
+	}
+}

@@ -131,6 +131,9 @@ func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
 	}
 	who, run := r.ledger.madeBy(t.row.PaymentID, t.row.Op, ref)
 	if who == "" {
+		if sender := r.ledger.inDoubt(t.moveID); sender != nil {
+			return fmt.Sprintf(", by %s, which sent it and has no answer yet (its money is counted by that run, or once it has ended by the next run that finds it)", sender)
+		}
 		return ", before this run (by no bulk run this machine's ledger knows)"
 	}
 	res.byRun = run
