@@ -231,9 +231,15 @@ type LedgerError struct {
 	// access: the problem is who may read or write the ledger or its
 	// directory, not what the file holds.
 	access bool
+	// gone: the ledger (or the run's lock file) was removed while the run
+	// went on; the run stopped there.
+	gone bool
 }
 
 func (e *LedgerError) Error() string {
+	if e.gone {
+		return fmt.Sprintf("the ledger of bulk moves %s: %v: the run stopped, and sent nothing more", e.Path, e.Err)
+	}
 	return fmt.Sprintf("the ledger of bulk moves %s cannot be used: %v; nothing was sent", e.Path, e.Err)
 }
 
@@ -244,6 +250,10 @@ func (e *LedgerError) Unwrap() error { return e.Err }
 func (e *LedgerError) ExitCode() int { return 12 }
 
 func (e *LedgerError) Hint() string {
+	if e.gone {
+		return "run the same command again: it resumes from its journal, with the ledger now there; " +
+			"never remove bnpl's state directory (or files in it) while a bulk run goes on"
+	}
 	if e.access {
 		return "every bulk run keeps its moves in bnpl's state directory (XDG_STATE_HOME, else ~/.local/state): " +
 			"make " + filepath.Dir(e.Path) + " and the ledger yours and writable, or set XDG_STATE_HOME to a directory that is"

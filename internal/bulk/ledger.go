@@ -37,6 +37,9 @@ type ledger struct {
 	db    *sql.DB
 	path  string
 	scope string
+	// file is the ledger's file as opened: a run whose ledger was deleted
+	// or replaced since stops (see inPlace).
+	file os.FileInfo
 	// run is this run's id, and lock the file whose OS lock says it lives.
 	run      int64
 	lock     *os.File
@@ -166,6 +169,10 @@ func (l *ledger) open(dir string) error {
 		return err
 	}
 	if err := privateLedger(l.path); err != nil {
+		return err
+	}
+	var err error
+	if l.file, err = os.Stat(l.path); err != nil {
 		return err
 	}
 	dsn := "file:" + (&url.URL{Path: l.path}).EscapedPath() +
@@ -303,6 +310,33 @@ func (l *ledger) inTx(fn func(tx *sql.Tx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("ledger %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// inPlace checks that the ledger at its path is still the file this run
+// opened, and this run's lock file still its own: a ledger deleted or
+// replaced (bnpl's state directory cleaned while the run goes on) is one
+// the runs that start now do not share, and a lock file gone makes this
+// run look ended to them, so they would take its payments. The run then
+// stops before it claims or sends anything more. A private ledger (no
+// state directory) is the run's alone.
+func (l *ledger) inPlace() error {
+	if l.tmpDir != "" || l.file == nil {
+		return nil
+	}
+	now, err := os.Stat(l.path)
+	if err != nil || !os.SameFile(now, l.file) {
+		return &LedgerError{Path: l.path, gone: true,
+			Err: errors.New("it was deleted or replaced while this run went on, so runs that start now no longer see this one's claims")}
+	}
+	if l.lock != nil {
+		mine, err1 := l.lock.Stat()
+		there, err2 := os.Stat(l.lockPath)
+		if err1 != nil || err2 != nil || !os.SameFile(mine, there) {
+			return &LedgerError{Path: l.path, gone: true,
+				Err: fmt.Errorf("this run's lock file %s was deleted while the run went on, so other runs take it for ended", l.lockPath)}
+		}
 	}
 	return nil
 }

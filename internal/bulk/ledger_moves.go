@@ -60,6 +60,9 @@ func (l *ledger) planRows(rows []plannedRow) error {
 // markSent records, before its request goes out, that this run sends move
 // id with ref and amount.
 func (l *ledger) markSent(id, ref, amount string) error {
+	if err := l.inPlace(); err != nil {
+		return err
+	}
 	return l.inBatch(func(tx *sql.Tx) error {
 		_, err := l.stmt(tx, sqlMarkSent).Exec(
 			phaseSent, l.run, ref, amount, l.stamp(), id)

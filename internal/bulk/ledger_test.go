@@ -247,3 +247,33 @@ func TestAMoveFoundMadeWhileItsSenderLivesStaysItsSend(t *testing.T) {
 		t.Fatalf("adoption once the sender ended: %v, want run %d", ended, sender.run)
 	}
 }
+
+// A run whose ledger was deleted or replaced while it went on (the state
+// directory cleaned), or whose lock file was, claims and sends nothing
+// more: the runs that start now would not see its claims, or would take
+// it for ended.
+func TestARunWhoseLedgerIsRemovedStops(t *testing.T) {
+	for _, remove := range []string{ledgerFileName, "lock"} {
+		t.Run(remove, func(t *testing.T) {
+			dir := t.TempDir()
+			l := openTestLedger(t, dir)
+			if _, _, err := l.tryClaim(pidA, true); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, remove)
+			if remove == "lock" {
+				path = l.lockPath
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			var le *LedgerError
+			if _, _, err := l.tryClaim(pidB, true); !errors.As(err, &le) || !le.gone {
+				t.Fatalf("a claim after %s was removed: %v", remove, err)
+			}
+			if err := l.markSent(moveID("scope", "k"), "R1", "1.00"); !errors.As(err, &le) || !strings.Contains(le.Hint(), "run the same command again") {
+				t.Fatalf("a send after %s was removed: %v", remove, err)
+			}
+		})
+	}
+}
