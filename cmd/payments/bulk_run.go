@@ -44,6 +44,9 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if d.DryRun {
 		return bulkPlan(ctx, op, b, d, src, ro)
 	}
+	if d.StateDir == "" {
+		return noStateDir()
+	}
 	// SIGTERM (a CI job cancelled, a service manager stopping) stops the
 	// run as Ctrl-C does, from here on: no new rows, the rows in flight
 	// finished and journaled, the report written.
@@ -89,6 +92,14 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	}
 	passes.sending = true
 	return sendBatch(ctx, op, batch, client, files, printer, terminated)
+}
+
+// noStateDir refuses a run that cannot tell where bnpl's state directory
+// is: its ledger of moves would be its own, shared with no other run, so
+// two runs of the same moves at once would both send and count them.
+func noStateDir() error {
+	return cmdutil.Refuse("set HOME (or XDG_STATE_HOME) to an absolute directory: every bulk run on the machine shares its ledger of moves there",
+		"cannot tell where bnpl's state directory is (neither XDG_STATE_HOME nor HOME is an absolute directory), where a bulk run keeps the ledger it shares with every other run; nothing was sent")
 }
 
 // check refuses flag values a run cannot start with.
