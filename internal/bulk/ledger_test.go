@@ -277,3 +277,63 @@ func TestARunWhoseLedgerIsRemovedStops(t *testing.T) {
 		})
 	}
 }
+
+// The service applies a reference_id once per payment, so two moves of
+// the ledger with the same payment, op and reference_id (a row given its
+// own reference_id, its reason edited since) are one move on the service:
+// a run killed while it sent one is counted for by the finder of the
+// other, once; and one a run counted is adopted by no one.
+func TestMovesOfOneReferenceIDAreAdoptedAsOne(t *testing.T) {
+	dir := t.TempDir()
+	killed, finder, later := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	sent, edited := moveID("scope", "damagd"), moveID("scope", "damaged")
+	plan := func(l *ledger, id string) {
+		t.Helper()
+		if err := l.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpRefund, paymentID: pidA, referenceID: "R1", amount: "5.00"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan(killed, sent)
+	if err := killed.markSent(sent, "R1", "5.00"); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.lock.Close()
+	plan(finder, edited)
+	if ended := finder.adopt(edited); ended == nil || ended.ID != killed.run {
+		t.Fatalf("the finder of the edited row adopted %v, want the killed run %d", ended, killed.run)
+	}
+	plan(later, sent)
+	for _, id := range []string{sent, edited} {
+		if ended := later.adopt(id); ended != nil {
+			t.Fatalf("adopted twice, by run %d too", later.run)
+		}
+	}
+
+	// A move a run moved and counted: its twin sent by a killed run is
+	// the same money, adopted by no one.
+	mover, twin, finder2 := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	counted, inFlight := moveID("scope", "c1"), moveID("scope", "c2")
+	for _, m := range []struct {
+		l  *ledger
+		id string
+	}{{mover, counted}, {twin, inFlight}} {
+		if err := m.l.planRows([]plannedRow{{seq: 1, line: 2, moveID: m.id, op: OpCapture, paymentID: pidB, referenceID: "C1", amount: "9.00"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.l.markSent(m.id, "C1", "9.00"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok := rowResult{Line: 2, Op: OpCapture, PaymentID: pidB, ReferenceID: "C1", Amount: "9.00", currency: "AED", Outcome: OutcomeOK, moved: true}
+	if err := mover.settle(1, counted, ok, phaseConfirmed, "caps.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mover.summarized(); err != nil {
+		t.Fatal(err)
+	}
+	_ = mover.lock.Close()
+	_ = twin.lock.Close()
+	if ended := finder2.adopt(inFlight); ended != nil {
+		t.Fatalf("adopted run %d's send, whose move run %d counted", ended.ID, mover.run)
+	}
+}
