@@ -43,7 +43,9 @@ without reading stderr. A usage error (2) sends nothing.
   11   a bulk run finished with some rows failed (its report lists them)
   12   the sandbox's state file cannot be opened, read or written (damaged,
        read-only, not a database, a full disk): bnpl doctor names the file and
-       the problem; bnpl sandbox reset --force moves it aside and starts afresh
+       the problem; bnpl sandbox reset --force moves it aside and starts afresh;
+       also a bulk run's ledger of moves that cannot be used (nothing was
+       sent; the hint says what to do)
   13   payments wait: the time-out passed before the status came (wait longer)
   14   payments wait: the payment reached a status from which the awaited one
        can no longer come

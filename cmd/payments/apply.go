@@ -45,8 +45,8 @@ Everything bulk capture, refund and close do holds per row: the journal
 (<file>.journal) and resuming with it, --retry-failed, reference_ids derived
 for rows without one, the ledger that lets one run at a time work on a
 payment (a run of the same moves from any file or command waits, and reports
-what it finds made as reconciled), possible repeats refused unless
---allow-repeats, and the report (<file>.report.csv), one line per row with its
+what it finds made as reconciled), possible repeats of settled moves refused
+unless --allow-settled-repeats, and the report (<file>.report.csv), one line per row with its
 op. Exit 11 when rows failed, 10 when some row's outcome is unknown.`,
 		Example: `  bnpl payments apply --input moves.csv --dry-run
   bnpl payments apply --input moves.csv --report moves-report.csv

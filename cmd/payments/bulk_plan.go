@@ -75,7 +75,7 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 	if err != nil {
 		return bulk.PlanResult{}, err
 	}
-	planner.AllowRepeats(b.AllowRepeats)
+	planner.AllowSettledRepeats(b.AllowSettledRepeats)
 	if target, err := d.Target(); err == nil {
 		defer planner.NameMovesFrom(d.StateDir, ledgerScope(target))()
 	}

@@ -2,14 +2,15 @@ package payments
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -42,6 +43,9 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	ro := bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats}
 	if d.DryRun {
 		return bulkPlan(ctx, op, b, d, src, ro)
+	}
+	if d.StateDir == "" {
+		return noStateDir()
 	}
 	// SIGTERM (a CI job cancelled, a service manager stopping) stops the
 	// run as Ctrl-C does, from here on: no new rows, the rows in flight
@@ -90,6 +94,14 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	return sendBatch(ctx, op, batch, client, files, printer, terminated)
 }
 
+// noStateDir refuses a run that cannot tell where bnpl's state directory
+// is: its ledger of moves would be its own, shared with no other run, so
+// two runs of the same moves at once would both send and count them.
+func noStateDir() error {
+	return cmdutil.Refuse("set HOME (or XDG_STATE_HOME) to an absolute directory: every bulk run on the machine shares its ledger of moves there",
+		"cannot tell where bnpl's state directory is (neither XDG_STATE_HOME nor HOME is an absolute directory), where a bulk run keeps the ledger it shares with every other run; nothing was sent")
+}
+
 // check refuses flag values a run cannot start with.
 func (b *BulkOptions) check() error {
 	if b.Concurrency < 1 {
@@ -135,20 +147,20 @@ func (b *BulkOptions) files() (bulkFiles, error) {
 // options are the bulk run's options from the flags.
 func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowError, d *MoveDeps, target *config.Target) bulk.Options {
 	o := bulk.Options{
-		Op:              op,
-		Concurrency:     b.Concurrency,
-		Rate:            b.Rate,
-		JournalPath:     files.journal,
-		ReportPath:      files.report,
-		Invalid:         invalid,
-		SkipInvalid:     b.SkipInvalid,
-		RetryFailed:     b.RetryFailed,
-		AllowRepeats:    b.AllowRepeats,
-		ReferencePrefix: b.ReferencePrefix,
-		Classify:        classifyMoveError,
-		LedgerDir:       d.StateDir,
-		Scope:           ledgerScope(target),
-		InputName:       files.input,
+		Op:                  op,
+		Concurrency:         b.Concurrency,
+		Rate:                b.Rate,
+		JournalPath:         files.journal,
+		ReportPath:          files.report,
+		Invalid:             invalid,
+		SkipInvalid:         b.SkipInvalid,
+		RetryFailed:         b.RetryFailed,
+		AllowSettledRepeats: b.AllowSettledRepeats,
+		ReferencePrefix:     b.ReferencePrefix,
+		Classify:            classifyMoveError,
+		LedgerDir:           d.StateDir,
+		Scope:               ledgerScope(target),
+		InputName:           files.input,
 	}
 	if !d.Quiet {
 		o.Progress = d.IO.ErrOut
@@ -158,16 +170,30 @@ func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowErr
 	return o
 }
 
-// ledgerScope names the service and merchant a run's moves are made on:
-// the same moves on another service (another sandbox) or for another
-// merchant are other moves. The key is in it only as a hash.
+// ledgerScope names the service a run's moves are made on: the same moves
+// on another service (another sandbox) are other moves. It is the service's
+// address alone, spelt one way: on one service a payment id names one
+// payment of one merchant, so a run with the merchant code or without it,
+// with another key of the merchant, or through "HTTP://127.0.0.1:8700/"
+// for "http://localhost:8700" makes the same moves and claims the same
+// payments.
 func ledgerScope(t *config.Target) string {
 	base := t.BaseURL
 	if base == "" {
-		base = "embedded"
+		base, _ = config.RegionBaseURL(t.Region)
 	}
-	key := sha256.Sum256([]byte("bnpl ledger scope\x1f" + t.SecretKey))
-	return fmt.Sprintf("%s %s %s %s", base, t.Region, t.MerchantCode, hex.EncodeToString(key[:8]))
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || u.Host == "" {
+		return base
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	if port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(host, port) + strings.TrimRight(u.EscapedPath(), "/")
 }
 
 // inputPasses reads the input once to count and check it, and again for

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
 )
 
 func TestBulkLiveConfirmationNamesWhatIsAtStake(t *testing.T) {
@@ -107,5 +108,38 @@ func TestApplyLiveConfirmationShowsThePlanOfMixedRows(t *testing.T) {
 	}
 	if err := h.run(newApplyCmd(h.f, nil)); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "needs --input FILE") {
 		t.Errorf("apply without --input: %v", err)
+	}
+}
+
+// The ledger's scope is the service alone, spelt one way: runs of the same
+// moves with the merchant code or without it, with another key of the
+// merchant, or through another spelling of the address claim the same
+// payments; another service, or another region's, is another scope.
+func TestLedgerScopeIsTheServiceSpeltOneWay(t *testing.T) {
+	base := &config.Target{BaseURL: "http://127.0.0.1:8700", Region: "ae", SecretKey: "sk_test_ae_sandbox"}
+	want := ledgerScope(base)
+	for _, same := range []config.Target{
+		{BaseURL: "http://127.0.0.1:8700", Region: "ae", MerchantCode: "ae-sandbox", SecretKey: "sk_test_ae_sandbox"},
+		{BaseURL: "http://127.0.0.1:8700/", Region: "ae", SecretKey: "sk_test_ae_sandbox"},
+		{BaseURL: "HTTP://LOCALHOST:8700", Region: "ae", SecretKey: "sk_test_ae_sandbox"},
+		{BaseURL: "http://127.0.0.1:8700", Region: "ae", SecretKey: "sk_test_ae_rotated"},
+		{BaseURL: "http://127.0.0.1:8700", Region: "ae", SecretKey: "sk_ae_sandbox", Live: true},
+	} {
+		if got := ledgerScope(&same); got != want {
+			t.Errorf("scope of %s is %q, want %q as for %s", same, got, want, base)
+		}
+	}
+	if ledgerScope(&config.Target{Region: "ae"}) != ledgerScope(&config.Target{BaseURL: "https://api.tabby.ai:443/", Region: "ae"}) {
+		t.Error("the region's default address and the same address spelt out are other scopes")
+	}
+	for _, other := range []config.Target{
+		{BaseURL: "http://127.0.0.1:8701", Region: "sa"},
+		{BaseURL: "http://127.0.0.1:9700", Region: "ae"},
+		{Region: "ae"},
+		{Region: "sa"},
+	} {
+		if got := ledgerScope(&other); got == want {
+			t.Errorf("scope of %s is %q, the same as for %s", other, got, base)
+		}
 	}
 }

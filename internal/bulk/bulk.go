@@ -195,8 +195,9 @@ type Options struct {
 	JournalPath string
 	// LedgerDir is bnpl's state directory, which holds the ledger every
 	// run on the machine shares (see ledger); empty keeps a private
-	// ledger for this run alone. Scope names the service and merchant
-	// the moves are made on (moves of one scope are one set), and
+	// ledger for this run alone. Scope names the service the moves
+	// are made on, spelt one way (moves of one scope are one set: a
+	// payment id names one merchant's payment there), and
 	// InputName the input, for people.
 	LedgerDir string
 	Scope     string
@@ -218,10 +219,12 @@ type Options struct {
 	// RetryFailed sends again the rows the journal records as definitely
 	// failed; without it a resumed run keeps their earlier answer.
 	RetryFailed bool
-	// AllowRepeats sends a move whose like (same payment, op and amount)
-	// the payment holds settled under a reference_id no row of the input
-	// sends; without it such a row is refused as a possible repeat.
-	AllowRepeats bool
+	// AllowSettledRepeats sends a move whose like (same payment, op and
+	// amount) the payment holds settled under a reference_id no row of the
+	// input sends; without it such a row is refused as a possible repeat.
+	// It is apart from ReadOptions.AllowRepeats (identical rows of the
+	// input), so that a file that needs that is still checked for this.
+	AllowSettledRepeats bool
 
 	// Progress receives the progress display and the final summary line;
 	// nil shows nothing. ProgressTTY draws a bar instead of printing a

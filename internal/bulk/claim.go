@@ -54,6 +54,9 @@ func (l *ledger) claim(ctx context.Context, paymentID string, first bool, waitin
 // it for the first time (first), or after another run, marks this run's
 // moves of the payment claimed, in the same transaction.
 func (l *ledger) tryClaim(paymentID string, first bool) (holder *runInfo, kept bool, err error) {
+	if err := l.inPlace(); err != nil {
+		return nil, false, err
+	}
 	err = l.inTx(func(tx *sql.Tx) error {
 		var run, last int64
 		err := tx.QueryRow("SELECT run, last_run FROM claims WHERE scope = ? AND payment_id = ?", l.scope, paymentID).Scan(&run, &last)

@@ -29,7 +29,9 @@ func (id *identifier) next(r Row) (key, ref string) {
 	id.seen.put(h, count)
 	ordinal := strconv.FormatUint(uint64(count), 10)
 	keyed := content + "\x1f" + ordinal
-	if id.prefix != "" && r.ReferenceID == "" {
+	// The default prefix named (--reference-prefix bnpl) derives the
+	// default run's reference_ids: the same moves, so the same keys.
+	if id.prefix != "" && id.prefix != DefaultReferencePrefix && r.ReferenceID == "" {
 		keyed += "\x1f" + id.prefix
 	}
 	k := sha256.Sum256([]byte(keyed))
@@ -110,9 +112,10 @@ const DefaultReferencePrefix = "bnpl"
 // SHA-256 of that content. Any run of the same file, concurrent or later,
 // even with its journal deleted, sends the same reference_id for a row,
 // and the service does not apply a reference_id twice. prefix is
-// Options.ReferencePrefix: empty means DefaultReferencePrefix, and another
-// prefix (a deliberate second run of the same file) also makes new journal
-// keys, so the same journal does not take that run's rows for done.
+// Options.ReferencePrefix: empty means DefaultReferencePrefix (and so does
+// DefaultReferencePrefix named), and another prefix (a deliberate second
+// run of the same file) also makes new journal keys, so the same journal
+// does not take that run's rows for done.
 func rowIdentity(prefix string, rows []Row) (keys, refs []string) {
 	keys = make([]string, len(rows))
 	refs = make([]string, len(rows))

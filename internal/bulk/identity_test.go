@@ -44,3 +44,20 @@ func TestIdentityIsTheMeaningNotTheOrder(t *testing.T) {
 		t.Fatal("the same move on two services is one ledger row")
 	}
 }
+
+// --reference-prefix with the default prefix sends the default run's
+// reference_ids, so it is the default run's moves: the same journal keys
+// and ledger rows, and a resume with it counts what a killed run moved.
+// Another prefix makes other moves.
+func TestTheDefaultPrefixNamedIsNoPrefix(t *testing.T) {
+	rows := []Row{{Op: OpCapture, PaymentID: pidA, Amount: "50.00"}, {Op: OpRefund, PaymentID: pidB, Amount: "5.00", Reason: "late"}}
+	keys, refs := rowIdentity("", rows)
+	namedKeys, namedRefs := rowIdentity(DefaultReferencePrefix, rows)
+	if !slices.Equal(keys, namedKeys) || !slices.Equal(refs, namedRefs) {
+		t.Fatalf("--reference-prefix %s made other moves: %v %v, want %v %v", DefaultReferencePrefix, namedKeys, namedRefs, keys, refs)
+	}
+	otherKeys, otherRefs := rowIdentity("run2", rows)
+	if slices.Contains(keys, otherKeys[0]) || slices.Contains(refs, otherRefs[0]) {
+		t.Fatal("another prefix kept the moves' identity")
+	}
+}

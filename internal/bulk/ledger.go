@@ -37,6 +37,9 @@ type ledger struct {
 	db    *sql.DB
 	path  string
 	scope string
+	// file is the ledger's file as opened: a run whose ledger was deleted
+	// or replaced since stops (see inPlace).
+	file os.FileInfo
 	// run is this run's id, and lock the file whose OS lock says it lives.
 	run      int64
 	lock     *os.File
@@ -142,8 +145,8 @@ const (
 
 // openLedger opens the ledger in dir (bnpl's state directory), or a
 // private one, removed on close, when dir is "" (a run without a state
-// directory, as tests make). scope names the service and merchant the
-// moves are made on.
+// directory, as tests make). scope names the service the moves are
+// made on.
 func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 	l := &ledger{scope: scope, now: now}
 	if dir == "" {
@@ -153,30 +156,79 @@ func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 		}
 		dir, l.tmpDir = tmp, tmp
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, l.failed(fmt.Errorf("ledger: %w", err))
-	}
 	l.path = filepath.Join(dir, ledgerFileName)
+	if err := l.open(dir); err != nil {
+		return nil, l.failed(ledgerError(l.path, err))
+	}
+	return l, nil
+}
+
+// open makes dir and the ledger's file, private, and opens it.
+func (l *ledger) open(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := privateLedger(l.path); err != nil {
+		return err
+	}
+	var err error
+	if l.file, err = os.Stat(l.path); err != nil {
+		return err
+	}
 	dsn := "file:" + (&url.URL{Path: l.path}).EscapedPath() +
 		"?_txlock=immediate&_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
+		return err
 	}
 	// One connection: the workers of a run take turns at it in Go, rather
 	// than contend for SQLite's write lock and sleep in its busy handler.
 	db.SetMaxOpenConns(1)
 	l.db = db
 	if err := l.prepare(dir); err != nil {
-		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
+		return err
 	}
-	if err := l.prepareStatements(); err != nil {
-		return nil, l.failed(fmt.Errorf("ledger %s: %w", l.path, err))
-	}
-	return l, nil
+	return l.prepareStatements()
 }
 
-// prepare makes the ledger's file (mode 600, WAL) and its tables. Runs
+// privateLedger makes the ledger's file, and the files SQLite keeps beside
+// it, private before SQLite opens them: SQLite gives its -wal and -shm
+// files the mode of the database file, so a file SQLite made (mode 644
+// under the usual umask) would leave every move readable by others. A
+// file another user owns is refused.
+func privateLedger(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	info, err := f.Stat()
+	_ = f.Close()
+	switch {
+	case err != nil:
+		return err
+	case !info.Mode().IsRegular():
+		return errors.New("it is not a regular file")
+	case otherOwner(info):
+		return errNotYours
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		info, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, 0o600); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// prepare makes the ledger's tables (and switches it to WAL). Runs
 // that start at once on a new ledger would otherwise race to switch it to
 // WAL, which SQLite does not wait for: they take turns by an OS lock on a
 // file beside it.
@@ -200,13 +252,8 @@ func (l *ledger) prepare(dir string) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := l.db.Exec(ledgerSchema); err != nil {
-		return err
-	}
-	if err := os.Chmod(l.path, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
+	_, err = l.db.Exec(ledgerSchema)
+	return err
 }
 
 // ledgerOpenWait bounds the wait for another run opening the ledger.
@@ -267,7 +314,34 @@ func (l *ledger) inTx(fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// moveID is a move's key in the ledger: its scope (service and merchant)
+// inPlace checks that the ledger at its path is still the file this run
+// opened, and this run's lock file still its own: a ledger deleted or
+// replaced (bnpl's state directory cleaned while the run goes on) is one
+// the runs that start now do not share, and a lock file gone makes this
+// run look ended to them, so they would take its payments. The run then
+// stops before it claims or sends anything more. A private ledger (no
+// state directory) is the run's alone.
+func (l *ledger) inPlace() error {
+	if l.tmpDir != "" || l.file == nil {
+		return nil
+	}
+	now, err := os.Stat(l.path)
+	if err != nil || !os.SameFile(now, l.file) {
+		return &LedgerError{Path: l.path, gone: true,
+			Err: errors.New("it was deleted or replaced while this run went on, so runs that start now no longer see this one's claims")}
+	}
+	if l.lock != nil {
+		mine, err1 := l.lock.Stat()
+		there, err2 := os.Stat(l.lockPath)
+		if err1 != nil || err2 != nil || !os.SameFile(mine, there) {
+			return &LedgerError{Path: l.path, gone: true,
+				Err: fmt.Errorf("this run's lock file %s was deleted while the run went on, so other runs take it for ended", l.lockPath)}
+		}
+	}
+	return nil
+}
+
+// moveID is a move's key in the ledger: its scope (the service)
 // and its identity, the row key of rowIdentity (its meaning once decoded
 // and its occurrence among identical moves, never the file's bytes).
 func moveID(scope, key string) string {

@@ -65,9 +65,14 @@ const (
 	sqlSettleRow = `UPDATE run_rows SET reference_id = ?, amount = ?, currency = ?, outcome = ?, http_status = ?,
 		error_type = ?, message = ?, payment_status = ?, moved = ?, earlier = ?, by_run = ?, adopted = ? WHERE run = ? AND seq = ?`
 
+	// sqlSettleMove leaves a move another run sent and has no answer for
+	// (sent, unknown) as that run's when this row neither moved nor
+	// adopted it: the money is that run's to count, or, once it has ended,
+	// the next finder's to count for it (see adoptable).
 	sqlSettleMove = `UPDATE moves SET
-		phase = CASE WHEN phase = ? THEN phase ELSE ? END,
-		run = ?, currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
+		phase = CASE WHEN phase = ? OR (NOT ? AND phase IN (?, ?) AND run <> ?) THEN phase ELSE ? END,
+		run = CASE WHEN NOT ? AND phase IN (?, ?) AND run <> ? THEN run ELSE ? END,
+		currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
 		moved_by = COALESCE(?, moved_by),
 		input = CASE WHEN ? THEN ? ELSE input END, line = CASE WHEN ? THEN ? ELSE line END,
 		updated = ? WHERE id = ?`

@@ -60,6 +60,9 @@ func (l *ledger) planRows(rows []plannedRow) error {
 // markSent records, before its request goes out, that this run sends move
 // id with ref and amount.
 func (l *ledger) markSent(id, ref, amount string) error {
+	if err := l.inPlace(); err != nil {
+		return err
+	}
 	return l.inBatch(func(tx *sql.Tx) error {
 		_, err := l.stmt(tx, sqlMarkSent).Exec(
 			phaseSent, l.run, ref, amount, l.stamp(), id)
@@ -69,7 +72,9 @@ func (l *ledger) markSent(id, ref, amount string) error {
 
 // settle records what became of a row of this run, and of its move, in
 // one transaction. phase is the move's new phase ("" leaves the move as
-// it is); a move the ledger holds confirmed stays confirmed.
+// it is); a move the ledger holds confirmed stays confirmed, and one
+// another run sent with no answer yet stays that run's unless this row
+// moved or adopted it.
 func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, input string) error {
 	return l.inBatch(func(tx *sql.Tx) error {
 		_, err := l.stmt(tx, sqlSettleRow).Exec(
@@ -82,9 +87,12 @@ func (l *ledger) settle(seq int, moveID string, res rowResult, phase string, inp
 		if res.adopted {
 			movedBy = sql.NullInt64{Int64: res.byRun, Valid: true}
 		}
+		ours := res.moved || res.adopted
 		_, err = l.stmt(tx, sqlSettleMove).Exec(
-			phaseConfirmed, phase, l.run, res.currency, res.currency, movedBy,
-			res.moved || res.adopted, input, res.moved || res.adopted, res.Line, l.stamp(), moveID)
+			phaseConfirmed, ours, phaseSent, phaseUnknown, l.run, phase,
+			ours, phaseSent, phaseUnknown, l.run, l.run,
+			res.currency, res.currency, movedBy,
+			ours, input, ours, res.Line, l.stamp(), moveID)
 		return err
 	})
 }
@@ -144,15 +152,26 @@ func (l *ledger) madeBy(paymentID string, op Op, ref string) (string, int64) {
 // recording that it moved (killed while the request was in flight, or
 // left it of unknown outcome), or it recorded the move and was killed
 // before its summary. That run's send is the only one that can explain
-// the move, since it held the payment's claim. A move is adopted once, by
-// the first run that finds it; nil when there is nothing to adopt.
+// the move, since it held the payment's claim. The service applies a
+// reference_id once per payment, so the ledger's moves of one payment, op
+// and reference_id (its twins: a row with a reference_id of its own,
+// edited since) are one move there, adopted as one. A move is adopted
+// once, by the first run that finds it and makes its summary (a run
+// killed before its summary leaves what it adopted to the next); nil when
+// there is nothing to adopt.
 func (l *ledger) adopt(id string) *runInfo {
 	var ended *runInfo
 	err := l.inTx(func(tx *sql.Tx) error {
-		if ended = l.adoptable(tx, id); ended == nil {
+		var twins []string
+		if ended, twins = l.adoptable(tx, id); ended == nil {
 			return nil
 		}
-		_, err := tx.Exec("UPDATE moves SET adopted_by = ?, moved_by = ? WHERE id = ?", l.run, ended.ID, id)
+		for _, twin := range append(twins, id) {
+			if _, err := tx.Exec("UPDATE moves SET adopted_by = ? WHERE id = ?", l.run, twin); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec("UPDATE moves SET moved_by = ? WHERE id = ?", ended.ID, id)
 		return err
 	})
 	if err != nil {
@@ -161,32 +180,105 @@ func (l *ledger) adopt(id string) *runInfo {
 	return ended
 }
 
-// adoptable is the run whose move id this run would adopt (see adopt),
-// or nil.
-func (l *ledger) adoptable(q interface {
+// querier is a database or a transaction.
+type querier interface {
+	Query(string, ...any) (*sql.Rows, error)
 	QueryRow(string, ...any) *sql.Row
-}, id string) *runInfo {
-	var run int64
-	var phase string
-	var movedBy, adoptedBy sql.NullInt64
-	err := q.QueryRow("SELECT run, phase, moved_by, adopted_by FROM moves WHERE id = ?", id).Scan(&run, &phase, &movedBy, &adoptedBy)
-	if err != nil || adoptedBy.Valid {
+}
+
+// twinMove is a move of the ledger as adoption reads it.
+type twinMove struct {
+	id, phase          string
+	run                int64
+	movedBy, adoptedBy sql.NullInt64
+}
+
+// twins are move id and the ledger's other moves of the same scope,
+// payment, op and reference_id that were sent or settled.
+func (l *ledger) twins(q querier, id string) ([]twinMove, error) {
+	rows, err := q.Query(`SELECT m.id, m.phase, m.run, m.moved_by, m.adopted_by FROM moves m, moves o
+		WHERE o.id = ? AND (m.id = o.id OR (m.scope = o.scope AND m.payment_id = o.payment_id AND m.op = o.op
+			AND m.reference_id = o.reference_id AND m.phase IN (?, ?, ?)))`, id, phaseSent, phaseUnknown, phaseConfirmed)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []twinMove
+	for rows.Next() {
+		var m twinMove
+		if err := rows.Scan(&m.id, &m.phase, &m.run, &m.movedBy, &m.adoptedBy); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// adoptable is the run whose move id (one move on the service with its
+// twins) this run would adopt, and the twins' ids (see adopt); nil when
+// some run counts the move already (it confirmed it and made or will make
+// its summary, or adopted it and so), or none can be named.
+func (l *ledger) adoptable(q querier, id string) (*runInfo, []string) {
+	twins, err := l.twins(q, id)
+	if err != nil {
+		return nil, nil
+	}
+	var ended *runInfo
+	var ids []string
+	for _, m := range twins {
+		if m.id != id {
+			ids = append(ids, m.id)
+		}
+		if m.adoptedBy.Valid && l.counts(q, m.adoptedBy.Int64) {
+			return nil, nil
+		}
+		run, confirmed := m.run, false
+		switch {
+		case m.phase == phaseSent || m.phase == phaseUnknown:
+		case m.phase == phaseConfirmed && m.movedBy.Valid:
+			run, confirmed = m.movedBy.Int64, true
+		default:
+			continue
+		}
+		info := l.runByID(q, run)
+		// A run that made its summary counted the moves it confirmed; a
+		// live one (or this one) has its own send to settle.
+		if run == l.run || info == nil || alive(info.lock) || (confirmed && info.summarized) {
+			return nil, nil
+		}
+		if ended == nil || confirmed {
+			ended = info
+		}
+	}
+	return ended, ids
+}
+
+// inDoubt is the other run that sent move id, or a twin of it (see
+// adopt), and has no answer for it yet (the move is sent, or of unknown
+// outcome), or nil.
+func (l *ledger) inDoubt(id string) *runInfo {
+	twins, err := l.twins(l.db, id)
+	if err != nil {
 		return nil
 	}
-	confirmed := false
-	switch {
-	case phase == phaseSent || phase == phaseUnknown:
-	case phase == phaseConfirmed && movedBy.Valid:
-		run, confirmed = movedBy.Int64, true
-	default:
-		return nil
+	for _, m := range twins {
+		if (m.phase == phaseSent || m.phase == phaseUnknown) && m.run != l.run {
+			return l.runByID(l.db, m.run)
+		}
 	}
-	info := l.runByID(q, run)
-	// A run that made its summary counted the moves it confirmed.
-	if run == l.run || info == nil || alive(info.lock) || (confirmed && info.summarized) {
-		return nil
+	return nil
+}
+
+// counts reports whether the run that adopted a move counts it: this run,
+// a run still alive (its summary is to come), or one that made its
+// summary. A run killed before its summary counted nothing, so what it
+// adopted is adopted again by the next run that finds it.
+func (l *ledger) counts(q querier, adopter int64) bool {
+	if adopter == l.run {
+		return true
 	}
-	return info
+	info := l.runByID(q, adopter)
+	return info == nil || info.summarized || alive(info.lock)
 }
 
 // summarized records that this run's summary is made: a run killed after

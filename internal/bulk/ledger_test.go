@@ -1,7 +1,13 @@
 package bulk
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -141,5 +147,193 @@ func TestLedgerPrunesWhatItNoLongerNeeds(t *testing.T) {
 	}
 	if n := count(fresh, "run_rows"); n != 0 {
 		t.Fatalf("%d rows of an old run kept", n)
+	}
+}
+
+// A run that adopts a killed run's move and is killed in turn before its
+// summary counted nothing: the move is adopted again by the next run that
+// finds it, and by no other once that run has made its summary.
+func TestAMoveAdoptedByARunKilledBeforeItsSummaryIsAdoptedAgain(t *testing.T) {
+	dir := t.TempDir()
+	killed, adopter, next, last := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	id := moveID("scope", "key-1")
+	if err := killed.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.markSent(id, "R1", "10.00"); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.lock.Close()
+	if ended := adopter.adopt(id); ended == nil || ended.ID != killed.run {
+		t.Fatalf("first adoption: %v", ended)
+	}
+	if ended := next.adopt(id); ended != nil {
+		t.Fatalf("adopted from run %d while its adopter lives", ended.ID)
+	}
+	_ = adopter.lock.Close() // killed before its summary
+	if ended := next.adopt(id); ended == nil || ended.ID != killed.run {
+		t.Fatalf("adoption after the adopter was killed: %v, want the move counted for run %d", ended, killed.run)
+	}
+	if err := next.summarized(); err != nil {
+		t.Fatal(err)
+	}
+	_ = next.lock.Close() // ended after its summary: it counted the move
+	if ended := last.adopt(id); ended != nil {
+		t.Fatalf("adopted again from run %d although run %d's summary counted it", ended.ID, next.run)
+	}
+}
+
+// A ledger that is not a database stops the run before anything is sent,
+// exit 12, saying what to do; so does one bnpl cannot write.
+func TestALedgerThatCannotBeUsedSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ledgerFileName)
+	if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 100), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := openLedger(dir, "scope", time.Now)
+	var le *LedgerError
+	if !errors.As(err, &le) || le.ExitCode() != 12 || le.access || !strings.Contains(le.Hint(), "mv "+path+" "+path+".damaged") {
+		t.Fatalf("a damaged ledger: %v (%#v)", err, le)
+	}
+	if !strings.Contains(err.Error(), "nothing was sent") {
+		t.Errorf("the error does not say nothing was sent: %v", err)
+	}
+	if le := ledgerError(path, fs.ErrPermission); !le.access || !strings.Contains(le.Hint(), "XDG_STATE_HOME") {
+		t.Errorf("a ledger bnpl may not write: hint %q", le.Hint())
+	}
+}
+
+// A run that finds made a move another live run sent with no answer yet
+// (its outcome unknown) neither moved nor adopted it: the move stays that
+// run's send, so that once that run has ended without counting it, the
+// next run that finds it counts it for it.
+func TestAMoveFoundMadeWhileItsSenderLivesStaysItsSend(t *testing.T) {
+	dir := t.TempDir()
+	sender, finder, next := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	id := moveID("scope", "key-1")
+	row := []plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}
+	for _, l := range []*ledger{sender, finder} {
+		if err := l.planRows(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sender.markSent(id, "R1", "10.00"); err != nil {
+		t.Fatal(err)
+	}
+	unknown := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED", Outcome: OutcomeUnknown}
+	if err := sender.settle(1, id, unknown, phaseUnknown, "caps.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if ended := finder.adopt(id); ended != nil {
+		t.Fatalf("adopted from the live run %d", ended.ID)
+	}
+	if sent := finder.inDoubt(id); sent == nil || sent.ID != sender.run {
+		t.Fatalf("the run that sent the move: %v, want run %d", sent, sender.run)
+	}
+	found := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED", Outcome: OutcomeReconciled}
+	if err := finder.settle(1, id, found, phaseConfirmed, "copy.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if who, _ := next.madeBy(pidA, OpCapture, "R1"); who != "" {
+		t.Errorf("the move is said made by %s", who)
+	}
+	// The sender ends with the row unknown: its summary did not count it.
+	if err := sender.summarized(); err != nil {
+		t.Fatal(err)
+	}
+	_ = sender.lock.Close()
+	if ended := next.adopt(id); ended == nil || ended.ID != sender.run {
+		t.Fatalf("adoption once the sender ended: %v, want run %d", ended, sender.run)
+	}
+}
+
+// A run whose ledger was deleted or replaced while it went on (the state
+// directory cleaned), or whose lock file was, claims and sends nothing
+// more: the runs that start now would not see its claims, or would take
+// it for ended.
+func TestARunWhoseLedgerIsRemovedStops(t *testing.T) {
+	for _, remove := range []string{ledgerFileName, "lock"} {
+		t.Run(remove, func(t *testing.T) {
+			dir := t.TempDir()
+			l := openTestLedger(t, dir)
+			if _, _, err := l.tryClaim(pidA, true); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, remove)
+			if remove == "lock" {
+				path = l.lockPath
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			var le *LedgerError
+			if _, _, err := l.tryClaim(pidB, true); !errors.As(err, &le) || !le.gone {
+				t.Fatalf("a claim after %s was removed: %v", remove, err)
+			}
+			if err := l.markSent(moveID("scope", "k"), "R1", "1.00"); !errors.As(err, &le) || !strings.Contains(le.Hint(), "run the same command again") {
+				t.Fatalf("a send after %s was removed: %v", remove, err)
+			}
+		})
+	}
+}
+
+// The service applies a reference_id once per payment, so two moves of
+// the ledger with the same payment, op and reference_id (a row given its
+// own reference_id, its reason edited since) are one move on the service:
+// a run killed while it sent one is counted for by the finder of the
+// other, once; and one a run counted is adopted by no one.
+func TestMovesOfOneReferenceIDAreAdoptedAsOne(t *testing.T) {
+	dir := t.TempDir()
+	killed, finder, later := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	sent, edited := moveID("scope", "damagd"), moveID("scope", "damaged")
+	plan := func(l *ledger, id string) {
+		t.Helper()
+		if err := l.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpRefund, paymentID: pidA, referenceID: "R1", amount: "5.00"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan(killed, sent)
+	if err := killed.markSent(sent, "R1", "5.00"); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.lock.Close()
+	plan(finder, edited)
+	if ended := finder.adopt(edited); ended == nil || ended.ID != killed.run {
+		t.Fatalf("the finder of the edited row adopted %v, want the killed run %d", ended, killed.run)
+	}
+	plan(later, sent)
+	for _, id := range []string{sent, edited} {
+		if ended := later.adopt(id); ended != nil {
+			t.Fatalf("adopted twice, by run %d too", later.run)
+		}
+	}
+
+	// A move a run moved and counted: its twin sent by a killed run is
+	// the same money, adopted by no one.
+	mover, twin, finder2 := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
+	counted, inFlight := moveID("scope", "c1"), moveID("scope", "c2")
+	for _, m := range []struct {
+		l  *ledger
+		id string
+	}{{mover, counted}, {twin, inFlight}} {
+		if err := m.l.planRows([]plannedRow{{seq: 1, line: 2, moveID: m.id, op: OpCapture, paymentID: pidB, referenceID: "C1", amount: "9.00"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.l.markSent(m.id, "C1", "9.00"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok := rowResult{Line: 2, Op: OpCapture, PaymentID: pidB, ReferenceID: "C1", Amount: "9.00", currency: "AED", Outcome: OutcomeOK, moved: true}
+	if err := mover.settle(1, counted, ok, phaseConfirmed, "caps.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mover.summarized(); err != nil {
+		t.Fatal(err)
+	}
+	_ = mover.lock.Close()
+	_ = twin.lock.Close()
+	if ended := finder2.adopt(inFlight); ended != nil {
+		t.Fatalf("adopted run %d's send, whose move run %d counted", ended.ID, mover.run)
 	}
 }

@@ -31,7 +31,7 @@ type PlanResult struct {
 	ByOp  map[Op]map[string]decimal.Decimal
 	// Repeats counts the rows to go that repeat a settled move of the
 	// same payment, op and amount that no row accounts for: they go only
-	// with --allow-repeats; RepeatsRefused counts those refused without it.
+	// with --allow-settled-repeats; RepeatsRefused counts those refused without it.
 	Repeats, RepeatsRefused int
 }
 
@@ -42,7 +42,7 @@ func (p PlanResult) String() string {
 		line += "; would move " + TotalsString(p.Money) + byOpString(p.ByOp, "")
 	}
 	if p.Repeats > 0 {
-		line += fmt.Sprintf("; %d %s a settled move of the same payment and amount, going as new with --allow-repeats",
+		line += fmt.Sprintf("; %d %s a settled move of the same payment and amount, going as new with --allow-settled-repeats",
 			p.Repeats, plural(p.Repeats, "row repeats", "rows repeat"))
 	}
 	return line
@@ -75,7 +75,7 @@ func (e *PlanError) ExitCode() int { return 2 }
 func (e *PlanError) Hint() string {
 	hint := "fix the rows listed (or remove them), then run the plan again"
 	if e.Plan.RepeatsRefused > 0 {
-		hint += "; a row refused as a possible repeat that is a new move goes with --allow-repeats"
+		hint += "; a row refused as a possible repeat that is a new move goes with --allow-settled-repeats"
 	}
 	return hint
 }

@@ -26,9 +26,9 @@ type repeatCandidate struct {
 	payment  *api.Payment
 }
 
-// AllowRepeats lets rows that repeat a settled move go, counted in the
-// plan's Repeats, instead of refusing them.
-func (pl *Planner) AllowRepeats(allow bool) { pl.allowRepeats = allow }
+// AllowSettledRepeats lets rows that repeat a settled move go, counted in
+// the plan's Repeats, instead of refusing them.
+func (pl *Planner) AllowSettledRepeats(allow bool) { pl.allowRepeats = allow }
 
 // Check judges one row, after the rows checked before it.
 func (pl *Planner) Check(row Row) {

@@ -141,11 +141,11 @@ func TestPlanPendingCountsSettledRows(t *testing.T) {
 	id := f.add("AED", "100", api.StatusAuthorized)
 	rows := []Row{{Line: 2, Op: OpCapture, PaymentID: id, Amount: "50"}, {Line: 3, Op: OpCapture, PaymentID: id, Amount: "50"}}
 	o := testOptions(t, OpCapture)
-	o.AllowRepeats = true
+	o.AllowSettledRepeats = true
 	if _, err := Run(context.Background(), f, rows[:1], o); err != nil {
 		t.Fatal(err)
 	}
-	o.AllowRepeats = false
+	o.AllowSettledRepeats = false
 	b, err := Prepare(rows, o)
 	if err != nil {
 		t.Fatal(err)

@@ -131,6 +131,9 @@ func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
 	}
 	who, run := r.ledger.madeBy(t.row.PaymentID, t.row.Op, ref)
 	if who == "" {
+		if sender := r.ledger.inDoubt(t.moveID); sender != nil {
+			return fmt.Sprintf(", by %s, which sent it and has no answer yet (its money is counted by that run, or once it has ended by the next run that finds it)", sender)
+		}
 		return ", before this run (by no bulk run this machine's ledger knows)"
 	}
 	res.byRun = run
@@ -183,7 +186,7 @@ func unaccounted(p *api.Payment, op Op, amount decimal.Decimal, ref string, acco
 func repeatMessage(op Op, amount, heldRef, who string) string {
 	return fmt.Sprintf("the payment already holds a %s of %s under reference_id %s%s, which no row of this file accounts for: "+
 		"if this row is that %s edited since it ran (a fixed typo, another encoding), sending it would %s the money again; "+
-		"if it is a new %s of the same amount, run again with --allow-repeats", op, amount, heldRef, who, op, op, op)
+		"if it is a new %s of the same amount, run again with --allow-settled-repeats", op, amount, heldRef, who, op, op, op)
 }
 
 // resolveAmounts settles the amount to send, from the payment p read for

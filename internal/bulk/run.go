@@ -82,7 +82,7 @@ func (r *runner) uncounted(t *task, res rowResult) bool {
 	if res.Outcome != OutcomeOK && res.Outcome != OutcomeReconciled {
 		return false
 	}
-	if r.ledger.adoptable(r.ledger.db, t.moveID) == nil {
+	if ended, _ := r.ledger.adoptable(r.ledger.db, t.moveID); ended == nil {
 		return false
 	}
 	t.resumed, t.recount = true, true

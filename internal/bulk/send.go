@@ -115,11 +115,11 @@ func (r *runner) prepareMove(q *paymentQueue, t *task, p *api.Payment, req moveR
 	if field, msg := checkMove(row.Op, p, q.state, req.amount, r.o.now()); msg != "" {
 		return req, refused(res, field, msg), true
 	}
-	if row.Op != OpClose && !r.o.AllowRepeats {
+	if row.Op != OpClose && !r.o.AllowSettledRepeats {
 		if msg := r.repeatOf(q, row.Op, req.amount, req.referenceID); msg != "" {
 			res = refused(res, "", msg)
 			// Not journaled: a re-run judges the row again, so the same
-			// command with --allow-repeats sends a move that is meant.
+			// command with --allow-settled-repeats sends a move that is meant.
 			res.ErrorType, res.journal = ErrorTypeRepeat, ""
 			return req, res, true
 		}

@@ -15,7 +15,8 @@ import (
 // crlf, bom (a byte-order mark, payments in reverse order, columns
 // reordered, amounts written otherwise, every field quoted), win
 // (Windows-1252), caps, closes and refunds (each op alone) and edited (the
-// refunds' free text changed, run without --allow-repeats).
+// refunds' free text changed, run with --allow-repeats for its identical
+// rows, which lets none of its edited rows repeat a settled move).
 func (p *property) writeCopies() map[string]string {
 	header := []string{"op", "payment_id", "amount", "reference_id", "reason"}
 	cells := func(m propMove, reason string) []string {
@@ -23,13 +24,9 @@ func (p *property) writeCopies() map[string]string {
 	}
 	var base, edited [][]string
 	byOp := map[string][][]string{}
-	for k, m := range p.moves {
+	for _, m := range p.moves {
 		base = append(base, cells(m, m.reason))
-		// The edited copy runs without --allow-repeats: it leaves out the
-		// second of two identical rows, which would need it.
-		if k == 0 || !slices.Equal(cells(m, m.reason), cells(p.moves[k-1], p.moves[k-1].reason)) {
-			edited = append(edited, cells(m, m.edited))
-		}
+		edited = append(edited, cells(m, m.edited))
 		byOp[m.op] = append(byOp[m.op], cells(m, m.reason))
 	}
 	files := map[string]string{
