@@ -34,9 +34,9 @@ func readPoolSize() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // reads are the state's prepared reads and the connections they run on.
 type reads struct {
-	pool   *sql.DB      // a state file's read pool (nil in memory)
-	idle   chan *reader // a state file's readers; nil: one to open
-	shared *reader      // in memory: the statements on the state's DB
+	pool   *sql.DB       // a state file's read pool (nil in memory)
+	idle   chan *reader  // a state file's readers; nil: one to open
+	shared *reader       // in memory: the statements on the state's DB
 	closed chan struct{} // closed by close: a read after it fails at once
 }
 
