@@ -46,8 +46,9 @@ Everything bulk capture, refund and close do holds per row: the journal
 for rows without one, the ledger that lets one run at a time work on a
 payment (a run of the same moves from any file or command waits, and reports
 what it finds made as reconciled), possible repeats of settled moves refused
-unless --allow-settled-repeats, and the report (<file>.report.csv), one line per row with its
-op. Exit 11 when rows failed, 10 when some row's outcome is unknown.`,
+unless --allow-repeats (then each is named as it goes), and the report
+(<file>.report.csv), one line per row with its op. Exit 11 when rows failed,
+10 when some row's outcome is unknown.`,
 		Example: `  bnpl payments apply --input moves.csv --dry-run
   bnpl payments apply --input moves.csv --report moves-report.csv
   printf 'op,payment_id,amount\ncapture,%s,100.00\n' "$ID" | bnpl payments apply --input - --journal moves.journal`,

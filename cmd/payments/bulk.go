@@ -31,11 +31,11 @@ type BulkOptions struct {
 	Rate          float64
 	SkipInvalid   bool
 	RetryFailed   bool
-	// AllowRepeats takes identical rows without a reference_id as meant.
+	// AllowRepeats takes the file's moves as meant: identical rows without
+	// a reference_id each move money, and a row like a move its payment
+	// holds settled (same op and amount) that no row of the file accounts
+	// for goes as new, with a warning.
 	AllowRepeats bool
-	// AllowSettledRepeats sends a move like one its payment holds settled
-	// (same op and amount) that no row of the file accounts for.
-	AllowSettledRepeats bool
 	// ReferencePrefix starts the reference_id derived for rows without one.
 	ReferencePrefix string
 
@@ -63,7 +63,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"input-encoding", "allow-repeats", "allow-settled-repeats", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+var bulkFlagNames = []string{"input-encoding", "allow-repeats", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -85,12 +85,11 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
 	if cmd.Name() != string(bulk.OpClose) {
-		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money (default: refused as written twice by mistake)")
-		fl.BoolVar(&b.AllowSettledRepeats, "allow-settled-repeats", false, "with --input: a move like one its payment holds settled (same op and amount) that no row of the file accounts for goes as new (default: refused as a possible repeat)")
+		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money, and a row like a move its payment holds settled (same op and amount) that no row of the file accounts for goes as new, with a warning (default: both refused)")
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
-		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-settled-repeats, makes a deliberate second run of the same file move money again")
+		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-repeats, makes a deliberate second run of the same file move money again")
 	}
 }
 

@@ -44,7 +44,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	if err != nil {
 		return err
 	}
-	d.Notice("%s", plan)
+	noticePlan(d, plan)
 	doc.fill(plan)
 	if plan.RefusedCount > 0 {
 		return printPlan(printer, doc, &bulk.PlanError{Plan: plan})
@@ -75,7 +75,7 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 	if err != nil {
 		return bulk.PlanResult{}, err
 	}
-	planner.AllowSettledRepeats(b.AllowSettledRepeats)
+	planner.AllowRepeats(b.AllowRepeats)
 	if target, err := d.Target(); err == nil {
 		defer planner.NameMovesFrom(d.StateDir, ledgerScope(target))()
 	}
@@ -92,6 +92,16 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 	return planner.Result(), nil
 }
 
+// noticePlan writes the plan's summary line and, under it, the rows that
+// would go as new with --allow-repeats although they repeat a settled
+// move, each naming the move held.
+func noticePlan(d *MoveDeps, plan bulk.PlanResult) {
+	d.Notice("%s", plan)
+	for _, line := range plan.RepeatLines() {
+		d.Notice("%s", line)
+	}
+}
+
 // planDocument is the plan as -o json prints it: the rows by what would
 // become of them, the money per currency and per move, and each refused
 // or invalid row with why.
@@ -104,6 +114,7 @@ type planDocument struct {
 	Refused     int                          `json:"refused"`
 	Invalid     int                          `json:"invalid"`
 	Repeats     int                          `json:"repeats,omitempty"`
+	RepeatRows  []planRow                    `json:"repeat_rows,omitempty"`
 	Money       map[string]string            `json:"money"`
 	MoneyByOp   map[string]map[string]string `json:"money_by_op"`
 	RefusedRows []planRow                    `json:"refused_rows"`
@@ -140,6 +151,9 @@ func (doc *planDocument) fill(plan bulk.PlanResult) {
 		}
 	}
 	doc.RefusedRows = planRows(plan.Refused)
+	if len(plan.RepeatRows) > 0 {
+		doc.RepeatRows = planRows(plan.RepeatRows)
+	}
 }
 
 // printPlan prints doc when -o json (or --jq, a template) asks for it, and

@@ -147,20 +147,25 @@ func (b *BulkOptions) files() (bulkFiles, error) {
 // options are the bulk run's options from the flags.
 func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowError, d *MoveDeps, target *config.Target) bulk.Options {
 	o := bulk.Options{
-		Op:                  op,
-		Concurrency:         b.Concurrency,
-		Rate:                b.Rate,
-		JournalPath:         files.journal,
-		ReportPath:          files.report,
-		Invalid:             invalid,
-		SkipInvalid:         b.SkipInvalid,
-		RetryFailed:         b.RetryFailed,
-		AllowSettledRepeats: b.AllowSettledRepeats,
-		ReferencePrefix:     b.ReferencePrefix,
-		Classify:            classifyMoveError,
-		LedgerDir:           d.StateDir,
-		Scope:               ledgerScope(target),
-		InputName:           files.input,
+		Op:              op,
+		Concurrency:     b.Concurrency,
+		Rate:            b.Rate,
+		JournalPath:     files.journal,
+		ReportPath:      files.report,
+		Invalid:         invalid,
+		SkipInvalid:     b.SkipInvalid,
+		RetryFailed:     b.RetryFailed,
+		AllowRepeats:    b.AllowRepeats,
+		ReferencePrefix: b.ReferencePrefix,
+		Classify:        classifyMoveError,
+		LedgerDir:       d.StateDir,
+		Scope:           ledgerScope(target),
+		InputName:       files.input,
+	}
+	if d.Warn != nil {
+		// A row sent as new although it repeats a settled move is said
+		// whatever --quiet says.
+		o.Warn = func(msg string) { d.Warn(msg, "") }
 	}
 	if !d.Quiet {
 		o.Progress = d.IO.ErrOut
@@ -251,6 +256,9 @@ func confirmBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *ap
 	pending, payments := batch.PendingRows(), batch.PendingPayments()
 	what := fmt.Sprintf("%s %d %s over %d %s from %s on %s", op, pending, plural(pending, "row", "rows"),
 		payments, plural(payments, "payment", "payments"), input, merchantOf(target))
+	for _, line := range plan.RepeatLines() {
+		d.Notice("%s", line)
+	}
 	return confirmer.Confirm(what + "; " + plan.String())
 }
 

@@ -31,6 +31,9 @@ type MoveDeps struct {
 	Target    func() (*config.Target, error)
 	Confirmer func(live bool) cmdutil.Confirmer
 	Notice    func(format string, args ...any)
+	// Warn writes what a person must know whatever --quiet says: a
+	// "warning:" line, or under -o json a JSON object, on stderr.
+	Warn func(msg, hint string)
 	// NewReferenceID makes the idempotency key of a move given none.
 	NewReferenceID func() string
 	DryRun         bool
@@ -54,6 +57,7 @@ func newMoveDeps(f *cmdutil.Factory) MoveDeps {
 		Target:         f.Target,
 		Confirmer:      f.Confirmer,
 		Notice:         f.Noticef,
+		Warn:           func(msg, hint string) { output.PrintWarning(f.IO, msg, hint) },
 		NewReferenceID: uuid.NewString,
 		Seen:           recent.Recorder(f.Getenv),
 		Now:            time.Now,

@@ -226,8 +226,12 @@ func (b *Batch) countPending() error {
 	}
 	if b.index != nil {
 		if stray := b.index.ofRun - matched; stray > 0 {
-			o.notice("%s: journal %s has records of %d %s not in this input (edited since?); they are not sent, and a row of this input that repeats one of their moves is refused unless --allow-settled-repeats",
-				o.Op, o.JournalPath, stray, plural(stray, "row", "rows"))
+			then := "is refused unless --allow-repeats"
+			if o.AllowRepeats {
+				then = "goes as new with --allow-repeats, said row by row"
+			}
+			o.notice("%s: journal %s has records of %d %s not in this input (edited since?); they are not sent, and a row of this input that repeats one of their moves %s",
+				o.Op, o.JournalPath, stray, plural(stray, "row", "rows"), then)
 		}
 	}
 	return nil
@@ -248,7 +252,7 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 	if err != nil {
 		return PlanResult{}, err
 	}
-	pl.AllowSettledRepeats(o.AllowSettledRepeats)
+	pl.AllowRepeats(o.AllowRepeats)
 	pl.madeBy = b.r.ledger.madeBy
 	err = b.eachRow(func(rp rowPass) {
 		if rp.entry != nil {

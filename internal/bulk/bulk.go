@@ -219,12 +219,13 @@ type Options struct {
 	// RetryFailed sends again the rows the journal records as definitely
 	// failed; without it a resumed run keeps their earlier answer.
 	RetryFailed bool
-	// AllowSettledRepeats sends a move whose like (same payment, op and
-	// amount) the payment holds settled under a reference_id no row of the
-	// input sends; without it such a row is refused as a possible repeat.
-	// It is apart from ReadOptions.AllowRepeats (identical rows of the
-	// input), so that a file that needs that is still checked for this.
-	AllowSettledRepeats bool
+	// AllowRepeats sends a move whose like (same payment, op and amount)
+	// the payment holds settled under a reference_id no row of the input
+	// sends, with a warning naming the move held and who made it; without
+	// it such a row is refused as a possible repeat. --allow-repeats sets
+	// it together with ReadOptions.AllowRepeats (identical rows of the
+	// input, each meant): one flag says the file's moves are all meant.
+	AllowRepeats bool
 
 	// Progress receives the progress display and the final summary line;
 	// nil shows nothing. ProgressTTY draws a bar instead of printing a
@@ -236,6 +237,10 @@ type Options struct {
 	// (which run this one waits for, journal records no row matches), as
 	// the command's other notices; nil writes it to Progress.
 	Notice func(format string, args ...any)
+	// Warn says what a person must know whatever --quiet or -o json say:
+	// a row sent as a new move although it repeats a settled one. nil
+	// writes it as a notice.
+	Warn func(msg string)
 
 	// Classify reads the client's errors; nil treats every error as an
 	// unknown outcome, the choice that can never lose a row: a re-run

@@ -144,7 +144,14 @@ func (e *RunError) Hint() string {
 		if e.ReportPath != "" {
 			where = e.ReportPath
 		}
-		hints = append(hints, fmt.Sprintf("%s says why each failed row failed; after fixing the cause, re-run with --retry-failed", where))
+		if e.Summary.repeats < e.Summary.Failed {
+			hints = append(hints, fmt.Sprintf("%s says why each failed row failed; after fixing the cause, re-run with --retry-failed", where))
+		} else {
+			hints = append(hints, fmt.Sprintf("%s says why each failed row failed", where))
+		}
+	}
+	if e.Summary.repeats > 0 {
+		hints = append(hints, "a row refused as a possible repeat that is a new move goes with --allow-repeats: run the same command again with it")
 	}
 	return strings.Join(hints, "; ")
 }

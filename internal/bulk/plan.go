@@ -31,8 +31,11 @@ type PlanResult struct {
 	ByOp  map[Op]map[string]decimal.Decimal
 	// Repeats counts the rows to go that repeat a settled move of the
 	// same payment, op and amount that no row accounts for: they go only
-	// with --allow-settled-repeats; RepeatsRefused counts those refused without it.
+	// with --allow-repeats; RepeatsRefused counts those refused without
+	// it. RepeatRows lists the first MaxPlanRefusals of those to go, in
+	// input order, each with the move it repeats.
 	Repeats, RepeatsRefused int
+	RepeatRows              []RowError
 }
 
 // String is the plan's summary line.
@@ -42,10 +45,25 @@ func (p PlanResult) String() string {
 		line += "; would move " + TotalsString(p.Money) + byOpString(p.ByOp, "")
 	}
 	if p.Repeats > 0 {
-		line += fmt.Sprintf("; %d %s a settled move of the same payment and amount, going as new with --allow-settled-repeats",
+		line += fmt.Sprintf("; %d %s a settled move of the same payment and amount, going as new with --allow-repeats",
 			p.Repeats, plural(p.Repeats, "row repeats", "rows repeat"))
 	}
 	return line
+}
+
+// RepeatLines are the lines that list, after the plan's summary, the rows
+// that would go as new although they repeat a settled move: the first
+// few, and how many more.
+func (p PlanResult) RepeatLines() []string {
+	var lines []string
+	for i, r := range p.RepeatRows {
+		if i == maxListed {
+			lines = append(lines, fmt.Sprintf("  ... and %d more", p.Repeats-maxListed))
+			break
+		}
+		lines = append(lines, "  "+r.String())
+	}
+	return lines
 }
 
 // MaxPlanRefusals bounds the refused rows a plan keeps: a file of
@@ -75,7 +93,7 @@ func (e *PlanError) ExitCode() int { return 2 }
 func (e *PlanError) Hint() string {
 	hint := "fix the rows listed (or remove them), then run the plan again"
 	if e.Plan.RepeatsRefused > 0 {
-		hint += "; a row refused as a possible repeat that is a new move goes with --allow-settled-repeats"
+		hint += "; a row refused as a possible repeat that is a new move goes with --allow-repeats"
 	}
 	return hint
 }
@@ -161,7 +179,7 @@ type Planner struct {
 	// the reference_ids the file's rows send (by payment and op); a row
 	// whose like the payment holds under another reference_id is a
 	// candidate, judged once every row is seen (a later row may account
-	// for that move). allowRepeats lets candidates go; madeBy names who
+	// for that move). allowRepeats lets candidates go, listed; madeBy names who
 	// made a move held.
 	accounted    map[string]map[Op]map[string]bool
 	candidates   []repeatCandidate

@@ -26,9 +26,9 @@ type repeatCandidate struct {
 	payment  *api.Payment
 }
 
-// AllowSettledRepeats lets rows that repeat a settled move go, counted in
-// the plan's Repeats, instead of refusing them.
-func (pl *Planner) AllowSettledRepeats(allow bool) { pl.allowRepeats = allow }
+// AllowRepeats lets rows that repeat a settled move go, counted in the
+// plan's Repeats and listed in its RepeatRows, instead of refusing them.
+func (pl *Planner) AllowRepeats(allow bool) { pl.allowRepeats = allow }
 
 // Check judges one row, after the rows checked before it.
 func (pl *Planner) Check(row Row) {
@@ -185,25 +185,27 @@ func (pl *Planner) Result() PlanResult {
 	repeats := false
 	for _, c := range pl.candidates {
 		heldRef, found := unaccounted(c.payment, c.op, c.amount, c.ref, pl.accounted[c.payment.ID][c.op])
-		switch {
-		case !found:
-		case pl.allowRepeats:
-			res.Repeats++
-		default:
-			repeats = true
-			res.RepeatsRefused++
-			res.Go--
-			res.Money[c.currency] = res.Money[c.currency].Sub(c.amount)
-			res.ByOp[c.op][c.currency] = res.ByOp[c.op][c.currency].Sub(c.amount)
-			who := ""
-			if pl.madeBy != nil {
-				if w, _ := pl.madeBy(c.payment.ID, c.op, heldRef); w != "" {
-					who = ", made by " + w
-				}
-			}
-			c.refusal.Message = repeatMessage(c.op, money.Display(c.amount, c.currency), heldRef, who)
-			pl.addRefused(c.refusal)
+		if !found {
+			continue
 		}
+		rep := settledRepeat{op: c.op, amount: money.Display(c.amount, c.currency), heldRef: heldRef}
+		if pl.madeBy != nil {
+			rep.who, _ = pl.madeBy(c.payment.ID, c.op, heldRef)
+		}
+		if pl.allowRepeats {
+			if res.Repeats++; len(res.RepeatRows) < MaxPlanRefusals {
+				c.refusal.Message = "would go " + rep.allowed()
+				res.RepeatRows = append(res.RepeatRows, c.refusal)
+			}
+			continue
+		}
+		repeats = true
+		res.RepeatsRefused++
+		res.Go--
+		res.Money[c.currency] = res.Money[c.currency].Sub(c.amount)
+		res.ByOp[c.op][c.currency] = res.ByOp[c.op][c.currency].Sub(c.amount)
+		c.refusal.Message = rep.refusal()
+		pl.addRefused(c.refusal)
 	}
 	if repeats {
 		dropZero(res.Money)

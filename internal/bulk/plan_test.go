@@ -2,8 +2,10 @@ package bulk
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,11 +143,11 @@ func TestPlanPendingCountsSettledRows(t *testing.T) {
 	id := f.add("AED", "100", api.StatusAuthorized)
 	rows := []Row{{Line: 2, Op: OpCapture, PaymentID: id, Amount: "50"}, {Line: 3, Op: OpCapture, PaymentID: id, Amount: "50"}}
 	o := testOptions(t, OpCapture)
-	o.AllowSettledRepeats = true
+	o.AllowRepeats = true
 	if _, err := Run(context.Background(), f, rows[:1], o); err != nil {
 		t.Fatal(err)
 	}
-	o.AllowSettledRepeats = false
+	o.AllowRepeats = false
 	b, err := Prepare(rows, o)
 	if err != nil {
 		t.Fatal(err)
@@ -154,5 +156,62 @@ func TestPlanPendingCountsSettledRows(t *testing.T) {
 	plan, err := b.PlanPending(context.Background(), f.GetPayment, nil, time.Now())
 	if err != nil || plan.Total != 1 || plan.Go != 1 || plan.Made != 0 || plan.RefusedCount != 0 {
 		t.Fatalf("plan %+v, err %v; want the second capture to go", plan, err)
+	}
+}
+
+// A row like a settled move its payment holds (same op and amount, under
+// a reference_id no row sends) is refused by the plan and the run unless
+// AllowRepeats; with it the plan lists the row and the run sends it with
+// one notice, both naming the move held.
+func TestARepeatOfASettledMoveGoesOnlyWithAllowRepeatsAndIsNamed(t *testing.T) {
+	f := newFake(t)
+	id := f.add("AED", "100", api.StatusAuthorized)
+	if _, err := f.Capture(context.Background(), id, api.CaptureRequest{Amount: decimal.RequireFromString("30"), ReferenceID: "SHIP-1"}); err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{{Line: 2, Op: OpCapture, PaymentID: id, Amount: "30", ReferenceID: "SHIP-2"}}
+	for _, allow := range []bool{false, true} {
+		o := testOptions(t, OpCapture)
+		o.AllowRepeats = allow
+		var notices, warnings []string
+		o.Notice = func(format string, args ...any) { notices = append(notices, fmt.Sprintf(format, args...)) }
+		o.Warn = func(msg string) { warnings = append(warnings, msg) }
+		b, err := Prepare(rows, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := b.PlanPending(context.Background(), f.GetPayment, nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := "the payment already holds a capture of 30.00 AED under reference_id SHIP-1"
+		if !allow {
+			if plan.Go != 0 || plan.RepeatsRefused != 1 || len(plan.Refused) != 1 || !strings.Contains(plan.Refused[0].Message, "run again with --allow-repeats") {
+				t.Fatalf("plan %+v; want the row refused, naming --allow-repeats", plan)
+			}
+		} else if plan.Go != 1 || plan.Repeats != 1 || len(plan.RepeatRows) != 1 || plan.RepeatRows[0].Line != 2 ||
+			!strings.HasPrefix(plan.RepeatRows[0].Message, "would go as a new capture with --allow-repeats, although "+held) {
+			t.Fatalf("plan %+v; want the row to go, listed with the move it repeats", plan)
+		}
+		sum, err := b.Run(context.Background(), f)
+		for _, n := range notices {
+			if strings.Contains(n, "goes as a new") {
+				t.Errorf("notice %q: a repeat sent as new is a warning, said whatever --quiet says", n)
+			}
+		}
+		want := 0
+		if allow {
+			want = 1
+		}
+		switch {
+		case allow && (err != nil || sum.OK != 1 || len(f.callsOf("capture")) != 2):
+			t.Fatalf("with AllowRepeats: %+v, %v, %d captures; want the row sent", sum, err, len(f.callsOf("capture")))
+		case !allow && (exitCode(err) != 11 || sum.Failed != 1 || len(f.callsOf("capture")) != 1):
+			t.Fatalf("without AllowRepeats: %+v, %v; want the row refused, nothing sent", sum, err)
+		case !allow && !strings.Contains(err.(*RunError).Hint(), "goes with --allow-repeats"):
+			t.Fatalf("hint %q does not name --allow-repeats", err.(*RunError).Hint())
+		case len(warnings) != want || (allow && !strings.HasPrefix(warnings[0], "capture: line 2 goes as a new capture with --allow-repeats, although "+held)):
+			t.Fatalf("warnings %q; want %d naming the move held", warnings, want)
+		}
 	}
 }

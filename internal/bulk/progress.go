@@ -97,6 +97,19 @@ func (p *progress) rowDone(failed bool) {
 	_ = p.bar.Add(1)
 }
 
+// around runs write, which writes a line on stderr, with the bar cleared
+// from its line; the next row's count draws it again.
+func (p *progress) around(write func()) {
+	if p.bar == nil {
+		write()
+		return
+	}
+	p.barMu.Lock()
+	defer p.barMu.Unlock()
+	_ = p.bar.Clear()
+	write()
+}
+
 // line is the periodic summary: "capture: 120/1000 rows, 3 failed,
 // 12.5 rows/s, ETA 1m10s".
 func (p *progress) line() string {

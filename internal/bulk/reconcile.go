@@ -140,22 +140,18 @@ func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
 	return ", by " + who
 }
 
-// repeatOf refuses a move of op and amount whose like the payment holds,
+// repeatOf finds a move of op and amount whose like the payment holds,
 // settled, under a reference_id no row of this file sends: the move of a
 // row edited since it ran (a fixed typo, a reference_id read in another
 // encoding, yesterday's file changed), which sent again under its new
-// identity the service would take as new. "" when there is none, or the
-// message naming the move held and who made it.
-func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref string) string {
+// identity the service would take as new. ok is false when there is none.
+func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref string) (settledRepeat, bool) {
 	heldRef, found := unaccounted(q.payment, op, amount, ref, q.fileRefs[op])
 	if !found {
-		return ""
+		return settledRepeat{}, false
 	}
 	who, _ := r.ledger.madeBy(q.paymentID, op, heldRef)
-	if who != "" {
-		who = ", made by " + who
-	}
-	return repeatMessage(op, money.Display(amount, q.payment.Currency), heldRef, who)
+	return settledRepeat{op: op, amount: money.Display(amount, q.payment.Currency), heldRef: heldRef, who: who}, true
 }
 
 // unaccounted finds a move of op and amount p holds under a reference_id
@@ -181,12 +177,37 @@ func unaccounted(p *api.Payment, op Op, amount decimal.Decimal, ref string, acco
 	return "", false
 }
 
-// repeatMessage is the refusal of a possible repeat, the plan's and the
-// run's.
-func repeatMessage(op Op, amount, heldRef, who string) string {
-	return fmt.Sprintf("the payment already holds a %s of %s under reference_id %s%s, which no row of this file accounts for: "+
-		"if this row is that %s edited since it ran (a fixed typo, another encoding), sending it would %s the money again; "+
-		"if it is a new %s of the same amount, run again with --allow-settled-repeats", op, amount, heldRef, who, op, op, op)
+// settledRepeat is a settled move of a payment that a row would repeat:
+// its op and amount (as displayed), the reference_id it is held under,
+// and the run, file and row that made it when the ledger knows them.
+type settledRepeat struct {
+	op              Op
+	amount, heldRef string
+	who             string
+}
+
+// held names the move held and who made it.
+func (s settledRepeat) held() string {
+	who := ""
+	if s.who != "" {
+		who = ", made by " + s.who
+	}
+	return fmt.Sprintf("the payment already holds a %s of %s under reference_id %s%s, which no row of this file accounts for",
+		s.op, s.amount, s.heldRef, who)
+}
+
+// refusal is the refusal of a possible repeat, the plan's and the run's.
+func (s settledRepeat) refusal() string {
+	return s.held() + fmt.Sprintf(": if this row is that %s edited since it ran (a fixed typo, another encoding), sending it would %s the money again; "+
+		"if it is a new %s of the same amount, run again with --allow-repeats", s.op, s.op, s.op)
+}
+
+// allowed is the warning of a possible repeat that goes as a new move
+// with --allow-repeats, the plan's and the run's, after "goes" or "would
+// go".
+func (s settledRepeat) allowed() string {
+	return fmt.Sprintf("as a new %s with --allow-repeats, although %s (if this row is that %s edited since it ran, the money is %s twice)",
+		s.op, s.held(), s.op, pastTense(s.op))
 }
 
 // resolveAmounts settles the amount to send, from the payment p read for

@@ -179,8 +179,33 @@ func (r *runner) announceWait(paymentID string, holder *runInfo) {
 		r.told = map[int64]bool{}
 	}
 	r.told[holder.ID] = true
-	r.o.notice("%s: waiting for payment %s, held by another bnpl %s; its moves are sent by one run at a time",
+	r.notice("%s: waiting for payment %s, held by another bnpl %s; its moves are sent by one run at a time",
 		r.o.Op, paymentID, holder)
+}
+
+// notice writes a notice of the run in progress, the progress bar
+// cleared first (it redraws with the next row), so that the two do not
+// share a line.
+func (r *runner) notice(format string, args ...any) {
+	if r.progress == nil {
+		r.o.notice(format, args...)
+		return
+	}
+	r.progress.around(func() { r.o.notice(format, args...) })
+}
+
+// warn writes a warning of the run in progress through o.Warn (a notice
+// without it), the progress bar cleared first.
+func (r *runner) warn(format string, args ...any) {
+	write := func() { r.o.notice(format, args...) }
+	if r.o.Warn != nil {
+		write = func() { r.o.Warn(fmt.Sprintf(format, args...)) }
+	}
+	if r.progress == nil {
+		write()
+		return
+	}
+	r.progress.around(write)
 }
 
 // notice writes a notice through o.Notice, or on o.Progress.

@@ -115,14 +115,21 @@ func (r *runner) prepareMove(q *paymentQueue, t *task, p *api.Payment, req moveR
 	if field, msg := checkMove(row.Op, p, q.state, req.amount, r.o.now()); msg != "" {
 		return req, refused(res, field, msg), true
 	}
-	if row.Op != OpClose && !r.o.AllowSettledRepeats {
-		if msg := r.repeatOf(q, row.Op, req.amount, req.referenceID); msg != "" {
-			res = refused(res, "", msg)
+	if row.Op == OpClose {
+		return req, res, false
+	}
+	if rep, found := r.repeatOf(q, row.Op, req.amount, req.referenceID); found {
+		if !r.o.AllowRepeats {
+			res = refused(res, "", rep.refusal())
 			// Not journaled: a re-run judges the row again, so the same
-			// command with --allow-settled-repeats sends a move that is meant.
+			// command with --allow-repeats sends a move that is meant.
 			res.ErrorType, res.journal = ErrorTypeRepeat, ""
 			return req, res, true
 		}
+		// Meant, says --allow-repeats; said once per row, on stderr and in
+		// the report, so that no repeat goes unseen.
+		res.Message = "sent " + rep.allowed()
+		r.warn("%s: line %d goes %s", r.o.Op, row.Line, rep.allowed())
 	}
 	return req, res, false
 }

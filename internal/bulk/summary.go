@@ -56,6 +56,10 @@ type Summary struct {
 	// holds of their moves.
 	MovedByEndedRuns map[string]string `json:"moved_by_ended_runs,omitempty"`
 
+	// repeats counts the failed rows refused as possible repeats of a
+	// settled move, for the hint.
+	repeats int
+
 	moved, failed, notSent, unknown, movedByEnded map[string]decimal.Decimal
 	movedByOp                                     map[Op]map[string]decimal.Decimal
 }
@@ -149,6 +153,9 @@ func (s *Summary) count(res rowResult) {
 		s.Reconciled++
 	case res.Outcome == OutcomeFailed:
 		s.Failed++
+		if res.ErrorType == ErrorTypeRepeat {
+			s.repeats++
+		}
 	case res.Outcome == OutcomeUnknown:
 		s.Unknown++
 	case res.Outcome == OutcomeSkipped:

@@ -14,25 +14,31 @@ import (
 // writeCopies writes the copies of the moves, by name: base (apply, LF),
 // crlf, bom (a byte-order mark, payments in reverse order, columns
 // reordered, amounts written otherwise, every field quoted), win
-// (Windows-1252), caps, closes and refunds (each op alone) and edited (the
-// refunds' free text changed, run with --allow-repeats for its identical
-// rows, which lets none of its edited rows repeat a settled move).
+// (Windows-1252), caps, closes and refunds (each op alone), edited (the
+// refunds' free text changed, run without --allow-repeats, so it leaves out
+// the second of two identical rows, which would need it) and meant (every
+// row, the refunds' free text changed as in edited, run with
+// --allow-repeats: its edited refunds are new moves a user asked for).
 func (p *property) writeCopies() map[string]string {
 	header := []string{"op", "payment_id", "amount", "reference_id", "reason"}
 	cells := func(m propMove, reason string) []string {
 		return []string{m.op, p.plan[m.pay].id, m.amount, m.ref, reason}
 	}
-	var base, edited [][]string
+	var base, editedRows, meantRows [][]string
 	byOp := map[string][][]string{}
-	for _, m := range p.moves {
+	for k, m := range p.moves {
 		base = append(base, cells(m, m.reason))
-		edited = append(edited, cells(m, m.edited))
+		meantRows = append(meantRows, cells(m, m.edited))
+		if k == 0 || !slices.Equal(cells(m, m.reason), cells(p.moves[k-1], p.moves[k-1].reason)) {
+			editedRows = append(editedRows, cells(m, m.edited))
+		}
 		byOp[m.op] = append(byOp[m.op], cells(m, m.reason))
 	}
 	files := map[string]string{
 		"base":   p.writeCSV("base.csv", header, base, "\n", ""),
 		"crlf":   p.writeCSV("crlf.csv", header, base, "\r\n", ""),
-		"edited": p.writeCSV("edited.csv", header, edited, "\n", ""),
+		"edited": p.writeCSV("edited.csv", header, editedRows, "\n", ""),
+		"meant":  p.writeCSV("meant.csv", header, meantRows, "\n", ""),
 		"bom":    p.writeReordered(),
 	}
 	for op, name := range map[string]string{"capture": "caps", "close": "closes", "refund": "refunds"} {
@@ -108,7 +114,8 @@ func (p *property) writeCSV(name string, header []string, rows [][]string, eol, 
 }
 
 // checkService reads every payment: each intended move is there exactly
-// once (the captures and refunds, by amount; every payment CLOSED), and
+// once (the captures and refunds, by amount, each refund twice: the
+// moves' own and the meant copy's edited one; every payment CLOSED), and
 // nothing else is. It returns the money the service holds of them.
 func (p *property) checkService() decimal.Decimal {
 	t := p.t
@@ -122,7 +129,7 @@ func (p *property) checkService() decimal.Decimal {
 			switch {
 			case m.pay != i || m.op == "close":
 			case m.op == "refund":
-				wantRefs = append(wantRefs, m.amount)
+				wantRefs = append(wantRefs, m.amount, m.amount)
 			case m.amount == "full":
 				wantCaps = append(wantCaps, rest.StringFixed(2))
 			default:

@@ -3,10 +3,12 @@ package bulkproof
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,8 +28,10 @@ import (
 // in the middle, under faults that lose answers after the commit, on a
 // sandbox with a seeded clock or the machine's: the service holds each
 // intended move exactly once, a copy whose free text was edited since
-// moves nothing more, and the money every run says it moved adds up, per
-// currency, to what the service holds, to the last fil.
+// moves nothing more, the same copy run with --allow-repeats (its edited
+// moves meant, so intended too) moves each edited move once and warns of
+// each, naming the move it repeats, and the money every run says it moved
+// adds up, per currency, to what the service holds, to the last fil.
 
 const propFaults = "500-after=0.06,drop-after=0.06,latency=1ms"
 
@@ -74,10 +78,11 @@ type property struct {
 	plan  []*plannedPayment
 	moves []propMove
 
-	mu    sync.Mutex
-	moved decimal.Decimal // every run's moved, and moved by ended runs
-	runs  int
-	kills int
+	mu     sync.Mutex
+	moved  decimal.Decimal // every run's moved, and moved by ended runs
+	runs   int
+	kills  int
+	warned int // rows warned of as repeats sent as new
 }
 
 func newProperty(t *testing.T, seed int64, fixed bool) *property {
@@ -136,7 +141,7 @@ func (p *property) run() {
 		{"base", "apply", files["base"]}, {"win", "apply", files["win"]}, {"caps", "capture", files["caps"]},
 	} {
 		wg.Add(1)
-		go func() { defer wg.Done(); p.finish(c.name, c.op, c.file, false) }()
+		go func() { defer wg.Done(); p.finish(c.name, c.op, c.file, asMade) }()
 	}
 	// The byte-order-mark copy is killed twice: its second run adopts
 	// moves of the first, then dies before its summary counts them.
@@ -145,16 +150,18 @@ func (p *property) run() {
 		go func() {
 			defer wg.Done()
 			p.kill(name, files[name], kills)
-			p.finish(name, "apply", files[name], false)
+			p.finish(name, "apply", files[name], asMade)
 		}()
 	}
 	wg.Wait()
 	// One after another: the closes and refunds alone, the copy with its
-	// free text edited, and the first copy again with a new journal.
-	p.finish("closes", "close", files["closes"], false)
-	p.finish("refunds", "refund", files["refunds"], false)
-	p.finish("edited", "apply", files["edited"], true)
-	p.finish("again", "apply", files["base"], false)
+	// free text edited (refused), the same edited and meant (sent, each
+	// edited row warned of), and the first copy again with a new journal.
+	p.finish("closes", "close", files["closes"], asMade)
+	p.finish("refunds", "refund", files["refunds"], asMade)
+	p.finish("edited", "apply", files["edited"], edited)
+	p.checkWarnings("meant", p.finish("meant", "apply", files["meant"], meant))
+	p.finish("again", "apply", files["base"], asMade)
 	held := p.checkService()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -168,8 +175,8 @@ func (p *property) run() {
 	for _, n := range counts {
 		faults += n
 	}
-	t.Logf("property: %d runs, %d moves, %d faults %v, %d kills; service holds %s AED, runs said %s AED",
-		p.runs, len(p.moves), faults, counts, p.kills, held, p.moved)
+	t.Logf("property: %d runs, %d moves (%d of them edited rows sent as new, each warned of), %d faults %v, %d kills; service holds %s AED, runs said %s AED",
+		p.runs, len(p.moves)+p.warned, p.warned, faults, counts, p.kills, held, p.moved)
 }
 
 // cmd is a run of op over file with a journal and report named name.
@@ -183,48 +190,138 @@ func (p *property) cmd(name, op, file string, extra ...string) *exec.Cmd {
 	return c
 }
 
+// copyKind is how a copy's rows stand to the moves the service holds.
+type copyKind int
+
+const (
+	// asMade: the moves as they are.
+	asMade copyKind = iota
+	// edited: the refunds' free text edited since they ran, run without
+	// --allow-repeats: refused as possible repeats.
+	edited
+	// meant: the same, run with --allow-repeats: new moves a user asked
+	// for, each sent with a warning.
+	meant
+)
+
 // finish runs a copy to its end from its journal: again with
 // --retry-failed while rows failed for a reason a fault explains. The
 // edited copy ends with its edited rows refused as possible repeats, and
-// nothing else failed.
-func (p *property) finish(name, op, file string, edited bool) {
+// nothing else failed. It returns the stderr of each run.
+func (p *property) finish(name, op, file string, kind copyKind) []string {
 	t := p.t
 	var extra []string
-	if op != "close" {
-		// The identical rows are meant; the edited copy's refunds are
-		// still refused as repeats of settled moves.
+	if kind != edited && op != "close" {
+		// The identical rows are meant, and the meant copy's edited rows.
 		extra = append(extra, "--allow-repeats")
 	}
 	if strings.HasSuffix(file, ".win.csv") {
 		extra = append(extra, "--input-encoding", "windows-1252")
 	}
+	var stderrs []string
 	for i := range maxResumes {
 		var stdout, stderr bytes.Buffer
 		c := p.cmd(name, op, file, extra...)
 		c.Stdout, c.Stderr = &stdout, &stderr
 		code := exitCode(c.Run())
+		stderrs = append(stderrs, stderr.String())
 		if code == 2 {
 			t.Fatalf("%s run %d: exit 2\n%s", name, i+1, tail(stderr.String()))
 		}
 		p.count(name, stdout.Bytes())
 		report := readReport(t, filepath.Join(p.dir, name+".report.csv"))
 		if code == 0 {
-			return
+			return stderrs
 		}
 		if code != 10 && code != 11 {
 			t.Fatalf("%s run %d: exit %d\n%s", name, i+1, code, tail(stderr.String()))
 		}
-		if edited && onlyRepeats(t, name, report) {
-			return
+		if kind == edited && onlyRepeats(t, name, report) {
+			return stderrs
 		}
 		for _, row := range report {
-			if row.Outcome == "failed" && !transient(row) && !(edited && row.ErrorType == "possible_repeat") {
+			if row.Outcome == "failed" && !transient(row) && !(kind == edited && row.ErrorType == "possible_repeat") {
 				t.Fatalf("%s line %d failed for a reason no fault explains: %d %s %s", name, row.Line, row.HTTPStatus, row.ErrorType, row.Message)
 			}
 		}
 		extra = append(extra, "--retry-failed")
 	}
 	t.Fatalf("%s did not complete in %d runs", name, maxResumes)
+	return nil
+}
+
+// repeatWarning is a run's warning of a row sent as new with
+// --allow-repeats although it repeats a settled move: its line and op, the
+// amount held, and the run, file and row that made it.
+var repeatWarning = regexp.MustCompile(`^apply: line (\d+) goes as a new (\w+) with --allow-repeats, although the payment already holds a (\w+) of ([0-9.]+) AED under reference_id \S+, made by run \d+ \(.*\), line \d+ of \S+, which no row of this file accounts for`)
+
+// checkWarnings checks the warnings of the runs of the meant copy: each
+// edited refund row was warned of, naming the move it repeats and who
+// made it; no run warned twice of one row, and no other row was warned
+// of. A row warned of by a run that did not finish it may be warned of
+// again by the run that resumes it.
+func (p *property) checkWarnings(name string, stderrs []string) {
+	t := p.t
+	refunds := map[int]propMove{} // by line of the meant copy
+	for k, m := range p.moves {
+		if m.op == "refund" {
+			refunds[k+2] = m
+		}
+	}
+	warned := map[int]bool{}
+	for i, out := range stderrs {
+		var found [][]string
+		for _, w := range jsonWarnings(t, out) {
+			if m := repeatWarning.FindStringSubmatch(w); m != nil {
+				found = append(found, m)
+			}
+		}
+		if n := strings.Count(out, " goes as a new "); n != len(found) {
+			t.Errorf("%s run %d: %d warnings of repeats, %d naming the move held and who made it:\n%s", name, i+1, n, len(found), tail(out))
+		}
+		seen := map[int]bool{}
+		for _, w := range found {
+			line, _ := strconv.Atoi(w[1])
+			m, ok := refunds[line]
+			switch {
+			case !ok || w[2] != "refund" || w[3] != "refund" || w[4] != m.amount:
+				t.Errorf("%s run %d warned of line %d, which repeats no settled move: %s", name, i+1, line, w[0])
+			case seen[line]:
+				t.Errorf("%s run %d warned twice of line %d", name, i+1, line)
+			}
+			seen[line], warned[line] = true, true
+		}
+	}
+	for line := range refunds {
+		if !warned[line] {
+			t.Errorf("%s line %d, an edited refund sent as new, was warned of by no run", name, line)
+		}
+	}
+	p.mu.Lock()
+	p.warned += len(warned)
+	p.mu.Unlock()
+}
+
+// jsonWarnings are the warnings of a run's stderr under -o json, one
+// JSON object a line.
+func jsonWarnings(t *testing.T, stderr string) []string {
+	var warnings []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var obj struct {
+			Warning string `json:"warning"`
+		}
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Errorf("stderr line %q under -o json: %v", line, err)
+			continue
+		}
+		if obj.Warning != "" {
+			warnings = append(warnings, obj.Warning)
+		}
+	}
+	return warnings
 }
 
 // onlyRepeats reports whether the edited copy's report refuses exactly
