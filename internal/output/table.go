@@ -68,8 +68,8 @@ const (
 )
 
 // minBelowWidth is the narrowest a column that may go under its row is
-// made in the line when that breaks a word of it (a URL); narrower, it
-// goes under the row, where it has the terminal's width.
+// made in the line (see belowFloor); narrower, it goes under the row,
+// where it has the terminal's width.
 const minBelowWidth = 32
 
 // Wrapped marks a column kind whose cells wrap onto more lines, between

@@ -113,7 +113,7 @@ func (pl *planner) narrowWrapped(all bool) {
 		}
 		floor := max(c.min, min(pl.full[i], minWrapWidth))
 		if !all {
-			floor = max(floor, c.belowFloor())
+			floor = max(floor, c.belowFloor(pl.full[i]))
 		}
 		if all && !c.spillable {
 			floor = c.min
@@ -123,14 +123,17 @@ func (pl *planner) narrowWrapped(all bool) {
 }
 
 // belowFloor is the narrowest a column that may go under its row is
-// made in the line when a word of it (a URL) would be broken there: it
-// goes under the row, where it has the terminal's width, rather than into
-// a column that parts a URL from its host. 0 for any other column.
-func (c *colPlan) belowFloor() int {
-	if !c.spillable || c.word <= minWrapWidth {
+// made in the line, full being its width uncut: minBelowWidth, or its
+// widest word when wider (an id in a detail, up to maxWrapWidth), or all
+// of it when narrower. Narrower than that, its text would run down the
+// right edge a few words a line, or part an id or a URL from its host:
+// it goes under the row instead, where it has the terminal's width. 0
+// for any other column.
+func (c *colPlan) belowFloor(full int) int {
+	if !c.spillable {
 		return 0
 	}
-	return min(c.word, minBelowWidth)
+	return min(full, max(minBelowWidth, min(c.word, maxWrapWidth)))
 }
 
 // spillBelow sends the columns that may go under their row there,
@@ -153,7 +156,7 @@ func (pl *planner) unspill() {
 			continue
 		}
 		c.show, c.spill = true, false
-		c.width = max(c.min, min(pl.full[i], minWrapWidth), c.belowFloor())
+		c.width = max(c.min, min(pl.full[i], minWrapWidth), c.belowFloor(pl.full[i]))
 		if !pl.fits() {
 			c.show, c.spill = false, true
 		}

@@ -164,3 +164,41 @@ func TestBelowIDStaysWithinTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// A timeline's detail stays beside its row only with room to be read
+// there: never a narrow strip down the right edge a few words a line, nor
+// a column that parts a capture's reference id. Under its row it has the
+// width of the terminal.
+func TestBelowColumnsTakeTheRoomUnderTheirRow(t *testing.T) {
+	headers := []string{"AT", "EVENT", "AMOUNT", "ID", "DETAIL"}
+	kinds := []Kind{Whole(KindTime), Below(KindID), KindMoney, KindID, Below(KindText)}
+	words := [][]string{
+		{"2026-11-22 10:00:00Z", "created", "1000.00 AED", "", "checkout session opened by the customer at the shop"},
+		{"2026-11-22 10:05:00Z", "captured", "1000.00 AED", "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "reference shoes; the customer picked the order up"},
+	}
+	ids := [][]string{
+		{"2026-11-22 10:05:00Z", "captured", "100.00 AED", "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "reference 1b7c8ec2-de97-4af0-a068-754c3eedc52f; shoes"},
+		{"2026-11-22 10:06:00Z", "closed", "", "", "900.00 AED not captured"},
+	}
+	for _, rows := range [][][]string{words, ids} {
+		for _, width := range []int{100, 110, 120, 125} {
+			plan := planTable(headers, rows, kinds, width, true)
+			var b strings.Builder
+			if err := renderTable(&b, &ColorScheme{}, headers, rows, plan, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			if d := plan[4]; d.show && d.width < minBelowWidth {
+				t.Errorf("at %d: DETAIL in the line %d cells wide:\n%s", width, d.width, got)
+			}
+			if strings.Contains(rows[0][4], "1b7c8ec2") && !strings.Contains(got, "1b7c8ec2-de97-4af0-a068-754c3eedc52f") {
+				t.Errorf("at %d: the reference id is broken:\n%s", width, got)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+				if len([]rune(line)) > width {
+					t.Errorf("at %d: line wider: %q", width, line)
+				}
+			}
+		}
+	}
+}
