@@ -1,8 +1,11 @@
 package output
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/clipperhouse/displaywidth"
 )
 
 // A column named in --columns is never dropped: text is cut as far as its
@@ -200,5 +203,42 @@ func TestBelowColumnsTakeTheRoomUnderTheirRow(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A nested field shown as JSON (--columns buyer) wraps after a "," between
+// its members, in a table's column and in records alike, never at a space
+// inside a string: "Layla Haddad" is not read as "Layla" and a stray
+// "Haddad".
+func TestJSONCellsWrapBetweenMembers(t *testing.T) {
+	rec := json.RawMessage(`{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","buyer":{"dob":"1990-04-12","email":"otp.success@tabby.ai","name":"Layla Haddad","phone":"+971500000001"},"description":"a pair of trail running shoes, size 42, and two insulated water bottles of 750 ml"}`)
+	for _, tc := range []struct {
+		width   int
+		columns []string
+	}{
+		{80, []string{"id", "buyer"}},
+		{60, []string{"id", "buyer", "description"}}, // records
+	} {
+		tp := newTestPrinter(t, true, tc.width, Options{Columns: tc.columns})
+		if err := tp.p.List(nil, []json.RawMessage{rec}); err != nil {
+			t.Fatal(err)
+		}
+		got := tp.out.String()
+		for _, whole := range []string{`"name":"Layla Haddad",`, `"email":"otp.success@tabby.ai",`} {
+			if !strings.Contains(got, whole) {
+				t.Errorf("at %d, %q is not whole on one line:\n%s", tc.width, whole, got)
+			}
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if w := displaywidth.String(line); w > tc.width {
+				t.Errorf("at %d: a line %d wide: %q", tc.width, w, line)
+			}
+		}
+	}
+	// A member wider than the line breaks after its name; a string wider
+	// than the line is the only thing split.
+	got := wrapJSON(`{"reference_id":"SKU-TRS-42","title":"Trail running shoes"}`, 20)
+	if want := `{"reference_id":|"SKU-TRS-42",|"title":|"Trail running shoes|"}`; strings.Join(got, "|") != want {
+		t.Errorf("wrapJSON at 20: %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/clipperhouse/displaywidth"
@@ -75,8 +76,12 @@ func wrapPieces(s string, k Kind) []string {
 }
 
 // wrapCell breaks s into lines of at most width cells, between words; a
-// word wider than a line is split as breakWord says.
+// word wider than a line is split as breakWord says. JSON breaks between
+// its members instead (wrapJSON).
 func wrapCell(s string, width int) []string {
+	if isJSONCell(s) {
+		return wrapJSON(s, width)
+	}
 	var lines []string
 	cur, curW := "", 0
 	for _, word := range cellWords(s, width) {
@@ -122,4 +127,96 @@ func cellWords(s string, width int) []string {
 		}
 	}
 	return words
+}
+
+// isJSONCell reports whether a cell holds a JSON object or array (a
+// record's nested field shown as it is, --columns buyer).
+func isJSONCell(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	open, end := s[0], s[len(s)-1]
+	return (open == '{' && end == '}' || open == '[' && end == ']') && json.Valid([]byte(s))
+}
+
+// jsonPieces splits a JSON text after each "," between members or
+// elements, the places a line may break without a reader taking a string
+// cut in two for two values. A "," inside a string is not one of them.
+func jsonPieces(s string) []string {
+	var pieces []string
+	inString, escaped := false, false
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == ',':
+			pieces = append(pieces, s[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		pieces = append(pieces, s[start:])
+	}
+	return pieces
+}
+
+// wrapJSON breaks a JSON text into lines of at most width cells, after a
+// "," between members (see jsonPieces), never at a space inside a string.
+// A member wider than a line breaks after its name's ":"; only a string
+// wider than a line itself is split, as breakWord says.
+func wrapJSON(s string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, piece := range jsonPieces(s) {
+		for displaywidth.String(piece) > width {
+			if cur != "" {
+				lines = append(lines, cur)
+				cur = ""
+			}
+			head := jsonHead(piece, width)
+			lines = append(lines, head)
+			piece = piece[len(head):]
+		}
+		if cur != "" && displaywidth.String(cur)+displaywidth.String(piece) > width {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		cur += piece
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// jsonHead is the longest head of a JSON piece no wider than width that
+// ends after a ":" outside a string (a member's name); else what
+// breakWord gives.
+func jsonHead(piece string, width int) string {
+	inString, escaped := false, false
+	cut := 0
+	for i := 0; i < len(piece); i++ {
+		if displaywidth.String(piece[:i+1]) > width {
+			break
+		}
+		switch c := piece[i]; {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == ':':
+			cut = i + 1
+		}
+	}
+	if cut > 0 {
+		return piece[:cut]
+	}
+	return breakWord(piece, width)
 }
