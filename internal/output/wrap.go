@@ -16,9 +16,9 @@ import (
 // own indent.
 //
 // Some runs of words are never parted (see units): an amount and its
-// currency ("200.00 AED"), a bnpl command ("bnpl payments get"), a flag
-// and its value ("--reference-id ID"), a date and its time of day, and a
-// short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
+// currency ("200.00 AED"), a number and its unit ("64 KiB"), a bnpl
+// command ("bnpl payments get"), a flag and its value ("--reference-id
+// ID", "-o json"), a date and its time of day, and a short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
 // "order:REF" is one word, so it is never broken either. Only a word wider
 // than the whole line is split, where a path or a list would break (after a
 // "/" or a ","), so that no line is wider than width.
@@ -212,8 +212,8 @@ func breakWord(w string, width int) string {
 func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
 
 // units splits text into the runs that a line may break between: words,
-// but an amount with its currency, a bnpl command with its noun and verb,
-// a flag with its value, a date with its time and a short quoted span are
+// but an amount with its currency, a number with its unit, a bnpl command
+// with its noun and verb, a flag with its value, a date with its time and a short quoted span are
 // one unit each.
 func units(text string) []string {
 	words := strings.Fields(text)
@@ -229,6 +229,11 @@ func units(text string) []string {
 			}
 		case isAmount(w) && i+1 < len(words) && isCurrency(words[i+1]),
 			isCurrency(w) && i+1 < len(words) && isAmount(words[i+1]):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
+		case isAmount(w) && i+1 < len(words) && isUnit(words[i+1]),
+			isShortFlag(w) && i+1 < len(words) && isCommandWord(words[i+1]):
 			out = append(out, w+" "+words[i+1])
 			i++
 			continue
@@ -253,6 +258,23 @@ func units(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isUnit reports whether w is a unit a number is read with ("64 KiB",
+// "4 minutes"), perhaps followed by punctuation.
+func isUnit(w string) bool {
+	switch strings.TrimRight(w, ".,;:)?!") {
+	case "B", "KiB", "MiB", "GiB", "KB", "MB", "GB", "bytes", "ms", "seconds", "minutes", "hours", "days", "rows":
+		return true
+	}
+	return false
+}
+
+// isShortFlag reports whether w is a one-letter flag ("-o", "(-L"), which
+// a line keeps with the word after it, its value ("-o json").
+func isShortFlag(w string) bool {
+	w = strings.TrimLeft(w, "(`'\"")
+	return len(w) == 2 && w[0] == '-' && (w[1] >= 'a' && w[1] <= 'z' || w[1] >= 'A' && w[1] <= 'Z')
 }
 
 // isDate reports whether w is a date as times are shown ("2026-11-27"),

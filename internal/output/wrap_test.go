@@ -28,6 +28,10 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 			[]string{"2026-11-27 22:35:53Z;"}},
 		{"currency first", "refund of at most KWD 75.500 left on this payment, then it is refunded in full", 20,
 			[]string{"KWD 75.500"}},
+		{"short flag and value", "dispute no request opened is opened (and moved to the status a read shows). -o json lists them", 78,
+			[]string{"-o json"}},
+		{"number and unit", "The sandbox keeps the last 10,000 requests in its state, with the bodies (at most 64 KiB each)", 85,
+			[]string{"64 KiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Wrap(tc.text, tc.width)
