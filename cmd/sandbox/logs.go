@@ -81,7 +81,7 @@ A sandbox started with --no-request-log keeps none.`,
 				}
 				q.Set("since", t.Format(time.RFC3339Nano))
 			}
-			spec := tailSpec{path: "/_sandbox/logs", field: "entries", q: q, cols: LogColumns, noun: "requests"}
+			spec := tailSpec{path: "/_sandbox/logs", field: "entries", q: q, cols: LogColumns, noun: "requests", statuses: "every status"}
 			for _, name := range []string{"status", "path", "since"} {
 				if v := cmd.Flags().Lookup(name).Value.String(); v != "" {
 					spec.filters = append(spec.filters, name+" "+v)
