@@ -439,6 +439,16 @@ func stripEscapes(s string) string {
 type wrappedWriter struct {
 	w     io.Writer
 	width func() int
+	// hang, when set, is where every wrapped line goes on (a banner's
+	// values); else each line's own hanging indent (hangOf).
+	hang *int
+}
+
+// WrapWriter wraps each line written to w as Wrap does at width(), but
+// with its continuation lines at column hang: for a block of "label
+// value" lines whose values start at hang (the banner of sandbox serve).
+func WrapWriter(w io.Writer, width func() int, hang int) io.Writer {
+	return &wrappedWriter{w: w, width: width, hang: &hang}
 }
 
 func (ww *wrappedWriter) Write(p []byte) (int, error) {
@@ -454,7 +464,11 @@ func (ww *wrappedWriter) Write(p []byte) (int, error) {
 		if i >= 0 {
 			seg = s[:i]
 		}
-		out.WriteString(Wrap(seg, width))
+		if ww.hang != nil {
+			out.WriteString(WrapLine(seg, width, *ww.hang))
+		} else {
+			out.WriteString(Wrap(seg, width))
+		}
 		if i < 0 {
 			break
 		}
