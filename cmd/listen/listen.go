@@ -247,13 +247,15 @@ func listenRun(ctx context.Context, o *Options) error {
 		}
 	}
 	writeErr := o.report(recv)
-	stopRecording, err := o.startRecording(recv)
+	var ln net.Listener
+	// Notifications come only once ln serves.
+	bound := func() string { return ln.Addr().String() }
+	stopRecording, err := o.startRecording(recv, bound)
 	if err != nil {
 		return err
 	}
 	defer stopRecording()
-	ln, err := o.listen(recv)
-	if err != nil {
+	if ln, err = o.listen(recv); err != nil {
 		return err
 	}
 	cause, err := o.serve(ctx, recv, ln, sbTarget, where)
