@@ -242,3 +242,23 @@ func TestJSONCellsWrapBetweenMembers(t *testing.T) {
 		t.Errorf("wrapJSON at 20: %q", got)
 	}
 }
+
+// An id written in free text (a request quoted in a difference) is never
+// broken at its hyphens: the column is at least as wide as the id, or the
+// table is shown as records.
+func TestIDsInTextStayWhole(t *testing.T) {
+	const id = "349b37d3-cef0-4089-b71a-ca4294561da6"
+	cell := `"POST /api/v2/payments/` + id + `/captures"`
+	if m := wrapMinimum("RECORDED", [][]string{{cell}}, 0, KindText); m < len(id)+1 {
+		t.Errorf("minimum %d: narrower than the id and its slash", m)
+	}
+	for _, width := range []int{38, 60} {
+		got := strings.Join(wrapCell(cell, width), "\n")
+		if !strings.Contains(got, id) {
+			t.Errorf("at %d the id is broken:\n%s", width, got)
+		}
+	}
+	if got := wrapPieces("ORDER-2026-004711 "+id, KindText); strings.Join(got, "|") != "ORDER-|2026-004711 |"+id {
+		t.Errorf("pieces %q", got)
+	}
+}

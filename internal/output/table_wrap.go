@@ -2,7 +2,9 @@ package output
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/clipperhouse/displaywidth"
 )
@@ -13,18 +15,23 @@ import (
 // id-like column (a request path) break only after a "/", so its minimum
 // is its widest piece: an id inside it stays whole on one line.
 func wrapMinimum(header string, rows [][]string, i int, k Kind) int {
-	widest, piece := 0, 0
+	widest, piece, id := 0, 0, 0
 	for _, row := range rows {
 		if i >= len(row) {
 			continue
 		}
 		widest = max(widest, displaywidth.String(row[i]))
 		for _, p := range wrapPieces(row[i], k) {
-			piece = max(piece, displaywidth.String(strings.TrimSpace(p)))
+			w := displaywidth.String(strings.TrimSpace(p))
+			piece = max(piece, w)
+			if uuidPattern().MatchString(p) {
+				id = max(id, w)
+			}
 		}
 	}
-	// A word is not split while it is no wider than maxWordWidth.
-	m := min(widest, max(minWrapNarrow, min(piece, maxWordWidth)))
+	// A word is not split while it is no wider than maxWordWidth, nor an
+	// id in free text (a request quoted in a difference) at all.
+	m := max(min(widest, max(minWrapNarrow, min(piece, maxWordWidth))), id)
 	if k == KindID {
 		m = max(m, piece)
 	}
@@ -49,10 +56,26 @@ func widestWord(rows [][]string, i int) int {
 // whatever the room; a wider one may be split.
 const maxWordWidth = 20
 
+// uuidPattern matches an id as the service and the sandbox write them.
+var uuidPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+})
+
+// inSpan reports whether offset i lies inside one of spans.
+func inSpan(spans [][]int, i int) bool {
+	for _, sp := range spans {
+		if i >= sp[0] && i < sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
 // wrapPieces splits s where a wrapped line may break: after each space,
 // after each "/" (a path or URL) but in a time, after each "," (JSON), and
-// after each "-" but in a time, an id, or between two digits (a date, the
-// "2026-004711" of a reference "ORDER-2026-004711").
+// after each "-" but in a time, an id (of an id column, or one written in
+// text), or between two digits (a date, the "2026-004711" of a reference
+// "ORDER-2026-004711").
 func wrapPieces(s string, k Kind) []string {
 	breaks := " /-,"
 	switch k {
@@ -61,9 +84,16 @@ func wrapPieces(s string, k Kind) []string {
 	case KindID, KindLinkID:
 		breaks = " /"
 	}
+	var ids [][]int
+	if strings.IndexByte(breaks, '-') >= 0 {
+		ids = uuidPattern().FindAllStringIndex(s, -1)
+	}
 	var pieces []string
 	start := 0
 	for i := 0; i < len(s); i++ {
+		if s[i] == '-' && inSpan(ids, i) {
+			continue
+		}
 		if strings.IndexByte(breaks, s[i]) >= 0 && !(s[i] == '-' && isDigitAt(s, i-1) && isDigitAt(s, i+1)) {
 			pieces = append(pieces, s[start:i+1])
 			start = i + 1
