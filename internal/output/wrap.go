@@ -16,7 +16,8 @@ import (
 // own indent.
 //
 // Some runs of words are never parted (see units): an amount and its
-// currency ("200.00 AED"), a number and its unit ("64 KiB"), a bnpl
+// currency ("200.00 AED"), a number and its unit ("64 KiB"), a method and
+// its path ("GET /api/v2/payments/…"), a bnpl
 // command ("bnpl payments get"), a flag and its value ("--reference-id
 // ID", "-o json"), a date and its time of day, and a short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
 // "order:REF" is one word, so it is never broken either. Only a word wider
@@ -144,7 +145,9 @@ var hangLabels = []string{"error: ", "hint: ", "warning: ", "note: "}
 
 // hangOf is where the lines a wrapped line goes on over start: under the
 // message of a labelled line ("hint: run …"), under the text after a
-// badge set off by two spaces ("LIVE  …"), else under the line's indent.
+// badge set off by two spaces ("LIVE  …"); an indented line (an item of a
+// list: "  line 2: …") two further in, so that what it goes on with is not
+// read as the next item; else at the margin.
 func hangOf(line string) int {
 	plain := stripEscapes(line)
 	indent := len(plain) - len(strings.TrimLeft(plain, " "))
@@ -160,7 +163,10 @@ func hangOf(line string) int {
 		}
 		return displaywidth.String(plain[:j])
 	}
-	return indent
+	if indent > 0 {
+		return indent + 2
+	}
+	return 0
 }
 
 // fitUnit gives a unit as pieces no wider than room: the unit itself when
@@ -237,6 +243,10 @@ func units(text string) []string {
 			out = append(out, w+" "+words[i+1])
 			i++
 			continue
+		case isMethod(w) && i+1 < len(words) && strings.HasPrefix(words[i+1], "/"):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
 		case isDate(w) && i+1 < len(words) && isClock(words[i+1]):
 			out = append(out, w+" "+words[i+1])
 			i++
@@ -258,6 +268,16 @@ func units(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isMethod reports whether w is an HTTP method, which a line keeps with
+// the path after it ("GET /api/v2/payments/…").
+func isMethod(w string) bool {
+	switch w {
+	case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD":
+		return true
+	}
+	return false
 }
 
 // isUnit reports whether w is a unit a number is read with ("64 KiB",

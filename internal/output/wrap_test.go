@@ -58,6 +58,16 @@ func TestWrapHangsUnderTheMessage(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+	// An item of a list goes on two further in than it starts, and a
+	// method stays with its path: what goes on is not read as the next
+	// item.
+	got = Wrap("  line 2: payment_id: cannot be read: GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no such payment", 80)
+	want = "  line 2: payment_id: cannot be read:\n" +
+		"    GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no\n" +
+		"    such payment"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
 	// A line that fits is left as it is, spaces and all.
 	if got := Wrap("  URL:     http://127.0.0.1:8080", 80); got != "  URL:     http://127.0.0.1:8080" {
 		t.Errorf("a fitting line changed: %q", got)
