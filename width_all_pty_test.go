@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -60,32 +61,47 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A webhook, so that the sandbox records delivery attempts.
+	bnplOut(t, env, "webhooks", "add", "https://hooks.example.com/bnpl", "-q")
 	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
 	bnplOut(t, env, "sandbox", "approve", id, "-q")
 	bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "-q")
 	live := authorizedLivePayment(t, env)
+	har := filepath.Join(t.TempDir(), "flow.har")
+	// The date of a sandbox record's time, on the first row.
+	dated := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d  `)
 
 	for _, tc := range []struct {
 		args  []string
 		code  int
 		whole []string
+		match *regexp.Regexp
 	}{
-		{[]string{"payments", "list", "--columns", "id,status,buyer.name,captured,refunded,created,order.reference_id"}, 0, []string{id, "100.00 AED"}},
-		{[]string{"payments", "list", "--columns", "id,amount,buyer.name,reference"}, 0, []string{id}},
-		{[]string{"payments", "list", "--columns", "buyer"}, 0, nil},
-		{[]string{"payments", "list", "--buyer", "layla"}, 0, []string{"Layla Haddad"}},
-		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}},
-		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}},
-		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments"}},
-		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}},
-		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}},
-		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}},
-		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}},
-		{[]string{"sandbox", "logs"}, 0, nil},
-		{[]string{"profiles", "list"}, 0, nil},
-		{[]string{"doctor"}, 0, nil},
-		{[]string{"help", "environment"}, 0, nil},
-		{[]string{"help", "exit-codes"}, 0, nil},
+		{[]string{"payments", "list", "--columns", "id,status,buyer.name,captured,refunded,created,order.reference_id"}, 0, []string{id, "100.00 AED"}, nil},
+		{[]string{"payments", "list", "--columns", "id,amount,buyer.name,reference"}, 0, []string{id}, nil},
+		{[]string{"payments", "list", "--columns", "buyer"}, 0, []string{`"name":"Layla Haddad",`}, nil},
+		{[]string{"payments", "list", "--buyer", "layla"}, 0, []string{"Layla Haddad"}, nil},
+		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}, nil},
+		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}, nil},
+		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments"}, nil},
+		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}, nil},
+		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}, nil},
+		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}, nil},
+		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}, nil},
+		{[]string{"payments", "list", "--columns", "id,buyer"}, 0, []string{id, `"name":"Layla Haddad",`}, nil},
+		{[]string{"disputes", "list", "-L", "4"}, 2, []string{"--limit", "bnpl payments list", "bnpl disputes list"}, nil},
+		{[]string{"sandbox", "logs"}, 0, []string{"/api/v2/checkout"}, dated},
+		{[]string{"sandbox", "deliveries"}, 0, []string{id}, dated},
+		{[]string{"sandbox", "clock"}, 0, nil, nil},
+		{[]string{"sandbox", "export", "--file", filepath.Join(t.TempDir(), "state.yaml")}, 0, nil, nil},
+		{[]string{"sandbox", "record", har, "--addr", "127.0.0.1:0", "--", "bnpl", "payments", "list", "-L", "2"}, 0, []string{id, "1250.00 AED"}, nil},
+		{[]string{"sandbox", "verify", har}, 0, nil, nil},
+		{[]string{"sandbox", "replay", har, "--addr", "127.0.0.1:0", "--", "true"}, 15, []string{"GET /api/v2/payments"}, nil},
+		{[]string{"smoke"}, 0, nil, regexp.MustCompile(`(?m)^smoke: payments list {16}passed `)},
+		{[]string{"profiles", "list"}, 0, nil, nil},
+		{[]string{"doctor"}, 0, nil, nil},
+		{[]string{"help", "environment"}, 0, nil, nil},
+		{[]string{"help", "exit-codes"}, 0, nil, nil},
 	} {
 		got, code := onPTYAt(t, env, 80, nil, tc.args...)
 		name := "bnpl " + strings.Join(tc.args, " ")
@@ -100,6 +116,9 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s at 80 columns: %q is not whole on one line:\n%s", name, w, got)
 			}
+		}
+		if tc.match != nil && !tc.match.MatchString(got) {
+			t.Errorf("%s at 80 columns: nothing matches %s:\n%s", name, tc.match, got)
 		}
 	}
 
