@@ -137,3 +137,50 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 		t.Errorf("the LIVE question at 80 columns:\n%s", strings.Join(wide, "\n"))
 	}
 }
+
+// A timeline 100 or 110 columns wide gives its detail the room under the
+// row rather than a strip of a few words a line beside it.
+func TestTimelineDetailHasRoomOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	checkout, err := filepath.Abs("testdata/checkout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
+	bnplOut(t, env, "sandbox", "approve", id, "-q")
+	bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "--reference-id", "cap-1", "-q")
+	bnplOut(t, env, "payments", "close", id, "-q")
+	bnplOut(t, env, "payments", "refund", id, "--amount", "20.00", "--reference-id", "ref-1", "--reason", "one size too small, exchanged in store", "-q")
+	for _, cols := range []uint16{100, 110} {
+		got, code := onPTYAt(t, env, cols, nil, "payments", "timeline", id)
+		if code != 0 {
+			t.Fatalf("timeline: exit %d\n%s", code, got)
+		}
+		if wide := wideLines(got, int(cols)); len(wide) > 0 {
+			t.Errorf("timeline at %d columns: lines wider:\n%s", cols, strings.Join(wide, "\n"))
+		}
+		if !strings.Contains(got, "reference ref-1; one size too small, exchanged in store") {
+			t.Errorf("at %d columns the refund's detail is not on one line:\n%s", cols, got)
+		}
+	}
+}
+
+// The banner of sandbox serve on a terminal 80 columns wide: no line is
+// wider, and the dashboard's URLs are whole.
+func TestServeBannerFitsEightyColumnsOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	r := startPTYAt(t, env, 80, "sandbox", "serve", "--state", ":memory:", "--ae-addr", "127.0.0.1:0", "--sa-addr", "127.0.0.1:0",
+		"--rate-limit", "--faults", "500-after=0.1,latency=5ms", "--seed", "7", "--allow-local-webhooks")
+	r.waitOutput("sa-sandbox")
+	out := screen(r.output())
+	if wide := wideLines(out, 80); len(wide) > 0 {
+		t.Errorf("the banner at 80 columns:\n%s", strings.Join(wide, "\n"))
+	}
+	if n := len(regexp.MustCompile(`http://127\.0\.0\.1:\d+/_sandbox/`).FindAllString(out, -1)); n != 2 {
+		t.Errorf("the dashboard's URLs are not whole (%d):\n%s", n, out)
+	}
+	r.send("\x03")
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("serve ended with %d on Ctrl-C:\n%s", code, r.output())
+	}
+}
