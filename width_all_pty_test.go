@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -60,32 +61,47 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A webhook, so that the sandbox records delivery attempts.
+	bnplOut(t, env, "webhooks", "add", "https://hooks.example.com/bnpl", "-q")
 	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
 	bnplOut(t, env, "sandbox", "approve", id, "-q")
 	bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "-q")
 	live := authorizedLivePayment(t, env)
+	har := filepath.Join(t.TempDir(), "flow.har")
+	// The date of a sandbox record's time, on the first row.
+	dated := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d  `)
 
 	for _, tc := range []struct {
 		args  []string
 		code  int
 		whole []string
+		match *regexp.Regexp
 	}{
-		{[]string{"payments", "list", "--columns", "id,status,buyer.name,captured,refunded,created,order.reference_id"}, 0, []string{id, "100.00 AED"}},
-		{[]string{"payments", "list", "--columns", "id,amount,buyer.name,reference"}, 0, []string{id}},
-		{[]string{"payments", "list", "--columns", "buyer"}, 0, nil},
-		{[]string{"payments", "list", "--buyer", "layla"}, 0, []string{"Layla Haddad"}},
-		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}},
-		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}},
-		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments"}},
-		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}},
-		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}},
-		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}},
-		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}},
-		{[]string{"sandbox", "logs"}, 0, nil},
-		{[]string{"profiles", "list"}, 0, nil},
-		{[]string{"doctor"}, 0, nil},
-		{[]string{"help", "environment"}, 0, nil},
-		{[]string{"help", "exit-codes"}, 0, nil},
+		{[]string{"payments", "list", "--columns", "id,status,buyer.name,captured,refunded,created,order.reference_id"}, 0, []string{id, "100.00 AED"}, nil},
+		{[]string{"payments", "list", "--columns", "id,amount,buyer.name,reference"}, 0, []string{id}, nil},
+		{[]string{"payments", "list", "--columns", "buyer"}, 0, []string{`"name":"Layla Haddad",`}, nil},
+		{[]string{"payments", "list", "--buyer", "layla"}, 0, []string{"Layla Haddad"}, nil},
+		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}, nil},
+		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}, nil},
+		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments"}, nil},
+		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}, nil},
+		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}, nil},
+		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}, nil},
+		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}, nil},
+		{[]string{"payments", "list", "--columns", "id,buyer"}, 0, []string{id, `"name":"Layla Haddad",`}, nil},
+		{[]string{"disputes", "list", "-L", "4"}, 2, []string{"--limit", "bnpl payments list", "bnpl disputes list"}, nil},
+		{[]string{"sandbox", "logs"}, 0, []string{"/api/v2/checkout"}, dated},
+		{[]string{"sandbox", "deliveries"}, 0, []string{id}, dated},
+		{[]string{"sandbox", "clock"}, 0, nil, nil},
+		{[]string{"sandbox", "export", "--file", filepath.Join(t.TempDir(), "state.yaml")}, 0, nil, nil},
+		{[]string{"sandbox", "record", har, "--addr", "127.0.0.1:0", "--", "bnpl", "payments", "list", "-L", "2"}, 0, []string{id, "1250.00 AED"}, nil},
+		{[]string{"sandbox", "verify", har}, 0, nil, nil},
+		{[]string{"sandbox", "replay", har, "--addr", "127.0.0.1:0", "--", "true"}, 15, []string{"GET /api/v2/payments"}, nil},
+		{[]string{"smoke"}, 0, nil, regexp.MustCompile(`(?m)^smoke: payments list {16}passed `)},
+		{[]string{"profiles", "list"}, 0, nil, nil},
+		{[]string{"doctor"}, 0, nil, nil},
+		{[]string{"help", "environment"}, 0, nil, nil},
+		{[]string{"help", "exit-codes"}, 0, nil, nil},
 	} {
 		got, code := onPTYAt(t, env, 80, nil, tc.args...)
 		name := "bnpl " + strings.Join(tc.args, " ")
@@ -100,6 +116,9 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s at 80 columns: %q is not whole on one line:\n%s", name, w, got)
 			}
+		}
+		if tc.match != nil && !tc.match.MatchString(got) {
+			t.Errorf("%s at 80 columns: nothing matches %s:\n%s", name, tc.match, got)
 		}
 	}
 
@@ -116,5 +135,52 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 	}
 	if wide := wideLines(out, 80); len(wide) > 0 {
 		t.Errorf("the LIVE question at 80 columns:\n%s", strings.Join(wide, "\n"))
+	}
+}
+
+// A timeline 100 or 110 columns wide gives its detail the room under the
+// row rather than a strip of a few words a line beside it.
+func TestTimelineDetailHasRoomOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	checkout, err := filepath.Abs("testdata/checkout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
+	bnplOut(t, env, "sandbox", "approve", id, "-q")
+	bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "--reference-id", "cap-1", "-q")
+	bnplOut(t, env, "payments", "close", id, "-q")
+	bnplOut(t, env, "payments", "refund", id, "--amount", "20.00", "--reference-id", "ref-1", "--reason", "one size too small, exchanged in store", "-q")
+	for _, cols := range []uint16{100, 110} {
+		got, code := onPTYAt(t, env, cols, nil, "payments", "timeline", id)
+		if code != 0 {
+			t.Fatalf("timeline: exit %d\n%s", code, got)
+		}
+		if wide := wideLines(got, int(cols)); len(wide) > 0 {
+			t.Errorf("timeline at %d columns: lines wider:\n%s", cols, strings.Join(wide, "\n"))
+		}
+		if !strings.Contains(got, "reference ref-1; one size too small, exchanged in store") {
+			t.Errorf("at %d columns the refund's detail is not on one line:\n%s", cols, got)
+		}
+	}
+}
+
+// The banner of sandbox serve on a terminal 80 columns wide: no line is
+// wider, and the dashboard's URLs are whole.
+func TestServeBannerFitsEightyColumnsOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	r := startPTYAt(t, env, 80, "sandbox", "serve", "--state", ":memory:", "--ae-addr", "127.0.0.1:0", "--sa-addr", "127.0.0.1:0",
+		"--rate-limit", "--faults", "500-after=0.1,latency=5ms", "--seed", "7", "--allow-local-webhooks")
+	r.waitOutput("sa-sandbox")
+	out := screen(r.output())
+	if wide := wideLines(out, 80); len(wide) > 0 {
+		t.Errorf("the banner at 80 columns:\n%s", strings.Join(wide, "\n"))
+	}
+	if n := len(regexp.MustCompile(`http://127\.0\.0\.1:\d+/_sandbox/`).FindAllString(out, -1)); n != 2 {
+		t.Errorf("the dashboard's URLs are not whole (%d):\n%s", n, out)
+	}
+	r.send("\x03")
+	if code := r.waitExit(20 * time.Second); code != 0 {
+		t.Fatalf("serve ended with %d on Ctrl-C:\n%s", code, r.output())
 	}
 }

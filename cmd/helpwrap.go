@@ -53,10 +53,13 @@ func WrapHelpText(text string, width int) string {
 	}
 	lines := strings.SplitAfter(text, "\n")
 	commandCol := 0 // where the descriptions of a list of commands start
-	for i, line := range lines {
+	usage := false
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		body := strings.TrimSuffix(line, "\n")
 		if isHelpHeading(body) {
 			examples = body == "Examples:"
+			usage = body == "Usage:"
 			commandCol = 0
 			if strings.HasSuffix(body, "Commands:") {
 				commandCol = descriptionColumn(lines[i+1:])
@@ -77,14 +80,17 @@ func WrapHelpText(text string, width int) string {
 				flush()
 			}
 		}
-		if examples && utf8.RuneCountInString(body) > width {
-			b.WriteString(wrapExample(body, width))
-			if strings.HasSuffix(line, "\n") {
-				b.WriteByte('\n')
-			}
+		if examples {
+			text, more := exampleText(lines[i:], width)
+			b.WriteString(text)
+			i += more
 			continue
 		}
-		if examples || utf8.RuneCountInString(body) <= width {
+		if usage && indent > 0 && utf8.RuneCountInString(body) > width {
+			b.WriteString(wrapUsage(body, width) + "\n")
+			continue
+		}
+		if utf8.RuneCountInString(body) <= width {
 			b.WriteString(line)
 			continue
 		}
@@ -175,6 +181,144 @@ func wrapLine(line string, width int) string {
 		}
 	}
 	return output.WrapLine(line, width, hang)
+}
+
+// exampleText is the example line lines[0] holds, wrapped to width, and
+// how many more lines of it that took: a command that goes on over lines
+// is wrapped as one when a line of it is too wide, so that no flag is left
+// alone on a line of its own.
+func exampleText(lines []string, width int) (text string, more int) {
+	line := lines[0]
+	body := strings.TrimSuffix(line, "\n")
+	if strings.HasSuffix(body, " \\") {
+		if joined, n := continuedExample(lines, width); n > 0 {
+			body, line, more = joined, joined+"\n", n
+		}
+	}
+	if utf8.RuneCountInString(body) <= width {
+		return line, more
+	}
+	text = wrapExample(body, width)
+	if strings.HasSuffix(line, "\n") {
+		text += "\n"
+	}
+	return text, more
+}
+
+// continuedExample joins an example that goes on over lines (each but
+// the last ending in " \\") into one line, when one of its lines is wider
+// than width; n is how many lines after the first it took, 0 when it was
+// left as it is.
+func continuedExample(lines []string, width int) (joined string, n int) {
+	last := 0
+	wide := false
+	for j, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		wide = wide || utf8.RuneCountInString(body) > width
+		last = j
+		if !strings.HasSuffix(body, " \\") {
+			break
+		}
+	}
+	if !wide || last == 0 {
+		return "", 0
+	}
+	first := strings.TrimSuffix(lines[0], "\n")
+	parts := []string{strings.TrimSuffix(first, " \\")}
+	for _, l := range lines[1 : last+1] {
+		parts = append(parts, strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(l, "\n"), " \\")))
+	}
+	joined = strings.Join(parts, " ")
+	if strings.HasSuffix(strings.TrimSuffix(lines[last], "\n"), " \\") {
+		joined += " \\" // the command goes on past the end of the help
+	}
+	return joined, last
+}
+
+// wrapUsage wraps a usage line wider than width as a synopsis: its lines
+// go on under the command's first argument, and an optional part ("[--path
+// GLOB]") or a group of choices stays whole on one line.
+func wrapUsage(line string, width int) string {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	parts := usageParts(line[indent:])
+	// The command's words: up to the first part that is not a plain word.
+	hang := indent
+	for _, p := range parts {
+		if !isCommandWord(p) && p != "bnpl" {
+			break
+		}
+		hang += len(p) + 1
+	}
+	if hang > width/2 {
+		hang = indent + 4
+	}
+	parts = openWide(parts, width-hang)
+	var b strings.Builder
+	b.WriteString(line[:indent])
+	col := indent
+	for i, p := range parts {
+		n := utf8.RuneCountInString(p)
+		switch {
+		case i > 0 && col+1+n > width:
+			b.WriteString("\n" + strings.Repeat(" ", hang))
+			col = hang
+		case i > 0:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(p)
+		col += n
+	}
+	return b.String()
+}
+
+// openWide splits each part wider than room into the parts within its
+// brackets, the first keeping the opening bracket and the last the
+// closing one, a flag kept with its value.
+func openWide(parts []string, room int) []string {
+	var out []string
+	for _, p := range parts {
+		if utf8.RuneCountInString(p) <= room || len(p) < 2 || !strings.ContainsAny(p[:1], "[(") {
+			out = append(out, p)
+			continue
+		}
+		inner := usageParts(p[1 : len(p)-1])
+		if len(inner) < 2 {
+			out = append(out, p)
+			continue
+		}
+		inner = flagsWithValues(inner)
+		inner[0] = p[:1] + inner[0]
+		inner[len(inner)-1] += p[len(p)-1:]
+		out = append(out, openWide(inner, room)...)
+	}
+	return out
+}
+
+// usageParts splits a usage line at the spaces outside brackets and
+// parentheses, so that "[--limit N | --all]" is one part.
+func usageParts(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(', '<':
+			depth++
+		case ']', ')', '>':
+			depth = max(depth-1, 0)
+		case ' ':
+			if depth == 0 {
+				if i > start {
+					parts = append(parts, s[start:i])
+				}
+				start = i + 1
+			}
+		}
+	}
+	if start < len(s) {
+		parts = append(parts, s[start:])
+	}
+	return parts
 }
 
 // exampleIndent is how much further than its command an example's

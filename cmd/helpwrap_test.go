@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -184,6 +185,110 @@ func TestWrapHelpTextLongestCommand(t *testing.T) {
 		"                   region\n" +
 		"  dispute-webhooks Register, list, replace and remove dispute webhooks (live\n" +
 		"                   only)\n\n"
+	if got := WrapHelpText(in, 80); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// No command's help at 80 columns has a slip a reader trips on: an
+// example's continuation line holding one flag alone though the next
+// fitted beside it; prose at the margin straight after an indented list,
+// as if it were the list's last item; a bnpl command, or a short flag and
+// its value, parted over two lines; a usage line going on at the indent of
+// a new usage line.
+func TestHelpHasNoSlips(t *testing.T) {
+	f, out, _ := testFactory(t)
+	f.IO.SetTerminalWidth(80)
+	root := newRoot(f, "")
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		out.Reset()
+		if code := Run(context.Background(), f, append(append([]string(nil), path...), "--help")); code != 0 {
+			t.Fatalf("%v --help: exit %d", path, code)
+		}
+		for _, slip := range helpSlips(out.String(), 80) {
+			t.Errorf("bnpl %s --help: %s", strings.Join(path, " "), slip)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(path, sub.Name()))
+		}
+	}
+	walk(root, nil)
+}
+
+// helpSlips lists the slips of a help wrapped at width (see
+// TestHelpHasNoSlips).
+func helpSlips(help string, width int) []string {
+	var slips []string
+	lines := strings.Split(help, "\n")
+	section := "" // the heading the line is under; "" for the description
+	for i, line := range lines {
+		if isHelpHeading(line) {
+			section = line
+			continue
+		}
+		var next string
+		if i+1 < len(lines) {
+			next = lines[i+1]
+		}
+		body := strings.TrimSpace(strings.TrimSuffix(line, " \\"))
+		nextWords := strings.Fields(next)
+		switch {
+		case section == "Examples:" && strings.HasSuffix(line, " \\") && len(nextWords) > 0:
+			units := commandsWhole(flagsWithValues(shellWords(body)))
+			nextUnit := commandsWhole(flagsWithValues(shellWords(strings.TrimSpace(strings.TrimSuffix(next, " \\")))))[0]
+			if len(units) == 1 && utf8.RuneCountInString(strings.TrimSuffix(line, " \\"))+1+utf8.RuneCountInString(nextUnit)+2 <= width {
+				slips = append(slips, fmt.Sprintf("%q is alone on its line, though %q fits after it", body, nextUnit))
+			}
+		case section == "" && line != "" && line[0] != ' ' && i > 0 && strings.HasPrefix(lines[i-1], " ") && strings.TrimSpace(lines[i-1]) != "":
+			slips = append(slips, fmt.Sprintf("%q runs on from the indented lines above it", line))
+		case section == "Usage:" && line != "" && !strings.HasPrefix(line, "  bnpl") && !strings.HasPrefix(line, "    "):
+			slips = append(slips, fmt.Sprintf("usage line %q goes on at the indent of a new one", line))
+		}
+		if len(nextWords) == 0 || section == "Examples:" {
+			continue
+		}
+		words := strings.Fields(body)
+		if len(words) == 0 {
+			continue
+		}
+		last, first := strings.Trim(words[len(words)-1], "`'\"("), strings.Trim(nextWords[0], "`'\")")
+		switch {
+		case last == "bnpl" && isCommandWord(first):
+			slips = append(slips, fmt.Sprintf("a command parted: %q / %q", body, strings.TrimSpace(next)))
+		case len(last) == 2 && last[0] == '-' && last[1] != '-' && !strings.HasPrefix(first, "-") && isCommandWord(first):
+			slips = append(slips, fmt.Sprintf("a flag parted from its value: %q / %q", body, strings.TrimSpace(next)))
+		}
+	}
+	return slips
+}
+
+// An example that goes on over lines is wrapped as one command when a line
+// of it is too wide, and a usage line goes on under the command's first
+// argument with an optional part kept whole.
+func TestWrapHelpTextContinuedExampleAndUsage(t *testing.T) {
+	in := "Usage:\n" +
+		"  bnpl sandbox logs [--follow] [--limit N | --all] [--status 4xx|5xx|N] [--path GLOB] [--since T] [flags]\n" +
+		"\n" +
+		"Examples:\n" +
+		"  bnpl sandbox serve --ae-addr 0.0.0.0:8700 --sa-addr 0.0.0.0:8701 --open-control \\\n" +
+		"    --allowed-host bnpl-sandbox --public-url ae=http://bnpl-sandbox:8700 --public-url sa=http://bnpl-sandbox:8701\n" +
+		"  bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:0 \\\n" +
+		"    --sa-addr 127.0.0.1:0\n"
+	want := "Usage:\n" +
+		"  bnpl sandbox logs [--follow] [--limit N | --all] [--status 4xx|5xx|N]\n" +
+		"                    [--path GLOB] [--since T] [flags]\n" +
+		"\n" +
+		"Examples:\n" +
+		"  bnpl sandbox serve --ae-addr 0.0.0.0:8700 --sa-addr 0.0.0.0:8701 \\\n" +
+		"    --open-control --allowed-host bnpl-sandbox \\\n" +
+		"    --public-url ae=http://bnpl-sandbox:8700 \\\n" +
+		"    --public-url sa=http://bnpl-sandbox:8701\n" +
+		"  bnpl sandbox serve --state :memory: --ae-addr 127.0.0.1:0 \\\n" +
+		"    --sa-addr 127.0.0.1:0\n"
 	if got := WrapHelpText(in, 80); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

@@ -243,6 +243,9 @@ machine with no network and no real money.`,
 				return cmdutil.UsageHint("Did you mean --"+strings.Join(near, " or --")+"?", "%w", err)
 			}
 		}
+		if hint := shorthandHint(c, err); hint != "" {
+			return cmdutil.UsageHint(hint, "%w", err)
+		}
 		return &cmdutil.UsageError{Err: err}
 	})
 

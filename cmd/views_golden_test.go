@@ -444,9 +444,16 @@ func TestSandboxViewsKeepWhatRowsAreReadBy(t *testing.T) {
 			if v.name == "sandbox_deliveries" {
 				recs = deliveries
 			}
+			days := map[string]bool{}
 			for _, r := range recs {
 				at, _ := time.Parse(time.RFC3339Nano, r["at"].(string))
 				want = append(want, at.UTC().Format("15:04:05Z"))
+				// Rows on both sides of midnight are told apart: each day
+				// shows.
+				if day := at.UTC().Format(time.DateOnly); !days[day] {
+					days[day] = true
+					want = append(want, day)
+				}
 				for _, k := range []string{"delivery_id", "event", "method"} {
 					if s, ok := r[k].(string); ok {
 						want = append(want, s)
@@ -473,9 +480,12 @@ func TestSandboxViewsKeepWhatRowsAreReadBy(t *testing.T) {
 					t.Errorf("%s at %d: %q is not whole:\n%s", v.name, width, w, got)
 				}
 			}
+			// The lines under a row start under its second column.
+			header := strings.SplitN(got, "\n", 2)[0]
+			second := len(header) - len(strings.TrimLeft(strings.TrimPrefix(header, "TIME"), " "))
 			for _, line := range strings.Split(got, "\n") {
 				sep := "  "
-				if strings.HasPrefix(line, "           ") && len(line) > 11 && line[11] != ' ' {
+				if strings.HasPrefix(line, strings.Repeat(" ", second)) && len(line) > second && line[second] != ' ' {
 					sep = ": " // the cells that went under their row, in one line
 				}
 				for _, cell := range strings.Split(line, sep) {

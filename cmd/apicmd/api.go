@@ -61,6 +61,7 @@ Fields build the request:
                       or @FILE for a file's contents as a string (@- for stdin)
   key[sub]=value      nests objects: -f 'order[reference_id]=A1' gives {"order":{"reference_id":"A1"}}
   key[]=value         appends to an array
+
 For GET, HEAD and DELETE, and whenever --input gives the body, fields become query
 parameters instead (a key given twice is sent twice). Amounts are strings in this
 API: give them with -f.

@@ -71,10 +71,9 @@ arrives: a line on a terminal, one JSON object per line when piped
 (received_at, kind, path, id or dispute_id, payment_id, status, event, amount,
 currency, verified, forward, payload). The kind, payment or dispute, is told by
 the shape of the body. The event (authorized, captured, refunded, closed,
-updated, rejected, expired for a payment that became EXPIRED,
-auth_expired for an authorization that lapsed, or "dispute" and the dispute's
-status) is what a bnpl sandbox names in its Bnpl-Sandbox-Event header, else
-what the body tells.
+updated, rejected, expired for a payment that became EXPIRED, auth_expired for
+an authorization that lapsed, or "dispute" and the dispute's status) is what a
+bnpl sandbox names in its Bnpl-Sandbox-Event header, else what the body tells.
 
 With --header-title and --header-value-env, every delivery must carry that
 header with that value; others are answered 401 and reported on stderr (the
@@ -111,10 +110,10 @@ with a header whose value it makes for the session, never shows, and checks on
 every delivery. It says on stderr what it registered, and removes both when it
 stops (Ctrl-C, SIGTERM, --max); what a listen killed outright left behind, the
 next one removes. It adds its webhooks beside the merchant's own, which keep
-receiving and are never changed. It stops with exit 6 when one of
-its webhooks is removed by someone else, and with exit 10 when the sandbox
-stops answering. The sandbox must admit loopback receivers: run it as bnpl
-sandbox serve --allow-local-webhooks (for the embedded sandbox, once: the
+receiving and are never changed. It stops with exit 6 when one of its webhooks
+is removed by someone else, and with exit 10 when the sandbox stops answering.
+The sandbox must admit loopback receivers: run it as
+bnpl sandbox serve --allow-local-webhooks (for the embedded sandbox, once: the
 setting stays in its state). Against the service it registers nothing and says
 how to register it by hand: the service delivers only to public https
 addresses, so behind a tunnel. --register=false leaves registering to you.
@@ -248,13 +247,15 @@ func listenRun(ctx context.Context, o *Options) error {
 		}
 	}
 	writeErr := o.report(recv)
-	stopRecording, err := o.startRecording(recv)
+	var ln net.Listener
+	// Notifications come only once ln serves.
+	bound := func() string { return ln.Addr().String() }
+	stopRecording, err := o.startRecording(recv, bound)
 	if err != nil {
 		return err
 	}
 	defer stopRecording()
-	ln, err := o.listen(recv)
-	if err != nil {
+	if ln, err = o.listen(recv); err != nil {
 		return err
 	}
 	cause, err := o.serve(ctx, recv, ln, sbTarget, where)

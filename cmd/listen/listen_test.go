@@ -3,12 +3,15 @@ package listen
 import (
 	"context"
 	"encoding/json"
-	"github.com/clipperhouse/displaywidth"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clipperhouse/displaywidth"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -217,5 +220,48 @@ func TestRunReportsFailuresOnPurpose(t *testing.T) {
 	}
 	if strings.Contains(stderr+out.String(), hookSecret) {
 		t.Error("the secret was printed")
+	}
+}
+
+// With --addr HOST:0 the system picks the port: the recording names the
+// address listen was bound to in each notification's URL, not the 0 that
+// was asked for.
+func TestRecordNamesTheBoundAddress(t *testing.T) {
+	ios, _, _, _ := output.Test()
+	har := filepath.Join(t.TempDir(), "notifications.har")
+	bound := make(chan string, 1)
+	o := &Options{
+		Addr: "127.0.0.1:0", Record: har, Max: 1, IO: ios,
+		Getenv: func(string) string { return "" },
+		Listen: func(network, addr string) (net.Listener, error) {
+			ln, err := net.Listen(network, addr)
+			if err == nil {
+				bound <- ln.Addr().String()
+			}
+			return ln, err
+		},
+	}
+	done := make(chan error, 1)
+	go func() { done <- listenRun(context.Background(), o) }()
+	var addr string
+	select {
+	case addr = <-bound:
+	case err := <-done:
+		t.Fatalf("listen ended before listening: %v", err)
+	}
+	resp, err := http.Post("http://"+addr+"/hooks/bnpl", "application/json", strings.NewReader(`{"id":"p1","status":"authorized","amount":"10.00","currency":"AED"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(har)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"url":"http://`+addr+`/hooks/bnpl"`) || strings.Contains(string(b), ":0/") {
+		t.Errorf("the notification's URL is not at %s:\n%s", addr, b)
 	}
 }

@@ -24,8 +24,11 @@ func addRecordFlag(fl *pflag.FlagSet, o *Options) {
 
 // startRecording makes the receiver add each notification it accepts to
 // the recording, and answers what ends it. A recording made with --redact
-// has buyer data replaced here too, alike.
-func (o *Options) startRecording(recv *webhook.Receiver) (func(), error) {
+// has buyer data replaced here too, alike. The file is opened before
+// listen binds its address, so that a file it cannot write stops it
+// first; bound is that address once bound, which each notification's URL
+// names (a port 0 asked for is the port the system picked).
+func (o *Options) startRecording(recv *webhook.Receiver, bound func() string) (func(), error) {
 	if o.Record == "" {
 		return func() {}, nil
 	}
@@ -49,7 +52,7 @@ func (o *Options) startRecording(recv *webhook.Receiver) (func(), error) {
 		if shown != nil {
 			shown(n)
 		}
-		if err := w.Append(scrub.Entry(notificationExchange(o.Addr, n))); err != nil {
+		if err := w.Append(scrub.Entry(notificationExchange(bound(), n))); err != nil {
 			fmt.Fprintf(o.IO.ErrOut, "warning: a notification was not added to %s: %v\n", o.Record, err)
 		}
 	}

@@ -93,7 +93,7 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 // spec checks the filters and says what to list: the attempts, or the
 // deliveries pending, of a payment or a dispute, with a status.
 func (o *DeliveriesOptions) spec(ctx context.Context, f *cmdutil.Factory) (tailSpec, error) {
-	spec := tailSpec{path: "/_sandbox/delivery-attempts", field: "attempts", q: url.Values{}, cols: DeliveryColumns, noun: "deliveries"}
+	spec := tailSpec{path: "/_sandbox/delivery-attempts", field: "attempts", q: url.Values{}, cols: DeliveryColumns, noun: "deliveries", statuses: "status failed/delivered"}
 	if err := o.subject(ctx, f, &spec); err != nil {
 		return spec, err
 	}
@@ -141,8 +141,9 @@ func (o *DeliveriesOptions) subject(ctx context.Context, f *cmdutil.Factory, spe
 }
 
 // DeliveryColumns are the columns of `sandbox deliveries` in format:
-// ids whole, the event uncut, the time of day kept (see timeColumns), the
-// URL and the result shortened before anything else.
+// ids whole, the event uncut, the time of day kept with the date where the
+// day changes (see timeColumns), the URL and the result shortened before
+// anything else.
 func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 	cols := timeColumns(ios, format)
 	return append(cols,
@@ -191,46 +192,40 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 func plainStyle(_ *output.ColorScheme, v string) string { return v }
 
 // timeColumns show a record's time ("at"). In a table on a terminal, a
-// record of the sandbox is read by its time of day, so it is a column of
-// its own that is never cut (TIME, 15:04:05 with a Z in the utc style),
-// beside the date (DATE), which goes first when the line is short (a time
-// shortened to its date, as other views do, says nothing here); the
-// relative style is one column as anywhere. Elsewhere the one TIME column
-// of every view: a time in the --time style, the raw value when piped.
+// record of the sandbox is read by its time of day: the TIME column shows
+// it (15:04:05, with a Z in the utc style), whole, and the date with it
+// (2006-01-02 15:04:05Z) on the first row and on each row whose day is not
+// the day of the row above, so that rows on both sides of midnight are
+// told apart; where the line is short, the date goes on a line of its own
+// above the time. The relative style is one column as anywhere. Elsewhere
+// the one TIME column of every view: a time in the --time style, the raw
+// value when piped.
 func timeColumns(ios *output.IOStreams, format string) []output.Column {
 	style := ios.TimeStyle()
 	if format != output.FormatTable || !ios.IsStdoutTTY() || style == output.TimeRelative {
 		return []output.Column{{Header: "TIME", Path: "at", Kind: output.KindTime}}
 	}
-	at := func(rec map[string]any) (time.Time, bool) {
+	clock := "15:04:05Z"
+	if style == output.TimeLocal {
+		clock = "15:04:05"
+	}
+	day := "" // the date of the row above
+	return []output.Column{{Header: "TIME", Kind: output.Wrapped(output.KindTime), Value: func(rec map[string]any) string {
 		t, ok := output.ParseServiceTime(output.String(rec["at"]))
-		if !ok {
-			return t, false
+		switch {
+		case !ok:
+			return output.String(rec["at"])
+		case style == output.TimeLocal:
+			t = t.Local()
+		default:
+			t = t.UTC()
 		}
-		if style == output.TimeLocal {
-			return t.Local(), true
+		if d := t.Format(time.DateOnly); d != day {
+			day = d
+			return d + " " + t.Format(clock)
 		}
-		return t.UTC(), true
-	}
-	return []output.Column{
-		{Header: "DATE", Kind: output.KindTime, Value: func(rec map[string]any) string {
-			if t, ok := at(rec); ok {
-				return t.Format("2006-01-02")
-			}
-			return ""
-		}},
-		// Never cut, as an id is not: it is what a person matches rows by.
-		{Header: "TIME", Kind: output.KindID, Value: func(rec map[string]any) string {
-			t, ok := at(rec)
-			switch {
-			case !ok:
-				return output.String(rec["at"])
-			case style == output.TimeLocal:
-				return t.Format("15:04:05")
-			}
-			return t.Format("15:04:05Z")
-		}},
-	}
+		return t.Format(clock)
+	}}}
 }
 
 func latencyCell(rec map[string]any) string {

@@ -81,7 +81,7 @@ A sandbox started with --no-request-log keeps none.`,
 				}
 				q.Set("since", t.Format(time.RFC3339Nano))
 			}
-			spec := tailSpec{path: "/_sandbox/logs", field: "entries", q: q, cols: LogColumns, noun: "requests"}
+			spec := tailSpec{path: "/_sandbox/logs", field: "entries", q: q, cols: LogColumns, noun: "requests", statuses: "every status"}
 			for _, name := range []string{"status", "path", "since"} {
 				if v := cmd.Flags().Lookup(name).Value.String(); v != "" {
 					spec.filters = append(spec.filters, name+" "+v)
@@ -107,9 +107,11 @@ func validStatusFilter(st string) bool {
 }
 
 // LogColumns are the columns of `sandbox logs` in format: the time of
-// day, the method and the status whole, the path (which holds ids)
-// wrapped after a "/" only, and the error message wrapped between words,
-// never wider than 60 cells; the latency and the merchant give way first.
+// day (with its date where the day changes), the method and the status
+// whole, the path (which holds ids) wrapped after a "/" only, and the
+// error message wrapped between words, never wider than 60 cells, under
+// its row when the line has no room for it; the latency and the merchant
+// give way first.
 func LogColumns(ios *output.IOStreams, format string) []output.Column {
 	return append(timeColumns(ios, format),
 		// The method and status are short and a row is read by them: never cut.
@@ -125,8 +127,9 @@ func LogColumns(ios *output.IOStreams, format string) []output.Column {
 		output.Column{Header: "PATH", Path: "path", Kind: output.Wrapped(output.KindID)},
 		output.Column{Header: "LATENCY", Kind: output.KindReference, Value: latencyCell},
 		// The message is what a 4xx is read for: free text that wraps
-		// between words, never cut, at most 60 cells wide.
-		output.Column{Header: "ERROR", Kind: output.Wrapped(output.KindText), Value: func(rec map[string]any) string {
+		// between words (an id in it whole), never cut, at most 60 cells
+		// wide, under its row on a narrow terminal.
+		output.Column{Header: "ERROR", Kind: output.Below(output.KindText), Value: func(rec map[string]any) string {
 			if f, _ := rec["fault"].(string); f != "" {
 				return faultCell(f, int(number(rec["committed_status"])))
 			}

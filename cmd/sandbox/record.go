@@ -212,7 +212,11 @@ func waitFor(ctx context.Context, f *cmdutil.Factory, command []string, baseURL 
 	fmt.Fprintf(f.IO.ErrOut, "running %s with BNPL_BASE_URL=%s\n", command[0], baseURL)
 	child := exec.Command(command[0], command[1:]...)
 	child.Env = append(os.Environ(), "BNPL_BASE_URL="+baseURL)
-	child.Stdin, child.Stdout, child.Stderr = f.IO.In, out, f.IO.ErrOut
+	child.Stdin, child.Stdout, child.Stderr = f.IO.In, out, f.IO.ChildErr()
+	if out == f.IO.Out {
+		// The terminal itself, so that the command fits its tables to it.
+		child.Stdout = f.IO.ChildOut()
+	}
 	if err := child.Start(); err != nil {
 		return cmdutil.Refuse("check the command's name and that it is on PATH", "cannot run %s: %v", command[0], err)
 	}

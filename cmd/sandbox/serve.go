@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"io"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/sandbox"
 )
 
@@ -132,7 +134,7 @@ func serveRun(cmd *cobra.Command, f *cmdutil.Factory, opts *ServeOptions) (err e
 	// as on Ctrl-C, the state closed and the ready file removed.
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
 	defer stop()
-	err = sandbox.Serve(ctx, so, f.IO.Out)
+	err = sandbox.Serve(ctx, so, bannerOut(f.IO))
 	switch {
 	case !errors.Is(err, syscall.EADDRINUSE):
 		return err
@@ -179,4 +181,14 @@ func (o *ServeOptions) setting(flag string) string {
 		return env
 	}
 	return "--" + flag
+}
+
+// bannerOut is where serve prints its banner: stdout, and on a terminal
+// each line too wide for it wrapped between words, going on under the
+// values (the dashboard's two URLs, the webhook rules).
+func bannerOut(ios *output.IOStreams) io.Writer {
+	if !ios.IsStdoutTTY() {
+		return ios.Out
+	}
+	return output.WrapWriter(ios.Out, ios.TerminalWidth, sandbox.BannerValueColumn)
 }

@@ -36,6 +36,7 @@ each with its risk:
       loopback. Off by default: it is for a sandbox in a container, whose
       clients come through the container's network. Risk: anyone who reaches
       the port can approve, reject and reset; warned about on stderr.
+
 --allow-host and --allow-remote-control, the earlier spellings of the last two,
 still work.
 

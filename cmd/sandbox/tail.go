@@ -45,13 +45,15 @@ func (o *listing) register(f *cmdutil.Factory, fl *pflag.FlagSet, what string) {
 
 // tailSpec is what a listing prints: the endpoint, the field holding the
 // records, the query, the columns, what the records are called (the noun
-// of "no requests match") and the filters in words.
+// of "no requests match"), the filters in words, and the statuses listed
+// when no filter names one (the scope "no requests match" gives then).
 type tailSpec struct {
 	path, field string
 	q           url.Values
 	cols        func(ios *output.IOStreams, format string) []output.Column
 	noun        string
 	filters     []string
+	statuses    string
 }
 
 // tail checks the flags and prints the records (see tail below).
@@ -204,13 +206,17 @@ func (t *tailer) latest(want int, follow bool) error {
 	return nil
 }
 
-// tell says on stderr when nothing matched, or not every record was shown.
+// tell says on stderr when nothing matched, in the one form of every list
+// ("no payments match (status authorized/closed)"), or that not every
+// record was shown.
 func (t *tailer) tell(shown, total int) {
 	switch {
-	case shown == 0 && len(t.spec.filters) > 0:
-		t.f.Noticef("no %s match (%s)", t.spec.noun, strings.Join(t.spec.filters, ", "))
 	case shown == 0:
-		t.f.Noticef("no %s recorded yet", t.spec.noun)
+		scope := t.spec.filters
+		if !slices.ContainsFunc(scope, func(f string) bool { return strings.HasPrefix(f, "status ") }) {
+			scope = append([]string{t.spec.statuses}, scope...)
+		}
+		t.f.Noticef("no %s match (%s)", t.spec.noun, strings.Join(scope, ", "))
 	case total > shown:
 		t.f.Noticef("showing %d of %d; --all for every one, or --limit %d", shown, total, total)
 	}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,9 @@ type Options struct {
 	// Progress, when set, gets one line per step as it ends, with the
 	// hint of a failed one (a terminal watching a slow run).
 	Progress io.Writer
+	// Width, when set, is how wide the terminal Progress writes to is: a
+	// step whose line would be wider has its detail on the line below.
+	Width func() int
 	// ErrOut gets, after the run, each failed step with its hint (unless
 	// Progress showed them already) and the counts line.
 	ErrOut io.Writer
@@ -94,7 +98,7 @@ left half-done in a live account.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.IO.IsStderrTTY() && !f.Global.Quiet {
-				opts.Progress = f.IO.ErrOut
+				opts.Progress, opts.Width = f.IO.ErrOut, f.IO.ErrWidth
 			}
 			opts.ErrOut, opts.Quiet, opts.StdoutTTY = f.IO.ErrOut, f.Global.Quiet, f.IO.IsStdoutTTY()
 			opts.ScriptErrors = f.IO.ScriptErrorsOn()
@@ -171,7 +175,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 
-	s := &smoker{client: client, target: t, now: o.Now, progress: o.Progress}
+	s := &smoker{client: client, target: t, now: o.Now, progress: o.Progress, width: o.Width}
 	rep := s.run(ctx)
 
 	if o.JUnit != "" {
@@ -296,6 +300,7 @@ type smoker struct {
 	target   *config.Target
 	now      func() time.Time
 	progress io.Writer
+	width    func() int
 
 	steps  []*Step
 	passed map[string]bool
@@ -405,7 +410,17 @@ func (s *smoker) report(st *Step) {
 	if st.Message != "" {
 		text = st.Message
 	}
-	fmt.Fprintf(s.progress, "smoke: %-28s %-7s %6.3fs  %s\n", st.Name, st.Result, st.Duration.Seconds(), text)
+	line := fmt.Sprintf("smoke: %-28s %-7s %6.3fs", st.Name, st.Result, st.Duration.Seconds())
+	switch {
+	case text == "":
+	case s.width != nil && displaywidth.String(line)+2+displaywidth.String(text) > s.width():
+		// On a line of its own under the step's name, where it wraps
+		// without breaking the columns of the steps.
+		line += "\n       " + text
+	default:
+		line += "  " + text
+	}
+	fmt.Fprintln(s.progress, line)
 	if st.Result == resultFailed && st.Hint != "" {
 		fmt.Fprintf(s.progress, "  hint: %s\n", secret.PrintableLine(st.Hint))
 	}

@@ -44,9 +44,10 @@ func newAddCmd(f *cmdutil.Factory, run func(context.Context, *AddOptions) error)
 	cmd := &cobra.Command{
 		Use:   "add <url>",
 		Short: "Register a payment webhook",
-		Long: `Register a payment webhook. The URL is checked and normalised first (see bnpl
-webhooks --help). The webhook receives test-mode notifications when registered with a
-test key and live ones with a live key; --test or --test=false says so explicitly.`,
+		Long: `Register a payment webhook. The URL is checked and normalised first (see
+bnpl webhooks --help). The webhook receives test-mode notifications when registered
+with a test key and live ones with a live key; --test or --test=false says so
+explicitly.`,
 		Example: `  bnpl webhooks add https://example.com/hooks/bnpl
   printf '%s\n' "$HOOK_SECRET" | bnpl webhooks add https://example.com/hooks/bnpl --header-title X-Hook --header-value-stdin
   bnpl webhooks add https://example.com/hooks/bnpl --live --header-title X-Hook --header-value-env HOOK_SECRET`,

@@ -76,6 +76,27 @@ func (s *IOStreams) ScriptErrors() {
 	s.ErrOut = io.Discard
 }
 
+// ChildOut is the stdout to hand a command bnpl runs (sandbox record --
+// CMD): the process's own, so that a command on a terminal knows it is on
+// one and fits its output to it, rather than a pipe through the writer
+// that watches stdout; Out when that is not the process's stdout.
+func (s *IOStreams) ChildOut() io.Writer {
+	if f, ok := s.rawOut.(*os.File); ok && s.Out == s.watchedOut {
+		return f
+	}
+	return s.Out
+}
+
+// ChildErr is the stderr to hand a command bnpl runs, as ChildOut is its
+// stdout: the terminal itself rather than the writer that wraps lines for
+// it; ErrOut when that is not the process's stderr (ScriptErrors).
+func (s *IOStreams) ChildErr() io.Writer {
+	if f, ok := s.rawErr.(*os.File); ok && s.report == nil {
+		return f
+	}
+	return s.ErrOut
+}
+
 // ScriptErrorsOn reports whether ScriptErrors is in force.
 func (s *IOStreams) ScriptErrorsOn() bool { return s.report != nil }
 

@@ -74,8 +74,8 @@ func emptyColumn(rows [][]string, i int) bool {
 // mode does when a result is wider than the terminal: one block per row,
 // a "FIELD  value" line per column (every column, none cut or left out),
 // a blank line between blocks. A value too long for its line wraps
-// between words under itself; one that cannot (a long URL) starts on the
-// next line. No line is wider than the terminal but a word wider than it.
+// between words (JSON between members) under itself; one that cannot (a
+// long URL) starts on the next line. No line is wider than the terminal but a word wider than it.
 func (s *Stream) renderRecords() error {
 	headers := s.tableHeaders()
 	labelWidth := 0
@@ -134,7 +134,11 @@ func recordLines(value string, col, total int) (lines []string, indent int) {
 		return []string{value}, col
 	}
 	fitsWords := room >= minTextWidth
-	for _, word := range strings.Fields(value) {
+	words := strings.Fields(value)
+	if isJSONCell(value) {
+		words = jsonPieces(value)
+	}
+	for _, word := range words {
 		fitsWords = fitsWords && displaywidth.String(word) <= room
 	}
 	if fitsWords {

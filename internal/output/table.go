@@ -46,6 +46,10 @@ type colPlan struct {
 	// word is the widest word of a wrapped column's cells (a URL).
 	word   int
 	capped bool // a view's wrapped text: at most maxWrapWidth wide
+	// dated: a time the view marks Wrapped, whose cells are a time of
+	// day, with the date before it where the day changes (sandbox logs):
+	// it is narrowed to the date first, and widened only to be whole.
+	dated bool
 }
 
 // wholeBit marks a kind shown whole: never dropped nor shortened.
@@ -68,8 +72,8 @@ const (
 )
 
 // minBelowWidth is the narrowest a column that may go under its row is
-// made in the line when that breaks a word of it (a URL); narrower, it
-// goes under the row, where it has the terminal's width.
+// made in the line (see belowFloor); narrower, it goes under the row,
+// where it has the terminal's width.
 const minBelowWidth = 32
 
 // Wrapped marks a column kind whose cells wrap onto more lines, between
@@ -135,6 +139,7 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 		// (--columns) wraps in its place, but ids and amounts, which are
 		// never broken.
 		c.spillable = kinds[i]&belowBit != 0
+		c.dated = kinds[i]&wrapBit != 0 && c.kind == KindTime
 		c.capped = c.wrap && c.kind != KindID
 		if c.pinned && !c.whole && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney {
 			c.wrap = true
@@ -236,7 +241,15 @@ func (pl *planner) restore(i, full int, header string) {
 		}
 		return
 	}
-	if spare := pl.total - pl.need(); spare > 0 {
+	spare := pl.total - pl.need()
+	switch {
+	case c.dated:
+		// A date over its time of day: on one line, or as narrow as it
+		// was made (see narrowWrapped).
+		if spare >= full-c.width {
+			c.width = full
+		}
+	case spare > 0:
 		c.width += min(spare, full-c.width)
 	}
 }

@@ -104,16 +104,23 @@ func (pl *planner) shrink(headers []string, rows [][]string, allDates []bool) {
 // narrowWrapped narrows the shown wrapped columns, rightmost first, as far
 // as the table needs and no further than minWrapWidth (or their minimum);
 // with all set, a column that may go under its row no further either, the
-// others to their minimum.
+// others to their minimum. A wrapped time (a date over its time of day,
+// on the rows where the day changes) narrows first, to its date: it costs
+// a line on those rows alone.
 func (pl *planner) narrowWrapped(all bool) {
+	for i := range pl.plan {
+		if c := &pl.plan[i]; c.show && c.dated && !pl.fits() {
+			c.width = max(c.min, c.width-(pl.need()-pl.total))
+		}
+	}
 	for i := len(pl.plan) - 1; i >= 0; i-- {
 		c := &pl.plan[i]
-		if !c.show || !c.wrap || pl.fits() {
+		if !c.show || !c.wrap || c.dated || pl.fits() {
 			continue
 		}
 		floor := max(c.min, min(pl.full[i], minWrapWidth))
 		if !all {
-			floor = max(floor, c.belowFloor())
+			floor = max(floor, c.belowFloor(pl.full[i]))
 		}
 		if all && !c.spillable {
 			floor = c.min
@@ -123,14 +130,26 @@ func (pl *planner) narrowWrapped(all bool) {
 }
 
 // belowFloor is the narrowest a column that may go under its row is
-// made in the line when a word of it (a URL) would be broken there: it
-// goes under the row, where it has the terminal's width, rather than into
-// a column that parts a URL from its host. 0 for any other column.
-func (c *colPlan) belowFloor() int {
-	if !c.spillable || c.word <= minWrapWidth {
+// made in the line, full being its width uncut. Text: minBelowWidth, or
+// its widest word when wider (an id in a detail, up to maxWrapWidth), or
+// all of it when narrower; narrower than that, it would run down the
+// right edge a few words a line, or part an id inside it. Narrower than
+// its floor, a column goes under the row instead, where it has the
+// terminal's width. 0 for any other column.
+func (c *colPlan) belowFloor(full int) int {
+	switch {
+	case !c.spillable:
 		return 0
+	case c.kind == KindID:
+		// A URL or an id breaks after a "/" only: it keeps the line with
+		// minBelowWidth, or less when no word of it is wider than
+		// minWrapWidth.
+		if c.word <= minWrapWidth {
+			return 0
+		}
+		return min(c.word, minBelowWidth)
 	}
-	return min(c.word, minBelowWidth)
+	return min(full, max(minBelowWidth, min(c.word, maxWrapWidth)))
 }
 
 // spillBelow sends the columns that may go under their row there,
@@ -153,20 +172,27 @@ func (pl *planner) unspill() {
 			continue
 		}
 		c.show, c.spill = true, false
-		c.width = max(c.min, min(pl.full[i], minWrapWidth), c.belowFloor())
+		c.width = max(c.min, min(pl.full[i], minWrapWidth), c.belowFloor(pl.full[i]))
 		if !pl.fits() {
 			c.show, c.spill = false, true
 		}
 	}
 }
 
-// settleBelow gives wrapped columns what room is left, and sets the width
-// of what stays under the rows: from the second column to the edge.
+// settleBelow gives wrapped columns what room is left, a wrapped time
+// (a date over its time of day) last and only all it needs to be on one
+// line, and sets the width of what stays under the rows: from the second
+// column to the edge.
 func (pl *planner) settleBelow() {
 	plan := pl.plan
 	for i := range plan {
-		if c := &plan[i]; c.show && c.wrap && pl.fits() {
+		if c := &plan[i]; c.show && c.wrap && !c.dated && pl.fits() {
 			c.width += min(pl.total-pl.need(), pl.full[i]-c.width)
+		}
+	}
+	for i := range plan {
+		if c := &plan[i]; c.show && c.dated && pl.total-pl.need() >= pl.full[i]-c.width {
+			c.width = pl.full[i]
 		}
 	}
 	for i := range plan {

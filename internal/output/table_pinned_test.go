@@ -1,8 +1,11 @@
 package output
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/clipperhouse/displaywidth"
 )
 
 // A column named in --columns is never dropped: text is cut as far as its
@@ -162,5 +165,100 @@ func TestBelowIDStaysWithinTheTerminal(t *testing.T) {
 		if len([]rune(line)) > 80 {
 			t.Errorf("line wider than 80: %q", line)
 		}
+	}
+}
+
+// A timeline's detail stays beside its row only with room to be read
+// there: never a narrow strip down the right edge a few words a line, nor
+// a column that parts a capture's reference id. Under its row it has the
+// width of the terminal.
+func TestBelowColumnsTakeTheRoomUnderTheirRow(t *testing.T) {
+	headers := []string{"AT", "EVENT", "AMOUNT", "ID", "DETAIL"}
+	kinds := []Kind{Whole(KindTime), Below(KindID), KindMoney, KindID, Below(KindText)}
+	words := [][]string{
+		{"2026-11-22 10:00:00Z", "created", "1000.00 AED", "", "checkout session opened by the customer at the shop"},
+		{"2026-11-22 10:05:00Z", "captured", "1000.00 AED", "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "reference shoes; the customer picked the order up"},
+	}
+	ids := [][]string{
+		{"2026-11-22 10:05:00Z", "captured", "100.00 AED", "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "reference 1b7c8ec2-de97-4af0-a068-754c3eedc52f; shoes"},
+		{"2026-11-22 10:06:00Z", "closed", "", "", "900.00 AED not captured"},
+	}
+	for _, rows := range [][][]string{words, ids} {
+		for _, width := range []int{100, 110, 120, 125} {
+			plan := planTable(headers, rows, kinds, width, true)
+			var b strings.Builder
+			if err := renderTable(&b, &ColorScheme{}, headers, rows, plan, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			if d := plan[4]; d.show && d.width < minBelowWidth {
+				t.Errorf("at %d: DETAIL in the line %d cells wide:\n%s", width, d.width, got)
+			}
+			if strings.Contains(rows[0][4], "1b7c8ec2") && !strings.Contains(got, "1b7c8ec2-de97-4af0-a068-754c3eedc52f") {
+				t.Errorf("at %d: the reference id is broken:\n%s", width, got)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+				if len([]rune(line)) > width {
+					t.Errorf("at %d: line wider: %q", width, line)
+				}
+			}
+		}
+	}
+}
+
+// A nested field shown as JSON (--columns buyer) wraps after a "," between
+// its members, in a table's column and in records alike, never at a space
+// inside a string: "Layla Haddad" is not read as "Layla" and a stray
+// "Haddad".
+func TestJSONCellsWrapBetweenMembers(t *testing.T) {
+	rec := json.RawMessage(`{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","buyer":{"dob":"1990-04-12","email":"otp.success@tabby.ai","name":"Layla Haddad","phone":"+971500000001"},"description":"a pair of trail running shoes, size 42, and two insulated water bottles of 750 ml"}`)
+	for _, tc := range []struct {
+		width   int
+		columns []string
+	}{
+		{80, []string{"id", "buyer"}},
+		{60, []string{"id", "buyer", "description"}}, // records
+	} {
+		tp := newTestPrinter(t, true, tc.width, Options{Columns: tc.columns})
+		if err := tp.p.List(nil, []json.RawMessage{rec}); err != nil {
+			t.Fatal(err)
+		}
+		got := tp.out.String()
+		for _, whole := range []string{`"name":"Layla Haddad",`, `"email":"otp.success@tabby.ai",`} {
+			if !strings.Contains(got, whole) {
+				t.Errorf("at %d, %q is not whole on one line:\n%s", tc.width, whole, got)
+			}
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if w := displaywidth.String(line); w > tc.width {
+				t.Errorf("at %d: a line %d wide: %q", tc.width, w, line)
+			}
+		}
+	}
+	// A member wider than the line breaks after its name; a string wider
+	// than the line is the only thing split.
+	got := wrapJSON(`{"reference_id":"SKU-TRS-42","title":"Trail running shoes"}`, 20)
+	if want := `{"reference_id":|"SKU-TRS-42",|"title":|"Trail running shoes|"}`; strings.Join(got, "|") != want {
+		t.Errorf("wrapJSON at 20: %q", got)
+	}
+}
+
+// An id written in free text (a request quoted in a difference) is never
+// broken at its hyphens: the column is at least as wide as the id, or the
+// table is shown as records.
+func TestIDsInTextStayWhole(t *testing.T) {
+	const id = "349b37d3-cef0-4089-b71a-ca4294561da6"
+	cell := `"POST /api/v2/payments/` + id + `/captures"`
+	if m := wrapMinimum("RECORDED", [][]string{{cell}}, 0, KindText); m < len(id)+1 {
+		t.Errorf("minimum %d: narrower than the id and its slash", m)
+	}
+	for _, width := range []int{38, 60} {
+		got := strings.Join(wrapCell(cell, width), "\n")
+		if !strings.Contains(got, id) {
+			t.Errorf("at %d the id is broken:\n%s", width, got)
+		}
+	}
+	if got := wrapPieces("ORDER-2026-004711 "+id, KindText); strings.Join(got, "|") != "ORDER-|2026-004711 |"+id {
+		t.Errorf("pieces %q", got)
 	}
 }

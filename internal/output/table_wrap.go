@@ -1,7 +1,10 @@
 package output
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/clipperhouse/displaywidth"
 )
@@ -12,18 +15,23 @@ import (
 // id-like column (a request path) break only after a "/", so its minimum
 // is its widest piece: an id inside it stays whole on one line.
 func wrapMinimum(header string, rows [][]string, i int, k Kind) int {
-	widest, piece := 0, 0
+	widest, piece, id := 0, 0, 0
 	for _, row := range rows {
 		if i >= len(row) {
 			continue
 		}
 		widest = max(widest, displaywidth.String(row[i]))
 		for _, p := range wrapPieces(row[i], k) {
-			piece = max(piece, displaywidth.String(strings.TrimSpace(p)))
+			w := displaywidth.String(strings.TrimSpace(p))
+			piece = max(piece, w)
+			if uuidPattern().MatchString(p) {
+				id = max(id, w)
+			}
 		}
 	}
-	// A word is not split while it is no wider than maxWordWidth.
-	m := min(widest, max(minWrapNarrow, min(piece, maxWordWidth)))
+	// A word is not split while it is no wider than maxWordWidth, nor an
+	// id in free text (a request quoted in a difference) at all.
+	m := max(min(widest, max(minWrapNarrow, min(piece, maxWordWidth))), id)
 	if k == KindID {
 		m = max(m, piece)
 	}
@@ -48,10 +56,26 @@ func widestWord(rows [][]string, i int) int {
 // whatever the room; a wider one may be split.
 const maxWordWidth = 20
 
+// uuidPattern matches an id as the service and the sandbox write them.
+var uuidPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+})
+
+// inSpan reports whether offset i lies inside one of spans.
+func inSpan(spans [][]int, i int) bool {
+	for _, sp := range spans {
+		if i >= sp[0] && i < sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
 // wrapPieces splits s where a wrapped line may break: after each space,
 // after each "/" (a path or URL) but in a time, after each "," (JSON), and
-// after each "-" but in a time, an id, or between two digits (a date, the
-// "2026-004711" of a reference "ORDER-2026-004711").
+// after each "-" but in a time, an id (of an id column, or one written in
+// text), or between two digits (a date, the "2026-004711" of a reference
+// "ORDER-2026-004711").
 func wrapPieces(s string, k Kind) []string {
 	breaks := " /-,"
 	switch k {
@@ -60,9 +84,16 @@ func wrapPieces(s string, k Kind) []string {
 	case KindID, KindLinkID:
 		breaks = " /"
 	}
+	var ids [][]int
+	if strings.IndexByte(breaks, '-') >= 0 {
+		ids = uuidPattern().FindAllStringIndex(s, -1)
+	}
 	var pieces []string
 	start := 0
 	for i := 0; i < len(s); i++ {
+		if s[i] == '-' && inSpan(ids, i) {
+			continue
+		}
 		if strings.IndexByte(breaks, s[i]) >= 0 && !(s[i] == '-' && isDigitAt(s, i-1) && isDigitAt(s, i+1)) {
 			pieces = append(pieces, s[start:i+1])
 			start = i + 1
@@ -75,8 +106,12 @@ func wrapPieces(s string, k Kind) []string {
 }
 
 // wrapCell breaks s into lines of at most width cells, between words; a
-// word wider than a line is split as breakWord says.
+// word wider than a line is split as breakWord says. JSON breaks between
+// its members instead (wrapJSON).
 func wrapCell(s string, width int) []string {
+	if isJSONCell(s) {
+		return wrapJSON(s, width)
+	}
 	var lines []string
 	cur, curW := "", 0
 	for _, word := range cellWords(s, width) {
@@ -122,4 +157,96 @@ func cellWords(s string, width int) []string {
 		}
 	}
 	return words
+}
+
+// isJSONCell reports whether a cell holds a JSON object or array (a
+// record's nested field shown as it is, --columns buyer).
+func isJSONCell(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	open, end := s[0], s[len(s)-1]
+	return (open == '{' && end == '}' || open == '[' && end == ']') && json.Valid([]byte(s))
+}
+
+// jsonPieces splits a JSON text after each "," between members or
+// elements, the places a line may break without a reader taking a string
+// cut in two for two values. A "," inside a string is not one of them.
+func jsonPieces(s string) []string {
+	var pieces []string
+	inString, escaped := false, false
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == ',':
+			pieces = append(pieces, s[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		pieces = append(pieces, s[start:])
+	}
+	return pieces
+}
+
+// wrapJSON breaks a JSON text into lines of at most width cells, after a
+// "," between members (see jsonPieces), never at a space inside a string.
+// A member wider than a line breaks after its name's ":"; only a string
+// wider than a line itself is split, as breakWord says.
+func wrapJSON(s string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, piece := range jsonPieces(s) {
+		for displaywidth.String(piece) > width {
+			if cur != "" {
+				lines = append(lines, cur)
+				cur = ""
+			}
+			head := jsonHead(piece, width)
+			lines = append(lines, head)
+			piece = piece[len(head):]
+		}
+		if cur != "" && displaywidth.String(cur)+displaywidth.String(piece) > width {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		cur += piece
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// jsonHead is the longest head of a JSON piece no wider than width that
+// ends after a ":" outside a string (a member's name); else what
+// breakWord gives.
+func jsonHead(piece string, width int) string {
+	inString, escaped := false, false
+	cut := 0
+	for i := 0; i < len(piece); i++ {
+		if displaywidth.String(piece[:i+1]) > width {
+			break
+		}
+		switch c := piece[i]; {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == ':':
+			cut = i + 1
+		}
+	}
+	if cut > 0 {
+		return piece[:cut]
+	}
+	return breakWord(piece, width)
 }

@@ -16,9 +16,10 @@ import (
 // own indent.
 //
 // Some runs of words are never parted (see units): an amount and its
-// currency ("200.00 AED"), a bnpl command ("bnpl payments get"), a flag
-// and its value ("--reference-id ID"), a date and its time of day, and a
-// short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
+// currency ("200.00 AED"), a number and its unit ("64 KiB"), a method and
+// its path ("GET /api/v2/payments/…"), a bnpl
+// command ("bnpl payments get"), a flag and its value ("--reference-id
+// ID", "-o json"), a date and its time of day, and a short quoted span ('bnpl payments list --buyer NAME'). An id, a flag or
 // "order:REF" is one word, so it is never broken either. Only a word wider
 // than the whole line is split, where a path or a list would break (after a
 // "/" or a ","), so that no line is wider than width.
@@ -144,7 +145,9 @@ var hangLabels = []string{"error: ", "hint: ", "warning: ", "note: "}
 
 // hangOf is where the lines a wrapped line goes on over start: under the
 // message of a labelled line ("hint: run …"), under the text after a
-// badge set off by two spaces ("LIVE  …"), else under the line's indent.
+// badge set off by two spaces ("LIVE  …"); an indented line (an item of a
+// list: "  line 2: …") two further in, so that what it goes on with is not
+// read as the next item; else at the margin.
 func hangOf(line string) int {
 	plain := stripEscapes(line)
 	indent := len(plain) - len(strings.TrimLeft(plain, " "))
@@ -160,7 +163,10 @@ func hangOf(line string) int {
 		}
 		return displaywidth.String(plain[:j])
 	}
-	return indent
+	if indent > 0 {
+		return indent + 2
+	}
+	return 0
 }
 
 // fitUnit gives a unit as pieces no wider than room: the unit itself when
@@ -212,8 +218,8 @@ func breakWord(w string, width int) string {
 func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
 
 // units splits text into the runs that a line may break between: words,
-// but an amount with its currency, a bnpl command with its noun and verb,
-// a flag with its value, a date with its time and a short quoted span are
+// but an amount with its currency, a number with its unit, a bnpl command
+// with its noun and verb, a flag with its value, a date with its time and a short quoted span are
 // one unit each.
 func units(text string) []string {
 	words := strings.Fields(text)
@@ -229,6 +235,15 @@ func units(text string) []string {
 			}
 		case isAmount(w) && i+1 < len(words) && isCurrency(words[i+1]),
 			isCurrency(w) && i+1 < len(words) && isAmount(words[i+1]):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
+		case isAmount(w) && i+1 < len(words) && isUnit(words[i+1]),
+			isShortFlag(w) && i+1 < len(words) && isCommandWord(words[i+1]):
+			out = append(out, w+" "+words[i+1])
+			i++
+			continue
+		case isMethod(w) && i+1 < len(words) && strings.HasPrefix(words[i+1], "/"):
 			out = append(out, w+" "+words[i+1])
 			i++
 			continue
@@ -253,6 +268,33 @@ func units(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isMethod reports whether w is an HTTP method, which a line keeps with
+// the path after it ("GET /api/v2/payments/…").
+func isMethod(w string) bool {
+	switch w {
+	case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD":
+		return true
+	}
+	return false
+}
+
+// isUnit reports whether w is a unit a number is read with ("64 KiB",
+// "4 minutes"), perhaps followed by punctuation.
+func isUnit(w string) bool {
+	switch strings.TrimRight(w, ".,;:)?!") {
+	case "B", "KiB", "MiB", "GiB", "KB", "MB", "GB", "bytes", "ms", "seconds", "minutes", "hours", "days", "rows":
+		return true
+	}
+	return false
+}
+
+// isShortFlag reports whether w is a one-letter flag ("-o", "(-L"), which
+// a line keeps with the word after it, its value ("-o json").
+func isShortFlag(w string) bool {
+	w = strings.TrimLeft(w, "(`'\"")
+	return len(w) == 2 && w[0] == '-' && (w[1] >= 'a' && w[1] <= 'z' || w[1] >= 'A' && w[1] <= 'Z')
 }
 
 // isDate reports whether w is a date as times are shown ("2026-11-27"),
@@ -417,6 +459,16 @@ func stripEscapes(s string) string {
 type wrappedWriter struct {
 	w     io.Writer
 	width func() int
+	// hang, when set, is where every wrapped line goes on (a banner's
+	// values); else each line's own hanging indent (hangOf).
+	hang *int
+}
+
+// WrapWriter wraps each line written to w as Wrap does at width(), but
+// with its continuation lines at column hang: for a block of "label
+// value" lines whose values start at hang (the banner of sandbox serve).
+func WrapWriter(w io.Writer, width func() int, hang int) io.Writer {
+	return &wrappedWriter{w: w, width: width, hang: &hang}
 }
 
 func (ww *wrappedWriter) Write(p []byte) (int, error) {
@@ -432,7 +484,11 @@ func (ww *wrappedWriter) Write(p []byte) (int, error) {
 		if i >= 0 {
 			seg = s[:i]
 		}
-		out.WriteString(Wrap(seg, width))
+		if ww.hang != nil {
+			out.WriteString(WrapLine(seg, width, *ww.hang))
+		} else {
+			out.WriteString(Wrap(seg, width))
+		}
 		if i < 0 {
 			break
 		}

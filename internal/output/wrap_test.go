@@ -28,6 +28,10 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 			[]string{"2026-11-27 22:35:53Z;"}},
 		{"currency first", "refund of at most KWD 75.500 left on this payment, then it is refunded in full", 20,
 			[]string{"KWD 75.500"}},
+		{"short flag and value", "dispute no request opened is opened (and moved to the status a read shows). -o json lists them", 78,
+			[]string{"-o json"}},
+		{"number and unit", "The sandbox keeps the last 10,000 requests in its state, with the bodies (at most 64 KiB each)", 85,
+			[]string{"64 KiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Wrap(tc.text, tc.width)
@@ -51,6 +55,16 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 func TestWrapHangsUnderTheMessage(t *testing.T) {
 	got := Wrap("hint: list the payments of this buyer with bnpl payments list --buyer layla", 40)
 	want := "hint: list the payments of this buyer\n      with bnpl payments list\n      --buyer layla"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// An item of a list goes on two further in than it starts, and a
+	// method stays with its path: what goes on is not read as the next
+	// item.
+	got = Wrap("  line 2: payment_id: cannot be read: GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no such payment", 80)
+	want = "  line 2: payment_id: cannot be read:\n" +
+		"    GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no\n" +
+		"    such payment"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

@@ -187,8 +187,15 @@ func (ls *listening) note(region string, addr net.Addr, allowHosts []string) {
 	}
 }
 
+// BannerValueColumn is the column where the values of the banner's lines
+// start, after their labels ("  dashboard         ").
+const BannerValueColumn = 20
+
 // printBanner says where the sandbox answers, what it injects, and the
 // merchants with their keys.
+//
+// Its values start at BannerValueColumn, so that a terminal too narrow for
+// a line goes on with it there (output.WrapWriter).
 func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox, where Listening) {
 	shown := where.URLs
 	fmt.Fprintf(out, "bnpl sandbox is running\n")
