@@ -89,11 +89,7 @@ func TestSandboxResetAsksAboutTheSandboxItFollows(t *testing.T) {
 
 func TestCheckoutOpenOnTerminal(t *testing.T) {
 	env := ptyEnv(t)
-	checkout, err := filepath.Abs("testdata/checkout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := bnplOut(t, env, "checkout", "create", "--file", checkout, "--jq", ".id")
+	id := bnplOut(t, env, "checkout", "create", "--file", checkoutFile(t), "--jq", ".id")
 	url := regexp.MustCompile(`http://127\.0\.0\.1:8700/_sandbox/hpp/` + id)
 
 	// No BROWSER and no display: nothing to open it with, so the URL.

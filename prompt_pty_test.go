@@ -185,13 +185,33 @@ func bnplOut(t *testing.T, env []string, args ...string) string {
 // approves it.
 func authorizedLivePayment(t *testing.T, env []string) string {
 	t.Helper()
+	return authorizedPaymentIn(t, env, "--live")
+}
+
+// authorizedPayment creates a checkout of testdata/checkout.json in test
+// mode and approves it, returning the payment's id.
+func authorizedPayment(t *testing.T, env []string) string {
+	t.Helper()
+	return authorizedPaymentIn(t, env)
+}
+
+// authorizedPaymentIn creates a checkout of testdata/checkout.json and
+// approves it, each command run with the flags given first (--live).
+func authorizedPaymentIn(t *testing.T, env []string, flags ...string) string {
+	t.Helper()
+	id := bnplOut(t, env, append(flags, "checkout", "create", "--file", checkoutFile(t), "--jq", ".payment.id")...)
+	bnplOut(t, env, append(flags, "sandbox", "approve", id, "-q")...)
+	return id
+}
+
+// checkoutFile is the absolute path of testdata/checkout.json.
+func checkoutFile(t *testing.T) string {
+	t.Helper()
 	checkout, err := filepath.Abs("testdata/checkout.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := bnplOut(t, env, "--live", "checkout", "create", "--file", checkout, "--jq", ".payment.id")
-	bnplOut(t, env, "--live", "sandbox", "approve", id)
-	return id
+	return checkout
 }
 
 const livePrompt = "Type yes to confirm: "

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,13 +12,8 @@ import (
 // with its message; --follow ends on Ctrl-C with 130.
 func TestSandboxLogsAndDeliveriesOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	checkout, err := filepath.Abs("testdata/checkout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	bnplOut(t, env, "webhooks", "add", "https://hooks.example.com/bnpl", "-q")
-	id := bnplOut(t, env, "checkout", "create", "--file", checkout, "--jq", ".payment.id")
-	bnplOut(t, env, "sandbox", "approve", id, "-q")
+	authorizedPayment(t, env)
 
 	logs := startPTY(t, env, "sandbox", "logs", "--time", "utc")
 	if code := logs.waitExit(20 * time.Second); code != 0 {

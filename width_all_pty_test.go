@@ -57,14 +57,9 @@ func TestEveryHelpFitsEightyColumnsOnPTY(t *testing.T) {
 // an amount, an id, a flag or a command is never parted over two lines.
 func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	checkout, err := filepath.Abs("testdata/checkout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A webhook, so that the sandbox records delivery attempts.
 	bnplOut(t, env, "webhooks", "add", "https://hooks.example.com/bnpl", "-q")
-	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
-	bnplOut(t, env, "sandbox", "approve", id, "-q")
+	id := authorizedPayment(t, env)
 	bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "-q")
 	live := authorizedLivePayment(t, env)
 	har := filepath.Join(t.TempDir(), "flow.har")
@@ -142,12 +137,7 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 // row rather than a strip of a few words a line beside it.
 func TestTimelineDetailHasRoomOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	checkout, err := filepath.Abs("testdata/checkout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
-	bnplOut(t, env, "sandbox", "approve", id, "-q")
+	id := authorizedPayment(t, env)
 	bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "--reference-id", "cap-1", "-q")
 	bnplOut(t, env, "payments", "close", id, "-q")
 	bnplOut(t, env, "payments", "refund", id, "--amount", "20.00", "--reference-id", "ref-1", "--reason", "one size too small, exchanged in store", "-q")

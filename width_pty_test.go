@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -230,12 +229,7 @@ func TestHelpFitsEightyColumnsOnPTY(t *testing.T) {
 // ids whole; a --columns list too wide even wrapped shows records.
 func TestTablesAtEightyColumnsOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	checkout, err := filepath.Abs("testdata/checkout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
-	bnplOut(t, env, "sandbox", "approve", id, "-q")
+	id := authorizedPayment(t, env)
 	capID := bnplOut(t, env, "payments", "capture", id, "--amount", "100.00", "--reference-id", "capture-for-the-shoes-and-the-jacket", "--jq", ".captures[0].id")
 	bnplExit(t, env, "payments", "get", "3fa85f64-5717-4562-b3fc-2c963f66afa6")
 
@@ -289,17 +283,12 @@ func TestTablesAtEightyColumnsOnPTY(t *testing.T) {
 // it, nor drawn among the rows.
 func TestPipedBuyerSearchLeavesNoProgressOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	checkout, err := filepath.Abs("testdata/checkout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// An authorized payment, which the search meets first, and two new
 	// ones it meets in a later set of statuses, after drawing its line
 	// again.
-	approved := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
-	bnplOut(t, env, "sandbox", "approve", approved, "-q")
+	authorizedPayment(t, env)
 	for range 2 {
-		bnplOut(t, env, "checkout", "create", "--input", checkout, "-q")
+		bnplOut(t, env, "checkout", "create", "--input", checkoutFile(t), "-q")
 	}
 	var rows bytes.Buffer
 	shown, code := onPTYAt(t, env, 80, &rows, "payments", "list", "--buyer", "layla")
@@ -319,13 +308,8 @@ func TestPipedBuyerSearchLeavesNoProgressOnPTY(t *testing.T) {
 // its reader prints on the same terminal.
 func TestPipedAPIPaginateLeavesNoProgressOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	checkout, err := filepath.Abs("testdata/checkout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for range 8 {
-		id := bnplOut(t, env, "checkout", "create", "--input", checkout, "--jq", ".payment.id")
-		bnplOut(t, env, "sandbox", "approve", id, "-q")
+		authorizedPayment(t, env)
 	}
 	// One item a page, read one page at a time: the records fill the
 	// output's buffer and reach the pipe while pages are still read.

@@ -93,20 +93,9 @@ func TestWrapHelpTextReflowsParagraphs(t *testing.T) {
 // ending in ":" or a next line starting "- " is still prose, not a heading
 // or a list, so a wrapped line's words are carried into it.
 func TestHelpProseIsFilled(t *testing.T) {
-	f, out, _ := testFactory(t)
-	f.IO.SetTerminalWidth(80)
-	root := newRoot(f, "")
-	var walk func(c *cobra.Command, path []string)
-	walk = func(c *cobra.Command, path []string) {
-		if c.Hidden {
-			return
-		}
-		out.Reset()
-		if code := Run(context.Background(), f, append(append([]string(nil), path...), "--help")); code != 0 {
-			t.Fatalf("%v --help: exit %d", path, code)
-		}
+	eachHelpAt80(t, func(path []string, help string) {
 		prev := ""
-		for _, line := range strings.Split(out.String(), "\n") {
+		for _, line := range strings.Split(help, "\n") {
 			if line == "" || line[0] == ' ' || isHelpHeading(line) {
 				prev = ""
 				continue
@@ -119,6 +108,26 @@ func TestHelpProseIsFilled(t *testing.T) {
 			}
 			prev = line
 		}
+	})
+}
+
+// eachHelpAt80 calls check with the help of every command that is not
+// hidden, written for a terminal 80 columns wide, and the command's path.
+func eachHelpAt80(t *testing.T, check func(path []string, help string)) {
+	t.Helper()
+	f, out, _ := testFactory(t)
+	f.IO.SetTerminalWidth(80)
+	root := newRoot(f, "")
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		out.Reset()
+		if code := Run(context.Background(), f, append(append([]string(nil), path...), "--help")); code != 0 {
+			t.Fatalf("%v --help: exit %d", path, code)
+		}
+		check(path, out.String())
 		for _, sub := range c.Commands() {
 			walk(sub, append(path, sub.Name()))
 		}
@@ -197,26 +206,11 @@ func TestWrapHelpTextLongestCommand(t *testing.T) {
 // its value, parted over two lines; a usage line going on at the indent of
 // a new usage line.
 func TestHelpHasNoSlips(t *testing.T) {
-	f, out, _ := testFactory(t)
-	f.IO.SetTerminalWidth(80)
-	root := newRoot(f, "")
-	var walk func(c *cobra.Command, path []string)
-	walk = func(c *cobra.Command, path []string) {
-		if c.Hidden {
-			return
-		}
-		out.Reset()
-		if code := Run(context.Background(), f, append(append([]string(nil), path...), "--help")); code != 0 {
-			t.Fatalf("%v --help: exit %d", path, code)
-		}
-		for _, slip := range helpSlips(out.String(), 80) {
+	eachHelpAt80(t, func(path []string, help string) {
+		for _, slip := range helpSlips(help, 80) {
 			t.Errorf("bnpl %s --help: %s", strings.Join(path, " "), slip)
 		}
-		for _, sub := range c.Commands() {
-			walk(sub, append(path, sub.Name()))
-		}
-	}
-	walk(root, nil)
+	})
 }
 
 // helpSlips lists the slips of a help wrapped at width (see

@@ -88,13 +88,21 @@ func wrapPieces(s string, k Kind) []string {
 	if strings.IndexByte(breaks, '-') >= 0 {
 		ids = uuidPattern().FindAllStringIndex(s, -1)
 	}
+	return cutAfter(s, func(i int) bool {
+		if s[i] == '-' && (inSpan(ids, i) || isDigitAt(s, i-1) && isDigitAt(s, i+1)) {
+			return false
+		}
+		return strings.IndexByte(breaks, s[i]) >= 0
+	})
+}
+
+// cutAfter splits s after each byte offset i for which cut(i) is true,
+// asked of every offset in order; the pieces joined are s.
+func cutAfter(s string, cut func(i int) bool) []string {
 	var pieces []string
 	start := 0
 	for i := 0; i < len(s); i++ {
-		if s[i] == '-' && inSpan(ids, i) {
-			continue
-		}
-		if strings.IndexByte(breaks, s[i]) >= 0 && !(s[i] == '-' && isDigitAt(s, i-1) && isDigitAt(s, i+1)) {
+		if cut(i) {
 			pieces = append(pieces, s[start:i+1])
 			start = i + 1
 		}
@@ -173,26 +181,31 @@ func isJSONCell(s string) bool {
 // elements, the places a line may break without a reader taking a string
 // cut in two for two values. A "," inside a string is not one of them.
 func jsonPieces(s string) []string {
-	var pieces []string
-	inString, escaped := false, false
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && c == ',':
-			pieces = append(pieces, s[start:i+1])
-			start = i + 1
-		}
+	var js jsonStrings
+	return cutAfter(s, func(i int) bool {
+		return js.outside(s[i]) && s[i] == ','
+	})
+}
+
+// jsonStrings follows a JSON text byte by byte, knowing whether the byte
+// is inside a string.
+type jsonStrings struct{ in, escaped bool }
+
+// outside takes c, the next byte of the text, and reports whether it is
+// outside every string (a quote itself is not).
+func (j *jsonStrings) outside(c byte) bool {
+	switch {
+	case j.escaped:
+		j.escaped = false
+		return false
+	case j.in && c == '\\':
+		j.escaped = true
+		return false
+	case c == '"':
+		j.in = !j.in
+		return false
 	}
-	if start < len(s) {
-		pieces = append(pieces, s[start:])
-	}
-	return pieces
+	return !j.in
 }
 
 // wrapJSON breaks a JSON text into lines of at most width cells, after a
@@ -228,20 +241,13 @@ func wrapJSON(s string, width int) []string {
 // ends after a ":" outside a string (a member's name); else what
 // breakWord gives.
 func jsonHead(piece string, width int) string {
-	inString, escaped := false, false
+	var js jsonStrings
 	cut := 0
 	for i := 0; i < len(piece); i++ {
 		if displaywidth.String(piece[:i+1]) > width {
 			break
 		}
-		switch c := piece[i]; {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && c == ':':
+		if js.outside(piece[i]) && piece[i] == ':' {
 			cut = i + 1
 		}
 	}
