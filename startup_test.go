@@ -26,9 +26,13 @@ func TestStartLinksNoCostlyInit(t *testing.T) {
 		t.Fatalf("go list gave an implausible package list: %d packages", len(deps))
 	}
 	for _, p := range deps {
-		for _, banned := range []string{"github.com/olekukonko/tablewriter", "github.com/mattn/go-runewidth"} {
+		for banned, instead := range map[string]string{
+			"github.com/olekukonko/tablewriter": "align columns with internal/output's alignColumns",
+			"github.com/mattn/go-runewidth":     "measure with internal/output's display widths",
+			"github.com/schollz/progressbar":    "draw progress with internal/bulk's bar",
+		} {
 			if p == banned || strings.HasPrefix(p, banned+"/") {
-				t.Errorf("bnpl links %s, whose init every start pays for; align columns with internal/output's alignColumns", p)
+				t.Errorf("bnpl links %s, whose init every start pays for; %s", p, instead)
 			}
 		}
 	}

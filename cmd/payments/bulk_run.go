@@ -170,6 +170,7 @@ func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowErr
 	if !d.Quiet {
 		o.Progress = d.IO.ErrOut
 		o.ProgressTTY = d.IO.IsStderrTTY() && !d.IO.PlainProgress()
+		o.ProgressWidth = d.IO.ErrWidth()
 		o.Notice = d.Notice
 	}
 	return o

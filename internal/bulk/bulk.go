@@ -228,11 +228,13 @@ type Options struct {
 	AllowRepeats bool
 
 	// Progress receives the progress display and the final summary line;
-	// nil shows nothing. ProgressTTY draws a bar instead of printing a
-	// summary line every SummaryEvery (default 2s).
-	Progress     io.Writer
-	ProgressTTY  bool
-	SummaryEvery time.Duration
+	// nil shows nothing. ProgressTTY draws a bar, fitted to a terminal
+	// ProgressWidth columns wide (0: 80), instead of printing a summary
+	// line every SummaryEvery (default 2s).
+	Progress      io.Writer
+	ProgressTTY   bool
+	ProgressWidth int
+	SummaryEvery  time.Duration
 	// Notice says what a person should know that is no row's outcome
 	// (which run this one waits for, journal records no row matches), as
 	// the command's other notices; nil writes it to Progress.

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
 )
 
 // defaultSummaryEvery is how often a run not on a terminal (a CI log, a
@@ -31,7 +29,7 @@ type progress struct {
 	// that counted its failure first but redrew last would leave the
 	// bar's final frame behind the summary.
 	barMu sync.Mutex
-	bar   *progressbar.ProgressBar
+	bar   *bar
 	stop  chan struct{}
 	wg    sync.WaitGroup
 }
@@ -42,16 +40,7 @@ func startProgress(o Options, total int) *progress {
 		return p
 	}
 	if o.ProgressTTY {
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription(string(o.Op)),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("rows"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-		)
+		p.bar = newBar(p.w, string(o.Op), total, o.ProgressWidth)
 		return p
 	}
 	every := o.SummaryEvery
@@ -92,9 +81,9 @@ func (p *progress) rowDone(failed bool) {
 	defer p.barMu.Unlock()
 	p.done.Add(1)
 	if failed {
-		p.bar.Describe(fmt.Sprintf("%s (%d failed)", p.op, p.failed.Add(1)))
+		p.bar.describe(fmt.Sprintf("%s (%d failed)", p.op, p.failed.Add(1)))
 	}
-	_ = p.bar.Add(1)
+	p.bar.add(1)
 }
 
 // around runs write, which writes a line on stderr, with the bar cleared
@@ -106,7 +95,7 @@ func (p *progress) around(write func()) {
 	}
 	p.barMu.Lock()
 	defer p.barMu.Unlock()
-	_ = p.bar.Clear()
+	p.bar.clear()
 	write()
 }
 
@@ -135,8 +124,9 @@ func (p *progress) finish(s Summary) {
 		return
 	}
 	if p.bar != nil {
-		_ = p.bar.Exit()
-		_ = p.bar.Clear()
+		p.barMu.Lock()
+		p.bar.clear()
+		p.barMu.Unlock()
 	}
 	fmt.Fprintf(p.w, "%s: %s\n", p.op, s)
 }

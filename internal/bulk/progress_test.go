@@ -70,3 +70,39 @@ func TestPlainProgressEveryTwoSecondsByDefault(t *testing.T) {
 		t.Fatalf("progress every %s, want 2s", every)
 	}
 }
+
+// The bar's frame fits the terminal less a column, however many rows and
+// failures it counts; where a bar would be too narrow to read, the counts
+// stand alone. A later, shorter frame covers the one before.
+func TestBarFitsTheTerminal(t *testing.T) {
+	for _, width := range []int{150, 80, 60, 40, 20} {
+		var out strings.Builder
+		b := newBar(&out, "refund", 100000, width)
+		b.describe("refund (12345 failed)")
+		b.start = b.start.Add(-90 * time.Second)
+		for _, n := range []int64{1, 49999, 50000} {
+			b.drawn = time.Time{}
+			b.add(n)
+			frame := b.frame(90 * time.Second)
+			if w := len([]rune(frame)); w > width-1 && width >= 60 {
+				t.Errorf("width %d: a frame of %d columns: %q", width, w, frame)
+			}
+			if !strings.Contains(frame, fmt.Sprintf("(%d/100000", b.done)) {
+				t.Errorf("width %d: the frame %q does not count %d rows", width, frame, b.done)
+			}
+		}
+		if width >= 80 && !strings.Contains(out.String(), "% |") {
+			t.Errorf("width %d: no bar drawn: %q", width, out.String())
+		}
+		frames := strings.Split(out.String(), "\r")
+		for i := 2; i < len(frames); i++ {
+			if len([]rune(frames[i])) < len([]rune(frames[i-1])) {
+				t.Errorf("width %d: frame %d (%q) leaves part of the one before (%q)", width, i, frames[i], frames[i-1])
+			}
+		}
+		b.clear()
+		if !strings.HasSuffix(out.String(), "\r") || b.shown != 0 {
+			t.Errorf("width %d: clear left %q", width, out.String())
+		}
+	}
+}
