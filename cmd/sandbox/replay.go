@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"time"
@@ -137,25 +136,10 @@ func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error 
 }
 
 func printReplay(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report) error {
-	if printer.IsJSON() {
-		b, err := json.Marshal(rep)
-		if err != nil {
-			return err
-		}
-		if err := printer.Object(b, nil); err != nil {
-			return err
-		}
-	} else if len(rep.Differences) > 0 {
-		records := make([]json.RawMessage, 0, len(rep.Differences))
-		for _, d := range rep.Differences {
-			b, _ := json.Marshal(d)
-			records = append(records, b)
-		}
-		cols := differenceColumns("recorded", "app")
-		cols[3].Path, cols[4].Path = "recorded", "app"
-		if err := printer.List(cols, records); err != nil {
-			return err
-		}
+	cols := differenceColumns("recorded", "app")
+	cols[3].Path, cols[4].Path = "recorded", "app"
+	if err := printDifferences(printer, rep, cols); err != nil {
+		return err
 	}
 	made := fmt.Sprintf("the app made %d of %d recorded request(s)", rep.Compared, rep.Exchanges)
 	if rep.Unexpected > 0 {

@@ -177,23 +177,8 @@ func differenceColumns(want, got string) []output.Column {
 // printReport prints the differences (the whole report with -o json) and
 // a summary on stderr.
 func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report) error {
-	if printer.IsJSON() {
-		b, err := json.Marshal(rep)
-		if err != nil {
-			return err
-		}
-		if err := printer.Object(b, nil); err != nil {
-			return err
-		}
-	} else if len(rep.Differences) > 0 {
-		records := make([]json.RawMessage, 0, len(rep.Differences))
-		for _, d := range rep.Differences {
-			b, _ := json.Marshal(d)
-			records = append(records, b)
-		}
-		if err := printer.List(differenceColumns("service", "sandbox"), records); err != nil {
-			return err
-		}
+	if err := printDifferences(printer, rep, differenceColumns("service", "sandbox")); err != nil {
+		return err
 	}
 	for _, n := range rep.Skipped {
 		if n.N > 0 {
@@ -212,6 +197,27 @@ func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 	f.Noticef("%s", played)
 	f.Noticef("%s", foundLine(rep))
 	return nil
+}
+
+// printDifferences prints a report's differences in cols on stdout, or
+// the whole report under -o json.
+func printDifferences(printer *output.Printer, rep *replay.Report, cols []output.Column) error {
+	if printer.IsJSON() {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		return printer.Object(b, nil)
+	}
+	if len(rep.Differences) == 0 {
+		return nil
+	}
+	records := make([]json.RawMessage, 0, len(rep.Differences))
+	for _, d := range rep.Differences {
+		b, _ := json.Marshal(d)
+		records = append(records, b)
+	}
+	return printer.List(cols, records)
 }
 
 // foundLine says how many differences remain, and how many were accepted.
