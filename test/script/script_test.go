@@ -1,4 +1,6 @@
-package main
+// Package script runs the script tests: testdata/*.txtar, each driving the
+// real bnpl (this test binary, on the PATH) against a sandbox it starts.
+package script
 
 import (
 	"bytes"
@@ -19,34 +21,25 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/zalando/go-keyring"
 
-	"github.com/bnpl-cli/bnpl/cmd"
-	"github.com/bnpl-cli/bnpl/internal/config"
-	"github.com/bnpl-cli/bnpl/internal/nodns"
+	"github.com/bnpl-cli/bnpl/test/internal/testbnpl"
 )
 
-// TestMain lets the test binary be the real bnpl inside scripts. No test,
-// and no bnpl a script runs, may look a name up in DNS, and its keychain is
-// never the operating system's: see scriptKeychain.
+// TestMain lets the test binary be the real bnpl inside scripts, and the
+// helper programs the scripts run beside it.
 func TestMain(m *testing.M) {
-	nodns.Install()
-	testscript.Main(m, map[string]func(){
-		"bnpl": func() {
-			useScriptKeychain(os.Getenv("TEST_KEYCHAIN"))
-			os.Exit(cmd.Execute())
-		},
+	testbnpl.Main(m, map[string]func(){
 		"echoserver": echoServer,
 		"statesql":   stateSQL,
 	})
 }
 
-// TestScripts runs testdata/script/*.txtar against the real binary. Each
+// TestScripts runs testdata/*.txtar against the real binary. Each
 // script gets its own home, config and state directories, and two free
 // loopback addresses ($AE_ADDR, $SA_ADDR) for a sandbox it starts itself.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir:                 "testdata",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
@@ -57,7 +50,7 @@ func TestScripts(t *testing.T) {
 			// A race-built bnpl would otherwise sleep a second at every exit.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			for _, k := range []string{"AE_ADDR", "SA_ADDR", "HOOK_ADDR"} {
-				addr, err := freeAddr()
+				addr, err := testbnpl.FreeAddr()
 				if err != nil {
 					return err
 				}
@@ -85,15 +78,18 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// examples is the repository's folder of example payloads and CSVs.
+var examples = filepath.Join("..", "..", "testdata")
+
 // copyExamples puts the repository's example payloads and CSVs in the
 // script's testdata folder, so scripts use the very files the README and
 // the guides name.
 func copyExamples(dst string) error {
-	files, err := filepath.Glob("testdata/*")
+	files, err := filepath.Glob(filepath.Join(examples, "*"))
 	if err != nil {
 		return err
 	}
-	fixtures, err := filepath.Glob("testdata/fixtures/*")
+	fixtures, err := filepath.Glob(filepath.Join(examples, "fixtures", "*"))
 	if err != nil {
 		return err
 	}
@@ -109,7 +105,7 @@ func copyExamples(dst string) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel("testdata", f)
+		rel, err := filepath.Rel(examples, f)
 		if err != nil {
 			return err
 		}
@@ -254,15 +250,6 @@ func untilExits(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("%s exited %d in each of %d tries, want %d", args[2], got, tries, want)
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("no free port: %w", err)
-	}
-	defer l.Close()
-	return strings.Replace(l.Addr().String(), "[::1]", "127.0.0.1", 1), nil
-}
-
 // stdout2env VAR sets VAR to the last command's stdout, trimmed, so that a
 // script can pass an id one command printed to the next.
 func stdoutToEnv(ts *testscript.TestScript, neg bool, args []string) {
@@ -270,90 +257,6 @@ func stdoutToEnv(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: stdout2env VAR")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
-}
-
-// useScriptKeychain gives the bnpl of a script a keychain that outlives the
-// process, as the real one does, without touching the machine's: mode is
-// the path of a JSON file of entries, "none" for a keychain that is not
-// there (the error the Secret Service gives on a headless machine), or
-// "hang" for one that never answers (the time-out is shortened so that the
-// script does not wait seconds). An empty mode still refuses the real
-// keychain.
-func useScriptKeychain(mode string) {
-	switch mode {
-	case "", "none":
-		config.UseKeychainStore(scriptKeychain{err: errors.New("The name org.freedesktop.secrets was not provided by any .service files")}, time.Second)
-	case "hang":
-		config.UseKeychainStore(scriptKeychain{hang: true}, 300*time.Millisecond)
-	default:
-		config.UseKeychainStore(scriptKeychain{path: mode}, time.Second)
-	}
-}
-
-// scriptKeychain is a config.KeychainStore kept in one JSON file.
-type scriptKeychain struct {
-	path string
-	err  error
-	hang bool
-}
-
-func (k scriptKeychain) load() (map[string]string, error) {
-	if k.hang {
-		select {}
-	}
-	if k.err != nil {
-		return nil, k.err
-	}
-	entries := map[string]string{}
-	b, err := os.ReadFile(k.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return entries, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return entries, json.Unmarshal(b, &entries)
-}
-
-func (k scriptKeychain) save(entries map[string]string) error {
-	b, err := json.MarshalIndent(entries, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(k.path, b, 0o600)
-}
-
-func (k scriptKeychain) Set(service, account, secret string) error {
-	entries, err := k.load()
-	if err != nil {
-		return err
-	}
-	entries[service+" "+account] = secret
-	return k.save(entries)
-}
-
-func (k scriptKeychain) Get(service, account string) (string, error) {
-	entries, err := k.load()
-	if err != nil {
-		return "", err
-	}
-	v, ok := entries[service+" "+account]
-	if !ok {
-		return "", keyring.ErrNotFound
-	}
-	return v, nil
-}
-
-func (k scriptKeychain) Delete(service, account string) error {
-	entries, err := k.load()
-	if err != nil {
-		return err
-	}
-	if _, ok := entries[service+" "+account]; !ok {
-		return keyring.ErrNotFound
-	}
-	delete(entries, service+" "+account)
-	return k.save(entries)
 }
 
 // htmlserver VAR starts a web server that is not the service: it answers

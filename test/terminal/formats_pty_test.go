@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/test/internal/testbnpl"
 )
 
 // These tests look at what a person sees on a terminal: the LIVE line of a
@@ -153,7 +155,7 @@ func TestStatusColourOnPTY(t *testing.T) {
 // one money format, whatever the sender wrote.
 func TestListenLineOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	addr, err := freeAddr()
+	addr, err := testbnpl.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}

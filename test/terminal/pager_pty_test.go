@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestPagerOnPTY(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := append(append([]string(nil), base...), "BNPL_PAGER="+pager+" --from-bnpl", "PAGER=/bin/false")
-	id, _ := bnplIn(t, env, "", "-q", "checkout", "create", "--input", "testdata/checkout.json", "--order", "PAGED-1", "--jq", ".payment.id")
+	id, _ := bnplIn(t, env, "", "-q", "checkout", "create", "--input", "../../testdata/checkout.json", "--order", "PAGED-1", "--jq", ".payment.id")
 	id = strings.TrimSpace(id)
 
 	// On a terminal: payments get goes through the pager, which gets the
@@ -97,7 +97,7 @@ func TestPagerStartsWithTheFirstRowOnPTY(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := append(append([]string(nil), base...), "BNPL_PAGER="+pager)
-	id := bnplOut(t, env, "-q", "checkout", "create", "--input", "testdata/checkout.json", "--jq", ".payment.id")
+	id := bnplOut(t, env, "-q", "checkout", "create", "--input", "../../testdata/checkout.json", "--jq", ".payment.id")
 
 	r := startPTY(t, env, "payments", "list", "--buyer", "nobody-at-all")
 	if code := r.waitExit(20 * time.Second); code != 0 {
@@ -138,7 +138,7 @@ func TestNoticeAfterThePagerOnPTY(t *testing.T) {
 	}
 	env := append(append([]string(nil), base...), "BNPL_PAGER="+pager)
 	for range 2 {
-		id := bnplOut(t, env, "-q", "checkout", "create", "--input", "testdata/checkout.json", "--jq", ".payment.id")
+		id := bnplOut(t, env, "-q", "checkout", "create", "--input", "../../testdata/checkout.json", "--jq", ".payment.id")
 		bnplOut(t, env, "-q", "sandbox", "approve", id)
 	}
 	r := startPTY(t, env, "payments", "list", "--limit", "1")

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 // fits, it is drawn.
 func TestCheckoutQRNarrowTerminalOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	session := bnplOut(t, env, "-q", "checkout", "create", "--input", "testdata/checkout.json", "--jq", ".id")
+	session := bnplOut(t, env, "-q", "checkout", "create", "--input", "../../testdata/checkout.json", "--jq", ".id")
 	url := "http://127.0.0.1:8700/_sandbox/hpp/" + session
 
 	shown, code := onPTYAt(t, env, 40, nil, "checkout", "qr", session)

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 // the time-out's own exit code.
 func TestWaitShowsItsProgressOnPTY(t *testing.T) {
 	env := ptyEnv(t)
-	id := bnplOut(t, env, "-q", "checkout", "create", "--input", "testdata/checkout.json", "--jq", ".payment.id")
+	id := bnplOut(t, env, "-q", "checkout", "create", "--input", "../../testdata/checkout.json", "--jq", ".payment.id")
 	r := startPTYAt(t, env, 80, "payments", "wait", id, "--status", "authorized", "--wait-timeout", "1s", "--interval", "100ms")
 	if code := r.waitExit(20 * time.Second); code != 13 {
 		t.Fatalf("exit %d, want 13:\n%s", code, r.output())

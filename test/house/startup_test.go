@@ -1,4 +1,4 @@
-package main
+package house
 
 import (
 	"os/exec"
@@ -17,7 +17,7 @@ func TestStartLinksNoCostlyInit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the go command is needed to list bnpl's packages: %v", err)
 	}
-	out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", "github.com/bnpl-cli/bnpl").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

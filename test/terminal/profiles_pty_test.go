@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"net/http"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/test/internal/testbnpl"
 )
 
 // These run the real bnpl on a pseudo-terminal (see prompt_pty_test.go):
@@ -19,11 +21,11 @@ import (
 // and returns its UAE address.
 func servedSandbox(t *testing.T, env []string) string {
 	t.Helper()
-	ae, err := freeAddr()
+	ae, err := testbnpl.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sa, err := freeAddr()
+	sa, err := testbnpl.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}

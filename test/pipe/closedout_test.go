@@ -1,4 +1,4 @@
-package main
+package pipe
 
 import (
 	"bytes"
@@ -15,8 +15,8 @@ import (
 // that a shell reports as 141. The read end is closed before bnpl starts,
 // so its first write fails whatever the machine's speed.
 func TestClosedStdoutExitsZero(t *testing.T) {
-	env := ptyEnv(t)
-	if out, err := runQuiet(env, "sandbox", "seed", "--file", "testdata/fixtures/every-state.yaml"); err != nil {
+	env := pipeEnv(t)
+	if out, err := runQuiet(env, "sandbox", "seed", "--file", "../../testdata/fixtures/every-state.yaml"); err != nil {
 		t.Fatalf("seed: %v\n%s", err, out)
 	}
 	for _, args := range [][]string{

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bytes"
@@ -207,7 +207,7 @@ func authorizedPaymentIn(t *testing.T, env []string, flags ...string) string {
 // checkoutFile is the absolute path of testdata/checkout.json.
 func checkoutFile(t *testing.T) string {
 	t.Helper()
-	checkout, err := filepath.Abs("testdata/checkout.json")
+	checkout, err := filepath.Abs("../../testdata/checkout.json")
 	if err != nil {
 		t.Fatal(err)
 	}

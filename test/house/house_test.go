@@ -1,4 +1,6 @@
-package main
+// Package house checks the house rules of the tree that a test can hold:
+// the size of functions and files, and what every start of bnpl links.
+package house
 
 import (
 	"bytes"
@@ -23,7 +25,7 @@ const (
 
 func TestFunctionsAndFilesAReaderCanHold(t *testing.T) {
 	fset := token.NewFileSet()
-	for _, root := range []string{"cmd", "internal"} {
+	for _, root := range []string{filepath.Join("..", "..", "cmd"), filepath.Join("..", "..", "internal")} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return err
