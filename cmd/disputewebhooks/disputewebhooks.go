@@ -1,19 +1,19 @@
-// Package disputewebhooks holds the `bnpl dispute-webhooks` commands.
-// Dispute webhooks, like disputes, exist in live mode only.
+// Package disputewebhooks holds the `bnpl dispute-webhooks` commands: the
+// second of the API's two webhook resources, whose verbs are those of
+// `bnpl webhooks` (cmd/webhooks/shared). Dispute webhooks, like disputes,
+// exist in live mode only.
 package disputewebhooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/cmd/disputes"
-	"github.com/bnpl-cli/bnpl/cmd/webhooks"
+	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
@@ -51,7 +51,7 @@ every notification. Its value (at most 1024 characters) is a secret: it is read 
 stdin or an environment variable, never from a flag, and the service shows it masked.
 ` + liveOnlyNote,
 	}
-	cmd.AddCommand(newAddCmd(f, nil), newListCmd(f, nil), newGetCmd(f, nil), newUpdateCmd(f, nil), newRemoveCmd(f, nil))
+	cmd.AddCommand(shared.Verbs(f, Resource)...)
 	return cmd
 }
 
@@ -68,62 +68,7 @@ func Detail(w *api.DisputeWebhook) *output.Detail {
 	return &output.Detail{Fields: append([]output.Field{
 		{Label: "ID", Value: w.ID},
 		{Label: "URL", Value: w.URL},
-	}, webhooks.HeaderFields(w.Header)...)}
-}
-
-// RequestOptions are what add and update share.
-type RequestOptions struct {
-	URL     string
-	Header  webhooks.HeaderFlags
-	URLRule webhooks.URLCheck
-
-	Stdin   io.Reader
-	Getenv  func(string) string
-	Notice  func(format string, args ...any)
-	Target  func() (*config.Target, error)
-	Client  func() (*api.Client, error)
-	Printer func() (*output.Printer, error)
-}
-
-func newRequestOptions(f *cmdutil.Factory) RequestOptions {
-	return RequestOptions{URLRule: webhooks.URLCheck{Warn: f.Noticef}, Header: webhooks.NewHeaderFlags(f), Stdin: f.IO.In, Getenv: f.Getenv, Notice: f.Noticef, Target: disputes.LiveTarget(f, "dispute webhooks"), Client: disputes.LiveClient(f, "dispute webhooks"), Printer: f.Printer}
-}
-
-func (o *RequestOptions) register(cmd *cobra.Command, update bool) {
-	o.Header.Register(cmd.Flags(), update)
-	cmd.Flags().BoolVar(&o.URLRule.AllowLocal, "allow-local", false, "skip the public-host rules against a sandbox (a loopback URL sent to a sandbox served on loopback needs no flag)")
-}
-
-// prepare runs every local check, in an order that sends nothing until
-// all have passed.
-func (o *RequestOptions) prepare(ctx context.Context) (*api.DisputeWebhookRequest, *output.Printer, *api.Client, error) {
-	if err := disputes.RequireLive(o.Target, what); err != nil {
-		return nil, nil, nil, err
-	}
-	t, err := o.Target()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	normalised, err := o.URLRule.Check(ctx, o.URL, t)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if normalised != o.URL {
-		o.Notice("URL normalised to %s", normalised)
-	}
-	header, err := o.Header.Header(o.Stdin, o.Getenv)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	printer, err := o.Printer()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	client, err := o.Client()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return &api.DisputeWebhookRequest{URL: normalised, Header: header}, printer, client, nil
+	}, shared.HeaderFields(w.Header)...)}
 }
 
 // explainRefusal turns the service's terse 400 bad_request on a create
@@ -159,10 +104,95 @@ func (h *hinted) Error() string { return h.err.Error() }
 func (h *hinted) Unwrap() error { return h.err }
 func (h *hinted) Hint() string  { return h.hint }
 
-func hookRecords(hooks []api.DisputeWebhook) []json.RawMessage {
-	recs := make([]json.RawMessage, 0, len(hooks))
-	for i := range hooks {
-		recs = append(recs, hooks[i].Raw())
+// Resource is the dispute webhooks: live only, http or https, at most 4,
+// and a refused create explained by the webhooks already registered.
+var Resource = &shared.Resource{
+	Noun: "dispute webhook", Command: "dispute-webhooks", IDKind: "dispute webhook", IDArg: "a dispute webhook id",
+	RequireLive: func(target func() (*config.Target, error)) error { return disputes.RequireLive(target, what) },
+	Deps: func(f *cmdutil.Factory) shared.Options {
+		o := shared.FactoryOptions(f)
+		o.Target, o.Client = disputes.LiveTarget(f, what), disputes.LiveClient(f, what)
+		return o
+	},
+	Columns: ListColumns,
+	Add: shared.Help{
+		Use:   "add <url> [--header-title T (--header-value-stdin | --header-value-env VAR)]",
+		Short: "Register a dispute webhook",
+		Long: `Register a dispute webhook. The URL is checked and normalised first, and the
+header title and value are checked; see bnpl dispute-webhooks --help for the rules.
+` + liveOnlyNote,
+		Example: `  bnpl dispute-webhooks add https://example.com/hooks/disputes
+  printf '%s\n' "$HOOK_SECRET" | bnpl dispute-webhooks add https://example.com/hooks/disputes --header-title X-Hook --header-value-stdin
+  bnpl dispute-webhooks add https://example.com/hooks/disputes --header-title X-Hook --header-value-env HOOK_SECRET`,
+	},
+	List: shared.Help{
+		Use:   "list",
+		Short: "List the dispute webhooks, header values masked",
+		Long:  "List the merchant's dispute webhooks (at most 4), header values masked.\n" + liveOnlyNote,
+		Example: `  bnpl dispute-webhooks list
+  bnpl dispute-webhooks list -o json --jq '.[].url'`,
+	},
+	Get: shared.Help{
+		Use:     "get <webhook-id>",
+		Short:   "Show a dispute webhook, its header value masked",
+		Long:    "Show a dispute webhook, its header value masked.\n" + liveOnlyNote,
+		Example: `  bnpl dispute-webhooks get 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b`,
+	},
+	Update: shared.Help{
+		Use:   "update <webhook-id> <url> (--header-title T --header-value-stdin|--header-value-env VAR | --remove-header)",
+		Short: "Replace a dispute webhook's URL and header",
+		Long: `Replace a dispute webhook as a whole (PUT): the service drops the header of a webhook
+replaced without one. Since it shows header values masked, the current value cannot be
+sent back: give the header again, or pass --remove-header to drop it. One of the two is
+required, so that a header is never removed by omission.
+` + liveOnlyNote,
+		Example: `  bnpl dispute-webhooks update 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b https://example.com/hooks/disputes --header-title X-Hook --header-value-env HOOK_SECRET
+  bnpl dispute-webhooks update 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b https://example.com/hooks/disputes --remove-header`,
+	},
+	Remove: shared.Help{
+		Use:     "remove <webhook-id>",
+		Short:   "Remove a dispute webhook (asks first on a terminal; --yes skips)",
+		Long:    "Remove a dispute webhook.\n" + liveOnlyNote,
+		Example: `  bnpl dispute-webhooks remove 5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b`,
+	},
+	ListAll: func(ctx context.Context, c *api.Client) ([]shared.Hook, error) {
+		hooks, err := c.ListDisputeWebhooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]shared.Hook, len(hooks))
+		for i := range hooks {
+			out[i] = hook(&hooks[i])
+		}
+		return out, nil
+	},
+	Read: func(ctx context.Context, c *api.Client, id string) (*shared.Hook, error) {
+		return answer(c.GetDisputeWebhook(ctx, id))
+	},
+	Create: func(ctx context.Context, c *api.Client, req shared.Request) (*shared.Hook, error) {
+		return answer(c.CreateDisputeWebhook(ctx, api.DisputeWebhookRequest{URL: req.URL, Header: req.Header}))
+	},
+	Replace: func(ctx context.Context, c *api.Client, id string, req shared.Request) (*shared.Hook, error) {
+		return answer(c.ReplaceDisputeWebhook(ctx, id, api.DisputeWebhookRequest{URL: req.URL, Header: req.Header}))
+	},
+	Delete: func(ctx context.Context, c *api.Client, id string) error { return c.DeleteDisputeWebhook(ctx, id) },
+	ExplainCreate: func(ctx context.Context, c *api.Client, url string, err error) error {
+		var h *hinted
+		if err = explainRefusal(ctx, c, url, err); errors.As(err, &h) {
+			return err
+		}
+		return nil
+	},
+}
+
+func hook(w *api.DisputeWebhook) shared.Hook {
+	return shared.Hook{ID: w.ID, Raw: w.Raw(), Detail: Detail(w)}
+}
+
+func answer(w *api.DisputeWebhook, err error) (*shared.Hook, error) {
+	if err != nil {
+		return nil, err
 	}
-	return recs
+	h := hook(w)
+	return &h, nil
 }

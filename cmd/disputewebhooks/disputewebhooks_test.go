@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bnpl-cli/bnpl/cmd/webhooks"
+	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
@@ -19,24 +19,26 @@ import (
 
 const hookSecret = "hook-secret-0123456789"
 
-func options(t *testing.T, baseURL string, live bool) (*RequestOptions, *strings.Builder) {
+func options(t *testing.T, baseURL string, live bool) (*shared.RequestOptions, *strings.Builder) {
 	ios, _, _, _ := output.Test()
 	key := "sk_test_0123456789abcdef"
 	if live {
 		key = "sk_live0123456789abcdef"
 	}
 	var notices strings.Builder
-	return &RequestOptions{
+	return &shared.RequestOptions{
 		Stdin:  strings.NewReader(hookSecret + "\n"),
 		Getenv: func(string) string { return "" },
-		Notice: func(f string, a ...any) { fmt.Fprintf(&notices, f+"\n", a...) },
-		Target: func() (*config.Target, error) {
-			return &config.Target{Live: live, SecretKey: key, BaseURL: baseURL, MerchantCode: "shop-ae"}, nil
+		Options: shared.Options{
+			Notice: func(f string, a ...any) { fmt.Fprintf(&notices, f+"\n", a...) },
+			Target: func() (*config.Target, error) {
+				return &config.Target{Live: live, SecretKey: key, BaseURL: baseURL, MerchantCode: "shop-ae"}, nil
+			},
+			Client: func() (*api.Client, error) {
+				return api.New(api.Options{BaseURL: baseURL, SecretKey: key, MerchantCode: "shop-ae", Retries: 0})
+			},
+			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "json"}) },
 		},
-		Client: func() (*api.Client, error) {
-			return api.New(api.Options{BaseURL: baseURL, SecretKey: key, MerchantCode: "shop-ae", Retries: 0})
-		},
-		Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "json"}) },
 	}, &notices
 }
 
@@ -47,18 +49,18 @@ func TestTestModeAndBadInputSendNothing(t *testing.T) {
 
 	ro, _ := options(t, srv.URL, false)
 	ro.URL, ro.URLRule.AllowLocal = "http://127.0.0.1:8787", true
-	err := addRun(context.Background(), &AddOptions{*ro})
+	err := shared.Add(context.Background(), Resource, ro)
 	if cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), "dispute webhooks have no test mode") {
 		t.Errorf("test mode: %v", err)
 	}
-	err = listRun(context.Background(), &ListOptions{Target: ro.Target, Client: ro.Client, Printer: ro.Printer})
+	err = shared.List(context.Background(), Resource, &shared.Options{Target: ro.Target, Client: ro.Client, Printer: ro.Printer})
 	if cmdutil.ExitCode(err) != 2 {
 		t.Errorf("list in test mode: %v", err)
 	}
 
 	ro, _ = options(t, srv.URL, true)
 	ro.URL = "https://shop.test/hooks"
-	if err := addRun(context.Background(), &AddOptions{*ro}); cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), ".test") {
+	if err := shared.Add(context.Background(), Resource, ro); cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), ".test") {
 		t.Errorf("reserved name: %v", err)
 	}
 	if sent != 0 {
@@ -76,8 +78,8 @@ func TestAddNormalisesAndReadsTheValueFromStdin(t *testing.T) {
 	defer srv.Close()
 	ro, notices := options(t, srv.URL, true)
 	ro.URL, ro.URLRule.AllowLocal = "HTTP://127.0.0.1:8787/h/", true
-	ro.Header = webhooks.HeaderFlags{Title: "X-Hook", ValueStdin: true}
-	if err := addRun(context.Background(), &AddOptions{*ro}); err != nil {
+	ro.Header = shared.HeaderFlags{Title: "X-Hook", ValueStdin: true}
+	if err := shared.Add(context.Background(), Resource, ro); err != nil {
 		t.Fatal(err)
 	}
 	if body != `{"url":"http://127.0.0.1:8787/h","header":{"title":"X-Hook","value":"`+hookSecret+`"}}` {

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
@@ -25,13 +26,5 @@ func Detail(w *api.Webhook) *output.Detail {
 		{Label: "ID", Value: w.ID},
 		{Label: "URL", Value: w.URL},
 		{Label: "Mode", Value: mode},
-	}, HeaderFields(w.Header)...)}
-}
-
-// HeaderFields shows a webhook's header, its value masked.
-func HeaderFields(h *api.WebhookHeader) []output.Field {
-	if h == nil {
-		return []output.Field{{Label: "Header", Value: "(none)"}}
-	}
-	return []output.Field{{Label: "Header", Value: h.Title}, {Label: "Value", Value: h.Value}}
+	}, shared.HeaderFields(w.Header)...)}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
@@ -25,77 +26,6 @@ func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr
 		return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-func TestHeaderFlags(t *testing.T) {
-	cases := []struct {
-		name   string
-		h      HeaderFlags
-		update bool
-		want   string
-	}{
-		{"none on add", HeaderFlags{}, false, ""},
-		{"stdin", HeaderFlags{Title: "X-Hook", ValueStdin: true}, false, ""},
-		{"env", HeaderFlags{Title: "X-Hook", ValueEnv: "HOOK"}, false, ""},
-		{"title alone", HeaderFlags{Title: "X-Hook"}, false, "needs --header-value-stdin or --header-value-env"},
-		{"value alone", HeaderFlags{ValueEnv: "HOOK"}, false, "needs --header-title"},
-		{"both sources", HeaderFlags{Title: "X-Hook", ValueStdin: true, ValueEnv: "HOOK"}, false, "cannot be used together"},
-		{"bad title", HeaderFlags{Title: "X Hook", ValueEnv: "HOOK"}, false, "not an HTTP token"},
-		{"update needs a choice", HeaderFlags{}, true, "needs the header or --remove-header"},
-		{"update remove", HeaderFlags{Remove: true}, true, ""},
-		{"remove and header", HeaderFlags{Remove: true, Title: "X-Hook", ValueEnv: "HOOK"}, true, "cannot be combined"},
-	}
-	for _, c := range cases {
-		err := c.h.Validate(c.update)
-		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || cmdutil.ExitCode(err) != 2) {
-			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
-		}
-	}
-}
-
-func TestHeaderValueSources(t *testing.T) {
-	env := func(k string) string { return map[string]string{"HOOK": hookSecret}[k] }
-	h := HeaderFlags{Title: "X-Hook", ValueStdin: true}
-	got, err := h.Header(strings.NewReader(hookSecret+"\r\nnext line\n"), env)
-	if err != nil || got.Value != hookSecret || got.Title != "X-Hook" {
-		t.Errorf("stdin: %+v, %v", got, err)
-	}
-	if _, err := h.Header(strings.NewReader(""), env); err == nil || !strings.Contains(err.Error(), "no header value on stdin") {
-		t.Errorf("empty stdin: %v", err)
-	}
-	h = HeaderFlags{Title: "X-Hook", ValueEnv: "HOOK"}
-	if got, err := h.Header(nil, env); err != nil || got.Value != hookSecret {
-		t.Errorf("env: %+v, %v", got, err)
-	}
-	h.ValueEnv = "UNSET"
-	if _, err := h.Header(nil, env); err == nil || !strings.Contains(err.Error(), "UNSET is empty or unset") {
-		t.Errorf("unset env: %v", err)
-	}
-	h = HeaderFlags{Title: "X-Hook", ValueStdin: true}
-	_, err = h.Header(strings.NewReader(strings.Repeat("v", 1025)+"\n"), env)
-	if err == nil || strings.Contains(err.Error(), "vvvv") {
-		t.Errorf("long value: %v", err)
-	}
-	if got, err := (&HeaderFlags{}).Header(nil, env); got != nil || err != nil {
-		t.Errorf("no header: %+v, %v", got, err)
-	}
-}
-
-func TestIsSandbox(t *testing.T) {
-	for base, want := range map[string]bool{
-		"http://127.0.0.1:8700":  true,
-		"http://localhost:8700":  true,
-		"http://[::1]:8700":      true,
-		"https://api.tabby.ai":   false,
-		"https://10.0.0.1:8700/": false,
-	} {
-		if got := IsSandbox(&config.Target{BaseURL: base}); got != want {
-			t.Errorf("%s: %t", base, got)
-		}
-	}
-	if !IsSandbox(&config.Target{Embedded: true, BaseURL: "http://127.0.0.1:8700"}) {
-		t.Error("embedded")
-	}
 }
 
 type service struct {
@@ -118,24 +48,26 @@ func newService(t *testing.T) (*service, *httptest.Server) {
 	return s, srv
 }
 
-func requestOptions(t *testing.T, baseURL string, live bool) (*RequestOptions, *output.IOStreams) {
+func requestOptions(t *testing.T, baseURL string, live bool) (*shared.RequestOptions, *output.IOStreams) {
 	ios, _, _, _ := output.Test()
 	key := "sk_test_0123456789abcdef"
 	if live {
 		key = "sk_live0123456789abcdef"
 	}
-	return &RequestOptions{
-		URLRule: URLCheck{RequireHTTPS: true, Resolver: fakeResolver{"hooks.shop.com": "93.184.215.14"}},
+	return &shared.RequestOptions{
+		URLRule: shared.URLCheck{RequireHTTPS: true, Resolver: fakeResolver{"hooks.shop.com": "93.184.215.14"}},
 		Stdin:   strings.NewReader(""),
 		Getenv:  func(k string) string { return map[string]string{"HOOK": hookSecret}[k] },
-		Notice:  func(string, ...any) {},
-		Target: func() (*config.Target, error) {
-			return &config.Target{Live: live, SecretKey: key, BaseURL: baseURL, MerchantCode: "shop-ae"}, nil
+		Options: shared.Options{
+			Notice: func(string, ...any) {},
+			Target: func() (*config.Target, error) {
+				return &config.Target{Live: live, SecretKey: key, BaseURL: baseURL, MerchantCode: "shop-ae"}, nil
+			},
+			Client: func() (*api.Client, error) {
+				return api.New(api.Options{BaseURL: baseURL, SecretKey: key, MerchantCode: "shop-ae", Retries: 0})
+			},
+			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "json"}) },
 		},
-		Client: func() (*api.Client, error) {
-			return api.New(api.Options{BaseURL: baseURL, SecretKey: key, MerchantCode: "shop-ae", Retries: 0})
-		},
-		Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "json"}) },
 	}, ios
 }
 
@@ -143,8 +75,8 @@ func TestAddSendsTheNormalisedURL(t *testing.T) {
 	svc, srv := newService(t)
 	ro, ios := requestOptions(t, srv.URL, false)
 	ro.URL = "HTTPS://Hooks.Shop.COM:443/bnpl/"
-	ro.Header = HeaderFlags{Title: "X-Hook", ValueEnv: "HOOK"}
-	if err := addRun(context.Background(), &AddOptions{*ro}); err != nil {
+	ro.Header = shared.HeaderFlags{Title: "X-Hook", ValueEnv: "HOOK"}
+	if err := shared.Add(context.Background(), Resource, ro); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"url":"https://hooks.shop.com/bnpl","is_test":true,"header":{"title":"X-Hook","value":"` + hookSecret + `"}}`
@@ -162,18 +94,18 @@ func TestAddSendsTheNormalisedURL(t *testing.T) {
 
 func TestAddRefusesLocallyAndSendsNothing(t *testing.T) {
 	svc, _ := newService(t)
-	cases := map[string]func(*RequestOptions){
-		"localhost":     func(o *RequestOptions) { o.URL = "https://localhost/x" },
-		"http":          func(o *RequestOptions) { o.URL = "http://hooks.shop.com/x" },
-		"unresolved":    func(o *RequestOptions) { o.URL = "https://nowhere.shop.com/x" },
-		"unset env":     func(o *RequestOptions) { o.Header = HeaderFlags{Title: "X-Hook", ValueEnv: "UNSET"} },
-		"local on real": func(o *RequestOptions) { o.URLRule.AllowLocal = true },
+	cases := map[string]func(*shared.RequestOptions){
+		"localhost":     func(o *shared.RequestOptions) { o.URL = "https://localhost/x" },
+		"http":          func(o *shared.RequestOptions) { o.URL = "http://hooks.shop.com/x" },
+		"unresolved":    func(o *shared.RequestOptions) { o.URL = "https://nowhere.shop.com/x" },
+		"unset env":     func(o *shared.RequestOptions) { o.Header = shared.HeaderFlags{Title: "X-Hook", ValueEnv: "UNSET"} },
+		"local on real": func(o *shared.RequestOptions) { o.URLRule.AllowLocal = true },
 	}
 	for name, change := range cases {
 		ro, _ := requestOptions(t, "https://api.shop-psp.com", false)
 		ro.URL = "https://hooks.shop.com/x"
 		change(ro)
-		if err := addRun(context.Background(), &AddOptions{*ro}); cmdutil.ExitCode(err) != 2 {
+		if err := shared.Add(context.Background(), Resource, ro); cmdutil.ExitCode(err) != 2 {
 			t.Errorf("%s: exit %d: %v", name, cmdutil.ExitCode(err), err)
 		}
 	}
@@ -189,7 +121,8 @@ func TestAllowLocalAgainstASandbox(t *testing.T) {
 	ro.URLRule.AllowLocal = true
 	test := false
 	ro.Test = &test
-	if err := updateRun(context.Background(), &UpdateOptions{ID: "5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b", RequestOptions: *ro}); err != nil {
+	ro.ID = "5b0e4f3a-2c1d-4e8f-9a7b-6c5d4e3f2a1b"
+	if err := shared.Update(context.Background(), Resource, ro); err != nil {
 		t.Fatal(err)
 	}
 	if len(svc.bodies) != 1 || svc.bodies[0] != `{"url":"http://127.0.0.1:8787","is_test":false}` || svc.requests[0].Method != http.MethodPut {

@@ -1,4 +1,4 @@
-package webhooks
+package shared
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 )
@@ -201,4 +202,28 @@ func IsSandbox(t *config.Target) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackHint gives a local refusal of a loopback URL the hint that
+// matters. A sandbox served on loopback judges such a URL itself (the
+// check lets it through); this is the embedded sandbox or a service,
+// neither of which delivers to this machine. command is the noun's
+// command, for the line to run.
+func loopbackHint(err error, raw string, t *config.Target, command string) error {
+	if !loopbackURL(raw) || strings.Contains(err.Error(), "--allow-local") {
+		return err
+	}
+	hint := "the service delivers to public addresses only: run `bnpl listen` behind a public tunnel and register its address"
+	if IsSandbox(t) {
+		hint = "the embedded sandbox delivers to no local receiver: run `bnpl sandbox serve --allow-local-webhooks` and register the URL with it: BNPL_BASE_URL=http://127.0.0.1:8700 bnpl " + command + " add URL"
+	}
+	return cmdutil.Refuse(hint, "%s", err.Error())
+}
+
+// HeaderFields shows a webhook's header, its value masked.
+func HeaderFields(h *api.WebhookHeader) []output.Field {
+	if h == nil {
+		return []output.Field{{Label: "Header", Value: "(none)"}}
+	}
+	return []output.Field{{Label: "Header", Value: h.Title}, {Label: "Value", Value: h.Value}}
 }
