@@ -10,7 +10,6 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
-	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
@@ -21,23 +20,20 @@ const reasonPrefix = "merchant_reason_"
 
 // ChallengeOptions are the inputs of `disputes challenge`.
 type ChallengeOptions struct {
-	ID          string
+	AnswerOptions
 	Reason      string
 	Description string
 	Amount      string
-	Attach      []string
 
 	amount *decimal.Decimal
-
-	Notice  func(format string, args ...any)
-	Target  func() (*config.Target, error)
-	Client  func() (*api.Client, error)
-	Printer func() (*output.Printer, error)
 }
 
 func newChallengeCmd(f *cmdutil.Factory, run func(context.Context, *ChallengeOptions) error) *cobra.Command {
-	opts := &ChallengeOptions{Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer}
-	cmd := &cobra.Command{
+	opts := &ChallengeOptions{AnswerOptions: newAnswerOptions(f)}
+	if run == nil {
+		run = challengeRun
+	}
+	cmd := answerCmd(&cobra.Command{
 		Use:   "challenge <dispute-id> --reason R --description TEXT [--amount A] [--attach FILE_OR_ID]...",
 		Short: "Contest a dispute with a reason, a description and attachments",
 		Long: `Contest a dispute: the service's support looks at it again. --reason is one of
@@ -50,23 +46,11 @@ takes files (uploaded first) or attachment ids, at most 5.
 ` + liveOnlyNote,
 		Example: `  bnpl disputes challenge 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --reason order_has_been_already_delivered --description "Signed for on 2 May" --attach pod.pdf
   bnpl disputes challenge 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 --reason merchant_reason_order_amount_should_be_different --amount 80.00 --description "One item was returned"`,
-		Args: cmdutil.ExactArgs(1, "a dispute id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return challengeRun(cmd.Context(), opts)
-		},
-	}
+	}, &opts.AnswerOptions, opts.validate, func(ctx context.Context) error { return run(ctx, opts) })
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Reason, "reason", "", "why the dispute is contested (required; see above)")
 	fl.StringVar(&opts.Description, "description", "", "explanation for the service's support (required)")
 	fl.StringVar(&opts.Amount, "amount", "", "the amount the order should have been, with the amount reason")
-	fl.StringArrayVar(&opts.Attach, "attach", nil, "a PNG, JPEG or PDF file, or an attachment id (repeat, at most 5)")
 	return cmd
 }
 
@@ -105,35 +89,19 @@ func (o *ChallengeOptions) validate() error {
 }
 
 func challengeRun(ctx context.Context, o *ChallengeOptions) error {
-	if err := RequireLive(o.Target, "disputes"); err != nil {
+	var answer []byte
+	printer, err := o.send(ctx, func(client *api.Client, attachmentIDs []string) (err error) {
+		answer, err = client.ChallengeDispute(ctx, api.ChallengeRequest{
+			DisputeID:     o.ID,
+			Description:   o.Description,
+			Reason:        o.Reason,
+			Amount:        o.amount,
+			AttachmentIDs: attachmentIDs,
+		})
 		return err
-	}
-	atts, err := prepareAttachments(o.Attach)
-	if err != nil {
-		return err
-	}
-	defer closeAttachments(atts)
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
-	ids, err := uploadAttachments(ctx, client, atts, o.Notice)
-	if err != nil {
-		return err
-	}
-	answer, err := client.ChallengeDispute(ctx, api.ChallengeRequest{
-		DisputeID:     o.ID,
-		Description:   o.Description,
-		Reason:        o.Reason,
-		Amount:        o.amount,
-		AttachmentIDs: ids,
 	})
 	if err != nil {
-		return notTakenHint(err, o.ID)
+		return err
 	}
 	o.Notice("challenged dispute %s (%s)", o.ID, o.Reason)
 	return printAnswer(printer, answer)

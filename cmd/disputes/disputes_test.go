@@ -62,8 +62,8 @@ func TestTestModeSendsNothing(t *testing.T) {
 		"list":      listRun(ctx, &ListOptions{Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}),
 		"get":       getRun(ctx, &GetOptions{ID: disputeID, Target: d.target, Client: d.client, Printer: d.printer}),
 		"upload":    uploadRun(ctx, &UploadOptions{Path: "x.png", IO: d.ios, Target: d.target, Client: d.client, Printer: d.printer}),
-		"evidence":  evidenceRun(ctx, &EvidenceOptions{ID: disputeID, Comment: "c", Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}),
-		"challenge": challengeRun(ctx, &ChallengeOptions{ID: disputeID, Reason: "merchant_reason_other", Description: "d", Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}),
+		"evidence":  evidenceRun(ctx, &EvidenceOptions{AnswerOptions: AnswerOptions{ID: disputeID, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}, Comment: "c"}),
+		"challenge": challengeRun(ctx, &ChallengeOptions{AnswerOptions: AnswerOptions{ID: disputeID, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}, Reason: "merchant_reason_other", Description: "d"}),
 		"approve":   approveRun(ctx, &ApproveOptions{IDs: []string{disputeID}, Confirm: func(string) error { return nil }, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}),
 	}
 	for name, err := range runs {
@@ -233,7 +233,7 @@ func TestEvidenceUploadsFilesFirst(t *testing.T) {
 	png := writeFile(t, "photo.png", pngBytes)
 	pdf := writeFile(t, "receipt.dat", pdfBytes) // the content decides, not the name
 	earlier := "3fa85f64-5717-4562-b3fc-2c963f66afa6"
-	opts := &EvidenceOptions{ID: disputeID, Comment: "Delivered", Attach: []string{png, earlier, pdf}, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}
+	opts := &EvidenceOptions{AnswerOptions: AnswerOptions{ID: disputeID, Attach: []string{png, earlier, pdf}, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}, Comment: "Delivered"}
 	if err := evidenceRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -274,11 +274,11 @@ func TestAttachmentsAreCheckedBeforeAnyUpload(t *testing.T) {
 		"empty":    {[]string{writeFile(t, "empty.pdf", nil)}, "empty.pdf is empty"},
 	}
 	for name, c := range cases {
-		err := evidenceRun(context.Background(), &EvidenceOptions{ID: disputeID, Comment: "c", Attach: c.attach, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer})
+		err := evidenceRun(context.Background(), &EvidenceOptions{AnswerOptions: AnswerOptions{ID: disputeID, Attach: c.attach, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}, Comment: "c"})
 		if cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: exit %d, %v", name, cmdutil.ExitCode(err), err)
 		}
-		err = challengeRun(context.Background(), &ChallengeOptions{ID: disputeID, Reason: "merchant_reason_other", Description: "d", Attach: c.attach, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer})
+		err = challengeRun(context.Background(), &ChallengeOptions{AnswerOptions: AnswerOptions{ID: disputeID, Attach: c.attach, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}, Reason: "merchant_reason_other", Description: "d"})
 		if cmdutil.ExitCode(err) != 2 {
 			t.Errorf("challenge %s: %v", name, err)
 		}
@@ -305,7 +305,7 @@ func TestChallengeValidation(t *testing.T) {
 		{"merchant_reason_other", "", " ", "--description is required"},
 	}
 	for _, c := range cases {
-		o := &ChallengeOptions{ID: disputeID, Reason: c.reason, Amount: c.amount, Description: c.desc}
+		o := &ChallengeOptions{AnswerOptions: AnswerOptions{ID: disputeID}, Reason: c.reason, Amount: c.amount, Description: c.desc}
 		err := o.validate()
 		switch {
 		case c.want == "" && err != nil:
@@ -321,7 +321,7 @@ func TestChallengeValidation(t *testing.T) {
 func TestChallengeSendsAmount(t *testing.T) {
 	fs, srv := newFakeService(t, func(w http.ResponseWriter, r *http.Request, body []byte) { fmt.Fprint(w, `{"status":"ok"}`) })
 	d := newDeps(t, srv.URL, true)
-	o := &ChallengeOptions{ID: disputeID, Reason: "order_amount_should_be_different", Amount: "80.50", Description: "one item returned", Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}
+	o := &ChallengeOptions{AnswerOptions: AnswerOptions{ID: disputeID, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}, Reason: "order_amount_should_be_different", Amount: "80.50", Description: "one item returned"}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
