@@ -19,7 +19,10 @@ type GetOptions struct {
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
 	opts := &GetOptions{Client: f.Client, Printer: f.Printer}
-	return &cobra.Command{
+	if run == nil {
+		run = getRun
+	}
+	return cmdutil.OneRecord(&cobra.Command{
 		Use:   "get <session-id>",
 		Short: "Show a checkout session: its status, payment and checkout URL",
 		Long: `Show a checkout session as the service reads it back: its status (created,
@@ -27,26 +30,11 @@ approved, rejected, expired), its payment, the checkout URL, when it expires, an
 the rejection reason when pre-scoring refused it.`,
 		Example: `  bnpl checkout get 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c
   bnpl checkout get 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c -o json --jq .payment.id`,
-		Args: cmdutil.ExactArgs(1, "a session id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("session", opts.ID); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return getRun(cmd.Context(), opts)
-		},
-	}
+	}, "session", "a session id", &opts.ID, func(ctx context.Context) error { return run(ctx, opts) })
 }
 
 func getRun(ctx context.Context, o *GetOptions) error {
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

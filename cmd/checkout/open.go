@@ -35,7 +35,10 @@ type OpenOptions struct {
 func newOpenCmd(f *cmdutil.Factory, run func(context.Context, *OpenOptions) error) *cobra.Command {
 	opts := &OpenOptions{IO: f.IO, Getenv: f.Getenv, Notice: f.Noticef, Client: f.Client, Printer: f.Printer, Run: runBrowser}
 	opts.Browser = func() []string { return BrowserCommand(opts.Getenv, runtime.GOOS, exec.LookPath) }
-	cmd := &cobra.Command{
+	if run == nil {
+		run = openRun
+	}
+	cmd := cmdutil.OneRecord(&cobra.Command{
 		Use:   "open <session-id>",
 		Short: "Open a session's checkout URL in the browser",
 		Long: `Open the session's checkout URL (its web_url) in the browser, to play the customer
@@ -54,27 +57,12 @@ runs.`,
 		Example: `  bnpl checkout open 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c
   BROWSER=firefox bnpl checkout open 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c
   BROWSER=none bnpl checkout open 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c`,
-		Args: cmdutil.ExactArgs(1, "a session id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("session", opts.ID); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return openRun(cmd.Context(), opts)
-		},
-	}
+	}, "session", "a session id", &opts.ID, func(ctx context.Context) error { return run(ctx, opts) })
 	return cmd
 }
 
 func openRun(ctx context.Context, o *OpenOptions) error {
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

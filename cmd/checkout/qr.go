@@ -30,7 +30,10 @@ type QROptions struct {
 
 func newQRCmd(f *cmdutil.Factory, run func(context.Context, *QROptions) error) *cobra.Command {
 	opts := &QROptions{IO: f.IO, Notice: f.Noticef, Client: f.Client, Printer: f.Printer}
-	cmd := &cobra.Command{
+	if run == nil {
+		run = qrRun
+	}
+	cmd := cmdutil.OneRecord(&cobra.Command{
 		Use:   "qr <session-id>",
 		Short: "Show the checkout URL as a QR code to scan with a phone",
 		Long: `Draw the session's checkout URL as a QR code in the terminal, with the URL under
@@ -44,29 +47,14 @@ status, checkout URL and QR image URL are printed instead of the drawing.`,
 		Example: `  bnpl checkout qr 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c
   bnpl checkout qr 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c --invert
   bnpl checkout qr 8b1f6a2c-3d4e-4f5a-9b6c-7d8e9f0a1b2c --png checkout-qr.png`,
-		Args: cmdutil.ExactArgs(1, "a session id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("session", opts.ID); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return qrRun(cmd.Context(), opts)
-		},
-	}
+	}, "session", "a session id", &opts.ID, func(ctx context.Context) error { return run(ctx, opts) })
 	cmd.Flags().StringVar(&opts.PNG, "png", "", "save the service's PNG of the QR code to this file (- for stdout)")
 	cmd.Flags().BoolVar(&opts.Invert, "invert", false, "draw dark on light, for terminals with a light background")
 	return cmd
 }
 
 func qrRun(ctx context.Context, o *QROptions) error {
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

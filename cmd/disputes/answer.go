@@ -57,11 +57,7 @@ func (o *AnswerOptions) send(ctx context.Context, request func(client *api.Clien
 		return nil, err
 	}
 	defer closeAttachments(atts)
-	printer, err := o.Printer()
-	if err != nil {
-		return nil, err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return nil, err
 	}

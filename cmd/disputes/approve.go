@@ -121,11 +121,7 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	if err := RequireLive(o.Target, "disputes"); err != nil {
 		return err
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,10 @@ type GetOptions struct {
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
 	opts := &GetOptions{Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.PagedPrinter}
-	return &cobra.Command{
+	if run == nil {
+		run = getRun
+	}
+	return cmdutil.OneRecord(&cobra.Command{
 		Use:   "get <dispute-id>",
 		Short: "Show a dispute with its items and history",
 		Long: `Show a dispute: its status, reason, amount, the payment it is about, the days left
@@ -29,29 +32,14 @@ to answer, its items, and its history of customer and merchant events.
 ` + liveOnlyNote,
 		Example: `  bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11
   bnpl disputes get 9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11 -o json --jq .status`,
-		Args: cmdutil.ExactArgs(1, "a dispute id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckUUID("dispute", opts.ID); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return getRun(cmd.Context(), opts)
-		},
-	}
+	}, "dispute", "a dispute id", &opts.ID, func(ctx context.Context) error { return run(ctx, opts) })
 }
 
 func getRun(ctx context.Context, o *GetOptions) error {
 	if err := RequireLive(o.Target, "disputes"); err != nil {
 		return err
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

@@ -131,11 +131,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 			o.Notice("warning: %q is not a known dispute status (known: %s); sending it anyway", s, strings.Join(api.DisputeStatuses, ", "))
 		}
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

@@ -55,11 +55,7 @@ func uploadRun(ctx context.Context, o *UploadOptions) error {
 		return err
 	}
 	defer file.Close()
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

@@ -157,23 +157,19 @@ required, so that a header is never removed by omission.
 	},
 	ListAll: func(ctx context.Context, c *api.Client) ([]shared.Hook, error) {
 		hooks, err := c.ListDisputeWebhooks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]shared.Hook, len(hooks))
-		for i := range hooks {
-			out[i] = hook(&hooks[i])
-		}
-		return out, nil
+		return shared.Hooks(hooks, err, hook)
 	},
 	Read: func(ctx context.Context, c *api.Client, id string) (*shared.Hook, error) {
-		return answer(c.GetDisputeWebhook(ctx, id))
+		w, err := c.GetDisputeWebhook(ctx, id)
+		return shared.One(w, err, hook)
 	},
 	Create: func(ctx context.Context, c *api.Client, req shared.Request) (*shared.Hook, error) {
-		return answer(c.CreateDisputeWebhook(ctx, api.DisputeWebhookRequest{URL: req.URL, Header: req.Header}))
+		w, err := c.CreateDisputeWebhook(ctx, api.DisputeWebhookRequest{URL: req.URL, Header: req.Header})
+		return shared.One(w, err, hook)
 	},
 	Replace: func(ctx context.Context, c *api.Client, id string, req shared.Request) (*shared.Hook, error) {
-		return answer(c.ReplaceDisputeWebhook(ctx, id, api.DisputeWebhookRequest{URL: req.URL, Header: req.Header}))
+		w, err := c.ReplaceDisputeWebhook(ctx, id, api.DisputeWebhookRequest{URL: req.URL, Header: req.Header})
+		return shared.One(w, err, hook)
 	},
 	Delete: func(ctx context.Context, c *api.Client, id string) error { return c.DeleteDisputeWebhook(ctx, id) },
 	ExplainCreate: func(ctx context.Context, c *api.Client, url string, err error) error {
@@ -187,12 +183,4 @@ required, so that a header is never removed by omission.
 
 func hook(w *api.DisputeWebhook) shared.Hook {
 	return shared.Hook{ID: w.ID, Raw: w.Raw(), Detail: Detail(w)}
-}
-
-func answer(w *api.DisputeWebhook, err error) (*shared.Hook, error) {
-	if err != nil {
-		return nil, err
-	}
-	h := hook(w)
-	return &h, nil
 }

@@ -158,11 +158,7 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.Refuse("smoke creates and moves test payments: run it with a test key (drop --live / BNPL_LIVE, or set a sk_test_ key)",
 			"refusing to run smoke with a live key: it would leave real checkouts behind")
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}

@@ -88,23 +88,19 @@ required, so that a header is never dropped by omission.`,
 	},
 	ListAll: func(ctx context.Context, c *api.Client) ([]shared.Hook, error) {
 		hooks, err := c.ListWebhooks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]shared.Hook, len(hooks))
-		for i := range hooks {
-			out[i] = hook(&hooks[i])
-		}
-		return out, nil
+		return shared.Hooks(hooks, err, hook)
 	},
 	Read: func(ctx context.Context, c *api.Client, id string) (*shared.Hook, error) {
-		return answer(c.GetWebhook(ctx, id))
+		w, err := c.GetWebhook(ctx, id)
+		return shared.One(w, err, hook)
 	},
 	Create: func(ctx context.Context, c *api.Client, req shared.Request) (*shared.Hook, error) {
-		return answer(c.CreateWebhook(ctx, request(req)))
+		w, err := c.CreateWebhook(ctx, request(req))
+		return shared.One(w, err, hook)
 	},
 	Replace: func(ctx context.Context, c *api.Client, id string, req shared.Request) (*shared.Hook, error) {
-		return answer(c.UpdateWebhook(ctx, id, request(req)))
+		w, err := c.UpdateWebhook(ctx, id, request(req))
+		return shared.One(w, err, hook)
 	},
 	Delete: func(ctx context.Context, c *api.Client, id string) error { return c.DeleteWebhook(ctx, id) },
 }
@@ -115,12 +111,4 @@ func request(req shared.Request) api.WebhookRequest {
 
 func hook(w *api.Webhook) shared.Hook {
 	return shared.Hook{ID: w.ID, Raw: w.Raw(), Detail: Detail(w)}
-}
-
-func answer(w *api.Webhook, err error) (*shared.Hook, error) {
-	if err != nil {
-		return nil, err
-	}
-	h := hook(w)
-	return &h, nil
 }

@@ -149,13 +149,31 @@ func (r *Resource) prepare(ctx context.Context, o *RequestOptions) (*Request, *o
 		}
 		req.IsTest = &isTest
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return req, printer, client, nil
+}
+
+// Hooks are the webhooks of a list the service answered, each made a Hook
+// by hook.
+func Hooks[T any](items []T, err error, hook func(*T) Hook) ([]Hook, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hook, len(items))
+	for i := range items {
+		out[i] = hook(&items[i])
+	}
+	return out, nil
+}
+
+// One is the webhook the service answered, made a Hook by hook.
+func One[T any](item *T, err error, hook func(*T) Hook) (*Hook, error) {
+	if err != nil {
+		return nil, err
+	}
+	h := hook(item)
+	return &h, nil
 }

@@ -21,16 +21,7 @@ func (h Help) command() *cobra.Command {
 
 // oneWebhook is a verb that acts on the webhook its one argument names.
 func oneWebhook(h Help, r *Resource, o *Options, run func(context.Context, *Resource, *Options) error) *cobra.Command {
-	cmd := h.command()
-	cmd.Args = cmdutil.ExactArgs(1, r.IDArg)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.ID = args[0]
-		if err := cmdutil.CheckUUID(r.IDKind, o.ID); err != nil {
-			return err
-		}
-		return run(cmd.Context(), r, o)
-	}
-	return cmd
+	return cmdutil.OneRecord(h.command(), r.IDKind, r.IDArg, &o.ID, func(ctx context.Context) error { return run(ctx, r, o) })
 }
 
 // withRequestFlags gives add or update the header flags, --test where the
@@ -139,11 +130,7 @@ func List(ctx context.Context, r *Resource, o *Options) error {
 	if err := r.requireLive(o); err != nil {
 		return err
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}
@@ -166,11 +153,7 @@ func Get(ctx context.Context, r *Resource, o *Options) error {
 	if err := r.requireLive(o); err != nil {
 		return err
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return err
 	}
