@@ -397,9 +397,10 @@ func (p *property) dumpReports() {
 	}
 }
 
-// dumpLedger logs the ledger's runs and moves.
+// dumpLedger logs the ledger's runs and moves. A run may still hold the
+// ledger's lock: like bnpl, it waits for it (busy_timeout).
 func (p *property) dumpLedger() {
-	db, err := sql.Open("sqlite", filepath.Join(p.dir, "home", ".state", "bnpl", "bulk-ledger.db"))
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(p.dir, "home", ".state", "bnpl", "bulk-ledger.db")+"?_pragma=busy_timeout(30000)")
 	if err != nil {
 		p.t.Log(err)
 		return
