@@ -289,70 +289,45 @@ func profileNames(cfg *config.Config) []string {
 }
 
 func newUseCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:               "use <name>",
-		Short:             "Make a profile the default",
-		Example:           "  bnpl profiles use shop-ae",
-		Args:              cmdutil.ExactArgs(1, "a profile name"),
-		ValidArgsFunction: CompleteNames(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
-			}
-			if err := cfg.SetCurrent(args[0]); err != nil {
-				return err
-			}
-			if err := save(f, cfg); err != nil {
-				return err
-			}
-			f.Noticef("default profile is now %s", strings.ToLower(args[0]))
-			return nil
-		},
-	}
+	return oneProfile(f, &cobra.Command{
+		Use:     "use <name>",
+		Short:   "Make a profile the default",
+		Example: "  bnpl profiles use shop-ae",
+	}, func(cmd *cobra.Command, cfg *config.Config, name string) (string, error) {
+		return "default profile is now " + strings.ToLower(name), cfg.SetCurrent(name)
+	})
 }
 
 func newSetCmd(f *cmdutil.Factory) *cobra.Command {
 	var region, merchant, baseURL string
-	cmd := &cobra.Command{
+	cmd := oneProfile(f, &cobra.Command{
 		Use:   "set <name>",
 		Short: "Change a profile's region, merchant code or base URL (keys are set by bnpl login)",
 		Example: `  bnpl profiles set shop-ae --merchant-code shop-uae
   bnpl profiles set shop-ae --base-url http://127.0.0.1:8700
   bnpl profiles set shop-ae --base-url ""`,
-		Args:              cmdutil.ExactArgs(1, "a profile name"),
-		ValidArgsFunction: CompleteNames(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		PreRunE: func(cmd *cobra.Command, args []string) error {
 			if region == "" && merchant == "" && !cmd.Flags().Changed("base-url") {
 				return cmdutil.Usagef("nothing to change: pass --region, --merchant-code or --base-url")
 			}
-			cfg, err := f.Config()
-			if err != nil {
-				return err
-			}
-			p, ok := cfg.Profile(args[0])
-			if !ok {
-				return cmdutil.UsageHint("create it with bnpl login --profile "+args[0], "no profile named %q", args[0])
-			}
-			if region != "" {
-				p.Region = strings.ToLower(region)
-			}
-			if merchant != "" {
-				p.MerchantCode = merchant
-			}
-			if cmd.Flags().Changed("base-url") {
-				p.BaseURL = baseURL
-			}
-			if err := cfg.SetProfile(p); err != nil {
-				return err
-			}
-			if err := save(f, cfg); err != nil {
-				return err
-			}
-			f.Noticef("updated profile %s", p.Name)
 			return nil
 		},
-	}
+	}, func(cmd *cobra.Command, cfg *config.Config, name string) (string, error) {
+		p, ok := cfg.Profile(name)
+		if !ok {
+			return "", cmdutil.UsageHint("create it with bnpl login --profile "+name, "no profile named %q", name)
+		}
+		if region != "" {
+			p.Region = strings.ToLower(region)
+		}
+		if merchant != "" {
+			p.MerchantCode = merchant
+		}
+		if cmd.Flags().Changed("base-url") {
+			p.BaseURL = baseURL
+		}
+		return "updated profile " + p.Name, cfg.SetProfile(p)
+	})
 	cmd.Flags().StringVar(&region, "region", "", "ae or sa")
 	cmd.Flags().StringVar(&merchant, "merchant-code", "", "merchant code")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL override; empty to use the region's")
@@ -360,36 +335,46 @@ func newSetCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newRemoveCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return oneProfile(f, &cobra.Command{
 		Use:   "remove <name>",
 		Short: "Remove a profile and its keys (asks first on a terminal; --yes skips)",
 		Long: `Remove a profile and its keys, from the config file and from the OS keychain.
 On a terminal it asks first; --yes skips the question, and off a terminal (a
 script) it goes ahead.`,
-		Example:           "  bnpl profiles remove old-shop\n  bnpl profiles remove old-shop --yes",
-		Args:              cmdutil.ExactArgs(1, "a profile name"),
-		ValidArgsFunction: CompleteNames(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		Example: "  bnpl profiles remove old-shop\n  bnpl profiles remove old-shop --yes",
+	}, func(cmd *cobra.Command, cfg *config.Config, name string) (string, error) {
+		lower := strings.ToLower(name)
+		if _, ok := cfg.Profile(lower); ok {
+			if err := f.AskFirst(cmd.Context(), "Remove profile "+lower+" and its keys?", cmdutil.ErrKept); err != nil {
+				return "", err
 			}
-			name := strings.ToLower(args[0])
-			if _, ok := cfg.Profile(name); ok {
-				if err := f.AskFirst(cmd.Context(), "Remove profile "+name+" and its keys?", cmdutil.ErrKept); err != nil {
-					return err
-				}
-			}
-			if err := cfg.RemoveProfile(args[0]); err != nil {
-				return err
-			}
-			if err := save(f, cfg); err != nil {
-				return err
-			}
-			f.Noticef("removed profile %s", strings.ToLower(args[0]))
-			return nil
-		},
+		}
+		return "removed profile " + lower, cfg.RemoveProfile(name)
+	})
+}
+
+// oneProfile makes cmd change the profile its one argument names: the
+// config is read, change makes the change, and the config is saved; then
+// what change says it did is said on stderr.
+func oneProfile(f *cmdutil.Factory, cmd *cobra.Command, change func(cmd *cobra.Command, cfg *config.Config, name string) (done string, err error)) *cobra.Command {
+	cmd.Args = cmdutil.ExactArgs(1, "a profile name")
+	cmd.ValidArgsFunction = CompleteNames(f)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cfg, err := f.Config()
+		if err != nil {
+			return err
+		}
+		done, err := change(cmd, cfg, args[0])
+		if err != nil {
+			return err
+		}
+		if err := save(f, cfg); err != nil {
+			return err
+		}
+		f.Noticef("%s", done)
+		return nil
 	}
+	return cmd
 }
 
 // save writes the config and says what the writing left to say: a
