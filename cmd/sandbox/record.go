@@ -22,6 +22,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/har"
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
+	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -301,7 +302,7 @@ func recordUpstream(f *cmdutil.Factory, t *config.Target) (*url.URL, http.RoundT
 		}
 		return u, sb.Transport(t.Region), nil
 	}
-	if u.Scheme != "https" && !(u.Scheme == "http" && cmdutil.LoopbackAddr(hostPort(u))) {
+	if u.Scheme != "https" && !(u.Scheme == "http" && netguard.LoopbackCandidate(u.Hostname())) {
 		return nil, nil, cmdutil.Refuse("the service is reached over https; plain http only to this machine",
 			"refusing to forward keys to %s over plain http", secret.RedactURL(t.BaseURL))
 	}
@@ -314,14 +315,12 @@ func recordUpstream(f *cmdutil.Factory, t *config.Target) (*url.URL, http.RoundT
 		ResponseHeaderTimeout: 2 * time.Minute,
 		ForceAttemptHTTP2:     true,
 	}
-	return u, tr, nil
-}
-
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
+	if u.Scheme == "http" {
+		// The keys go only where the upstream's host resolves to this
+		// machine, dialled at exactly that address.
+		tr.DialContext = netguard.DialLoopback(&net.Dialer{Timeout: 30 * time.Second})
 	}
-	return net.JoinHostPort(u.Hostname(), "80")
+	return u, tr, nil
 }
 
 // liveKeyGuard answers a request carrying a live key with 403, unless
