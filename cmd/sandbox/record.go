@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -327,10 +329,42 @@ func recordUpstream(f *cmdutil.Factory, t *config.Target) (*url.URL, http.RoundT
 // record runs live: the key is never sent.
 func liveKeyGuard(live bool) func(r *http.Request) (int, string, bool) {
 	return func(r *http.Request) (int, string, bool) {
-		_, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if live || !strings.HasPrefix(key, "sk_") || strings.HasPrefix(key, "sk_test_") {
+		if live || !liveKeyIn(r.Header) {
 			return 0, "", false
 		}
 		return http.StatusForbidden, `{"status":"error","errorType":"no_permission","error":"bnpl sandbox record forwards test keys only: run it with --live to record live traffic"}`, true
 	}
+}
+
+// liveKeyIn reports whether a request carries a key that is not a test
+// key, read more leniently than any server would: every Authorization
+// and Proxy-Authorization header, every word of each (any spacing, tabs,
+// commas, a bare key, any case of the scheme), and the user and password
+// of Basic credentials.
+func liveKeyIn(h http.Header) bool {
+	for name, values := range h {
+		if !strings.EqualFold(name, "Authorization") && !strings.EqualFold(name, "Proxy-Authorization") {
+			continue
+		}
+		for _, v := range values {
+			for _, word := range strings.FieldsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
+				if liveWord(word) {
+					return true
+				}
+				if b, err := base64.StdEncoding.DecodeString(word); err == nil {
+					user, pass, _ := strings.Cut(string(b), ":")
+					if liveWord(user) || liveWord(pass) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// liveWord tells a word that is a secret key and not a test key.
+func liveWord(w string) bool {
+	w = strings.ToLower(strings.Trim(w, "\"'"))
+	return strings.HasPrefix(w, "sk_") && !strings.HasPrefix(w, "sk_test_")
 }
