@@ -133,15 +133,7 @@ func New(o Options) (*Client, error) {
 	if retries < 0 {
 		retries = defaultRetries
 	}
-	transport := o.Transport
-	if transport == nil {
-		transport = newTransport()
-	}
-	if o.SecretKey != "" && base.Scheme == "http" && !plainRemote && !netguard.LoopbackLiteral(base.Hostname()) {
-		// localhost: the key goes only where the name resolves to this
-		// machine, dialled at exactly that address.
-		transport = loopbackOnly(transport)
-	}
+	transport := clientTransport(o, base, plainRemote)
 	version := o.Version
 	if version == "" {
 		version = "dev"
@@ -189,6 +181,20 @@ func New(o Options) (*Client, error) {
 
 // BaseURL is the base address the client sends to.
 func (c *Client) BaseURL() string { return c.baseURL }
+
+// clientTransport is the transport of a client of o to base: a key
+// over plain http to localhost goes only where the name resolves to this
+// machine, dialled at exactly that address.
+func clientTransport(o Options, base *url.URL, plainRemote bool) http.RoundTripper {
+	transport := o.Transport
+	if transport == nil {
+		transport = newTransport()
+	}
+	if o.SecretKey != "" && base.Scheme == "http" && !plainRemote && !netguard.LoopbackLiteral(base.Hostname()) {
+		transport = loopbackOnly(transport)
+	}
+	return transport
+}
 
 // loopbackOnly is t dialling only this machine (netguard.DialLoopback).
 // A transport that is not an *http.Transport does not dial (the embedded
