@@ -74,7 +74,7 @@ func PrivateDir(what, dir string) error {
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return &DirError{What: what, Path: dir, Problem: "cannot be made: " + errText(err), Err: err,
-			Fix: "set " + envFor(what) + " (or HOME) to a directory you can write, such as " + envFor(what) + "=$HOME/.local/state"}
+			Fix: "set " + envFor(what) + " (or HOME) to a directory you can write"}
 	}
 	return CheckPrivateDir(what, dir)
 }
