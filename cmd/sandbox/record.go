@@ -58,11 +58,13 @@ that browsers' developer tools and HTTP tools open.
 Nothing secret reaches the file: the key of each Authorization header is masked
 (sk_test_****abcd), every header value not known to be harmless is masked, and
 each webhook header.value is masked where it stands in a body, and wherever else
-it turns up. With --redact the buyer's name, email, phone, date of birth and
+it turns up. Bodies sent or answered compressed (gzip, deflate, br, zstd) are
+kept decoded and masked alike; one that cannot be decoded is withheld. With --redact the buyer's name, email, phone, date of birth and
 shipping address are replaced by stand-ins, the same value always by the same
 stand-in (keyed by a file in the state directory, so listen --record on this
 machine replaces them alike); the service's test buyers are kept, as they decide
-what the service does. The file is mode 0600.
+what the service does. The file is mode 0600 (an existing one is made 0600; a
+link at its path is refused).
 
 Only test keys are forwarded: a request with a live key is answered 403 and not
 sent, unless record runs with --live, which asks first on a terminal (--yes in
