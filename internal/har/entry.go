@@ -73,8 +73,8 @@ func (s *Scrubber) Entry(x Exchange) Entry {
 		Timings: Timings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Wait: ms},
 		Bnpl:    &EntryMeta{Kind: x.Kind},
 	}
-	if _, key, ok := strings.Cut(x.ReqHeader.Get("Authorization"), " "); ok && key != "" {
-		e.Bnpl.KeyID = KeyID(key)
+	if words := strings.Fields(x.ReqHeader.Get("Authorization")); len(words) == 2 {
+		e.Bnpl.KeyID = KeyID(words[1])
 	}
 	if e.Bnpl.Kind == "" {
 		e.Bnpl.Kind = KindExchange
