@@ -40,6 +40,9 @@ type Exchange struct {
 // header values and (when it redacts) buyer data never reach the entry
 // unmasked.
 func (s *Scrubber) Entry(x Exchange) Entry {
+	// Headers first: the credentials and header values they hold are
+	// learnt before the bodies, which may echo them, are masked.
+	reqHeaders, respHeaders := s.Headers(x.ReqHeader), s.Headers(x.RespHeader)
 	req := s.side(x.ReqHeader, x.ReqBody, x.ReqCut, x.MaxBody)
 	resp := s.side(x.RespHeader, x.RespBody, x.RespCut, x.MaxBody)
 	proto := x.Proto
@@ -55,7 +58,7 @@ func (s *Scrubber) Entry(x Exchange) Entry {
 			URL:         s.URL(x.URL),
 			HTTPVersion: proto,
 			Cookies:     []NameValue{},
-			Headers:     s.Headers(x.ReqHeader),
+			Headers:     reqHeaders,
 			QueryString: s.query(x.URL),
 			HeadersSize: -1,
 			BodySize:    int(x.ReqSize),
@@ -65,7 +68,7 @@ func (s *Scrubber) Entry(x Exchange) Entry {
 			StatusText:  http.StatusText(x.Status),
 			HTTPVersion: proto,
 			Cookies:     []NameValue{},
-			Headers:     s.Headers(x.RespHeader),
+			Headers:     respHeaders,
 			Content:     Content{Size: int(x.RespSize), MimeType: x.RespHeader.Get("Content-Type")},
 			HeadersSize: -1,
 			BodySize:    int(x.RespSize),
