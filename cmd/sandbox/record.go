@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/har"
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
+	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -55,11 +58,13 @@ that browsers' developer tools and HTTP tools open.
 Nothing secret reaches the file: the key of each Authorization header is masked
 (sk_test_****abcd), every header value not known to be harmless is masked, and
 each webhook header.value is masked where it stands in a body, and wherever else
-it turns up. With --redact the buyer's name, email, phone, date of birth and
+it turns up. Bodies sent or answered compressed (gzip, deflate, br, zstd) are
+kept decoded and masked alike; one that cannot be decoded is withheld. With --redact the buyer's name, email, phone, date of birth and
 shipping address are replaced by stand-ins, the same value always by the same
 stand-in (keyed by a file in the state directory, so listen --record on this
 machine replaces them alike); the service's test buyers are kept, as they decide
-what the service does. The file is mode 0600.
+what the service does. The file is mode 0600 (an existing one is made 0600; a
+link at its path is refused).
 
 Only test keys are forwarded: a request with a live key is answered 403 and not
 sent, unless record runs with --live, which asks first on a terminal (--yes in
@@ -301,7 +306,7 @@ func recordUpstream(f *cmdutil.Factory, t *config.Target) (*url.URL, http.RoundT
 		}
 		return u, sb.Transport(t.Region), nil
 	}
-	if u.Scheme != "https" && !(u.Scheme == "http" && cmdutil.LoopbackAddr(hostPort(u))) {
+	if u.Scheme != "https" && !(u.Scheme == "http" && netguard.LoopbackCandidate(u.Hostname())) {
 		return nil, nil, cmdutil.Refuse("the service is reached over https; plain http only to this machine",
 			"refusing to forward keys to %s over plain http", secret.RedactURL(t.BaseURL))
 	}
@@ -314,24 +319,54 @@ func recordUpstream(f *cmdutil.Factory, t *config.Target) (*url.URL, http.RoundT
 		ResponseHeaderTimeout: 2 * time.Minute,
 		ForceAttemptHTTP2:     true,
 	}
-	return u, tr, nil
-}
-
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
+	if u.Scheme == "http" {
+		// The keys go only where the upstream's host resolves to this
+		// machine, dialled at exactly that address.
+		tr.DialContext = netguard.DialLoopback(&net.Dialer{Timeout: 30 * time.Second})
 	}
-	return net.JoinHostPort(u.Hostname(), "80")
+	return u, tr, nil
 }
 
 // liveKeyGuard answers a request carrying a live key with 403, unless
 // record runs live: the key is never sent.
 func liveKeyGuard(live bool) func(r *http.Request) (int, string, bool) {
 	return func(r *http.Request) (int, string, bool) {
-		_, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if live || !strings.HasPrefix(key, "sk_") || strings.HasPrefix(key, "sk_test_") {
+		if live || !liveKeyIn(r.Header) {
 			return 0, "", false
 		}
 		return http.StatusForbidden, `{"status":"error","errorType":"no_permission","error":"bnpl sandbox record forwards test keys only: run it with --live to record live traffic"}`, true
 	}
+}
+
+// liveKeyIn reports whether a request carries a key that is not a test
+// key, read more leniently than any server would: every Authorization
+// and Proxy-Authorization header, every word of each (any spacing, tabs,
+// commas, a bare key, any case of the scheme), and the user and password
+// of Basic credentials.
+func liveKeyIn(h http.Header) bool {
+	for name, values := range h {
+		if !strings.EqualFold(name, "Authorization") && !strings.EqualFold(name, "Proxy-Authorization") {
+			continue
+		}
+		for _, v := range values {
+			for _, word := range strings.FieldsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
+				if liveWord(word) {
+					return true
+				}
+				if b, err := base64.StdEncoding.DecodeString(word); err == nil {
+					user, pass, _ := strings.Cut(string(b), ":")
+					if liveWord(user) || liveWord(pass) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// liveWord tells a word that is a secret key and not a test key.
+func liveWord(w string) bool {
+	w = strings.ToLower(strings.Trim(w, "\"'"))
+	return strings.HasPrefix(w, "sk_") && !strings.HasPrefix(w, "sk_test_")
 }

@@ -37,7 +37,7 @@ type ServeOptions struct {
 	NoRequestLog bool
 	// PublicURLs are REGION=URL pairs: where clients reach each region.
 	PublicURLs []string
-	// AllowHosts are names the /_sandbox/ Host guard accepts besides
+	// AllowHosts are names the Host guard (every path) accepts besides
 	// addresses and localhost.
 	AllowHosts []string
 	// AllowRemoteControl opens the control endpoints and the dashboard to

@@ -23,12 +23,12 @@ each with its risk:
   --public-url REGION=URL  where clients reach a region, e.g.
       ae=http://bnpl-sandbox:8700. Every URL the sandbox hands out (a session's
       web_url, its QR code, the dashboard's links, what serve prints) uses it,
-      and the /_sandbox/ Host guard accepts its host. Without it, a listener on
+      and the Host guard accepts its host. Without it, a listener on
       a wildcard address (0.0.0.0) builds links from each request's Host. Risk:
       a wrong URL sends customers' browsers elsewhere; use a name you control.
   --allowed-host NAME      a host name (the service name other containers use)
-      that /_sandbox/ paths answer besides addresses and localhost. Every other
-      name is still refused, as a name rebound to this machine by DNS may be an
+      that every path (/api/ and /_sandbox/) answers besides addresses and
+      localhost. Every other name is still refused, as a name rebound to this machine by DNS may be an
       attack from a web page. Risk: a page whose name resolves to NAME for a
       browser on this machine can read and drive the sandbox.
   --open-control           open the control endpoints (approve, reset, clock,

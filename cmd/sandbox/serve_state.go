@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // statePath is the state serve opens ("" in memory), once its directory
@@ -23,6 +24,12 @@ func (o *ServeOptions) statePath(f *cmdutil.Factory) (string, error) {
 		path := f.EmbeddedStatePath()
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return "", o.stateNotWritable(filepath.Dir(path), err)
+		}
+		if err := userfile.PrivateDir("state directory", filepath.Dir(path)); err != nil {
+			return "", err
+		}
+		if err := userfile.PrivateSQLite(path); err != nil {
+			return "", err
 		}
 		return path, o.checkWritable(path)
 	}

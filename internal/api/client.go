@@ -25,6 +25,7 @@ import (
 	"github.com/go-resty/resty/v2"
 	"github.com/google/uuid"
 
+	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -116,11 +117,11 @@ func New(o Options) (*Client, error) {
 			hint: "use an address such as https://api.tabby.ai",
 		}
 	}
-	plainRemote := o.SecretKey != "" && base.Scheme == "http" && !isLoopback(base.Hostname())
+	plainRemote := o.SecretKey != "" && base.Scheme == "http" && !netguard.LoopbackCandidate(base.Hostname())
 	if plainRemote && !(o.SandboxKey && sandboxKeyShape(o.SecretKey)) {
 		return nil, &OptionsError{
 			Msg:  fmt.Sprintf("refusing to send the secret key over plain http to %s", base.Host),
-			hint: "use an https:// base URL; plain http is allowed only to localhost, 127.0.0.0/8 and ::1 (and, for the sandbox's built-in keys, to a bnpl sandbox by any name)",
+			hint: "use an https:// base URL; plain http is allowed only to 127.0.0.0/8, ::1 and localhost where it resolves to them (and, for the sandbox's built-in keys, to a bnpl sandbox by any name)",
 		}
 	}
 
@@ -132,10 +133,7 @@ func New(o Options) (*Client, error) {
 	if retries < 0 {
 		retries = defaultRetries
 	}
-	transport := o.Transport
-	if transport == nil {
-		transport = newTransport()
-	}
+	transport := clientTransport(o, base, plainRemote)
 	version := o.Version
 	if version == "" {
 		version = "dev"
@@ -184,12 +182,32 @@ func New(o Options) (*Client, error) {
 // BaseURL is the base address the client sends to.
 func (c *Client) BaseURL() string { return c.baseURL }
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
+// clientTransport is the transport of a client of o to base: a key
+// over plain http to localhost goes only where the name resolves to this
+// machine, dialled at exactly that address.
+func clientTransport(o Options, base *url.URL, plainRemote bool) http.RoundTripper {
+	transport := o.Transport
+	if transport == nil {
+		transport = newTransport()
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	if o.SecretKey != "" && base.Scheme == "http" && !plainRemote && !netguard.LoopbackLiteral(base.Hostname()) {
+		transport = loopbackOnly(transport)
+	}
+	return transport
+}
+
+// loopbackOnly is t dialling only this machine (netguard.DialLoopback).
+// A transport that is not an *http.Transport does not dial (the embedded
+// sandbox's) and is kept.
+func loopbackOnly(t http.RoundTripper) http.RoundTripper {
+	ht, ok := t.(*http.Transport)
+	if !ok {
+		return t
+	}
+	ht = ht.Clone()
+	ht.DialContext = netguard.DialLoopback(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second})
+	ht.DialTLSContext = nil
+	return ht
 }
 
 // checkRedirect stops at a redirect that would carry the key over plain
@@ -199,7 +217,9 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
 		return http.ErrUseLastResponse
 	}
-	if req.URL.Scheme != "https" && !isLoopback(req.URL.Hostname()) {
+	first := via[0].URL
+	same := req.URL.Scheme == first.Scheme && strings.EqualFold(req.URL.Host, first.Host)
+	if req.URL.Scheme != "https" && !netguard.LoopbackLiteral(req.URL.Hostname()) && !same {
 		return http.ErrUseLastResponse
 	}
 	return nil

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go "sqlite" driver
+
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // The ledger is the machine's record of the moves bulk runs make, shared
@@ -158,6 +160,9 @@ func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 	}
 	l.path = filepath.Join(dir, ledgerFileName)
 	if err := l.open(dir); err != nil {
+		if userfile.Refused(err) {
+			return nil, l.failed(err)
+		}
 		return nil, l.failed(ledgerError(l.path, err))
 	}
 	return l, nil
@@ -165,7 +170,7 @@ func openLedger(dir, scope string, now func() time.Time) (*ledger, error) {
 
 // open makes dir and the ledger's file, private, and opens it.
 func (l *ledger) open(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := userfile.PrivateDir("state directory", dir); err != nil {
 		return err
 	}
 	if err := privateLedger(l.path); err != nil {
@@ -197,35 +202,14 @@ func (l *ledger) open(dir string) error {
 // under the usual umask) would leave every move readable by others. A
 // file another user owns is refused.
 func privateLedger(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := userfile.OpenPrivate(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return err
 	}
-	info, err := f.Stat()
-	_ = f.Close()
-	switch {
-	case err != nil:
+	if err := f.Close(); err != nil {
 		return err
-	case !info.Mode().IsRegular():
-		return errors.New("it is not a regular file")
-	case otherOwner(info):
-		return errNotYours
 	}
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		info, err := os.Stat(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if info.Mode().Perm()&0o077 != 0 {
-			if err := os.Chmod(p, 0o600); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return userfile.PrivateSQLite(path)
 }
 
 // prepare makes the ledger's tables (and switches it to WAL). Runs
@@ -233,7 +217,7 @@ func privateLedger(path string) error {
 // WAL, which SQLite does not wait for: they take turns by an OS lock on a
 // file beside it.
 func (l *ledger) prepare(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, ledgerFileName+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := userfile.OpenPrivate(filepath.Join(dir, ledgerFileName+".lock"), os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/sandbox"
 	"github.com/bnpl-cli/bnpl/internal/secret"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // GlobalOptions are the values of the root's persistent flags, after the
@@ -100,7 +101,15 @@ func (f *Factory) configLocked() (*config.Config, error) {
 	if f.cfg != nil {
 		return f.cfg, nil
 	}
-	cfg, err := config.Load(config.DefaultPath(f.Getenv))
+	path := config.DefaultPath(f.Getenv)
+	if path != "" {
+		// Others who can write the directory could replace the file and
+		// its keys: refused, as the state directory is.
+		if err := userfile.CheckPrivateDir("config directory", filepath.Dir(path)); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, err
 	}
@@ -348,8 +357,11 @@ func (f *Factory) embeddedLocked() (*sandbox.Sandbox, error) {
 		return f.sb, nil
 	}
 	path := f.EmbeddedStatePath()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("embedded sandbox: %w", err)
+	if err := userfile.PrivateDir("state directory", config.StateDir(f.Getenv)); err != nil {
+		return nil, err
+	}
+	if err := userfile.PrivateSQLite(path); err != nil {
+		return nil, err
 	}
 	sb, err := sandbox.New(sandbox.Options{
 		StatePath: path,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -190,7 +191,9 @@ func (f *Factory) EmbeddedStatePath() string {
 }
 
 // LoopbackURL reports whether raw is an http(s) URL whose host is a
-// loopback address or "localhost", without looking any name up.
+// loopback address or "localhost", without looking any name up: a
+// candidate, which a connection then reaches only through
+// netguard.DialLoopback (localhost must resolve to this machine).
 func LoopbackURL(raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
@@ -199,19 +202,13 @@ func LoopbackURL(raw string) bool {
 	return loopbackHost(u.Hostname())
 }
 
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func loopbackHost(host string) bool { return netguard.LoopbackCandidate(host) }
 
 // ProbeSandbox reports whether a bnpl sandbox answers at base, a loopback
 // URL: GET /_sandbox/clock within SandboxProbeTimeout gives its clock, or
 // the sandbox's own error (a 5xx in the service's error form, as a sandbox
 // whose state is damaged answers). A host that is not loopback is never
-// asked, and no name is looked up ("localhost" is dialled as 127.0.0.1).
+// asked, and of names only localhost, where it resolves to this machine.
 func ProbeSandbox(ctx context.Context, base string) bool {
 	return probe(ctx, base) == probedSandbox
 }
@@ -241,19 +238,8 @@ func probe(ctx context.Context, base string) probeResult {
 	client := &http.Client{
 		Transport: &http.Transport{
 			Proxy: nil, // never through a proxy: the sandbox is on this machine
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				host, port, err := net.SplitHostPort(addr)
-				if err != nil {
-					return nil, err
-				}
-				if strings.EqualFold(host, "localhost") {
-					host = "127.0.0.1"
-				}
-				if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-					return nil, errors.New("not a loopback address")
-				}
-				return dialer.DialContext(ctx, network, net.JoinHostPort(host, port))
-			},
+			// localhost is asked only where it resolves to this machine.
+			DialContext:       netguard.DialLoopback(dialer),
 			DisableKeepAlives: true,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -310,11 +296,12 @@ func (e *UnreachedError) Hint() string {
 }
 
 // LoopbackAddr reports whether a listen address HOST:PORT stays on this
-// machine: a loopback IP or localhost. An empty host, 0.0.0.0 and :: listen
-// on every interface; a name is not looked up and counts as not loopback.
+// machine: a loopback IP, or localhost where it resolves to this machine.
+// An empty host, 0.0.0.0 and :: listen on every interface; another name
+// is not looked up and counts as not loopback.
 func LoopbackAddr(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
-	return err == nil && loopbackHost(host)
+	return err == nil && loopbackHost(host) && netguard.LoopbackHost(context.Background(), host)
 }
 
 // ListenError is a failed listen on addr, the address flag gave: when the

@@ -3,10 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 
+	"github.com/bnpl-cli/bnpl/internal/netguard"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -357,13 +357,9 @@ func servedSandbox(t *Target, base string) (*Target, error) {
 	return t, nil
 }
 
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+// loopbackHost tells an address that may be this machine: the client
+// then sends the key there only through netguard.DialLoopback.
+func loopbackHost(host string) bool { return netguard.LoopbackCandidate(host) }
 
 func truthy(v string) bool {
 	switch strings.ToLower(v) {

@@ -8,12 +8,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // Redactor replaces a buyer's data in JSON bodies with stand-ins: under
@@ -50,23 +53,26 @@ func LoadRedactKey(dir string) ([]byte, error) {
 	}
 	keyFileMu.Lock()
 	defer keyFileMu.Unlock()
+	if err := userfile.PrivateDir("state directory", dir); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, redactKeyFile)
-	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+	if b, err := readPrivate(path); err == nil && len(b) >= 32 {
 		return b[:32], nil
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if userfile.Refused(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("reading the redaction key: %w", err)
 	}
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		// Another process made it first: use that one.
-		b, err := os.ReadFile(path)
+		b, err := readPrivate(path)
 		if err != nil || len(b) < 32 {
 			return nil, fmt.Errorf("reading the redaction key %s: it is not a key bnpl made", path)
 		}
@@ -80,6 +86,17 @@ func LoadRedactKey(dir string) ([]byte, error) {
 		return nil, err
 	}
 	return key, f.Close()
+}
+
+// readPrivate reads a file of the state directory without following a
+// link at its path.
+func readPrivate(path string) ([]byte, error) {
+	f, err := userfile.OpenPrivate(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<10))
 }
 
 // testPhone matches the service's test phones (+971500000001,

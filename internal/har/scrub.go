@@ -83,11 +83,12 @@ func (s *Scrubber) Headers(h http.Header) []NameValue {
 func (s *Scrubber) headerValue(lower, v string) string {
 	switch {
 	case lower == "authorization" || lower == "proxy-authorization":
-		if _, key, ok := strings.Cut(v, " "); ok {
-			s.Learn(key)
-		} else {
-			s.Learn(v)
+		// The credentials, however spaced (tabs, several spaces), and
+		// the whole value besides.
+		if words := strings.Fields(v); len(words) > 1 {
+			s.Learn(words[1:]...)
 		}
+		s.Learn(v)
 		return secret.MaskAuthorization(v)
 	case keptHeaders[lower] || strings.HasPrefix(lower, "bnpl-sandbox-") || strings.HasPrefix(lower, "access-control-"):
 		return s.text(v)

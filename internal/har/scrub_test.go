@@ -100,3 +100,21 @@ func TestRedactorStandsInConsistently(t *testing.T) {
 		t.Error("the same key gave other stand-ins in another scrubber (another process)")
 	}
 }
+
+// Credentials however spaced (a tab, several spaces) are learnt whole and
+// masked where an answer echoes them; the key id is still given.
+func TestScrubberLearnsOddlySpacedCredentials(t *testing.T) {
+	for _, auth := range []string{"Token\topaque-credential-77", "Token   opaque-credential-77", "Bearer \t sk_test_0123456789abcdefwxyz"} {
+		s := NewScrubber(nil)
+		e := s.Entry(Exchange{Started: time.Now(), Method: "GET", URL: "https://api.tabby.ai/api/v2/payments",
+			ReqHeader: http.Header{"Authorization": {auth}}, Status: 200,
+			RespHeader: http.Header{"Content-Type": {"text/plain"}}, RespBody: []byte("you sent " + strings.Fields(auth)[1])})
+		b, _ := json.Marshal(e)
+		if strings.Contains(string(b), strings.Fields(auth)[1]) {
+			t.Errorf("%q: the credential reached the entry: %s", auth, b)
+		}
+		if e.Bnpl.KeyID == "" {
+			t.Errorf("%q: no key id", auth)
+		}
+	}
+}

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
+
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // The file is written so that it is a whole HAR document after every
@@ -66,14 +69,21 @@ func (e *NotRecordingError) Hint() string {
 // ExitCode is a usage error's: nothing was recorded.
 func (e *NotRecordingError) ExitCode() int { return 2 }
 
-// OpenWriter opens path for recording: a new file (mode 0600) gets a head
+// OpenWriter opens path for recording: a new file (mode 0600; an existing
+// one is made 0600, a symbolic link refused) gets a head
 // with meta; an existing recording is added to, and keeps its own meta
 // (Meta answers it). maxFile bounds the file (0: DefaultMaxFile).
 func OpenWriter(path string, meta LogMeta, version string, maxFile int64) (*Writer, error) {
 	if maxFile <= 0 {
 		maxFile = DefaultMaxFile
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// A recording holds what the app sent: it is kept 0600, also when
+	// the file existed with a wider mode, and a link at its path is not
+	// followed.
+	f, err := userfile.OpenPrivate(path, os.O_RDWR|os.O_CREATE)
+	if fe := (*userfile.FileError)(nil); errors.As(err, &fe) {
+		return nil, &NotRecordingError{Path: path, Why: strings.TrimPrefix(fe.Problem, "is ")}
+	}
 	if err != nil {
 		return nil, err
 	}

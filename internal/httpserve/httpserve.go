@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -40,6 +41,12 @@ type Limits struct {
 	// MaxConns caps open connections; one over the cap is answered 503
 	// at once and closed, so a flood cannot queue ahead of everyone.
 	MaxConns int
+	// MaxConnsPerClient caps the open connections of one client (a
+	// remote IP address; an IPv6 /64, which one host usually holds
+	// whole), so that one client holding slow connections cannot take
+	// every slot of MaxConns. One over its cap is answered 503 at once
+	// and closed. 0: no cap per client.
+	MaxConnsPerClient int
 	// MaxBodies caps the requests that read a body at once (0: no cap).
 	// The others wait for a turn before their body is read, holding no
 	// memory for it; with the handler's own cap on a body's size this
@@ -89,10 +96,14 @@ func (l Limits) Server(h http.Handler) *http.Server {
 // Listener wraps ln so that at most MaxConns connections are open at once;
 // ln itself when MaxConns is 0.
 func (l Limits) Listener(ln net.Listener) net.Listener {
-	if l.MaxConns <= 0 {
+	if l.MaxConns <= 0 && l.MaxConnsPerClient <= 0 {
 		return ln
 	}
-	return &capListener{Listener: ln, slots: make(chan struct{}, l.MaxConns)}
+	cl := &capListener{Listener: ln, perClient: l.MaxConnsPerClient, clients: map[netip.Prefix]int{}}
+	if l.MaxConns > 0 {
+		cl.slots = make(chan struct{}, l.MaxConns)
+	}
+	return cl
 }
 
 // Gate lets at most n holders in at once. A handler that checks a request
@@ -150,7 +161,11 @@ var busyAnswer = func() []byte {
 
 type capListener struct {
 	net.Listener
-	slots chan struct{}
+	slots chan struct{} // nil: no cap on all connections
+
+	perClient int // 0: no cap per client
+	mu        sync.Mutex
+	clients   map[netip.Prefix]int
 }
 
 func (l *capListener) Accept() (net.Conn, error) {
@@ -159,15 +174,73 @@ func (l *capListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		select {
-		case l.slots <- struct{}{}:
-			return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
-		default:
-			// Over the cap: answer without reading anything, in the
+		client := clientOf(c.RemoteAddr())
+		if !l.enter(client) {
+			// Over a cap: answer without reading anything, in the
 			// background so that Accept goes on.
 			go refuse(c)
+			continue
 		}
+		return &slotConn{Conn: c, release: func() { l.leave(client) }}, nil
 	}
+}
+
+// enter takes a slot for a connection of client, if both caps allow.
+func (l *capListener) enter(client netip.Prefix) bool {
+	if l.perClient > 0 {
+		l.mu.Lock()
+		if l.clients[client] >= l.perClient {
+			l.mu.Unlock()
+			return false
+		}
+		l.clients[client]++
+		l.mu.Unlock()
+	}
+	if l.slots == nil {
+		return true
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	default:
+		l.leaveClient(client)
+		return false
+	}
+}
+
+// leave gives back the slots of a connection of client.
+func (l *capListener) leave(client netip.Prefix) {
+	if l.slots != nil {
+		<-l.slots
+	}
+	l.leaveClient(client)
+}
+
+func (l *capListener) leaveClient(client netip.Prefix) {
+	if l.perClient <= 0 {
+		return
+	}
+	l.mu.Lock()
+	if l.clients[client]--; l.clients[client] <= 0 {
+		delete(l.clients, client)
+	}
+	l.mu.Unlock()
+}
+
+// clientOf is the client a connection counts against: its IPv4 address,
+// or the /64 of its IPv6 address. An address that is not IP (a Unix
+// socket) is one client.
+func clientOf(a net.Addr) netip.Prefix {
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return netip.Prefix{}
+	}
+	ip := ap.Addr().WithZone("").Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p
+	}
+	return netip.PrefixFrom(ip, 32)
 }
 
 func refuse(c net.Conn) {

@@ -206,3 +206,67 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("defaults not applied: %+v", srv)
 	}
 }
+
+// dialFrom opens a connection to addr from the loopback address from.
+func dialFrom(t *testing.T, from, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard only
+	return c
+}
+
+// One client holding slow connections (a header begun, never finished)
+// gets at most MaxConnsPerClient of them, the rest answered 503 at once;
+// another client is still served.
+func TestMaxConnsPerClient(t *testing.T) {
+	addr := serve(t, Limits{MaxConns: 10, MaxConnsPerClient: 3, ReadHeaderTimeout: 20 * time.Second}, readAll(nil))
+	// Connections are accepted in the order they were made: the first
+	// three are held, the other nine refused.
+	conns := make([]net.Conn, 12)
+	for i := range conns {
+		conns[i] = dialFrom(t, "127.0.0.2", addr)
+		io.WriteString(conns[i], "GET / HTTP/1.1\r\nHost: x\r\n")
+	}
+	for i, c := range conns[3:] {
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || res.StatusCode != 503 {
+			t.Fatalf("slow connection %d over the client's cap: %v %v, want 503", i+4, res, err)
+		}
+	}
+	// Everything over the client's cap was refused, yet the server has
+	// room: another client is served...
+	c := dialFrom(t, "127.0.0.1", addr)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("another client: %v %v, want 200", res, err)
+	}
+	// ...and the three held are the client's own, served when they end
+	// their header.
+	for i, c := range conns[:3] {
+		io.WriteString(c, "\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("held connection %d: %v %v, want 200", i+1, res, err)
+		}
+	}
+}
+
+func TestClientOf(t *testing.T) {
+	for addr, want := range map[string]string{
+		"10.1.2.3:80":               "10.1.2.3/32",
+		"[::ffff:10.1.2.3]:80":      "10.1.2.3/32",
+		"[2001:db8:1:2:3:4:5:6]:80": "2001:db8:1:2::/64",
+		"[fe80::1%eth0]:80":         "fe80::/64",
+	} {
+		a, _ := net.ResolveTCPAddr("tcp", addr)
+		if got := clientOf(a).String(); got != want {
+			t.Errorf("%s: %s, want %s", addr, got, want)
+		}
+	}
+}

@@ -297,10 +297,14 @@ func TestSandboxGuardRefusesOtherSites(t *testing.T) {
 			}
 		}
 	}
-	// The service's own paths are not concerned (a container may reach
-	// the sandbox under any name; they need a key anyway).
-	if r := send("GET", "/api/v2/payments/"+id, map[string]string{"Host": "sandbox:8700", "Authorization": "Bearer " + aeTest}); r.status != 200 {
+	// The service's own paths too: the built-in keys are public, and a
+	// rebound page would use them (a container names the sandbox with
+	// --allowed-host).
+	if r := send("GET", "/api/v2/payments/"+id, map[string]string{"Host": "sandbox:8700", "Authorization": "Bearer " + aeTest}); r.status != 403 || !strings.Contains(string(r.body), "is not this sandbox's address") {
 		t.Fatalf("API under another name: %d %s", r.status, r.body)
+	}
+	if r := send("GET", "/api/v2/payments/"+id, map[string]string{"Host": "localhost:8700", "Authorization": "Bearer " + aeTest}); r.status != 200 {
+		t.Fatalf("API as localhost: %d %s", r.status, r.body)
 	}
 
 	// Accepted: addresses, localhost and the public URL's host; the page's

@@ -56,10 +56,14 @@ type Listening struct {
 
 // DefaultServeLimits bound each regional listener: the httpserve timeouts
 // (a request, body included, must arrive within 30s; an idle connection is
-// closed after 30s), at most 512 connections, and 32 requests reading a
-// body at once. A body is at most 1 MiB (an attachment 5 MiB), so bodies
-// in flight hold at most 160 MiB per listener whatever clients do.
-var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
+// closed after 30s), a request's header within 5s, at most 512
+// connections, of which one client (an IP address, an IPv6 /64) holds at
+// most 128, and 32 requests reading a body at once. A body is at most
+// 1 MiB (an attachment 5 MiB), so bodies in flight hold at most 160 MiB
+// per listener whatever clients do; and one client holding slow
+// connections leaves the others (the health check among them) room.
+var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxConnsPerClient: 128, MaxBodies: 32,
+	ReadHeaderTimeout: 5 * time.Second}
 
 // Serve runs the sandbox on one listener per region until ctx is done or
 // the process is asked to stop (SIGTERM: a supervisor, a container
@@ -245,6 +249,12 @@ func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *
 	}
 	if lim.MaxBodies == 0 {
 		lim.MaxBodies = DefaultServeLimits.MaxBodies
+	}
+	if lim.MaxConnsPerClient == 0 {
+		lim.MaxConnsPerClient = DefaultServeLimits.MaxConnsPerClient
+	}
+	if lim.ReadHeaderTimeout == 0 {
+		lim.ReadHeaderTimeout = DefaultServeLimits.ReadHeaderTimeout
 	}
 	servers := make([]*http.Server, len(ls.listeners))
 	errs := make(chan error, len(ls.listeners))

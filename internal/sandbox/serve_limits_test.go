@@ -139,3 +139,43 @@ func TestServeCapsConnections(t *testing.T) {
 	}
 	_ = held
 }
+
+// One client holding more slow connections (a header begun, never
+// finished) than the whole cap cannot shut the sandbox: with the default
+// limits it holds at most its share, the rest are answered 503 at once,
+// and the health check of another address still answers.
+func TestServeSlowClientLeavesRoom(t *testing.T) {
+	addr := serveLimited(t, httpserve.Limits{})
+	n := DefaultServeLimits.MaxConns + 40
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard only
+		io.WriteString(c, "GET /_sandbox/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+		conns[i] = c
+	}
+	// Accepted in the order made: past the client's share, every one is
+	// refused at once.
+	for i := DefaultServeLimits.MaxConnsPerClient; i < n; i++ {
+		res, err := http.ReadResponse(bufio.NewReader(conns[i]), nil)
+		if err != nil || res.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("slow connection %d: %v %v, want 503", i+1, res, err)
+		}
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	io.WriteString(c, "GET /_sandbox/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("the health check while one client holds %d connections: %v %v, want 200", n, res, err)
+	}
+}

@@ -24,7 +24,8 @@ import (
 //     browser says it comes from another site (Sec-Fetch-Site: cross-site).
 //     A request the browser marks same-origin, or that has no Origin at
 //     all (curl, the bnpl CLI), is accepted.
-//   - Any request that arrived over a connection is refused when its Host
+//   - Any request that arrived over a connection, on any path (the
+//     service's /api/ ones too), is refused when its Host
 //     names something other than an address, localhost, the host of the
 //     region's public URL, or a name given in Options.AllowHosts (the
 //     service name other containers use): any other name is a name rebound
@@ -52,8 +53,9 @@ type OriginGuard struct {
 	RemoteControl bool
 }
 
-// GuardSandboxPaths wraps a region's handler with the browser guard on
-// the paths under /_sandbox/.
+// GuardSandboxPaths wraps a region's handler with the browser guard: the
+// Host check on every path, the cross-site check on the paths under
+// /_sandbox/.
 func GuardSandboxPaths(s OriginGuard, h http.Handler) http.Handler {
 	publicHost, publicOrigin := "", ""
 	if u, err := url.Parse(s.PublicURL); err == nil && u.Host != "" {
@@ -61,12 +63,15 @@ func GuardSandboxPaths(s OriginGuard, h http.Handler) http.Handler {
 		publicOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/_sandbox/") && r.URL.Path != "/_sandbox" {
-			h.ServeHTTP(w, r)
-			return
-		}
+		// The Host is checked on every path, the service's (/api/) as
+		// well: a page rebinding its name to this machine would otherwise
+		// use the sandbox's public built-in keys through the browser.
 		if _, overConn := r.Context().Value(http.LocalAddrContextKey).(net.Addr); overConn && !TrustedHost(r.Host, publicHost) && !s.AllowHosts[NormalHost(r.Host)] {
 			edge.WriteError(w, &edge.Refusal{Status: http.StatusForbidden, ErrorType: "no_permission", Message: foreignHost(r.Host)})
+			return
+		}
+		if !strings.HasPrefix(r.URL.Path, "/_sandbox/") && r.URL.Path != "/_sandbox" {
+			h.ServeHTTP(w, r)
 			return
 		}
 		if changesState(r.Method) && crossSite(r, publicOrigin) {

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/netguard"
+)
+
+// nsChild marks the test's run inside its private namespace.
+const nsChild = "BNPL_TEST_IN_PRIVATE_NETNS"
+
+// elsewhere is the address the private hosts file gives localhost: on the
+// namespace's own loopback interface, but not a loopback address.
+const elsewhere = "10.200.0.1"
+
+// A live key for http://localhost goes nowhere when localhost resolves
+// elsewhere: the test runs itself again in a private network and mount
+// namespace (unshare -n -m) whose /etc/hosts maps localhost to another
+// address, where a server listens and notes every Authorization it gets.
+func TestLiveKeyNotSentWhereLocalhostResolvesElsewhere(t *testing.T) {
+	if os.Getenv(nsChild) == "1" {
+		inPrivateNamespace(t)
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if runtime.GOOS != "linux" || err != nil || os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs this test as root on Linux with unshare (os %s, uid %d, unshare: %v)", runtime.GOOS, os.Geteuid(), err)
+		}
+		t.Skip("needs Linux, root and unshare for a private network namespace")
+	}
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(hosts, []byte(elsewhere+" localhost\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("mount --bind %s /etc/hosts && ip link set lo up && ip addr add %s/32 dev lo && exec \"$0\" -test.run '^TestLiveKeyNotSentWhereLocalhostResolvesElsewhere$' -test.count=1 -test.v", hosts, elsewhere)
+	cmd := exec.Command(unshare, "-n", "-m", "sh", "-c", script, os.Args[0])
+	cmd.Env = append(os.Environ(), nsChild+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the run in a private namespace failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+func inPrivateNamespace(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	note := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Host+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"payments":[]}`)
+	})
+	far, err := net.Listen("tcp", elsewhere+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := far.Addr().(*net.TCPAddr).Port
+	near, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []net.Listener{far, near} {
+		srv := &http.Server{Handler: note}
+		go srv.Serve(l)
+		defer srv.Close()
+	}
+	// The namespace is as meant: a client that trusts the name reaches
+	// the other address.
+	resp, err := http.Get(fmt.Sprintf("http://localhost:%d/probe", port))
+	if err != nil {
+		t.Fatalf("localhost is not served in the namespace: %v", err)
+	}
+	resp.Body.Close()
+	mu.Lock()
+	if len(got) != 1 {
+		t.Fatalf("the plain request to localhost reached %d servers", len(got))
+	}
+	got = nil
+	mu.Unlock()
+
+	const live = "sk_live_4f9a8b7c6d5e4f3a2b1c0d9e"
+	c, err := New(Options{BaseURL: fmt.Sprintf("http://localhost:%d", port), SecretKey: live, Retries: 0})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	_, err = c.GetPayment(context.Background(), "8f6c3a52-7d3e-4b8f-9a57-1b2c3d4e5f60")
+	var nl *netguard.NotLoopbackError
+	if !errors.As(err, &nl) {
+		t.Errorf("the request to localhost answered %v, want a refusal naming where localhost resolves", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 0 {
+		t.Errorf("the live key reached a server (%d requests)", len(got))
+	}
+	if err != nil && (strings.Contains(err.Error(), live) || !strings.Contains(err.Error(), elsewhere)) {
+		t.Errorf("the refusal %q should name %s and never the key", err, elsewhere)
+	}
+	// And the guard's own answers.
+	if netguard.LoopbackHost(context.Background(), "localhost") {
+		t.Error("netguard takes localhost for this machine where it resolves elsewhere")
+	}
+	if !netguard.LoopbackHost(context.Background(), "127.0.0.1") {
+		t.Error("netguard refuses 127.0.0.1")
+	}
+}
