@@ -105,7 +105,7 @@ func replayTarget(f *cmdutil.Factory, rec *replay.Recording) (*replay.Target, st
 		}
 		return replay.Remote(u, f.Global.Timeout), "the sandbox at " + secret.RedactURL(u), func() {}, nil
 	}
-	t, closeIt, err := replay.Embedded(replay.Region(rec))
+	t, closeIt, err := replay.Embedded(rec)
 	if err != nil {
 		return nil, "", nil, err
 	}

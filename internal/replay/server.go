@@ -86,7 +86,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.checkRequest(x, r, body)
 	s.e.ensure(s.ctx, x)
 	ans, err := s.e.send(s.ctx, x, r.Method, r.URL.Path, r.URL.RawQuery, r.Header, body)
-	s.e.own(x)
 	if err == nil {
 		s.answerDiffs = append(s.answerDiffs, s.e.compareAnswer(x, ans, "answer")...)
 	}

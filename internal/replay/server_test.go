@@ -28,7 +28,7 @@ func TestReplayServer(t *testing.T) {
 	s.call("GET", "/api/v1/webhooks", testKey, nil)
 	rec := s.recording()
 
-	target, closeIt, err := Embedded("ae")
+	target, closeIt, err := Embedded(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
