@@ -35,7 +35,7 @@ func (c *comparer) array(path, key string, want, got []any) {
 		}
 		last = p.g
 	}
-	if list && !ordered {
+	if (list || orderedArrays[key]) && !ordered {
 		c.add(path, DiffOrder, "the recording's order", "another order")
 	}
 	if !list && len(want) != len(got) {
@@ -50,6 +50,11 @@ func (c *comparer) array(path, key string, want, got []any) {
 		c.add(fmt.Sprintf("%s[%d]", path, i), DiffExtra, Absent, show(got[i]))
 	}
 }
+
+// orderedArrays are the arrays whose order the service keeps (a payment's
+// captures and refunds, in the order they were made): elements paired by
+// id must keep the recording's order.
+var orderedArrays = map[string]bool{"captures": true, "refunds": true}
 
 type pairing struct{ w, g int }
 

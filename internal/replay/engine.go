@@ -231,6 +231,9 @@ func (e *Engine) compareAnswer(x *Exchange, ans *Answer, side string) []Differen
 		}
 		return c.diffs
 	}
+	if wt, gt := mediaType(x.RespType), mediaType(ans.Type); okW && okG && wt != "" && wt != gt {
+		c.add("header Content-Type", DiffValue, show(wt), show(gt))
+	}
 	switch {
 	case okW && okG:
 		c.value("$", "", want, got)
