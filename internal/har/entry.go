@@ -30,14 +30,18 @@ type Exchange struct {
 	RespBody   []byte
 	RespSize   int64
 	RespCut    bool
+
+	// MaxBody bounds each body as the file keeps it once decoded
+	// (DefaultMaxBody when 0).
+	MaxBody int64
 }
 
 // Entry turns an exchange into a HAR entry, through the scrubber: keys,
 // header values and (when it redacts) buyer data never reach the entry
 // unmasked.
 func (s *Scrubber) Entry(x Exchange) Entry {
-	reqBody := s.Body(x.ReqBody, x.ReqCut)
-	respBody := s.Body(x.RespBody, x.RespCut)
+	req := s.side(x.ReqHeader, x.ReqBody, x.ReqCut, x.MaxBody)
+	resp := s.side(x.RespHeader, x.RespBody, x.RespCut, x.MaxBody)
 	proto := x.Proto
 	if proto == "" {
 		proto = "HTTP/1.1"
@@ -75,23 +79,55 @@ func (s *Scrubber) Entry(x Exchange) Entry {
 	if e.Bnpl.Kind == "" {
 		e.Bnpl.Kind = KindExchange
 	}
-	if x.ReqSize > 0 || len(reqBody) > 0 {
-		text, enc := encodeText(reqBody)
+	if x.ReqSize > 0 || len(req.body) > 0 {
+		text, enc := encodeText(req.body)
 		e.Request.PostData = &PostData{MimeType: x.ReqHeader.Get("Content-Type"), Text: text, Encoding: enc}
 	}
-	if len(respBody) > 0 {
-		e.Response.Content.Text, e.Response.Content.Encoding = encodeText(respBody)
+	if len(resp.body) > 0 {
+		e.Response.Content.Text, e.Response.Content.Encoding = encodeText(resp.body)
 	}
-	if x.ReqCut {
-		e.Bnpl.Truncated = append(e.Bnpl.Truncated, "request")
-	}
-	if x.RespCut {
-		e.Bnpl.Truncated = append(e.Bnpl.Truncated, "response")
-	}
+	e.Bnpl.note(req, "request")
+	e.Bnpl.note(resp, "response")
+	var notes []string
 	if len(e.Bnpl.Truncated) > 0 {
-		e.Comment = "bodies over the recording's bound are kept in part: " + strings.Join(e.Bnpl.Truncated, ", ")
+		notes = append(notes, "bodies over the recording's bound are kept in part: "+strings.Join(e.Bnpl.Truncated, ", "))
 	}
+	if len(e.Bnpl.Withheld) > 0 {
+		notes = append(notes, "bodies whose content encoding could not be decoded are withheld: "+strings.Join(e.Bnpl.Withheld, ", "))
+	}
+	e.Comment = strings.Join(notes, "; ")
 	return e
+}
+
+// kept is one body as the file keeps it.
+type kept struct {
+	body     []byte
+	cut      bool // only its start is kept
+	withheld bool // its encoding could not be undone: nothing of it is kept
+}
+
+// side is a body fit for the file: decoded from its content encodings
+// (cut when only its start was kept or it decodes past the bound), then
+// masked by Body. A body that cannot be decoded is withheld, with why:
+// encoded bytes cannot be masked.
+func (s *Scrubber) side(h http.Header, b []byte, cut bool, limit int64) kept {
+	if enc := Encodings(h); enc != "" && len(b) > 0 {
+		out, decCut, err := DecodeBody(enc, b, limit)
+		if err != nil {
+			return kept{body: []byte("(withheld: " + err.Error() + ", and an encoded body cannot be masked)"), withheld: true}
+		}
+		b, cut = out, cut || decCut
+	}
+	return kept{body: s.Body(b, cut), cut: cut}
+}
+
+func (m *EntryMeta) note(k kept, side string) {
+	if k.cut {
+		m.Truncated = append(m.Truncated, side)
+	}
+	if k.withheld {
+		m.Withheld = append(m.Withheld, side)
+	}
 }
 
 // query lists a URL's query parameters, masked, in a stable order.

@@ -15,6 +15,7 @@ package har
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -85,6 +86,10 @@ type EntryMeta struct {
 	// Truncated names the bodies cut at the recording's bound ("request",
 	// "response"): they are kept in part, and not compared.
 	Truncated []string `json:"truncated,omitempty"`
+	// Withheld names the bodies left out because their content encoding
+	// could not be undone (an encoded body cannot be masked): a note
+	// stands in their place, and they are not compared.
+	Withheld []string `json:"withheld,omitempty"`
 	// KeyID tells the request's key from others masked alike
 	// (sk_test_ae_sandbox and sk_test_kw_sandbox are both
 	// sk_test_****dbox): the start of a SHA-256 of the key, which says
@@ -193,7 +198,14 @@ func (e *Entry) Truncated(side string) bool {
 	return false
 }
 
-// RequestBody is the request's body as sent.
+// Withheld tells whether the body of that side ("request" or "response")
+// was left out because its content encoding could not be undone.
+func (e *Entry) Withheld(side string) bool {
+	return e.Bnpl != nil && slices.Contains(e.Bnpl.Withheld, side)
+}
+
+// RequestBody is the request's body as sent (decoded, when bnpl wrote
+// the recording: a body is kept without its content encoding).
 func (e *Entry) RequestBody() []byte {
 	if e.Request.PostData == nil {
 		return nil

@@ -2,7 +2,6 @@ package har
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -73,7 +72,7 @@ func (rc *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := rc.Transport.RoundTrip(out)
 	x := Exchange{Kind: KindExchange, Started: started, Method: r.Method, URL: out.URL.String(), Proto: r.Proto,
-		ReqHeader: r.Header.Clone()}
+		ReqHeader: r.Header.Clone(), MaxBody: rc.maxBody()}
 	if err != nil {
 		// The app sees what a gateway answers when the server cannot be
 		// reached; the file keeps the request with no answer (status 0).
@@ -99,7 +98,6 @@ func (rc *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x.ReqBody, x.ReqSize, x.ReqCut = reqBody.kept(), reqBody.size, reqBody.cut
 	x.Status, x.RespHeader = resp.StatusCode, resp.Header.Clone()
 	x.RespBody, x.RespSize, x.RespCut = respBody.kept(), respBody.size, respBody.cut || copyErr != nil
-	x.RespBody = gunzipped(x.RespHeader, x.RespBody, x.RespCut)
 	rc.write(x)
 }
 
@@ -186,23 +184,6 @@ func (c *capture) kept() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]byte(nil), c.buf.Bytes()...)
-}
-
-// gunzipped is a gzip-encoded body as the file keeps it: decoded (the app
-// got it encoded, as sent), unless it was cut.
-func gunzipped(h http.Header, b []byte, cut bool) []byte {
-	if cut || !strings.EqualFold(h.Get("Content-Encoding"), "gzip") || len(b) == 0 {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return b
-	}
-	out, err := io.ReadAll(io.LimitReader(zr, 8*DefaultMaxBody))
-	if err != nil {
-		return b
-	}
-	return out
 }
 
 func errText(err error) string {

@@ -40,7 +40,8 @@ type Exchange struct {
 	Status   int
 	RespType string
 	Answer   []byte
-	// Cut is set when either body was cut at the recording's bound.
+	// Cut is set when either body was cut at the recording's bound, or
+	// withheld because its content encoding could not be undone.
 	Cut bool
 }
 
@@ -69,7 +70,8 @@ func Load(name string, data []byte) (*Recording, error) {
 		e := &doc.Log.Entries[i]
 		x := &Exchange{N: i + 1, Kind: e.Kind(), Method: e.Request.Method, Header: http.Header{},
 			Body: e.RequestBody(), Status: e.Response.Status, RespType: e.Response.Content.MimeType,
-			Answer: e.ResponseBody(), Cut: e.Truncated("request") || e.Truncated("response")}
+			Answer: e.ResponseBody(), Cut: e.Truncated("request") || e.Truncated("response") ||
+				e.Withheld("request") || e.Withheld("response")}
 		for _, h := range e.Request.Headers {
 			x.Header.Add(h.Name, h.Value)
 		}
