@@ -142,9 +142,11 @@ func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error 
 func printReplay(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report) error {
 	cols := differenceColumns("recorded", "app")
 	cols[3].Path, cols[4].Path = "recorded", "app"
+	rep.Printable()
 	if err := printDifferences(printer, rep, cols); err != nil {
 		return err
 	}
+	printIgnored(f, rep, "recorded", "app")
 	made := fmt.Sprintf("the app made %d of %d recorded request(s)", rep.Compared, rep.Exchanges)
 	if rep.Unexpected > 0 {
 		made += fmt.Sprintf(" and %d the recording lacks", rep.Unexpected)

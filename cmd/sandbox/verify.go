@@ -177,9 +177,11 @@ func differenceColumns(want, got string) []output.Column {
 // printReport prints the differences (the whole report with -o json) and
 // a summary on stderr.
 func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report) error {
+	rep.Printable()
 	if err := printDifferences(printer, rep, differenceColumns("service", "sandbox")); err != nil {
 		return err
 	}
+	printIgnored(f, rep, "service", "sandbox")
 	for _, n := range rep.Skipped {
 		if n.N > 0 {
 			f.Noticef("not compared: #%d %s %s: %s", n.N, n.Method, n.Path, n.Why)
@@ -218,6 +220,18 @@ func printDifferences(printer *output.Printer, rep *replay.Report, cols []output
 		records = append(records, b)
 	}
 	return printer.List(cols, records)
+}
+
+// printIgnored lists on stderr each difference an --ignore rule
+// accepted, with the rule's reason.
+func printIgnored(f *cmdutil.Factory, rep *replay.Report, want, got string) {
+	for _, d := range rep.Ignored {
+		where := fmt.Sprintf("#%d ", d.N)
+		if d.N == 0 {
+			where = ""
+		}
+		f.Noticef("accepted by --ignore: %s%s %s %s (%s: %s %s, %s %s): %s", where, d.Method, d.Path, d.Field, d.Kind, want, d.Want, got, d.Got, d.Ignored)
+	}
 }
 
 // foundLine says how many differences remain, and how many were accepted.

@@ -62,6 +62,11 @@ func (e *Engine) ensure(ctx context.Context, x *Exchange) {
 	if notification {
 		doc, ok = decode(x.Body)
 	}
+	if id := pathPayment(x.Path); id != "" && movedMoney(x) {
+		// A capture, close or refund the service took was of an
+		// authorized payment, whatever its answer shows.
+		e.ensurePayment(ctx, x, seenPayment{id: id, status: "AUTHORIZED"})
+	}
 	if ok && (notification || (x.Status >= 200 && x.Status < 300)) {
 		var seen []seenPayment
 		findPayments(doc, notification, &seen)
@@ -86,6 +91,14 @@ func (e *Engine) ensure(ctx context.Context, x *Exchange) {
 			}
 		}
 	}
+}
+
+// movedMoney tells a capture, close or refund the service took.
+func movedMoney(x *Exchange) bool {
+	if x.Kind != har.KindExchange || x.Method != http.MethodPost || x.Status < 200 || x.Status > 299 {
+		return false
+	}
+	return strings.HasSuffix(x.Path, "/captures") || strings.HasSuffix(x.Path, "/close") || strings.HasSuffix(x.Path, "/refunds")
 }
 
 // pathPayment is the payment id of a /api/v2/payments/{id}/... path.

@@ -212,7 +212,7 @@ func (c *comparer) str(path, key, want, got string) {
 		}
 		return
 	}
-	if isIDKey(key) || isUUID(want) {
+	if (isIDKey(key) && !echoed(path)) || isUUID(want) {
 		if class(want) != class(got) {
 			c.add(path, DiffShape, show(want)+" ("+class(want)+")", show(got)+" ("+class(got)+")")
 			return

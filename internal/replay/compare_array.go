@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"sort"
 )
 
 // elementID is an array element's "id", when it is an object with one.
@@ -28,6 +29,7 @@ func (c *comparer) array(path, key string, want, got []any) {
 	}
 	last := -1
 	ordered := true
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].w < pairs[j].w })
 	for _, p := range pairs {
 		c.value(fmt.Sprintf("%s[%d]", path, p.w), key, want[p.w], got[p.g])
 		if p.g < last {

@@ -97,7 +97,7 @@ func (p *keyPlan) learn(x *Exchange) {
 			p.currency = cur
 		}
 	case p.succeeded:
-	case x.Status == http.StatusUnauthorized && authRefusal(x.Answer) && !codeRefusal(x):
+	case x.Status == http.StatusUnauthorized && !codeRefusal(x):
 		p.kind = credUnknown
 	case x.Status == http.StatusForbidden && strings.Contains(string(x.Answer), wrongRegion):
 		p.kind = credForeign
@@ -108,17 +108,6 @@ func (p *keyPlan) learn(x *Exchange) {
 // not the key's: it names a code, so the key is judged by other requests.
 func codeRefusal(x *Exchange) bool {
 	return checkoutCurrency(x) != "" && merchantCode(x) != "" && strings.Contains(string(x.Answer), "merchant is null")
-}
-
-// authRefusal tells a 401 that refused the key itself, not the merchant
-// code a checkout named ("merchant is null" is both: judged by the key
-// never succeeding).
-func authRefusal(answer []byte) bool {
-	var body struct {
-		ErrorType string `json:"errorType"`
-	}
-	_ = json.Unmarshal(answer, &body)
-	return body.ErrorType == "" || body.ErrorType == "not_authorized"
 }
 
 // merchantCode is the merchant code a request named: X-Merchant-Code, or

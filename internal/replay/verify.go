@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // Report is what a verify run found.
@@ -102,4 +103,29 @@ func (e *Engine) verifyOne(ctx context.Context, x *Exchange) ([]Difference, erro
 		return nil, err
 	}
 	return append([]Difference{}, e.compareAnswer(x, ans, "answer")...), nil
+}
+
+// Printable makes the report's strings that come from a recording (paths,
+// fields, values, reasons, notes) safe to print anywhere, a pipe
+// included: control characters and bidi marks are shown as escapes
+// (\u202e), so a hostile recording cannot reorder or hide what a reader
+// sees.
+func (r *Report) Printable() {
+	for _, list := range [][]Difference{r.Differences, r.AnswerDifferences, r.Ignored} {
+		for i := range list {
+			d := &list[i]
+			for _, s := range []*string{&d.Method, &d.Path, &d.Field, &d.Want, &d.Got, &d.Ignored} {
+				*s = secret.PrintableLine(*s)
+			}
+		}
+	}
+	for i := range r.Skipped {
+		n := &r.Skipped[i]
+		n.Method, n.Path, n.Why = secret.PrintableLine(n.Method), secret.PrintableLine(n.Path), secret.PrintableLine(n.Why)
+	}
+	for i := range r.Actions {
+		a := &r.Actions[i]
+		a.Recorded, a.SandboxID, a.Error = secret.PrintableLine(a.Recorded), secret.PrintableLine(a.SandboxID), secret.PrintableLine(a.Error)
+	}
+	r.Recording = secret.PrintableLine(r.Recording)
 }
