@@ -17,8 +17,8 @@ import (
 type replayOptions struct {
 	File    string
 	Addr    string
-	Ignore  string
 	Command []string
+	readOptions
 }
 
 func newReplayCmd(f *cmdutil.Factory) *cobra.Command {
@@ -90,12 +90,12 @@ recording (the real service) compared with the simulation (the sandbox).`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultRecordAddr, "address to answer the app on, HOST:PORT (port 0 picks one)")
-	cmd.Flags().StringVar(&opts.Ignore, "ignore", "", "a YAML file of accepted differences, each with a reason")
+	opts.flags(cmd)
 	return cmd
 }
 
 func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error {
-	rs, err := openReplay(f, o.File, o.Ignore)
+	rs, err := openReplay(f, o.File, o.readOptions)
 	if err != nil {
 		return err
 	}

@@ -10,18 +10,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/har"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/replay"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
-// maxRecording bounds a recording read for verify or replay.
-const maxRecording = 1 << 30
-
 type verifyOptions struct {
-	File   string
-	Ignore string
+	File string
+	readOptions
+}
+
+// readOptions are how verify and replay read a recording.
+type readOptions struct {
+	Ignore     string
+	MaxEntries int
+	Host       string
+}
+
+func (o *readOptions) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.Ignore, "ignore", "", "a YAML file of accepted differences, each with a reason")
+	cmd.Flags().IntVar(&o.MaxEntries, "max-entries", har.DefaultMaxEntries, "the most entries read from the recording")
+	cmd.Flags().StringVar(&o.Host, "host", "", "the service's HOST[:PORT] in a recording of several hosts (default: the recorded target's)")
 }
 
 func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
@@ -69,27 +80,32 @@ recording or ignore file.`,
 			return verifyRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Ignore, "ignore", "", "a YAML file of accepted differences, each with a reason")
+	opts.flags(cmd)
 	return cmd
 }
 
-// loadRecording reads a recording and an --ignore file.
-func loadRecording(f *cmdutil.Factory, file, ignore string) (*replay.Recording, []replay.Rule, error) {
-	data, err := userfile.Read("recording", file, f.IO.In, maxRecording)
+// loadRecording reads a recording, entry by entry within its bounds, and
+// an --ignore file.
+func loadRecording(f *cmdutil.Factory, file string, o readOptions) (*replay.Recording, []replay.Rule, error) {
+	if o.MaxEntries < 1 {
+		return nil, nil, cmdutil.UsageHint("give a positive number, such as --max-entries 200000", "--max-entries %d is not a number of entries", o.MaxEntries)
+	}
+	in, err := userfile.Open("recording", file, f.IO.In)
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, err := replay.Load(file, data)
+	defer in.Close()
+	rec, err := replay.LoadFrom(file, in, replay.LoadOptions{Limits: har.Limits{MaxEntries: o.MaxEntries}, Host: o.Host})
 	if err != nil {
 		return nil, nil, err
 	}
 	var rules []replay.Rule
-	if ignore != "" {
-		b, err := userfile.Read("--ignore", ignore, f.IO.In, 1<<20)
+	if o.Ignore != "" {
+		b, err := userfile.Read("--ignore", o.Ignore, f.IO.In, 1<<20)
 		if err != nil {
 			return nil, nil, err
 		}
-		if rules, err = replay.ParseIgnore(ignore, b); err != nil {
+		if rules, err = replay.ParseIgnore(o.Ignore, b); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -124,12 +140,12 @@ type replaySession struct {
 	close   func()
 }
 
-func openReplay(f *cmdutil.Factory, file, ignore string) (*replaySession, error) {
+func openReplay(f *cmdutil.Factory, file string, o readOptions) (*replaySession, error) {
 	printer, err := f.Printer()
 	if err != nil {
 		return nil, err
 	}
-	rec, rules, err := loadRecording(f, file, ignore)
+	rec, rules, err := loadRecording(f, file, o)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +157,7 @@ func openReplay(f *cmdutil.Factory, file, ignore string) (*replaySession, error)
 }
 
 func verifyRun(ctx context.Context, f *cmdutil.Factory, o *verifyOptions) error {
-	rs, err := openReplay(f, o.File, o.Ignore)
+	rs, err := openReplay(f, o.File, o.readOptions)
 	if err != nil {
 		return err
 	}
@@ -192,6 +208,7 @@ func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 	// Short lines: what was replayed, what was played and compared, what
 	// was found.
 	f.Noticef("replayed %d of %d request(s) against %s in %.2fs", rep.Compared, rep.Exchanges, rep.Sandbox, rep.Seconds)
+	f.Noticef("%s", entriesLine(rep))
 	played := fmt.Sprintf("played %d customer action(s)", len(rep.Actions))
 	if rep.Notifications > 0 {
 		played += fmt.Sprintf("; compared %d of %d notification(s)", rep.NotificationsCompared, rep.Notifications)
@@ -232,6 +249,18 @@ func printIgnored(f *cmdutil.Factory, rep *replay.Report, want, got string) {
 		}
 		f.Noticef("accepted by --ignore: %s%s %s %s (%s: %s %s, %s %s): %s", where, d.Method, d.Path, d.Field, d.Kind, want, d.Want, got, d.Got, d.Ignored)
 	}
+}
+
+// entriesLine accounts for every entry of the file: the requests to the
+// service (compared or not, and why), the notifications, and those left
+// out by reason.
+func entriesLine(rep *replay.Report) string {
+	line := fmt.Sprintf("%d entries: %d request(s) to the service (%d compared, %d not), %d notification(s)",
+		rep.Entries, rep.Exchanges, rep.Compared, rep.Exchanges-rep.Compared, rep.Notifications)
+	for _, l := range rep.LeftOut {
+		line += fmt.Sprintf(", %d left out: %s", l.Count, secret.PrintableLine(l.Why))
+	}
+	return line
 }
 
 // foundLine says how many differences remain, and how many were accepted.

@@ -15,6 +15,7 @@ package har
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ type Log struct {
 	Bnpl    *LogMeta  `json:"_bnpl,omitempty"`
 	Entries []Entry   `json:"entries"`
 	Comment string    `json:"comment,omitempty"`
-	Pages   *struct{} `json:"pages,omitempty"`
+	Pages   json.RawMessage `json:"pages,omitempty"`
 }
 
 // Creator names the program that wrote the log.

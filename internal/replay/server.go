@@ -244,7 +244,7 @@ func (s *Server) Finish() *Report {
 	defer s.e.mu.Unlock()
 	rep := &Report{Recording: s.e.rec.Name, Differences: append([]Difference{}, s.requestDiffs...),
 		AnswerDifferences: append([]Difference{}, s.answerDiffs...), Ignored: []Difference{},
-		Compared: s.matched, Unexpected: s.unexpected}
+		Compared: s.matched, Unexpected: s.unexpected, Entries: s.e.rec.Entries, LeftOut: append([]LeftOut{}, s.e.rec.LeftOut...)}
 	for i, x := range s.e.rec.Exchanges {
 		if !x.IsService() || x.Status == 0 {
 			continue

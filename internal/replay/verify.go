@@ -30,6 +30,10 @@ type Report struct {
 	Actions    []Action     `json:"actions"`
 	Skipped    []Note       `json:"skipped"`
 	Seconds    float64      `json:"seconds"`
+	// Entries counts the file's entries: Exchanges, Notifications and
+	// those LeftOut add up to it.
+	Entries int       `json:"entries"`
+	LeftOut []LeftOut `json:"left_out"`
 }
 
 // Verify replays every request of the recording in order against the
@@ -39,7 +43,7 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 	defer e.mu.Unlock()
 	start := time.Now()
 	rep := &Report{Recording: e.rec.Name, Notifications: e.rec.Notifications(),
-		Differences: []Difference{}, Ignored: []Difference{}}
+		Differences: []Difference{}, Ignored: []Difference{}, Entries: e.rec.Entries, LeftOut: append([]LeftOut{}, e.rec.LeftOut...)}
 	var hooks *hookSet
 	if rep.Notifications > 0 {
 		var err error
