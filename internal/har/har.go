@@ -43,11 +43,11 @@ type File struct {
 
 // Log is a HAR log: who wrote it and its entries.
 type Log struct {
-	Version string    `json:"version"`
-	Creator Creator   `json:"creator"`
-	Bnpl    *LogMeta  `json:"_bnpl,omitempty"`
-	Entries []Entry   `json:"entries"`
-	Comment string    `json:"comment,omitempty"`
+	Version string          `json:"version"`
+	Creator Creator         `json:"creator"`
+	Bnpl    *LogMeta        `json:"_bnpl,omitempty"`
+	Entries []Entry         `json:"entries"`
+	Comment string          `json:"comment,omitempty"`
 	Pages   json.RawMessage `json:"pages,omitempty"`
 }
 
