@@ -69,6 +69,8 @@ type LeftOut struct {
 	Count int    `json:"count"`
 }
 
+const notRequest = "not a request (no method or URL)"
+
 // LoadOptions bound a reading and name the service's host.
 type LoadOptions struct {
 	Limits har.Limits
@@ -92,9 +94,14 @@ func Load(name string, data []byte) (*Recording, error) {
 func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 	rec := &Recording{Name: name}
 	var all []*Exchange
+	left := map[string]int{}
 	log, err := har.Scan(name, r, opts.Limits, func(n int, e *har.Entry) error {
-		all = append(all, exchangeOf(n, e))
 		rec.Entries++
+		if e.Kind() == har.KindExchange && (e.Request.Method == "" || e.Request.URL == "") {
+			left[notRequest]++ // nothing of it is kept
+			return nil
+		}
+		all = append(all, exchangeOf(n, e))
 		return nil
 	})
 	if err != nil {
@@ -107,7 +114,6 @@ func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	left := map[string]int{}
 	for _, x := range all {
 		if x.Kind == har.KindExchange && basePath != "" {
 			x.Path = strings.TrimPrefix(x.Path, basePath)
@@ -116,7 +122,7 @@ func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 		switch {
 		case x.Kind == har.KindNotification:
 		case x.host == "" || x.Method == "":
-			why = "not a request (no method or URL)"
+			why = notRequest
 		case host != "" && !strings.EqualFold(x.host, host):
 			why = "another host than the service's (" + host + ")"
 		case strings.HasPrefix(x.Path, "/_sandbox/"):
