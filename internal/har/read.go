@@ -75,10 +75,15 @@ func (c *capped) Read(p []byte) (int, error) {
 	if c.n > c.max {
 		return 0, errTooLarge
 	}
+	if rest := c.max - c.n + 1; int64(len(p)) > rest {
+		p = p[:rest]
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if c.n > c.max {
-		return n, errTooLarge
+		// The byte past the bound is withheld: the document is refused,
+		// not read as if it ended there.
+		return 0, errTooLarge
 	}
 	return n, err
 }
