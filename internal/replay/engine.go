@@ -216,8 +216,13 @@ func lists(method, path string) map[string]bool {
 // compareAnswer compares the sandbox's answer with the recorded one,
 // learning the ids it pairs.
 func (e *Engine) compareAnswer(x *Exchange, ans *Answer, side string) []Difference {
-	c := &comparer{ids: e.ids, base: Difference{N: x.N, Method: x.Method, Path: x.Path, Side: side},
-		lists: lists(x.Method, x.Path)}
+	return e.compareWith(&comparer{ids: e.ids}, x, ans)
+}
+
+// compareWith compares with c (its id map: the engine's, or a copy for a
+// comparison whose learning must not count).
+func (e *Engine) compareWith(c *comparer, x *Exchange, ans *Answer) []Difference {
+	c.base, c.lists = Difference{N: x.N, Method: x.Method, Path: x.Path, Side: "answer"}, lists(x.Method, x.Path)
 	want, okW := decode(x.Answer)
 	got, okG := decode(ans.Body)
 	if ans.Status != x.Status {

@@ -45,6 +45,7 @@ type Exchange struct {
 	Answer   []byte
 	host     string
 	started  time.Time
+	ended    time.Time
 	// Cut is set when either body was cut at the recording's bound, or
 	// withheld because its content encoding could not be undone.
 	Cut bool
@@ -149,7 +150,8 @@ func exchangeOf(n int, e *har.Entry) *Exchange {
 	x := &Exchange{N: n, Kind: e.Kind(), Method: e.Request.Method, Header: http.Header{},
 		Body: body(e.RequestBody(), e.Request.Headers), Status: e.Response.Status, RespType: e.Response.Content.MimeType,
 		Answer: body(e.ResponseBody(), e.Response.Headers), started: e.Started(),
-		Cut: e.Truncated("request") || e.Truncated("response") || e.Withheld("request") || e.Withheld("response")}
+		ended: e.Started().Add(time.Duration(e.Time * float64(time.Millisecond))),
+		Cut:   e.Truncated("request") || e.Truncated("response") || e.Withheld("request") || e.Withheld("response")}
 	for _, h := range e.Request.Headers {
 		if !strings.HasPrefix(h.Name, ":") {
 			x.Header.Add(h.Name, h.Value)

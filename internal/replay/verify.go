@@ -52,26 +52,26 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 		}
 		defer hooks.stop(ctx, e)
 	}
-	for _, x := range e.rec.Exchanges {
+	list := e.rec.Exchanges
+	for i := 0; i < len(list); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		x := list[i]
 		if x.Kind == har.KindNotification {
 			e.ensure(ctx, x)
+			i++
 			continue
 		}
-		if !x.IsService() {
-			continue
-		}
-		rep.Exchanges++
-		diffs, err := e.verifyOne(ctx, x)
+		j := overlapEnd(list, i)
+		diffs, compared, err := e.verifyGroup(ctx, list[i:j])
 		if err != nil {
 			return nil, err
 		}
-		if diffs != nil {
-			rep.Compared++
-			rep.Differences = append(rep.Differences, diffs...)
-		}
+		rep.Exchanges += j - i
+		rep.Compared += compared
+		rep.Differences = append(rep.Differences, diffs...)
+		i = j
 	}
 	if hooks != nil {
 		diffs, compared := e.compareNotifications(ctx, hooks)
@@ -86,19 +86,7 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 // verifyOne replays one recorded request; diffs is nil when it was not
 // compared (a note says why).
 func (e *Engine) verifyOne(ctx context.Context, x *Exchange) ([]Difference, error) {
-	note := func(why string) {
-		e.notes = append(e.notes, Note{N: x.N, Method: x.Method, Path: x.Path, Why: why})
-	}
-	switch {
-	case x.Status == 0:
-		note("the recording holds no answer (the service could not be reached)")
-		return nil, nil
-	case x.Cut:
-		note("a body was cut at the recording's bound")
-		return nil, nil
-	}
-	if why := e.unreplayable(x); why != "" {
-		note(why)
+	if !e.replayable(x) {
 		return nil, nil
 	}
 	e.ensure(ctx, x)
