@@ -43,10 +43,13 @@ func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Replay a recording made with bnpl sandbox record (the service's answers) against a
 fresh sandbox, and list every place where the sandbox answers otherwise.
 
-The recording's requests are sent in order to a sandbox in memory (or to the one
-at --sandbox-url, which should be fresh: started with --state :memory:), with the
-sandbox's built-in merchant of the recording's region and currency, in the same
-mode (test or live) as each recorded key. The service's ids are mapped to the
+The recording's requests are sent in order to a sandbox in memory that applies
+the service's rules (or to the one at --sandbox-url, which should be fresh:
+started with --state :memory:), each with credentials of the kind it was recorded
+with: none, a value that is no Bearer key, a key the sandbox does not know for one
+the service refused, another region's for one the service sent to its region, or
+the key (test or live) of a merchant of its own. Requests that were in flight
+together are sent together. The service's ids are mapped to the
 sandbox's as answers arrive (sessions, payments, captures, refunds, webhooks,
 disputes, attachments). What the customer did between requests is played from
 what the recording shows: a payment read AUTHORIZED after CREATED is approved in
@@ -56,9 +59,10 @@ opened is opened (and moved to the status a read shows). -o json lists them unde
 "actions".
 
 Each answer is compared with the recorded one: the HTTP status, errorType and
-message, the set of fields and their JSON types, enumerated values and what the
-app sent echoed back, amounts as the strings they are; ids, times, tokens and
-URLs by shape only. Lists compare only what the recording made. When the
+message, the Content-Type, the set of fields and their JSON types, enumerated
+values and what the app sent echoed back (URLs and meta included), amounts as the
+strings they are; ids, times, tokens and the service's URLs by shape only;
+captures and refunds in order. Lists compare only what the recording made. When the
 recording holds notifications (bnpl listen --record), the sandbox's notifications
 about the same payments and disputes are compared too: their events, order and
 payload fields.
@@ -67,7 +71,12 @@ Every difference is printed (request number, method and path, field, the
 service's value and the sandbox's) as a table, or with -o json as one document
 with the counts, the actions played and what could not be compared. An
 --ignore FILE lists accepted differences, each with its reason (see
-docs/sandbox.md); they are reported apart and do not fail the run.
+docs/sandbox.md); they are reported apart, each with its reason, and do not fail
+the run.
+
+Any HAR 1.2 is read, from bnpl or another tool; only the service's host is
+replayed (the recorded target's, or --host), and stderr accounts for every entry
+(those left out by reason). At most --max-entries entries and 1 GiB are read.
 
 Exit status: 0 when nothing differs, 15 when something does, 2 for an unusable
 recording or ignore file.`,
