@@ -123,7 +123,7 @@ func (e *Engine) ensurePayment(ctx context.Context, x *Exchange, p seenPayment) 
 			return
 		}
 		move := customerMove(current, p, e.lapsed[sid])
-		if move == "" {
+		if move == "" || e.contradicted(x, p.id, move) {
 			return
 		}
 		_, err := e.sb.control(ctx, "/_sandbox/payments/"+sid+"/"+move, nil)
@@ -135,6 +135,38 @@ func (e *Engine) ensurePayment(ctx context.Context, x *Exchange, p seenPayment) 
 			e.lapsed[sid] = true
 		}
 	}
+}
+
+// contradicted tells a customer's move that the recording's later
+// answers rule out: a payment it shows AUTHORIZED or CLOSED after x was
+// neither rejected nor abandoned, and one it shows CREATED was not yet
+// approved. The answer at x is then not played but compared, and differs
+// where the service said it.
+func (e *Engine) contradicted(x *Exchange, id, move string) bool {
+	if move != "reject" && move != "cancel" && move != "approve" {
+		return false
+	}
+	for _, later := range e.rec.Exchanges {
+		if later.N == x.N || !later.started.After(x.started) || later.Kind != har.KindExchange || later.Status < 200 || later.Status > 299 {
+			continue
+		}
+		doc, ok := decode(later.Answer)
+		if !ok {
+			continue
+		}
+		var seen []seenPayment
+		findPayments(doc, false, &seen)
+		for _, p := range seen {
+			switch {
+			case p.id != id:
+			case move != "approve" && (p.status == "AUTHORIZED" || p.status == "CLOSED"):
+				return true
+			case move == "approve" && p.status == "CREATED":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // customerMove is the move that takes a payment from current towards what

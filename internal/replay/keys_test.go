@@ -68,3 +68,23 @@ func (s *studio) status(method, path, key string, pairs ...string) int {
 	st, _ := s.call(method, path, key, body, header...)
 	return st
 }
+
+// A rejection the recording shows on a read, which later answers rule
+// out (the payment is captured after it), is not played as the
+// customer's move: it is reported at that read, where the service said
+// it, and nowhere else.
+func TestVerifyReportsAnImpossibleStatusWhereTheServiceSaidIt(t *testing.T) {
+	s := newStudio(t, nil)
+	_, c := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "REJ-1"))
+	p := str(c, "payment", "id")
+	s.customer("/_sandbox/payments/"+p+"/approve", nil)
+	s.call("GET", "/api/v2/payments/"+p, testKey, nil)
+	s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "100.00", "reference_id": "c"})
+	rec := s.recording()
+	read := rec.Exchanges[1]
+	read.Answer = []byte(strings.Replace(string(read.Answer), `"status":"AUTHORIZED"`, `"status":"REJECTED"`, 1))
+	rep := verify(t, rec)
+	if len(rep.Differences) != 1 || rep.Differences[0].N != read.N || rep.Differences[0].Field != "$.status" {
+		t.Errorf("want one difference, at #%d $.status:%s", read.N, describe(rep.Differences))
+	}
+}
