@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
 )
@@ -146,27 +147,46 @@ func (e *Engine) contradicted(x *Exchange, id, move string) bool {
 	if move != "reject" && move != "cancel" && move != "approve" {
 		return false
 	}
-	for _, later := range e.rec.Exchanges {
-		if later.N == x.N || !later.started.After(x.started) || later.Kind != har.KindExchange || later.Status < 200 || later.Status > 299 {
+	if e.shown == nil {
+		e.shown = shownStatuses(e.rec)
+	}
+	for _, s := range e.shown[id] {
+		if s.n == x.N || !s.at.After(x.started) {
 			continue
 		}
-		doc, ok := decode(later.Answer)
+		if (move != "approve" && (s.status == "AUTHORIZED" || s.status == "CLOSED")) || (move == "approve" && s.status == "CREATED") {
+			return true
+		}
+	}
+	return false
+}
+
+// shownStatus is a payment's status as one successful answer shows it.
+type shownStatus struct {
+	n      int
+	at     time.Time
+	status string
+}
+
+// shownStatuses lists, by recorded payment id, the statuses the
+// recording's successful answers show.
+func shownStatuses(rec *Recording) map[string][]shownStatus {
+	out := map[string][]shownStatus{}
+	for _, x := range rec.Exchanges {
+		if x.Kind != har.KindExchange || x.Status < 200 || x.Status > 299 {
+			continue
+		}
+		doc, ok := decode(x.Answer)
 		if !ok {
 			continue
 		}
 		var seen []seenPayment
 		findPayments(doc, false, &seen)
 		for _, p := range seen {
-			switch {
-			case p.id != id:
-			case move != "approve" && (p.status == "AUTHORIZED" || p.status == "CLOSED"):
-				return true
-			case move == "approve" && p.status == "CREATED":
-				return true
-			}
+			out[p.id] = append(out[p.id], shownStatus{n: x.N, at: x.started, status: p.status})
 		}
 	}
-	return false
+	return out
 }
 
 // customerMove is the move that takes a payment from current towards what

@@ -26,7 +26,8 @@ type Engine struct {
 	fallback  sandbox.Merchant
 	// paymentKey is the sandbox key that reads a sandbox payment.
 	paymentKey map[string]string
-	lapsed     map[string]bool // sandbox payments whose authorization the engine made lapse
+	lapsed     map[string]bool          // sandbox payments whose authorization the engine made lapse
+	shown      map[string][]shownStatus // by recorded payment id, made on first need
 	disputes   map[string]disputeFacts
 
 	actions []Action
