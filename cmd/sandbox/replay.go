@@ -17,8 +17,8 @@ import (
 type replayOptions struct {
 	File    string
 	Addr    string
-	Ignore  string
 	Command []string
+	readOptions
 }
 
 func newReplayCmd(f *cmdutil.Factory) *cobra.Command {
@@ -40,15 +40,19 @@ and answered by a fresh sandbox in memory (or the one at --sandbox-url), after
 the customer's moves the recording shows before it (an approval, a rejection,
 an expiry, a dispute). So the app gets consistent answers with the sandbox's
 ids, and the scenario carries on where the recording would only play back.
-Paths under /_sandbox/ go to the sandbox unchecked. The app's key is replaced
-by the key of the sandbox's merchant of the same region, currency and mode.
+Paths under /_sandbox/ go to the sandbox unchecked, without the app's key.
+The app's key is never sent on: it stands for the recorded key of its kind, and
+the sandbox gets a key of that kind (the merchant's test or live key, a key it
+does not know for one the service refused, none for none). Credentials of
+another kind than recorded (none for a key, a live key for a test one) are a
+difference, and go to the sandbox as what they are.
 
 A difference is a request the app made otherwise, made without it being
 recorded (still answered by the sandbox), or did not make. They are listed as
 bnpl sandbox verify lists them (-o json: one document), and --ignore FILE
 accepts some, each with its reason. Where the sandbox answered otherwise than
-the service had, replay says how often on stderr: bnpl sandbox verify lists
-those.
+the service had, replay says how often on stderr (-o json lists them under
+answer_differences).
 
 replay stops when the command after -- exits, or without one once the app has
 made every recorded request, or at Ctrl-C or SIGTERM. Exit status: the
@@ -86,12 +90,12 @@ recording (the real service) compared with the simulation (the sandbox).`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultRecordAddr, "address to answer the app on, HOST:PORT (port 0 picks one)")
-	cmd.Flags().StringVar(&opts.Ignore, "ignore", "", "a YAML file of accepted differences, each with a reason")
+	opts.flags(cmd)
 	return cmd
 }
 
 func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error {
-	rs, err := openReplay(f, o.File, o.Ignore)
+	rs, err := openReplay(f, o.File, o.readOptions)
 	if err != nil {
 		return err
 	}
@@ -138,9 +142,11 @@ func replayRun(ctx context.Context, f *cmdutil.Factory, o *replayOptions) error 
 func printReplay(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report) error {
 	cols := differenceColumns("recorded", "app")
 	cols[3].Path, cols[4].Path = "recorded", "app"
+	rep.Printable()
 	if err := printDifferences(printer, rep, cols); err != nil {
 		return err
 	}
+	printIgnored(f, rep, "recorded", "app")
 	made := fmt.Sprintf("the app made %d of %d recorded request(s)", rep.Compared, rep.Exchanges)
 	if rep.Unexpected > 0 {
 		made += fmt.Sprintf(" and %d the recording lacks", rep.Unexpected)
@@ -149,7 +155,7 @@ func printReplay(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 	f.Noticef("answered by %s, which played %d customer action(s)", rep.Sandbox, len(rep.Actions))
 	f.Noticef("%s", foundLine(rep))
 	if n := len(rep.AnswerDifferences); n > 0 {
-		f.Noticef("the sandbox answered otherwise than the service in %d place(s): bnpl sandbox verify %s lists them", n, rep.Recording)
+		f.Noticef("to the app's requests as it made them, the sandbox answered otherwise than the service had to the recorded ones in %d place(s) (-o json lists them under answer_differences)", n)
 	}
 	return nil
 }

@@ -10,18 +10,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/har"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/replay"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
-// maxRecording bounds a recording read for verify or replay.
-const maxRecording = 1 << 30
-
 type verifyOptions struct {
-	File   string
-	Ignore string
+	File string
+	readOptions
+}
+
+// readOptions are how verify and replay read a recording.
+type readOptions struct {
+	Ignore     string
+	MaxEntries int
+	Host       string
+}
+
+func (o *readOptions) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.Ignore, "ignore", "", "a YAML file of accepted differences, each with a reason")
+	cmd.Flags().IntVar(&o.MaxEntries, "max-entries", har.DefaultMaxEntries, "the most entries read from the recording")
+	cmd.Flags().StringVar(&o.Host, "host", "", "the service's HOST[:PORT] in a recording of several hosts (default: the recorded target's)")
 }
 
 func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
@@ -32,10 +43,13 @@ func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Replay a recording made with bnpl sandbox record (the service's answers) against a
 fresh sandbox, and list every place where the sandbox answers otherwise.
 
-The recording's requests are sent in order to a sandbox in memory (or to the one
-at --sandbox-url, which should be fresh: started with --state :memory:), with the
-sandbox's built-in merchant of the recording's region and currency, in the same
-mode (test or live) as each recorded key. The service's ids are mapped to the
+The recording's requests are sent in order to a sandbox in memory that applies
+the service's rules (or to the one at --sandbox-url, which should be fresh:
+started with --state :memory:), each with credentials of the kind it was recorded
+with: none, a value that is no Bearer key, a key the sandbox does not know for one
+the service refused, another region's for one the service sent to its region, or
+the key (test or live) of a merchant of its own. Requests that were in flight
+together are sent together. The service's ids are mapped to the
 sandbox's as answers arrive (sessions, payments, captures, refunds, webhooks,
 disputes, attachments). What the customer did between requests is played from
 what the recording shows: a payment read AUTHORIZED after CREATED is approved in
@@ -45,9 +59,10 @@ opened is opened (and moved to the status a read shows). -o json lists them unde
 "actions".
 
 Each answer is compared with the recorded one: the HTTP status, errorType and
-message, the set of fields and their JSON types, enumerated values and what the
-app sent echoed back, amounts as the strings they are; ids, times, tokens and
-URLs by shape only. Lists compare only what the recording made. When the
+message, the Content-Type, the set of fields and their JSON types, enumerated
+values and what the app sent echoed back (URLs and meta included), amounts as the
+strings they are; ids, times, tokens and the service's URLs by shape only;
+captures and refunds in order. Lists compare only what the recording made. When the
 recording holds notifications (bnpl listen --record), the sandbox's notifications
 about the same payments and disputes are compared too: their events, order and
 payload fields.
@@ -56,7 +71,12 @@ Every difference is printed (request number, method and path, field, the
 service's value and the sandbox's) as a table, or with -o json as one document
 with the counts, the actions played and what could not be compared. An
 --ignore FILE lists accepted differences, each with its reason (see
-docs/sandbox.md); they are reported apart and do not fail the run.
+docs/sandbox.md); they are reported apart, each with its reason, and do not fail
+the run.
+
+Any HAR 1.2 is read, from bnpl or another tool; only the service's host is
+replayed (the recorded target's, or --host), and stderr accounts for every entry
+(those left out by reason). At most --max-entries entries and 1 GiB are read.
 
 Exit status: 0 when nothing differs, 15 when something does, 2 for an unusable
 recording or ignore file.`,
@@ -69,27 +89,32 @@ recording or ignore file.`,
 			return verifyRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Ignore, "ignore", "", "a YAML file of accepted differences, each with a reason")
+	opts.flags(cmd)
 	return cmd
 }
 
-// loadRecording reads a recording and an --ignore file.
-func loadRecording(f *cmdutil.Factory, file, ignore string) (*replay.Recording, []replay.Rule, error) {
-	data, err := userfile.Read("recording", file, f.IO.In, maxRecording)
+// loadRecording reads a recording, entry by entry within its bounds, and
+// an --ignore file.
+func loadRecording(f *cmdutil.Factory, file string, o readOptions) (*replay.Recording, []replay.Rule, error) {
+	if o.MaxEntries < 1 {
+		return nil, nil, cmdutil.UsageHint("give a positive number, such as --max-entries 200000", "--max-entries %d is not a number of entries", o.MaxEntries)
+	}
+	in, err := userfile.Open("recording", file, f.IO.In)
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, err := replay.Load(file, data)
+	defer in.Close()
+	rec, err := replay.LoadFrom(file, in, replay.LoadOptions{Limits: har.Limits{MaxEntries: o.MaxEntries}, Host: o.Host})
 	if err != nil {
 		return nil, nil, err
 	}
 	var rules []replay.Rule
-	if ignore != "" {
-		b, err := userfile.Read("--ignore", ignore, f.IO.In, 1<<20)
+	if o.Ignore != "" {
+		b, err := userfile.Read("--ignore", o.Ignore, f.IO.In, 1<<20)
 		if err != nil {
 			return nil, nil, err
 		}
-		if rules, err = replay.ParseIgnore(ignore, b); err != nil {
+		if rules, err = replay.ParseIgnore(o.Ignore, b); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -105,7 +130,7 @@ func replayTarget(f *cmdutil.Factory, rec *replay.Recording) (*replay.Target, st
 		}
 		return replay.Remote(u, f.Global.Timeout), "the sandbox at " + secret.RedactURL(u), func() {}, nil
 	}
-	t, closeIt, err := replay.Embedded(replay.Region(rec))
+	t, closeIt, err := replay.Embedded(rec)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -124,12 +149,12 @@ type replaySession struct {
 	close   func()
 }
 
-func openReplay(f *cmdutil.Factory, file, ignore string) (*replaySession, error) {
+func openReplay(f *cmdutil.Factory, file string, o readOptions) (*replaySession, error) {
 	printer, err := f.Printer()
 	if err != nil {
 		return nil, err
 	}
-	rec, rules, err := loadRecording(f, file, ignore)
+	rec, rules, err := loadRecording(f, file, o)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +166,7 @@ func openReplay(f *cmdutil.Factory, file, ignore string) (*replaySession, error)
 }
 
 func verifyRun(ctx context.Context, f *cmdutil.Factory, o *verifyOptions) error {
-	rs, err := openReplay(f, o.File, o.Ignore)
+	rs, err := openReplay(f, o.File, o.readOptions)
 	if err != nil {
 		return err
 	}
@@ -177,9 +202,11 @@ func differenceColumns(want, got string) []output.Column {
 // printReport prints the differences (the whole report with -o json) and
 // a summary on stderr.
 func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report) error {
+	rep.Printable()
 	if err := printDifferences(printer, rep, differenceColumns("service", "sandbox")); err != nil {
 		return err
 	}
+	printIgnored(f, rep, "service", "sandbox")
 	for _, n := range rep.Skipped {
 		if n.N > 0 {
 			f.Noticef("not compared: #%d %s %s: %s", n.N, n.Method, n.Path, n.Why)
@@ -190,6 +217,7 @@ func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 	// Short lines: what was replayed, what was played and compared, what
 	// was found.
 	f.Noticef("replayed %d of %d request(s) against %s in %.2fs", rep.Compared, rep.Exchanges, rep.Sandbox, rep.Seconds)
+	f.Noticef("%s", entriesLine(rep))
 	played := fmt.Sprintf("played %d customer action(s)", len(rep.Actions))
 	if rep.Notifications > 0 {
 		played += fmt.Sprintf("; compared %d of %d notification(s)", rep.NotificationsCompared, rep.Notifications)
@@ -218,6 +246,30 @@ func printDifferences(printer *output.Printer, rep *replay.Report, cols []output
 		records = append(records, b)
 	}
 	return printer.List(cols, records)
+}
+
+// printIgnored lists on stderr each difference an --ignore rule
+// accepted, with the rule's reason.
+func printIgnored(f *cmdutil.Factory, rep *replay.Report, want, got string) {
+	for _, d := range rep.Ignored {
+		where := fmt.Sprintf("#%d ", d.N)
+		if d.N == 0 {
+			where = ""
+		}
+		f.Noticef("accepted by --ignore: %s%s %s %s (%s: %s %s, %s %s): %s", where, d.Method, d.Path, d.Field, d.Kind, want, d.Want, got, d.Got, d.Ignored)
+	}
+}
+
+// entriesLine accounts for every entry of the file: the requests to the
+// service (compared or not, and why), the notifications, and those left
+// out by reason.
+func entriesLine(rep *replay.Report) string {
+	line := fmt.Sprintf("%d entries: %d request(s) to the service (%d compared, %d not), %d notification(s)",
+		rep.Entries, rep.Exchanges, rep.Compared, rep.Exchanges-rep.Compared, rep.Notifications)
+	for _, l := range rep.LeftOut {
+		line += fmt.Sprintf(", %d left out: %s", l.Count, secret.PrintableLine(l.Why))
+	}
+	return line
 }
 
 // foundLine says how many differences remain, and how many were accepted.

@@ -15,6 +15,7 @@ package har
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -42,12 +43,12 @@ type File struct {
 
 // Log is a HAR log: who wrote it and its entries.
 type Log struct {
-	Version string    `json:"version"`
-	Creator Creator   `json:"creator"`
-	Bnpl    *LogMeta  `json:"_bnpl,omitempty"`
-	Entries []Entry   `json:"entries"`
-	Comment string    `json:"comment,omitempty"`
-	Pages   *struct{} `json:"pages,omitempty"`
+	Version string          `json:"version"`
+	Creator Creator         `json:"creator"`
+	Bnpl    *LogMeta        `json:"_bnpl,omitempty"`
+	Entries []Entry         `json:"entries"`
+	Comment string          `json:"comment,omitempty"`
+	Pages   json.RawMessage `json:"pages,omitempty"`
 }
 
 // Creator names the program that wrote the log.

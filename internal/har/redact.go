@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -35,10 +36,84 @@ import (
 // a redacted recording still replays to the same outcomes.
 type Redactor struct {
 	key []byte
+
+	mu sync.Mutex
+	// seen maps each buyer value replaced so far to its stand-in: the
+	// same value is replaced wherever else it turns up (a description,
+	// meta, a URL, a header).
+	seen map[string]string
 }
 
 // NewRedactor returns a redactor keyed by key.
-func NewRedactor(key []byte) *Redactor { return &Redactor{key: append([]byte(nil), key...)} }
+func NewRedactor(key []byte) *Redactor {
+	return &Redactor{key: append([]byte(nil), key...), seen: map[string]string{}}
+}
+
+// everywhere are the buyer fields whose values are replaced wherever else
+// they occur; a city or a zip is too common a text to chase.
+var everywhere = map[string]bool{"name": true, "email": true, "phone": true, "dob": true, "address": true}
+
+// minSeen is the shortest value replaced wherever it turns up: shorter
+// ones (a zip of "0", a city "Ur") would hit unrelated text.
+const minSeen = 4
+
+// Text replaces in s every buyer value replaced so far by its stand-in,
+// the longest first.
+func (r *Redactor) Text(s string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.seen) == 0 || s == "" {
+		return s
+	}
+	olds := make([]string, 0, len(r.seen))
+	for old := range r.seen {
+		if strings.Contains(s, old) {
+			olds = append(olds, old)
+		}
+	}
+	sort.Slice(olds, func(i, j int) bool { return len(olds[i]) > len(olds[j]) })
+	for _, old := range olds {
+		s = strings.ReplaceAll(s, old, r.seen[old])
+	}
+	return s
+}
+
+func (r *Redactor) remember(old, stand string) {
+	if len([]rune(old)) < minSeen || old == stand {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen[old] = stand
+}
+
+// texts replaces the buyer values seen in every string of a document.
+func (r *Redactor) texts(v any) bool {
+	changed := false
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			if s, ok := child.(string); ok {
+				if n := r.Text(s); n != s {
+					t[k], changed = n, true
+				}
+				continue
+			}
+			changed = r.texts(child) || changed
+		}
+	case []any:
+		for i, child := range t {
+			if s, ok := child.(string); ok {
+				if n := r.Text(s); n != s {
+					t[i], changed = n, true
+				}
+				continue
+			}
+			changed = r.texts(child) || changed
+		}
+	}
+	return changed
+}
 
 // redactKeyFile is the key's file in the state directory.
 const redactKeyFile = "redact.key"
@@ -106,9 +181,15 @@ var testPhone = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // testEmails are the service's documented test buyers.
 var testEmails = map[string]bool{"otp.success@tabby.ai": true, "otp.rejected@tabby.ai": true}
 
-// Value replaces buyer data inside a decoded JSON document in place and
+// Value replaces buyer data inside a decoded JSON document in place (the
+// buyer's fields, then the same values wherever else they occur) and
 // tells whether it changed anything.
 func (r *Redactor) Value(v any) bool {
+	changed := r.fieldsIn(v)
+	return r.texts(v) || changed
+}
+
+func (r *Redactor) fieldsIn(v any) bool {
 	changed := false
 	switch t := v.(type) {
 	case map[string]any:
@@ -123,11 +204,11 @@ func (r *Redactor) Value(v any) bool {
 						"address": r.address, "city": r.city, "zip": r.zip}) || changed
 				}
 			}
-			changed = r.Value(child) || changed
+			changed = r.fieldsIn(child) || changed
 		}
 	case []any:
 		for _, child := range t {
-			changed = r.Value(child) || changed
+			changed = r.fieldsIn(child) || changed
 		}
 	}
 	return changed
@@ -140,6 +221,9 @@ func (r *Redactor) fields(obj map[string]any, how map[string]func(string) string
 			if n := stand(s); n != s {
 				obj[field] = n
 				changed = true
+				if everywhere[field] {
+					r.remember(s, n)
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package har
 import (
 	"bytes"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -46,10 +47,28 @@ func (s *Scrubber) masker() *secret.Masker {
 	return s.known
 }
 
-func (s *Scrubber) text(v string) string { return s.masker().String(v) }
+func (s *Scrubber) text(v string) string { return s.masker().String(s.buyer(v)) }
 
-// URL is a URL with its credentials and any secret in it masked.
-func (s *Scrubber) URL(raw string) string { return s.masker().String(secret.RedactUserinfo(raw)) }
+// buyer replaces the buyer values seen so far, when the scrubber redacts.
+func (s *Scrubber) buyer(v string) string {
+	if s.redact == nil {
+		return v
+	}
+	return s.redact.Text(v)
+}
+
+// URL is a URL with its credentials and any secret in it masked (and the
+// buyer's values seen so far replaced, when the scrubber redacts; a value
+// in a URL may be escaped: both forms are replaced).
+func (s *Scrubber) URL(raw string) string {
+	raw = s.buyer(raw)
+	if u, err := url.QueryUnescape(raw); err == nil && u != raw && s.redact != nil {
+		if r := s.redact.Text(u); r != u {
+			raw = r
+		}
+	}
+	return s.masker().String(secret.RedactUserinfo(raw))
+}
 
 // keptHeaders carry nothing secret: their values are recorded as they are.
 var keptHeaders = map[string]bool{
@@ -93,7 +112,7 @@ func (s *Scrubber) headerValue(lower, v string) string {
 	case keptHeaders[lower] || strings.HasPrefix(lower, "bnpl-sandbox-") || strings.HasPrefix(lower, "access-control-"):
 		return s.text(v)
 	}
-	return secret.MaskValue(v)
+	return secret.MaskValue(s.buyer(v))
 }
 
 // Body is a body fit for the file. A JSON body has each webhook
@@ -119,6 +138,8 @@ func (s *Scrubber) Body(b []byte, cut bool) []byte {
 			return doc, changed
 		})
 		b = out
+	} else if s.redact != nil {
+		b = []byte(s.redact.Text(string(b)))
 	}
 	return s.masker().Bytes(b)
 }

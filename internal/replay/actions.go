@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
 )
@@ -62,6 +63,11 @@ func (e *Engine) ensure(ctx context.Context, x *Exchange) {
 	if notification {
 		doc, ok = decode(x.Body)
 	}
+	if id := pathPayment(x.Path); id != "" && movedMoney(x) {
+		// A capture, close or refund the service took was of an
+		// authorized payment, whatever its answer shows.
+		e.ensurePayment(ctx, x, seenPayment{id: id, status: "AUTHORIZED"})
+	}
 	if ok && (notification || (x.Status >= 200 && x.Status < 300)) {
 		var seen []seenPayment
 		findPayments(doc, notification, &seen)
@@ -88,6 +94,14 @@ func (e *Engine) ensure(ctx context.Context, x *Exchange) {
 	}
 }
 
+// movedMoney tells a capture, close or refund the service took.
+func movedMoney(x *Exchange) bool {
+	if x.Kind != har.KindExchange || x.Method != http.MethodPost || x.Status < 200 || x.Status > 299 {
+		return false
+	}
+	return strings.HasSuffix(x.Path, "/captures") || strings.HasSuffix(x.Path, "/close") || strings.HasSuffix(x.Path, "/refunds")
+}
+
 // pathPayment is the payment id of a /api/v2/payments/{id}/... path.
 func pathPayment(path string) string {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
@@ -110,7 +124,7 @@ func (e *Engine) ensurePayment(ctx context.Context, x *Exchange, p seenPayment) 
 			return
 		}
 		move := customerMove(current, p, e.lapsed[sid])
-		if move == "" {
+		if move == "" || e.contradicted(x, p.id, move) {
 			return
 		}
 		_, err := e.sb.control(ctx, "/_sandbox/payments/"+sid+"/"+move, nil)
@@ -122,6 +136,57 @@ func (e *Engine) ensurePayment(ctx context.Context, x *Exchange, p seenPayment) 
 			e.lapsed[sid] = true
 		}
 	}
+}
+
+// contradicted tells a customer's move that the recording's later
+// answers rule out: a payment it shows AUTHORIZED or CLOSED after x was
+// neither rejected nor abandoned, and one it shows CREATED was not yet
+// approved. The answer at x is then not played but compared, and differs
+// where the service said it.
+func (e *Engine) contradicted(x *Exchange, id, move string) bool {
+	if move != "reject" && move != "cancel" && move != "approve" {
+		return false
+	}
+	if e.shown == nil {
+		e.shown = shownStatuses(e.rec)
+	}
+	for _, s := range e.shown[id] {
+		if s.n == x.N || !s.at.After(x.started) {
+			continue
+		}
+		if (move != "approve" && (s.status == "AUTHORIZED" || s.status == "CLOSED")) || (move == "approve" && s.status == "CREATED") {
+			return true
+		}
+	}
+	return false
+}
+
+// shownStatus is a payment's status as one successful answer shows it.
+type shownStatus struct {
+	n      int
+	at     time.Time
+	status string
+}
+
+// shownStatuses lists, by recorded payment id, the statuses the
+// recording's successful answers show.
+func shownStatuses(rec *Recording) map[string][]shownStatus {
+	out := map[string][]shownStatus{}
+	for _, x := range rec.Exchanges {
+		if x.Kind != har.KindExchange || x.Status < 200 || x.Status > 299 {
+			continue
+		}
+		doc, ok := decode(x.Answer)
+		if !ok {
+			continue
+		}
+		var seen []seenPayment
+		findPayments(doc, false, &seen)
+		for _, p := range seen {
+			out[p.id] = append(out[p.id], shownStatus{n: x.N, at: x.started, status: p.status})
+		}
+	}
+	return out
 }
 
 // customerMove is the move that takes a payment from current towards what

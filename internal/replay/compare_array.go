@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"sort"
 )
 
 // elementID is an array element's "id", when it is an object with one.
@@ -28,6 +29,7 @@ func (c *comparer) array(path, key string, want, got []any) {
 	}
 	last := -1
 	ordered := true
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].w < pairs[j].w })
 	for _, p := range pairs {
 		c.value(fmt.Sprintf("%s[%d]", path, p.w), key, want[p.w], got[p.g])
 		if p.g < last {
@@ -35,7 +37,7 @@ func (c *comparer) array(path, key string, want, got []any) {
 		}
 		last = p.g
 	}
-	if list && !ordered {
+	if (list || orderedArrays[key]) && !ordered {
 		c.add(path, DiffOrder, "the recording's order", "another order")
 	}
 	if !list && len(want) != len(got) {
@@ -50,6 +52,11 @@ func (c *comparer) array(path, key string, want, got []any) {
 		c.add(fmt.Sprintf("%s[%d]", path, i), DiffExtra, Absent, show(got[i]))
 	}
 }
+
+// orderedArrays are the arrays whose order the service keeps (a payment's
+// captures and refunds, in the order they were made): elements paired by
+// id must keep the recording's order.
+var orderedArrays = map[string]bool{"captures": true, "refunds": true}
 
 type pairing struct{ w, g int }
 

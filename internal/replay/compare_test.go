@@ -116,4 +116,16 @@ func TestIgnoreRules(t *testing.T) {
 			t.Errorf("%q was taken", bad)
 		}
 	}
+	// A misspelt key would widen the rule, an unknown kind or side would
+	// never match: each is refused at its line.
+	for bad, want := range map[string]string{
+		"- field: status\n  reason: r\n  metod: GET\n":    `bad.yaml:3: unknown key "metod"`,
+		"- field: status\n  reason: r\n  kind: stauts\n":  `bad.yaml:3: unknown kind "stauts"`,
+		"- field: status\n  side: answers\n  reason: r\n": `bad.yaml:2: unknown side "answers"`,
+	} {
+		_, err := ParseIgnore("bad.yaml", []byte(bad))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", bad, err, want)
+		}
+	}
 }

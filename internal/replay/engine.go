@@ -21,12 +21,13 @@ type Engine struct {
 	sb  *Target
 	ids *IDMap
 
+	plans     map[string]*keyPlan         // by the recorded (masked) key
 	merchants map[string]sandbox.Merchant // by the recorded (masked) key
-	owner     map[string]sandbox.Merchant // by the recorded session or payment id
 	fallback  sandbox.Merchant
 	// paymentKey is the sandbox key that reads a sandbox payment.
 	paymentKey map[string]string
-	lapsed     map[string]bool // sandbox payments whose authorization the engine made lapse
+	lapsed     map[string]bool          // sandbox payments whose authorization the engine made lapse
+	shown      map[string][]shownStatus // by recorded payment id, made on first need
 	disputes   map[string]disputeFacts
 
 	actions []Action
@@ -58,51 +59,62 @@ func NewEngine(rec *Recording, sb *Target) *Engine {
 	return e
 }
 
-// chooseMerchants gives each recorded key a sandbox merchant: the one of
-// the recording's region whose currency the key's first checkout used.
-// A masked key may stand for several keys (sk_test_****abcd), so a
-// checkout is sent as the merchant of its own currency, and a request on a
-// session or a payment as the merchant that made it (owner).
+// chooseMerchants gives each recorded key the sandbox merchant it stands
+// for (see planKeys): the one with the recorded merchant code, else one of
+// the key's region and currency that no other recorded merchant took.
+// A key the service did not know gets none.
 func (e *Engine) chooseMerchants() {
-	e.merchants, e.owner = map[string]sandbox.Merchant{}, map[string]sandbox.Merchant{}
-	e.fallback = e.pick("")
-	byCheckout := map[string]bool{}
-	for _, x := range e.rec.Exchanges {
-		name := x.keyName()
-		if x.Key == "" || byCheckout[name] {
+	e.plans = planKeys(e.rec)
+	e.merchants = map[string]sandbox.Merchant{}
+	byGroup := map[int]sandbox.Merchant{}
+	taken := map[string]bool{}
+	region := Region(e.rec)
+	for _, name := range sortedPlanNames(e.plans) {
+		p := e.plans[name]
+		if p.kind != credValid && p.kind != credForeign {
 			continue
 		}
-		cur := checkoutCurrency(x)
-		if _, ok := e.merchants[name]; !ok || cur != "" {
-			e.merchants[name], byCheckout[name] = e.pick(cur), cur != ""
+		if m, ok := byGroup[p.group]; ok {
+			e.merchants[name] = m
+			continue
 		}
+		r := region
+		if p.kind == credForeign {
+			r = otherRegion(region)
+		}
+		m := e.pick(p.code, r, regionCurrency(r, p.currency), taken)
+		taken[m.Code] = true
+		byGroup[p.group], e.merchants[name] = m, m
+		if e.fallback.Code == "" {
+			e.fallback = m
+		}
+	}
+	if e.fallback.Code == "" {
+		e.fallback = e.pick("", region, "", taken)
 	}
 }
 
-// pick is the sandbox merchant of the recording's region for a currency
-// (any of the region when "").
-func (e *Engine) pick(currency string) sandbox.Merchant {
-	region := e.rec.Meta.Region
-	if region == "" {
-		region = "ae"
-		if currency == "SAR" {
-			region = "sa"
-		}
-	}
-	var first *sandbox.Merchant
-	for i, m := range e.sb.Merchants {
-		if m.Region != region {
-			continue
-		}
-		if first == nil {
-			first = &e.sb.Merchants[i]
-		}
-		if currency == "" || strings.EqualFold(m.Currency, currency) {
+// pick is the sandbox merchant with code, else of region and currency
+// ("" any), one not taken first.
+func (e *Engine) pick(code, region, currency string, taken map[string]bool) sandbox.Merchant {
+	for _, m := range e.sb.Merchants {
+		if code != "" && m.Code == code {
 			return m
 		}
 	}
-	if first != nil {
-		return *first
+	fits := func(m sandbox.Merchant) bool {
+		return m.Region == region && (currency == "" || strings.EqualFold(m.Currency, currency))
+	}
+	for _, pass := range []func(sandbox.Merchant) bool{
+		func(m sandbox.Merchant) bool { return fits(m) && !taken[m.Code] },
+		fits,
+		func(m sandbox.Merchant) bool { return m.Region == region },
+	} {
+		for _, m := range e.sb.Merchants {
+			if pass(m) {
+				return m
+			}
+		}
 	}
 	return e.sb.Merchants[0]
 }
@@ -123,76 +135,67 @@ func checkoutCurrency(x *Exchange) string {
 	return strings.ToUpper(body.Payment.Currency)
 }
 
-func (e *Engine) merchant(x *Exchange) sandbox.Merchant {
-	if cur := checkoutCurrency(x); cur != "" {
-		return e.pick(cur)
-	}
-	for _, seg := range strings.Split(x.Path, "/") {
-		if m, ok := e.owner[seg]; ok {
-			return m
-		}
-	}
-	if m, ok := e.merchants[x.keyName()]; ok {
-		return m
-	}
-	return e.fallback
+// merchant is the sandbox merchant the exchange's key stands for; ok is
+// false for a request without a merchant's key.
+func (e *Engine) merchant(x *Exchange) (sandbox.Merchant, bool) {
+	m, ok := e.merchants[x.keyName()]
+	return m, ok
 }
 
-// own notes which merchant made the session and payment a recorded
-// checkout answered.
-func (e *Engine) own(x *Exchange) {
-	if checkoutCurrency(x) == "" {
-		return
-	}
-	var answer struct {
-		ID      string `json:"id"`
-		Payment struct {
-			ID string `json:"id"`
-		} `json:"payment"`
-	}
-	if json.Unmarshal(x.Answer, &answer) != nil {
-		return
-	}
-	m := e.merchant(x)
-	for _, id := range []string{answer.ID, answer.Payment.ID} {
-		if id != "" {
-			e.owner[id] = m
-		}
-	}
-}
-
-// key is the sandbox key standing for the recorded one.
+// key is the sandbox key standing for the recorded one: the merchant's in
+// the recorded mode, or a key no sandbox merchant has for a key the
+// service did not know.
 func (e *Engine) key(x *Exchange) string {
-	m := e.merchant(x)
-	if x.Live() {
+	m, ok := e.merchant(x)
+	switch {
+	case !ok:
+		return unknownKey(x.Key, x.KeyID)
+	case x.Live():
 		return m.LiveKey
 	}
 	return m.TestKey
 }
 
+// authorization is the Authorization header the sandbox gets for a
+// recorded one: none for none, the recorded value for one that is no
+// Bearer secret key (the service refused its form, and so will the
+// sandbox), else a key of the same kind.
+func (e *Engine) authorization(x *Exchange, recorded string) string {
+	if recorded == "" {
+		return ""
+	}
+	if _, ok := authScheme(recorded); !ok {
+		return recorded
+	}
+	return "Bearer " + e.key(x)
+}
+
 // outbound is the request the sandbox gets for a recorded or an app's
-// request: ids mapped, the sandbox merchant's key and code.
+// request: ids mapped, the key of the same kind, and the merchant code
+// the key was used with mapped to its sandbox merchant's (any other code
+// is sent as it was: the sandbox does not know it either).
 func (e *Engine) outbound(x *Exchange, h http.Header, body []byte) (http.Header, []byte) {
-	m := e.merchant(x)
 	out := http.Header{}
-	if ct := h.Get("Content-Type"); ct != "" {
-		out.Set("Content-Type", ct)
-	}
-	if code := h.Get("X-Merchant-Code"); code != "" {
-		e.ids.Set(code, m.Code)
-		out.Set("X-Merchant-Code", m.Code)
-	}
-	if h.Get("Authorization") != "" {
-		out.Set("Authorization", "Bearer "+e.key(x))
-	}
-	if v, ok := decode(body); ok {
-		if obj, ok := v.(map[string]any); ok {
-			if code, ok := obj["merchant_code"].(string); ok {
-				e.ids.Set(code, m.Code)
-			}
+	for _, name := range []string{"Content-Type", "Content-Encoding", "Idempotency-Key"} {
+		if v := h.Get(name); v != "" {
+			out.Set(name, v)
 		}
 	}
-	return out, e.ids.JSON(body, m.Code)
+	m, known := e.merchant(x)
+	p := e.plans[x.keyName()]
+	if known && p != nil && p.code != "" {
+		e.ids.Set(p.code, m.Code)
+	}
+	if code := h.Get("X-Merchant-Code"); code != "" {
+		out.Set("X-Merchant-Code", e.ids.Inside(code))
+		if mapped, ok := e.ids.Get(code); ok {
+			out.Set("X-Merchant-Code", mapped)
+		}
+	}
+	if v := e.authorization(x, x.Header.Get("Authorization")); v != "" {
+		out.Set("Authorization", v)
+	}
+	return out, unmaskHeaderValues(e.ids.JSON(body, ""), x)
 }
 
 // lists names the arrays of an answer that list the account's records.
@@ -214,8 +217,13 @@ func lists(method, path string) map[string]bool {
 // compareAnswer compares the sandbox's answer with the recorded one,
 // learning the ids it pairs.
 func (e *Engine) compareAnswer(x *Exchange, ans *Answer, side string) []Difference {
-	c := &comparer{ids: e.ids, base: Difference{N: x.N, Method: x.Method, Path: x.Path, Side: side},
-		lists: lists(x.Method, x.Path)}
+	return e.compareWith(&comparer{ids: e.ids}, x, ans)
+}
+
+// compareWith compares with c (its id map: the engine's, or a copy for a
+// comparison whose learning must not count).
+func (e *Engine) compareWith(c *comparer, x *Exchange, ans *Answer) []Difference {
+	c.base, c.lists = Difference{N: x.N, Method: x.Method, Path: x.Path, Side: "answer"}, lists(x.Method, x.Path)
 	want, okW := decode(x.Answer)
 	got, okG := decode(ans.Body)
 	if ans.Status != x.Status {
@@ -228,6 +236,9 @@ func (e *Engine) compareAnswer(x *Exchange, ans *Answer, side string) []Differen
 			}
 		}
 		return c.diffs
+	}
+	if wt, gt := mediaType(x.RespType), mediaType(ans.Type); okW && okG && wt != "" && wt != gt {
+		c.add("header Content-Type", DiffValue, show(wt), show(gt))
 	}
 	switch {
 	case okW && okG:

@@ -173,7 +173,7 @@ func (s *studio) recording() *Recording {
 // verify replays the recording against a fresh sandbox in memory.
 func verify(t testing.TB, rec *Recording) *Report {
 	t.Helper()
-	target, closeIt, err := Embedded(Region(rec))
+	target, closeIt, err := Embedded(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -64,6 +65,9 @@ func ParseIgnore(name string, data []byte) ([]Rule, error) {
 	}
 	var rules []Rule
 	for _, item := range list.Content {
+		if err := checkRuleKeys(item); err != nil {
+			return nil, &IgnoreError{File: name, Line: err.line, Problem: err.problem}
+		}
 		var r Rule
 		if err := item.Decode(&r); err != nil {
 			return nil, &IgnoreError{File: name, Line: item.Line, Problem: err.Error()}
@@ -74,10 +78,63 @@ func ParseIgnore(name string, data []byte) ([]Rule, error) {
 			return nil, &IgnoreError{File: name, Line: item.Line, Problem: "an accepted difference needs its field (a JSON path such as $.payment.status, or status)"}
 		case strings.TrimSpace(r.Reason) == "":
 			return nil, &IgnoreError{File: name, Line: item.Line, Problem: "an accepted difference needs its reason: say why it is accepted"}
+		case r.Kind != "" && !ruleKinds[r.Kind]:
+			return nil, &IgnoreError{File: name, Line: valueLine(item, "kind"), Problem: fmt.Sprintf("unknown kind %q: use one of %s", r.Kind, strings.Join(sortedKeys(ruleKinds), ", "))}
+		case r.Side != "" && !ruleSides[r.Side]:
+			return nil, &IgnoreError{File: name, Line: valueLine(item, "side"), Problem: fmt.Sprintf("unknown side %q: use answer, request or notification", r.Side)}
 		}
 		rules = append(rules, r)
 	}
 	return rules, nil
+}
+
+// ruleKinds and ruleSides are the kinds and sides a difference may have.
+var (
+	ruleKinds = map[string]bool{DiffStatus: true, DiffBody: true, DiffMissing: true, DiffExtra: true, DiffType: true,
+		DiffValue: true, DiffAmount: true, DiffShape: true, DiffID: true, DiffLength: true, DiffOrder: true,
+		DiffRequest: true, DiffNotified: true}
+	ruleSides = map[string]bool{"answer": true, "request": true, "notification": true}
+	ruleKeys  = map[string]bool{"field": true, "path": true, "method": true, "kind": true, "side": true, "reason": true}
+)
+
+type ruleProblem struct {
+	line    int
+	problem string
+}
+
+// checkRuleKeys refuses an accepted difference that is not a mapping, or
+// that has a key a rule does not know (a misspelt one would widen the
+// rule).
+func checkRuleKeys(item *yaml.Node) *ruleProblem {
+	if item.Kind != yaml.MappingNode {
+		return &ruleProblem{item.Line, "an accepted difference is a mapping of field, reason and optionally path, method, kind, side"}
+	}
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		k := item.Content[i]
+		if !ruleKeys[k.Value] {
+			return &ruleProblem{k.Line, fmt.Sprintf("unknown key %q: an accepted difference has %s", k.Value, strings.Join(sortedKeys(ruleKeys), ", "))}
+		}
+	}
+	return nil
+}
+
+// valueLine is the line of a mapping's key.
+func valueLine(item *yaml.Node, key string) int {
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		if item.Content[i].Value == key {
+			return item.Content[i].Line
+		}
+	}
+	return item.Line
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 var indexPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[0-9]+\]`) })

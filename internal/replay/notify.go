@@ -27,10 +27,23 @@ type hookSet struct {
 	refused string
 }
 
+// verifierURL is where the verifier's webhooks point in the sandbox in
+// memory, which looks no host name up: a public name its URL rules admit
+// as the service's would, and that it never dials. Its outbox still holds
+// each notification, which is all the comparison reads.
+const verifierURL = "https://bnpl-verify.example.com/notifications"
+
 // startHooks registers a payment webhook in each mode the recorded
 // payment notifications came in, and a dispute webhook when there are
-// dispute notifications.
+// dispute notifications: at verifierURL in the sandbox in memory, at a
+// receiver on loopback in a served one (which admits it only with
+// --allow-local-webhooks, and may look names up and deliver).
 func (e *Engine) startHooks(ctx context.Context) (*hookSet, error) {
+	if e.sb.Hermetic {
+		hs := &hookSet{ids: map[string]bool{}}
+		e.registerHooks(ctx, hs, verifierURL)
+		return hs, nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -41,7 +54,11 @@ func (e *Engine) startHooks(ctx context.Context) (*hookSet, error) {
 		w.WriteHeader(http.StatusOK)
 	}))}
 	go hs.srv.Serve(lim.Listener(ln))
-	url := "http://" + ln.Addr().String() + "/bnpl-verify"
+	e.registerHooks(ctx, hs, "http://"+ln.Addr().String()+"/bnpl-verify")
+	return hs, nil
+}
+
+func (e *Engine) registerHooks(ctx context.Context, hs *hookSet, url string) {
 	m := e.fallback
 	modes := map[bool]bool{}
 	disputes := false
@@ -70,7 +87,6 @@ func (e *Engine) startHooks(ctx context.Context) (*hookSet, error) {
 	if disputes {
 		hs.register(ctx, e.sb, "/api/v1/dispute-webhooks", m.LiveKey, m.Code, map[string]any{"url": url})
 	}
-	return hs, nil
 }
 
 func (hs *hookSet) register(ctx context.Context, sb *Target, path, key, code string, body map[string]any) {
@@ -82,7 +98,7 @@ func (hs *hookSet) register(ctx context.Context, sb *Target, path, key, code str
 		if err == nil {
 			why = fmt.Sprintf("%d %s", ans.Status, bytes.TrimSpace(ans.Body))
 		}
-		hs.refused = "the sandbox refused a webhook on loopback (" + why + "): start it with --allow-local-webhooks"
+		hs.refused = "the sandbox refused the verifier's webhook at " + fmt.Sprint(body["url"]) + " (" + why + "): start it with --allow-local-webhooks"
 		return
 	}
 	var hook struct {
@@ -102,7 +118,9 @@ func (hs *hookSet) stop(ctx context.Context, e *Engine) {
 		rm(ctx)
 	}
 	// What the sandbox still sends is of no use now.
-	_ = hs.srv.Close()
+	if hs.srv != nil {
+		_ = hs.srv.Close()
+	}
 }
 
 // sent is a notification either side sent.

@@ -15,17 +15,20 @@
 package replay
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
 )
 
 // Exchange is one entry of a recording, read for replay.
 type Exchange struct {
-	// N is the entry's number in the recording, from 1, in the order the
-	// requests started.
+	// N is the entry's place in the recording's file, from 1.
 	N      int
 	Kind   string // har.KindExchange or har.KindNotification
 	Method string
@@ -40,6 +43,9 @@ type Exchange struct {
 	Status   int
 	RespType string
 	Answer   []byte
+	host     string
+	started  time.Time
+	ended    time.Time
 	// Cut is set when either body was cut at the recording's bound, or
 	// withheld because its content encoding could not be undone.
 	Cut bool
@@ -47,52 +53,175 @@ type Exchange struct {
 
 // Recording is a recording read for replay.
 type Recording struct {
-	Name      string
-	Meta      har.LogMeta
-	Exchanges []*Exchange // every entry, in order
+	Name string
+	Meta har.LogMeta
+	// Exchanges are the entries replayed: the service's requests and the
+	// notifications, in the order the requests started.
+	Exchanges []*Exchange
+	// Entries counts the file's entries; LeftOut those not replayed.
+	Entries int
+	LeftOut []LeftOut
 }
 
-// Load reads a recording.
+// LeftOut counts the entries of a recording left out of a replay, for
+// one reason.
+type LeftOut struct {
+	Why   string `json:"why"`
+	Count int    `json:"count"`
+}
+
+const notRequest = "not a request (no method or URL)"
+
+// LoadOptions bound a reading and name the service's host.
+type LoadOptions struct {
+	Limits har.Limits
+	// Host is the service's host (HOST or HOST:PORT) whose entries are
+	// kept; "" takes the recorded target's, else the one host the file's
+	// /api/ requests went to.
+	Host string
+}
+
+// Load reads a recording held in memory.
 func Load(name string, data []byte) (*Recording, error) {
-	doc, err := har.Parse(name, data)
+	return LoadFrom(name, bytes.NewReader(data), LoadOptions{})
+}
+
+// LoadFrom reads a recording entry by entry (one held at a time, only
+// what the replay needs of it kept), from bnpl or any other tool that
+// writes HAR 1.2: bodies in base64 or with their content encoding are
+// decoded, HTTP/2 pseudo-headers left aside. Only the service's host is
+// kept; what is left out is counted by reason. Exchanges are numbered by
+// their place in the file, and put in the order their requests started.
+func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
+	rec := &Recording{Name: name}
+	var all []*Exchange
+	left := map[string]int{}
+	log, err := har.Scan(name, r, opts.Limits, func(n int, e *har.Entry) error {
+		rec.Entries++
+		if e.Kind() == har.KindExchange && (e.Request.Method == "" || e.Request.URL == "") {
+			left[notRequest]++ // nothing of it is kept
+			return nil
+		}
+		all = append(all, exchangeOf(n, e))
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	rec := &Recording{Name: name}
-	if doc.Log.Bnpl != nil {
-		rec.Meta = *doc.Log.Bnpl
+	if log.Bnpl != nil {
+		rec.Meta = *log.Bnpl
 	}
-	basePath := ""
-	if u, err := url.Parse(rec.Meta.Target); err == nil {
-		basePath = strings.TrimRight(u.Path, "/")
+	host, basePath, err := serviceHost(name, rec.Meta.Target, opts.Host, all)
+	if err != nil {
+		return nil, err
 	}
-	for i := range doc.Log.Entries {
-		e := &doc.Log.Entries[i]
-		x := &Exchange{N: i + 1, Kind: e.Kind(), Method: e.Request.Method, Header: http.Header{},
-			Body: e.RequestBody(), Status: e.Response.Status, RespType: e.Response.Content.MimeType,
-			Answer: e.ResponseBody(), Cut: e.Truncated("request") || e.Truncated("response") ||
-				e.Withheld("request") || e.Withheld("response")}
-		for _, h := range e.Request.Headers {
-			x.Header.Add(h.Name, h.Value)
+	for _, x := range all {
+		if x.Kind == har.KindExchange && basePath != "" {
+			x.Path = strings.TrimPrefix(x.Path, basePath)
 		}
-		if x.RespType == "" {
-			x.RespType = har.Header(e.Response.Headers, "Content-Type")
+		why := ""
+		switch {
+		case x.Kind == har.KindNotification:
+		case x.host == "" || x.Method == "":
+			why = notRequest
+		case host != "" && !strings.EqualFold(x.host, host):
+			why = "another host than the service's (" + host + ")"
+		case strings.HasPrefix(x.Path, "/_sandbox/"):
+			why = "the sandbox's own /_sandbox/ paths"
+		case !strings.HasPrefix(x.Path, "/api/"):
+			why = "not the service's /api/ paths"
 		}
-		if u, err := url.Parse(e.Request.URL); err == nil {
-			x.Path, x.Query = u.Path, u.RawQuery
-			if x.Kind == har.KindExchange && basePath != "" {
-				x.Path = strings.TrimPrefix(x.Path, basePath)
-			}
-		}
-		if _, key, ok := strings.Cut(x.Header.Get("Authorization"), " "); ok {
-			x.Key = key
-		}
-		if e.Bnpl != nil {
-			x.KeyID = e.Bnpl.KeyID
+		if why != "" {
+			left[why]++
+			continue
 		}
 		rec.Exchanges = append(rec.Exchanges, x)
 	}
+	for why, n := range left {
+		rec.LeftOut = append(rec.LeftOut, LeftOut{Why: why, Count: n})
+	}
+	sort.Slice(rec.LeftOut, func(i, j int) bool { return rec.LeftOut[i].Why < rec.LeftOut[j].Why })
+	sort.SliceStable(rec.Exchanges, func(i, j int) bool { return rec.Exchanges[i].started.Before(rec.Exchanges[j].started) })
 	return rec, nil
+}
+
+// exchangeOf is what a replay keeps of one entry.
+func exchangeOf(n int, e *har.Entry) *Exchange {
+	x := &Exchange{N: n, Kind: e.Kind(), Method: e.Request.Method, Header: http.Header{},
+		Body: body(e.RequestBody(), e.Request.Headers), Status: e.Response.Status, RespType: e.Response.Content.MimeType,
+		Answer: body(e.ResponseBody(), e.Response.Headers), started: e.Started(),
+		ended: e.Started().Add(time.Duration(e.Time * float64(time.Millisecond))),
+		Cut:   e.Truncated("request") || e.Truncated("response") || e.Withheld("request") || e.Withheld("response")}
+	for _, h := range e.Request.Headers {
+		if !strings.HasPrefix(h.Name, ":") {
+			x.Header.Add(h.Name, h.Value)
+		}
+	}
+	if x.RespType == "" {
+		x.RespType = har.Header(e.Response.Headers, "Content-Type")
+	}
+	if u, err := url.Parse(e.Request.URL); err == nil {
+		x.Path, x.Query, x.host = u.Path, u.RawQuery, u.Host
+	}
+	if _, key, ok := strings.Cut(x.Header.Get("Authorization"), " "); ok {
+		x.Key = key
+	}
+	if e.Bnpl != nil {
+		x.KeyID = e.Bnpl.KeyID
+	}
+	return x
+}
+
+// body is a recorded body as sent: a tool that keeps a body with its
+// content encoding (base64 gzip, say) has it decoded. One that does not
+// decode is kept as it is.
+func body(b []byte, headers []har.NameValue) []byte {
+	enc := har.Header(headers, "Content-Encoding")
+	if enc == "" || strings.EqualFold(enc, "identity") || len(b) == 0 {
+		return b
+	}
+	if t := bytes.TrimSpace(b); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return b // a browser keeps the body decoded
+	}
+	out, cut, err := har.DecodeBody(enc, b, maxAnswer)
+	if err != nil || cut {
+		return b
+	}
+	return out
+}
+
+// serviceHost is the host whose entries are the service's, and the
+// recorded base URL's path: --host, else the recorded target's, else the
+// one host the file's /api/ requests went to (several are refused: which
+// is the service's cannot be guessed).
+func serviceHost(name, target, flag string, all []*Exchange) (string, string, error) {
+	basePath := ""
+	if u, err := url.Parse(target); err == nil && target != "" {
+		basePath = strings.TrimRight(u.Path, "/")
+		if flag == "" {
+			return u.Host, basePath, nil
+		}
+	}
+	if flag != "" {
+		return flag, basePath, nil
+	}
+	hosts := map[string]bool{}
+	var names []string
+	for _, x := range all {
+		if x.Kind == har.KindExchange && strings.HasPrefix(x.Path, "/api/") && !hosts[x.host] {
+			hosts[x.host] = true
+			names = append(names, x.host)
+		}
+	}
+	if len(names) > 1 {
+		sort.Strings(names)
+		return "", "", &har.NotRecordingError{Path: name, Reading: true,
+			Why: "its /api/ requests went to several hosts (" + strings.Join(names, ", ") + "): name the service's with --host"}
+	}
+	if len(names) == 1 {
+		return names[0], "", nil
+	}
+	return "", "", nil
 }
 
 // IsService tells whether the exchange is one of the service's endpoints

@@ -66,7 +66,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, "/_sandbox/") {
-		ans, err := s.e.sb.Do(r.Context(), r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body)
+		// The sandbox's own paths take no key: the app's is never sent on.
+		h := http.Header{}
+		for _, name := range []string{"Content-Type", "Accept"} {
+			if v := r.Header.Get(name); v != "" {
+				h.Set(name, v)
+			}
+		}
+		ans, err := s.e.sb.Do(r.Context(), r.Method, r.URL.Path, r.URL.RawQuery, h, body)
 		s.answer(w, ans, err)
 		return
 	}
@@ -77,16 +84,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unexpected++
 		s.requestDiffs = append(s.requestDiffs, Difference{Method: r.Method, Path: r.URL.Path, Field: "request",
 			Kind: DiffRequest, Want: Absent, Got: show(r.Method + " " + r.URL.Path), Side: "request"})
-		_, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		stray := &Exchange{Method: r.Method, Path: r.URL.Path, Key: secret.MaskKey(key), KeyID: har.KeyID(key)}
+		stray := appExchange(r)
 		ans, err := s.e.send(s.ctx, stray, r.Method, r.URL.Path, r.URL.RawQuery, r.Header, body)
 		s.answer(w, ans, err)
 		return
 	}
 	s.checkRequest(x, r, body)
 	s.e.ensure(s.ctx, x)
-	ans, err := s.e.send(s.ctx, x, r.Method, r.URL.Path, r.URL.RawQuery, r.Header, body)
-	s.e.own(x)
+	as := x
+	if app := appExchange(r); credKind(app) != credKind(x) {
+		// Credentials of another kind than recorded go as what they are.
+		as = &Exchange{N: x.N, Method: x.Method, Path: x.Path, Header: app.Header, Key: app.Key, KeyID: app.KeyID, Status: x.Status, Body: x.Body}
+	}
+	ans, err := s.e.send(s.ctx, as, r.Method, r.URL.Path, r.URL.RawQuery, r.Header, body)
 	if err == nil {
 		s.answerDiffs = append(s.answerDiffs, s.e.compareAnswer(x, ans, "answer")...)
 	}
@@ -159,9 +169,45 @@ func (s *Server) samePath(recorded, got string) bool {
 	return true
 }
 
-// checkRequest compares the app's query and body with the recorded ones.
+// credKind is the kind of a request's credentials as replay holds the
+// app to them: none, a value that is no Bearer secret key, a test key or
+// a live key. The app's own key stands for the recorded one of its mode
+// (a recording holds no key an app could present).
+func credKind(x *Exchange) string {
+	v := x.Header.Get("Authorization")
+	switch _, ok := authScheme(v); {
+	case v == "":
+		return "no key"
+	case !ok:
+		return "no Bearer secret key"
+	case x.Live():
+		return "a live key"
+	}
+	return "a test key"
+}
+
+// appExchange is an app's request the recording lacks, with its key as a
+// recording would hold it (masked, with its key id): a key the recording
+// knows stands for what it stood for there, any other for a key the
+// sandbox does not know.
+func appExchange(r *http.Request) *Exchange {
+	x := &Exchange{Method: r.Method, Path: r.URL.Path, Header: http.Header{}}
+	if v := r.Header.Get("Authorization"); v != "" {
+		x.Header.Set("Authorization", secret.MaskAuthorization(v))
+		if key, ok := authScheme(v); ok {
+			x.Key, x.KeyID = secret.MaskKey(key), har.KeyID(key)
+		}
+	}
+	return x
+}
+
+// checkRequest compares the app's query, credentials and body with the
+// recorded ones.
 func (s *Server) checkRequest(x *Exchange, r *http.Request, body []byte) {
 	c := &comparer{ids: s.e.ids, base: Difference{N: x.N, Method: x.Method, Path: x.Path, Side: "request"}, follow: true}
+	if want, got := credKind(x), credKind(appExchange(r)); want != got {
+		c.add("header Authorization", DiffValue, show(want), show(got))
+	}
 	c.object("?", queryDoc(x.Query), queryDoc(r.URL.RawQuery))
 	want, okW := decode(x.Body)
 	got, okG := decode(body)
@@ -198,7 +244,7 @@ func (s *Server) Finish() *Report {
 	defer s.e.mu.Unlock()
 	rep := &Report{Recording: s.e.rec.Name, Differences: append([]Difference{}, s.requestDiffs...),
 		AnswerDifferences: append([]Difference{}, s.answerDiffs...), Ignored: []Difference{},
-		Compared: s.matched, Unexpected: s.unexpected}
+		Compared: s.matched, Unexpected: s.unexpected, Entries: s.e.rec.Entries, LeftOut: append([]LeftOut{}, s.e.rec.LeftOut...)}
 	for i, x := range s.e.rec.Exchanges {
 		if !x.IsService() || x.Status == 0 {
 			continue

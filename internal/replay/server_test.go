@@ -28,7 +28,7 @@ func TestReplayServer(t *testing.T) {
 	s.call("GET", "/api/v1/webhooks", testKey, nil)
 	rec := s.recording()
 
-	target, closeIt, err := Embedded("ae")
+	target, closeIt, err := Embedded(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,5 +95,81 @@ func TestReplayServer(t *testing.T) {
 	}
 	if rep.Compared != 8 || rep.Exchanges != 9 || rep.Unexpected != 1 {
 		t.Errorf("matched %d of %d, %d unexpected", rep.Compared, rep.Exchanges, rep.Unexpected)
+	}
+}
+
+// headerTap records the Authorization header of every request that passes.
+type headerTap struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	seen map[string]string // path -> Authorization
+}
+
+func (h *headerTap) RoundTrip(r *http.Request) (*http.Response, error) {
+	h.mu.Lock()
+	h.seen[r.URL.Path] = r.Header.Get("Authorization")
+	h.mu.Unlock()
+	return h.next.RoundTrip(r)
+}
+
+// The app's key never reaches the sandbox: /_sandbox/ paths get none, the
+// service's paths a key of the recorded kind; credentials of another kind
+// than recorded are a difference, and go as what they are (an unknown
+// live key is refused, as the service would refuse it).
+func TestReplayNeverSendsTheAppsKey(t *testing.T) {
+	s := newStudio(t, nil)
+	_, a := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "C-1"))
+	s.call("GET", "/api/v2/payments/"+str(a, "payment", "id"), testKey, nil)
+	rec := s.recording()
+	target, closeIt, err := Embedded(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeIt()
+	tap := &headerTap{next: target.Client.Transport, seen: map[string]string{}}
+	target.Client = &http.Client{Transport: tap}
+	server := NewEngine(rec, target).NewServer(t.Context())
+	app := httptest.NewServer(server)
+	defer app.Close()
+	call := func(method, path, key string, body any) (int, map[string]any) {
+		var in io.Reader
+		if body != nil {
+			raw, _ := json.Marshal(body)
+			in = strings.NewReader(string(raw))
+		}
+		req, _ := http.NewRequest(method, app.URL+path, in)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	const appKey = "sk_test_the_apps_own_key_1234"
+	_, ra := call("POST", "/api/v2/checkout", appKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "C-1"))
+	call("GET", "/_sandbox/clock", appKey, nil)
+	if st, _ := call("GET", "/api/v2/payments/"+str(ra, "payment", "id"), "sk_live_bogus_0000", nil); st != http.StatusUnauthorized {
+		t.Errorf("a bogus live key where a test key was recorded was answered %d, want 401", st)
+	}
+	for path, auth := range tap.seen {
+		if strings.Contains(auth, "the_apps_own_key") || strings.Contains(auth, "bogus") {
+			t.Errorf("%s reached the sandbox with the app's key %q", path, auth)
+		}
+	}
+	if auth := tap.seen["/_sandbox/clock"]; auth != "" {
+		t.Errorf("/_sandbox/clock got Authorization %q", auth)
+	}
+	rep := server.Finish()
+	found := false
+	for _, d := range rep.Differences {
+		if d.Field == "header Authorization" && d.Want == `"a test key"` && d.Got == `"a live key"` {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the live key where a test key was recorded is not a difference:%s", describe(rep.Differences))
 	}
 }

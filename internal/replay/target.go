@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -24,6 +26,9 @@ type Target struct {
 	// Merchants are the sandbox's merchants (the built-in ones unless
 	// told otherwise).
 	Merchants []sandbox.Merchant
+	// Hermetic is set for a sandbox that looks no host name up, and so
+	// never delivers to a named webhook.
+	Hermetic bool
 }
 
 // Answer is what the sandbox answered.
@@ -108,18 +113,52 @@ func Region(rec *Recording) string {
 	return "ae"
 }
 
-// Embedded is a fresh sandbox in memory, reached in-process, that admits
-// webhooks on loopback (the verifier's receiver). close releases it.
-func Embedded(region string) (*Target, func(), error) {
-	sb, err := sandbox.New(sandbox.Options{AllowLocalWebhooks: true, NoRequestLog: true})
+// Embedded is a fresh sandbox in memory for the recording, reached
+// in-process: the service's rules (webhooks on loopback refused, no host
+// name looked up), and the merchants the recording's keys stand for
+// (PlanMerchants). A recording that shows a webhook on loopback accepted
+// was not made with the service, which refuses them, but with a sandbox
+// that admits them (--allow-local-webhooks): the sandbox in memory then
+// admits them too. close releases it.
+func Embedded(rec *Recording) (*Target, func(), error) {
+	merchants := PlanMerchants(rec)
+	sb, err := sandbox.New(sandbox.Options{Merchants: merchants, NoRequestLog: true, AllowLocalWebhooks: LoopbackAdmitted(rec)})
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Target{Client: &http.Client{Transport: sb.Transport(region)}, Base: "http://127.0.0.1", Merchants: sandbox.BuiltinMerchants()}
+	t := &Target{Client: &http.Client{Transport: sb.Transport(Region(rec))}, Base: "http://127.0.0.1", Merchants: merchants, Hermetic: true}
 	return t, func() { sb.Close() }, nil
 }
 
 // Remote is a running sandbox at base, reached over HTTP.
 func Remote(base string, timeout time.Duration) *Target {
 	return &Target{Client: &http.Client{Timeout: timeout}, Base: strings.TrimRight(base, "/"), Merchants: sandbox.BuiltinMerchants()}
+}
+
+// LoopbackAdmitted tells whether the recording shows a webhook on
+// loopback registered with success.
+func LoopbackAdmitted(rec *Recording) bool {
+	for _, x := range rec.Exchanges {
+		if !x.IsService() || x.Status < 200 || x.Status > 299 || !strings.Contains(x.Path, "webhooks") {
+			continue
+		}
+		var body struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(x.Body, &body) != nil {
+			continue
+		}
+		if u, err := url.Parse(body.URL); err == nil && loopbackName(u.Hostname()) {
+			return true
+		}
+	}
+	return false
+}
+
+func loopbackName(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // Report is what a verify run found.
@@ -29,6 +30,10 @@ type Report struct {
 	Actions    []Action     `json:"actions"`
 	Skipped    []Note       `json:"skipped"`
 	Seconds    float64      `json:"seconds"`
+	// Entries counts the file's entries: Exchanges, Notifications and
+	// those LeftOut add up to it.
+	Entries int       `json:"entries"`
+	LeftOut []LeftOut `json:"left_out"`
 }
 
 // Verify replays every request of the recording in order against the
@@ -38,7 +43,7 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 	defer e.mu.Unlock()
 	start := time.Now()
 	rep := &Report{Recording: e.rec.Name, Notifications: e.rec.Notifications(),
-		Differences: []Difference{}, Ignored: []Difference{}}
+		Differences: []Difference{}, Ignored: []Difference{}, Entries: e.rec.Entries, LeftOut: append([]LeftOut{}, e.rec.LeftOut...)}
 	var hooks *hookSet
 	if rep.Notifications > 0 {
 		var err error
@@ -47,26 +52,26 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 		}
 		defer hooks.stop(ctx, e)
 	}
-	for _, x := range e.rec.Exchanges {
+	list := e.rec.Exchanges
+	for i := 0; i < len(list); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		x := list[i]
 		if x.Kind == har.KindNotification {
 			e.ensure(ctx, x)
+			i++
 			continue
 		}
-		if !x.IsService() {
-			continue
-		}
-		rep.Exchanges++
-		diffs, err := e.verifyOne(ctx, x)
+		j := overlapEnd(list, i)
+		diffs, compared, err := e.verifyGroup(ctx, list[i:j])
 		if err != nil {
 			return nil, err
 		}
-		if diffs != nil {
-			rep.Compared++
-			rep.Differences = append(rep.Differences, diffs...)
-		}
+		rep.Exchanges += j - i
+		rep.Compared += compared
+		rep.Differences = append(rep.Differences, diffs...)
+		i = j
 	}
 	if hooks != nil {
 		diffs, compared := e.compareNotifications(ctx, hooks)
@@ -81,19 +86,7 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 // verifyOne replays one recorded request; diffs is nil when it was not
 // compared (a note says why).
 func (e *Engine) verifyOne(ctx context.Context, x *Exchange) ([]Difference, error) {
-	note := func(why string) {
-		e.notes = append(e.notes, Note{N: x.N, Method: x.Method, Path: x.Path, Why: why})
-	}
-	switch {
-	case x.Status == 0:
-		note("the recording holds no answer (the service could not be reached)")
-		return nil, nil
-	case x.Cut:
-		note("a body was cut at the recording's bound")
-		return nil, nil
-	}
-	if why := e.unreplayable(x); why != "" {
-		note(why)
+	if !e.replayable(x) {
 		return nil, nil
 	}
 	e.ensure(ctx, x)
@@ -101,6 +94,30 @@ func (e *Engine) verifyOne(ctx context.Context, x *Exchange) ([]Difference, erro
 	if err != nil {
 		return nil, err
 	}
-	e.own(x)
 	return append([]Difference{}, e.compareAnswer(x, ans, "answer")...), nil
+}
+
+// Printable makes the report's strings that come from a recording (paths,
+// fields, values, reasons, notes) safe to print anywhere, a pipe
+// included: control characters and bidi marks are shown as escapes
+// (\u202e), so a hostile recording cannot reorder or hide what a reader
+// sees.
+func (r *Report) Printable() {
+	for _, list := range [][]Difference{r.Differences, r.AnswerDifferences, r.Ignored} {
+		for i := range list {
+			d := &list[i]
+			for _, s := range []*string{&d.Method, &d.Path, &d.Field, &d.Want, &d.Got, &d.Ignored} {
+				*s = secret.PrintableLine(*s)
+			}
+		}
+	}
+	for i := range r.Skipped {
+		n := &r.Skipped[i]
+		n.Method, n.Path, n.Why = secret.PrintableLine(n.Method), secret.PrintableLine(n.Path), secret.PrintableLine(n.Why)
+	}
+	for i := range r.Actions {
+		a := &r.Actions[i]
+		a.Recorded, a.SandboxID, a.Error = secret.PrintableLine(a.Recorded), secret.PrintableLine(a.SandboxID), secret.PrintableLine(a.Error)
+	}
+	r.Recording = secret.PrintableLine(r.Recording)
 }
