@@ -27,8 +27,9 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 		return err
 	}
 	var set bulk.PaymentSet
+	var split splitRows
 	valid := 0
-	invalid, inputID, err := src.scan(op, ro, func(r bulk.Row) { valid++; set.Add(r) })
+	invalid, inputID, err := src.scan(op, split.reading(ro), func(r bulk.Row) { valid++; set.Add(r) })
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,11 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 		return err
 	}
 	noticePlan(d, plan)
+	for _, line := range split.lines() {
+		d.Notice("%s", line)
+	}
 	doc.fill(plan)
+	split.fill(&doc)
 	if plan.RefusedCount > 0 {
 		return printPlan(printer, doc, &bulk.PlanError{Plan: plan})
 	}
@@ -106,19 +111,23 @@ func noticePlan(d *MoveDeps, plan bulk.PlanResult) {
 // become of them, the money per currency and per move, and each refused
 // or invalid row with why.
 type planDocument struct {
-	Op          string                       `json:"op"`
-	DryRun      bool                         `json:"dry_run"`
-	Total       int                          `json:"total"`
-	Go          int                          `json:"go"`
-	Made        int                          `json:"already_made"`
-	Refused     int                          `json:"refused"`
-	Invalid     int                          `json:"invalid"`
-	Repeats     int                          `json:"repeats,omitempty"`
-	RepeatRows  []planRow                    `json:"repeat_rows,omitempty"`
-	Money       map[string]string            `json:"money"`
-	MoneyByOp   map[string]map[string]string `json:"money_by_op"`
-	RefusedRows []planRow                    `json:"refused_rows"`
-	InvalidRows []planRow                    `json:"invalid_rows"`
+	Op         string    `json:"op"`
+	DryRun     bool      `json:"dry_run"`
+	Total      int       `json:"total"`
+	Go         int       `json:"go"`
+	Made       int       `json:"already_made"`
+	Refused    int       `json:"refused"`
+	Invalid    int       `json:"invalid"`
+	Repeats    int       `json:"repeats,omitempty"`
+	RepeatRows []planRow `json:"repeat_rows,omitempty"`
+	// SplitAmounts are the rows going as written with
+	// --allow-split-amounts (see splitRows).
+	SplitAmounts    int                          `json:"split_amounts,omitempty"`
+	SplitAmountRows []planRow                    `json:"split_amount_rows,omitempty"`
+	Money           map[string]string            `json:"money"`
+	MoneyByOp       map[string]map[string]string `json:"money_by_op"`
+	RefusedRows     []planRow                    `json:"refused_rows"`
+	InvalidRows     []planRow                    `json:"invalid_rows"`
 }
 
 // planRow is a refused or invalid row in a planDocument.

@@ -116,22 +116,37 @@ func (h *csvHeader) commaSplit(record []string) (int, string, string, bool) {
 	return 0, "", "", false
 }
 
-// splitAmount is the problem of a row whose whole amount is followed by
-// a cell of two or three digits under a named column that is not an
-// amount (ID,1,50 under payment_id,amount,reference_id): most likely an
-// unquoted decimal comma that made two cells of 1,50. Such a row is
-// invalid unless ReadOptions.AllowSplitAmounts says it is meant.
-func (h *csvHeader) splitAmount(record []string) (RowError, bool) {
+// splitCells are a whole amount and the cell of two or three digits after
+// it, under a column that is not an amount: most likely an unquoted
+// decimal comma that made two cells of 1,50.
+type splitCells struct {
+	field, amount, next, digits string
+}
+
+// refusal is the row's problem when the cells are not said to be meant.
+func (s splitCells) refusal() RowError {
+	return RowError{Field: s.field, Message: fmt.Sprintf("%s, then %s %q: is this %s,%s, its decimal comma read as a separator? write %s.%s; "+
+		"if %s %s and %s %s are meant, pass --allow-split-amounts", s.amount, s.next, s.digits, s.amount, s.digits, s.amount, s.digits, s.field, s.amount, s.next, s.digits)}
+}
+
+// allowed says the row goes as written.
+func (s splitCells) allowed() RowError {
+	return RowError{Field: s.field, Message: fmt.Sprintf("%s, then %s %q, as written with --allow-split-amounts (not %s.%s)", s.amount, s.next, s.digits, s.amount, s.digits)}
+}
+
+// splitAmount finds a row whose whole amount is followed by a cell of two
+// or three digits under a named column that is not an amount (ID,1,50
+// under payment_id,amount,reference_id). Such a row is invalid unless
+// ReadOptions.AllowSplitAmounts says it is meant.
+func (h *csvHeader) splitAmount(record []string) (splitCells, bool) {
 	i, a, b, ok := h.commaSplit(record)
 	if !ok || i+1 >= h.named {
-		return RowError{}, false
+		return splitCells{}, false
 	}
 	next, _, _ := headerColumn(h.raw[i+1])
 	if amountColumns[next] {
-		return RowError{}, false
+		return splitCells{}, false
 	}
 	field, _, _ := headerColumn(h.raw[i])
-	nextName := strings.TrimSpace(h.raw[i+1])
-	return RowError{Field: field, Message: fmt.Sprintf("%s, then %s %q: is this %s,%s, its decimal comma read as a separator? write %s.%s; "+
-		"if %s %s and %s %s are meant, pass --allow-split-amounts", a, nextName, b, a, b, a, b, field, a, nextName, b)}, true
+	return splitCells{field: field, amount: a, next: strings.TrimSpace(h.raw[i+1]), digits: b}, true
 }

@@ -234,14 +234,18 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator, ro ReadOptions)
 		var problems []RowError
 		split, isSplit := h.splitAmount(record)
 		if isSplit && !ro.AllowSplitAmounts {
-			problems = append(problems, split)
+			problems = append(problems, split.refusal())
 		}
 		before := len(v.invalid)
 		v.check(line, fields, problems)
 		if isSplit && ro.AllowSplitAmounts && ro.SplitAmount != nil && len(v.invalid) == before {
-			split.Line, split.Op, split.PaymentID = line, Op(fields[colOp]), fields[colPaymentID]
-			split.Amount, split.ReferenceID = fields[colAmount], fields[colReferenceID]
-			ro.SplitAmount(split)
+			e := split.allowed()
+			e.Line, e.Op, e.PaymentID = line, Op(strings.ToLower(fields[colOp])), strings.ToLower(fields[colPaymentID])
+			if e.Op == "" {
+				e.Op = op
+			}
+			e.Amount, e.ReferenceID = fields[colAmount], fields[colReferenceID]
+			ro.SplitAmount(e)
 		}
 	}
 }
