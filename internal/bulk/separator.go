@@ -37,7 +37,7 @@ func readLayout(br *bufio.Reader, name string) (csvLayout, error) {
 			return csvLayout{}, err
 		}
 		_, _ = br.Discard(len(first))
-		return csvLayout{sep: sep, skipped: 1, told: "by its first line, " + strings.TrimSpace(first)}, nil
+		return csvLayout{sep: sep, skipped: 1, told: "named by its first line, " + strings.TrimSpace(first)}, nil
 	}
 	header := strings.TrimRight(first, "\r\n")
 	var held, fit []rune
@@ -51,11 +51,11 @@ func readLayout(br *bufio.Reader, name string) (csvLayout, error) {
 	}
 	switch {
 	case len(held) == 1:
-		return csvLayout{sep: held[0], told: "by its header"}, nil
+		return csvLayout{sep: held[0], told: "told by its header"}, nil
 	case len(fit) == 1:
-		return csvLayout{sep: fit[0], told: "by its header"}, nil
+		return csvLayout{sep: fit[0], told: "told by its header"}, nil
 	}
-	return csvLayout{sep: ',', told: "as the default"}, nil
+	return csvLayout{sep: ',', told: "the default: no one separator fits the header"}, nil
 }
 
 // firstLine is the input's first line, its line end included, as far as
@@ -135,7 +135,7 @@ func unknownColumn(name, raw string, l csvLayout, op Op) error {
 		}
 	}
 	if len(held) > 0 {
-		msg = fmt.Sprintf("unknown column %q: it holds %s, and the file is read as separated by %s (told %s)",
+		msg = fmt.Sprintf("unknown column %q: it holds %s, and the file is read as separated by %s (%s)",
 			raw, strings.Join(held, " and "), separatorName(l.sep), l.told)
 		hint = fmt.Sprintf("separate every cell of the header and the rows with one character, %s or %s (a first line sep=; names \";\")",
 			separatorName(l.sep), held[0])

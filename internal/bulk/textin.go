@@ -29,6 +29,7 @@ const sniffBytes = 4096
 func openText(r io.Reader, name, encoding string) (*bufio.Reader, error) {
 	raw := bufio.NewReaderSize(r, sniffBytes)
 	head, _ := raw.Peek(sniffBytes)
+	whole := len(head) < sniffBytes
 	u := &utf8Input{name: name, line: 1}
 	enc := strings.ToLower(strings.TrimSpace(encoding))
 	order, bom, isUTF16 := sniffUTF16(head)
@@ -49,7 +50,7 @@ func openText(r io.Reader, name, encoding string) (*bufio.Reader, error) {
 	default:
 		u.r = raw
 	}
-	u.crLines = crOnly(head, isUTF16, order, len(head) < sniffBytes)
+	u.crLines = crOnly(head, isUTF16, order, whole)
 	var text io.Reader = u
 	if u.crLines {
 		text = &crLines{r: u}

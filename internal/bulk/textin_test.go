@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"unicode/utf16"
+
+	"golang.org/x/text/encoding/unicode"
 )
 
 // utf16LE is s as UTF-16LE, after bom (nil for none).
@@ -110,8 +112,8 @@ func TestReadHeaderSeparatorErrors(t *testing.T) {
 		"payment_id,,amount\n":              "a column of the header has no name",
 		"sep=\npayment_id\n":                "starts with a sep= line that names no separator",
 		"sep=ab\npayment_id\n":              `starts with a sep= line, "sep=ab", that does not name one separator`,
-		"sep=,\npayment_id;amount\n" + pidA: `line 2: unknown column "payment_id;amount": it holds ";", and the file is read as separated by "," (told by its first line, sep=,)`,
-		"payment_id\tamount;reference_id\n": `unknown column "payment_id\tamount;reference_id": it holds ";" and a tab, and the file is read as separated by "," (told as the default)`,
+		"sep=,\npayment_id;amount\n" + pidA: `line 2: unknown column "payment_id;amount": it holds ";", and the file is read as separated by "," (named by its first line, sep=,)`,
+		"payment_id\tamount;reference_id\n": `unknown column "payment_id\tamount;reference_id": it holds ";" and a tab, and the file is read as separated by "," (the default: no one separator fits the header)`,
 	} {
 		_, _, err := ReadRows(strings.NewReader(in), "c.csv", OpCapture)
 		var ie *InputError
@@ -216,3 +218,36 @@ func FuzzReadText(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\ufffd") == s }
+
+// UTF-16 is told only by its byte-order mark or the NUL bytes of an ASCII
+// start; CR-only line ends only by a first line end that is a CR alone.
+func TestSniffs(t *testing.T) {
+	for in, want := range map[string]bool{
+		"\xff\xfep\x00": true, "\xfe\xff\x00p": true, "p\x00a\x00": true, "\x00p\x00a": true,
+		"payment_id": false, "p\x00": false, "\xe9\x00a\x00": false, "pa\x00\x00": false, "": false,
+	} {
+		if _, _, got := sniffUTF16([]byte(in)); got != want {
+			t.Errorf("sniffUTF16(%q) = %v", in, got)
+		}
+	}
+	for _, c := range []struct {
+		in    string
+		whole bool
+		want  bool
+	}{
+		{"a\rb", false, true}, {"a\r\nb", false, false}, {"a\nb\rc", false, false},
+		{"a\r", false, false}, {"a\r", true, true}, {"abc", true, false},
+	} {
+		if got := crOnly([]byte(c.in), false, unicode.LittleEndian, c.whole); got != c.want {
+			t.Errorf("crOnly(%q, whole %v) = %v", c.in, c.whole, got)
+		}
+	}
+	// A CR in UTF-16 is a code unit, not a byte of another character
+	// (U+0D41 holds the bytes 41 0D).
+	if crOnly([]byte(utf16LE("a\u0d41b\n", false)), true, unicode.LittleEndian, true) {
+		t.Error("UTF-16LE: U+0D41 taken for a line end")
+	}
+	if !crOnly([]byte(utf16LE("a\rb", false)), true, unicode.LittleEndian, true) {
+		t.Error("UTF-16LE: CR not seen")
+	}
+}
