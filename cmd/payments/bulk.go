@@ -82,7 +82,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	// The earlier name of --input, kept for scripts that use it.
 	fl.StringVar(&b.FromFile, "from-file", "", "the same as --input")
 	_ = fl.MarkHidden("from-file")
-	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252 or latin1 (UTF-16 is told by itself)")
+	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252, latin1 or macintosh (UTF-16 is told by itself)")
 	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --input: payments worked on at once")
 	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; required for stdin)")
 	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")

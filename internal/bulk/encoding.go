@@ -18,11 +18,15 @@ var inputEncodings = map[string]*charmap.Charmap{
 	"cp1252":       charmap.Windows1252,
 	"latin1":       charmap.ISO8859_1,
 	"iso-8859-1":   charmap.ISO8859_1,
+	// Mac OS Roman: Excel for Mac's "CSV (Macintosh)", whose lines end
+	// in CR alone.
+	"macintosh": charmap.Macintosh,
+	"mac-roman": charmap.Macintosh,
 }
 
 // InputEncodings names the encodings --input-encoding takes, for help
 // and errors.
-const InputEncodings = "utf-8 (the default), windows-1252, latin1"
+const InputEncodings = "utf-8 (the default), windows-1252, latin1, macintosh (UTF-16 is told by itself)"
 
 // CheckInputEncoding refuses an encoding name ReadRows does not know.
 func CheckInputEncoding(name string) error {
@@ -141,14 +145,18 @@ func (u *utf8Input) count(r rune, size int) {
 func c1Control(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 func (u *utf8Input) invalid(b byte) error {
-	return &InputError{Name: u.name, Line: u.line, hint: "save the file as UTF-8, or name its encoding: --input-encoding windows-1252 (Excel's CSV on Windows) or latin1",
+	hint := "save the file as UTF-8, or name its encoding: --input-encoding windows-1252 (Excel's CSV on Windows) or latin1"
+	if u.crLines {
+		hint = "save the file as UTF-8, or name its encoding: --input-encoding macintosh (Excel's \"CSV (Macintosh)\", whose lines end in CR alone, as this file's do)"
+	}
+	return &InputError{Name: u.name, Line: u.line, hint: hint,
 		Message: fmt.Sprintf("the byte at offset %d of the file (0x%02X) is not UTF-8: the service would store another text than the one sent, "+
 			"and a reference_id would no longer find its move; nothing was sent", u.off, b)}
 }
 
 func (u *utf8Input) undefined() error {
 	if u.utf16 {
-		return &InputError{Name: u.name, Line: u.line, hint: "save the file again (in Excel: CSV UTF-8, or Unicode Text), or as UTF-8",
+		return &InputError{Name: u.name, Line: u.line, hint: "save the file again from the spreadsheet (in Excel: CSV UTF-8, or Unicode Text)",
 			Message: fmt.Sprintf("the bytes at offset %d of the file are not a character of %s (half of a surrogate pair, a U+FFFD, or an odd byte at the end); nothing was sent", u.off, u.encoding)}
 	}
 	return &InputError{Name: u.name, Line: u.line, hint: "check the file's encoding: save it as UTF-8, or name the encoding it was written in",

@@ -251,3 +251,19 @@ func TestSniffs(t *testing.T) {
 		t.Error("UTF-16LE: CR not seen")
 	}
 }
+
+// Excel for Mac's "CSV (Macintosh)" is Mac OS Roman with CR line ends: a
+// byte that is not UTF-8 in a CR-only file is refused naming macintosh,
+// and read with it.
+func TestReadMacintosh(t *testing.T) {
+	in := "payment_id,amount,reference_id\r" + pidA + ",1.00,Caf\x8e-1\r"
+	_, _, err := ReadRows(strings.NewReader(in), "mac.csv", OpCapture)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 2 || !strings.Contains(ie.Hint(), "--input-encoding macintosh") {
+		t.Fatalf("err %v", err)
+	}
+	rows, invalid, err := ReadRowsWith(strings.NewReader(in), "mac.csv", OpCapture, ReadOptions{Encoding: "macintosh"})
+	if err != nil || len(invalid) != 0 || len(rows) != 1 || rows[0].ReferenceID != "Café-1" {
+		t.Fatalf("rows %+v invalid %v err %v", rows, invalid, err)
+	}
+}
