@@ -38,6 +38,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	}
 	d.Notice("dry run: %d valid and %d invalid rows for %s; nothing was sent", valid, len(invalid), op)
 	doc := planDocument{Op: string(op), DryRun: true, Invalid: len(invalid), InvalidRows: planRows(invalid)}
+	split.fill(&doc)
 	if len(invalid) > 0 && !b.SkipInvalid {
 		return printPlan(printer, doc, &bulk.InvalidRowsError{Rows: invalid})
 	}
@@ -50,7 +51,6 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 		d.Notice("%s", line)
 	}
 	doc.fill(plan)
-	split.fill(&doc)
 	if plan.RefusedCount > 0 {
 		return printPlan(printer, doc, &bulk.PlanError{Plan: plan})
 	}
@@ -111,23 +111,24 @@ func noticePlan(d *MoveDeps, plan bulk.PlanResult) {
 // become of them, the money per currency and per move, and each refused
 // or invalid row with why.
 type planDocument struct {
-	Op         string    `json:"op"`
-	DryRun     bool      `json:"dry_run"`
-	Total      int       `json:"total"`
-	Go         int       `json:"go"`
-	Made       int       `json:"already_made"`
-	Refused    int       `json:"refused"`
-	Invalid    int       `json:"invalid"`
-	Repeats    int       `json:"repeats,omitempty"`
-	RepeatRows []planRow `json:"repeat_rows,omitempty"`
+	Op          string                       `json:"op"`
+	DryRun      bool                         `json:"dry_run"`
+	Total       int                          `json:"total"`
+	Go          int                          `json:"go"`
+	Made        int                          `json:"already_made"`
+	Refused     int                          `json:"refused"`
+	Invalid     int                          `json:"invalid"`
+	Repeats     int                          `json:"repeats,omitempty"`
+	RepeatRows  []planRow                    `json:"repeat_rows,omitempty"`
+	Money       map[string]string            `json:"money"`
+	MoneyByOp   map[string]map[string]string `json:"money_by_op"`
+	RefusedRows []planRow                    `json:"refused_rows"`
+	InvalidRows []planRow                    `json:"invalid_rows"`
+
 	// SplitAmounts are the rows going as written with
 	// --allow-split-amounts (see splitRows).
-	SplitAmounts    int                          `json:"split_amounts,omitempty"`
-	SplitAmountRows []planRow                    `json:"split_amount_rows,omitempty"`
-	Money           map[string]string            `json:"money"`
-	MoneyByOp       map[string]map[string]string `json:"money_by_op"`
-	RefusedRows     []planRow                    `json:"refused_rows"`
-	InvalidRows     []planRow                    `json:"invalid_rows"`
+	SplitAmounts    int       `json:"split_amounts,omitempty"`
+	SplitAmountRows []planRow `json:"split_amount_rows,omitempty"`
 }
 
 // planRow is a refused or invalid row in a planDocument.
