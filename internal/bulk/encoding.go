@@ -88,6 +88,13 @@ func (u *utf8Input) Read(p []byte) (int, error) {
 		u.carry = nil
 	}
 	for i := 0; i < len(data); {
+		if c := data[i]; c >= 0x20 && c < 0x7f {
+			// Printable ASCII, most of a file: one character, no line end.
+			u.prevCR = false
+			u.off += u.asciiBytes()
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {
 			if err == nil && !utf8.FullRune(data[i:]) {
@@ -114,6 +121,14 @@ func (u *utf8Input) Read(p []byte) (int, error) {
 		return 0, u.err
 	}
 	return n, err
+}
+
+// asciiBytes is how many bytes of the file an ASCII character takes.
+func (u *utf8Input) asciiBytes() int64 {
+	if u.utf16 {
+		return 2
+	}
+	return 1
 }
 
 // count moves the line and offset past r, size bytes of UTF-8.
