@@ -36,6 +36,10 @@ type BulkOptions struct {
 	// holds settled (same op and amount) that no row of the file accounts
 	// for goes as new, with a warning.
 	AllowRepeats bool
+	// AllowSplitAmounts takes as meant a CSV row whose whole amount is
+	// followed by a cell of two or three digits under a column that is
+	// not an amount (1 then "50": an unquoted decimal comma?).
+	AllowSplitAmounts bool
 	// ReferencePrefix starts the reference_id derived for rows without one.
 	ReferencePrefix string
 
@@ -63,7 +67,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"input-encoding", "allow-repeats", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+var bulkFlagNames = []string{"input-encoding", "allow-repeats", "allow-split-amounts", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -78,7 +82,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	// The earlier name of --input, kept for scripts that use it.
 	fl.StringVar(&b.FromFile, "from-file", "", "the same as --input")
 	_ = fl.MarkHidden("from-file")
-	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252 or latin1")
+	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252, latin1 or macintosh (UTF-16 is told by itself)")
 	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --input: payments worked on at once")
 	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; required for stdin)")
 	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
@@ -86,6 +90,9 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
 	if cmd.Name() != string(bulk.OpClose) {
 		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money, and a row like a move its payment holds settled (same op and amount) that no row of the file accounts for goes as new, with a warning (default: both refused)")
+	}
+	if cmd.Name() != string(bulk.OpClose) { // a close moves no amount
+		fl.BoolVar(&b.AllowSplitAmounts, "allow-split-amounts", false, `with --input: a CSV row whose whole amount is followed by a cell of 2 or 3 digits under a column that is not an amount (1 then "50": an unquoted decimal comma, 1,50?) goes as written (default: refused)`)
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id

@@ -27,8 +27,9 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 		return err
 	}
 	var set bulk.PaymentSet
+	var split splitRows
 	valid := 0
-	invalid, inputID, err := src.scan(op, ro, func(r bulk.Row) { valid++; set.Add(r) })
+	invalid, inputID, err := src.scan(op, split.reading(ro), func(r bulk.Row) { valid++; set.Add(r) })
 	if err != nil {
 		return err
 	}
@@ -37,6 +38,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	}
 	d.Notice("dry run: %d valid and %d invalid rows for %s; nothing was sent", valid, len(invalid), op)
 	doc := planDocument{Op: string(op), DryRun: true, Invalid: len(invalid), InvalidRows: planRows(invalid)}
+	split.fill(&doc)
 	if len(invalid) > 0 && !b.SkipInvalid {
 		return printPlan(printer, doc, &bulk.InvalidRowsError{Rows: invalid})
 	}
@@ -45,6 +47,9 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 		return err
 	}
 	noticePlan(d, plan)
+	for _, line := range split.lines() {
+		d.Notice("%s", line)
+	}
 	doc.fill(plan)
 	if plan.RefusedCount > 0 {
 		return printPlan(printer, doc, &bulk.PlanError{Plan: plan})
@@ -119,6 +124,11 @@ type planDocument struct {
 	MoneyByOp   map[string]map[string]string `json:"money_by_op"`
 	RefusedRows []planRow                    `json:"refused_rows"`
 	InvalidRows []planRow                    `json:"invalid_rows"`
+
+	// SplitAmounts are the rows going as written with
+	// --allow-split-amounts (see splitRows).
+	SplitAmounts    int       `json:"split_amounts,omitempty"`
+	SplitAmountRows []planRow `json:"split_amount_rows,omitempty"`
 }
 
 // planRow is a refused or invalid row in a planDocument.

@@ -40,7 +40,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		return err
 	}
 	defer src.close()
-	ro := bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats}
+	ro := bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats, AllowSplitAmounts: b.AllowSplitAmounts}
 	if d.DryRun {
 		return bulkPlan(ctx, op, b, d, src, ro)
 	}
@@ -60,6 +60,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if err != nil {
 		return err
 	}
+	passes.split.warn(d)
 	printer, err := d.Printer()
 	if err != nil {
 		return err
@@ -214,12 +215,14 @@ type inputPasses struct {
 	inputID string
 	// sending: the pass that sends has begun.
 	sending bool
+	// split: the rows read as written with --allow-split-amounts.
+	split splitRows
 }
 
 func firstPass(src *bulkInput, op bulk.Op, ro bulk.ReadOptions) (*inputPasses, error) {
 	p := &inputPasses{src: src, op: op, ro: ro}
 	var err error
-	p.invalid, p.inputID, err = src.scan(op, ro, func(bulk.Row) { p.count++ })
+	p.invalid, p.inputID, err = src.scan(op, p.split.reading(ro), func(bulk.Row) { p.count++ })
 	if err != nil {
 		return nil, err
 	}

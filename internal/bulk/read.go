@@ -125,6 +125,13 @@ type ReadOptions struct {
 	// each moves money (they get reference_ids of their own). Without it
 	// the second is refused, as a row written twice by mistake.
 	AllowRepeats bool
+	// AllowSplitAmounts takes as meant a CSV row whose whole amount is
+	// followed by a cell of two or three digits under a column that is not
+	// an amount (1 then "50"), most likely an unquoted decimal comma
+	// (1,50) read as a separator; without it such a row is invalid.
+	// SplitAmount, when set, is told of each such row read as valid.
+	AllowSplitAmounts bool
+	SplitAmount       func(RowError)
 }
 
 // ReadRowsWith is ReadRows with options.
@@ -149,19 +156,16 @@ func ScanRows(r io.Reader, name string, op Op, ro ReadOptions, each func(Row)) (
 	if err := CheckInputEncoding(ro.Encoding); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(&lineCap{r: newUTF8Input(r, name, ro.Encoding), name: name})
-	// A byte-order mark from a spreadsheet export would otherwise become
-	// part of the first column's name.
-	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
-		_, _ = br.Discard(3)
+	br, err := openText(r, name, ro.Encoding)
+	if err != nil {
+		return nil, err
 	}
 	v := newValidator(op)
 	v.allowRepeats, v.emit = ro.AllowRepeats, each
-	var err error
 	if jsonLines(br, name) {
 		err = readJSONLines(br, name, v)
 	} else {
-		err = readCSV(br, name, op, v)
+		err = readCSV(br, name, op, v, ro)
 	}
 	if err != nil {
 		return nil, err
@@ -189,38 +193,17 @@ func jsonLines(br *bufio.Reader, name string) bool {
 	}
 }
 
-func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
-	cr := csv.NewReader(br)
-	cr.FieldsPerRecord = -1 // a short row is a row error, not the end of the file
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return &InputError{Name: name, Message: "is empty: expected a header row such as payment_id,amount"}
-	}
+func readCSV(br *bufio.Reader, name string, op Op, v *validator, ro ReadOptions) error {
+	layout, err := readLayout(br, name)
 	if err != nil {
-		return inputError(err, name, 0)
+		return err
 	}
-	index := map[string]int{}
-	for i, raw := range header {
-		h, ignored, ok := headerColumn(raw)
-		if !ok {
-			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("unknown column %q: %s", raw, columnsOf(op))}
-		}
-		if ignored {
-			continue
-		}
-		if _, dup := index[h]; dup {
-			return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("column %s appears twice", h)}
-		}
-		index[h] = i
-	}
-	if _, ok := index[colPaymentID]; !ok {
-		return &InputError{Name: name, Line: 1, Message: "the header has no payment_id column (the first row must name the columns)"}
-	}
-	if _, ok := index[colAmount]; !ok && (op == OpCapture || op == OpRefund) {
-		return &InputError{Name: name, Line: 1, Message: fmt.Sprintf("the header has no amount column, which %s needs", op)}
-	}
-	if _, ok := index[colOp]; !ok && op == OpApply {
-		return &InputError{Name: name, Line: 1, Message: "the header has no op column: apply reads each row's move (capture, refund or close) from it"}
+	cr := csv.NewReader(br)
+	cr.Comma = layout.sep
+	cr.FieldsPerRecord = -1 // a short row is a row error, not the end of the file
+	h, err := readHeader(cr, name, op, layout)
+	if err != nil {
+		return err
 	}
 	for {
 		record, err := cr.Read()
@@ -229,29 +212,41 @@ func readCSV(br *bufio.Reader, name string, op Op, v *validator) error {
 		}
 		var perr *csv.ParseError
 		if errors.As(err, &perr) {
-			v.reject(RowError{Line: perr.StartLine, Message: "is not valid CSV: " + perr.Err.Error()})
+			v.reject(RowError{Line: perr.StartLine + layout.skipped, Message: "is not valid CSV: " + perr.Err.Error()})
 			continue
 		}
 		if err != nil {
 			return inputError(err, name, 0)
 		}
 		line, _ := cr.FieldPos(0)
+		line += layout.skipped
 		if blankRecord(record) {
 			continue
 		}
-		if len(record) != len(header) {
-			pid := ""
-			if i := index[colPaymentID]; i < len(record) {
-				pid = strings.TrimSpace(record[i])
-			}
-			v.reject(RowError{Line: line, PaymentID: pid, Message: fmt.Sprintf("has %d fields, the header has %d", len(record), len(header))})
+		if msg := h.fieldCount(record); msg != "" {
+			v.reject(RowError{Line: line, PaymentID: h.cell(record, colPaymentID), Message: msg})
 			continue
 		}
-		fields := make(map[string]string, len(index))
-		for col, i := range index {
+		fields := make(map[string]string, len(h.index))
+		for col, i := range h.index {
 			fields[col] = strings.TrimSpace(unneutralised(record[i]))
 		}
-		v.check(line, fields, nil)
+		var problems []RowError
+		split, isSplit := h.splitAmount(record)
+		if isSplit && !ro.AllowSplitAmounts {
+			problems = append(problems, split.refusal())
+		}
+		before := len(v.invalid)
+		v.check(line, fields, problems)
+		if isSplit && ro.AllowSplitAmounts && ro.SplitAmount != nil && len(v.invalid) == before {
+			e := split.allowed()
+			e.Line, e.Op, e.PaymentID = line, Op(strings.ToLower(fields[colOp])), strings.ToLower(fields[colPaymentID])
+			if e.Op == "" {
+				e.Op = op
+			}
+			e.Amount, e.ReferenceID = fields[colAmount], fields[colReferenceID]
+			ro.SplitAmount(e)
+		}
 	}
 }
 
@@ -467,6 +462,12 @@ func checkAmount(s string, positive bool) string {
 		parse = money.ParsePositive
 	}
 	if _, err := parse(s, ""); err != nil {
+		if whole, frac, ok := strings.Cut(s, ","); ok && digitsOnly(whole) && digitsOnly(frac) && len(frac) <= maxPlaces {
+			if len(frac) == 3 {
+				return fmt.Sprintf("%q has a comma: write %s.%s if it is a decimal comma, or %s%s if it is a thousands separator", s, whole, frac, whole, frac)
+			}
+			return fmt.Sprintf("%q has a decimal comma: write %s.%s, with a point", s, whole, frac)
+		}
 		var merr *money.Error
 		if errors.As(err, &merr) {
 			return fmt.Sprintf("%q %s", s, merr.Reason)
