@@ -7,14 +7,18 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/har"
 )
 
+// maxRun bounds a run of requests replayed together: its answers are
+// paired in a number of comparisons that grows as its square.
+const maxRun = 32
+
 // overlapEnd is the end of the run of requests from list[i] that were in
 // flight together: each started before one of the run had ended. A
 // request sent after the one before it had its answer starts a run of
-// its own.
+// its own, and so does one past maxRun.
 func overlapEnd(list []*Exchange, i int) int {
 	end := list[i].ended
 	j := i + 1
-	for ; j < len(list); j++ {
+	for ; j < len(list) && j-i < maxRun; j++ {
 		x := list[j]
 		if x.Kind != har.KindExchange || x.started.IsZero() || !x.started.Before(end) {
 			break
