@@ -6,19 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/bnpl-cli/bnpl/internal/netguard"
+	"github.com/bnpl-cli/bnpl/internal/privnet"
 )
-
-// nsChild marks the test's run inside its private namespace.
-const nsChild = "BNPL_TEST_IN_PRIVATE_NETNS"
 
 // elsewhere is the address the private hosts file gives localhost: on the
 // namespace's own loopback interface, but not a loopback address.
@@ -26,32 +20,12 @@ const elsewhere = "10.200.0.1"
 
 // A live key for http://localhost goes nowhere when localhost resolves
 // elsewhere: the test runs itself again in a private network and mount
-// namespace (unshare -n -m) whose /etc/hosts maps localhost to another
-// address, where a server listens and notes every Authorization it gets.
+// namespace whose /etc/hosts maps localhost to another address, where a
+// server listens and notes every Authorization it gets.
 func TestLiveKeyNotSentWhereLocalhostResolvesElsewhere(t *testing.T) {
-	if os.Getenv(nsChild) == "1" {
+	if privnet.Run(t, elsewhere+" localhost\n", elsewhere) {
 		inPrivateNamespace(t)
-		return
 	}
-	unshare, err := exec.LookPath("unshare")
-	if runtime.GOOS != "linux" || err != nil || os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs this test as root on Linux with unshare (os %s, uid %d, unshare: %v)", runtime.GOOS, os.Geteuid(), err)
-		}
-		t.Skip("needs Linux, root and unshare for a private network namespace")
-	}
-	hosts := filepath.Join(t.TempDir(), "hosts")
-	if err := os.WriteFile(hosts, []byte(elsewhere+" localhost\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script := fmt.Sprintf("mount --bind %s /etc/hosts && ip link set lo up && ip addr add %s/32 dev lo && exec \"$0\" -test.run '^TestLiveKeyNotSentWhereLocalhostResolvesElsewhere$' -test.count=1 -test.v", hosts, elsewhere)
-	cmd := exec.Command(unshare, "-n", "-m", "sh", "-c", script, os.Args[0])
-	cmd.Env = append(os.Environ(), nsChild+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the run in a private namespace failed: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
 }
 
 func inPrivateNamespace(t *testing.T) {

@@ -1,0 +1,57 @@
+// Package privnet runs a test inside a private network and mount
+// namespace of its own (unshare -n -m), with a hosts file of the test's
+// choosing bound over /etc/hosts and addresses of its choosing on the
+// namespace's loopback interface: a test can then make localhost resolve
+// elsewhere, and listen there, without touching the machine. Used only by
+// tests.
+package privnet
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// childVar marks the run inside the namespace.
+const childVar = "BNPL_TEST_IN_PRIVATE_NETNS"
+
+// Run answers true inside the namespace, where the test goes on to check
+// what it means to. Outside, it runs the test (t.Name()) again inside one
+// whose /etc/hosts holds hosts and whose loopback interface also holds
+// addrs (IPv4, each as /32), fails t when that run fails, and answers
+// false: the test then ends. It needs Linux, root and unshare; without
+// them the test is skipped, except in CI (CI set), where it fails.
+func Run(t *testing.T, hosts string, addrs ...string) bool {
+	t.Helper()
+	if os.Getenv(childVar) == "1" {
+		return true
+	}
+	unshare, err := exec.LookPath("unshare")
+	if runtime.GOOS != "linux" || err != nil || os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs this test as root on Linux with unshare (os %s, uid %d, unshare: %v)", runtime.GOOS, os.Geteuid(), err)
+		}
+		t.Skip("needs Linux, root and unshare for a private network namespace")
+	}
+	file := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(file, []byte(hosts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := []string{"mount --bind " + file + " /etc/hosts", "ip link set lo up"}
+	for _, a := range addrs {
+		script = append(script, "ip addr add "+a+"/32 dev lo")
+	}
+	script = append(script, fmt.Sprintf(`exec "$0" -test.run '^%s$' -test.count=1 -test.v`, t.Name()))
+	cmd := exec.Command(unshare, "-n", "-m", "sh", "-c", strings.Join(script, " && "), os.Args[0])
+	cmd.Env = append(os.Environ(), childVar+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the run in a private namespace failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	return false
+}
