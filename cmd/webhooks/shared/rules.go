@@ -14,8 +14,8 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
-	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/netguard"
+	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 	"github.com/bnpl-cli/bnpl/internal/webhook"
 )
