@@ -17,7 +17,7 @@ import (
 )
 
 // childVar marks the run inside the namespace.
-const childVar = "BNPL_TEST_IN_PRIVATE_NETNS"
+const childVar = "PRIVNET_CHILD_RUN" // a test's, not bnpl's: no BNPL_ name
 
 // Run answers true inside the namespace, where the test goes on to check
 // what it means to. Outside, it runs the test (t.Name()) again inside one
