@@ -42,6 +42,10 @@ type BulkOptions struct {
 	AllowSplitAmounts bool
 	// ReferencePrefix starts the reference_id derived for rows without one.
 	ReferencePrefix string
+	// Ledger is --ledger: a PostgreSQL ledger of moves shared by a team's
+	// machines; "" is BNPL_LEDGER's, the profile's, else the state
+	// directory's.
+	Ledger string
 
 	rateSet bool // --rate was given, so 0 is refused rather than taken as no cap
 }
@@ -67,7 +71,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"input-encoding", "allow-repeats", "allow-split-amounts", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+var bulkFlagNames = []string{"input-encoding", "allow-repeats", "allow-split-amounts", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix", "ledger"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -84,8 +88,8 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	_ = fl.MarkHidden("from-file")
 	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252, latin1 or macintosh (UTF-16 is told by itself)")
 	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --input: payments worked on at once")
-	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; required for stdin)")
-	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
+	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; none for stdin or a pipe)")
+	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin or a pipe)")
 	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
 	if cmd.Name() != string(bulk.OpClose) {
@@ -95,6 +99,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 		fl.BoolVar(&b.AllowSplitAmounts, "allow-split-amounts", false, `with --input: a CSV row whose whole amount is followed by a cell of 2 or 3 digits under a column that is not an amount (1 then "50": an unquoted decimal comma, 1,50?) goes as written (default: refused)`)
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
+	fl.StringVar(&b.Ledger, "ledger", "", "with --input: the ledger of moves shared with other machines, a postgres:// URL (default: BNPL_LEDGER, the profile's ledger, else this machine's)")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
 		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-repeats, makes a deliberate second run of the same file move money again")
 	}

@@ -3,14 +3,13 @@ package bulk
 import (
 	"fmt"
 	"hash/maphash"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
@@ -232,16 +231,19 @@ func dropZero(m map[string]decimal.Decimal) {
 // only reads it; close releases it. Without a ledger there it does
 // nothing.
 func (pl *Planner) NameMovesFrom(dir, scope string) (close func()) {
-	if dir == "" {
+	return pl.NameMovesFromLedger("", dir, scope)
+}
+
+// NameMovesFromLedger is NameMovesFrom, reading the PostgreSQL ledger at
+// url when it is not "".
+func (pl *Planner) NameMovesFromLedger(url, dir, scope string) (close func()) {
+	if url == "" && (dir == "" || !ledger.Exists(dir)) {
 		return func() {}
 	}
-	if _, err := os.Stat(filepath.Join(dir, ledgerFileName)); err != nil {
-		return func() {}
-	}
-	l, err := openLedger(dir, scope, time.Now)
+	l, err := ledger.Open(ledger.Options{URL: url, Dir: dir, Scope: scope, Now: time.Now})
 	if err != nil {
 		return func() {}
 	}
-	pl.madeBy = l.madeBy
-	return l.close
+	pl.madeBy = madeByOf(l)
+	return l.Close
 }

@@ -125,13 +125,13 @@ func wantedAmounts(t *task) (*amounts, string) {
 // unknown) is that run's, and this run's summary counts it for it
 // (res.adopted): no other summary did.
 func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
-	if ended := r.ledger.adopt(t.moveID); ended != nil {
+	if ended := r.ledger.Adopt(t.moveID); ended != nil {
 		res.byRun, res.adopted = ended.ID, true
 		return fmt.Sprintf(", by %s, which ended before it counted it (its money is counted in this run's summary, apart)", ended)
 	}
-	who, run := r.ledger.madeBy(t.row.PaymentID, t.row.Op, ref)
+	who, run := r.ledger.MadeBy(t.row.PaymentID, string(t.row.Op), ref)
 	if who == "" {
-		if sender := r.ledger.inDoubt(t.moveID); sender != nil {
+		if sender := r.ledger.InDoubt(t.moveID); sender != nil {
 			return fmt.Sprintf(", by %s, which sent it and has no answer yet (its money is counted by that run, or once it has ended by the next run that finds it)", sender)
 		}
 		return ", before this run (by no bulk run this machine's ledger knows)"
@@ -150,7 +150,7 @@ func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref st
 	if !found {
 		return settledRepeat{}, false
 	}
-	who, _ := r.ledger.madeBy(q.paymentID, op, heldRef)
+	who, _ := r.ledger.MadeBy(q.paymentID, string(op), heldRef)
 	return settledRepeat{op: op, amount: money.Display(amount, q.payment.Currency), heldRef: heldRef, who: who}, true
 }
 
