@@ -16,7 +16,7 @@ func (r *runner) answered(q *paymentQueue, t *task, req moveRequest, res rowResu
 	res.Outcome, res.moved = OutcomeOK, true
 	if moved == nil {
 		q.state.apply(row.Op, req.amount)
-		res.journal = res.Outcome
+		res.journal = journalOutcome(res.Outcome)
 		return res
 	}
 	switch {
@@ -25,14 +25,15 @@ func (r *runner) answered(q *paymentQueue, t *task, req moveRequest, res rowResu
 		// of unknown outcome, and the payment shows the move: it was
 		// made before this run sent anything, by a send this machine's
 		// ledger does not know.
-		res.Outcome, res.moved = OutcomeReconciled, false
-		res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it, by a send this machine's ledger does not know: nothing moved now", pastTense(row.Op))
+		res.Outcome, res.moved = OutcomeHeldBefore, false
+		res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it, by a send this machine's ledger does not know (another machine, or a tool or run that does not share this ledger): nothing moved now; held before, counted apart", pastTense(row.Op))
+		r.otherSender()
 	case moved.Reconciled:
 		res.Message = fmt.Sprintf("%s by this run: its answer was lost, and the payment shows the move", pastTense(row.Op))
 	}
 	if moved.Payment == nil {
 		q.state.apply(row.Op, req.amount)
-		res.journal = res.Outcome
+		res.journal = journalOutcome(res.Outcome)
 		return res
 	}
 	q.setPayment(moved.Payment)
@@ -48,7 +49,7 @@ func (r *runner) answered(q *paymentQueue, t *task, req moveRequest, res rowResu
 			q.unresolved = append(q.unresolved, unresolvedRow{t: t, res: res, req: req})
 		}
 	}
-	res.journal = res.Outcome
+	res.journal = journalOutcome(res.Outcome)
 	return res
 }
 
@@ -101,4 +102,13 @@ func madeOn(op Op, p *api.Payment, req moveRequest) bool {
 	}
 	found, held := referenceConflict(op, p, req.referenceID, &req.amounts)
 	return found && held == ""
+}
+
+// journalOutcome is the outcome the journal records for a row's: a move
+// held before is reconciled there (settled, nothing to send again).
+func journalOutcome(o Outcome) Outcome {
+	if o == OutcomeHeldBefore {
+		return OutcomeReconciled
+	}
+	return o
 }

@@ -254,6 +254,7 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 	}
 	pl.AllowRepeats(o.AllowRepeats)
 	pl.madeBy = b.r.ledger.madeBy
+	pl.edited = editsOf(b.r.ledger, o.InputName)
 	err = b.eachRow(func(rp rowPass) {
 		if rp.entry != nil {
 			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {
@@ -304,14 +305,27 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	}
 	summary, reportErr := r.summarize(rep, notSent)
 	r.progress.finish(summary)
-	return summary, r.verdict(summary, reportErr)
+	var writeErr error
+	if o.WriteSummary != nil {
+		writeErr = o.WriteSummary(summary)
+	}
+	// Only now, its summary written, is the run marked summarized: a run
+	// killed before leaves the moves it counted to the next run that
+	// finds them, which counts them for it (moved_by_ended_runs).
+	if err := r.ledger.summarized(); err != nil {
+		r.halt(err)
+	}
+	verdict := r.verdict(summary, reportErr)
+	if writeErr != nil {
+		return summary, errors.Join(verdict, writeErr)
+	}
+	return summary, verdict
 }
 
 // summarize reads the run's rows from the ledger once: the report is
 // written from them and the summary counted as they go (read again
-// alone when there is no report, or it failed). The ledger then records
-// that the run made its summary. A ledger that cannot be read stops the
-// run; reportErr is the report's own failure.
+// alone when there is no report, or it failed). A ledger that cannot be
+// read stops the run; reportErr is the report's own failure.
 func (r *runner) summarize(rep *report, notSent string) (summary Summary, reportErr error) {
 	counted := false
 	if rep != nil {
@@ -325,9 +339,6 @@ func (r *runner) summarize(rep *report, notSent string) (summary Summary, report
 	// Rows left untouched mean the run did not finish, whatever stopped
 	// it; a cancellation that came after the last row changes nothing.
 	summary.Interrupted = summary.NotSent > 0
-	if err == nil {
-		err = r.ledger.summarized()
-	}
 	if err != nil {
 		r.halt(err)
 	}

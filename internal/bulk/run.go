@@ -22,6 +22,8 @@ type runner struct {
 	// waitMu guards told: the runs a wait for a claim was announced for.
 	waitMu sync.Mutex
 	told   map[int64]bool
+	// senderOnce: the warning of another sender is given once a run.
+	senderOnce sync.Once
 }
 
 // runStream reads the rows once more and runs them: rows an earlier run
@@ -74,19 +76,38 @@ func (r *runner) runStream(ctx context.Context, b *Batch) {
 }
 
 // uncounted reports whether a row an earlier run of the journal settled
-// as made is a move of a run killed before its summary: no summary counted
-// its money. The row is then run again (resumed: its payment is read
-// first, and the move found made there is counted for that run, see
-// ledger.adopt), never sent again.
+// as made is a move of a run killed before its summary (no summary counted
+// its money), or one this machine's ledger never saw sent (the journal was
+// run on another machine, or before the ledger was deleted: whether that
+// run's summary counted it, this ledger cannot tell). The row is then run
+// again (resumed: its payment is read first, and the move found made there
+// is counted for the ended run, see ledger.adopt, or apart as held
+// before), never sent again while the payment shows it.
 func (r *runner) uncounted(t *task, res rowResult) bool {
 	if res.Outcome != OutcomeOK && res.Outcome != OutcomeReconciled {
 		return false
 	}
-	if ended, _ := r.ledger.adoptable(r.ledger.db, t.moveID); ended == nil {
+	if ended, _ := r.ledger.adoptable(r.ledger.db, t.moveID); ended == nil && r.sentHere(t.moveID) {
 		return false
 	}
 	t.resumed, t.recount = true, true
 	return true
+}
+
+// sentHere reports whether this machine's ledger knows a send of move id
+// (or of a twin, see adopt): some run of it sent, settled or found it.
+// When it cannot tell, it says yes: the row keeps its journal's outcome.
+func (r *runner) sentHere(id string) bool {
+	twins, err := r.ledger.twins(r.ledger.db, id)
+	if err != nil {
+		return true
+	}
+	for _, m := range twins {
+		if m.phase == phaseSent || m.phase == phaseUnknown || m.phase == phaseConfirmed {
+			return true
+		}
+	}
+	return false
 }
 
 // newTask is the task of a row to run, with what the journal recorded of
@@ -130,6 +151,9 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 			// it again, and settles this one if it shows it.
 			q.payment = nil
 		}
+	}
+	if claimed && ctx.Err() == nil && len(q.unresolved) > 0 {
+		r.settleUnresolved(ctx, q)
 	}
 	if claimed {
 		if err := r.ledger.release(q.paymentID); err != nil {
@@ -246,7 +270,7 @@ func movePhase(res rowResult) string {
 		return ""
 	}
 	switch res.Outcome {
-	case OutcomeOK, OutcomeReconciled:
+	case OutcomeOK, OutcomeReconciled, OutcomeHeldBefore:
 		return phaseConfirmed
 	case OutcomeUnknown:
 		return phaseUnknown
