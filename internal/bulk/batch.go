@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
 // Run sends rows, as validated by ReadRows, and reports what became of each.
@@ -114,10 +115,10 @@ func (b *Batch) open() error {
 			return err
 		}
 	}
-	if b.r.ledger, err = openLedger(o.LedgerDir, o.Scope, o.now); err != nil {
+	if b.r.ledger, err = ledger.Open(ledger.Options{Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
 		return err
 	}
-	if err := b.r.ledger.beginRun(o.Op, o.InputName, o.JournalPath); err != nil {
+	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {
 		return err
 	}
 	if o.ReportPath != "" {
@@ -128,7 +129,7 @@ func (b *Batch) open() error {
 	if err := b.countPending(); err != nil {
 		return err
 	}
-	return b.r.ledger.recordSkipped(b.skipped)
+	return b.r.ledger.RecordSkipped(ledgerRows(b.skipped))
 }
 
 // withRunOp gives the rows without an Op the run's op, when it is a move:
@@ -196,14 +197,15 @@ func (b *Batch) eachRow(each func(rp rowPass)) error {
 // run settled, and their payments.
 func (b *Batch) countPending() error {
 	matched := 0
-	var planned []plannedRow
+	var planned []ledger.PlannedRow
 	var failed error
 	l, o := b.r.ledger, b.r.o
 	err := b.eachRow(func(rp rowPass) {
-		planned = append(planned, plannedRow{seq: rp.seq, line: rp.row.Line, moveID: moveID(l.scope, rp.key), op: rp.row.Op,
-			paymentID: rp.row.PaymentID, referenceID: rp.sendRef, amount: rp.row.Amount})
-		if len(planned) == planBatch && failed == nil {
-			failed = l.planRows(planned)
+		planned = append(planned, ledger.PlannedRow{Seq: rp.seq, Line: rp.row.Line, MoveID: ledger.MoveID(l.Scope(), rp.key),
+			Op: string(rp.row.Op), PaymentID: rp.row.PaymentID, ReferenceID: rp.sendRef, Amount: rp.row.Amount,
+			MoveAmount: canonicalAmount(rp.row.Amount)})
+		if len(planned) == ledger.PlanBatch && failed == nil {
+			failed = l.PlanRows(planned)
 			planned = planned[:0]
 		}
 		if rp.entry != nil {
@@ -219,7 +221,7 @@ func (b *Batch) countPending() error {
 		err = failed
 	}
 	if err == nil {
-		err = l.planRows(planned)
+		err = l.PlanRows(planned)
 	}
 	if err != nil {
 		return err
@@ -253,7 +255,7 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 		return PlanResult{}, err
 	}
 	pl.AllowRepeats(o.AllowRepeats)
-	pl.madeBy = b.r.ledger.madeBy
+	pl.madeBy = madeByOf(b.r.ledger)
 	pl.edited = editsOf(b.r.ledger, o.InputName)
 	err = b.eachRow(func(rp rowPass) {
 		if rp.entry != nil {
@@ -281,7 +283,7 @@ func (b *Batch) Close() {
 		_ = b.r.journal.close()
 	}
 	if b.r.ledger != nil {
-		b.r.ledger.close()
+		b.r.ledger.Close()
 	}
 }
 
@@ -312,7 +314,7 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	// Only now, its summary written, is the run marked summarized: a run
 	// killed before leaves the moves it counted to the next run that
 	// finds them, which counts them for it (moved_by_ended_runs).
-	if err := r.ledger.summarized(); err != nil {
+	if err := r.ledger.Summarized(); err != nil {
 		r.halt(err)
 	}
 	verdict := r.verdict(summary, reportErr)
@@ -334,7 +336,7 @@ func (r *runner) summarize(rep *report, notSent string) (summary Summary, report
 	}
 	var err error
 	if !counted {
-		summary, err = r.ledger.summary()
+		summary, err = ledgerSummary(r.ledger)
 	}
 	// Rows left untouched mean the run did not finish, whatever stopped
 	// it; a cancellation that came after the last row changes nothing.

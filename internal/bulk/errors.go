@@ -1,15 +1,11 @@
 package bulk
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
@@ -227,67 +223,6 @@ func (e *JournalBusyError) Hint() string {
 	return "wait for that run to end, or " + stop + ", then run again: it resumes from the journal"
 }
 
-// LedgerError is a ledger of moves that cannot be opened, read or written
-// when a run begins (damaged, not a database, another user's, a state
-// directory that is read-only): nothing was sent. Without its ledger a run
-// could neither keep off the payments another run works on nor tell its
-// moves from theirs.
-type LedgerError struct {
-	Path string
-	Err  error
-	// access: the problem is who may read or write the ledger or its
-	// directory, not what the file holds.
-	access bool
-	// gone: the ledger (or the run's lock file) was removed while the run
-	// went on; the run stopped there.
-	gone bool
-}
-
-func (e *LedgerError) Error() string {
-	if e.gone {
-		return fmt.Sprintf("the ledger of bulk moves %s: %v: the run stopped, and sent nothing more", e.Path, e.Err)
-	}
-	return fmt.Sprintf("the ledger of bulk moves %s cannot be used: %v; nothing was sent", e.Path, e.Err)
-}
-
-func (e *LedgerError) Unwrap() error { return e.Err }
-
-// ExitCode is 12, as for the sandbox's state file: a file of bnpl's state
-// that cannot be used.
-func (e *LedgerError) ExitCode() int { return 12 }
-
-func (e *LedgerError) Hint() string {
-	if e.gone {
-		return "run the same command again: it resumes from its journal, with the ledger now there; " +
-			"never remove bnpl's state directory (or files in it) while a bulk run goes on"
-	}
-	if e.access {
-		return "every bulk run keeps its moves in bnpl's state directory (XDG_STATE_HOME, else ~/.local/state): " +
-			"make " + filepath.Dir(e.Path) + " and the ledger yours and writable, or set XDG_STATE_HOME to a directory that is"
-	}
-	return "move the file aside (mv " + e.Path + " " + e.Path + ".damaged) and run again: a new ledger knows no earlier run, " +
-		"so their moves are reported reconciled without their names, and rows keep their reference_id, so the service applies none twice"
-}
-
-// ledgerError is err of the ledger at path, in dir: a problem of access
-// when err says so, or when bnpl cannot write in dir.
-func ledgerError(path string, err error) *LedgerError {
-	var le *LedgerError
-	if errors.As(err, &le) {
-		return le
-	}
-	access := errors.Is(err, fs.ErrPermission) || errors.Is(err, errNotYours) || errors.Is(err, syscall.EROFS)
-	if !access {
-		probe, perr := os.CreateTemp(filepath.Dir(path), ".bulk-ledger-probe-*")
-		if perr != nil {
-			access = true
-		} else {
-			probe.Close()
-			_ = os.Remove(probe.Name())
-		}
-	}
-	return &LedgerError{Path: path, Err: err, access: access}
-}
-
-// errNotYours is a ledger file another user owns.
-var errNotYours = errors.New("the file belongs to another user")
+// LedgerError is a ledger of moves that cannot be used (see ledger.Error):
+// exit 12, nothing sent.
+type LedgerError = ledger.Error

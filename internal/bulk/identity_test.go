@@ -3,6 +3,8 @@ package bulk
 import (
 	"slices"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
 // A move's identity is its meaning: the same moves, reordered, with
@@ -40,7 +42,7 @@ func TestIdentityIsTheMeaningNotTheOrder(t *testing.T) {
 	if slices.Contains(keys, editedKeys[3]) {
 		t.Fatal("an edited reason kept the move's identity")
 	}
-	if moveID("service A", keys[0]) == moveID("service B", keys[0]) {
+	if ledger.MoveID("service A", keys[0]) == ledger.MoveID("service B", keys[0]) {
 		t.Fatal("the same move on two services is one ledger row")
 	}
 }

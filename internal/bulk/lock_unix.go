@@ -41,9 +41,3 @@ func privateFile(info fs.FileInfo) string {
 	}
 	return ""
 }
-
-// otherOwner reports whether another user owns the file of info.
-func otherOwner(info fs.FileInfo) bool {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) != os.Getuid()
-}

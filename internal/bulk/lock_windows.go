@@ -32,7 +32,3 @@ func privateFile(info fs.FileInfo) string {
 	}
 	return ""
 }
-
-// otherOwner reports whether another user owns the file of info; on
-// Windows the directory's ACL decides who may use it.
-func otherOwner(fs.FileInfo) bool { return false }

@@ -3,14 +3,13 @@ package bulk
 import (
 	"fmt"
 	"hash/maphash"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
@@ -275,14 +274,14 @@ func (pl *Planner) NameMovesFrom(dir, scope string) (close func()) {
 	if dir == "" {
 		return func() {}
 	}
-	if _, err := os.Stat(filepath.Join(dir, ledgerFileName)); err != nil {
+	if !ledger.Exists(dir) {
 		return func() {}
 	}
-	l, err := openLedger(dir, scope, time.Now)
+	l, err := ledger.Open(ledger.Options{Dir: dir, Scope: scope, Now: time.Now})
 	if err != nil {
 		return func() {}
 	}
-	pl.madeBy = l.madeBy
+	pl.madeBy = madeByOf(l)
 	pl.edited = editsOf(l, pl.input)
-	return l.close
+	return l.Close
 }

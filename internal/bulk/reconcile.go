@@ -3,7 +3,6 @@ package bulk
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/shopspring/decimal"
 
@@ -126,13 +125,13 @@ func wantedAmounts(t *task) (*amounts, string) {
 // unknown) is that run's, and this run's summary counts it for it
 // (res.adopted): no other summary did.
 func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
-	if ended := r.ledger.adopt(t.moveID); ended != nil {
+	if ended := r.ledger.Adopt(t.moveID); ended != nil {
 		res.byRun, res.adopted = ended.ID, true
 		return fmt.Sprintf(", by %s, which ended before it counted it (its money is counted in this run's summary, apart)", ended)
 	}
-	who, run := r.ledger.madeBy(t.row.PaymentID, t.row.Op, ref)
+	who, run := r.ledger.MadeBy(t.row.PaymentID, string(t.row.Op), ref)
 	if who == "" {
-		if sender := r.ledger.inDoubt(t.moveID); sender != nil {
+		if sender := r.ledger.InDoubt(t.moveID); sender != nil {
 			return fmt.Sprintf(", by %s, which sent it and has no answer yet (its money is counted by that run, or once it has ended by the next run that finds it)", sender)
 		}
 		if t.row.Op == OpClose {
@@ -191,7 +190,7 @@ func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref st
 	if !found {
 		return editedRepeat(q.payment, op, amount, ref, q.fileRefs[op], editsOf(r.ledger, r.o.InputName))
 	}
-	who, _ := r.ledger.madeBy(q.paymentID, op, heldRef)
+	who, _ := r.ledger.MadeBy(q.paymentID, string(op), heldRef)
 	return settledRepeat{op: op, amount: money.Display(amount, q.payment.Currency), heldRef: heldRef, who: who}, true
 }
 
@@ -220,25 +219,6 @@ func editedRepeat(p *api.Payment, op Op, amount decimal.Decimal, ref string, acc
 // under ref, when the ledger knows it as made by an earlier run of this
 // input; ok is false otherwise.
 type editedFunc func(paymentID string, op Op, ref string) (who string, ok bool)
-
-// editsOf is the editedFunc of ledger l for the input named input: a move
-// made by a run whose input has the same file name (the same file run
-// from another directory is the same input; a false match refuses a row,
-// never sends one twice). nil without a ledger or an input name.
-func editsOf(l *ledger, input string) editedFunc {
-	if l == nil || input == "" {
-		return nil
-	}
-	base := filepath.Base(input)
-	return func(paymentID string, op Op, ref string) (string, bool) {
-		who, run := l.madeBy(paymentID, op, ref)
-		if run == 0 {
-			return "", false
-		}
-		info := l.runByID(l.db, run)
-		return who, info != nil && filepath.Base(info.Input) == base
-	}
-}
 
 // heldMove is a capture or refund a payment holds.
 type heldMove struct {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
@@ -78,12 +79,12 @@ func createReport(path string) (*report, error) {
 // finish writes the run's rows as the ledger holds them, in input order,
 // and renames the report onto its path; each also takes every row, as
 // read. notSent is the message of the rows the run left untouched.
-func (r *report) finish(l *ledger, notSent string, each func(rowResult)) error {
+func (r *report) finish(l *ledger.Ledger, notSent string, each func(rowResult)) error {
 	bw := bufio.NewWriter(r.tmp)
 	w := newReportWriter(bw, r.jsonl)
 	err := w.header()
 	if err == nil {
-		err = l.eachRunRow(func(res rowResult) error {
+		err = eachRunRow(l, func(res rowResult) error {
 			each(res)
 			if res.notSent {
 				res.Message = notSent

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
 // runner is a run in progress: the client, the options, the journal, the
@@ -12,7 +14,7 @@ type runner struct {
 	c        Client
 	o        Options
 	journal  *journal
-	ledger   *ledger
+	ledger   *ledger.Ledger
 	progress *progress
 	limiter  waiter
 
@@ -87,33 +89,17 @@ func (r *runner) uncounted(t *task, res rowResult) bool {
 	if res.Outcome != OutcomeOK && res.Outcome != OutcomeReconciled {
 		return false
 	}
-	if ended, _ := r.ledger.adoptable(r.ledger.db, t.moveID); ended == nil && r.sentHere(t.moveID) {
+	if r.ledger.Adoptable(t.moveID) == nil && r.ledger.Sent(t.moveID) {
 		return false
 	}
 	t.resumed, t.recount = true, true
 	return true
 }
 
-// sentHere reports whether this machine's ledger knows a send of move id
-// (or of a twin, see adopt): some run of it sent, settled or found it.
-// When it cannot tell, it says yes: the row keeps its journal's outcome.
-func (r *runner) sentHere(id string) bool {
-	twins, err := r.ledger.twins(r.ledger.db, id)
-	if err != nil {
-		return true
-	}
-	for _, m := range twins {
-		if m.phase == phaseSent || m.phase == phaseUnknown || m.phase == phaseConfirmed {
-			return true
-		}
-	}
-	return false
-}
-
 // newTask is the task of a row to run, with what the journal recorded of
 // its last send.
 func (r *runner) newTask(rp rowPass) *task {
-	t := &task{row: rp.row, seq: rp.seq, key: rp.key, derivedRef: rp.derived, moveID: moveID(r.ledger.scope, rp.key)}
+	t := &task{row: rp.row, seq: rp.seq, key: rp.key, derivedRef: rp.derived, moveID: ledger.MoveID(r.ledger.Scope(), rp.key)}
 	e := rp.entry
 	if e == nil || e.send == nil {
 		return t
@@ -156,7 +142,7 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 		r.settleUnresolved(ctx, q)
 	}
 	if claimed {
-		if err := r.ledger.release(q.paymentID); err != nil {
+		if err := r.ledger.Release(q.paymentID); err != nil {
 			r.halt(err)
 		}
 	}
@@ -167,9 +153,9 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 // run held it last (another run may have moved money on it since), and
 // the file's moves of it are read from the ledger once.
 func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
-	kept, err := r.ledger.claim(ctx, q.paymentID, !q.claimed, func(holder *runInfo) { r.announceWait(q.paymentID, holder) })
+	kept, err := r.ledger.Claim(ctx, q.paymentID, !q.claimed, func(holder *ledger.RunInfo) { r.announceWait(q.paymentID, holder) })
 	if err == nil && q.fileRefs == nil {
-		q.fileRefs, err = r.ledger.fileRefs(q.paymentID)
+		q.fileRefs, err = fileRefsOf(r.ledger, q.paymentID)
 	}
 	if err != nil {
 		if ctx.Err() == nil {
@@ -193,7 +179,7 @@ func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
 
 // announceWait says, once per run waited for, which run holds what this
 // one waits for.
-func (r *runner) announceWait(paymentID string, holder *runInfo) {
+func (r *runner) announceWait(paymentID string, holder *ledger.RunInfo) {
 	r.waitMu.Lock()
 	defer r.waitMu.Unlock()
 	if r.told[holder.ID] {
@@ -258,7 +244,7 @@ func (r *runner) settleRow(t *task, res rowResult) {
 			r.halt(err)
 		}
 	}
-	if err := r.ledger.settle(t.seq, t.moveID, res, movePhase(res), r.o.InputName); err != nil {
+	if err := r.ledger.Settle(t.seq, t.moveID, res.ledgerRow(), movePhase(res), r.o.InputName); err != nil {
 		r.halt(err)
 	}
 }
@@ -271,11 +257,11 @@ func movePhase(res rowResult) string {
 	}
 	switch res.Outcome {
 	case OutcomeOK, OutcomeReconciled, OutcomeHeldBefore:
-		return phaseConfirmed
+		return ledger.PhaseConfirmed
 	case OutcomeUnknown:
-		return phaseUnknown
+		return ledger.PhaseUnknown
 	case OutcomeFailed:
-		return phaseFailed
+		return ledger.PhaseFailed
 	}
 	return ""
 }

@@ -150,7 +150,7 @@ func (r *runner) sendMove(ctx context.Context, q *paymentQueue, t *task, req mov
 			return rowResult{notSent: true}
 		}
 	}
-	if err := r.ledger.markSent(t.moveID, res.ReferenceID, res.Amount); err != nil {
+	if err := r.ledger.MarkSent(t.moveID, res.ReferenceID, res.Amount); err != nil {
 		r.halt(err)
 		return rowResult{notSent: true}
 	}

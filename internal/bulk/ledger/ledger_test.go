@@ -1,4 +1,4 @@
-package bulk
+package ledger
 
 import (
 	"bytes"
@@ -12,17 +12,30 @@ import (
 	"time"
 )
 
+const (
+	pidA = "6f1c2a9e-0b8d-4c3e-9a51-2d7f4e8b1c06"
+	pidB = "0a7d4b1e-5c2f-4e8a-b3d9-71c6e2f05a48"
+)
+
+// die ends l's run as a kill does: what says it lives goes, and nothing
+// else.
+func die(l *Ledger) {
+	if h, ok := l.half.(*sqliteHalf); ok {
+		_ = h.lock.Close()
+	}
+}
+
 // openTestLedger is a run recorded in the ledger in dir.
-func openTestLedger(t *testing.T, dir string) *ledger {
+func openTestLedger(t *testing.T, dir string) *Ledger {
 	t.Helper()
-	l, err := openLedger(dir, "scope", time.Now)
+	l, err := Open(Options{Dir: dir, Scope: "scope", Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.beginRun(OpCapture, "caps.csv", "caps.journal"); err != nil {
+	if err := l.BeginRun("capture", "caps.csv", "caps.journal"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(l.close)
+	t.Cleanup(l.Close)
 	return l
 }
 
@@ -46,31 +59,31 @@ func TestClaimsAreHeldByOneLiveRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	var told []int64
-	if _, err := bob.claim(ctx, pidA, true, func(h *runInfo) { told = append(told, h.ID) }); err == nil || len(told) != 1 || told[0] != alice.run {
+	if _, err := bob.Claim(ctx, pidA, true, func(h *RunInfo) { told = append(told, h.ID) }); err == nil || len(told) != 1 || told[0] != alice.run {
 		t.Fatalf("bob's wait: err %v, told %v", err, told)
 	}
 	// Alice is killed: her lock goes with her process; her claim stays
 	// in the ledger, and is taken over.
-	_ = alice.lock.Close()
+	die(alice)
 	if holder, kept, err := bob.tryClaim(pidA, true); err != nil || holder != nil || kept {
 		t.Fatalf("bob's claim after alice died: holder %v, kept %v, err %v", holder, kept, err)
 	}
 	// Given back and taken again with no other run in between, bob's
 	// knowledge of the payment is kept; once alice had it, it is not.
-	if err := bob.release(pidA); err != nil {
+	if err := bob.Release(pidA); err != nil {
 		t.Fatal(err)
 	}
 	if _, kept, err := bob.tryClaim(pidA, true); err != nil || !kept {
 		t.Fatalf("bob's claim again: kept %v, err %v", kept, err)
 	}
-	if err := bob.release(pidB); err != nil {
+	if err := bob.Release(pidB); err != nil {
 		t.Fatal(err)
 	}
 	carol := openTestLedger(t, dir)
 	if _, kept, err := carol.tryClaim(pidB, true); err != nil || kept {
 		t.Fatalf("carol's claim: kept %v, err %v", kept, err)
 	}
-	_ = carol.release(pidB)
+	_ = carol.Release(pidB)
 	if _, kept, err := bob.tryClaim(pidB, true); err != nil || kept {
 		t.Fatalf("bob's claim after carol's: kept %v, err %v", kept, err)
 	}
@@ -82,38 +95,41 @@ func TestClaimsAreHeldByOneLiveRun(t *testing.T) {
 func TestAMoveOfAKilledRunIsAdoptedOnce(t *testing.T) {
 	dir := t.TempDir()
 	killed, first, second := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
-	id := moveID("scope", "key-1")
-	if err := killed.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+	id := MoveID("scope", "key-1")
+	if err := killed.PlanRows([]PlannedRow{{Seq: 1, Line: 2, MoveID: id, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", MoveAmount: "10.00"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := killed.markSent(id, "R1", "10.00"); err != nil {
+	if err := killed.MarkSent(id, "R1", "10.00"); err != nil {
 		t.Fatal(err)
 	}
-	if ended := first.adopt(id); ended != nil {
+	if ended := first.Adopt(id); ended != nil {
 		t.Fatalf("adopted from a live run %d", ended.ID)
 	}
-	_ = killed.lock.Close()
-	if ended := first.adopt(id); ended == nil || ended.ID != killed.run {
+	die(killed)
+	if ended := first.Adopt(id); ended == nil || ended.ID != killed.run {
 		t.Fatalf("first adoption: %v", ended)
 	}
-	if ended := second.adopt(id); ended != nil {
+	if ended := second.Adopt(id); ended != nil {
 		t.Fatalf("adopted twice, by %d too", second.run)
 	}
 	// The adopting run's settle confirms the move, as the killed run's.
-	res := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED",
-		Outcome: OutcomeReconciled, adopted: true, byRun: killed.run}
-	if err := first.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+	res := Row{Line: 2, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", Currency: "AED",
+		Outcome: "reconciled", Adopted: true, ByRun: killed.run}
+	if err := first.PlanRows([]PlannedRow{{Seq: 1, Line: 2, MoveID: id, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", MoveAmount: "10.00"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := first.settle(1, id, res, phaseConfirmed, "caps.csv"); err != nil {
+	if err := first.Settle(1, id, res, PhaseConfirmed, "caps.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if _, run := second.madeBy(pidA, OpCapture, "R1"); run != killed.run {
+	if _, run := second.MadeBy(pidA, "capture", "R1"); run != killed.run {
 		t.Fatalf("madeBy names run %d, want the killed run %d", run, killed.run)
 	}
-	sum, err := first.summary()
-	if err != nil || sum.MovedByEndedRuns["AED"] != "10.00" || len(sum.Moved) != 0 {
-		t.Fatalf("the adopting run's summary: %+v, %v", sum, err)
+	var rows []Row
+	if err := first.EachRunRow(func(r Row) error { rows = append(rows, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !rows[0].Adopted || rows[0].Moved || rows[0].ByRun != killed.run || rows[0].Amount != "10.00" {
+		t.Fatalf("the adopting run's rows: %+v", rows)
 	}
 }
 
@@ -122,22 +138,22 @@ func TestAMoveOfAKilledRunIsAdoptedOnce(t *testing.T) {
 func TestLedgerPrunesWhatItNoLongerNeeds(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
-	old, err := openLedger(dir, "scope", func() time.Time { return now.Add(-100 * 24 * time.Hour) })
+	old, err := Open(Options{Dir: dir, Scope: "scope", Now: func() time.Time { return now.Add(-100 * 24 * time.Hour) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.beginRun(OpCapture, "old.csv", ""); err != nil {
+	if err := old.BeginRun("capture", "old.csv", ""); err != nil {
 		t.Fatal(err)
 	}
-	id := moveID("scope", "old")
-	if err := old.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "1"}}); err != nil {
+	id := MoveID("scope", "old")
+	if err := old.PlanRows([]PlannedRow{{Seq: 1, Line: 2, MoveID: id, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "1", MoveAmount: "1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.settle(1, id, rowResult{Outcome: OutcomeOK, moved: true, currency: "AED", Amount: "1.00"}, phaseConfirmed, "old.csv"); err != nil {
+	if err := old.Settle(1, id, Row{Outcome: "ok", Moved: true, Currency: "AED", Amount: "1.00"}, PhaseConfirmed, "old.csv"); err != nil {
 		t.Fatal(err)
 	}
-	old.close()
-	count := func(l *ledger, table string) (n int) {
+	old.Close()
+	count := func(l *Ledger, table string) (n int) {
 		_ = l.db.QueryRow("SELECT count(*) FROM " + table).Scan(&n)
 		return n
 	}
@@ -156,29 +172,29 @@ func TestLedgerPrunesWhatItNoLongerNeeds(t *testing.T) {
 func TestAMoveAdoptedByARunKilledBeforeItsSummaryIsAdoptedAgain(t *testing.T) {
 	dir := t.TempDir()
 	killed, adopter, next, last := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
-	id := moveID("scope", "key-1")
-	if err := killed.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}); err != nil {
+	id := MoveID("scope", "key-1")
+	if err := killed.PlanRows([]PlannedRow{{Seq: 1, Line: 2, MoveID: id, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", MoveAmount: "10.00"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := killed.markSent(id, "R1", "10.00"); err != nil {
+	if err := killed.MarkSent(id, "R1", "10.00"); err != nil {
 		t.Fatal(err)
 	}
-	_ = killed.lock.Close()
-	if ended := adopter.adopt(id); ended == nil || ended.ID != killed.run {
+	die(killed)
+	if ended := adopter.Adopt(id); ended == nil || ended.ID != killed.run {
 		t.Fatalf("first adoption: %v", ended)
 	}
-	if ended := next.adopt(id); ended != nil {
+	if ended := next.Adopt(id); ended != nil {
 		t.Fatalf("adopted from run %d while its adopter lives", ended.ID)
 	}
-	_ = adopter.lock.Close() // killed before its summary
-	if ended := next.adopt(id); ended == nil || ended.ID != killed.run {
+	die(adopter) // killed before its summary
+	if ended := next.Adopt(id); ended == nil || ended.ID != killed.run {
 		t.Fatalf("adoption after the adopter was killed: %v, want the move counted for run %d", ended, killed.run)
 	}
-	if err := next.summarized(); err != nil {
+	if err := next.Summarized(); err != nil {
 		t.Fatal(err)
 	}
-	_ = next.lock.Close() // ended after its summary: it counted the move
-	if ended := last.adopt(id); ended != nil {
+	die(next) // ended after its summary: it counted the move
+	if ended := last.Adopt(id); ended != nil {
 		t.Fatalf("adopted again from run %d although run %d's summary counted it", ended.ID, next.run)
 	}
 }
@@ -187,19 +203,19 @@ func TestAMoveAdoptedByARunKilledBeforeItsSummaryIsAdoptedAgain(t *testing.T) {
 // exit 12, saying what to do; so does one bnpl cannot write.
 func TestALedgerThatCannotBeUsedSaysWhatToDo(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, ledgerFileName)
+	path := filepath.Join(dir, FileName)
 	if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 100), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := openLedger(dir, "scope", time.Now)
-	var le *LedgerError
+	_, err := Open(Options{Dir: dir, Scope: "scope", Now: time.Now})
+	var le *Error
 	if !errors.As(err, &le) || le.ExitCode() != 12 || le.access || !strings.Contains(le.Hint(), "mv "+path+" "+path+".damaged") {
 		t.Fatalf("a damaged ledger: %v (%#v)", err, le)
 	}
 	if !strings.Contains(err.Error(), "nothing was sent") {
 		t.Errorf("the error does not say nothing was sent: %v", err)
 	}
-	if le := ledgerError(path, fs.ErrPermission); !le.access || !strings.Contains(le.Hint(), "XDG_STATE_HOME") {
+	if le := (&sqliteHalf{path: path}).fail(fs.ErrPermission); !le.access || !strings.Contains(le.Hint(), "XDG_STATE_HOME") {
 		t.Errorf("a ledger bnpl may not write: hint %q", le.Hint())
 	}
 }
@@ -211,39 +227,39 @@ func TestALedgerThatCannotBeUsedSaysWhatToDo(t *testing.T) {
 func TestAMoveFoundMadeWhileItsSenderLivesStaysItsSend(t *testing.T) {
 	dir := t.TempDir()
 	sender, finder, next := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
-	id := moveID("scope", "key-1")
-	row := []plannedRow{{seq: 1, line: 2, moveID: id, op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "10.00"}}
-	for _, l := range []*ledger{sender, finder} {
-		if err := l.planRows(row); err != nil {
+	id := MoveID("scope", "key-1")
+	row := []PlannedRow{{Seq: 1, Line: 2, MoveID: id, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", MoveAmount: "10.00"}}
+	for _, l := range []*Ledger{sender, finder} {
+		if err := l.PlanRows(row); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := sender.markSent(id, "R1", "10.00"); err != nil {
+	if err := sender.MarkSent(id, "R1", "10.00"); err != nil {
 		t.Fatal(err)
 	}
-	unknown := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED", Outcome: OutcomeUnknown}
-	if err := sender.settle(1, id, unknown, phaseUnknown, "caps.csv"); err != nil {
+	unknown := Row{Line: 2, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", Currency: "AED", Outcome: "unknown"}
+	if err := sender.Settle(1, id, unknown, PhaseUnknown, "caps.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if ended := finder.adopt(id); ended != nil {
+	if ended := finder.Adopt(id); ended != nil {
 		t.Fatalf("adopted from the live run %d", ended.ID)
 	}
-	if sent := finder.inDoubt(id); sent == nil || sent.ID != sender.run {
+	if sent := finder.InDoubt(id); sent == nil || sent.ID != sender.run {
 		t.Fatalf("the run that sent the move: %v, want run %d", sent, sender.run)
 	}
-	found := rowResult{Line: 2, Op: OpCapture, PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", currency: "AED", Outcome: OutcomeReconciled}
-	if err := finder.settle(1, id, found, phaseConfirmed, "copy.csv"); err != nil {
+	found := Row{Line: 2, Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "10.00", Currency: "AED", Outcome: "reconciled"}
+	if err := finder.Settle(1, id, found, PhaseConfirmed, "copy.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if who, _ := next.madeBy(pidA, OpCapture, "R1"); who != "" {
+	if who, _ := next.MadeBy(pidA, "capture", "R1"); who != "" {
 		t.Errorf("the move is said made by %s", who)
 	}
 	// The sender ends with the row unknown: its summary did not count it.
-	if err := sender.summarized(); err != nil {
+	if err := sender.Summarized(); err != nil {
 		t.Fatal(err)
 	}
-	_ = sender.lock.Close()
-	if ended := next.adopt(id); ended == nil || ended.ID != sender.run {
+	die(sender)
+	if ended := next.Adopt(id); ended == nil || ended.ID != sender.run {
 		t.Fatalf("adoption once the sender ended: %v, want run %d", ended, sender.run)
 	}
 }
@@ -253,7 +269,7 @@ func TestAMoveFoundMadeWhileItsSenderLivesStaysItsSend(t *testing.T) {
 // more: the runs that start now would not see its claims, or would take
 // it for ended.
 func TestARunWhoseLedgerIsRemovedStops(t *testing.T) {
-	for _, remove := range []string{ledgerFileName, "lock"} {
+	for _, remove := range []string{FileName, "lock"} {
 		t.Run(remove, func(t *testing.T) {
 			dir := t.TempDir()
 			l := openTestLedger(t, dir)
@@ -262,16 +278,16 @@ func TestARunWhoseLedgerIsRemovedStops(t *testing.T) {
 			}
 			path := filepath.Join(dir, remove)
 			if remove == "lock" {
-				path = l.lockPath
+				path = l.half.(*sqliteHalf).lockPath
 			}
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-			var le *LedgerError
+			var le *Error
 			if _, _, err := l.tryClaim(pidB, true); !errors.As(err, &le) || !le.gone {
 				t.Fatalf("a claim after %s was removed: %v", remove, err)
 			}
-			if err := l.markSent(moveID("scope", "k"), "R1", "1.00"); !errors.As(err, &le) || !strings.Contains(le.Hint(), "run the same command again") {
+			if err := l.MarkSent(MoveID("scope", "k"), "R1", "1.00"); !errors.As(err, &le) || !strings.Contains(le.Hint(), "run the same command again") {
 				t.Fatalf("a send after %s was removed: %v", remove, err)
 			}
 		})
@@ -286,25 +302,25 @@ func TestARunWhoseLedgerIsRemovedStops(t *testing.T) {
 func TestMovesOfOneReferenceIDAreAdoptedAsOne(t *testing.T) {
 	dir := t.TempDir()
 	killed, finder, later := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
-	sent, edited := moveID("scope", "damagd"), moveID("scope", "damaged")
-	plan := func(l *ledger, id string) {
+	sent, edited := MoveID("scope", "damagd"), MoveID("scope", "damaged")
+	plan := func(l *Ledger, id string) {
 		t.Helper()
-		if err := l.planRows([]plannedRow{{seq: 1, line: 2, moveID: id, op: OpRefund, paymentID: pidA, referenceID: "R1", amount: "5.00"}}); err != nil {
+		if err := l.PlanRows([]PlannedRow{{Seq: 1, Line: 2, MoveID: id, Op: "refund", PaymentID: pidA, ReferenceID: "R1", Amount: "5.00", MoveAmount: "5.00"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	plan(killed, sent)
-	if err := killed.markSent(sent, "R1", "5.00"); err != nil {
+	if err := killed.MarkSent(sent, "R1", "5.00"); err != nil {
 		t.Fatal(err)
 	}
-	_ = killed.lock.Close()
+	die(killed)
 	plan(finder, edited)
-	if ended := finder.adopt(edited); ended == nil || ended.ID != killed.run {
+	if ended := finder.Adopt(edited); ended == nil || ended.ID != killed.run {
 		t.Fatalf("the finder of the edited row adopted %v, want the killed run %d", ended, killed.run)
 	}
 	plan(later, sent)
 	for _, id := range []string{sent, edited} {
-		if ended := later.adopt(id); ended != nil {
+		if ended := later.Adopt(id); ended != nil {
 			t.Fatalf("adopted twice, by run %d too", later.run)
 		}
 	}
@@ -312,28 +328,28 @@ func TestMovesOfOneReferenceIDAreAdoptedAsOne(t *testing.T) {
 	// A move a run moved and counted: its twin sent by a killed run is
 	// the same money, adopted by no one.
 	mover, twin, finder2 := openTestLedger(t, dir), openTestLedger(t, dir), openTestLedger(t, dir)
-	counted, inFlight := moveID("scope", "c1"), moveID("scope", "c2")
+	counted, inFlight := MoveID("scope", "c1"), MoveID("scope", "c2")
 	for _, m := range []struct {
-		l  *ledger
+		l  *Ledger
 		id string
 	}{{mover, counted}, {twin, inFlight}} {
-		if err := m.l.planRows([]plannedRow{{seq: 1, line: 2, moveID: m.id, op: OpCapture, paymentID: pidB, referenceID: "C1", amount: "9.00"}}); err != nil {
+		if err := m.l.PlanRows([]PlannedRow{{Seq: 1, Line: 2, MoveID: m.id, Op: "capture", PaymentID: pidB, ReferenceID: "C1", Amount: "9.00", MoveAmount: "9.00"}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.l.markSent(m.id, "C1", "9.00"); err != nil {
+		if err := m.l.MarkSent(m.id, "C1", "9.00"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ok := rowResult{Line: 2, Op: OpCapture, PaymentID: pidB, ReferenceID: "C1", Amount: "9.00", currency: "AED", Outcome: OutcomeOK, moved: true}
-	if err := mover.settle(1, counted, ok, phaseConfirmed, "caps.csv"); err != nil {
+	ok := Row{Line: 2, Op: "capture", PaymentID: pidB, ReferenceID: "C1", Amount: "9.00", Currency: "AED", Outcome: "ok", Moved: true}
+	if err := mover.Settle(1, counted, ok, PhaseConfirmed, "caps.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if err := mover.summarized(); err != nil {
+	if err := mover.Summarized(); err != nil {
 		t.Fatal(err)
 	}
-	_ = mover.lock.Close()
-	_ = twin.lock.Close()
-	if ended := finder2.adopt(inFlight); ended != nil {
+	die(mover)
+	die(twin)
+	if ended := finder2.Adopt(inFlight); ended != nil {
 		t.Fatalf("adopted run %d's send, whose move run %d counted", ended.ID, mover.run)
 	}
 }

@@ -1,4 +1,4 @@
-package bulk
+package ledger
 
 import (
 	"context"
@@ -21,12 +21,12 @@ const (
 	claimMaxWait   = 500 * time.Millisecond
 )
 
-// claim takes paymentID for this run, waiting while another live run
+// Claim takes paymentID for this run, waiting while another live run
 // holds it; waiting is told, once per holder, which run is waited for.
 // kept is true when no other run has held the payment since this run gave
 // it back: what this run knows of it is still true. The error is ctx's
 // when the run stops while it waits, or the ledger's.
-func (l *ledger) claim(ctx context.Context, paymentID string, first bool, waiting func(holder *runInfo)) (kept bool, err error) {
+func (l *Ledger) Claim(ctx context.Context, paymentID string, first bool, waiting func(holder *RunInfo)) (kept bool, err error) {
 	delay := claimFirstWait
 	var told int64
 	for {
@@ -53,16 +53,16 @@ func (l *ledger) claim(ctx context.Context, paymentID string, first bool, waitin
 // returns that run. kept says this run was the last to hold it. Taking
 // it for the first time (first), or after another run, marks this run's
 // moves of the payment claimed, in the same transaction.
-func (l *ledger) tryClaim(paymentID string, first bool) (holder *runInfo, kept bool, err error) {
-	if err := l.inPlace(); err != nil {
+func (l *Ledger) tryClaim(paymentID string, first bool) (holder *RunInfo, kept bool, err error) {
+	if err := l.half.inPlace(); err != nil {
 		return nil, false, err
 	}
-	err = l.inTx(func(tx *sql.Tx) error {
+	err = l.inTx(func(tx tx) error {
 		var run, last int64
 		err := tx.QueryRow("SELECT run, last_run FROM claims WHERE scope = ? AND payment_id = ?", l.scope, paymentID).Scan(&run, &last)
 		switch {
 		case err == nil && run != 0 && run != l.run:
-			if h := l.runByID(tx, run); h != nil && alive(h.lock) {
+			if h := l.runByID(tx, run); h != nil && l.alive(h) {
 				holder = h
 				return nil
 			}
@@ -71,7 +71,8 @@ func (l *ledger) tryClaim(paymentID string, first bool) (holder *runInfo, kept b
 		}
 		kept = err == nil && (last == l.run || run == l.run)
 		now := l.stamp()
-		if _, err := tx.Exec("INSERT OR REPLACE INTO claims (scope, payment_id, run, last_run, since) VALUES (?, ?, ?, ?, ?)",
+		if _, err := tx.Exec(`INSERT INTO claims (scope, payment_id, run, last_run, since) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (scope, payment_id) DO UPDATE SET run = excluded.run, last_run = excluded.last_run, since = excluded.since`,
 			l.scope, paymentID, l.run, l.run, now); err != nil {
 			return err
 		}
@@ -80,14 +81,14 @@ func (l *ledger) tryClaim(paymentID string, first bool) (holder *runInfo, kept b
 		}
 		_, err = tx.Exec(`UPDATE moves SET phase = ?, run = ?, updated = ?
 			WHERE phase IN (?, ?) AND run <> ? AND id IN (SELECT move FROM run_rows WHERE run = ? AND payment_id = ?)`,
-			phaseClaimed, l.run, now, phasePlanned, phaseClaimed, l.run, l.run, paymentID)
+			PhaseClaimed, l.run, now, PhasePlanned, PhaseClaimed, l.run, l.run, paymentID)
 		return err
 	})
 	return holder, kept, err
 }
 
-// release gives paymentID back; the ledger remembers this run held it
+// Release gives paymentID back; the ledger remembers this run held it
 // last.
-func (l *ledger) release(paymentID string) error {
+func (l *Ledger) Release(paymentID string) error {
 	return l.exec("UPDATE claims SET run = 0 WHERE scope = ? AND payment_id = ? AND run = ?", l.scope, paymentID, l.run)
 }

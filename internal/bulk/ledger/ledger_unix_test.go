@@ -1,6 +1,6 @@
 //go:build unix
 
-package bulk
+package ledger
 
 import (
 	"os"
@@ -18,10 +18,10 @@ func TestLedgerFilesArePrivate(t *testing.T) {
 	check := func(dir string) {
 		t.Helper()
 		l := openTestLedger(t, dir)
-		if err := l.planRows([]plannedRow{{seq: 1, line: 2, moveID: moveID("scope", "k"), op: OpCapture, paymentID: pidA, referenceID: "R1", amount: "1"}}); err != nil {
+		if err := l.PlanRows([]PlannedRow{{Seq: 1, Line: 2, MoveID: MoveID("scope", "k"), Op: "capture", PaymentID: pidA, ReferenceID: "R1", Amount: "1", MoveAmount: "1"}}); err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{ledgerFileName, ledgerFileName + "-wal", ledgerFileName + "-shm"} {
+		for _, name := range []string{FileName, FileName + "-wal", FileName + "-shm"} {
 			info, err := os.Stat(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
@@ -30,11 +30,11 @@ func TestLedgerFilesArePrivate(t *testing.T) {
 				t.Errorf("%s has mode %v while a run writes it, want -rw-------", name, perm)
 			}
 		}
-		l.close()
+		l.Close()
 	}
 	dir := t.TempDir()
 	check(dir)
-	if err := os.Chmod(filepath.Join(dir, ledgerFileName), 0o644); err != nil {
+	if err := os.Chmod(filepath.Join(dir, FileName), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	check(dir)

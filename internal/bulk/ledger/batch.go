@@ -1,4 +1,4 @@
-package bulk
+package ledger
 
 import (
 	"database/sql"
@@ -16,7 +16,7 @@ type ledgerBatch struct {
 }
 
 type batchWrite struct {
-	fn   func(tx *sql.Tx) error
+	fn   func(t tx) error
 	done chan error
 }
 
@@ -25,7 +25,7 @@ type batchWrite struct {
 // again while writes come; the others wait for their write's commit. A
 // write that fails fails its whole transaction: every write in it gets
 // the error (a ledger that cannot be written stops the run).
-func (l *ledger) inBatch(fn func(tx *sql.Tx) error) error {
+func (l *Ledger) inBatch(fn func(t tx) error) error {
 	w := &batchWrite{fn: fn, done: make(chan error, 1)}
 	b := &l.batch
 	b.mu.Lock()
@@ -39,9 +39,9 @@ func (l *ledger) inBatch(fn func(tx *sql.Tx) error) error {
 		writes := b.queue
 		b.queue = nil
 		b.mu.Unlock()
-		err := l.inTx(func(tx *sql.Tx) error {
+		err := l.inTx(func(t tx) error {
 			for _, w := range writes {
-				if err := w.fn(tx); err != nil {
+				if err := w.fn(t); err != nil {
 					return err
 				}
 			}
@@ -70,19 +70,19 @@ const (
 	// adopted it: the money is that run's to count, or, once it has ended,
 	// the next finder's to count for it (see adoptable).
 	sqlSettleMove = `UPDATE moves SET
-		phase = CASE WHEN phase = ? OR (NOT ? AND phase IN (?, ?) AND run <> ?) THEN phase ELSE ? END,
-		run = CASE WHEN NOT ? AND phase IN (?, ?) AND run <> ? THEN run ELSE ? END,
+		phase = CASE WHEN phase = ? OR (? = 0 AND phase IN (?, ?) AND run <> ?) THEN phase ELSE ? END,
+		run = CASE WHEN ? = 0 AND phase IN (?, ?) AND run <> ? THEN run ELSE ? END,
 		currency = CASE WHEN ? <> '' THEN ? ELSE currency END,
 		moved_by = COALESCE(?, moved_by),
-		input = CASE WHEN ? THEN ? ELSE input END, line = CASE WHEN ? THEN ? ELSE line END,
+		input = CASE WHEN ? <> 0 THEN ? ELSE input END, line = CASE WHEN ? <> 0 THEN ? ELSE line END,
 		updated = ? WHERE id = ?`
 )
 
 // prepareStatements prepares the statements every row runs.
-func (l *ledger) prepareStatements() error {
+func (l *Ledger) prepareStatements() error {
 	l.stmts = map[string]*sql.Stmt{}
 	for _, q := range []string{sqlMarkSent, sqlSettleRow, sqlSettleMove} {
-		st, err := l.db.Prepare(q)
+		st, err := l.db.Prepare(l.q(q))
 		if err != nil {
 			return err
 		}
@@ -92,4 +92,4 @@ func (l *ledger) prepareStatements() error {
 }
 
 // stmt is query, prepared once by prepareStatements, for tx.
-func (l *ledger) stmt(tx *sql.Tx, query string) *sql.Stmt { return tx.Stmt(l.stmts[query]) }
+func (l *Ledger) stmt(t tx, query string) *sql.Stmt { return t.Tx.Stmt(l.stmts[query]) }

@@ -1,0 +1,90 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Error is a ledger of moves that cannot be opened, read or written when
+// a run begins (damaged, not a database, another user's, a state
+// directory that is read-only, a database that cannot be reached): nothing
+// was sent. Without its ledger a run could neither keep off the payments
+// another run works on nor tell its moves from theirs.
+type Error struct {
+	// Where is the ledger's file, or its database's host and name.
+	Where string
+	Err   error
+	// hint, when set, is what to do (a PostgreSQL ledger's).
+	hint string
+	// access: the problem is who may read or write the ledger or its
+	// directory, not what the file holds.
+	access bool
+	// gone: the ledger (or the run's lock) was lost while the run went
+	// on; the run stopped there.
+	gone bool
+	// newer: the ledger's schema is of a later bnpl.
+	newer bool
+}
+
+func (e *Error) Error() string {
+	if e.gone {
+		return fmt.Sprintf("the ledger of bulk moves %s: %v: the run stopped, and sent nothing more", e.Where, e.Err)
+	}
+	return fmt.Sprintf("the ledger of bulk moves %s cannot be used: %v; nothing was sent", e.Where, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode is 12, as for the sandbox's state file: a file of bnpl's state
+// that cannot be used.
+func (e *Error) ExitCode() int { return 12 }
+
+// Gone reports whether the ledger was lost while the run went on.
+func (e *Error) Gone() bool { return e.gone }
+
+func (e *Error) Hint() string {
+	switch {
+	case e.hint != "":
+		return e.hint
+	case e.gone:
+		return "run the same command again: it resumes from its journal, with the ledger now there; " +
+			"never remove bnpl's state directory (or files in it) while a bulk run goes on"
+	case e.newer:
+		return "upgrade bnpl on this machine to the version that made the ledger (bnpl version says which this is)"
+	case e.access:
+		return "every bulk run keeps its moves in bnpl's state directory (XDG_STATE_HOME, else ~/.local/state): " +
+			"make " + filepath.Dir(e.Where) + " and the ledger yours and writable, or set XDG_STATE_HOME to a directory that is"
+	}
+	return "move the file aside (mv " + e.Where + " " + e.Where + ".damaged) and run again: a new ledger knows no earlier run, " +
+		"so their moves are reported reconciled without their names, and rows keep their reference_id, so the service applies none twice"
+}
+
+// fail turns err of the ledger's file into an *Error: a problem of access
+// when err says so, or when bnpl cannot write in its directory.
+func (h *sqliteHalf) fail(err error) *Error {
+	var le *Error
+	if errors.As(err, &le) {
+		return le
+	}
+	if isNewer(err) {
+		return &Error{Where: h.path, Err: err, newer: true}
+	}
+	access := errors.Is(err, fs.ErrPermission) || errors.Is(err, errNotYours) || errors.Is(err, syscall.EROFS)
+	if !access {
+		probe, perr := os.CreateTemp(filepath.Dir(h.path), ".bulk-ledger-probe-*")
+		if perr != nil {
+			access = true
+		} else {
+			probe.Close()
+			_ = os.Remove(probe.Name())
+		}
+	}
+	return &Error{Where: h.path, Err: err, access: access}
+}
+
+// errNotYours is a ledger file another user owns.
+var errNotYours = errors.New("the file belongs to another user")
