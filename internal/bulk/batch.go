@@ -315,7 +315,7 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	// killed before leaves the moves it counted to the next run that
 	// finds them, which counts them for it (moved_by_ended_runs).
 	if err := r.ledger.Summarized(); err != nil {
-		r.halt(err)
+		r.halt(r.ledger.Stopped(err))
 	}
 	verdict := r.verdict(summary, reportErr)
 	if writeErr != nil {
@@ -342,7 +342,7 @@ func (r *runner) summarize(rep *report, notSent string) (summary Summary, report
 	// it; a cancellation that came after the last row changes nothing.
 	summary.Interrupted = summary.NotSent > 0
 	if err != nil {
-		r.halt(err)
+		r.halt(r.ledger.Stopped(err))
 	}
 	return summary, reportErr
 }

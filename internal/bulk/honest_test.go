@@ -256,3 +256,38 @@ func TestAnEditedAmountIsARepeat(t *testing.T) {
 		t.Fatalf("a new row beside the old: %v %+v", err, sum)
 	}
 }
+
+// A journal cut short (truncated) while a run wrote to it is a journal
+// bnpl wrote, never "a file bnpl did not write": cut inside its first
+// record, it is cut off as a torn line; cut and then written to (the run
+// appends after the cut), the records after the cut are kept.
+func TestAJournalCutShortIsNoForeignFile(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
+	rows := captureRows(ids, "10")
+	o := testOptions(t, OpCapture)
+	if _, err := Run(context.Background(), f, rows, o); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(o.JournalPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.IndexByte(string(data), '\n')
+	// Cut inside the first record, nothing after it.
+	if err := os.WriteFile(o.JournalPath, data[:first/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.Reconciled != 2 {
+		t.Fatalf("cut in its first record: %v %+v", err, sum)
+	}
+	// Cut inside the first record, then the rest written after the cut.
+	cut := append(append([]byte{}, data[:first/2]...), data[first+1:]...)
+	if err := os.WriteFile(o.JournalPath, cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), f, rows, o)
+	if err != nil || sum.Earlier != 2 || len(f.callsOf("capture")) != 2 {
+		t.Fatalf("cut, then written: %v %+v", err, sum)
+	}
+}

@@ -143,7 +143,7 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 	}
 	if claimed {
 		if err := r.ledger.Release(q.paymentID); err != nil {
-			r.halt(err)
+			r.halt(r.ledger.Stopped(err))
 		}
 	}
 }
@@ -159,7 +159,7 @@ func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			r.halt(err)
+			r.halt(r.ledger.Stopped(err))
 		}
 		return err
 	}
@@ -245,7 +245,7 @@ func (r *runner) settleRow(t *task, res rowResult) {
 		}
 	}
 	if err := r.ledger.Settle(t.seq, t.moveID, res.ledgerRow(), movePhase(res), r.o.InputName); err != nil {
-		r.halt(err)
+		r.halt(r.ledger.Stopped(err))
 	}
 }
 
