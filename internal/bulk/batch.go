@@ -312,10 +312,13 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 		writeErr = o.WriteSummary(summary)
 	}
 	// Only now, its summary written, is the run marked summarized: a run
-	// killed before leaves the moves it counted to the next run that
-	// finds them, which counts them for it (moved_by_ended_runs).
-	if err := r.ledger.Summarized(); err != nil {
-		r.halt(r.ledger.Stopped(err))
+	// killed before (or whose summary could not be written: its reader
+	// gone) leaves the moves it counted to the next run that finds them,
+	// which counts them for it (moved_by_ended_runs).
+	if writeErr == nil {
+		if err := r.ledger.Summarized(); err != nil {
+			r.halt(r.ledger.Stopped(err))
+		}
 	}
 	verdict := r.verdict(summary, reportErr)
 	if writeErr != nil {

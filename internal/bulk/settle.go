@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 )
@@ -44,7 +45,7 @@ func (r *runner) settleUnresolved(ctx context.Context, q *paymentQueue) {
 			}
 			res := rowResult{Line: u.t.row.Line, Op: u.t.row.Op, PaymentID: u.t.row.PaymentID, ReferenceID: u.res.ReferenceID,
 				Amount: u.res.Amount, currency: q.currency,
-				Message: fmt.Sprintf("sent again: its outcome was unknown (%s) and the payment read after it showed no move under its reference_id", u.res.Message)}
+				Message: fmt.Sprintf("sent again: its outcome was unknown (%s) and the payment read after it showed no move under its reference_id", strings.TrimSuffix(u.res.Message, unknownHint))}
 			res = r.sendMove(ctx, q, u.t, u.req, res)
 			if res.notSent {
 				q.unresolved = append(q.unresolved, u)
