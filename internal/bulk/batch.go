@@ -119,7 +119,7 @@ func (b *Batch) open() error {
 		return err
 	}
 	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {
-		return err
+		return b.r.ledger.Unusable(err)
 	}
 	if o.ReportPath != "" {
 		if b.rep, err = createReport(o.ReportPath); err != nil {
@@ -129,7 +129,7 @@ func (b *Batch) open() error {
 	if err := b.countPending(); err != nil {
 		return err
 	}
-	return b.r.ledger.RecordSkipped(ledgerRows(b.skipped))
+	return b.r.ledger.Unusable(b.r.ledger.RecordSkipped(ledgerRows(b.skipped)))
 }
 
 // withRunOp gives the rows without an Op the run's op, when it is a move:
@@ -205,7 +205,7 @@ func (b *Batch) countPending() error {
 			Op: string(rp.row.Op), PaymentID: rp.row.PaymentID, ReferenceID: rp.sendRef, Amount: rp.row.Amount,
 			MoveAmount: canonicalAmount(rp.row.Amount)})
 		if len(planned) == ledger.PlanBatch && failed == nil {
-			failed = l.PlanRows(planned)
+			failed = l.Unusable(l.PlanRows(planned))
 			planned = planned[:0]
 		}
 		if rp.entry != nil {
@@ -221,7 +221,7 @@ func (b *Batch) countPending() error {
 		err = failed
 	}
 	if err == nil {
-		err = l.PlanRows(planned)
+		err = l.Unusable(l.PlanRows(planned))
 	}
 	if err != nil {
 		return err

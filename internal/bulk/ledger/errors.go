@@ -33,6 +33,21 @@ type Error struct {
 	stopped bool
 }
 
+// Unusable is err, met reading or writing the ledger before a run sends
+// anything (a ledger truncated or malformed past what opening it reads),
+// as the *Error that stops the run there: exit 12, nothing sent. An
+// *Error is returned as it is.
+func (l *Ledger) Unusable(err error) error {
+	var le *Error
+	if err == nil || errors.As(err, &le) {
+		return err
+	}
+	if l.half == nil {
+		return &Error{Where: "ledger", Err: err}
+	}
+	return l.half.fail(err)
+}
+
 // Stopped is err, met reading or writing the ledger while a run goes on,
 // as the *Error that stops the run (exit 12): a ledger damaged or
 // truncated under the run can no longer say which run moved what. An
