@@ -114,6 +114,8 @@ read) is then an object of its own, {"warning": ...}, on its own line.`},
   BNPL_DEBUG          1, true or yes: log each HTTP exchange to stderr, keys
                       and signing-header values masked, as --debug does
   BNPL_QUIET          1, true or yes: no notices on stderr, as -q does
+  BNPL_LEDGER         the ledger of bulk moves a team shares, a postgres://
+                      URL, as --ledger does, over the profile's ledger
   BNPL_PAGER          the pager long output (lists, payments get, timelines,
                       sandbox logs) goes through on a terminal, never when
                       piped; "" or cat: none. Else PAGER, else less -FRX

@@ -38,6 +38,10 @@ type BulkOptions struct {
 	AllowRepeats bool
 	// ReferencePrefix starts the reference_id derived for rows without one.
 	ReferencePrefix string
+	// Ledger is --ledger: a PostgreSQL ledger of moves shared by a team's
+	// machines; "" is BNPL_LEDGER's, the profile's, else the state
+	// directory's.
+	Ledger string
 
 	rateSet bool // --rate was given, so 0 is refused rather than taken as no cap
 }
@@ -63,7 +67,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"input-encoding", "allow-repeats", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix"}
+var bulkFlagNames = []string{"input-encoding", "allow-repeats", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix", "ledger"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -88,6 +92,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money, and a row like a move its payment holds settled (same op and amount) that no row of the file accounts for goes as new, with a warning (default: both refused)")
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
+	fl.StringVar(&b.Ledger, "ledger", "", "with --input: the ledger of moves shared with other machines, a postgres:// URL (default: BNPL_LEDGER, the profile's ledger, else this machine's)")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
 		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-repeats, makes a deliberate second run of the same file move money again")
 	}

@@ -78,7 +78,7 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 	planner.AllowRepeats(b.AllowRepeats)
 	planner.OfInput(src.name)
 	if target, err := d.Target(); err == nil {
-		defer planner.NameMovesFrom(d.StateDir, ledgerScope(target))()
+		defer planner.NameMovesFromLedger(d.ledger(b.Ledger), d.StateDir, ledgerScope(target))()
 	}
 	// What the first pass kept for its checks is garbage now; the second
 	// builds its own. Handing it back first keeps the peak to one pass's.

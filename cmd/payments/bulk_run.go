@@ -44,7 +44,11 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if d.DryRun {
 		return bulkPlan(ctx, op, b, d, src, ro)
 	}
-	if d.StateDir == "" {
+	ledgerURL := d.ledger(b.Ledger)
+	if err := cmdutil.CheckLedgerFlag(ledgerURL); err != nil {
+		return err
+	}
+	if d.StateDir == "" && ledgerURL == "" {
 		return noStateDir()
 	}
 	// SIGTERM (a CI job cancelled, a service manager stopping) stops the
@@ -76,6 +80,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	// The journal is locked from here to the end: a second run of the same
 	// journal stops now, before any question or request.
 	opts := b.options(op, files, passes.invalid, d, target)
+	opts.LedgerURL = ledgerURL
 	if printer.IsJSON() {
 		// Written before the run is marked summarized in the ledger.
 		opts.WriteSummary = func(s bulk.Summary) error { return printSummary(printer, op, s, files) }
@@ -124,7 +129,7 @@ func (b *BulkOptions) check() error {
 	if err := bulk.CheckInputEncoding(b.InputEncoding); err != nil {
 		return cmdutil.Usagef("--input-encoding %s", err)
 	}
-	return nil
+	return cmdutil.CheckLedgerFlag(b.Ledger)
 }
 
 // files are the run's input, journal and report, the defaults filled in,

@@ -47,6 +47,9 @@ type MoveDeps struct {
 	StateDir string
 	// Lookup finds the payment of an order:REF argument.
 	Lookup *cmdutil.OrderLookup
+	// Ledger is the ledger of moves a bulk run shares, given --ledger
+	// (see config.Ledger); "" is the state directory's.
+	Ledger func(flag string) (url, source string)
 }
 
 func newMoveDeps(f *cmdutil.Factory) MoveDeps {
@@ -63,6 +66,7 @@ func newMoveDeps(f *cmdutil.Factory) MoveDeps {
 		Now:            time.Now,
 		StateDir:       config.StateDir(f.Getenv),
 		Lookup:         f.OrderLookup(),
+		Ledger:         cmdutil.LedgerOf(f),
 	}
 }
 
@@ -387,4 +391,14 @@ func checkPartsOfAmount(amount decimal.Decimal, currency string, parts ...amount
 	}
 	return cmdutil.Refuse("tax, shipping and discount are parts of the capture: each is at most its amount",
 		"--%s %s is more than the capture amount %s; nothing was sent", strings.ReplaceAll(field, "_", "-"), money.Format(part, currency), amountText(amount, currency))
+}
+
+// ledger is the URL of the ledger a bulk run shares, given --ledger; ""
+// is the state directory's.
+func (d *MoveDeps) ledger(flag string) string {
+	if d.Ledger == nil {
+		return flag
+	}
+	url, _ := d.Ledger(flag)
+	return url
 }

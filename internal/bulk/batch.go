@@ -115,7 +115,7 @@ func (b *Batch) open() error {
 			return err
 		}
 	}
-	if b.r.ledger, err = ledger.Open(ledger.Options{Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
+	if b.r.ledger, err = ledger.Open(ledger.Options{URL: o.LedgerURL, Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
 		return err
 	}
 	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {

@@ -202,6 +202,9 @@ type Options struct {
 	LedgerDir string
 	Scope     string
 	InputName string
+	// LedgerURL is a PostgreSQL ledger (postgres://…) shared by the runs
+	// of every machine that names it, used instead of LedgerDir's.
+	LedgerURL string
 	// ReportPath gets one line per row: CSV, or JSON lines when it ends in
 	// .jsonl or .ndjson; empty writes no report.
 	ReportPath string

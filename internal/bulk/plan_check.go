@@ -271,13 +271,16 @@ func dropZero(m map[string]decimal.Decimal) {
 // only reads it; close releases it. Without a ledger there it does
 // nothing.
 func (pl *Planner) NameMovesFrom(dir, scope string) (close func()) {
-	if dir == "" {
+	return pl.NameMovesFromLedger("", dir, scope)
+}
+
+// NameMovesFromLedger is NameMovesFrom, reading the PostgreSQL ledger at
+// url when it is not "".
+func (pl *Planner) NameMovesFromLedger(url, dir, scope string) (close func()) {
+	if url == "" && (dir == "" || !ledger.Exists(dir)) {
 		return func() {}
 	}
-	if !ledger.Exists(dir) {
-		return func() {}
-	}
-	l, err := ledger.Open(ledger.Options{Dir: dir, Scope: scope, Now: time.Now})
+	l, err := ledger.Open(ledger.Options{URL: url, Dir: dir, Scope: scope, Now: time.Now})
 	if err != nil {
 		return func() {}
 	}

@@ -26,6 +26,7 @@ const (
 	keyTestSecretKey  = "test_secret_key"
 	keyLiveSecretKey  = "live_secret_key"
 	keyBaseURL        = "base_url"
+	keyLedger         = "ledger"
 	keyTestKeyIn      = "test_secret_key_in"
 	keyLiveKeyIn      = "live_secret_key_in"
 )
@@ -97,6 +98,7 @@ func (c *Config) SetProfile(p Profile) error {
 	p.TestSecretKey = strings.TrimSpace(p.TestSecretKey)
 	p.LiveSecretKey = strings.TrimSpace(p.LiveSecretKey)
 	p.BaseURL = strings.TrimSpace(p.BaseURL)
+	p.Ledger = strings.TrimSpace(p.Ledger)
 	if err := validateProfile(p); err != nil {
 		return err
 	}
@@ -150,6 +152,11 @@ func validateProfile(p Profile) error {
 		if err := validateBaseURL(p.BaseURL, fmt.Sprintf("profile %q: base_url", p.Name)); err != nil {
 			return err
 		}
+	}
+	if p.Ledger != "" && !IsLedgerURL(p.Ledger) {
+		return &InvalidError{Field: keyLedger,
+			Problem: fmt.Sprintf("profile %q: ledger must be a postgres:// URL", p.Name),
+			Advice:  "write it as postgres://user@host:5432/database?sslmode=verify-full, or remove it to keep the ledger on this machine"}
 	}
 	return nil
 }

@@ -135,6 +135,8 @@ func (c *Config) decodeProfiles(value any) error {
 				dst = &sp.LiveSecretKey
 			case keyBaseURL:
 				dst = &sp.BaseURL
+			case keyLedger:
+				dst = &sp.Ledger
 			default:
 				sp.unknown[field] = fv
 				continue

@@ -21,6 +21,9 @@ type Profile struct {
 	TestKeyIn     Storage // where the test key lives; StorageNone when there is none
 	LiveKeyIn     Storage // where the live key lives
 	BaseURL       string  // optional override
+	// Ledger is the PostgreSQL ledger of bulk moves the profile's runs
+	// share (postgres://…); "" keeps it in the state directory.
+	Ledger string
 }
 
 // KeyIn is where the profile's test or live key lives.

@@ -52,6 +52,7 @@ func (c *Config) encode() ([]byte, error) {
 				keyTestKeyIn:     mark(sp.TestKeyIn),
 				keyLiveKeyIn:     mark(sp.LiveKeyIn),
 				keyBaseURL:       sp.BaseURL,
+				keyLedger:        sp.Ledger,
 			} {
 				if v != "" {
 					fields[k] = v

@@ -18,6 +18,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger/pgtest"
 	"github.com/bnpl-cli/bnpl/internal/sandbox"
 )
 
@@ -68,6 +69,7 @@ func sharedBnpl(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	pgtest.Done()
 	if sharedBinDir != "" {
 		os.RemoveAll(sharedBinDir)
 	}

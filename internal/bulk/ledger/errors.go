@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Error is a ledger of moves that cannot be opened, read or written when
@@ -123,3 +125,38 @@ func (h *sqliteHalf) fail(err error) *Error {
 
 // errNotYours is a ledger file another user owns.
 var errNotYours = errors.New("the file belongs to another user")
+
+// fail turns err of a PostgreSQL ledger into an *Error that names the
+// database (never the password) and says what to do.
+func (h *pgHalf) fail(err error) *Error {
+	var le *Error
+	if errors.As(err, &le) {
+		return le
+	}
+	e := &Error{Where: h.where(), Err: errors.New(h.scrub(unwrapAll(err).Error()))}
+	var pg *pgconn.PgError
+	switch {
+	case isNewer(err):
+		e.Err, e.newer = err, true
+	case errors.As(err, &pg) && (pg.Code == "28P01" || pg.Code == "28000"):
+		e.Err = fmt.Errorf("the database refused user %s: %s", h.user, pg.Message)
+		e.hint = "check the user and its password: bnpl takes the password from the URL, else PGPASSWORD, else ~/.pgpass " +
+			"(host:port:database:user:password, mode 600); it never prints it"
+	case errors.As(err, &pg) && pg.Code == "42501":
+		e.Err = fmt.Errorf("user %s may not make or use the ledger's tables: %s", h.user, pg.Message)
+		e.hint = fmt.Sprintf("ask the database's owner to run, in %s: GRANT USAGE, CREATE ON SCHEMA public TO %s; "+
+			"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO %s (or to make the tables once, as a user who may, with bnpl ledger list --ledger URL)",
+			h.database, h.user, h.user)
+	case errors.As(err, &pg) && pg.Code == "3D000":
+		e.Err = fmt.Errorf("there is no database %s: %s", h.database, pg.Message)
+		e.hint = fmt.Sprintf("create it (createdb -h %s -p %s -U %s %s), or name one that exists in the URL", h.host, h.port, h.user, h.database)
+	case errors.As(err, &pg):
+		e.Err = fmt.Errorf("%s (SQLSTATE %s)", h.scrub(pg.Message), pg.Code)
+	default:
+		e.Err = fmt.Errorf("cannot reach it: %s", h.scrub(unwrapAll(err).Error()))
+		e.hint = fmt.Sprintf("check that PostgreSQL runs at %s and this machine may reach it "+
+			"(TLS as the URL's sslmode says, as libpq does); or leave out --ledger and BNPL_LEDGER to keep the ledger on this machine",
+			h.where())
+	}
+	return e
+}

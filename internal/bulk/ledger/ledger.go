@@ -28,6 +28,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -75,8 +76,11 @@ type half interface {
 
 // Options say which ledger to open.
 type Options struct {
+	// URL is a PostgreSQL ledger's address (postgres://…); "" keeps the
+	// ledger in Dir.
+	URL string
 	// Dir is bnpl's state directory, which holds the SQLite ledger;
-	// "" keeps a private ledger, removed on close.
+	// "" (and no URL) keeps a private ledger, removed on close.
 	Dir string
 	// Scope names the service the moves are made on.
 	Scope string
@@ -104,13 +108,20 @@ const (
 	pruneEvery  = 24 * time.Hour
 )
 
-// Open opens the ledger o names: SQLite in o.Dir (or a private one).
+// Open opens the ledger o names: PostgreSQL at o.URL, else SQLite in
+// o.Dir (or a private one).
 func Open(o Options) (*Ledger, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	l := &Ledger{scope: o.Scope, now: o.Now}
-	if err := openSQLite(l, o.Dir); err != nil {
+	var err error
+	if o.URL != "" {
+		err = openPostgres(l, o.URL)
+	} else {
+		err = openSQLite(l, o.Dir)
+	}
+	if err != nil {
 		return nil, l.failed(err)
 	}
 	if err := l.prepareStatements(); err != nil {
@@ -169,10 +180,19 @@ func (l *Ledger) stamp() string { return l.now().UTC().Format(time.RFC3339Nano) 
 // q is query in the half's own placeholders.
 func (l *Ledger) q(query string) string { return l.half.rebind(query) }
 
-// wrap names the ledger in err.
+// wrap names the ledger in err. A shared ledger that fails while a run
+// goes on (the database restarted, the network lost) stops the run with
+// exit 12 and says how to resume it.
 func (l *Ledger) wrap(err error) error {
 	if err == nil {
 		return nil
+	}
+	if h, ok := l.half.(*pgHalf); ok && l.run != 0 {
+		var le *Error
+		if errors.As(err, &le) {
+			return le
+		}
+		return &Error{Where: h.where(), gone: true, Err: errors.New(h.scrub(err.Error())), hint: resumeHint}
 	}
 	return fmt.Errorf("ledger %s: %w", l.half.where(), err)
 }

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/output"
@@ -26,12 +27,28 @@ type RunInfo struct {
 // String names the run: "run 12 (process 4242, capture of caps.csv since
 // 2026-11-25 14:50:02 UTC, journal alice.journal)".
 func (r *RunInfo) String() string {
-	s := fmt.Sprintf("run %d (process %d, %s of %s since %s", r.ID, r.PID, r.Op, r.Input,
+	s := fmt.Sprintf("run %d (process %d%s, %s of %s since %s", r.ID, r.PID, r.onHost(), r.Op, r.Input,
 		output.FormatTime(r.Started, output.TimeUTC, time.Time{}))
 	if r.Journal != "" {
 		s += ", journal " + r.Journal
 	}
 	return s + ")"
+}
+
+// Host is the machine a run of a shared (PostgreSQL) ledger runs on; ""
+// for a run of the machine's own ledger.
+func (r *RunInfo) Host() string {
+	if h, ok := strings.CutPrefix(r.lock, "pg:"); ok {
+		return h
+	}
+	return ""
+}
+
+func (r *RunInfo) onHost() string {
+	if h := r.Host(); h != "" {
+		return " on " + h
+	}
+	return ""
 }
 
 // BeginRun records this run, alive (see half.beginRun), and prunes the

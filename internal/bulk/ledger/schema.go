@@ -97,13 +97,25 @@ func (e *errNewer) Error() string {
 // is refused, and left as it is. idType is what {{id}} is in the half.
 func (l *Ledger) migrate(idType string) error {
 	return l.inTx(func(t tx) error {
-		if _, err := t.Exec(`CREATE TABLE IF NOT EXISTS ledger_schema (
+		// Looked up first: PostgreSQL asks for the right to create even
+		// where the table is there, and a user may have the right to use
+		// the ledger's tables without it.
+		exists := "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'ledger_schema'"
+		if _, pg := l.half.(*pgHalf); pg {
+			exists = "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_schema'"
+		}
+		var n, have int
+		if err := t.QueryRow(exists).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := t.Exec(`CREATE TABLE ledger_schema (
 	version INTEGER PRIMARY KEY,
 	applied TEXT NOT NULL
 )`); err != nil {
-			return err
+				return err
+			}
 		}
-		var have int
 		if err := t.QueryRow("SELECT COALESCE(MAX(version), 0) FROM ledger_schema").Scan(&have); err != nil {
 			return err
 		}

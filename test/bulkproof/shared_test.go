@@ -1,0 +1,213 @@
+package bulkproof
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger/pgtest"
+)
+
+// machines are two state directories (two laptops) whose runs share one
+// PostgreSQL ledger: w.env is the first's, with the ledger added; other
+// the second's.
+func (w *world) shareLedger(t *testing.T) (other []string) {
+	t.Helper()
+	url := pgtest.Get(t).NewDatabase(t)
+	w.env = append(w.env, "BNPL_LEDGER="+url)
+	other = append(bnplEnv(filepath.Join(w.dir, "laptop-b"), serverURL(w.env)), "GORACE=atexit_sleep_ms=0", "BNPL_LEDGER="+url)
+	return other
+}
+
+// on runs fn with w's runs on the machine of env.
+func (w *world) on(env []string, fn func()) {
+	saved := w.env
+	w.env = env
+	defer func() { w.env = saved }()
+	fn()
+}
+
+// summaries reads the JSON summary a run printed, if any, into w.moved.
+func (w *world) summaryIfAny(name string, out []byte) {
+	if bytes.Contains(out, []byte(`"op"`)) {
+		w.countMoved(name, out)
+	}
+}
+
+// checkSum: what every printed summary says moved adds up to what the
+// service holds.
+func (w *world) checkSum() {
+	w.t.Helper()
+	said := decimal.Zero
+	for _, d := range w.moved {
+		said = said.Add(d)
+	}
+	captured := w.captured()
+	w.t.Logf("captured %s; the summaries said moved %s", captured, said)
+	if !said.Equal(captured) {
+		w.t.Errorf("the runs say they moved %s; the payments hold %s", said, captured)
+	}
+}
+
+// Two laptops run one file at once, sharing a PostgreSQL ledger: a run
+// waiting for a payment the other holds names it (its machine and
+// process), the money moves once, and what the summaries say they moved
+// adds up to what the service holds, faults or not.
+func TestTwoMachinesSharingAPostgresLedgerMoveOnce(t *testing.T) {
+	pgtest.Require(t)
+	for _, tc := range []struct {
+		name   string
+		faults string
+	}{{"no faults", "latency=1ms"}, {"faults", "500-after=0.06,drop-after=0.06,latency=2ms"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, tc.faults, proofSeed+23)
+			laptopB := w.shareLedger(t)
+			caps := capturesFile(t, w.dir, w.plan)
+
+			var aliceOut, aliceErr, bobOut bytes.Buffer
+			alice := w.cmd("capture", caps, "alice", "--rate", "2", "--concurrency", "1", "-o", "json")
+			alice.Stdout, alice.Stderr = &aliceOut, &aliceErr
+			if err := alice.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitForLine(t, filepath.Join(w.dir, "alice.journal"), `"event":"send"`)
+			// Carol, on the other laptop, meets the payment alice holds
+			// and says whose it is (notices are not written under -o
+			// json); stopped while she waits, she sent nothing.
+			carol := w.cmd("capture", caps, "carol", "--concurrency", "1")
+			carol.Env = laptopB
+			errPath := filepath.Join(w.dir, "carol.err")
+			carolErr, err := os.Create(errPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer carolErr.Close()
+			carol.Stderr = carolErr
+			if err := carol.Start(); err != nil {
+				t.Fatal(err)
+			}
+			carolDone := make(chan int, 1)
+			go func() { carolDone <- exitCode(carol.Wait()) }()
+			host, _ := os.Hostname()
+			named := regexp.MustCompile(`waiting for payment \S+, held by another bnpl run \d+ \(process ` +
+				regexp.QuoteMeta(itoa(alice.Process.Pid)) + ` on ` + regexp.QuoteMeta(host) + `, capture of `)
+			waitForMatch(t, errPath, named, carolDone)
+			_ = carol.Process.Signal(syscall.SIGTERM)
+			if code := <-carolDone; code != 143 {
+				t.Fatalf("carol stopped while she waited: exit %d", code)
+			}
+			if b, _ := os.ReadFile(errPath); !bytes.Contains(b, []byte("nothing moved")) {
+				t.Fatalf("carol moved money while she waited:\n%s", b)
+			}
+
+			// Bob, on the other laptop, runs the file to its end while
+			// alice goes on.
+			bob := w.cmd("capture", caps, "bob", "-o", "json")
+			bob.Env = laptopB
+			bob.Stdout = &bobOut
+			bobCode := exitCode(bob.Run())
+			_ = alice.Process.Signal(syscall.SIGTERM)
+			aliceCode := exitCode(alice.Wait())
+			t.Logf("alice (stopped) exit %d, bob exit %d", aliceCode, bobCode)
+			w.summaryIfAny("alice", aliceOut.Bytes())
+			w.summaryIfAny("bob", bobOut.Bytes())
+
+			report := w.finish("capture", caps, "alice")
+			w.on(laptopB, func() { w.finish("capture", caps, "bob") })
+			w.checkCapturedOnce(report)
+			w.checkSum()
+		})
+	}
+}
+
+// A run killed on one laptop is run on the other (its own journal) and
+// then resumed on the first: the money moves once, the killed run's moves
+// are counted by the run that finds them, once.
+func TestAKilledRunResumedOnAnotherMachineAddsUp(t *testing.T) {
+	pgtest.Require(t)
+	w := newWorld(t, "500-after=0.06,drop-after=0.06,latency=2ms", proofSeed+29)
+	laptopB := w.shareLedger(t)
+	caps := capturesFile(t, w.dir, w.plan)
+	killed := w.cmd("capture", caps, "killed")
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(w.dir, "killed.journal")
+	done := make(chan int, 1)
+	go func() { done <- exitCode(killed.Wait()) }()
+	if _, finished := waitResults(t, journal, 1+len(w.plan), done); finished {
+		t.Skip("the run finished before it could be killed")
+	}
+	_ = killed.Process.Signal(syscall.SIGKILL)
+	<-done
+	w.on(laptopB, func() { w.finish("capture", caps, "other") })
+	report := w.finish("capture", caps, "killed")
+	w.checkCapturedOnce(report)
+	w.checkSum()
+}
+
+// The database restarts while a run sends: the run stops (exit 12, its
+// session and so its claims gone), and the same command run again resumes
+// it; the money moves once, and the summaries add up.
+func TestADatabaseRestartedMidRunStopsAndResumes(t *testing.T) {
+	srv := pgtest.Get(t)
+	w := newWorld(t, "latency=2ms", proofSeed+31)
+	w.shareLedger(t)
+	caps := capturesFile(t, w.dir, w.plan)
+	var out, stderr bytes.Buffer
+	c := w.cmd("capture", caps, "cap", "--rate", "20", "-o", "json")
+	c.Stdout, c.Stderr = &out, &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForLine(t, filepath.Join(w.dir, "cap.journal"), `"event":"result"`)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	code := exitCode(c.Wait())
+	t.Logf("the run across the restart: exit %d\n%s", code, tail(stderr.String()))
+	if code != 12 && code != 0 {
+		t.Fatalf("the run across the restart: exit %d, want 12 (or 0 had it finished first)", code)
+	}
+	if code == 12 && !strings.Contains(stderr.String(), "postgres 127.0.0.1:") {
+		t.Errorf("the stop does not name the database:\n%s", stderr.String())
+	}
+	w.summaryIfAny("cap-restarted", out.Bytes())
+	report := w.finish("capture", caps, "cap")
+	w.checkCapturedOnce(report)
+	w.checkSum()
+}
+
+// waitForMatch waits until the file at path holds a line matching re;
+// it fails t if the run writing it ends first (done), or after a minute.
+func waitForMatch(t *testing.T, path string, re *regexp.Regexp, done chan int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(path)
+		if re.Match(b) {
+			return
+		}
+		select {
+		case code := <-done:
+			done <- code
+			b, _ = os.ReadFile(path)
+			if !re.Match(b) {
+				t.Fatalf("the run ended (exit %d) and no line matched %s:\n%s", code, re, b)
+			}
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	b, _ := os.ReadFile(path)
+	t.Fatalf("no line matched %s in a minute:\n%s", re, b)
+}
+
+func itoa(n int) string { return decimal.NewFromInt(int64(n)).String() }
