@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -56,13 +57,16 @@ func TestPropertyWithoutASharedLedger(t *testing.T) {
 	st := &machineStats{}
 	t.Run("one after another", func(t *testing.T) { oneAfterAnother(t, bin, dir, env, sb, srv.URL, st) })
 	t.Run("at once", func(t *testing.T) { atOnce(t, bin, dir, env, sb, srv.URL, st) })
+	t.Run("killed, resumed elsewhere", func(t *testing.T) { killedElsewhere(t, bin, dir, env, sb, srv.URL, st) })
 	counts := sb.FaultCounts()
 	faults := 0
 	for _, n := range counts {
 		faults += n
 	}
-	t.Logf("without a shared ledger: %d runs on %d machines, 0 kills, %d faults %v; one after another: reported %s AED, held %s AED (held_before counted by the later machines %s AED); at once: %d of %d times the sum was off (reported %s AED against %s AED held), each time warned by some run: %d; runs of those that did not warn: %d",
-		st.runs, st.machines, faults, counts, st.seqReported, st.seqHeld, st.seqHeldBefore, st.off, machinesAtOnce, st.onceReported, st.onceHeld, st.offWarned, st.silent)
+	t.Logf("without a shared ledger: %d runs on %d machines, %d kills, %d faults %v; one after another: reported %s AED, held %s AED (held_before counted by the later machines %s AED); at once: %d of %d times the sum was off (reported %s AED against %s AED held), each time warned by some run: %d; runs of those that did not warn: %d",
+		st.runs, st.machines, st.kills, faults, counts, st.seqReported, st.seqHeld, st.seqHeldBefore, st.off, machinesAtOnce, st.onceReported, st.onceHeld, st.offWarned, st.silent)
+	t.Logf("killed on one machine: resumed on another with its journal, %d times: reported %s AED + held_before %s AED = %s AED held; run on another, then resumed on the first, %d times: the sum was off %d times (reported %s AED against %s AED held), every resume warned: %v",
+		killRounds, st.elseReported, st.elseHeldBefore, st.elseHeld, killRounds, st.backOff, st.backReported, st.backHeld, st.backWarned == killRounds)
 }
 
 // machineStats are the figures the test reports.
@@ -71,6 +75,9 @@ type machineStats struct {
 	seqReported, seqHeld, seqHeldBefore decimal.Decimal
 	onceReported, onceHeld              decimal.Decimal
 	off, offWarned, silent              int
+	kills, backOff, backWarned          int
+	elseReported, elseHeldBefore        decimal.Decimal
+	elseHeld, backReported, backHeld    decimal.Decimal
 }
 
 // machine is one laptop: a state directory (so a ledger) of its own.
@@ -251,6 +258,80 @@ func atOnce(t *testing.T, bin, dir string, env []string, sb *sandbox.Sandbox, ur
 			st.offWarned++
 		} else {
 			t.Errorf("at once %d: the runs said %s AED of %s AED held, and neither warned", it, reported, h)
+		}
+	}
+}
+
+// killRounds is how many times a run killed part-way is resumed on
+// another machine, and how many times the file is run on another machine
+// before the killed run is resumed where it ran.
+const killRounds = 3
+
+// killPartWay starts a run of file on m and kills it (SIGKILL) once its
+// journal holds results results.
+func (m *machine) killPartWay(file string, results int) {
+	t := m.t
+	journal := filepath.Join(m.dir, "caps.journal")
+	c := exec.Command(m.bin, "payments", "capture", "--input", file, "--journal", journal,
+		"--report", filepath.Join(m.dir, "caps.report.csv"), "--retries", strconv.Itoa(clientRetries), "-o", "json")
+	c.Env, c.Dir = m.env, m.dir
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { done <- exitCode(c.Wait()) }()
+	if code, ended := waitResults(t, journal, results, done); ended {
+		t.Fatalf("%s ended (exit %d) before the kill", m.name, code)
+	}
+	_ = c.Process.Signal(syscall.SIGKILL)
+	<-done
+}
+
+func killedElsewhere(t *testing.T, bin, dir string, env []string, sb *sandbox.Sandbox, url string, st *machineStats) {
+	for it := range killRounds {
+		// Killed on A, its journal carried to B: A's money is in no
+		// summary, and B counts it held before, apart, warning.
+		file, plan := twoCaptures(t, sb, url, dir, fmt.Sprintf("else-%d.csv", it))
+		a := newMachine(t, bin, dir, env, fmt.Sprintf("else-%d-a", it))
+		b := newMachine(t, bin, dir, env, fmt.Sprintf("else-%d-b", it))
+		a.killPartWay(file, machinesPayments/2)
+		data, err := os.ReadFile(filepath.Join(a.dir, "caps.journal"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(b.dir, "caps.journal"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := b.finish(file)
+		h := held(t, url, plan)
+		st.kills++
+		st.runs += 1 + r.runs
+		st.machines += 2
+		st.elseReported, st.elseHeldBefore, st.elseHeld = st.elseReported.Add(r.reported), st.elseHeldBefore.Add(r.heldBefore), st.elseHeld.Add(h)
+		if !r.reported.Add(r.heldBefore).Equal(h) || !r.warned || r.heldBefore.IsZero() {
+			t.Errorf("resumed elsewhere %d: reported %s + held before %s, the service holds %s; warned %v", it, r.reported, r.heldBefore, h, r.warned)
+		}
+		// Killed on C, the file run on D, then C resumed: C may count a
+		// move it sent in flight that D's send made; it warns.
+		file, plan = twoCaptures(t, sb, url, dir, fmt.Sprintf("back-%d.csv", it))
+		c := newMachine(t, bin, dir, env, fmt.Sprintf("back-%d-c", it))
+		d := newMachine(t, bin, dir, env, fmt.Sprintf("back-%d-d", it))
+		c.killPartWay(file, machinesPayments/2)
+		rd := d.finish(file)
+		rc := c.finish(file)
+		h = held(t, url, plan)
+		st.kills++
+		st.runs += 1 + rd.runs + rc.runs
+		st.machines += 2
+		reported := rd.reported.Add(rc.reported)
+		st.backReported, st.backHeld = st.backReported.Add(reported), st.backHeld.Add(h)
+		if !reported.Equal(h) {
+			st.backOff++
+		}
+		if rc.warned {
+			st.backWarned++
+		} else {
+			t.Errorf("resumed where it was killed %d: no warning, though the other machine moved money of the file", it)
 		}
 	}
 }
