@@ -25,9 +25,14 @@ func (r *runner) answered(q *paymentQueue, t *task, req moveRequest, res rowResu
 		// of unknown outcome, and the payment shows the move: it was
 		// made before this run sent anything, by a send this machine's
 		// ledger does not know.
-		res.Outcome, res.moved = OutcomeHeldBefore, false
-		res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it, by a send this machine's ledger does not know (another machine, or a tool or run that does not share this ledger): nothing moved now; held before, counted apart", pastTense(row.Op))
-		r.otherSender()
+		res.Outcome, res.moved = OutcomeReconciled, false
+		res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it, by a send this machine's ledger does not know (another machine, or a tool or run that does not share this ledger): nothing moved now", pastTense(row.Op))
+		if row.Op != OpClose {
+			// A close moves no money: nothing to count apart.
+			res.Outcome = OutcomeHeldBefore
+			res.Message += "; held before, counted apart"
+			r.otherSender()
+		}
 	case moved.Reconciled:
 		res.Message = fmt.Sprintf("%s by this run: its answer was lost, and the payment shows the move", pastTense(row.Op))
 	}

@@ -291,3 +291,27 @@ func TestAJournalCutShortIsNoForeignFile(t *testing.T) {
 		t.Fatalf("cut, then written: %v %+v", err, sum)
 	}
 }
+
+// A repeat the service refused, the move found made between the read
+// under the claim and the send (another sender, outside this ledger), is
+// held before and warned of; a close so found moves no money and stays
+// reconciled.
+func TestARepeatTheServiceRefusedIsHeldBefore(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
+	f.madeBefore = map[string]bool{ids[0]: true, ids[1]: true}
+	o := testOptions(t, OpCapture)
+	var w warnings
+	o.Warn = w.add
+	sum, err := Run(context.Background(), f, captureRows(ids[:1], "25"), o)
+	if err != nil || sum.HeldBefore != 1 || len(sum.Moved) != 0 || sum.HeldBeforeAmounts["AED"] != "25.00" || len(w.of("--ledger")) != 1 {
+		t.Fatalf("capture: %v %+v %q", err, sum, w.msgs)
+	}
+	o = testOptions(t, OpClose)
+	var wc warnings
+	o.Warn = wc.add
+	sum, err = Run(context.Background(), f, []Row{{Line: 2, PaymentID: ids[1]}}, o)
+	if err != nil || sum.Reconciled != 1 || sum.HeldBefore != 0 || len(wc.msgs) != 0 {
+		t.Fatalf("close: %v %+v %q", err, sum, wc.msgs)
+	}
+}
