@@ -9,6 +9,7 @@ import (
 	"github.com/bnpl-cli/bnpl/cmd/disputes"
 	"github.com/bnpl-cli/bnpl/cmd/disputewebhooks"
 	"github.com/bnpl-cli/bnpl/cmd/doctor"
+	"github.com/bnpl-cli/bnpl/cmd/ledger"
 	"github.com/bnpl-cli/bnpl/cmd/listen"
 	"github.com/bnpl-cli/bnpl/cmd/payments"
 	"github.com/bnpl-cli/bnpl/cmd/profiles"
@@ -26,6 +27,7 @@ var nouns = []struct {
 }{
 	{"checkout", checkout.NewCmd},
 	{"payments", payments.NewCmd},
+	{"ledger", ledger.NewCmd},
 	{"login", profiles.NewLoginCmd},
 	{"logout", profiles.NewLogoutCmd},
 	{"profiles", profiles.NewCmd},

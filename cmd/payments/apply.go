@@ -26,7 +26,7 @@ column (capture, refund or close), with the columns of that move: capture uses
 payment_id, amount, reference_id, tax_amount, shipping_amount, discount_amount
 and currency; refund uses payment_id, amount, reference_id, reason and
 currency; close uses payment_id and currency. The file is CSV with a header
-row, or one JSON object per line; - reads stdin (with --journal).
+row, or one JSON object per line; - reads stdin.
 
 The rows of one payment run in file order, one after the other; payments run
 in parallel (--concurrency). Each row is checked as its single move would be,

@@ -84,8 +84,8 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	_ = fl.MarkHidden("from-file")
 	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252 or latin1")
 	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --input: payments worked on at once")
-	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; required for stdin)")
-	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin)")
+	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; none for stdin or a pipe)")
+	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin or a pipe)")
 	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
 	if cmd.Name() != string(bulk.OpClose) {

@@ -136,13 +136,13 @@ func (b *BulkOptions) check() error {
 // refused when two are one file.
 func (b *BulkOptions) files() (bulkFiles, error) {
 	f := bulkFiles{input: b.FromFile, journal: b.Journal, report: b.Report}
-	if f.input == "-" {
-		// Without a journal an interrupted run from a pipe could only be
-		// re-run whole.
-		if f.journal == "" {
-			return f, cmdutil.UsageHint("the journal lets a re-run of the same rows skip those already done",
-				"reading rows from stdin needs --journal FILE")
-		}
+	if f.input == "-" || !regularFile(f.input) {
+		// Rows from stdin or a pipe (--input <(…)) have no file to keep
+		// a journal and a report beside: without --journal the run keeps
+		// its record in the ledger alone, and the same rows run again
+		// find their moves made there and on the service (their
+		// reference_ids come from what the rows mean), so nothing moves
+		// twice.
 	} else {
 		if f.journal == "" {
 			f.journal = f.input + ".journal"
@@ -152,6 +152,13 @@ func (b *BulkOptions) files() (bulkFiles, error) {
 		}
 	}
 	return f, distinctFiles(map[string]string{"--input": f.input, "--journal": f.journal, "--report": f.report})
+}
+
+// regularFile reports whether path names a regular file (not a pipe, a
+// /dev/fd/N of a process substitution, or a device).
+func regularFile(path string) bool {
+	info, err := os.Stat(path)
+	return err != nil || info.Mode().IsRegular()
 }
 
 // options are the bulk run's options from the flags.

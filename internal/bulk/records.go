@@ -2,6 +2,7 @@ package bulk
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
@@ -83,9 +84,10 @@ func fileRefsOf(l *ledger.Ledger, paymentID string) (map[Op]map[string]bool, err
 // editsOf is the editedFunc of ledger l for the input named input: a move
 // made by a run whose input has the same file name (the same file run
 // from another directory is the same input; a false match refuses a row,
-// never sends one twice). nil without a ledger or an input name.
+// never sends one twice). nil without a ledger or an input name, and for
+// rows from stdin or a pipe, whose name says nothing of what they hold.
 func editsOf(l *ledger.Ledger, input string) editedFunc {
-	if l == nil || input == "" {
+	if l == nil || input == "" || input == "-" || strings.HasPrefix(input, "/dev/fd/") || strings.HasPrefix(input, "/proc/") {
 		return nil
 	}
 	base := filepath.Base(input)

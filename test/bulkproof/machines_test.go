@@ -32,10 +32,14 @@ import (
 const (
 	machinesFaults   = "500-after=0.05,drop-after=0.05,latency=2ms"
 	machinesPayments = 10
-	// machinesAtOnce is how many times two machines run a file at once,
-	// each time on payments of their own.
-	machinesAtOnce = 6
 )
+
+// machinesAtOnce is how many times two machines run a file at once, each
+// time on payments of their own; killRounds how many times a run killed
+// part-way is resumed on another machine, and how many times the file is
+// run on another machine before the killed run is resumed where it ran.
+// Fewer under -race, whose binaries are slower.
+var machinesAtOnce, killRounds = map[bool]int{false: 6, true: 3}[raceEnabled], map[bool]int{false: 3, true: 2}[raceEnabled]
 
 func TestPropertyWithoutASharedLedger(t *testing.T) {
 	if testing.Short() {
@@ -261,11 +265,6 @@ func atOnce(t *testing.T, bin, dir string, env []string, sb *sandbox.Sandbox, ur
 		}
 	}
 }
-
-// killRounds is how many times a run killed part-way is resumed on
-// another machine, and how many times the file is run on another machine
-// before the killed run is resumed where it ran.
-const killRounds = 3
 
 // killPartWay starts a run of file on m and kills it (SIGKILL) once its
 // journal holds results results.

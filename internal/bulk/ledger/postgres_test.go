@@ -57,10 +57,12 @@ func TestAPostgresLedgerThatCannotBeUsedSaysWhatToDo(t *testing.T) {
 		t.Errorf("a server that does not answer:\n%s", msg)
 	}
 
-	srv.Exec(t, name, "CREATE ROLE clerk LOGIN PASSWORD 'clerk-pw'", "REVOKE CREATE ON SCHEMA public FROM PUBLIC")
-	clerk := fmt.Sprintf("postgres://clerk:clerk-pw@127.0.0.1:%d/%s?sslmode=disable", srv.Port, name)
+	// Roles are the server's, not the database's: one per test database.
+	role := "clerk_" + name
+	srv.Exec(t, name, "CREATE ROLE "+role+" LOGIN PASSWORD 'clerk-pw'", "REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+	clerk := fmt.Sprintf("postgres://%s:clerk-pw@127.0.0.1:%d/%s?sslmode=disable", role, srv.Port, name)
 	le = openErr(t, clerk)
-	if !strings.Contains(le.Hint(), "GRANT USAGE, CREATE ON SCHEMA public TO clerk") || strings.Contains(le.Error()+le.Hint(), "clerk-pw") {
+	if !strings.Contains(le.Hint(), "GRANT USAGE, CREATE ON SCHEMA public TO "+role) || strings.Contains(le.Error()+le.Hint(), "clerk-pw") {
 		t.Errorf("a user who may not make the tables:\n%s\n%s", le, le.Hint())
 	}
 	// Once the owner made them and granted their use, the clerk's runs go.
@@ -69,8 +71,8 @@ func TestAPostgresLedgerThatCannotBeUsedSaysWhatToDo(t *testing.T) {
 		t.Fatal(err)
 	}
 	owner.Close()
-	srv.Exec(t, name, "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO clerk",
-		"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO clerk")
+	srv.Exec(t, name, "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "+role,
+		"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO "+role)
 	openRun(t, Options{URL: clerk, Scope: "scope"})
 
 	missing := strings.Replace(admin, "/"+name+"?", "/no_such_db?", 1)
