@@ -29,8 +29,11 @@ type pgHalf struct {
 	// answers one statement at a time: mu takes the workers in turn.
 	conn *sql.Conn
 	mu   sync.Mutex
-	run  int64
-	db   *sql.DB
+	// pid is the session's server process, whose lock every write of the
+	// run checks (see turn).
+	pid int
+	run int64
+	db  *sql.DB
 }
 
 // Keys of bnpl's advisory locks: the first of the two int4 keys is the
@@ -123,10 +126,26 @@ func (h *pgHalf) rebind(query string) string {
 }
 
 // turn waits for the writers before tx: the lock is let go of when tx
-// commits or rolls back.
+// commits or rolls back. Once the run is recorded, tx then checks that
+// the run's session still holds its lock (so that it is alive to the
+// other runs): no write of a run the others may take for ended commits,
+// its claims and sends least of all. One statement per transaction,
+// which the workers' writes share (see inBatch).
 func (h *pgHalf) turn(tx *sql.Tx) error {
-	_, err := tx.Exec("SELECT pg_advisory_xact_lock($1, 0)", lockTurn)
-	return err
+	if _, err := tx.Exec("SELECT pg_advisory_xact_lock($1, 0)", lockTurn); err != nil {
+		return err
+	}
+	if h.pid == 0 {
+		return nil
+	}
+	var held bool
+	err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = $1
+		AND classid::bigint = $2 AND objid::bigint = $3 AND objsubid = 2 AND granted)`, h.pid, lockRun, h.run).Scan(&held)
+	if err != nil || held {
+		return err
+	}
+	return &Error{Where: h.where(), gone: true, hint: resumeHint,
+		Err: errors.New("this run's session was lost (the database restarted, or the connection was cut) while the run went on, so runs on other machines may take it for ended")}
 }
 
 // beginRun records the run on a session of its own and takes its lock
@@ -160,8 +179,13 @@ func (h *pgHalf) beginRun(l *Ledger, record func(t tx, lock string) (int64, erro
 		_ = t.Rollback()
 		return 0, err
 	}
+	if err := t.Commit(); err != nil {
+		return 0, err
+	}
 	h.run = id
-	return id, t.Commit()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return id, conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&h.pid)
 }
 
 // alive reports whether run's session still holds its lock: asked on a
@@ -179,32 +203,10 @@ func (h *pgHalf) alive(run int64, _ string) bool {
 	return err != nil || held
 }
 
-// inPlace checks that the run's session (and so its lock) is still there:
-// a database restarted, or a connection lost, lets go of it, and runs on
-// other machines then take this one for ended and its payments for
-// theirs. The run stops before it claims or sends anything more.
-func (h *pgHalf) inPlace() error {
-	if h.conn == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), pgWait)
-	defer cancel()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var held bool
-	err := h.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
-		AND classid::bigint = $1 AND objid::bigint = $2 AND objsubid = 2 AND granted)`, lockRun, h.run).Scan(&held)
-	if err == nil && held {
-		return nil
-	}
-	why := "this run's session lost its lock"
-	if err != nil {
-		why = "the connection to it was lost (" + h.scrub(unwrapAll(err).Error()) + ")"
-	}
-	return &Error{Where: h.where(), gone: true,
-		Err:  fmt.Errorf("%s while the run went on, so runs on other machines may take it for ended", why),
-		hint: resumeHint}
-}
+// inPlace is nil: every write transaction of the run checks that its
+// session still holds its lock (see turn), before it claims or records a
+// send, so a run whose session was lost stops there.
+func (h *pgHalf) inPlace() error { return nil }
 
 // end lets go of the run's lock and its session.
 func (h *pgHalf) end() {

@@ -25,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -207,7 +206,7 @@ func (s *Server) run(name string, args ...string) ([]byte, error) {
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	// The server outlives this call: it must not get the test's signals.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	detach(cmd)
 	return cmd.CombinedOutput()
 }
 
