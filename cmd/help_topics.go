@@ -38,14 +38,16 @@ without reading stderr. A usage error (2) sends nothing.
        refund after which the payment does not show the move as sent (the
        error says what it holds); for a capture, refund or close the move was
        sent: look at the payment before trying again, with the same
-       reference id; a bulk run finished with rows of unknown outcome (run it
-       again with the same journal)
+       reference id; a bulk run finished with rows of unknown outcome that
+       no read of their payment could settle (run it again with the same
+       journal)
   11   a bulk run finished with some rows failed (its report lists them)
   12   the sandbox's state file cannot be opened, read or written (damaged,
        read-only, not a database, a full disk): bnpl doctor names the file and
        the problem; bnpl sandbox reset --force moves it aside and starts afresh;
-       also a bulk run's ledger of moves that cannot be used (nothing was
-       sent; the hint says what to do)
+       also a bulk run's ledger of moves that cannot be used (missing,
+       malformed or truncated: nothing was sent; the hint says what to do),
+       or that failed while the run went on (it stopped, sending no more)
   13   payments wait: the time-out passed before the status came (wait longer)
   14   payments wait: the payment reached a status from which the awaited one
        can no longer come

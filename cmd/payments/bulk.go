@@ -93,7 +93,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
 	if cmd.Name() != string(bulk.OpClose) {
-		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money, and a row like a move its payment holds settled (same op and amount) that no row of the file accounts for goes as new, with a warning (default: both refused)")
+		fl.BoolVar(&b.AllowRepeats, "allow-repeats", false, "with --input: identical rows without a reference_id each move money, and a row like a move its payment holds settled (same op and amount, or any amount when an earlier run of this file made it: an edited row) that no row of the file accounts for goes as new, with a warning (default: both refused)")
 	}
 	if cmd.Name() != string(bulk.OpClose) { // a close moves no amount
 		fl.BoolVar(&b.AllowSplitAmounts, "allow-split-amounts", false, `with --input: a CSV row whose whole amount is followed by a cell of 2 or 3 digits under a column that is not an amount (1 then "50": an unquoted decimal comma, 1,50?) goes as written (default: refused)`)

@@ -81,6 +81,7 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 		return bulk.PlanResult{}, err
 	}
 	planner.AllowRepeats(b.AllowRepeats)
+	planner.OfInput(src.name)
 	if target, err := d.Target(); err == nil {
 		defer planner.NameMovesFromLedger(d.ledger(b.Ledger), d.StateDir, ledgerScope(target))()
 	}

@@ -80,9 +80,13 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	}
 	// The journal is locked from here to the end: a second run of the same
 	// journal stops now, before any question or request.
-	bo := b.options(op, files, passes.invalid, d, target)
-	bo.LedgerURL = ledgerURL
-	batch, err := bulk.PrepareSource(passes.rows, bo)
+	opts := b.options(op, files, passes.invalid, d, target)
+	opts.LedgerURL = ledgerURL
+	if printer.IsJSON() {
+		// Written before the run is marked summarized in the ledger.
+		opts.WriteSummary = func(s bulk.Summary) error { return printSummary(printer, op, s, files) }
+	}
+	batch, err := bulk.PrepareSource(passes.rows, opts)
 	if err != nil {
 		return err
 	}
@@ -98,7 +102,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 		d.Notice("%s: journal %s, report %s", op, orNone(files.journal), orNone(files.report))
 	}
 	passes.sending = true
-	return sendBatch(ctx, op, batch, client, files, printer, terminated)
+	return sendBatch(ctx, batch, client, terminated)
 }
 
 // noStateDir refuses a run that cannot tell where bnpl's state directory
@@ -297,16 +301,19 @@ func watchTerm(ctx context.Context) (context.Context, *atomic.Bool, func()) {
 	return ctx, terminated, func() { signal.Stop(term); cancel() }
 }
 
-// sendBatch runs the batch and prints its summary as JSON when asked.
-func sendBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *api.Client, files bulkFiles, printer *output.Printer, terminated *atomic.Bool) error {
-	summary, runErr := batch.Run(ctx, client)
+// sendBatch runs the batch; its summary is printed as JSON, when asked,
+// by the run itself (Options.WriteSummary).
+func sendBatch(ctx context.Context, batch *bulk.Batch, client *api.Client, terminated *atomic.Bool) error {
+	_, runErr := batch.Run(ctx, client)
 	var re *bulk.RunError
 	if terminated.Load() && errors.As(runErr, &re) {
 		re.Terminated = true
 	}
-	if !printer.IsJSON() {
-		return runErr
-	}
+	return runErr
+}
+
+// printSummary prints a run's summary as one JSON object.
+func printSummary(printer *output.Printer, op bulk.Op, summary bulk.Summary, files bulkFiles) error {
 	out, err := json.Marshal(struct {
 		Op string `json:"op"`
 		bulk.Summary
@@ -316,5 +323,5 @@ func sendBatch(ctx context.Context, op bulk.Op, batch *bulk.Batch, client *api.C
 	if err == nil {
 		err = printer.Object(out, nil)
 	}
-	return errors.Join(runErr, err)
+	return err
 }

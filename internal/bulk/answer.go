@@ -16,7 +16,7 @@ func (r *runner) answered(q *paymentQueue, t *task, req moveRequest, res rowResu
 	res.Outcome, res.moved = OutcomeOK, true
 	if moved == nil {
 		q.state.apply(row.Op, req.amount)
-		res.journal = res.Outcome
+		res.journal = journalOutcome(res.Outcome)
 		return res
 	}
 	switch {
@@ -26,13 +26,19 @@ func (r *runner) answered(q *paymentQueue, t *task, req moveRequest, res rowResu
 		// made before this run sent anything, by a send this machine's
 		// ledger does not know.
 		res.Outcome, res.moved = OutcomeReconciled, false
-		res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it, by a send this machine's ledger does not know: nothing moved now", pastTense(row.Op))
+		res.Message = fmt.Sprintf("already %s with this reference_id before this run sent it, by a send this machine's ledger does not know (another machine, or a tool or run that does not share this ledger): nothing moved now", pastTense(row.Op))
+		if row.Op != OpClose {
+			// A close moves no money: nothing to count apart.
+			res.Outcome = OutcomeHeldBefore
+			res.Message += "; held before, counted apart"
+			r.otherSender()
+		}
 	case moved.Reconciled:
 		res.Message = fmt.Sprintf("%s by this run: its answer was lost, and the payment shows the move", pastTense(row.Op))
 	}
 	if moved.Payment == nil {
 		q.state.apply(row.Op, req.amount)
-		res.journal = res.Outcome
+		res.journal = journalOutcome(res.Outcome)
 		return res
 	}
 	q.setPayment(moved.Payment)
@@ -48,7 +54,7 @@ func (r *runner) answered(q *paymentQueue, t *task, req moveRequest, res rowResu
 			q.unresolved = append(q.unresolved, unresolvedRow{t: t, res: res, req: req})
 		}
 	}
-	res.journal = res.Outcome
+	res.journal = journalOutcome(res.Outcome)
 	return res
 }
 
@@ -66,11 +72,14 @@ func (r *runner) failedSend(q *paymentQueue, t *task, req moveRequest, res rowRe
 	if unknown {
 		res.Outcome, res.journal = OutcomeUnknown, OutcomeUnknown
 		res.PaymentStatus = ""
-		res.Message += " (outcome unknown: running again with the same journal reads the payment and re-sends the row with the same reference_id only if the move is not there)"
+		res.Message += unknownHint
 		q.unresolved = append(q.unresolved, unresolvedRow{t: t, res: res, req: req})
 	}
 	return res
 }
+
+// unknownHint ends the message of a row of unknown outcome.
+const unknownHint = " (outcome unknown: running again with the same journal reads the payment and re-sends the row with the same reference_id only if the move is not there)"
 
 // resolveUnknown settles, once the payment is read again under the same
 // claim, the rows of unknown outcome whose move it now shows: they were
@@ -101,4 +110,13 @@ func madeOn(op Op, p *api.Payment, req moveRequest) bool {
 	}
 	found, held := referenceConflict(op, p, req.referenceID, &req.amounts)
 	return found && held == ""
+}
+
+// journalOutcome is the outcome the journal records for a row's: a move
+// held before is reconciled there (settled, nothing to send again).
+func journalOutcome(o Outcome) Outcome {
+	if o == OutcomeHeldBefore {
+		return OutcomeReconciled
+	}
+	return o
 }

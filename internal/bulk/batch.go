@@ -119,7 +119,7 @@ func (b *Batch) open() error {
 		return err
 	}
 	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {
-		return err
+		return b.r.ledger.Unusable(err)
 	}
 	if o.ReportPath != "" {
 		if b.rep, err = createReport(o.ReportPath); err != nil {
@@ -129,7 +129,7 @@ func (b *Batch) open() error {
 	if err := b.countPending(); err != nil {
 		return err
 	}
-	return b.r.ledger.RecordSkipped(ledgerRows(b.skipped))
+	return b.r.ledger.Unusable(b.r.ledger.RecordSkipped(ledgerRows(b.skipped)))
 }
 
 // withRunOp gives the rows without an Op the run's op, when it is a move:
@@ -205,7 +205,7 @@ func (b *Batch) countPending() error {
 			Op: string(rp.row.Op), PaymentID: rp.row.PaymentID, ReferenceID: rp.sendRef, Amount: rp.row.Amount,
 			MoveAmount: canonicalAmount(rp.row.Amount)})
 		if len(planned) == ledger.PlanBatch && failed == nil {
-			failed = l.PlanRows(planned)
+			failed = l.Unusable(l.PlanRows(planned))
 			planned = planned[:0]
 		}
 		if rp.entry != nil {
@@ -221,7 +221,7 @@ func (b *Batch) countPending() error {
 		err = failed
 	}
 	if err == nil {
-		err = l.PlanRows(planned)
+		err = l.Unusable(l.PlanRows(planned))
 	}
 	if err != nil {
 		return err
@@ -256,6 +256,7 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 	}
 	pl.AllowRepeats(o.AllowRepeats)
 	pl.madeBy = madeByOf(b.r.ledger)
+	pl.edited = editsOf(b.r.ledger, o.InputName)
 	err = b.eachRow(func(rp rowPass) {
 		if rp.entry != nil {
 			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {
@@ -306,14 +307,30 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	}
 	summary, reportErr := r.summarize(rep, notSent)
 	r.progress.finish(summary)
-	return summary, r.verdict(summary, reportErr)
+	var writeErr error
+	if o.WriteSummary != nil {
+		writeErr = o.WriteSummary(summary)
+	}
+	// Only now, its summary written, is the run marked summarized: a run
+	// killed before (or whose summary could not be written: its reader
+	// gone) leaves the moves it counted to the next run that finds them,
+	// which counts them for it (moved_by_ended_runs).
+	if writeErr == nil {
+		if err := r.ledger.Summarized(); err != nil {
+			r.halt(r.ledger.Stopped(err))
+		}
+	}
+	verdict := r.verdict(summary, reportErr)
+	if writeErr != nil {
+		return summary, errors.Join(verdict, writeErr)
+	}
+	return summary, verdict
 }
 
 // summarize reads the run's rows from the ledger once: the report is
 // written from them and the summary counted as they go (read again
-// alone when there is no report, or it failed). The ledger then records
-// that the run made its summary. A ledger that cannot be read stops the
-// run; reportErr is the report's own failure.
+// alone when there is no report, or it failed). A ledger that cannot be
+// read stops the run; reportErr is the report's own failure.
 func (r *runner) summarize(rep *report, notSent string) (summary Summary, reportErr error) {
 	counted := false
 	if rep != nil {
@@ -327,11 +344,8 @@ func (r *runner) summarize(rep *report, notSent string) (summary Summary, report
 	// Rows left untouched mean the run did not finish, whatever stopped
 	// it; a cancellation that came after the last row changes nothing.
 	summary.Interrupted = summary.NotSent > 0
-	if err == nil {
-		err = r.ledger.Summarized()
-	}
 	if err != nil {
-		r.halt(err)
+		r.halt(r.ledger.Stopped(err))
 	}
 	return summary, reportErr
 }

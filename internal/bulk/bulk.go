@@ -247,6 +247,12 @@ type Options struct {
 	// writes it as a notice.
 	Warn func(msg string)
 
+	// WriteSummary, when set, writes the run's summary where its caller
+	// shows it (the JSON summary on stdout), after the summary line. The
+	// run is marked summarized in the ledger only once it returns: a run
+	// killed before has its moves counted by the next run that finds them.
+	WriteSummary func(Summary) error
+
 	// Classify reads the client's errors; nil treats every error as an
 	// unknown outcome, the choice that can never lose a row: a re-run
 	// sends it again with the same reference_id.
@@ -268,6 +274,12 @@ type Outcome string
 const (
 	OutcomeOK         Outcome = "ok"
 	OutcomeReconciled Outcome = "reconciled"
+	// OutcomeHeldBefore is a row whose move the payment already held
+	// when this run came to it, by a send this machine's ledger does not
+	// know (another machine, a single command, a run whose ledger was
+	// deleted since): moved outside this ledger, never this run's nor an
+	// ended run's. The journal records it reconciled.
+	OutcomeHeldBefore Outcome = "held_before"
 	OutcomeFailed     Outcome = "failed"
 	// OutcomeUnknown is a row whose move may or may not have moved money:
 	// no answer, or a payment that does not show the move as sent. A

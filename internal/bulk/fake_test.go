@@ -89,6 +89,9 @@ type fakeClient struct {
 	// madeBefore names payments whose moves answer as the real client does
 	// when the service's answer shows the move made before the request.
 	madeBefore map[string]bool
+	// readFault, when set, may fail a read of a payment, as a service
+	// that does not answer reads would.
+	readFault func(id string) error
 }
 
 // errDeduped is what a fake move's apply returns for a reference_id the
@@ -156,6 +159,11 @@ func (f *fakeClient) unlock(p *fakePayment) {
 }
 
 func (f *fakeClient) GetPayment(ctx context.Context, id string) (*api.Payment, error) {
+	if f.readFault != nil {
+		if err := f.readFault(id); err != nil {
+			return nil, err
+		}
+	}
 	p, err := f.lock(id)
 	if err != nil {
 		return nil, err

@@ -234,7 +234,7 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 		line, err := br.ReadBytes('\n')
 		if err == io.EOF {
 			if len(line) > 0 { // a torn last line
-				if records == 0 {
+				if records == 0 && !tornRunRecord(line) {
 					return nil, journalNotOurs(path)
 				}
 				if err := f.Truncate(off); err != nil {
@@ -252,15 +252,20 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var rec journalRecord
-		if err := json.Unmarshal(line, &rec); err != nil || rec.Event == "" {
+		rec, at, err := parseRecord(line, records == 0)
+		if err != nil {
 			if records == 0 {
 				return nil, journalNotOurs(path)
 			}
-			if err == nil {
-				err = errors.New("no event")
-			}
 			return nil, &JournalError{Path: path, Line: n, Problem: fmt.Sprintf("is damaged (%v); it is not the last line, so it was not torn by a crash", err)}
+		}
+		if at > 0 {
+			// The journal was cut short while a run wrote it: what was
+			// cut is lost (its rows keep their reference_ids, and the
+			// ledger and the payments say which moved), the record
+			// written after the cut is kept.
+			start += int64(at)
+			records = max(records, 1)
 		}
 		if records == 0 && rec.Event != eventRun {
 			return nil, journalNotOurs(path)
@@ -286,6 +291,49 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 		ix.entries[k] = e
 	}
 	return ix, nil
+}
+
+// parseRecord reads a line of the journal: a record, or, in a journal cut
+// short, the record after the cut, which starts at at (see cutShort).
+func parseRecord(line []byte, first bool) (rec journalRecord, at int, err error) {
+	err = json.Unmarshal(line, &rec)
+	if err == nil && rec.Event != "" {
+		return rec, 0, nil
+	}
+	if tail, at, ok := cutShort(line, first); ok {
+		return tail, at, nil
+	}
+	if err == nil {
+		err = errors.New("no event")
+	}
+	return rec, 0, err
+}
+
+// cutShort reads a line of a journal cut short (truncated) while a run
+// wrote to it: the start of a record cut in the middle, then, appended
+// after the cut, a whole record. It returns that record and where it
+// starts in the line. first: the line is the journal's first, whose cut
+// record must be the start of a "run" record.
+func cutShort(line []byte, first bool) (journalRecord, int, bool) {
+	var rec journalRecord
+	at := bytes.LastIndex(line, []byte(`{"event":"`))
+	if at <= 0 || !bytes.HasPrefix(line, []byte(`{"event":"`)) || (first && !tornRunRecord(line[:at])) {
+		return rec, 0, false
+	}
+	if json.Unmarshal(line[at:], &rec) != nil || rec.Event == "" {
+		return rec, 0, false
+	}
+	return rec, at, true
+}
+
+// tornRunRecord reports whether line, the only line of a file and with
+// no end, is the start of a "run" record a crash (or a journal cut short:
+// a disk full, a copy stopped) cut in the middle: bnpl wrote it, and it
+// records nothing yet, so it is cut off as any torn last line is.
+func tornRunRecord(line []byte) bool {
+	const start = `{"event":"run"`
+	n := min(len(line), len(start))
+	return n > 0 && string(line[:n]) == start[:n]
 }
 
 // append writes rec and fsyncs it: when append returns nil the record

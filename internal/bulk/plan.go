@@ -185,7 +185,11 @@ type Planner struct {
 	candidates   []repeatCandidate
 	allowRepeats bool
 	madeBy       func(paymentID string, op Op, ref string) (string, int64)
-	final        bool
+	// input names the file planned; edited says which moves an earlier
+	// run of it made (see OfInput).
+	input  string
+	edited editedFunc
+	final  bool
 }
 
 // NewPlanner reads the payments of set, concurrency at a time (their

@@ -58,7 +58,7 @@ func (pl *Planner) Check(row Row) {
 		return
 	}
 	if row.Op != OpClose {
-		if _, found := unaccounted(p, row.Op, amount, ref, pl.accounted[p.ID][row.Op]); found {
+		if pl.mayRepeat(p, row.Op, amount, ref) {
 			pl.candidates = append(pl.candidates, repeatCandidate{refusal: pl.refusal(row, "", ""), op: row.Op,
 				amount: amount, currency: p.Currency, ref: ref, payment: p})
 		}
@@ -183,13 +183,9 @@ func (pl *Planner) Result() PlanResult {
 	res := &pl.res
 	repeats := false
 	for _, c := range pl.candidates {
-		heldRef, found := unaccounted(c.payment, c.op, c.amount, c.ref, pl.accounted[c.payment.ID][c.op])
+		rep, found := pl.repeatOf(c)
 		if !found {
 			continue
-		}
-		rep := settledRepeat{op: c.op, amount: money.Display(c.amount, c.currency), heldRef: heldRef}
-		if pl.madeBy != nil {
-			rep.who, _ = pl.madeBy(c.payment.ID, c.op, heldRef)
 		}
 		if pl.allowRepeats {
 			if res.Repeats++; len(res.RepeatRows) < MaxPlanRefusals {
@@ -215,6 +211,50 @@ func (pl *Planner) Result() PlanResult {
 	}
 	return pl.res
 }
+
+// mayRepeat reports whether a row of op and amount, sent under ref, may
+// repeat a move p holds that no row seen so far accounts for: one of the
+// same amount, or, when the ledger can say which input made it, one of
+// any amount (a row whose amount was edited since it ran). It is judged
+// once every row is seen (see repeatOf).
+func (pl *Planner) mayRepeat(p *api.Payment, op Op, amount decimal.Decimal, ref string) bool {
+	accounted := pl.accounted[p.ID][op]
+	if _, found := unaccounted(p, op, amount, ref, accounted); found {
+		return true
+	}
+	if pl.edited == nil {
+		return false
+	}
+	for _, h := range heldMoves(p, op) {
+		if h.ref != ref && !accounted[h.ref] {
+			return true
+		}
+	}
+	return false
+}
+
+// repeatOf is the settled move candidate c repeats, once every row is
+// seen: one of the same amount no row accounts for, else one of another
+// amount an earlier run of this input made.
+func (pl *Planner) repeatOf(c repeatCandidate) (settledRepeat, bool) {
+	accounted := pl.accounted[c.payment.ID][c.op]
+	heldRef, found := unaccounted(c.payment, c.op, c.amount, c.ref, accounted)
+	if !found {
+		return editedRepeat(c.payment, c.op, c.amount, c.ref, accounted, pl.edited)
+	}
+	rep := settledRepeat{op: c.op, amount: money.Display(c.amount, c.currency), heldRef: heldRef}
+	if pl.madeBy != nil {
+		rep.who, _ = pl.madeBy(c.payment.ID, c.op, heldRef)
+	}
+	return rep, true
+}
+
+// OfInput names the input the plan checks, so that a row whose payment
+// holds a move an earlier run of this input made, of another amount, under
+// a reference_id no row accounts for (its amount edited since it ran), is
+// a possible repeat; it takes effect once the plan can read the ledger
+// (NameMovesFrom).
+func (pl *Planner) OfInput(name string) { pl.input = name }
 
 // dropZero drops the currencies whose total came to zero.
 func dropZero(m map[string]decimal.Decimal) {
@@ -245,5 +285,6 @@ func (pl *Planner) NameMovesFromLedger(url, dir, scope string) (close func()) {
 		return func() {}
 	}
 	pl.madeBy = madeByOf(l)
+	pl.edited = editsOf(l, pl.input)
 	return l.Close
 }

@@ -134,10 +134,50 @@ func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
 		if sender := r.ledger.InDoubt(t.moveID); sender != nil {
 			return fmt.Sprintf(", by %s, which sent it and has no answer yet (its money is counted by that run, or once it has ended by the next run that finds it)", sender)
 		}
-		return ", before this run (by no bulk run this machine's ledger knows)"
+		if t.row.Op == OpClose {
+			// A close moves no money: nothing to count apart.
+			return ", before this run (by no bulk run this machine's ledger knows)"
+		}
+		return r.heldBefore(t, res)
 	}
 	res.byRun = run
 	return ", by " + who
+}
+
+// heldBefore makes res a row whose move the payment held, sent by no run
+// this machine's ledger knows: moved outside this ledger (another
+// machine, a single command, an earlier run of the journal whose ledger
+// is another or was deleted). Its money is counted apart, never as this
+// run's nor as an ended run's, and the run warns, once, that another
+// sender moves money of this file.
+func (r *runner) heldBefore(t *task, res *rowResult) string {
+	res.Outcome, res.journal = OutcomeHeldBefore, OutcomeReconciled
+	r.otherSender()
+	if t.resumed && r.journal != nil {
+		return fmt.Sprintf(", before this run, by an earlier run of journal %s that this machine's ledger does not know "+
+			"(run on another machine, or before the ledger was deleted; whether its summary counted it, this machine cannot tell): held before, counted apart", r.journal.path)
+	}
+	return ", before this run, by a send this machine's ledger does not know (another machine, or a tool or run that does not share this ledger): held before, counted apart"
+}
+
+// otherSender warns, once a run, that the ledger saw a move of this file
+// it did not send: another machine or tool moves money of this file, and
+// the runs of two ledgers cannot tell their moves apart.
+func (r *runner) otherSender() {
+	r.senderOnce.Do(func() {
+		r.warn("%s: money of %s was moved outside this machine's ledger of bulk moves (another machine, or a tool or run that does not share it): "+
+			"those rows are held_before, counted apart and never as this run's; runs that do not share one ledger cannot tell their moves apart, "+
+			"and their summaries may not add up: give every run of this file one shared ledger with --ledger",
+			r.o.Op, orRows(r.o.InputName))
+	})
+}
+
+// orRows names the input, or "these rows" when it has no name.
+func orRows(name string) string {
+	if name == "" {
+		return "these rows"
+	}
+	return name
 }
 
 // repeatOf finds a move of op and amount whose like the payment holds,
@@ -148,10 +188,58 @@ func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
 func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref string) (settledRepeat, bool) {
 	heldRef, found := unaccounted(q.payment, op, amount, ref, q.fileRefs[op])
 	if !found {
-		return settledRepeat{}, false
+		return editedRepeat(q.payment, op, amount, ref, q.fileRefs[op], editsOf(r.ledger, r.o.InputName))
 	}
 	who, _ := r.ledger.MadeBy(q.paymentID, string(op), heldRef)
 	return settledRepeat{op: op, amount: money.Display(amount, q.payment.Currency), heldRef: heldRef, who: who}, true
+}
+
+// editedRepeat finds a move of op that p holds, of another amount, under a
+// reference_id that is neither ref nor one of accounted, which an earlier
+// run of this input made (edited says so, naming it): the move of a row
+// of this file whose amount was edited since it ran, which is no longer
+// in it. Sent, the edited row would move the money again.
+func editedRepeat(p *api.Payment, op Op, amount decimal.Decimal, ref string, accounted map[string]bool, edited editedFunc) (settledRepeat, bool) {
+	if edited == nil {
+		return settledRepeat{}, false
+	}
+	for _, h := range heldMoves(p, op) {
+		if h.ref == ref || accounted[h.ref] || h.amount.Equal(amount) {
+			continue
+		}
+		if who, ok := edited(p.ID, op, h.ref); ok {
+			return settledRepeat{op: op, amount: money.Display(h.amount, p.Currency), heldRef: h.ref, who: who,
+				rowAmount: money.Display(amount, p.Currency)}, true
+		}
+	}
+	return settledRepeat{}, false
+}
+
+// editedFunc names the run, file and row that made the move p holds
+// under ref, when the ledger knows it as made by an earlier run of this
+// input; ok is false otherwise.
+type editedFunc func(paymentID string, op Op, ref string) (who string, ok bool)
+
+// heldMove is a capture or refund a payment holds.
+type heldMove struct {
+	ref    string
+	amount decimal.Decimal
+}
+
+// heldMoves are the moves of op p holds.
+func heldMoves(p *api.Payment, op Op) []heldMove {
+	var out []heldMove
+	switch op {
+	case OpCapture:
+		for _, c := range p.Captures {
+			out = append(out, heldMove{c.ReferenceID, c.Amount})
+		}
+	case OpRefund:
+		for _, rf := range p.Refunds {
+			out = append(out, heldMove{rf.ReferenceID, rf.Amount})
+		}
+	}
+	return out
 }
 
 // unaccounted finds a move of op and amount p holds under a reference_id
@@ -184,6 +272,9 @@ type settledRepeat struct {
 	op              Op
 	amount, heldRef string
 	who             string
+	// rowAmount is the row's own amount when it is not the move's: a row
+	// whose amount was edited since that move was made by this input.
+	rowAmount string
 }
 
 // held names the move held and who made it.
@@ -198,6 +289,10 @@ func (s settledRepeat) held() string {
 
 // refusal is the refusal of a possible repeat, the plan's and the run's.
 func (s settledRepeat) refusal() string {
+	if s.rowAmount != "" {
+		return s.held() + fmt.Sprintf(": if this row (%s) is that %s with its amount edited since it ran, sending it would %s %s more; "+
+			"if it is a new %s, run again with --allow-repeats", s.rowAmount, s.op, s.op, s.rowAmount, s.op)
+	}
 	return s.held() + fmt.Sprintf(": if this row is that %s edited since it ran (a fixed typo, another encoding), sending it would %s the money again; "+
 		"if it is a new %s of the same amount, run again with --allow-repeats", s.op, s.op, s.op)
 }
@@ -206,6 +301,10 @@ func (s settledRepeat) refusal() string {
 // with --allow-repeats, the plan's and the run's, after "goes" or "would
 // go".
 func (s settledRepeat) allowed() string {
+	if s.rowAmount != "" {
+		return fmt.Sprintf("as a new %s of %s with --allow-repeats, although %s (if this row is that %s with its amount edited since it ran, the money is %s twice)",
+			s.op, s.rowAmount, s.held(), s.op, pastTense(s.op))
+	}
 	return fmt.Sprintf("as a new %s with --allow-repeats, although %s (if this row is that %s edited since it ran, the money is %s twice)",
 		s.op, s.held(), s.op, pastTense(s.op))
 }

@@ -1,6 +1,11 @@
 package bulk
 
-import "github.com/bnpl-cli/bnpl/internal/bulk/ledger"
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
+)
 
 // A run keeps its record in the ledger (package ledger): these turn its
 // rows into the ledger's and back, and count its summary from them.
@@ -74,4 +79,23 @@ func fileRefsOf(l *ledger.Ledger, paymentID string) (map[Op]map[string]bool, err
 		out[Op(op)] = set
 	}
 	return out, err
+}
+
+// editsOf is the editedFunc of ledger l for the input named input: a move
+// made by a run whose input has the same file name (the same file run
+// from another directory is the same input; a false match refuses a row,
+// never sends one twice). nil without a ledger or an input name, and for
+// rows from stdin or a pipe, whose name says nothing of what they hold.
+func editsOf(l *ledger.Ledger, input string) editedFunc {
+	if l == nil || input == "" || input == "-" || strings.HasPrefix(input, "/dev/fd/") || strings.HasPrefix(input, "/proc/") {
+		return nil
+	}
+	base := filepath.Base(input)
+	return func(paymentID string, op Op, ref string) (string, bool) {
+		who, run := l.MadeBy(paymentID, string(op), ref)
+		if run == 0 {
+			return "", false
+		}
+		return who, filepath.Base(l.RunInput(run)) == base
+	}
 }

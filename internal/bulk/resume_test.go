@@ -70,6 +70,14 @@ func TestUnknownOutcomeIsResentWithTheSameReferenceID(t *testing.T) {
 		}
 		return nil
 	}
+	// The service answers no read of that payment once the answer is
+	// lost, so the run cannot settle the row itself.
+	f.readFault = func(id string) error {
+		if id == lost && dropped.Load() {
+			return errDropped
+		}
+		return nil
+	}
 	rows := captureRows(ids, "30")
 	o := testOptions(t, OpCapture)
 
@@ -77,6 +85,7 @@ func TestUnknownOutcomeIsResentWithTheSameReferenceID(t *testing.T) {
 	if exitCode(err) != 10 || sum.Unknown != 1 || sum.Failed != 0 {
 		t.Fatalf("first run: err %v, summary %+v", err, sum)
 	}
+	f.readFault = nil
 	rep := readReport(t, o.ReportPath)
 	if rep[1]["outcome"] != "unknown" || !strings.Contains(rep[1]["message"], "outcome unknown") {
 		t.Fatalf("report %v", rep[1])
@@ -112,11 +121,18 @@ func TestFullAmountIsJournaledAndResentUnchanged(t *testing.T) {
 		}
 		return nil
 	}
+	f.readFault = func(string) error {
+		if dropped.Load() {
+			return errDropped
+		}
+		return nil
+	}
 	rows := []Row{{Line: 2, PaymentID: id, Amount: FullAmount}}
 	o := testOptions(t, OpCapture)
 	if _, err := Run(context.Background(), f, rows, o); exitCode(err) != 10 {
 		t.Fatalf("first run: %v", err)
 	}
+	f.readFault = nil
 	journal, _ := os.ReadFile(o.JournalPath)
 	if !strings.Contains(string(journal), `"event":"send"`) || !strings.Contains(string(journal), `"amount":"300.250"`) {
 		t.Fatalf("journal lacks the computed amount:\n%s", journal)
@@ -140,13 +156,20 @@ func TestFullAmountIsJournaledAndResentUnchanged(t *testing.T) {
 	// the journaled amount with the same reference_id.
 	id2 := f.add("KWD", "300.250", api.StatusAuthorized)
 	f.afterCommit = nil
-	f.beforeCommit = func(context.Context, call) error { return errDropped }
+	var sentOnce atomic.Bool
+	f.beforeCommit = func(context.Context, call) error { sentOnce.Store(true); return errDropped }
+	f.readFault = func(string) error {
+		if sentOnce.Load() {
+			return errDropped // and no read answers after it
+		}
+		return nil
+	}
 	rows = []Row{{Line: 2, PaymentID: id2, Amount: FullAmount}}
 	o = testOptions(t, OpCapture)
 	if _, err := Run(context.Background(), f, rows, o); exitCode(err) != 10 {
 		t.Fatalf("first run: %v", err)
 	}
-	f.beforeCommit = nil
+	f.beforeCommit, f.readFault = nil, nil
 	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.OK != 1 {
 		t.Fatalf("second run: err %v, summary %+v", err, sum)
 	}

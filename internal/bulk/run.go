@@ -24,6 +24,8 @@ type runner struct {
 	// waitMu guards told: the runs a wait for a claim was announced for.
 	waitMu sync.Mutex
 	told   map[int64]bool
+	// senderOnce: the warning of another sender is given once a run.
+	senderOnce sync.Once
 }
 
 // runStream reads the rows once more and runs them: rows an earlier run
@@ -76,15 +78,18 @@ func (r *runner) runStream(ctx context.Context, b *Batch) {
 }
 
 // uncounted reports whether a row an earlier run of the journal settled
-// as made is a move of a run killed before its summary: no summary counted
-// its money. The row is then run again (resumed: its payment is read
-// first, and the move found made there is counted for that run, see
-// ledger.adopt), never sent again.
+// as made is a move of a run killed before its summary (no summary counted
+// its money), or one this machine's ledger never saw sent (the journal was
+// run on another machine, or before the ledger was deleted: whether that
+// run's summary counted it, this ledger cannot tell). The row is then run
+// again (resumed: its payment is read first, and the move found made there
+// is counted for the ended run, see ledger.adopt, or apart as held
+// before), never sent again while the payment shows it.
 func (r *runner) uncounted(t *task, res rowResult) bool {
 	if res.Outcome != OutcomeOK && res.Outcome != OutcomeReconciled {
 		return false
 	}
-	if r.ledger.Adoptable(t.moveID) == nil {
+	if r.ledger.Adoptable(t.moveID) == nil && r.ledger.Sent(t.moveID) {
 		return false
 	}
 	t.resumed, t.recount = true, true
@@ -133,9 +138,12 @@ func (r *runner) work(ctx context.Context, q *paymentQueue, tasks []*task) {
 			q.payment = nil
 		}
 	}
+	if claimed && ctx.Err() == nil && len(q.unresolved) > 0 {
+		r.settleUnresolved(ctx, q)
+	}
 	if claimed {
 		if err := r.ledger.Release(q.paymentID); err != nil {
-			r.halt(err)
+			r.halt(r.ledger.Stopped(err))
 		}
 	}
 }
@@ -151,7 +159,7 @@ func (r *runner) claim(ctx context.Context, q *paymentQueue) error {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			r.halt(err)
+			r.halt(r.ledger.Stopped(err))
 		}
 		return err
 	}
@@ -237,7 +245,7 @@ func (r *runner) settleRow(t *task, res rowResult) {
 		}
 	}
 	if err := r.ledger.Settle(t.seq, t.moveID, res.ledgerRow(), movePhase(res), r.o.InputName); err != nil {
-		r.halt(err)
+		r.halt(r.ledger.Stopped(err))
 	}
 }
 
@@ -248,7 +256,7 @@ func movePhase(res rowResult) string {
 		return ""
 	}
 	switch res.Outcome {
-	case OutcomeOK, OutcomeReconciled:
+	case OutcomeOK, OutcomeReconciled, OutcomeHeldBefore:
 		return ledger.PhaseConfirmed
 	case OutcomeUnknown:
 		return ledger.PhaseUnknown

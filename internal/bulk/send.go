@@ -151,7 +151,7 @@ func (r *runner) sendMove(ctx context.Context, q *paymentQueue, t *task, req mov
 		}
 	}
 	if err := r.ledger.MarkSent(t.moveID, res.ReferenceID, res.Amount); err != nil {
-		r.halt(err)
+		r.halt(r.ledger.Stopped(err))
 		return rowResult{notSent: true}
 	}
 	// The request is in flight from here: Ctrl-C must not cut it off, or

@@ -11,7 +11,7 @@ import (
 )
 
 // Summary counts the rows of a run by outcome, each row once: Total is OK
-// + Reconciled + Failed + Unknown + Skipped + NotSent. Rows settled by an earlier
+// + Reconciled + HeldBefore + Failed + Unknown + Skipped + NotSent. Rows settled by an earlier
 // run of the same journal are counted under their recorded outcome and also
 // in Earlier, so a re-run gives the same verdict until the failures are
 // dealt with.
@@ -19,6 +19,9 @@ type Summary struct {
 	Total      int `json:"total"`
 	OK         int `json:"ok"`
 	Reconciled int `json:"reconciled"`
+	// HeldBefore are rows whose move the payment held before this run,
+	// sent by no run this machine's ledger knows: moved outside it.
+	HeldBefore int `json:"held_before"`
 	Failed     int `json:"failed"`
 	// Unknown are rows whose move may or may not have moved money.
 	Unknown int `json:"unknown"`
@@ -56,17 +59,27 @@ type Summary struct {
 	// holds of their moves.
 	MovedByEndedRuns map[string]string `json:"moved_by_ended_runs,omitempty"`
 
+	// HeldBeforeAmounts is the money of the rows held before: moved
+	// outside this ledger, by a sender it does not know (another machine,
+	// a tool), so never in Moved nor in MovedByEndedRuns. One machine's
+	// ledger cannot tell whose summary counts it.
+	HeldBeforeAmounts map[string]string `json:"held_before_amounts,omitempty"`
+
 	// repeats counts the failed rows refused as possible repeats of a
 	// settled move, for the hint.
 	repeats int
 
-	moved, failed, notSent, unknown, movedByEnded map[string]decimal.Decimal
-	movedByOp                                     map[Op]map[string]decimal.Decimal
+	moved, failed, notSent, unknown, movedByEnded, heldBefore map[string]decimal.Decimal
+	movedByOp                                                 map[Op]map[string]decimal.Decimal
 }
 
 // String is the final summary line.
 func (s Summary) String() string {
-	line := fmt.Sprintf("%d %s: %d ok, %d reconciled, %d failed, ", s.Total, plural(s.Total, "row", "rows"), s.OK, s.Reconciled, s.Failed)
+	line := fmt.Sprintf("%d %s: %d ok, %d reconciled, ", s.Total, plural(s.Total, "row", "rows"), s.OK, s.Reconciled)
+	if s.HeldBefore > 0 {
+		line += fmt.Sprintf("%d held before, ", s.HeldBefore)
+	}
+	line += fmt.Sprintf("%d failed, ", s.Failed)
 	if s.Unknown > 0 {
 		line += fmt.Sprintf("%d of unknown outcome, ", s.Unknown)
 	}
@@ -81,6 +94,9 @@ func (s Summary) String() string {
 	}
 	if len(s.movedByEnded) > 0 {
 		line += "; found moved by runs that ended before they recorded it " + TotalsString(s.movedByEnded)
+	}
+	if len(s.heldBefore) > 0 {
+		line += "; held before this run, moved outside this ledger " + TotalsString(s.heldBefore)
 	}
 	if len(s.failed) > 0 {
 		line += "; failed " + TotalsString(s.failed)
@@ -151,6 +167,8 @@ func (s *Summary) count(res rowResult) {
 		s.OK++
 	case res.Outcome == OutcomeReconciled:
 		s.Reconciled++
+	case res.Outcome == OutcomeHeldBefore:
+		s.HeldBefore++
 	case res.Outcome == OutcomeFailed:
 		s.Failed++
 		if res.ErrorType == ErrorTypeRepeat {
@@ -176,7 +194,7 @@ func (s *Summary) count(res rowResult) {
 	// counted apart, never rounded into a total.
 	d, err := money.Parse(res.Amount, res.currency)
 	if res.Amount == "" || res.currency == "" || err != nil {
-		if total != &s.moved && total != &s.movedByEnded {
+		if total != &s.moved && total != &s.movedByEnded && total != &s.heldBefore {
 			s.Unpriced++
 		}
 		return
@@ -201,6 +219,8 @@ func (s *Summary) totalOf(res rowResult) *map[string]decimal.Decimal {
 		return &s.moved
 	case res.adopted:
 		return &s.movedByEnded
+	case res.Outcome == OutcomeHeldBefore:
+		return &s.heldBefore
 	case res.notSent:
 		return &s.notSent
 	case res.Outcome == OutcomeFailed:
@@ -215,6 +235,7 @@ func (s *Summary) totalOf(res rowResult) *map[string]decimal.Decimal {
 func (s *Summary) strings() {
 	s.Moved, s.FailedAmounts, s.NotSentAmounts = movedStrings(s.moved), movedStrings(s.failed), movedStrings(s.notSent)
 	s.UnknownAmounts, s.MovedByEndedRuns = movedStrings(s.unknown), movedStrings(s.movedByEnded)
+	s.HeldBeforeAmounts = movedStrings(s.heldBefore)
 	s.MovedByOp = nil
 	for op, m := range s.movedByOp {
 		if s.MovedByOp == nil {

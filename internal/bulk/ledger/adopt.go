@@ -125,6 +125,22 @@ func (l *Ledger) InDoubt(id string) *RunInfo {
 	return nil
 }
 
+// Sent reports whether the ledger knows a send of move id, or of a twin
+// of it (see Adopt): some run of this ledger sent, settled or found it.
+// When it cannot tell, it says yes.
+func (l *Ledger) Sent(id string) bool {
+	twins, err := l.twins(db{l}, id)
+	if err != nil {
+		return true
+	}
+	for _, m := range twins {
+		if m.phase == PhaseSent || m.phase == PhaseUnknown || m.phase == PhaseConfirmed {
+			return true
+		}
+	}
+	return false
+}
+
 // counts reports whether the run that adopted a move counts it: this run,
 // a run still alive (its summary is to come), or one that made its
 // summary. A run killed before its summary counted nothing, so what it

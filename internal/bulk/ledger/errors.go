@@ -30,10 +30,40 @@ type Error struct {
 	gone bool
 	// newer: the ledger's schema is of a later bnpl.
 	newer bool
+	// stopped: a read or write of the ledger failed while the run went
+	// on (a ledger damaged or truncated under it): the run stopped there.
+	stopped bool
+}
+
+// Unusable is err, met reading or writing the ledger before a run sends
+// anything (a ledger truncated or malformed past what opening it reads),
+// as the *Error that stops the run there: exit 12, nothing sent. An
+// *Error is returned as it is.
+func (l *Ledger) Unusable(err error) error {
+	var le *Error
+	if err == nil || errors.As(err, &le) {
+		return err
+	}
+	if l.half == nil {
+		return &Error{Where: "ledger", Err: err}
+	}
+	return l.half.fail(err)
+}
+
+// Stopped is err, met reading or writing the ledger while a run goes on,
+// as the *Error that stops the run (exit 12): a ledger damaged or
+// truncated under the run can no longer say which run moved what. An
+// *Error is returned as it is.
+func (l *Ledger) Stopped(err error) error {
+	var le *Error
+	if err == nil || errors.As(err, &le) {
+		return err
+	}
+	return &Error{Where: l.Where(), Err: err, stopped: true}
 }
 
 func (e *Error) Error() string {
-	if e.gone {
+	if e.gone || e.stopped {
 		return fmt.Sprintf("the ledger of bulk moves %s: %v: the run stopped, and sent nothing more", e.Where, e.Err)
 	}
 	return fmt.Sprintf("the ledger of bulk moves %s cannot be used: %v; nothing was sent", e.Where, e.Err)
@@ -55,14 +85,19 @@ func (e *Error) Hint() string {
 	case e.gone:
 		return "run the same command again: it resumes from its journal, with the ledger now there; " +
 			"never remove bnpl's state directory (or files in it) while a bulk run goes on"
+	case e.stopped:
+		return "if the ledger is damaged (a disk full, a copy or a sync tool cut it), move it aside (mv " + e.Where + " " + e.Where + ".damaged) " +
+			"and run the same command again: it resumes from its journal; a new ledger cannot attribute the moves earlier runs made " +
+			"(they are held_before, counted apart, and the money of a run killed before its summary is in no summary)"
 	case e.newer:
 		return "upgrade bnpl on this machine to the version that made the ledger (bnpl version says which this is)"
 	case e.access:
 		return "every bulk run keeps its moves in bnpl's state directory (XDG_STATE_HOME, else ~/.local/state): " +
 			"make " + filepath.Dir(e.Where) + " and the ledger yours and writable, or set XDG_STATE_HOME to a directory that is"
 	}
-	return "move the file aside (mv " + e.Where + " " + e.Where + ".damaged) and run again: a new ledger knows no earlier run, " +
-		"so their moves are reported reconciled without their names, and rows keep their reference_id, so the service applies none twice"
+	return "move the file aside (mv " + e.Where + " " + e.Where + ".damaged) and run again: nothing is sent until then. " +
+		"A new ledger cannot attribute the moves earlier runs made: a run finds them held_before (moved outside its ledger, counted apart, never as its own), " +
+		"and the money of a run killed before its summary is in no summary; rows keep their reference_id, so the service applies none twice"
 }
 
 // fail turns err of the ledger's file into an *Error: a problem of access

@@ -122,3 +122,12 @@ func (l *Ledger) runByID(q querier, id int64) *RunInfo {
 
 // alive reports whether run r still lives.
 func (l *Ledger) alive(r *RunInfo) bool { return l.half.alive(r.ID, r.lock) }
+
+// RunInput is the input run id read, as it named it; "" when the ledger
+// does not know the run.
+func (l *Ledger) RunInput(id int64) string {
+	if info := l.runByID(db{l}, id); info != nil {
+		return info.Input
+	}
+	return ""
+}
