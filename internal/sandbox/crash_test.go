@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +34,7 @@ func TestHelperCrashServeProcess(t *testing.T) {
 	}
 	err := Serve(context.Background(), ServeOptions{
 		AEAddr: "127.0.0.1:0", SAAddr: "127.0.0.1:0",
-		Options: Options{StatePath: path, Clock: store.RealClock{}},
+		Options: Options{StatePath: path, Clock: store.RealClock{}, AllowLocalWebhooks: true},
 		Ready: func(l Listening) error {
 			fmt.Printf("READY %s\n", l.LocalURLs["ae"])
 			return nil
@@ -45,13 +47,20 @@ func TestHelperCrashServeProcess(t *testing.T) {
 // process is killed (SIGKILL, no chance to flush or close) in the middle
 // of a write load, and no move is half there: each payment's captures add
 // up to what it says it captured, its status agrees, and no reference is
-// captured twice.
+// captured twice. Every capture in the state has its notification in the
+// outbox (to a loopback webhook the test serves): a move and its
+// notification commit together.
 func TestAcknowledgedWritesSurviveKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns and kills a process")
 	}
 	path := filepath.Join(t.TempDir(), "state.db")
-	seed := newEnv(t, Options{StatePath: path, Clock: store.RealClock{}})
+	seed := newEnv(t, Options{StatePath: path, Clock: store.RealClock{}, AllowLocalWebhooks: true})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer receiver.Close()
+	seed.registerPaymentHook(aeTest, receiver.URL+"/hooks", nil)
 	ids := make([]string, 24)
 	for i := range ids {
 		ids[i] = seed.authorized("1000.00")
@@ -122,6 +131,7 @@ func TestAcknowledgedWritesSurviveKill(t *testing.T) {
 	_ = cmd.Wait()
 	wg.Wait()
 
+	notified := capturesNotified(t, path)
 	after := newEnv(t, Options{StatePath: path, Clock: store.RealClock{}})
 	stored := 0
 	for _, id := range ids {
@@ -131,6 +141,9 @@ func TestAcknowledgedWritesSurviveKill(t *testing.T) {
 		have := map[string]bool{}
 		for _, c := range p.Captures {
 			have[c.ReferenceID] = true
+			if !notified[c.ID] {
+				t.Errorf("payment %s: capture %s (%s) is in the state but its notification is not in the outbox", id, c.ID, c.ReferenceID)
+			}
 		}
 		for ref := range got[id] {
 			if !have[ref] {
@@ -138,7 +151,43 @@ func TestAcknowledgedWritesSurviveKill(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d captures acknowledged before the kill, %d in the state after it", total, stored)
+	t.Logf("%d captures acknowledged before the kill, %d in the state after it, %d announced in the outbox", total, stored, len(notified))
+}
+
+// capturesNotified reads the outbox of the state file at path, as the
+// killed process left it: the captures that a notification announced
+// (each move's notification names the payment's captures, the newest
+// last).
+func capturesNotified(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	db, err := store.OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT payload FROM deliveries WHERE kind = 'payment' AND event IN ('captured', 'closed')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var payload []byte
+		var n wire.PaymentNotification
+		if err := rows.Scan(&payload); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(payload, &n); err != nil {
+			t.Fatal(err)
+		}
+		if len(n.Captures) > 0 {
+			out[n.Captures[len(n.Captures)-1].ID] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // checkWhole fails t when p is not a whole payment: its captures must add

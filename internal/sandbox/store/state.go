@@ -33,6 +33,7 @@ type State struct {
 
 	observersMu sync.RWMutex
 	observers   []func(context.Context, Change)
+	txObservers []TxObserver
 }
 
 type keyInfo struct {

@@ -14,11 +14,13 @@ const (
 	moveLoadQuery = `SELECT doc, merchant_code, is_test, lock_owner, lock_until FROM payments WHERE id = ?`
 	moveSaveQuery = `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
 		doc = ?, view = ? WHERE id = ?`
+	insertRecordQuery = `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // preparedQueries are what prepareWrites prepares; other rooms add theirs
 // with PrepareOnOpen before a state opens.
-var preparedQueries = []string{moveLoadQuery, moveSaveQuery, clockQuery}
+var preparedQueries = []string{moveLoadQuery, moveSaveQuery, insertRecordQuery, clockQuery}
 
 // PrepareOnOpen adds a write-path query to prepare whenever a state opens
 // (call it from an init function).

@@ -139,8 +139,9 @@ type Record struct {
 
 	// Tx is the transaction a move runs in, so that guards and moves that
 	// keep state beside the payment (disputes) read and write in it: in
-	// memory it holds the only connection. nil outside a move.
-	Tx *sql.Tx
+	// memory it holds the only connection. nil outside a move. Not
+	// stored (docs written before carry "Tx":null, which decodes to nil).
+	Tx *sql.Tx `json:"-"`
 }
 
 // Settle applies the timers that run without anyone calling: a CREATED
@@ -280,24 +281,37 @@ func (s *State) ResolvePaymentID(ctx context.Context, id string) (string, error)
 	return paymentID, err
 }
 
-// InsertRecord stores a new checkout. Creation goes through here and
+// InsertRecord stores a new checkout, in one transaction with what the
+// transaction's observers write of it. Creation goes through here and
 // nowhere else, so observers hear of every payment.
 func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error {
-	doc, err := json.Marshal(r)
+	doc, view, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
-	view, err := json.Marshal(&r.Payment)
+	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	_, err = s.DB.ExecContext(ctx, `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status, r.Payment.CreatedAt.UnixNano(), doc, view)
+	defer tx.Rollback()
+	insert, err := s.Stmt(ctx, tx, insertRecordQuery)
 	if err != nil {
 		return err
 	}
-	s.notify(ctx, *r.change("created", "", *r.Payment.CreatedAt))
+	_, err = insert.ExecContext(ctx, r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status,
+		r.Payment.CreatedAt.UnixNano(), doc, view)
+	if err != nil {
+		return err
+	}
+	change := r.change("created", "", *r.Payment.CreatedAt)
+	afters, err := s.observeInTx(ctx, tx, change)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.committed(ctx, afters, change)
 	return nil
 }
 
@@ -314,7 +328,8 @@ type MoveFunc func(r *Record, now time.Time) (event string, err error)
 // it reads the payment and the clock, refuses a payment whose lock another
 // holds (a lease row, so it holds across processes; a busy payment answers
 // 409 at once instead of waiting, as the service does), applies fn, writes
-// the result and commits, then tells observers. Writers of one process
+// the result and what the transaction's observers write of the change
+// (TxObserver) and commits, then tells observers. Writers of one process
 // queue for the state's single write connection, and processes sharing the
 // file queue for its write lock, so two moves of one payment never
 // interleave. Every change of an existing payment commits here.
@@ -322,9 +337,9 @@ func (s *State) Move(ctx context.Context, paymentID string, vis *Visibility, fn 
 	if s.DB == nil {
 		return nil, errClosed
 	}
-	rec, change, err := s.apply(ctx, paymentID, vis, fn)
+	rec, change, afters, err := s.apply(ctx, paymentID, vis, fn)
 	if change != nil {
-		s.notify(ctx, *change)
+		s.committed(ctx, afters, change)
 	}
 	return rec, err
 }
@@ -366,17 +381,17 @@ func (s *State) Release(paymentID, owner string) {
 // apply is Move's transaction. The request may be cancelled; a move that
 // has begun still ends (committed or rolled back) on a context of its own,
 // bounded in time.
-func (s *State) apply(ctx context.Context, paymentID string, vis *Visibility, fn MoveFunc) (*Record, *Change, error) {
+func (s *State) apply(ctx context.Context, paymentID string, vis *Visibility, fn MoveFunc) (*Record, *Change, []func(), error) {
 	txCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	tx, err := s.DB.BeginTx(txCtx, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer tx.Rollback()
 	rec, now, err := s.loadForMove(txCtx, ctx, tx, paymentID, vis)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rec.Tx = tx
 	defer func() { rec.Tx = nil }()
@@ -387,21 +402,25 @@ func (s *State) apply(ctx context.Context, paymentID string, vis *Visibility, fn
 		event = "expired"
 	}
 	var change *Change
+	var afters []func()
 	if event != "" || settled {
 		if event == "" {
 			event = "expired"
 		}
 		if err := s.writeRecord(txCtx, tx, paymentID, rec); err != nil {
-			return nil, nil, err // rolled back: the payment stays as it was
+			return nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
+		if afters, err = s.observeInTx(txCtx, tx, change); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	// Committed even when the payment is unchanged: a move may keep state
 	// beside it in the transaction (a dispute opened, evidence added).
 	if err := tx.Commit(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return rec, change, moveErr
+	return rec, change, afters, moveErr
 }
 
 // loadForMove reads, in the move's transaction, the payment visible to vis
@@ -445,15 +464,11 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 
 // writeRecord stores a moved record and its view, in tx.
 func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) error {
-	doc, err := json.Marshal(rec)
+	doc, view, err := encodeRecord(rec)
 	if err != nil {
 		return err
 	}
 	if err := checkRecordBounds(rec, doc); err != nil {
-		return err
-	}
-	view, err := json.Marshal(&rec.Payment)
-	if err != nil {
 		return err
 	}
 	save, err := s.Stmt(ctx, tx, moveSaveQuery)
