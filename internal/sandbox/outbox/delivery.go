@@ -105,6 +105,7 @@ type hookEvent struct {
 	event        string
 	subjectID    string
 	payload      []byte
+	encode       func() ([]byte, error) // the payload, when it is nil
 }
 
 func StartDelivery(s *store.State, rules DeliveryRules, resolver webhook.Resolver, onDelivery func(Delivery), log io.Writer) *Deliverer {
@@ -216,12 +217,16 @@ func (d *Deliverer) onPaymentChange(ctx context.Context, tx *sql.Tx, c *store.Ch
 	if !paymentEvents[c.Event] {
 		return nil, nil
 	}
-	body, err := json.Marshal(paymentNotification(*c))
-	if err != nil {
-		return nil, fmt.Errorf("payment %s: could not encode the notification: %w", c.Payment.ID, err)
+	// Encoded only when a webhook hears of it: most changes have none.
+	encode := func() ([]byte, error) {
+		body, err := json.Marshal(paymentNotification(*c))
+		if err != nil {
+			return nil, fmt.Errorf("payment %s: could not encode the notification: %w", c.Payment.ID, err)
+		}
+		return body, nil
 	}
 	return d.recordInTx(ctx, tx, &hookEvent{kind: HookKindPayment, merchantCode: c.MerchantCode, isTest: c.Payment.IsTest,
-		event: c.Event, subjectID: c.Payment.ID, payload: body})
+		event: c.Event, subjectID: c.Payment.ID, encode: encode})
 }
 
 // DisputeChanged records the notification of a dispute's new status.

@@ -59,6 +59,11 @@ func (d *Deliverer) recordInTx(ctx context.Context, tx *sql.Tx, ev *hookEvent) (
 	if len(hooks) == 0 {
 		return nil, nil
 	}
+	if ev.payload == nil && ev.encode != nil {
+		if ev.payload, err = ev.encode(); err != nil {
+			return nil, err
+		}
+	}
 	insert, err := d.s.Stmt(ctx, tx, insertDeliveryQuery)
 	if err != nil {
 		return nil, err
