@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -156,6 +157,32 @@ func BenchmarkCaptureParallel(b *testing.B) {
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, req)
 			if w.Code != 200 && w.Code != 409 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+	})
+}
+
+// BenchmarkCheckoutParallel creates checkouts, 32 requests in flight, with
+// the state in a file and the request log on, as `bench/ratios.sh` does.
+func BenchmarkCheckoutParallel(b *testing.B) {
+	e := benchEnv(b, true)
+	h := e.sb.Handler("ae")
+	body, err := json.Marshal(checkoutBody("ae-sandbox", "AED", "100.00"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("POST", "/api/v2/checkout", stringsReader(string(body)))
+			req.Header.Set("Authorization", "Bearer "+aeTest)
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 {
 				b.Fatalf("%d %s", w.Code, w.Body)
 			}
 		}
