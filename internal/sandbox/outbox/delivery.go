@@ -23,9 +23,10 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
-// Webhook delivery. A change (of a payment, through OnPaymentChange, or of
-// a dispute) is recorded in the outbox of the state (outbox.go) before the
-// request answers; a deliverer polls the outbox, POSTs each notification to
+// Webhook delivery. A change (of a payment, through OnPaymentChangeInTx,
+// or of a dispute) is recorded in the outbox of the state (record.go), in
+// the transaction of a payment's change, before the request answers; a
+// deliverer polls the outbox, POSTs each notification to
 // its webhook with the webhook's static header, and retries a delivery that
 // did not get a 200 four times, after 1, 2, 3 and 4 minutes (times the
 // state's retry scale). Every delivery is kept in the deliveries table
