@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,4 +131,60 @@ func BenchmarkServeGetPayment(b *testing.B) {
 		b.Fatalf("%d failed reads", n)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+}
+
+// BenchmarkCaptureParallel captures 0.01 on many payments at once, 32
+// requests in flight, with the state in a file and the request log on, as
+// `bench/ratios.sh` loads a served sandbox; each request moves a payment
+// no other request in flight holds.
+func BenchmarkCaptureParallel(b *testing.B) {
+	e := benchEnv(b, true)
+	h := e.sb.Handler("ae")
+	ids := make([]string, 64)
+	for i := range ids {
+		ids[i] = e.authorized("5000.00")
+	}
+	var next atomic.Int64
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := next.Add(1)
+			body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "p%d"}`, n)
+			req := httptest.NewRequest("POST", "/api/v2/payments/"+ids[n%int64(len(ids))]+"/captures", stringsReader(body))
+			req.Header.Set("Authorization", "Bearer "+aeTest)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 && w.Code != 409 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+	})
+}
+
+// BenchmarkCheckoutParallel creates checkouts, 32 requests in flight, with
+// the state in a file and the request log on, as `bench/ratios.sh` does.
+func BenchmarkCheckoutParallel(b *testing.B) {
+	e := benchEnv(b, true)
+	h := e.sb.Handler("ae")
+	body, err := json.Marshal(checkoutBody("ae-sandbox", "AED", "100.00"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("POST", "/api/v2/checkout", stringsReader(string(body)))
+			req.Header.Set("Authorization", "Bearer "+aeTest)
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+	})
 }

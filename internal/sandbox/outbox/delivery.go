@@ -23,9 +23,10 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
-// Webhook delivery. A change (of a payment, through OnPaymentChange, or of
-// a dispute) is recorded in the outbox of the state (outbox.go) before the
-// request answers; a deliverer polls the outbox, POSTs each notification to
+// Webhook delivery. A change (of a payment, through OnPaymentChangeInTx,
+// or of a dispute) is recorded in the outbox of the state (record.go), in
+// the transaction of a payment's change, before the request answers; a
+// deliverer polls the outbox, POSTs each notification to
 // its webhook with the webhook's static header, and retries a delivery that
 // did not get a 200 four times, after 1, 2, 3 and 4 minutes (times the
 // state's retry scale). Every delivery is kept in the deliveries table
@@ -105,6 +106,7 @@ type hookEvent struct {
 	event        string
 	subjectID    string
 	payload      []byte
+	encode       func() ([]byte, error) // the payload, when it is nil
 }
 
 func StartDelivery(s *store.State, rules DeliveryRules, resolver webhook.Resolver, onDelivery func(Delivery), log io.Writer) *Deliverer {
@@ -147,7 +149,8 @@ func StartDelivery(s *store.State, rules DeliveryRules, resolver webhook.Resolve
 	d.wg.Add(2)
 	go d.run()
 	go d.renewClaims()
-	s.OnPaymentChange(d.onPaymentChange)
+	d.settleParked(d.ctx, nil) // what a process killed after a commit left parked
+	s.OnPaymentChangeInTx(d.onPaymentChange)
 	return d
 }
 
@@ -208,19 +211,23 @@ func (d *Deliverer) logf(format string, args ...any) {
 	fmt.Fprintf(d.log, "sandbox: "+format+"\n", args...)
 }
 
-// onPaymentChange runs in the request's goroutine: it records the
-// notifications due in the outbox.
-func (d *Deliverer) onPaymentChange(ctx context.Context, c store.Change) {
+// onPaymentChange runs in the transaction of the change, in the request's
+// goroutine: it records the notifications due in the outbox, so that they
+// commit with the change or not at all.
+func (d *Deliverer) onPaymentChange(ctx context.Context, tx *sql.Tx, c *store.Change) (func(), error) {
 	if !paymentEvents[c.Event] {
-		return
+		return nil, nil
 	}
-	body, err := json.Marshal(paymentNotification(c))
-	if err != nil {
-		d.logf("payment %s: could not encode the notification: %v", c.Payment.ID, err)
-		return
+	// Encoded only when a webhook hears of it: most changes have none.
+	encode := func() ([]byte, error) {
+		body, err := json.Marshal(paymentNotification(*c))
+		if err != nil {
+			return nil, fmt.Errorf("payment %s: could not encode the notification: %w", c.Payment.ID, err)
+		}
+		return body, nil
 	}
-	d.recordEvent(ctx, &hookEvent{kind: HookKindPayment, merchantCode: c.MerchantCode, isTest: c.Payment.IsTest,
-		event: c.Event, subjectID: c.Payment.ID, payload: body})
+	return d.recordInTx(ctx, tx, &hookEvent{kind: HookKindPayment, merchantCode: c.MerchantCode, isTest: c.Payment.IsTest,
+		event: c.Event, subjectID: c.Payment.ID, encode: encode})
 }
 
 // DisputeChanged records the notification of a dispute's new status.
@@ -320,6 +327,9 @@ func (d *Deliverer) Deliveries(ctx context.Context, kind, subject string, limit 
 			return nil, err
 		}
 		del.Payload = json.RawMessage(payload)
+		if del.Status == deliveryParked {
+			del.Status = DeliveryPending // for the instant between its commit and its URL check
+		}
 		del.CreatedAt, del.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
 		out = append(out, del)
 	}
@@ -381,6 +391,16 @@ type DeliveryFilter struct {
 func (d *Deliverer) recordAttempt(deliveryID string, at time.Time, status int, sendErr error, latency time.Duration, resend bool, url, fault string) int {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
 	defer cancel()
+	n, err := insertAttempt(ctx, d.s.DB, deliveryID, at, status, sendErr, latency, resend, url, fault)
+	if err != nil && d.ctx.Err() == nil {
+		d.logf("recording an attempt of delivery %s: %v", deliveryID, err)
+	}
+	return n
+}
+
+// insertAttempt adds an attempt's row through q (the state, or a
+// transaction) and answers its number.
+func insertAttempt(ctx context.Context, q store.Querier, deliveryID string, at time.Time, status int, sendErr error, latency time.Duration, resend bool, url, fault string) (int, error) {
 	msg := ""
 	if sendErr != nil {
 		msg = sendErr.Error()
@@ -388,13 +408,10 @@ func (d *Deliverer) recordAttempt(deliveryID string, at time.Time, status int, s
 		msg = fmt.Sprintf("answered %d, want 200", status)
 	}
 	var n int
-	err := d.s.DB.QueryRowContext(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, at, http_status, error, latency_ns, resend, url, fault)
+	err := q.QueryRowContext(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, at, http_status, error, latency_ns, resend, url, fault)
 		SELECT ?, COALESCE(MAX(attempt), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM delivery_attempts WHERE delivery_id = ?
 		RETURNING attempt`, deliveryID, at.UnixNano(), status, msg, latency.Nanoseconds(), resend, url, fault, deliveryID).Scan(&n)
-	if err != nil && d.ctx.Err() == nil {
-		d.logf("recording an attempt of delivery %s: %v", deliveryID, err)
-	}
-	return n
+	return n, err
 }
 
 // attemptColumns read an attempt with its delivery; the URL is the one the

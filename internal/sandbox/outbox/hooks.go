@@ -56,11 +56,15 @@ func ScanHook(sc interface{ Scan(...any) error }) (*HookRow, error) {
 }
 
 func ListHooks(ctx context.Context, q store.Querier, kind, merchant string, isTest bool) ([]*HookRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+HookColumns+` FROM webhooks WHERE kind = ? AND merchant_code = ? AND is_test = ?
-		ORDER BY seq`, kind, merchant, isTest)
+	rows, err := q.QueryContext(ctx, listHooksQuery, kind, merchant, isTest)
 	if err != nil {
 		return nil, err
 	}
+	return scanHooks(rows)
+}
+
+// scanHooks reads, and closes, the rows of listHooksQuery.
+func scanHooks(rows *sql.Rows) ([]*HookRow, error) {
 	defer rows.Close()
 	var out []*HookRow
 	for rows.Next() {

@@ -33,56 +33,6 @@ type outboxRow struct {
 	held  bool
 }
 
-// recordEvent fans an event out to the matching webhooks: one pending row
-// per webhook, due now, or a failed one with its attempt when the URL
-// rules refuse the URL (a name that stopped resolving, a state whose rules
-// no longer admit loopback). It runs in the goroutine of the change.
-func (d *Deliverer) recordEvent(ctx context.Context, ev *hookEvent) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	hooks, err := ListHooks(ctx, d.s.DB, ev.kind, ev.merchantCode, ev.isTest)
-	if err != nil {
-		d.logf("webhook lookup for %s %s: %v", ev.kind, ev.subjectID, err)
-		return
-	}
-	recorded := false
-	for _, h := range hooks {
-		now := time.Now().UTC()
-		del := &Delivery{ID: d.s.NewID(ctx), Kind: ev.kind, WebhookID: h.ID, MerchantCode: ev.merchantCode,
-			IsTest: ev.isTest, URL: h.URL, Event: ev.event, SubjectID: ev.subjectID, Status: DeliveryPending,
-			CreatedAt: now, UpdatedAt: now, Payload: ev.payload}
-		if _, urlErr := d.CheckWebhookURL(ctx, h.URL, false); urlErr != nil {
-			// An attempt that failed before it could connect.
-			del.Status, del.Error = DeliveryFailed, "the URL no longer passes the rules: "+urlErr.Error()
-			del.Attempts = 1
-		}
-		if err := d.insertDelivery(ctx, del, now.Add(d.chaos.lateBy())); err != nil {
-			d.logf("recording the %s notification of %s: %v", ev.event, ev.subjectID, err)
-			return
-		}
-		if del.Status == DeliveryFailed {
-			d.recordAttempt(del.ID, now, 0, errors.New(del.Error), 0, false, h.URL, "")
-			d.report(del)
-			d.logf("%s webhook %s: %s", ev.kind, h.ID, del.Error)
-			continue
-		}
-		recorded = true
-	}
-	if recorded {
-		d.wake()
-	}
-}
-
-func (d *Deliverer) insertDelivery(ctx context.Context, del *Delivery, due time.Time) error {
-	_, err := d.s.DB.ExecContext(ctx, `INSERT INTO deliveries (id, kind, webhook_id, merchant_code, is_test, url, event,
-		subject_id, payload, attempts, status, http_status, error, created_at, updated_at, next_at, tries)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		del.ID, del.Kind, del.WebhookID, del.MerchantCode, del.IsTest, del.URL, del.Event, del.SubjectID,
-		[]byte(del.Payload), del.Attempts, del.Status, del.HTTPStatus, del.Error, del.CreatedAt.UnixNano(),
-		del.UpdatedAt.UnixNano(), due.UnixNano(), del.Attempts)
-	return err
-}
-
 // wake tells the poll loop to look at the outbox now.
 func (d *Deliverer) wake() {
 	select {

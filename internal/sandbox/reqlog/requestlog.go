@@ -259,6 +259,18 @@ func (l *Log) run() {
 // write stores a batch as one chunk, in one transaction, and trims the
 // log to its last maxLogEntries entries (whole chunks: a few hundred more
 // at most).
+// The writer's statements, prepared when a state opens.
+const (
+	insertChunkQuery = `INSERT INTO request_log (n, first_at, last_at, entries) VALUES (?, ?, ?, ?) RETURNING seq`
+	insertBodyQuery  = `INSERT INTO request_log_bodies (hash, last_chunk, body) VALUES (?, ?, ?)
+		ON CONFLICT (hash) DO UPDATE SET last_chunk = excluded.last_chunk`
+)
+
+func init() {
+	store.PrepareOnOpen(insertChunkQuery)
+	store.PrepareOnOpen(insertBodyQuery)
+}
+
 func (l *Log) write(batch []*PendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), logWriteTimout)
 	defer cancel()
@@ -275,14 +287,20 @@ func (l *Log) write(batch []*PendingEntry) {
 		return
 	}
 	defer tx.Rollback()
+	insertChunk, err := l.s.Stmt(ctx, tx, insertChunkQuery)
+	if err != nil {
+		return
+	}
+	insertBody, err := l.s.Stmt(ctx, tx, insertBodyQuery)
+	if err != nil {
+		return
+	}
 	var chunk int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO request_log (n, first_at, last_at, entries) VALUES (?, ?, ?, ?) RETURNING seq`,
-		len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
+	if err := insertChunk.QueryRowContext(ctx, len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
 		return
 	}
 	for h, body := range bodies {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO request_log_bodies (hash, last_chunk, body) VALUES (?, ?, ?)
-			ON CONFLICT (hash) DO UPDATE SET last_chunk = excluded.last_chunk`, h, chunk, []byte(body)); err != nil {
+		if _, err := insertBody.ExecContext(ctx, h, chunk, []byte(body)); err != nil {
 			return
 		}
 	}

@@ -148,8 +148,13 @@ func ClockOffsetFrom(v any) (time.Duration, error) {
 
 // readClockOffset reads and checks the stored clock offset (0 when none).
 func readClockOffset(ctx context.Context, q Querier) (time.Duration, error) {
+	return offsetFromRow(q.QueryRowContext(ctx, clockQuery))
+}
+
+// offsetFromRow reads the clock offset from clockQuery's row.
+func offsetFromRow(row *sql.Row) (time.Duration, error) {
 	var v any
-	err := q.QueryRowContext(ctx, clockQuery).Scan(&v)
+	err := row.Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -4,6 +4,7 @@
 // one place a payment changes (State.Move, InsertRecord), the settings
 // table, the bounds of a stored record, and the errors of a state file
 // that cannot be used (StateError, exit code 12). Whoever needs to hear of
-// a payment's change registers with State.OnPaymentChange: the state
+// a payment's change registers with State.OnPaymentChangeInTx (to write
+// in the change's transaction) or State.OnPaymentChange: the state
 // calls nothing above it. It imports edge only.
 package store

@@ -29,9 +29,11 @@ type State struct {
 	Keys            map[string]keyInfo   // by secret key
 	ids             *IDSource            // every id the sandbox generates (ids.go)
 	reads           *reads               // the hot reads, prepared (readpath.go)
+	prepared        map[string]*sql.Stmt // the write path's statements (stmts.go)
 
 	observersMu sync.RWMutex
 	observers   []func(context.Context, Change)
+	txObservers []TxObserver
 }
 
 type keyInfo struct {
@@ -80,6 +82,10 @@ func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []M
 		return nil, NewStateError(path, err)
 	}
 	st.DB = db
+	if err := st.prepareWrites(context.Background()); err != nil {
+		db.Close()
+		return nil, NewStateError(path, err)
+	}
 	return st, nil
 }
 

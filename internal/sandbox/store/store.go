@@ -85,8 +85,8 @@ func OpenStore(path string) (*sql.DB, error) {
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
 	} else {
-		db.SetMaxOpenConns(8)
-		db.SetMaxIdleConns(8)
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
 	}
 	if err := migrate(db); err != nil {
 		db.Close()
@@ -139,8 +139,9 @@ type Record struct {
 
 	// Tx is the transaction a move runs in, so that guards and moves that
 	// keep state beside the payment (disputes) read and write in it: in
-	// memory it holds the only connection. nil outside a move.
-	Tx *sql.Tx
+	// memory it holds the only connection. nil outside a move. Not
+	// stored (docs written before carry "Tx":null, which decodes to nil).
+	Tx *sql.Tx `json:"-"`
 }
 
 // Settle applies the timers that run without anyone calling: a CREATED
@@ -280,24 +281,37 @@ func (s *State) ResolvePaymentID(ctx context.Context, id string) (string, error)
 	return paymentID, err
 }
 
-// InsertRecord stores a new checkout. Creation goes through here and
+// InsertRecord stores a new checkout, in one transaction with what the
+// transaction's observers write of it. Creation goes through here and
 // nowhere else, so observers hear of every payment.
 func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error {
-	doc, err := json.Marshal(r)
+	doc, view, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
-	view, err := json.Marshal(&r.Payment)
+	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	_, err = s.DB.ExecContext(ctx, `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status, r.Payment.CreatedAt.UnixNano(), doc, view)
+	defer tx.Rollback()
+	insert, err := s.Stmt(ctx, tx, insertRecordQuery)
 	if err != nil {
 		return err
 	}
-	s.notify(ctx, *r.change("created", "", *r.Payment.CreatedAt))
+	_, err = insert.ExecContext(ctx, r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status,
+		r.Payment.CreatedAt.UnixNano(), doc, view)
+	if err != nil {
+		return err
+	}
+	change := r.change("created", "", *r.Payment.CreatedAt)
+	afters, err := s.observeInTx(ctx, tx, change)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.committed(ctx, afters, change)
 	return nil
 }
 
@@ -310,31 +324,29 @@ const lockLease = 15 * time.Second
 // for a refusal) and then must leave r as the stored state it found.
 type MoveFunc func(r *Record, now time.Time) (event string, err error)
 
-// Move runs one state change of a payment: it takes the payment's lock (a
-// lease row, so it holds across processes; a busy payment answers 409 at
-// once instead of waiting, as the service does), applies fn in a short
-// IMMEDIATE transaction that also releases the lock, and tells observers.
-// Every change of an existing payment commits here.
+// Move runs one state change of a payment in one IMMEDIATE transaction:
+// it reads the payment and the clock, refuses a payment whose lock another
+// holds (a lease row, so it holds across processes; a busy payment answers
+// 409 at once instead of waiting, as the service does), applies fn, writes
+// the result and what the transaction's observers write of the change
+// (TxObserver) and commits, then tells observers. Writers of one process
+// queue for the state's single write connection, and processes sharing the
+// file queue for its write lock, so two moves of one payment never
+// interleave. Every change of an existing payment commits here.
 func (s *State) Move(ctx context.Context, paymentID string, vis *Visibility, fn MoveFunc) (*Record, error) {
 	if s.DB == nil {
 		return nil, errClosed
 	}
-	owner := NewLockOwner()
-	if err := s.Acquire(ctx, paymentID, vis, owner); err != nil {
-		return nil, err
-	}
-	now, err := s.CurrentTime(ctx)
-	if err != nil {
-		s.Release(paymentID, owner)
-		return nil, err
-	}
-	rec, change, err := s.apply(ctx, paymentID, owner, now, fn)
+	rec, change, afters, err := s.apply(ctx, paymentID, vis, fn)
 	if change != nil {
-		s.notify(ctx, *change)
+		s.committed(ctx, afters, change)
 	}
 	return rec, err
 }
 
+// Acquire takes a payment's lock for owner for a lease, across processes;
+// a move of the payment answers ErrLocked until Release (or the lease's
+// end).
 func (s *State) Acquire(ctx context.Context, paymentID string, vis *Visibility, owner string) error {
 	wallNow := time.Now()
 	query := `UPDATE payments SET lock_owner = ?, lock_until = ? WHERE id = ? AND lock_until < ?`
@@ -366,39 +378,20 @@ func (s *State) Release(paymentID, owner string) {
 	_, _ = s.DB.ExecContext(ctx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ? AND lock_owner = ?`, paymentID, owner)
 }
 
-func (s *State) apply(ctx context.Context, paymentID, owner string, now time.Time, fn MoveFunc) (*Record, *Change, error) {
-	// The request may be cancelled; the lock must still be released, so the
-	// transaction runs on a context of its own, bounded in time.
+// apply is Move's transaction. The request may be cancelled; a move that
+// has begun still ends (committed or rolled back) on a context of its own,
+// bounded in time.
+func (s *State) apply(ctx context.Context, paymentID string, vis *Visibility, fn MoveFunc) (*Record, *Change, []func(), error) {
 	txCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	tx, err := s.DB.BeginTx(txCtx, nil)
 	if err != nil {
-		s.Release(paymentID, owner)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			// Roll back first: in memory the transaction holds the only
-			// connection that release needs.
-			_ = tx.Rollback()
-			s.Release(paymentID, owner)
-		}
-	}()
-	var doc []byte
-	var lockOwner string
-	if err := tx.QueryRowContext(txCtx, `SELECT doc, lock_owner FROM payments WHERE id = ?`, paymentID).Scan(&doc, &lockOwner); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, nil, edge.ErrNoSuchPayment // reset under our feet
-		}
-		return nil, nil, err
-	}
-	if lockOwner != owner {
-		return nil, nil, edge.ErrLocked // our lease ran out and someone else took it
-	}
-	rec, err := DecodeRecord(doc, "id", paymentID)
+	defer tx.Rollback()
+	rec, now, err := s.loadForMove(txCtx, ctx, tx, paymentID, vis)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rec.Tx = tx
 	defer func() { rec.Tx = nil }()
@@ -409,38 +402,83 @@ func (s *State) apply(ctx context.Context, paymentID, owner string, now time.Tim
 		event = "expired"
 	}
 	var change *Change
+	var afters []func()
 	if event != "" || settled {
 		if event == "" {
 			event = "expired"
 		}
-		doc, err = json.Marshal(rec)
-		if err != nil {
-			return nil, nil, err
+		if err := s.writeRecord(txCtx, tx, paymentID, rec); err != nil {
+			return nil, nil, nil, err // rolled back: the payment stays as it was
 		}
-		if err := checkRecordBounds(rec, doc); err != nil {
-			return nil, nil, err // rolled back: the payment stays as it was
-		}
-		var view []byte
-		if view, err = json.Marshal(&rec.Payment); err != nil {
-			return nil, nil, err
-		}
-		refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
-		_, err = tx.ExecContext(txCtx, `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
-			doc = ?, view = ?, lock_owner = '', lock_until = 0 WHERE id = ?`,
-			rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
-			captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
 		change = rec.change(event, before, now)
-	} else {
-		_, err = tx.ExecContext(txCtx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ?`, paymentID)
+		if afters, err = s.observeInTx(txCtx, tx, change); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	// Committed even when the payment is unchanged: a move may keep state
+	// beside it in the transaction (a dispute opened, evidence added).
+	if err := tx.Commit(); err != nil {
+		return nil, nil, nil, err
+	}
+	return rec, change, afters, moveErr
+}
+
+// loadForMove reads, in the move's transaction, the payment visible to vis
+// and the sandbox's time; a payment whose lock another holds is ErrLocked.
+// ctx is the request's (a fixture step pins its time there).
+func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility) (*Record, time.Time, error) {
+	var doc []byte
+	var merchant string
+	var isTest bool
+	var lockOwner string
+	var lockUntil int64
+	load, err := s.Stmt(txCtx, tx, moveLoadQuery)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	err = load.QueryRowContext(txCtx, paymentID).Scan(&doc, &merchant, &isTest, &lockOwner, &lockUntil)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && vis != nil && (merchant != vis.MerchantCode || isTest != vis.IsTest) {
+		return nil, time.Time{}, edge.ErrNoSuchPayment
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, time.Time{}, err
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, nil, err
+	if lockOwner != "" && lockUntil >= time.Now().UnixNano() {
+		return nil, time.Time{}, edge.ErrLocked
 	}
-	committed = true
-	return rec, change, moveErr
+	now, ok := pinnedNow(ctx)
+	if !ok {
+		clock, err := s.Stmt(txCtx, tx, clockQuery)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		offset, err := offsetFromRow(clock.QueryRowContext(txCtx))
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		now = s.Clock.Now().Add(offset).UTC()
+	}
+	rec, err := DecodeRecord(doc, "id", paymentID)
+	return rec, now, err
+}
+
+// writeRecord stores a moved record and its view, in tx.
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) error {
+	doc, view, err := encodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	if err := checkRecordBounds(rec, doc); err != nil {
+		return err
+	}
+	save, err := s.Stmt(ctx, tx, moveSaveQuery)
+	if err != nil {
+		return err
+	}
+	refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
+	_, err = save.ExecContext(ctx, rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
+		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
+	return err
 }
 
 func NewLockOwner() string {

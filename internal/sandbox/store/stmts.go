@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// The write path's statements, prepared once when the state opens: SQLite
+// would otherwise parse each one again on every move (about a seventh of a
+// capture's time). The state writes through one connection, so each is
+// prepared on it and every transaction runs it there.
+const (
+	moveLoadQuery = `SELECT doc, merchant_code, is_test, lock_owner, lock_until FROM payments WHERE id = ?`
+	moveSaveQuery = `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
+		doc = ?, view = ? WHERE id = ?`
+	insertRecordQuery = `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
+// preparedQueries are what prepareWrites prepares; other rooms add theirs
+// with PrepareOnOpen before a state opens.
+var preparedQueries = []string{moveLoadQuery, moveSaveQuery, insertRecordQuery, clockQuery}
+
+// PrepareOnOpen adds a write-path query to prepare whenever a state opens
+// (call it from an init function).
+func PrepareOnOpen(query string) { preparedQueries = append(preparedQueries, query) }
+
+func (s *State) prepareWrites(ctx context.Context) error {
+	s.prepared = make(map[string]*sql.Stmt, len(preparedQueries))
+	for _, q := range preparedQueries {
+		st, err := s.DB.PrepareContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		s.prepared[q] = st
+	}
+	return nil
+}
+
+// errNotPrepared is a programming error: a query missing from
+// preparedQueries.
+var errNotPrepared = errors.New("sandbox state: statement not prepared on open")
+
+// Stmt answers a prepared write-path query bound to tx.
+func (s *State) Stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	st, ok := s.prepared[query]
+	if !ok {
+		return nil, errNotPrepared
+	}
+	return tx.StmtContext(ctx, st), nil
+}
