@@ -235,12 +235,16 @@ ok "a failed job: the stop step prints the sandbox's log and stops it (ports 0: 
 # written, on this machine.
 scripts/doc-recipe.py docs/ci.md shell > "$work/shell.sh"
 mkdir -p "$work/shell"
-( cd "$work/shell" && env -i PATH="$work/linux-bin:$PATH" HOME="$work/shell" CI=true RUNNER_TEMP="$work/shell" \
+# Off GitHub: no RUNNER_TEMP nor any GITHUB_ variable, the temporary
+# directory the system's.
+grep -q 'RUNNER_TEMP\|GITHUB_' "$work/shell.sh" && fail "docs/ci.md's shell recipe names a variable only GitHub sets"
+( cd "$work/shell" && env -i PATH="$work/linux-bin:$PATH" HOME="$work/shell" CI=true TMPDIR="$work/shell" \
     bash -euo pipefail "$work/shell.sh" ) > "$work/shell.out" 2>&1 || { cat "$work/shell.out"; fail "docs/ci.md's shell recipe failed"; }
-pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$work/shell/bnpl-sandbox.json")
+ready_file=$(ls "$work"/shell/tmp.*/bnpl-sandbox.json)
+pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$ready_file")
 kill "$pid"
 for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 grep -q 'capture rest	passed' "$work/shell.out" || { cat "$work/shell.out"; fail "the shell recipe's smoke ran no money steps"; }
-[ ! -e "$work/shell/bnpl-sandbox.json" ] || fail "the shell recipe's sandbox left its ready file after SIGTERM"
+[ ! -e "$ready_file" ] || fail "the shell recipe's sandbox left its ready file after SIGTERM"
 ok "docs/ci.md's shell recipe (free ports, a ready file): smoke with money steps; SIGTERM stops the sandbox cleanly"
 echo "action test passed in $(( $(date +%s) - start ))s"
