@@ -194,6 +194,12 @@ cat > "$work/app-bin/make" <<'EOF'
 #!/usr/bin/env bash
 [ "${1:-}" = integration-test ] || { echo "make: only integration-test here" >&2; exit 2; }
 env | grep '^BNPL_' | sort > "$APP_RECORD"
+# On the Windows runner, while the sandbox runs: is its ready file where
+# Windows puts D:\a\_temp\bnpl-sandbox.json, and is any file named with a
+# backslash or a colon (a Windows path taken for a relative name)?
+if [ -n "${APP_READY:-}" ]; then
+  { [ -f "$APP_READY" ] && echo "ready file in place"; find "$APP_ROOT" \( -name '*\\*' -o -name '*:*' \) -print; } > "$APP_RECORD.paths"
+fi
 bnpl sandbox wait --timeout 10s
 EOF
 chmod +x "$work/app-bin/make"
@@ -231,7 +237,7 @@ for runner in "linux Linux X64 site" "macos macOS ARM64 sim" "windows Windows X6
   read -r name os arch site <<< "$runner"
   extra=(--env "PATH=$work/app-bin:$PATH")
   [ "$os" = macOS ] && extra=(--env "PATH=$work/app-bin:$work/macos-bin")
-  [ "$os" = Windows ] && extra+=(--tool-cache 'C:\hosted tool cache\windows')
+  [ "$os" = Windows ] && extra+=(--tool-cache 'C:\hosted tool cache\windows' --env "APP_READY=$work/windows/drive-d/a/_temp/bnpl-sandbox.json" --env "APP_ROOT=$work/windows")
   job "$name" "$os" "$arch" "$site" "${extra[@]}" > "$work/$name.out" 2>&1 || { cat "$work/$name.out"; fail "$name: the job failed"; }
   check_job "$name" "$work/$name.out"
   grep -q 'bnpl action: downloading' "$work/$name.out" || fail "$name: the first run downloaded nothing"
@@ -243,8 +249,8 @@ for runner in "linux Linux X64 site" "macos macOS ARM64 sim" "windows Windows X6
       # The runner reads GITHUB_PATH in its own form.
       grep -qxF "C:\hosted tool cache\windows\bnpl\\$version\x64\bin" "$work/$name"/drive-d/a/_temp/_runner_file_commands/github_path_* \
         || fail "windows: GITHUB_PATH holds $(cat "$work/$name"/drive-d/a/_temp/_runner_file_commands/github_path_*)"
-      odd=$(find "$work/$name" -name '*\\*' -o -name '*:*' | head -n 3)
-      [ -z "$odd" ] || fail "windows: a path was mishandled, leaving files named $odd" ;;
+      [ "$(cat "$work/$name.app.paths")" = "ready file in place" ] \
+        || fail "windows: while the sandbox ran, its ready file was not at D:\a\_temp\bnpl-sandbox.json, or a path was mishandled: $(cat "$work/$name.app.paths")" ;;
     macOS)
       cache="$work/$name/Users/runner/hosted tool cache/bnpl/$version/arm64"
       [ -x "$cache/bin/bnpl" ] || fail "macos: no bnpl in $cache" ;;
