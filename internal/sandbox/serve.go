@@ -65,8 +65,9 @@ var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 // stopping, a test suite ending), after printing the base URLs and the
 // merchants with their keys to out (sandbox keys move no money; printing
 // them is the point). The listeners are bound first (the links need their
-// addresses) and serve once the state is open, answering 503 until the
-// seed file (Prepare) is in.
+// addresses) and serve once the state is open, answering 503 while the
+// seed file (Prepare) loads; a request that comes in the moments after,
+// before the sandbox is announced, waits.
 //
 // Stopping is clean whichever way it comes: the server gives up its lease
 // on the state first, so that a command run from then on delivers what it
@@ -92,7 +93,10 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	gate := newStartingGate(o.Instance, o.StatePath != "")
 	run := startServers(o.Limits, sb, ls, gate)
 	if o.Prepare != nil {
-		if err := o.Prepare(sb); err != nil {
+		gate.seed(true)
+		err := o.Prepare(sb)
+		gate.seed(false)
+		if err != nil {
 			run.shutdown()
 			ls.close()
 			return err

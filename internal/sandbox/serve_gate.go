@@ -17,8 +17,14 @@ import (
 // connection no one answers. /_sandbox/health answers the readiness
 // check's body with status "unavailable"; every other path the service's
 // error body, with Retry-After.
+//
+// Outside the seed (the moments between the state opening and the
+// sandbox being announced) a request waits for the gate instead, as it
+// waited on the listener's queue before the servers started.
 type startingGate struct {
 	ready    atomic.Bool
+	seeding  atomic.Bool
+	opened   chan struct{}
 	instance string
 	state    string
 }
@@ -27,7 +33,7 @@ type startingGate struct {
 const startingMessage = "the sandbox is starting: it serves once its state is open and its seed file loaded"
 
 func newStartingGate(instance string, stateFile bool) *startingGate {
-	g := &startingGate{instance: instance, state: "memory"}
+	g := &startingGate{instance: instance, state: "memory", opened: make(chan struct{})}
 	if stateFile {
 		g.state = "file"
 	}
@@ -35,13 +41,29 @@ func newStartingGate(instance string, stateFile bool) *startingGate {
 }
 
 // open lets requests through to the sandbox from now on.
-func (g *startingGate) open() { g.ready.Store(true) }
+func (g *startingGate) open() {
+	if !g.ready.Swap(true) {
+		close(g.opened)
+	}
+}
+
+// seed marks the seed file loading (true) or loaded (false): requests are
+// answered 503 meanwhile.
+func (g *startingGate) seed(on bool) { g.seeding.Store(on) }
 
 // wrap is next behind the gate.
 func (g *startingGate) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.ready.Load() {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if !g.seeding.Load() {
+			select {
+			case <-g.opened:
+				next.ServeHTTP(w, r)
+			case <-r.Context().Done():
+			}
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
