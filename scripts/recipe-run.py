@@ -280,6 +280,9 @@ def compose(r, doc):
     with open(path, "w") as f:
         yaml.safe_dump(doc, f, sort_keys=False)
     base = COMPOSE + ["-p", project, "-f", path]
+    built = ["%s_%s" % (project, name) for name, svc in services.items() if "build" in svc]
+    # Last registered, first run: down, then the images up built.
+    atexit.register(lambda: [podman("rmi", "-f", image, check=False) for image in built])
     atexit.register(lambda: subprocess.run(base + ["down"], capture_output=True))
     said = subprocess.run(["podman-compose", "version"], capture_output=True, text=True).stdout
     version = "; ".join(" ".join(m.split()) for m in re.findall(r"^(?:podman-composer? version|podman version)\s+\S+", said, re.M))
