@@ -281,8 +281,10 @@ def compose(r, doc):
         yaml.safe_dump(doc, f, sort_keys=False)
     base = COMPOSE + ["-p", project, "-f", path]
     built = ["%s_%s" % (project, name) for name, svc in services.items() if "build" in svc]
-    # Last registered, first run: down, then the images up built.
+    # Last registered, first run: down, then the network it leaves (1.0.3
+    # does not remove it) and the images up built.
     atexit.register(lambda: [podman("rmi", "-f", image, check=False) for image in built])
+    atexit.register(lambda: podman("network", "rm", "-f", project + "_default", check=False))
     atexit.register(lambda: subprocess.run(base + ["down"], capture_output=True))
     said = subprocess.run(["podman-compose", "version"], capture_output=True, text=True).stdout
     version = "; ".join(" ".join(m.split()) for m in re.findall(r"^(?:podman-composer? version|podman version)\s+\S+", said, re.M))
