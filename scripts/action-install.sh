@@ -24,10 +24,12 @@
 #                        are BASE/download/vVERSION/FILE, or
 #                        BASE/latest/download/FILE for the latest
 #   RUNNER_TOOL_CACHE    the tool cache: bnpl goes to
-#                        $RUNNER_TOOL_CACHE/bnpl/VERSION/ARCH (default
-#                        $HOME/.bnpl/tool-cache/bnpl/VERSION/ARCH), with
-#                        ARCH.complete beside it once installed; its bin/ is
-#                        added to $GITHUB_PATH
+#                        $RUNNER_TOOL_CACHE/bnpl/VERSION/ARCH (ARCH x64 or
+#                        arm64; default $HOME/.bnpl/tool-cache/bnpl/...),
+#                        with ARCH.complete beside it once installed; its
+#                        bin/ is added to $GITHUB_PATH. bnpl/latest holds
+#                        the version latest was last resolved to: fresh for
+#                        24 hours (its age), when latest downloads nothing
 #   RUNNER_OS, RUNNER_ARCH   as GitHub sets them (Linux/macOS/Windows,
 #                        X64/ARM64); read from uname when unset
 #   RUNNER_TEMP          where the sandbox's log, pid and ready files go
@@ -154,9 +156,20 @@ install_bnpl() {
   release_dir
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  # latest: checksums.txt names the version, and so the cache directory.
-  [ -n "$version" ] || find_archive
   cache=$(to_shell "${RUNNER_TOOL_CACHE:-$HOME/.bnpl/tool-cache}")
+  # latest: checksums.txt names the version, and so the cache directory;
+  # a latest resolved on this runner less than a day ago is taken as it is
+  # (the tool cache's bnpl/latest file), with nothing downloaded.
+  if [ -z "$version" ]; then
+    if [ -f "$cache/bnpl/latest" ] && [ -n "$(find "$cache/bnpl/latest" -mmin -1440 2>/dev/null)" ]; then
+      version=$(cat "$cache/bnpl/latest")
+      echo "bnpl action: latest is $version, as resolved on this runner less than 24 hours ago"
+    else
+      find_archive
+      mkdir -p "$cache/bnpl"
+      printf '%s\n' "$version" > "$cache/bnpl/latest"
+    fi
+  fi
   machine=x64; [ "$arch" = arm64 ] && machine=arm64
   dest="$cache/bnpl/$version/$machine"
   if [ -f "$dest.complete" ] && [ -x "$dest/bin/bnpl$exe" ]; then
@@ -179,6 +192,21 @@ install_bnpl() {
   echo "bnpl action: bnpl $installed in $dest/bin"
 }
 
+# wait_failure FILE AE SA: why the sandbox is not there, in the words of
+# bnpl's error, and what to do in the action's own inputs (ae-port,
+# sa-port, wait-timeout), not serve's flags.
+wait_failure() {
+  local said hint=""
+  said=$(sed -n 's/^error: //p' "$1" | head -n 1)
+  [ -n "$said" ] || said=$(head -n 1 "$1")
+  case "$said" in
+    *"cannot listen on"*":$2: the address is in use"*) hint="another program listens on port $2: give the action ae-port: 0 (and sa-port: 0) for free ports, or another ae-port" ;;
+    *"cannot listen on"*":$3: the address is in use"*) hint="another program listens on port $3: give the action sa-port: 0 (and ae-port: 0) for free ports, or another sa-port" ;;
+    *"not healthy after"*|*"after "*": not written yet"*) hint="give the action a longer wait-timeout; the sandbox's log is above" ;;
+  esac
+  printf 'the sandbox did not start: %s%s' "${said:-no error given (its log is above)}" "${hint:+ (${hint})}"
+}
+
 start_sandbox() {
   local ae=${BNPL_AE_PORT:-8700} sa=${BNPL_SA_PORT:-8701} log ready pidfile urls ae_url sa_url instance shell_pid pid
   platform
@@ -192,10 +220,13 @@ start_sandbox() {
   nohup "bnpl$exe" sandbox serve --state :memory: --ae-addr "127.0.0.1:$ae" --sa-addr "127.0.0.1:$sa" \
     --instance "$instance" --ready-file "$(to_runner "$ready")" >"$log" 2>&1 &
   shell_pid=$!
-  if ! urls=$("bnpl$exe" sandbox wait --ready-file "$(to_runner "$ready")" --timeout "${BNPL_WAIT_TIMEOUT:-30s}" --jq '.urls.ae + " " + .urls.sa + " " + (.pid | tostring)'); then
+  # The wait in words (its error is what the step's annotation says), then
+  # the ready file's values from the sandbox now healthy.
+  if ! "bnpl$exe" sandbox wait --ready-file "$(to_runner "$ready")" --timeout "${BNPL_WAIT_TIMEOUT:-30s}" 2>"$temp_dir/bnpl-sandbox-wait.txt" \
+    || ! urls=$("bnpl$exe" sandbox wait --ready-file "$(to_runner "$ready")" --timeout 10s --jq '.urls.ae + " " + .urls.sa + " " + (.pid | tostring)' 2>>"$temp_dir/bnpl-sandbox-wait.txt"); then
     cat "$log" >&2
     kill "$shell_pid" 2>/dev/null || true
-    die "the sandbox did not become healthy (its log is above)"
+    die "$(wait_failure "$temp_dir/bnpl-sandbox-wait.txt" "$ae" "$sa")"
   fi
   read -r ae_url sa_url pid <<< "$urls"
   # The shell's id of the background job, and the process's own (they

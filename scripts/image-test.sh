@@ -9,9 +9,15 @@
 #     logs the URLs a client uses and warns about remote control naming the
 #     variable the image sets, and `bnpl smoke` from the host passes with
 #     its money steps;
+#   - pushed with docs/ci.md's command (skopeo copy --all) to a registry
+#     (Debian's docker-registry, on loopback) and pulled back, each image
+#     keeps its health check, and the pulled one passes it;
 #   - every container recipe of docs/ci.md, as written (scripts/recipe-run.py):
 #     the GitHub service container with the job on the runner, the job in a
-#     container reaching the sandbox by its name, GitLab, compose;
+#     container reaching the sandbox by its name (both by podman, as
+#     GitHub's runner would), GitLab (as its runner runs a job), compose
+#     (by podman-compose itself);
+#   - a ready file where uid 65532 may not write: serve and wait fail at once;
 #   - a /data bind-mounted from a root-owned host directory stops the
 #     container with exit 12 saying what to do, and the chown it names
 #     makes it start;
@@ -33,7 +39,9 @@ podman() { command podman --storage-driver vfs --runtime runc "$@"; }
 limits=(--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
 work=$(mktemp -d)
 containers=()
+registry_pid=""
 cleanup() {
+  [ -z "$registry_pid" ] || kill "$registry_pid" 2>/dev/null || true
   for c in "${containers[@]}"; do podman rm -f -v "$c" >/dev/null 2>&1 || true; done
   podman volume rm -f "bnpl-image-test-$$" >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -62,12 +70,14 @@ skopeo inspect --raw "oci-archive:$oci" > "$work/index.json"
 python3 - "$work/index.json" <<'PY' || fail "$oci is not a manifest list of linux/amd64 and linux/arm64"
 import json, sys
 idx = json.load(open(sys.argv[1]))
-assert idx.get("mediaType", "application/vnd.oci.image.index.v1+json").endswith("index.v1+json"), idx.get("mediaType")
+# Docker's format: the OCI image format has no HEALTHCHECK.
+assert idx.get("mediaType") == "application/vnd.docker.distribution.manifest.list.v2+json", idx.get("mediaType")
+assert all(m["mediaType"] == "application/vnd.docker.distribution.manifest.v2+json" for m in idx["manifests"]), idx
 plats = sorted((m["platform"]["os"], m["platform"]["architecture"]) for m in idx["manifests"])
 assert plats == [("linux", "amd64"), ("linux", "arm64")], plats
 PY
 for arch in amd64 arm64; do
-  skopeo --override-os linux --override-arch "$arch" inspect --config "oci-archive:$oci" > "$work/config-$arch.json"
+  skopeo --override-os linux --override-arch "$arch" inspect --raw --config "oci-archive:$oci" > "$work/config-$arch.json"
   python3 - "$work/config-$arch.json" "$version" "$commit" "$arch" <<'PY' || fail "labels or settings of the $arch image in $oci"
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -81,6 +91,8 @@ assert doc["architecture"] == sys.argv[4], doc["architecture"]
 assert c["User"] == "65532:65532", c["User"]
 assert set(c["ExposedPorts"]) == {"8700/tcp", "8701/tcp"}, c["ExposedPorts"]
 assert "/data" in c["Volumes"], c.get("Volumes")
+hc = c.get("Healthcheck") or {}
+assert hc.get("Test", [])[:4] == ["CMD", "/usr/bin/bnpl", "sandbox", "wait"], hc
 PY
 done
 # The arm64 image's binary is an aarch64 one (ELF machine 183).
@@ -92,7 +104,41 @@ for layer in "$work"/arm64/*; do
   machine=$(od -An -t u2 -j 18 -N 2 "$work/arm64/usr/bin/bnpl" | tr -d ' ')
 done
 [ "$machine" = 183 ] || fail "the arm64 image's /usr/bin/bnpl is not an aarch64 binary (ELF machine ${machine:-none})"
-ok "$oci: manifest list of linux/amd64 and linux/arm64 (aarch64 binary); labels, user 65532, ports 8700 8701, volume /data each"
+ok "$oci: Docker manifest list of linux/amd64 and linux/arm64 (aarch64 binary); labels, user 65532, ports 8700 8701, volume /data, the health check each"
+
+# Pushed to a registry with the documented command, pulled back: the
+# health check travels. The registry is Debian's docker-registry, on
+# loopback, its storage and configuration in $work, stopped at the end.
+reg_port=$(free_ports | cut -d' ' -f1)
+mkdir -p "$work/registry"
+printf 'version: 0.1\nlog: {level: error, accesslog: {disabled: true}}\nstorage: {filesystem: {rootdirectory: %s}}\nhttp: {addr: "127.0.0.1:%s"}\n' \
+  "$work/registry/storage" "$reg_port" > "$work/registry/config.yml"
+docker-registry serve "$work/registry/config.yml" > "$work/registry/log" 2>&1 &
+registry_pid=$!
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$reg_port/v2/" >/dev/null 2>&1 && break; sleep 0.1; done
+curl -fs "http://127.0.0.1:$reg_port/v2/" >/dev/null || fail "docker-registry did not start: $(cat "$work/registry/log")"
+pushed="127.0.0.1:$reg_port/bnpl-sandbox:$version"
+# docs/ci.md's command; --dest-tls-verify=false for this registry alone,
+# which serves plain http on loopback.
+skopeo copy -q --all --dest-tls-verify=false "oci-archive:$oci" "docker://$pushed" >/dev/null
+for arch in amd64 arm64; do
+  skopeo --override-os linux --override-arch "$arch" inspect --raw --config --tls-verify=false "docker://$pushed" > "$work/pushed-$arch.json"
+  python3 -c 'import json,sys; hc=json.load(open(sys.argv[1]))["config"].get("Healthcheck") or {}; assert hc.get("Test", [])[:4] == ["CMD", "/usr/bin/bnpl", "sandbox", "wait"], hc' "$work/pushed-$arch.json" \
+    || fail "the $arch image pushed to a registry has no health check: $(cat "$work/pushed-$arch.json")"
+done
+podman pull -q --tls-verify=false "$pushed" >/dev/null
+pulled_hc=$(podman image inspect --format '{{json .Config.Healthcheck.Test}}' "$pushed")
+case "$pulled_hc" in
+  '["CMD","/usr/bin/bnpl","sandbox","wait",'*) ;;
+  *) fail "the image pulled from the registry has the health check $pulled_hc" ;;
+esac
+cid=$(podman run -d --health-interval disable "${limits[@]}" -e BNPL_SANDBOX_STATE=:memory: "$pushed" 2>/dev/null)
+containers+=("$cid")
+healthy "$cid" || { podman logs "$cid" >&2 || true; fail "the pulled image's health check never passed"; }
+podman rm -f -v "$cid" >/dev/null 2>&1
+podman rmi -f "$pushed" >/dev/null 2>&1 || true
+kill "$registry_pid"; wait "$registry_pid" 2>/dev/null || true; registry_pid=""
+ok "skopeo copy --all to a registry (docker-registry $(dpkg-query -W -f '${Version}' docker-registry 2>/dev/null)): both images keep the health check; pulled back by podman, it passes"
 
 podman load -q -i "$archive" >/dev/null
 image="localhost/bnpl-sandbox:$version"
@@ -119,10 +165,29 @@ grep -q "capture rest.*passed" "$work/smoke" || fail "smoke ran no money steps: 
 ok "bnpl smoke from the host against the container: $(tail -n 1 "$work/smoke")"
 podman logs "$cid" > "$work/log" 2>&1
 grep -q '^  ae (UAE, Kuwait)  http://bnpl-sandbox:8700$' "$work/log" || fail "the log does not show the URL a client uses: $(cat "$work/log")"
-grep -q '^  listening on      0.0.0.0:8700  0.0.0.0:8701 ' "$work/log" || fail "the log does not show the addresses: $(cat "$work/log")"
+grep -q '^  listening on      0.0.0.0:8700  0.0.0.0:8701 (every address)$' "$work/log" || fail "the log does not show the addresses: $(cat "$work/log")"
+grep -q '^  from the host     http://localhost:HOSTPORT for -p 127.0.0.1:HOSTPORT:8700 (ae), ' "$work/log" || fail "the log does not say how the host reaches it: $(cat "$work/log")"
+grep -q "^  links             follow each request's Host (ae, sa): no public URL set" "$work/log" || fail "the log does not say no public URL is set: $(cat "$work/log")"
 grep -q 'warning: BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1: any client' "$work/log" || fail "the remote-control warning does not name the variable the image sets: $(cat "$work/log")"
 ! grep -q -- '--open-control' "$work/log" || fail "the log names --open-control, which the image does not use"
-ok "its log: the URL a client uses (http://bnpl-sandbox:8700), the addresses, the warning naming BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1"
+ok "its log: the URL other containers use (http://bnpl-sandbox:8700), the addresses, how the host reaches them (-p), no public URL set, the warning naming BNPL_SANDBOX_ALLOW_REMOTE_CONTROL=1"
+
+# A ready file where user 65532 cannot write (/): serve stops before it
+# says it is running (exit 2), and a wait for it fails at once.
+if podman run --rm --health-interval disable "${limits[@]}" "$image" sandbox serve --state :memory: --ready-file /bnpl-sandbox.json > "$work/ready.log" 2>&1; then
+  fail "serve ran with a ready file it cannot write"
+else
+  rc=$?
+fi
+[ "$rc" = 2 ] && grep -q -- '--ready-file /bnpl-sandbox.json: cannot write in /: permission denied' "$work/ready.log" && ! grep -q 'is running' "$work/ready.log" \
+  || fail "serve --ready-file in / as 65532: exit $rc: $(cat "$work/ready.log")"
+if podman run --rm --health-interval disable "${limits[@]}" "$image" sandbox wait --ready-file /bnpl-sandbox.json --timeout 60s > "$work/ready.log" 2>&1; then
+  fail "wait --ready-file in / as 65532 passed"
+else
+  rc=$?
+fi
+[ "$rc" = 2 ] && grep -q 'this user may not write in /' "$work/ready.log" || fail "wait --ready-file in / as 65532: exit $rc: $(cat "$work/ready.log")"
+ok "as uid 65532, a ready file in /: serve exits 2 before it says it is running, wait fails at once (exit 2)"
 podman rm -f -v "$cid" >/dev/null 2>&1
 
 # docs/ci.md's recipes, as written.

@@ -5,7 +5,8 @@
 #
 #   dist/bnpl-sandbox_VERSION.oci.tar                OCI archive of the
 #                                                    manifest list and both
-#                                                    images (skopeo copy --all
+#                                                    images, Docker's format
+#                                                    (skopeo copy --all
 #                                                    oci-archive:FILE docker://...)
 #   dist/bnpl-sandbox_VERSION_linux_ARCH.docker.tar  each image alone, as a
 #                                                    docker archive (docker load,
@@ -13,9 +14,12 @@
 #
 # The binaries are cross-compiled (goreleaser) and the Containerfile runs
 # nothing inside the image (FROM scratch, COPY only), so the arm64 image is
-# built on an amd64 machine without emulation. The OCI image format has no
-# HEALTHCHECK: the docker archives (and an image pushed with --format v2s2)
-# keep the one the Containerfile sets.
+# built on an amd64 machine without emulation. The images and the list are
+# in Docker's format (a Docker manifest list, v2s2 manifests), held in an
+# OCI archive: the OCI image format has no HEALTHCHECK, Docker's keeps it in
+# each image's config, so the health check travels with the image wherever
+# `skopeo copy --all` pushes it (scripts/image-test.sh pushes it to a
+# registry and reads it back).
 #
 # Usage: scripts/image.sh [--arch amd64|arm64|all] [--binary PATH --version V]
 #   Without --binary, the binaries and version come from dist/ as
@@ -98,5 +102,5 @@ done
 
 out="dist/bnpl-sandbox_${version}.oci.tar"
 rm -f "$out"
-buildah manifest push --quiet --all --format oci "$list" "oci-archive:$out:$list"
+buildah manifest push --quiet --all --format v2s2 "$list" "oci-archive:$out:$list"
 echo "$out"

@@ -10,7 +10,12 @@
 #     getting-started guide's first steps;
 #   - the packaged example request works with --input;
 #   - the README's install from an archive runs as written, in a directory
-#     of its own, with /usr/local/share/man/man1 missing at first.
+#     of its own, with /usr/local/share/man/man1 missing at first: as root
+#     (to /usr/local) and as a user who is not root (to ~/.local), with no
+#     sudo in the container.
+# The base is not debian:12 from a registry (none is reachable here, and no
+# image is stored for podman): it is built from this Debian 12 machine's
+# own binaries and libraries, listed below.
 #
 # Usage: scripts/package-test.sh [DIST]   (after goreleaser)
 set -euo pipefail
@@ -53,9 +58,11 @@ done
 cp /etc/dpkg/dpkg.cfg "$root/etc/dpkg/"
 : > "$root/var/lib/dpkg/status"
 : > "$root/var/lib/dpkg/available"
-printf 'root:x:0:0:root:/root:/bin/bash\n' > "$root/etc/passwd"
-printf 'root:x:0:\n' > "$root/etc/group"
-printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/bin:/usr/bin:/usr/sbin HOME=/root\nWORKDIR /root\n' > "$work/ctx/Containerfile"
+printf 'root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000:user:/home/user:/bin/bash\n' > "$root/etc/passwd"
+printf 'root:x:0:\nuser:x:1000:\n' > "$root/etc/group"
+mkdir -p "$work/ctx/userhome"
+printf '# the home of a user who is not root\n' > "$work/ctx/userhome/.profile"
+printf 'FROM scratch\nCOPY rootfs/ /\nCOPY --chown=1000:1000 userhome/ /home/user/\nENV PATH=/usr/local/bin:/usr/bin:/usr/sbin HOME=/root\nWORKDIR /root\n' > "$work/ctx/Containerfile"
 image="localhost/bnpl-package-test:$$"
 buildah bud --quiet --isolation chroot -t "$image" -f "$work/ctx/Containerfile" "$work/ctx" >/dev/null
 trap 'podman rmi -f "$image" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -99,12 +106,24 @@ dpkg -P bnpl >/dev/null
 echo "== the README's install from an archive"
 [ ! -d /usr/local/share/man/man1 ]
 mkdir -p /tmp/dl && cp /in/$(basename "$archive") /tmp/dl/ && cd /tmp/dl
-sudo() { "\$@"; }
 . /in/from-archive.sh
-ls /tmp/dl
 hash -r
-command -v bnpl
+[ "\$(command -v bnpl)" = /usr/local/bin/bnpl ]
 test -f /usr/local/share/man/man1/bnpl.1
+bnpl version
+EOF
+# The same recipe as a user who is not root, with no sudo anywhere: for
+# that user alone, under ~/.local.
+cat > "$work/in/as-user.sh" <<EOF
+set -euo pipefail
+export CI=true
+[ "\$(id -u)" = 1000 ] && [ ! -w /usr/local/bin ]
+! command -v sudo >/dev/null
+mkdir -p /tmp/dl-user && cp /in/$(basename "$archive") /tmp/dl-user/ && cd /tmp/dl-user
+. /in/from-archive.sh
+hash -r
+[ "\$(command -v bnpl)" = "\$HOME/.local/bin/bnpl" ]
+test -f "\$HOME/.local/share/man/man1/bnpl.1"
 bnpl version
 EOF
 if ! podman run --rm --health-interval disable --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
@@ -112,9 +131,15 @@ if ! podman run --rm --health-interval disable --ulimit nofile=1024:1024 --ulimi
   cat "$work/out"
   fail "the getting-started from the .deb failed in a container without Go"
 fi
+if ! podman run --rm --health-interval disable --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --user 1000:1000 \
+    -e HOME=/home/user -v "$work/in:/in:ro" "$image" /bin/bash /in/as-user.sh > "$work/user.out" 2>&1; then
+  cat "$work/user.out"
+  fail "the README's install from an archive failed as a user who is not root"
+fi
+grep -q "^bnpl $version " "$work/user.out" || fail "as a user: $(cat "$work/user.out")"
 grep -q "^bnpl $version " "$work/out" || fail "bnpl version: $(cat "$work/out")"
 grep -q '^CLOSED 500,750 100$' "$work/out" || { cat "$work/out"; fail "the payment did not end captured in two parts and refunded"; }
 grep -q "^AED$" "$work/out" || fail "the packaged example: $(cat "$work/out")"
 [ "$(grep -c "^bnpl $version " "$work/out")" = 2 ] || fail "the archive's bnpl did not run: $(cat "$work/out")"
-ok "in a container without Go: dpkg -i, the README's main job (checkout create --example) and its carrying on, the guide's first steps, the packaged example; the README's install from an archive"
+ok "in a container without Go: dpkg -i, the README's main job (checkout create --example) and its carrying on, the guide's first steps, the packaged example; the README's install from an archive, as root and as a user, no sudo"
 echo "package test passed in $(( $(date +%s) - start ))s"

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Runs one of docs/ci.md's container recipes with podman, as written, to
-prove it works: the sandbox service is a container of the image (every
+prove it works. compose runs with podman-compose itself; gitlab as GitLab's
+runner runs a job (see gitlab()); the two GitHub recipes as GitHub's
+runner would, by podman here (what that cannot check: GitHub's own wait for
+a service's health check, which this runs with podman healthcheck run).
+In each: the sandbox service is a container of the image (every
 image the recipe names stands for it), reached by its service name on a
 network of its own; the job's bnpl commands run in a second container of
 the image with the job's variables (or, for a job on the runner, on this
@@ -188,34 +192,126 @@ def github_container_job(r, doc):
 
 
 def gitlab(r, doc):
+    """As GitLab's runner runs a job (docker executor, a network per job):
+    each service a container of its image on the job's network, named by
+    its alias, with the job's variables and its own; the script, lines
+    joined, in the shell of the job's image (bnpl and a shell:
+    app_context) with the job's variables. What this cannot check: the
+    runner's own wait for a service's ports (the script's bnpl sandbox
+    wait is the check either way), and lines that stand for your
+    application, left out."""
     (_, job), = doc.items()
     r.make_network()
+    variables = job.get("variables") or {}
     for svc in job["services"]:
-        r.service(svc["alias"], svc.get("variables"), alias=svc["alias"])
-    # GitLab starts the script without waiting: the script's wait is the check.
-    print("  job container: %s stands for %s" % (r.image, image_of(job["image"])), flush=True)
-    r.run_lines(job["script"], job.get("variables"), "container")
+        env = dict(variables)
+        env.update(svc.get("variables") or {})
+        r.service(svc["alias"], env, alias=svc["alias"])
+    ctx = os.path.join(r.workdir, "job-image")
+    app_context(r, ctx)
+    job_image = "localhost/bnpl-recipe-job:" + r.tag
+    podman("build", "--isolation", "chroot", "-q", "-t", job_image, ctx)
+    atexit.register(lambda: podman("rmi", "-f", job_image, check=False))
+    lines = []
+    for line in job["script"]:
+        if line.split()[0] != "bnpl":
+            print("  left out (stands for your application): %s" % line, flush=True)
+            continue
+        lines.append(line)
+    print("  job: the script in %s (a shell and bnpl), standing for %s" % (job_image, image_of(job["image"])), flush=True)
+    args = ["run", "--rm"] + LIMITS + r.env_args(variables) + ["--network", r.network, job_image, "sh", "-e", "-c", "\n".join(lines)]
+    res = podman(*args, check=False)
+    out = (res.stdout or "") + (res.stderr or "")
+    print("  $ %s -> exit %d" % (" && ".join(lines), res.returncode), flush=True)
+    if res.returncode != 0:
+        print(out, file=sys.stderr)
+        sys.exit("recipe: the job's script failed")
+    if not re.search(r"capture rest\s+passed", out):
+        print(out, file=sys.stderr)
+        sys.exit("recipe: smoke ran no money steps")
+    print("    " + out.strip().splitlines()[-1], flush=True)
+
+
+COMPOSE = ["podman-compose", "--podman-args=--storage-driver vfs --runtime runc",
+           "--podman-run-args=" + " ".join(LIMITS), "--podman-build-args=--isolation chroot"]
+
+
+def app_context(r, into):
+    """The build context of the recipe's app (`build: .`): bnpl with a
+    shell, as an application's test image has one. No registry is
+    reachable here, so the image is made of this machine's dash, its C
+    library and the snapshot's bnpl."""
+    root = os.path.join(into, "rootfs")
+    for d in ("bin", "usr/bin", "tmp"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    shutil.copy(os.path.realpath("/bin/dash"), os.path.join(root, "bin", "sh"))
+    shutil.copy(os.path.join(r.bnpl_dir, "bnpl"), os.path.join(root, "usr", "bin", "bnpl"))
+    out = subprocess.run(["ldd", "/bin/dash"], capture_output=True, text=True, check=True).stdout
+    for lib in re.findall(r"(/\S+\.so[.\d]*)", out):
+        dest = os.path.join(root, lib.lstrip("/"))
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copy(os.path.realpath(lib), dest)
+    os.chmod(os.path.join(root, "tmp"), 0o1777)
+    with open(os.path.join(into, "Containerfile"), "w") as f:
+        f.write("FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/bin:/bin HOME=/tmp\nWORKDIR /tmp\n")
 
 
 def compose(r, doc):
-    r.make_network()
+    """The compose file run by podman-compose as Debian 12 ships it: the
+    image named is the image under test, published ports free loopback
+    ports, `build: .` a context of bnpl and a shell (app_context). What
+    podman-compose 1.0.3 cannot show, and so this cannot check: it starts
+    a service once the ones it depends on are started, not healthy (the
+    condition is Docker Compose's; the app's own wait covers both), and
+    it runs no health check timers without systemd (the check is run
+    here with podman healthcheck run, as its timer would)."""
+    project = "bnpl-recipe-" + r.tag
     services = doc["services"]
-    started = {}
     for name, svc in services.items():
-        if "image" not in svc:
-            continue
-        cname = r.service(name, svc.get("environment"), svc.get("ports", ()), alias=name)
-        test = (svc.get("healthcheck") or {}).get("test")
-        r.healthy(cname, check=test[1:] if test and test[0] == "CMD" else None)
-        started[name] = cname
+        if "image" in svc:
+            svc["image"] = r.image
+        svc["ports"] = [r.publish(p)[1] for p in svc.get("ports", [])]
+        if not svc["ports"]:
+            del svc["ports"]
+        if "build" in svc:
+            app_context(r, r.workdir)
+        svc["environment"] = {k: r.follow_ports(str(v)) for k, v in (svc.get("environment") or {}).items()}
+    path = os.path.join(r.workdir, "compose.yml")
+    with open(path, "w") as f:
+        yaml.safe_dump(doc, f, sort_keys=False)
+    base = COMPOSE + ["-p", project, "-f", path]
+    built = ["%s_%s" % (project, name) for name, svc in services.items() if "build" in svc]
+    # Last registered, first run: down, then the network it leaves (1.0.3
+    # does not remove it) and the images up built.
+    atexit.register(lambda: [podman("rmi", "-f", image, check=False) for image in built])
+    atexit.register(lambda: podman("network", "rm", "-f", project + "_default", check=False))
+    atexit.register(lambda: subprocess.run(base + ["down"], capture_output=True))
+    said = subprocess.run(["podman-compose", "version"], capture_output=True, text=True).stdout
+    version = "; ".join(" ".join(m.split()) for m in re.findall(r"^(?:podman-composer? version|podman version)\s+\S+", said, re.M))
+    up = subprocess.run(base + ["up", "-d"], capture_output=True, text=True, cwd=r.workdir)
+    if up.returncode != 0:
+        print(up.stdout + up.stderr, file=sys.stderr)
+        sys.exit("recipe: podman-compose up failed")
+    print("  %s up -d: %s" % (version.strip() or "podman-compose", ", ".join(services)), flush=True)
     for name, svc in services.items():
-        if name in started:
+        cname = "%s_%s_1" % (project, name)
+        if "image" in svc:
+            test = podman("inspect", "--format", "{{json .Config.Healthcheck.Test}}", cname).stdout.strip()
+            if "/bin/sh" in test or "CMD" not in test:
+                sys.exit("recipe: the health check of %s is %s: the image has no shell, it must be the exec form" % (name, test))
+            r.healthy(cname)
+            print("  %s: healthy by its health check %s" % (name, test), flush=True)
             continue
-        for dep, cond in (svc.get("depends_on") or {}).items():
-            if cond.get("condition") == "service_healthy" and dep not in started:
-                sys.exit("recipe: %s depends on %s, which is not a service here" % (name, dep))
-        print("  %s: a container of %s stands for its build" % (name, r.image), flush=True)
-        r.run_lines([" ".join(shlex.quote(a) for a in svc["command"])], svc.get("environment"), "container")
+        code = podman("wait", cname).stdout.strip()
+        out = podman("logs", cname).stdout + podman("logs", cname).stderr
+        print("  %s: %s -> exit %s" % (name, " ".join(svc.get("command") or []), code), flush=True)
+        if code != "0":
+            print(out, file=sys.stderr)
+            sys.exit("recipe: %s failed" % name)
+        if not re.search(r"capture rest\s+passed", out):
+            print(out, file=sys.stderr)
+            sys.exit("recipe: smoke ran no money steps")
+        print("    " + out.strip().splitlines()[-1], flush=True)
 
 
 def main():

@@ -117,8 +117,11 @@ func addServeFlags(cmd *cobra.Command, opts *ServeOptions) {
 // the exposure warned about, and the ready file kept (written once the
 // sandbox accepts requests, or with serve's error).
 func serveRun(cmd *cobra.Command, f *cmdutil.Factory, opts *ServeOptions) (err error) {
-	ready := startReadyFile(opts.ReadyFile)
+	ready, err := startReadyFile(opts.ReadyFile)
 	defer func() { err = ready.finish(err) }()
+	if err != nil {
+		return err
+	}
 	if err := serveFlagsFromEnv(cmd, f.Getenv, opts); err != nil {
 		return err
 	}

@@ -44,12 +44,35 @@ type readyFile struct {
 	content ReadyFile
 }
 
-func startReadyFile(path string) *readyFile {
+// startReadyFile checks that the file can be written where it is named,
+// before serve says anything: a ready file that cannot be written fails
+// serve at once (exit 2), not once the sandbox says it is running.
+func startReadyFile(path string) (*readyFile, error) {
 	r := &readyFile{path: path, content: ReadyFile{PID: os.Getpid()}}
-	if path != "" {
-		_ = os.Remove(path)
+	if path == "" {
+		return r, nil
 	}
-	return r
+	_ = os.Remove(path)
+	probe, err := os.CreateTemp(filepath.Dir(path), ".bnpl-ready-*")
+	if err != nil {
+		r.path = ""
+		return r, cmdutil.Refuse(readyFileHint, "--ready-file %s: cannot write in %s: %v", path, filepath.Dir(path), unwrapPath(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return r, nil
+}
+
+// readyFileHint is what to do about a ready file that cannot be written.
+const readyFileHint = "name a file in a directory that exists and this user may write: $RUNNER_TEMP on GitHub, ${TMPDIR:-/tmp} elsewhere"
+
+// unwrapPath is an error without the path os names in it.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // describe notes what the run serves, before it is ready.
@@ -69,7 +92,7 @@ func (r *readyFile) write(where sandbox.Listening) error {
 	}
 	r.content.URLs, r.content.LocalURLs, r.content.Addrs = where.URLs, where.LocalURLs, where.Addrs
 	if err := r.store(r.content); err != nil {
-		return cmdutil.Refuse("name a file in a directory that exists and is writable", "--ready-file: %v", err)
+		return cmdutil.Refuse(readyFileHint, "--ready-file: %v", err)
 	}
 	return nil
 }

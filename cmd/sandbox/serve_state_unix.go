@@ -35,3 +35,7 @@ func ownerArg(owner string) string {
 	}
 	return fmt.Sprintf("%d:%d", uid, gid)
 }
+
+// mayWriteIn tells whether this user may create files in dir (write and
+// search permission), without creating one.
+func mayWriteIn(dir string) bool { return syscall.Access(dir, 0x2|0x1) == nil }

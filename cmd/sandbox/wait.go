@@ -276,7 +276,11 @@ func waitHealthy(ctx context.Context, base string, timeout time.Duration, want w
 // checkHealth asks once: the health when healthy, else the reason to try
 // again, or an error that ends the wait.
 func checkHealth(ctx context.Context, client *http.Client, endpoint string) (*sandbox.Health, json.RawMessage, string, error) {
-	actx, cancel := context.WithTimeout(ctx, waitAttempt)
+	attempt := waitAttempt
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < attempt {
+		attempt = time.Until(deadline).Round(time.Millisecond)
+	}
+	actx, cancel := context.WithTimeout(ctx, attempt)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, endpoint, nil)
 	if err != nil {
@@ -286,6 +290,10 @@ func checkHealth(ctx context.Context, client *http.Client, endpoint string) (*sa
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, nil, "", ctx.Err()
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			// The attempt's time, or the wait's own when less was left.
+			return nil, nil, "no answer within " + attempt.String(), nil
 		}
 		return nil, nil, "no answer (" + shortNetErr(err) + ")", nil
 	}
@@ -326,9 +334,6 @@ func shortNetErr(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "no answer within " + waitAttempt.String()
 	}
 	return err.Error()
 }

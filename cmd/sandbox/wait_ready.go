@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
@@ -19,6 +20,9 @@ const maxReadyFile = 64 << 10
 // the sandbox serve started, or serve's error as an error with its own
 // exit code and hint.
 func waitReadyFile(ctx context.Context, path string, timeout time.Duration) (*ReadyFile, error) {
+	if err := readyFileDir(path); err != nil {
+		return nil, err
+	}
 	last := "not written yet"
 	for {
 		ready, reason, err := readReadyFile(path)
@@ -36,6 +40,25 @@ func waitReadyFile(ctx context.Context, path string, timeout time.Duration) (*Re
 		case <-time.After(waitPoll):
 		}
 	}
+}
+
+// readyFileDir fails at once when serve cannot write path: its directory
+// does not exist, or this user may not write there (serve, run as the
+// same user, fails on it before it can write even its error).
+func readyFileDir(path string) error {
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return cmdutil.Refuse(readyFileHint, "--ready-file %s: the directory %s does not exist, so serve cannot write its ready file there", path, dir)
+	case err != nil:
+		return cmdutil.Refuse(readyFileHint, "--ready-file %s: %v", path, unwrapPath(err))
+	case !info.IsDir():
+		return cmdutil.Refuse(readyFileHint, "--ready-file %s: %s is not a directory", path, dir)
+	case !mayWriteIn(dir):
+		return cmdutil.Refuse(readyFileHint, "--ready-file %s: this user may not write in %s, so serve run as this user cannot write its ready file (nor its error) there", path, dir)
+	}
+	return nil
 }
 
 // readReadyFile reads the file once: the ready sandbox, else a reason to

@@ -32,9 +32,8 @@ type ServeOptions struct {
 	// Instance names this run in /_sandbox/health (extras.Health).
 	Instance string
 	// Ready, when set, hears where the sandbox answers once the listeners
-	// are bound, the state is open and Prepare is done, just before the
-	// first request is accepted (bnpl sandbox serve --ready-file); its
-	// error stops Serve.
+	// are bound, the state is open, Prepare is done and requests are
+	// answered (bnpl sandbox serve --ready-file); its error stops Serve.
 	Ready func(Listening) error
 	Options
 }
@@ -70,8 +69,9 @@ var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxConnsPerClient: 128,
 // stopping, a test suite ending), after printing the base URLs and the
 // merchants with their keys to out (sandbox keys move no money; printing
 // them is the point). The listeners are bound first (the links need their
-// addresses) but accept requests only once the state is open: a client
-// that connects earlier waits to be served.
+// addresses) and serve once the state is open, answering 503 while the
+// seed file (Prepare) loads; a request that comes in the moments after,
+// before the sandbox is announced, waits.
 //
 // Stopping is clean whichever way it comes: the server gives up its lease
 // on the state first, so that a command run from then on delivers what it
@@ -94,8 +94,14 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 	}
 	defer sb.Close()
 	sb.Local.Instance = o.Instance
+	gate := newStartingGate(o.Instance, o.StatePath != "")
+	run := startServers(o.Limits, sb, ls, gate)
 	if o.Prepare != nil {
-		if err := o.Prepare(sb); err != nil {
+		gate.seed(true)
+		err := o.Prepare(sb)
+		gate.seed(false)
+		if err != nil {
+			run.shutdown()
 			ls.close()
 			return err
 		}
@@ -114,14 +120,17 @@ func Serve(ctx context.Context, o ServeOptions, out io.Writer) error {
 		<-announced
 	})
 	defer giveUp()
+	gate.open()
 	printBanner(ctx, out, o, sb, ls.where)
 	if o.Ready != nil {
 		if err := o.Ready(ls.where); err != nil {
+			giveUp()
+			run.shutdown()
 			ls.close()
 			return err
 		}
 	}
-	return serveUntilDone(ctx, o.Limits, sb, ls, giveUp)
+	return run.until(ctx, giveUp)
 }
 
 // listening are the regions' listeners, with their base URLs: public
@@ -206,10 +215,7 @@ func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox
 	fmt.Fprintf(out, "  ae (UAE, Kuwait)  %s\n", shown["ae"])
 	fmt.Fprintf(out, "  sa (KSA)          %s\n", shown["sa"])
 	fmt.Fprintf(out, "  dashboard         %s/_sandbox/  %s/_sandbox/\n", shown["ae"], shown["sa"])
-	if len(where.Wildcard) > 0 {
-		fmt.Fprintf(out, "  listening on      %s (every address: %s from this machine)\n",
-			strings.Join(mapValues(where.Addrs, where.Wildcard), "  "), strings.Join(mapValues(where.LocalURLs, where.Wildcard), "  "))
-	}
+	printWildcard(out, o, where)
 	if o.Instance != "" {
 		fmt.Fprintf(out, "  instance          %s\n", o.Instance)
 	}
@@ -241,9 +247,43 @@ func printBanner(ctx context.Context, out io.Writer, o ServeOptions, sb *Sandbox
 	tw.Flush()
 }
 
-// serveUntilDone serves each region on its listener within lim until ctx
-// ends or a server fails, then calls stopping and shuts them down.
-func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *listening, stopping func()) error {
+// printWildcard says, for listeners on every address (a container), how
+// each is reached: from the machine itself, from a container's host (the
+// port published with -p, which the sandbox cannot see), and what the
+// links it hands out name when no public URL was given.
+func printWildcard(out io.Writer, o ServeOptions, where Listening) {
+	if len(where.Wildcard) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "  listening on      %s (every address)\n", strings.Join(mapValues(where.Addrs, where.Wildcard), "  "))
+	fmt.Fprintf(out, "  from here         %s\n", strings.Join(mapValues(where.LocalURLs, where.Wildcard), "  "))
+	var published []string
+	for _, region := range where.Wildcard {
+		if _, port, err := net.SplitHostPort(where.Addrs[region]); err == nil {
+			published = append(published, fmt.Sprintf("http://localhost:HOSTPORT for -p 127.0.0.1:HOSTPORT:%s (%s)", port, region))
+		}
+	}
+	fmt.Fprintf(out, "  from the host     %s, in a container\n", strings.Join(published, ", "))
+	var unset []string
+	for _, region := range where.Wildcard {
+		if o.PublicURLs[region] == "" {
+			unset = append(unset, region)
+		}
+	}
+	if len(unset) > 0 {
+		fmt.Fprintf(out, "  links             follow each request's Host (%s): no public URL set (--public-url, env BNPL_SANDBOX_PUBLIC_URL)\n", strings.Join(unset, ", "))
+	}
+}
+
+// servers are the regions' servers, each on its listener.
+type servers struct {
+	list []*http.Server
+	errs chan error
+}
+
+// startServers serves each region on its listener within lim, behind
+// gate: until it opens, every request is answered 503 (serve_gate.go).
+func startServers(lim httpserve.Limits, sb *Sandbox, ls *listening, gate *startingGate) *servers {
 	if lim.MaxConns == 0 {
 		lim.MaxConns = DefaultServeLimits.MaxConns
 	}
@@ -256,29 +296,40 @@ func serveUntilDone(ctx context.Context, lim httpserve.Limits, sb *Sandbox, ls *
 	if lim.ReadHeaderTimeout == 0 {
 		lim.ReadHeaderTimeout = DefaultServeLimits.ReadHeaderTimeout
 	}
-	servers := make([]*http.Server, len(ls.listeners))
-	errs := make(chan error, len(ls.listeners))
+	run := &servers{list: make([]*http.Server, len(ls.listeners)), errs: make(chan error, len(ls.listeners))}
 	for i, l := range ls.listeners {
-		servers[i] = lim.Server(sb.Handler(ls.regions[i]))
+		run.list[i] = lim.Server(gate.wrap(sb.Handler(ls.regions[i])))
 		go func(srv *http.Server, l net.Listener) {
-			errs <- srv.Serve(l)
-		}(servers[i], lim.Listener(l))
+			run.errs <- srv.Serve(l)
+		}(run.list[i], lim.Listener(l))
 	}
+	return run
+}
+
+// until serves until ctx ends or a server fails, then calls stopping and
+// shuts the servers down.
+func (run *servers) until(ctx context.Context, stopping func()) error {
 	var serveErr error
 	select {
 	case <-ctx.Done():
-	case serveErr = <-errs:
+	case serveErr = <-run.errs:
 	}
 	stopping()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, srv := range servers {
-		_ = srv.Shutdown(shutdownCtx)
-	}
+	run.shutdown()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}
 	return nil
+}
+
+// shutdown answers the requests under way (at most 5 seconds) and closes
+// the listeners.
+func (run *servers) shutdown() {
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range run.list {
+		_ = srv.Shutdown(shutdownCtx)
+	}
 }
 
 // wildcardAsAsked is the address bound, with an IPv4 wildcard kept as

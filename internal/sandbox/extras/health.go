@@ -14,8 +14,8 @@ import (
 // The readiness check: GET /_sandbox/health answers 200 once the sandbox
 // serves, with what a person or a CI job wants to see of it, and 503 when
 // its state cannot be read (the database is closed, locked past the check's
-// time or unreadable). Serve accepts connections only once the state is
-// open, so before that a client finds nothing listening. It is
+// time or unreadable). Serve answers once the state is open, 503 with
+// status "unavailable" until its seed file is in (sandbox.startingGate). It is
 // open to every client, like the hosted page: it tells nothing about
 // payments, and a container's health check or another container's job
 // calls it. The Host guard of /_sandbox/ paths still applies.
