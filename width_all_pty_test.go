@@ -84,7 +84,7 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}, nil},
 		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}, nil},
 		{[]string{"payments", "list", "--columns", "id,buyer"}, 0, []string{id, `"name":"Layla Haddad",`}, nil},
-		{[]string{"disputes", "list", "-L", "4"}, 2, []string{"--limit", "bnpl payments list", "bnpl disputes list"}, nil},
+		{[]string{"payments", "timeline", "-L", "4"}, 2, []string{"--limit", "bnpl payments list", "bnpl disputes list"}, nil},
 		{[]string{"sandbox", "logs"}, 0, []string{"/api/v2/checkout"}, dated},
 		{[]string{"sandbox", "deliveries"}, 0, []string{id}, dated},
 		{[]string{"sandbox", "clock"}, 0, nil, nil},

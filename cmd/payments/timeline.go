@@ -294,13 +294,24 @@ func timelineRun(ctx context.Context, opts *TimelineOptions) error {
 		return err
 	}
 	disputes := readDisputes(ctx, client, p, opts.Notice)
+	return printer.List(TimelineColumns, TimelineRecords(PaymentTimeline(ctx, client, opts.Target, p, disputes)))
+}
+
+// PaymentTimeline is the one timeline of a payment that payments get and
+// payments timeline both show: Timeline over the payment and its
+// disputes, and on a sandbox its webhook deliveries, with the times of the
+// authorization and the close its record gives.
+func PaymentTimeline(ctx context.Context, client *api.Client, target func() (*config.Target, error), p *api.Payment, disputes []api.Dispute) []Event {
 	var deliveries []Delivery
 	var times *SandboxTimes
-	if t, err := opts.Target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
+	if target == nil {
+		return Timeline(p, disputes, nil)
+	}
+	if t, err := target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
 		deliveries = sandboxDeliveries(ctx, client, p.ID)
 		times = sandboxTimes(ctx, client, p.ID)
 	}
-	return printer.List(TimelineColumns, TimelineRecords(times.redate(Timeline(p, disputes, deliveries))))
+	return times.redate(Timeline(p, disputes, deliveries))
 }
 
 // readDisputes reads a live payment's disputes; a failure is said, and the

@@ -131,6 +131,10 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 	if p.Buyer != nil && p.Buyer.Name != "" {
 		fields = append(fields, output.Field{Label: "Buyer", Value: p.Buyer.Name + " <" + p.Buyer.Email + ">"})
 	}
+	if p.Buyer != nil && p.Buyer.Phone != "" {
+		// What a search by phone matched (payments list --buyer).
+		fields = append(fields, output.Field{Label: "Phone", Value: p.Buyer.Phone})
+	}
 	if p.CreatedAt != nil {
 		fields = append(fields, at("Created", p.CreatedAt))
 	}
@@ -158,6 +162,9 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		refundable,
 	)
 	d := &output.Detail{Fields: fields}
+	if recs := subRecords(subObject(p.Raw(), "order"), "items"); len(recs) > 0 {
+		d.Sections = append(d.Sections, output.Section{Title: "Items", Columns: itemColumns(cur), Records: recs})
+	}
 	if recs := subRecords(p.Raw(), "captures"); len(recs) > 0 {
 		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: moveColumns(cur), Records: recs})
 	}
@@ -174,6 +181,25 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		d.Sections = append(d.Sections, output.Section{Title: "Disputes", Columns: disputeColumns(cur), Records: recs})
 	}
 	return d
+}
+
+// itemColumns are the columns of a payment's order items.
+func itemColumns(currency string) []output.Column {
+	return []output.Column{
+		{Header: "REFERENCE", Path: "reference_id", Kind: output.KindReference},
+		{Header: "TITLE", Path: "title", Kind: output.KindText},
+		{Header: "QTY", Path: "quantity", Kind: output.KindPlain},
+		{Header: "UNIT PRICE", Path: "unit_price", Kind: output.KindMoney, Currency: currency},
+	}
+}
+
+// subObject is the raw value of one object field, nil when absent.
+func subObject(raw json.RawMessage, field string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	return obj[field]
 }
 
 // viewNow is the clock the views judge an authorization's expiry by.
