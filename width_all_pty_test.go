@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -131,6 +133,61 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 	if wide := wideLines(out, 80); len(wide) > 0 {
 		t.Errorf("the LIVE question at 80 columns:\n%s", strings.Join(wide, "\n"))
 	}
+}
+
+// A table that streams (--all over several pages) is planned before its
+// later rows arrive: amounts that grow wider on later pages stay whole and
+// right-aligned under the first page's, statuses are not cut, and no line
+// is wider than the terminal, at 80 and 150 columns.
+func TestStreamedTableStaysAlignedOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	var fixture strings.Builder
+	fixture.WriteString("payments:\n")
+	// Newest first: the 25 payments fill two pages, the older ones (the
+	// second page) with the wider amounts.
+	amount := 1
+	for i := range 25 {
+		fmt.Fprintf(&fixture, "  - status: REJECTED\n    checkout: rejected\n    created_at: now-%dm\n    amount: \"%d.25\"\n    order: {reference_id: GROW-%02d}\n", i+1, amount, i)
+		amount = amount*3/2 + 1
+	}
+	file := filepath.Join(t.TempDir(), "grow.yaml")
+	if err := os.WriteFile(file, []byte(fixture.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bnplOut(t, env, "sandbox", "seed", "--file", file, "-q")
+	widest := fmt.Sprintf("%d.25 AED", amountAt(24))
+	for _, cols := range []uint16{80, 150} {
+		got, code := onPTYAt(t, env, cols, nil, "payments", "list", "--all", "--status", "rejected,expired")
+		if code != 0 {
+			t.Fatalf("payments list --all: exit %d\n%s", code, got)
+		}
+		if wide := wideLines(got, int(cols)); len(wide) > 0 {
+			t.Errorf("at %d columns, lines wider:\n%s", cols, strings.Join(wide, "\n"))
+		}
+		if strings.Contains(got, "…") || !strings.Contains(got, widest) || !strings.Contains(got, " 1.25 AED") {
+			t.Errorf("at %d columns a value is cut:\n%s", cols, got)
+		}
+		ends := map[int]int{}
+		rows := 0
+		for _, line := range strings.Split(got, "\n") {
+			if strings.Contains(line, "REJECTED") {
+				rows++
+				ends[strings.Index(line, " AED")]++
+			}
+		}
+		if rows != 25 || len(ends) != 1 {
+			t.Errorf("at %d columns, %d rows, amounts ending at %d different columns:\n%s", cols, rows, len(ends), got)
+		}
+	}
+}
+
+// amountAt is the whole part of the i-th amount of the streamed fixture.
+func amountAt(i int) int {
+	amount := 1
+	for range i {
+		amount = amount*3/2 + 1
+	}
+	return amount
 }
 
 // A timeline 100 or 110 columns wide gives its detail the room under the

@@ -15,7 +15,7 @@ import (
 // ListColumns are the columns of a payments table.
 var ListColumns = []output.Column{
 	{Header: "ID", Path: "id", Kind: output.KindID},
-	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
+	{Header: "STATUS", Path: "status", Kind: output.KindStatus, Values: paymentStatuses},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
 	// An order number is what `--order` finds a payment by: wrapped, never
@@ -28,6 +28,9 @@ var ListColumns = []output.Column{
 	{Header: "REFUNDED", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Refunded() })},
 	{Header: "REFUNDABLE", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Refundable() })},
 }
+
+// paymentStatuses are the statuses a payment may be in.
+var paymentStatuses = []string{api.StatusCreated, api.StatusAuthorized, api.StatusClosed, api.StatusRejected, api.StatusExpired}
 
 // BuyerColumns are the columns of a buyer search (`payments list --buyer`):
 // the list's, with the buyer beside the amount, so that a person sees who
@@ -95,8 +98,8 @@ func Detail(p *api.Payment) *output.Detail { return DetailWithDisputes(p, nil) }
 func disputeColumns(currency string) []output.Column {
 	return []output.Column{
 		{Header: "ID", Path: "id", Kind: output.KindID},
-		{Header: "STATUS", Path: "status", Kind: output.KindStatus},
-		{Header: "REASON", Path: "reason", Kind: output.KindText},
+		{Header: "STATUS", Path: "status", Kind: output.KindStatus, Values: api.DisputeStatuses},
+		{Header: "REASON", Path: "reason", Kind: output.KindEnum, Values: api.DisputeReasons},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency", Currency: currency},
 		disputes.DaysLeftColumn,
 	}
