@@ -203,9 +203,15 @@ func (s *Stream) resolve(first []byte, sample []map[string]any) error {
 	if s.p.noHeader || s.p.format == FormatTable || len(cols) == 0 {
 		return nil
 	}
+	// One case: upper, as tables have it, whether a view named the column
+	// or --columns gave a dotted path (ID,AMOUNT,BUYER.NAME); a record
+	// with no view (a raw API answer) keeps its fields' names, all lower.
 	headers := make([]string, len(cols))
 	for i, c := range cols {
 		headers[i] = c.Header
+		if len(s.cols) > 0 {
+			headers[i] = strings.ToUpper(c.Header)
+		}
 	}
 	if s.csv != nil {
 		for len(headers) < s.p.csvWidth {
