@@ -23,6 +23,9 @@ type ApproveOptions struct {
 	IDs []string
 
 	Confirm func(what string) error
+	// Early refuses, before anything is read, an approval nobody can
+	// confirm (no terminal and no --yes); nil never refuses.
+	Early   func(what string) error
 	Notice  func(format string, args ...any)
 	Target  func() (*config.Target, error)
 	Client  func() (*api.Client, error)
@@ -43,6 +46,12 @@ func newApproveCmd(f *cmdutil.Factory, run func(context.Context, *ApproveOptions
 				return nil
 			}
 			return f.Confirmer(true).Confirm(what)
+		},
+		Early: func(what string) error {
+			if c := f.Confirmer(true); !f.Global.DryRun && !c.Yes && !c.Terminal {
+				return c.Confirm(what)
+			}
+			return nil
 		},
 		Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer,
 	}
@@ -149,6 +158,11 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	target, err := o.Target()
 	if err != nil {
 		return err
+	}
+	if o.Early != nil {
+		if err := o.Early(fmt.Sprintf("approve %d dispute(s) of %s", len(o.IDs), target.Merchant())); err != nil {
+			return err
+		}
 	}
 	total, refunded, err := approvable(ctx, client, o.IDs)
 	if err != nil {
