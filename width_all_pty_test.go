@@ -81,7 +81,7 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}, nil},
 		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}, nil},
 		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments"}, nil},
-		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}, nil},
+		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "--profile NAME"}, nil},
 		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}, nil},
 		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}, nil},
 		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}, nil},
