@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -177,6 +178,32 @@ func TestStreamedTableStaysAlignedOnPTY(t *testing.T) {
 		}
 		if rows != 25 || len(ends) != 1 {
 			t.Errorf("at %d columns, %d rows, amounts ending at %d different columns:\n%s", cols, rows, len(ends), got)
+		}
+	}
+}
+
+// profiles list keeps the base URL, which tells a sandbox from production,
+// whole at 80 and 150 columns: beside the row, or under it.
+func TestProfilesListKeepsBaseURLOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	const base = "https://api.staging.example.com/bnpl"
+	login := exec.Command("bnpl", "login", "--profile", "staging", "--region", "ae", "--merchant-code", "shop-ae",
+		"--with-key", "--no-verify", "--base-url", base)
+	login.Env = env
+	login.Stdin = strings.NewReader("sk_test_0123456789abcdef\n")
+	if out, err := login.CombinedOutput(); err != nil {
+		t.Fatalf("login: %v\n%s", err, out)
+	}
+	for _, cols := range []uint16{80, 150} {
+		got, code := onPTYAt(t, env, cols, nil, "profiles", "list")
+		if code != 0 {
+			t.Fatalf("profiles list: exit %d\n%s", code, got)
+		}
+		if !strings.Contains(got, "BASE URL") || !strings.Contains(got, base) || strings.Contains(got, "…") {
+			t.Errorf("at %d columns the base URL is not whole:\n%s", cols, got)
+		}
+		if wide := wideLines(got, int(cols)); len(wide) > 0 {
+			t.Errorf("at %d columns, lines wider:\n%s", cols, strings.Join(wide, "\n"))
 		}
 	}
 }
