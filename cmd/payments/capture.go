@@ -95,7 +95,7 @@ func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 10 --dry-run
   bnpl payments capture --input testdata/captures.csv --report captures-report.csv`,
 		Args:              moveArgs,
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusAuthorized),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.bind(f)
 			id, err := paymentIDArg(cmd, args, &opts.Bulk)

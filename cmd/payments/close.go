@@ -50,7 +50,7 @@ closed; see --journal, --report and --retry-failed.`,
   bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status
   bnpl payments close --input testdata/closes.csv --report closes-report.csv`,
 		Args:              moveArgs,
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusAuthorized),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.bind(f)
 			id, err := paymentIDArg(cmd, args, &opts.Bulk)

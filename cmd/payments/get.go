@@ -93,7 +93,11 @@ func GetDetail(p *api.Payment, disputes []api.Dispute, events []Event) *output.D
 // recentEntry is how a payment is remembered for completion: its id, with
 // what tells it apart at a glance.
 func recentEntry(p *api.Payment) recent.Entry {
-	return recent.Entry{ID: p.ID, Note: strings.TrimSpace(p.Status + " " + money.Display(p.Amount, p.Currency))}
+	e := recent.Entry{ID: p.ID, Status: p.Status, Note: strings.TrimSpace(p.Status + " " + money.Display(p.Amount, p.Currency))}
+	if p.Order != nil {
+		e.Order = p.Order.ReferenceID
+	}
+	return e
 }
 
 // readNamedPayment is the start of a command that shows one payment: its

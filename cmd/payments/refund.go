@@ -71,7 +71,7 @@ refund is, an open dispute included (a row that would be refused fails, nothing 
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id RET-1001 -o json --jq .refunds
   bnpl payments refund --input testdata/refunds.csv --report refunds-report.csv`,
 		Args:              moveArgs,
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusClosed),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.bind(f)
 			id, err := paymentIDArg(cmd, args, &opts.Bulk)
