@@ -40,7 +40,7 @@ An authorization that has expired is marked "(expired)", with nothing capturable
 A live payment's disputes are listed (id, status, reason, amount, days left); while
 one is open, refunds are blocked and Refundable says so. A timeline closes the view:
 what happened to the payment, oldest first, the same events with the same times as
-bnpl payments timeline shows.
+bnpl payments timeline shows (which adds a sandbox's webhook deliveries).
 
 order:REF names the payment of the merchant's order number REF, found in every
 status (one walk of the payments list); when two payments carry it, both are
@@ -72,7 +72,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	// They are read with the same (live) key; a failure to read them is
 	// said, and the payment shown all the same.
 	disputes := readDisputes(ctx, client, p, opts.Notice)
-	events := PaymentTimeline(ctx, client, opts.Target, p, disputes)
+	events := PaymentTimeline(ctx, client, opts.Target, p, disputes, false)
 	if err := printer.Object(p.Raw(), GetDetail(p, disputes, events)); err != nil {
 		return err
 	}

@@ -294,21 +294,25 @@ func timelineRun(ctx context.Context, opts *TimelineOptions) error {
 		return err
 	}
 	disputes := readDisputes(ctx, client, p, opts.Notice)
-	return printer.List(TimelineColumns, TimelineRecords(PaymentTimeline(ctx, client, opts.Target, p, disputes)))
+	return printer.List(TimelineColumns, TimelineRecords(PaymentTimeline(ctx, client, opts.Target, p, disputes, true)))
 }
 
 // PaymentTimeline is the one timeline of a payment that payments get and
 // payments timeline both show: Timeline over the payment and its
-// disputes, and on a sandbox its webhook deliveries, with the times of the
-// authorization and the close its record gives.
-func PaymentTimeline(ctx context.Context, client *api.Client, target func() (*config.Target, error), p *api.Payment, disputes []api.Dispute) []Event {
+// disputes, every event with the time a sandbox's record gives the
+// authorization and the close. withDeliveries adds a sandbox's webhook
+// deliveries (payments timeline); payments get leaves them out, as they
+// are attempts to tell of the events, not events of the payment.
+func PaymentTimeline(ctx context.Context, client *api.Client, target func() (*config.Target, error), p *api.Payment, disputes []api.Dispute, withDeliveries bool) []Event {
 	var deliveries []Delivery
 	var times *SandboxTimes
 	if target == nil {
 		return Timeline(p, disputes, nil)
 	}
 	if t, err := target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
-		deliveries = sandboxDeliveries(ctx, client, p.ID)
+		if withDeliveries {
+			deliveries = sandboxDeliveries(ctx, client, p.ID)
+		}
 		times = sandboxTimes(ctx, client, p.ID)
 	}
 	return times.redate(Timeline(p, disputes, deliveries))
