@@ -388,12 +388,16 @@ func applyEnv(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if g.NoColor {
 		f.IO.DisableColor()
 	}
+	timeFrom := "--time"
 	if !changed("time") && g.Time == "" {
 		g.Time = f.Getenv("BNPL_TIME")
+		timeFrom = "BNPL_TIME"
 	}
 	style, err := output.ParseTimeStyle(g.Time)
 	if err != nil {
-		return err
+		// Named as the person gave it: the flag, or the variable set
+		// in their shell.
+		return output.ParseTimeStyleFrom(timeFrom, g.Time)
 	}
 	f.IO.SetTimeStyle(style)
 	if g.Retries < 0 {

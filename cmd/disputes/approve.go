@@ -3,6 +3,7 @@ package disputes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,9 +23,9 @@ type ApproveOptions struct {
 	IDs []string
 
 	Confirm func(what string) error
-	// WillAsk reports whether Confirm will ask a person; only then are
-	// the disputes read to name the amounts at stake.
-	WillAsk func() bool
+	// Early refuses, before anything is read, an approval nobody can
+	// confirm (no terminal and no --yes); nil never refuses.
+	Early   func(what string) error
 	Notice  func(format string, args ...any)
 	Target  func() (*config.Target, error)
 	Client  func() (*api.Client, error)
@@ -46,8 +47,13 @@ func newApproveCmd(f *cmdutil.Factory, run func(context.Context, *ApproveOptions
 			}
 			return f.Confirmer(true).Confirm(what)
 		},
-		WillAsk: func() bool { c := f.Confirmer(true); return c.Terminal && !c.Yes && !f.Global.DryRun },
-		Notice:  f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer,
+		Early: func(what string) error {
+			if c := f.Confirmer(true); !f.Global.DryRun && !c.Yes && !c.Terminal {
+				return c.Confirm(what)
+			}
+			return nil
+		},
+		Notice: f.Noticef, Target: LiveTarget(f, "disputes"), Client: LiveClient(f, "disputes"), Printer: f.Printer,
 	}
 	return &cobra.Command{
 		Use:   "approve <dispute-id>...",
@@ -55,6 +61,10 @@ func newApproveCmd(f *cmdutil.Factory, run func(context.Context, *ApproveOptions
 		Long: fmt.Sprintf(`Accept disputes: the customers are refunded. The service takes at most %d ids per
 request; more are sent in batches of %d, in order. If a batch fails, the batches before
 it stay approved and are listed; the ids after it are not sent.
+
+Each dispute is read first. One that cannot be approved (declined or cancelled) is
+refused here, named with its status (exit 2), before anything is asked or sent; one
+already refunded is approved again without a new refund.
 
 Approving moves live money, so on a terminal it asks for confirmation, naming the
 merchant, the number of disputes and the total refunded per currency; scripts pass
@@ -81,16 +91,32 @@ merchant, the number of disputes and the total refunded per currency; scripts pa
 	}
 }
 
-// disputeTotals reads the disputes and sums their amounts per currency,
-// for the confirmation: "20.00 AED and 5.000 KWD".
-func disputeTotals(ctx context.Context, client *api.Client, ids []string) (string, error) {
+// approvable reads the disputes and refuses, before anything is asked or
+// sent, any that cannot be approved (declined or cancelled: the service
+// answers 409), naming each and its status. It sums per currency what
+// approving will refund, for the confirmation: "20.00 AED and 5.000 KWD";
+// a dispute already refunded is approved again without a new refund, so it
+// is not counted.
+func approvable(ctx context.Context, client *api.Client, ids []string) (total string, refunded int, err error) {
 	sums := map[string]decimal.Decimal{}
+	var refused []string
 	for _, id := range ids {
 		d, err := client.GetDispute(ctx, id)
 		if err != nil {
-			return "", err
+			return "", 0, fmt.Errorf("reading dispute %s: %w", id, err)
 		}
-		sums[d.Currency] = sums[d.Currency].Add(d.Amount)
+		switch st := strings.ToLower(d.Status); {
+		case st == "refunded":
+			refunded++
+		case !d.Active():
+			refused = append(refused, fmt.Sprintf("dispute %s is %s", id, st))
+		default:
+			sums[d.Currency] = sums[d.Currency].Add(d.Amount)
+		}
+	}
+	if len(refused) > 0 {
+		return "", 0, cmdutil.Refuse("only an open dispute can be approved; leave it out (bnpl disputes list --status new lists the open ones); nothing was sent",
+			"cannot approve: %s", strings.Join(refused, ", "))
 	}
 	currencies := make([]string, 0, len(sums))
 	for c := range sums {
@@ -101,7 +127,7 @@ func disputeTotals(ctx context.Context, client *api.Client, ids []string) (strin
 	for _, c := range currencies {
 		parts = append(parts, money.Display(sums[c], c))
 	}
-	return strings.Join(parts, " and "), nil
+	return strings.Join(parts, " and "), refunded, nil
 }
 
 // batches splits ids into the service's request size, in order.
@@ -129,28 +155,52 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	merchant := target.Merchant()
-	what := fmt.Sprintf("approve %d dispute(s) of %s and refund the customers", len(o.IDs), merchant)
-	if o.WillAsk != nil && o.WillAsk() {
-		total, err := disputeTotals(ctx, client, o.IDs)
-		if err != nil {
+	if o.Early != nil {
+		if err := o.Early(fmt.Sprintf("approve %d dispute(s) of %s", len(o.IDs), target.Merchant())); err != nil {
 			return err
 		}
-		what = fmt.Sprintf("approve %d dispute(s) of %s, refunding %s to the customers", len(o.IDs), merchant, total)
 	}
-	if err := o.Confirm(what); err != nil {
+	total, refunded, err := approvable(ctx, client, o.IDs)
+	if err != nil {
 		return err
 	}
+	if err := o.Confirm(approveQuestion(target.Merchant(), len(o.IDs), total, refunded)); err != nil {
+		return err
+	}
+	return o.send(ctx, client, printer)
+}
+
+// approveQuestion is the confirmation: what approving will refund, and the
+// disputes already refunded, which it will not refund again.
+func approveQuestion(merchant string, n int, total string, refunded int) string {
+	what := fmt.Sprintf("approve %d dispute(s) of %s", n, merchant)
+	if total != "" {
+		what += ", refunding " + total + " to the customers"
+	}
+	if refunded > 0 {
+		what += fmt.Sprintf(" (%d already refunded: no new refund)", refunded)
+	}
+	return what
+}
+
+// send approves the disputes in batches, listing each approved one. Nothing
+// is printed on stdout before the first batch is approved: a refused first
+// batch leaves stdout empty, in every format.
+func (o *ApproveOptions) send(ctx context.Context, client *api.Client, printer *output.Printer) error {
 	groups := batches(o.IDs, api.MaxApproveIDs)
-	stream := printer.Stream(approveColumns)
+	var stream *output.Stream
 	approved := 0
 	for i, group := range groups {
 		if _, err := client.ApproveDisputes(ctx, group); err != nil {
-			stream.Close()
-			if i == 0 {
+			err = namedRefusal(err, group)
+			if stream == nil {
 				return err
 			}
+			stream.Close()
 			return &partialApprove{err: err, approved: approved, batch: i + 1, batches: len(groups), remaining: o.IDs[approved:]}
+		}
+		if stream == nil {
+			stream = printer.Stream(approveColumns)
 		}
 		for _, id := range group {
 			rec, _ := json.Marshal(map[string]any{"id": id, "batch": i + 1, "result": "approved"})
@@ -167,6 +217,21 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	}
 	o.Notice("approved %d dispute(s) in %d request(s)", approved, len(groups))
 	return nil
+}
+
+// namedRefusal names the disputes of a refused request: the service's
+// answer (a bare 409 conflict) does not.
+func namedRefusal(err error, group []string) error {
+	var apiErr *api.APIError
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	what := "dispute " + group[0]
+	if len(group) > 1 {
+		what = fmt.Sprintf("disputes %s … %s (%d in the request)", group[0], group[len(group)-1], len(group))
+	}
+	return cmdutil.WithHint(fmt.Errorf("approving %s: %w", what, err),
+		"the dispute may have changed since it was read: bnpl disputes get "+group[0]+" shows its status")
 }
 
 // partialApprove is a failed batch after earlier ones were approved.

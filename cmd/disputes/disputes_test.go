@@ -145,6 +145,10 @@ func TestApproveBatches(t *testing.T) {
 	}
 	failBatch := 0
 	fs, srv := newFakeService(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if r.Method == http.MethodGet {
+			fmt.Fprintf(w, `{"id":%q,"amount":"1.00","currency":"AED","status":"new"}`, strings.TrimPrefix(r.URL.Path, "/api/v1/disputes/"))
+			return
+		}
 		var req api.ApproveRequest
 		_ = json.Unmarshal(body, &req)
 		if failBatch > 0 && req.DisputeIDs[0] == ids[(failBatch-1)*20] {
@@ -165,6 +169,9 @@ func TestApproveBatches(t *testing.T) {
 	}
 	sizes := []int{}
 	for _, r := range fs.requests {
+		if r.Method == http.MethodGet {
+			continue
+		}
 		var req api.ApproveRequest
 		_ = json.Unmarshal(r.Body, &req)
 		sizes = append(sizes, len(req.DisputeIDs))
@@ -186,7 +193,7 @@ func TestApproveBatches(t *testing.T) {
 	if !errors.As(err, &h) || !strings.Contains(h.Hint(), "20 dispute(s)") || !strings.Contains(h.Hint(), ids[20]) || !strings.Contains(h.Hint(), ids[44]) || strings.Contains(h.Hint(), ids[19]) {
 		t.Errorf("hint %q", h.Hint())
 	}
-	if fs.count() != 2 {
+	if fs.count() != 45+2 {
 		t.Errorf("%d requests", fs.count())
 	}
 	var rows []map[string]any
@@ -196,12 +203,70 @@ func TestApproveBatches(t *testing.T) {
 }
 
 func TestApproveNeedsConfirmation(t *testing.T) {
-	fs, srv := newFakeService(t, func(w http.ResponseWriter, r *http.Request, body []byte) {})
+	fs, srv := newFakeService(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		fmt.Fprintf(w, `{"id":%q,"amount":"1.00","currency":"AED","status":"new"}`, disputeID)
+	})
 	d := newDeps(t, srv.URL, true)
 	refuse := func(string) error { return cmdutil.Refuse("pass --yes", "not confirmed") }
 	err := approveRun(context.Background(), &ApproveOptions{IDs: []string{disputeID}, Confirm: refuse, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer})
-	if cmdutil.ExitCode(err) != 2 || fs.count() != 0 {
+	if cmdutil.ExitCode(err) != 2 || fs.count() != 1 || fs.requests[0].Method != http.MethodGet {
 		t.Errorf("exit %d, %d requests", cmdutil.ExitCode(err), fs.count())
+	}
+}
+
+// A dispute that cannot be approved is refused before anything is asked,
+// named with its status; an already refunded one is not counted as money
+// to refund; a refused request names its dispute and prints nothing.
+func TestApproveRefusesWhatIsNotApprovable(t *testing.T) {
+	const declined, refunded = "9d7c1c2e-2222-4a5b-9c3d-2b6f4e8a0c11", "9d7c1c2e-3333-4a5b-9c3d-2b6f4e8a0c11"
+	statuses := map[string]string{disputeID: "new", declined: "declined", refunded: "refunded"}
+	conflict := false
+	fs, srv := newFakeService(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if r.Method == http.MethodGet {
+			id := strings.TrimPrefix(r.URL.Path, "/api/v1/disputes/")
+			fmt.Fprintf(w, `{"id":%q,"amount":"200.00","currency":"AED","status":%q}`, id, statuses[id])
+			return
+		}
+		if conflict {
+			w.WriteHeader(http.StatusConflict)
+			fmt.Fprint(w, `{"status":"error","errorType":"conflict","error":""}`)
+			return
+		}
+		fmt.Fprint(w, `{"status":"ok"}`)
+	})
+	d := newDeps(t, srv.URL, true)
+	asked := ""
+	opts := func(ids ...string) *ApproveOptions {
+		return &ApproveOptions{IDs: ids, Confirm: func(what string) error { asked = what; return nil }, Notice: d.notice, Target: d.target, Client: d.client, Printer: d.printer}
+	}
+	err := approveRun(context.Background(), opts(disputeID, declined))
+	if cmdutil.ExitCode(err) != 2 || err == nil || err.Error() != "cannot approve: dispute "+declined+" is declined" || asked != "" {
+		t.Errorf("exit %d: %v (asked %q)", cmdutil.ExitCode(err), err, asked)
+	}
+	for _, r := range fs.requests {
+		if r.Method != http.MethodGet {
+			t.Errorf("a refused approval sent %s %s", r.Method, r.Path)
+		}
+	}
+	if d.out.Len() != 0 {
+		t.Errorf("stdout %q", d.out)
+	}
+
+	if err := approveRun(context.Background(), opts(disputeID, refunded)); err != nil {
+		t.Fatal(err)
+	}
+	if want := "approve 2 dispute(s) of merchant shop-ae, refunding 200.00 AED to the customers (1 already refunded: no new refund)"; asked != want {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+
+	d.out.Reset()
+	conflict = true
+	err = approveRun(context.Background(), opts(disputeID))
+	if cmdutil.ExitCode(err) != 7 || err == nil || !strings.Contains(err.Error(), "approving dispute "+disputeID) {
+		t.Errorf("exit %d: %v", cmdutil.ExitCode(err), err)
+	}
+	if d.out.Len() != 0 {
+		t.Errorf("a refused approval printed %q on stdout", d.out)
 	}
 }
 
@@ -362,7 +427,7 @@ func TestApproveConfirmationNamesWhatIsAtStake(t *testing.T) {
 	d := newDeps(t, srv.URL, true)
 	ids := []string{"9d7c1c2e-1111-4a5b-9c3d-2b6f4e8a0c11", "9d7c1c2e-2222-4a5b-9c3d-2b6f4e8a0c11", "9d7c1c2e-3333-4a5b-9c3d-2b6f4e8a0c11"}
 	var asked string
-	err := approveRun(context.Background(), &ApproveOptions{IDs: ids, WillAsk: func() bool { return true },
+	err := approveRun(context.Background(), &ApproveOptions{IDs: ids,
 		Confirm: func(what string) error { asked = what; return cmdutil.ErrNotConfirmed },
 		Notice:  d.notice, Target: d.target, Client: d.client, Printer: d.printer})
 	if err != cmdutil.ErrNotConfirmed {

@@ -3,6 +3,7 @@ package disputes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,10 +20,13 @@ import (
 
 // ListOptions are the inputs of `disputes list`.
 type ListOptions struct {
-	Statuses  []string
-	Since     string
-	Until     string
-	All       bool
+	Statuses []string
+	Since    string
+	Until    string
+	All      bool
+	// Limit is the most disputes listed (--limit), every page read as
+	// it takes; 0 is no limit.
+	Limit     int
 	PageToken string
 	// Payment keeps the disputes of one payment (matched here).
 	Payment string
@@ -52,7 +56,8 @@ func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) erro
 		Long: `List disputes. Without --status every status is listed; --status may be repeated
 or given a comma-separated list. The service answers a page at a time: without --all
 the command prints one page and names the token of the next on stderr; --all walks
-every page and prints rows as they arrive.
+every page and prints rows as they arrive. --limit N lists N disputes, reading as many
+pages as it takes.
 
 --payment keeps the disputes of one payment, and --due the open ones with at most that
 many days left to answer (3d, or 3), soonest first, with their due date; both read every
@@ -68,6 +73,12 @@ since the service may add some.
   bnpl disputes list --due 3d`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("limit") && opts.All {
+				return cmdutil.UsageHint("--limit N lists N disputes, --all every one", "--all and --limit cannot be used together")
+			}
+			if cmd.Flags().Changed("limit") && opts.Limit < 1 {
+				return cmdutil.Usagef("--limit must be at least 1, got %d", opts.Limit)
+			}
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -82,6 +93,7 @@ since the service may add some.
 	fl.StringVar(&opts.Since, "since", "", "created at or after: a date, an RFC 3339 time, or a duration back (24h, 7d)")
 	fl.StringVar(&opts.Until, "until", "", "created at or before: a date, an RFC 3339 time, or a duration back")
 	fl.BoolVar(&opts.All, "all", false, "walk every page")
+	fl.IntVarP(&opts.Limit, "limit", "L", 0, "list at most this many disputes, reading the pages it takes")
 	fl.StringVar(&opts.PageToken, "page-token", "", "start at this page (the token a previous list printed)")
 	fl.StringVar(&opts.Payment, "payment", "", "only the disputes of this payment, an id or order:REF (reads every page)")
 	fl.StringVar(&opts.dueArg, "due", "", "only open disputes with at most this many days left (3d), soonest first (reads every page)")
@@ -139,7 +151,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		return err
 	}
 	params := api.DisputeListParams{Statuses: o.Statuses, CreatedAtGTE: o.Since, CreatedAtLTE: o.Until, PageToken: o.PageToken}
-	if !o.All && o.Payment == "" && !o.HasDue {
+	if !o.All && o.Payment == "" && !o.HasDue && o.Limit == 0 {
 		page, err := client.ListDisputes(ctx, params)
 		if err != nil {
 			return err
@@ -162,14 +174,24 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	// Print each page as it arrives, so memory stays one page deep. The
 	// printer decides what an empty list prints (a header, [] or nothing).
 	stream := printer.Stream(ListColumns)
-	printed := 0
+	printed, more := 0, false
 	err = walkDisputes(ctx, client, params, func(d *api.Dispute) error {
 		if o.Payment != "" && !strings.EqualFold(d.PaymentID, o.Payment) {
 			return nil
 		}
+		if o.Limit > 0 && printed >= o.Limit {
+			more = true
+			return errEnough
+		}
 		printed++
 		return stream.Write(d.Raw())
 	}, func() { stream.Flush() })
+	if errors.Is(err, errEnough) {
+		err = nil
+	}
+	if more {
+		defer o.Notice("showing the first %d dispute(s); more match: --limit N for more, --all for every one", printed)
+	}
 	if err != nil {
 		// Left unclosed: a tidy "]" would pass for a whole list.
 		return err
@@ -205,6 +227,9 @@ func (o *ListOptions) listDue(ctx context.Context, client *api.Client, printer *
 		return err
 	}
 	slices.SortStableFunc(list, func(a, b due) int { return a.at.Compare(b.at) })
+	if o.Limit > 0 && len(list) > o.Limit {
+		list = list[:o.Limit]
+	}
 	recs := make([]json.RawMessage, len(list))
 	for i := range list {
 		recs[i] = list[i].raw
@@ -217,6 +242,9 @@ func (o *ListOptions) listDue(ctx context.Context, client *api.Client, printer *
 	}
 	return nil
 }
+
+// errEnough stops a walk that listed what --limit asked for.
+var errEnough = errors.New("enough disputes listed")
 
 // finalStatuses are the dispute statuses nobody answers any more.
 var finalStatuses = []string{"declined", "cancelled", "refunded"}

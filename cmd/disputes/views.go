@@ -21,8 +21,8 @@ var DueColumns = listColumns(output.Column{Header: "DUE", Path: "expired_at", Ki
 func listColumns(when output.Column) []output.Column {
 	return []output.Column{
 		{Header: "ID", Path: "id", Kind: output.KindID},
-		{Header: "STATUS", Path: "status", Kind: output.KindStatus},
-		{Header: "REASON", Path: "reason", Kind: output.KindText},
+		{Header: "STATUS", Path: "status", Kind: output.KindStatus, Values: api.DisputeStatuses},
+		{Header: "REASON", Path: "reason", Kind: output.KindEnum, Values: api.DisputeReasons},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 		{Header: "CURRENCY", Path: "currency", TableHidden: true},
 		{Header: "PAYMENT", Path: "payment_id", Kind: output.KindLinkID},

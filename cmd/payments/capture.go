@@ -9,6 +9,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 )
@@ -94,7 +95,7 @@ func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 10 --dry-run
   bnpl payments capture --input testdata/captures.csv --report captures-report.csv`,
 		Args:              moveArgs,
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusAuthorized),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.bind(f)
 			id, err := paymentIDArg(cmd, args, &opts.Bulk)
@@ -124,69 +125,57 @@ func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions
 }
 
 func captureRun(ctx context.Context, o *CaptureOptions) error {
-	if o.Bulk.FromFile != "" {
-		return bulkRun(ctx, bulk.OpCapture, &o.Bulk, &o.MoveDeps)
-	}
 	// Every local check that needs no payment comes before the read and
 	// any prompt: the items file, and the parts of a fixed amount.
-	itemsJSON, err := loadItemsFile(o.ItemsFile, o.IO.In)
-	if err != nil {
-		return err
-	}
-	if err := o.checkPartsEarly(); err != nil {
-		return err
-	}
-	ms, err := o.setup(ctx, "capture on", &o.ID)
-	if err != nil {
-		return err
-	}
-	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
-
-	// The read is harmless, so a dry run makes it too: it settles --full
-	// and runs the local checks before printing the move.
-	p, err := client.ReadBeforeMove(ctx, o.ID, "captured")
-	if err != nil {
-		return err
-	}
-	currency := p.Currency
+	var itemsJSON []byte
 	req := api.CaptureRequest{ReferenceID: o.ReferenceID}
-	if err := o.resolveAmount(p, &req); err != nil {
-		return err
+	return o.runMove(ctx, move{op: bulk.OpCapture, bulk: &o.Bulk, id: &o.ID, before: "capture on", read: "captured", noun: "capture",
+		early: func() (err error) {
+			if itemsJSON, err = loadItemsFile(o.ItemsFile, o.IO.In); err != nil {
+				return err
+			}
+			return o.checkPartsEarly()
+		},
+		prepare: func(_ context.Context, _ *api.Client, p *api.Payment, target *config.Target) (string, bool, error) {
+			madeBefore, err := o.prepare(p, &req, itemsJSON)
+			what := fmt.Sprintf("capture %s on payment %s of %s", amountText(req.Amount, p.Currency), o.ID, merchantOf(target))
+			return what, madeBefore, err
+		},
+		send: func(ctx context.Context, client *api.Client) (*api.MoveResult, error) {
+			req.ReferenceID = o.referenceFor(req.ReferenceID)
+			return client.Capture(ctx, o.ID, req)
+		},
+	})
+}
+
+// prepare settles the capture from the flags and the payment as read and
+// runs its local checks: the amount and its parts in the payment's
+// currency, the items, and a reference_id the payment holds for another
+// capture, which would move nothing (the same capture again is a safe
+// re-run: madeBefore).
+func (o *CaptureOptions) prepare(p *api.Payment, req *api.CaptureRequest, itemsJSON []byte) (madeBefore bool, err error) {
+	currency := p.Currency
+	if err := o.resolveAmount(p, req); err != nil {
+		return false, err
 	}
 	if req.TaxAmount, err = optionalAmount("tax-amount", o.TaxAmount, currency); err != nil {
-		return err
+		return false, err
 	}
 	if req.ShippingAmount, err = optionalAmount("shipping-amount", o.ShippingAmount, currency); err != nil {
-		return err
+		return false, err
 	}
 	if req.DiscountAmount, err = optionalAmount("discount-amount", o.DiscountAmount, currency); err != nil {
-		return err
+		return false, err
 	}
 	if err := checkPartsOfAmount(req.Amount, currency,
 		amountPart{"tax-amount", req.TaxAmount}, amountPart{"shipping-amount", req.ShippingAmount}, amountPart{"discount-amount", req.DiscountAmount}); err != nil {
-		return err
+		return false, err
 	}
 	if req.Items, err = itemsOf(itemsJSON, o.ItemsFile, currency); err != nil {
-		return err
+		return false, err
 	}
-	// A reference_id the payment holds for another capture would move
-	// nothing: refuse it. The same capture again is a safe re-run.
-	if o.madeBefore, err = api.CheckCaptureReference(p, req); err != nil {
-		return err
-	}
-
-	if !o.DryRun {
-		what := fmt.Sprintf("capture %s on payment %s of %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
-		if err := confirmer.Confirm(what); err != nil {
-			return err
-		}
-	}
-	req.ReferenceID = o.referenceFor(req.ReferenceID)
-	res, err := client.Capture(ctx, o.ID, req)
-	if err != nil {
-		return err
-	}
-	return o.printMoved(printer, "capture", res, o.madeBefore)
+	o.madeBefore, err = api.CheckCaptureReference(p, *req)
+	return o.madeBefore, err
 }
 
 // checkPartsEarly refuses, before the payment is read, tax, shipping or

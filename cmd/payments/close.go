@@ -9,6 +9,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
@@ -49,7 +50,7 @@ closed; see --journal, --report and --retry-failed.`,
   bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status
   bnpl payments close --input testdata/closes.csv --report closes-report.csv`,
 		Args:              moveArgs,
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusAuthorized),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.bind(f)
 			id, err := paymentIDArg(cmd, args, &opts.Bulk)
@@ -68,39 +69,20 @@ closed; see --journal, --report and --retry-failed.`,
 }
 
 func closeRun(ctx context.Context, o *CloseOptions) error {
-	if o.Bulk.FromFile != "" {
-		return bulkRun(ctx, bulk.OpClose, &o.Bulk, &o.MoveDeps)
-	}
-	ms, err := o.setup(ctx, "close", &o.ID)
-	if err != nil {
-		return err
-	}
-	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
-	// The read is harmless, so a dry run makes it too, to run the local
-	// checks before printing the close.
-	p, err := client.ReadBeforeMove(ctx, o.ID, "closed")
-	if err != nil {
-		return err
-	}
-	if err := closable(p); err != nil {
-		return err
-	}
-	if err := o.expiredRefusal(p, "close"); err != nil {
-		return err
-	}
-	if !o.DryRun {
-		uncaptured := p.Capturable()
-		what := fmt.Sprintf("close payment %s of %s (%s captured; the uncaptured %s will not be charged)",
-			o.ID, merchantOf(target), amountText(p.Captured(), p.Currency), amountText(uncaptured, p.Currency))
-		if err := confirmer.Confirm(what); err != nil {
-			return err
-		}
-	}
-	res, err := client.Close(ctx, o.ID)
-	if err != nil {
-		return err
-	}
-	return o.printMoved(printer, "close", res, false)
+	return o.runMove(ctx, move{op: bulk.OpClose, bulk: &o.Bulk, id: &o.ID, before: "close", read: "closed", noun: "close",
+		prepare: func(_ context.Context, _ *api.Client, p *api.Payment, target *config.Target) (string, bool, error) {
+			if err := closable(p); err != nil {
+				return "", false, err
+			}
+			if err := o.expiredRefusal(p, "close"); err != nil {
+				return "", false, err
+			}
+			what := fmt.Sprintf("close payment %s of %s (%s captured; the uncaptured %s will not be charged)",
+				o.ID, merchantOf(target), amountText(p.Captured(), p.Currency), amountText(p.Capturable(), p.Currency))
+			return what, false, nil
+		},
+		send: func(ctx context.Context, client *api.Client) (*api.MoveResult, error) { return client.Close(ctx, o.ID) },
+	})
 }
 
 // closable explains locally why a payment cannot be closed.

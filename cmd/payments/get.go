@@ -8,6 +8,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
@@ -17,6 +18,7 @@ import (
 type GetOptions struct {
 	ID      string
 	Client  func() (*api.Client, error)
+	Target  func() (*config.Target, error)
 	Printer func() (*output.Printer, error)
 	// Seen remembers the printed payment for shell completion; nil skips.
 	Seen func(...recent.Entry)
@@ -27,7 +29,7 @@ type GetOptions struct {
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Client: f.Client, Printer: f.PagedPrinter, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef, Lookup: f.OrderLookup()}
+	opts := &GetOptions{Client: f.Client, Target: f.Target, Printer: f.PagedPrinter, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef, Lookup: f.OrderLookup()}
 	return &cobra.Command{
 		Use:   "get <payment-id | order:REF>",
 		Short: "Show a payment with its captures, refunds and totals",
@@ -37,7 +39,8 @@ captured, refunded, capturable (what a capture may still take) and refundable.
 An authorization that has expired is marked "(expired)", with nothing capturable.
 A live payment's disputes are listed (id, status, reason, amount, days left); while
 one is open, refunds are blocked and Refundable says so. A timeline closes the view:
-what happened to the payment, oldest first (see bnpl payments timeline).
+what happened to the payment, oldest first, the same events with the same times as
+bnpl payments timeline shows (which adds a sandbox's webhook deliveries).
 
 order:REF names the payment of the merchant's order number REF, found in every
 status (one walk of the payments list); when two payments carry it, both are
@@ -69,7 +72,8 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	// They are read with the same (live) key; a failure to read them is
 	// said, and the payment shown all the same.
 	disputes := readDisputes(ctx, client, p, opts.Notice)
-	if err := printer.Object(p.Raw(), GetDetail(p, disputes)); err != nil {
+	events := PaymentTimeline(ctx, client, opts.Target, p, disputes, false)
+	if err := printer.Object(p.Raw(), GetDetail(p, disputes, events)); err != nil {
 		return err
 	}
 	if opts.Seen != nil {
@@ -79,18 +83,21 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 }
 
 // GetDetail is the view of `payments get`: the payment with its disputes
-// and its timeline (without the sandbox's deliveries, which `payments
-// timeline` adds).
-func GetDetail(p *api.Payment, disputes []api.Dispute) *output.Detail {
+// and its timeline, the events `payments timeline` shows (PaymentTimeline).
+func GetDetail(p *api.Payment, disputes []api.Dispute, events []Event) *output.Detail {
 	d := DetailWithDisputes(p, disputes)
-	d.Sections = append(d.Sections, output.Section{Title: "Timeline", Columns: TimelineColumns, Records: TimelineRecords(Timeline(p, disputes, nil))})
+	d.Sections = append(d.Sections, output.Section{Title: "Timeline", Columns: TimelineColumns, Records: TimelineRecords(events)})
 	return d
 }
 
 // recentEntry is how a payment is remembered for completion: its id, with
 // what tells it apart at a glance.
 func recentEntry(p *api.Payment) recent.Entry {
-	return recent.Entry{ID: p.ID, Note: strings.TrimSpace(p.Status + " " + money.Display(p.Amount, p.Currency))}
+	e := recent.Entry{ID: p.ID, Status: p.Status, Note: strings.TrimSpace(p.Status + " " + money.Display(p.Amount, p.Currency))}
+	if p.Order != nil {
+		e.Order = p.Order.ReferenceID
+	}
+	return e
 }
 
 // readNamedPayment is the start of a command that shows one payment: its

@@ -71,6 +71,9 @@ type ListOptions struct {
 
 	// allAsked is --all given by the user (a search sets All itself).
 	allAsked bool
+	// limitAsked is --limit given by the user: then it caps every list,
+	// a walk too, at Limit rows.
+	limitAsked bool
 	// asked are the --status words as given; onlyExpired: expired was
 	// asked for and cancelled was not, so of the service's "cancelled"
 	// only the EXPIRED payments are listed.
@@ -97,9 +100,10 @@ func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) erro
 		Use:   "list",
 		Short: "List payments, newest first",
 		Long: `List payments, newest first. Without --status the service answers authorized and
-closed payments. A page holds at most 20, and stderr says when there are more; --all
-walks every page, --concurrency pages at a time, and prints rows in order as they
-arrive.
+closed payments. --limit N lists N rows (20 by default), reading as many pages as
+it takes (the service answers at most 20 a page), and stderr says when there are more;
+--all walks every page, --concurrency pages at a time, and prints rows in order as they
+arrive. --limit caps a walk of several statuses and a search too.
 
 ` + statusHelp + `
 
@@ -124,6 +128,7 @@ number REF (bnpl payments get order:ORDER-1001).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.allAsked = cmd.Flags().Changed("all")
+			opts.limitAsked = cmd.Flags().Changed("limit")
 			if err := opts.validate(cmd); err != nil {
 				return err
 			}
@@ -137,7 +142,7 @@ number REF (bnpl payments get order:ORDER-1001).`,
 	fl.StringSliceVar(&opts.Statuses, "status", nil, "only payments in this status, repeatable: "+strings.Join(statusWords, ", "))
 	fl.StringVar(&opts.Since, "since", "", "created at or after: a date, an RFC 3339 time, or a duration back (24h, 7d)")
 	fl.StringVar(&opts.Until, "until", "", "created at or before: a date, an RFC 3339 time, or a duration back")
-	fl.IntVarP(&opts.Limit, "limit", "L", api.MaxPageLimit, "payments per page, 1 to 20")
+	fl.IntVarP(&opts.Limit, "limit", "L", api.MaxPageLimit, "list at most this many payments, reading the pages it takes")
 	fl.IntVar(&opts.Offset, "offset", 0, "zero-based position of the first payment")
 	fl.BoolVar(&opts.All, "all", false, "walk every page (with --order: every match, not the first)")
 	fl.StringVar(&opts.Order, "order", "", "find the payments with this order number (every status; walks the pages)")
@@ -153,18 +158,13 @@ func (o *ListOptions) validate(cmd *cobra.Command) error {
 		return err
 	}
 	if o.Limit < 1 {
-		return cmdutil.Usagef("--limit must be between 1 and %d, got %d", api.MaxPageLimit, o.Limit)
+		return cmdutil.Usagef("--limit must be at least 1, got %d", o.Limit)
+	}
+	if o.allAsked && o.limitAsked {
+		return cmdutil.UsageHint("--limit N lists N payments, --all every one", "--all and --limit cannot be used together")
 	}
 	if o.Concurrency < 1 || o.Concurrency > MaxListConcurrency {
 		return cmdutil.Usagef("--concurrency must be between 1 and %d, got %d", MaxListConcurrency, o.Concurrency)
-	}
-	if o.Limit > api.MaxPageLimit {
-		// The service caps a page at 20 and says so in pagination.limit;
-		// saying it here too beats refusing a harmless request.
-		if o.Notice != nil {
-			o.Notice("a page holds at most %d payments: using --limit %d (--all walks every page)", api.MaxPageLimit, api.MaxPageLimit)
-		}
-		o.Limit = api.MaxPageLimit
 	}
 	if o.Offset < 0 {
 		return cmdutil.Usagef("--offset must be 0 or more, got %d", o.Offset)
@@ -184,7 +184,8 @@ func (o *ListOptions) validate(cmd *cobra.Command) error {
 		}
 		o.buyer = b
 	}
-	if o.searching() || o.onlyExpired || len(o.Statuses) > 1 {
+	// More rows than a page holds are read page by page, as --all reads.
+	if o.searching() || o.onlyExpired || len(o.Statuses) > 1 || o.limitAsked && o.Limit > api.MaxPageLimit {
 		o.All = true
 	}
 	return nil
@@ -255,7 +256,7 @@ func (o *ListOptions) params() api.ListPaymentsParams {
 		Status:       status,
 		CreatedAtGTE: o.Since,
 		CreatedAtLTE: o.Until,
-		Limit:        o.Limit,
+		Limit:        min(o.Limit, api.MaxPageLimit),
 		Offset:       o.Offset,
 	}
 }
@@ -321,7 +322,7 @@ func (o *ListOptions) onePage(ctx context.Context, client *api.Client, printer *
 	case len(recs) == 0:
 		o.Notice("no payments match (%s)", o.describe())
 	case next < total:
-		o.Notice("showing %d of %d; --all for every one, or --offset %d", len(recs), total, next)
+		o.Notice("showing %d of %d; --limit N for more, --all for every one, or --offset %d", len(recs), total, next)
 	}
 	return nil
 }
@@ -331,6 +332,9 @@ func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *
 	// Opened before the walk: an empty one still closes as the printer says
 	// an empty list prints ([] or nothing).
 	lw := &listWalk{o: o, client: client, stream: printer.Stream(o.columns()), progress: cmdutil.NewProgress(o.IO, o.Quiet)}
+	if o.limitAsked {
+		lw.cap = o.Limit
+	}
 	defer lw.progress.Done()
 	statuses := o.walkedStatuses()
 	// "cancelled" holds closed payments with nothing captured too: when
@@ -408,6 +412,20 @@ type listWalk struct {
 	// Only the newest are remembered, so memory stays flat however long
 	// the walk.
 	newest []recent.Entry
+	// cap is the most rows printed (--limit), 0 for no cap; more is set
+	// when a row past it was read, so that stderr says the list goes on.
+	cap  int
+	more bool
+}
+
+// capped reports whether the walk printed all --limit asks for; a row
+// that comes after that is only counted as one more.
+func (lw *listWalk) capped() bool {
+	if lw.cap > 0 && lw.printed >= lw.cap {
+		lw.more = true
+		return true
+	}
+	return false
 }
 
 // atOnce walks the status sets at once, until the first match.
@@ -432,6 +450,9 @@ func (lw *listWalk) atOnce(ctx context.Context, statuses []string) error {
 // inTurn walks the status sets one after the other.
 func (lw *listWalk) inTurn(ctx context.Context, statuses []string) error {
 	for i, status := range statuses {
+		if lw.more {
+			return nil
+		}
 		if err := lw.walkSet(ctx, i, status, lw.o.Concurrency, func() {}); err != nil {
 			return err
 		}
@@ -516,6 +537,9 @@ func (lw *listWalk) row(status string, it walk.Item, stop context.CancelFunc) (b
 	if !lw.o.matches(&p) {
 		return true, nil
 	}
+	if lw.capped() {
+		return false, nil
+	}
 	lw.progress.BeforeData()
 	if err := lw.stream.Write(it.Raw); err != nil {
 		return false, err
@@ -540,6 +564,9 @@ func (lw *listWalk) row(status string, it walk.Item, stop context.CancelFunc) (b
 // sayNothingFound is the one line on stderr of a walk that printed no row.
 func (lw *listWalk) sayNothingFound() {
 	o := lw.o
+	if lw.more && o.Notice != nil {
+		o.Notice("showing the first %s; more match: --limit N for more, --all for every one", countOf(lw.printed, "payment"))
+	}
 	if lw.printed > 0 || o.Notice == nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 )
@@ -70,7 +71,7 @@ refund is, an open dispute included (a row that would be refused fails, nothing 
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id RET-1001 -o json --jq .refunds
   bnpl payments refund --input testdata/refunds.csv --report refunds-report.csv`,
 		Args:              moveArgs,
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
+		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusClosed),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.bind(f)
 			id, err := paymentIDArg(cmd, args, &opts.Bulk)
@@ -104,55 +105,42 @@ refund is, an open dispute included (a row that would be refused fails, nothing 
 }
 
 func refundRun(ctx context.Context, o *RefundOptions) error {
-	if o.Bulk.FromFile != "" {
-		return bulkRun(ctx, bulk.OpRefund, &o.Bulk, &o.MoveDeps)
-	}
 	// The items file is checked before the read and any prompt.
-	itemsJSON, err := loadItemsFile(o.ItemsFile, o.IO.In)
-	if err != nil {
-		return err
-	}
-	ms, err := o.setup(ctx, "refund on", &o.ID)
-	if err != nil {
-		return err
-	}
-	printer, target, confirmer, client := ms.printer, ms.target, ms.confirmer, ms.client
-
-	// The read is harmless, so a dry run makes it too: it settles --full
-	// and runs the local checks before printing the move.
-	p, err := client.ReadBeforeMove(ctx, o.ID, "refunded")
-	if err != nil {
-		return err
-	}
-	currency := p.Currency
-	if err := o.disputeRefusal(ctx, client, p); err != nil {
-		return err
-	}
+	var itemsJSON []byte
 	req := api.RefundRequest{ReferenceID: o.ReferenceID, Reason: o.Reason}
-	if err := o.resolveAmount(p, &req); err != nil {
-		return err
-	}
-	if req.Items, err = itemsOf(itemsJSON, o.ItemsFile, currency); err != nil {
-		return err
-	}
-	// A reference_id the payment holds for another refund would move
-	// nothing: refuse it. The same refund again is a safe re-run.
-	if o.madeBefore, err = api.CheckRefundReference(p, req); err != nil {
-		return err
-	}
-
-	if !o.DryRun {
-		what := fmt.Sprintf("refund %s on payment %s of %s", amountText(req.Amount, currency), o.ID, merchantOf(target))
-		if err := confirmer.Confirm(what); err != nil {
+	return o.runMove(ctx, move{op: bulk.OpRefund, bulk: &o.Bulk, id: &o.ID, before: "refund on", read: "refunded", noun: "refund",
+		early: func() (err error) {
+			itemsJSON, err = loadItemsFile(o.ItemsFile, o.IO.In)
 			return err
-		}
+		},
+		prepare: func(ctx context.Context, client *api.Client, p *api.Payment, target *config.Target) (string, bool, error) {
+			madeBefore, err := o.prepare(ctx, client, p, &req, itemsJSON)
+			what := fmt.Sprintf("refund %s on payment %s of %s", amountText(req.Amount, p.Currency), o.ID, merchantOf(target))
+			return what, madeBefore, err
+		},
+		send: func(ctx context.Context, client *api.Client) (*api.MoveResult, error) {
+			req.ReferenceID = o.referenceFor(req.ReferenceID)
+			return client.Refund(ctx, o.ID, req)
+		},
+	})
+}
+
+// prepare settles the refund from the flags and the payment as read and
+// runs its local checks: an open dispute, the amount, the items, and a
+// reference_id the payment holds for another refund, which would move
+// nothing (the same refund again is a safe re-run: madeBefore).
+func (o *RefundOptions) prepare(ctx context.Context, client *api.Client, p *api.Payment, req *api.RefundRequest, itemsJSON []byte) (madeBefore bool, err error) {
+	if err := o.disputeRefusal(ctx, client, p); err != nil {
+		return false, err
 	}
-	req.ReferenceID = o.referenceFor(req.ReferenceID)
-	res, err := client.Refund(ctx, o.ID, req)
-	if err != nil {
-		return err
+	if err := o.resolveAmount(p, req); err != nil {
+		return false, err
 	}
-	return o.printMoved(printer, "refund", res, o.madeBefore)
+	if req.Items, err = itemsOf(itemsJSON, o.ItemsFile, p.Currency); err != nil {
+		return false, err
+	}
+	o.madeBefore, err = api.CheckRefundReference(p, *req)
+	return o.madeBefore, err
 }
 
 // disputeRefusal refuses locally a refund of a live closed payment under

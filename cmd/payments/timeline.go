@@ -294,13 +294,28 @@ func timelineRun(ctx context.Context, opts *TimelineOptions) error {
 		return err
 	}
 	disputes := readDisputes(ctx, client, p, opts.Notice)
+	return printer.List(TimelineColumns, TimelineRecords(PaymentTimeline(ctx, client, opts.Target, p, disputes, true)))
+}
+
+// PaymentTimeline is the one timeline of a payment that payments get and
+// payments timeline both show: Timeline over the payment and its
+// disputes, every event with the time a sandbox's record gives the
+// authorization and the close. withDeliveries adds a sandbox's webhook
+// deliveries (payments timeline); payments get leaves them out, as they
+// are attempts to tell of the events, not events of the payment.
+func PaymentTimeline(ctx context.Context, client *api.Client, target func() (*config.Target, error), p *api.Payment, disputes []api.Dispute, withDeliveries bool) []Event {
 	var deliveries []Delivery
 	var times *SandboxTimes
-	if t, err := opts.Target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
-		deliveries = sandboxDeliveries(ctx, client, p.ID)
+	if target == nil {
+		return Timeline(p, disputes, nil)
+	}
+	if t, err := target(); err == nil && (t.Embedded || cmdutil.LoopbackURL(t.BaseURL)) {
+		if withDeliveries {
+			deliveries = sandboxDeliveries(ctx, client, p.ID)
+		}
 		times = sandboxTimes(ctx, client, p.ID)
 	}
-	return printer.List(TimelineColumns, TimelineRecords(times.redate(Timeline(p, disputes, deliveries))))
+	return times.redate(Timeline(p, disputes, deliveries))
 }
 
 // readDisputes reads a live payment's disputes; a failure is said, and the

@@ -15,7 +15,7 @@ import (
 // ListColumns are the columns of a payments table.
 var ListColumns = []output.Column{
 	{Header: "ID", Path: "id", Kind: output.KindID},
-	{Header: "STATUS", Path: "status", Kind: output.KindStatus},
+	{Header: "STATUS", Path: "status", Kind: output.KindStatus, Values: paymentStatuses},
 	{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency"},
 	{Header: "CURRENCY", Path: "currency", TableHidden: true},
 	// An order number is what `--order` finds a payment by: wrapped, never
@@ -28,6 +28,9 @@ var ListColumns = []output.Column{
 	{Header: "REFUNDED", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Refunded() })},
 	{Header: "REFUNDABLE", Kind: output.KindMoney, CurrencyPath: "currency", OptIn: true, Value: moveTotal(func(p *api.Payment) decimal.Decimal { return p.Refundable() })},
 }
+
+// paymentStatuses are the statuses a payment may be in.
+var paymentStatuses = []string{api.StatusCreated, api.StatusAuthorized, api.StatusClosed, api.StatusRejected, api.StatusExpired}
 
 // BuyerColumns are the columns of a buyer search (`payments list --buyer`):
 // the list's, with the buyer beside the amount, so that a person sees who
@@ -95,8 +98,8 @@ func Detail(p *api.Payment) *output.Detail { return DetailWithDisputes(p, nil) }
 func disputeColumns(currency string) []output.Column {
 	return []output.Column{
 		{Header: "ID", Path: "id", Kind: output.KindID},
-		{Header: "STATUS", Path: "status", Kind: output.KindStatus},
-		{Header: "REASON", Path: "reason", Kind: output.KindText},
+		{Header: "STATUS", Path: "status", Kind: output.KindStatus, Values: api.DisputeStatuses},
+		{Header: "REASON", Path: "reason", Kind: output.KindEnum, Values: api.DisputeReasons},
 		{Header: "AMOUNT", Path: "amount", Kind: output.KindMoney, CurrencyPath: "currency", Currency: currency},
 		disputes.DaysLeftColumn,
 	}
@@ -131,6 +134,10 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 	if p.Buyer != nil && p.Buyer.Name != "" {
 		fields = append(fields, output.Field{Label: "Buyer", Value: p.Buyer.Name + " <" + p.Buyer.Email + ">"})
 	}
+	if p.Buyer != nil && p.Buyer.Phone != "" {
+		// What a search by phone matched (payments list --buyer).
+		fields = append(fields, output.Field{Label: "Phone", Value: p.Buyer.Phone})
+	}
 	if p.CreatedAt != nil {
 		fields = append(fields, at("Created", p.CreatedAt))
 	}
@@ -158,6 +165,9 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		refundable,
 	)
 	d := &output.Detail{Fields: fields}
+	if recs := subRecords(subObject(p.Raw(), "order"), "items"); len(recs) > 0 {
+		d.Sections = append(d.Sections, output.Section{Title: "Items", Columns: itemColumns(cur), Records: recs})
+	}
 	if recs := subRecords(p.Raw(), "captures"); len(recs) > 0 {
 		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: moveColumns(cur), Records: recs})
 	}
@@ -174,6 +184,25 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		d.Sections = append(d.Sections, output.Section{Title: "Disputes", Columns: disputeColumns(cur), Records: recs})
 	}
 	return d
+}
+
+// itemColumns are the columns of a payment's order items.
+func itemColumns(currency string) []output.Column {
+	return []output.Column{
+		{Header: "REFERENCE", Path: "reference_id", Kind: output.KindReference},
+		{Header: "TITLE", Path: "title", Kind: output.KindText},
+		{Header: "QTY", Path: "quantity", Kind: output.KindPlain},
+		{Header: "UNIT PRICE", Path: "unit_price", Kind: output.KindMoney, Currency: currency},
+	}
+}
+
+// subObject is the raw value of one object field, nil when absent.
+func subObject(raw json.RawMessage, field string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	return obj[field]
 }
 
 // viewNow is the clock the views judge an authorization's expiry by.

@@ -43,7 +43,9 @@ var ListColumns = []output.Column{
 	{Header: "TEST KEY", Path: "test_secret_key", Kind: output.Pinned(output.KindLinkID)},
 	{Header: "LIVE KEY", Path: "live_secret_key", Kind: output.Pinned(output.KindLinkID)},
 	{Header: "KEYS IN", Path: "keys_in", Kind: output.Whole(output.KindPlain)},
-	{Header: "BASE URL", Path: "base_url", Kind: output.KindText},
+	// The base URL tells a sandbox from production: never dropped nor
+	// broken; on a narrow terminal it goes under its row.
+	{Header: "BASE URL", Path: "base_url", Kind: output.Below(output.KindID)},
 }
 
 // profileRecord is a profile as printed: keys masked by Profile's own

@@ -148,9 +148,9 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 	cols := timeColumns(ios, format)
 	return append(cols,
 		output.Column{Header: "ID", Path: "delivery_id", Kind: output.KindID},
-		// An event name cut ("auth_expi…") says nothing: it gives way
-		// only as statuses do, last.
-		output.Column{Header: "EVENT", Path: "event", Kind: output.KindStatus, Style: plainStyle},
+		// An event name cut ("auth_expi…") says nothing: it is never cut;
+		// too narrow a line puts it under its row, whole.
+		output.Column{Header: "EVENT", Path: "event", Kind: output.Below(output.KindID), Style: plainStyle},
 		// What the delivery was about, read by people matching rows: never
 		// dropped; too narrow a line puts it under its row.
 		output.Column{Header: "PAYMENT/DISPUTE", Kind: output.Below(output.KindID), Value: func(rec map[string]any) string {
@@ -191,41 +191,16 @@ func DeliveryColumns(ios *output.IOStreams, format string) []output.Column {
 
 func plainStyle(_ *output.ColorScheme, v string) string { return v }
 
-// timeColumns show a record's time ("at"). In a table on a terminal, a
-// record of the sandbox is read by its time of day: the TIME column shows
-// it (15:04:05, with a Z in the utc style), whole, and the date with it
-// (2006-01-02 15:04:05Z) on the first row and on each row whose day is not
-// the day of the row above, so that rows on both sides of midnight are
-// told apart; where the line is short, the date goes on a line of its own
-// above the time. The relative style is one column as anywhere. Elsewhere
-// the one TIME column of every view: a time in the --time style, the raw
-// value when piped.
+// timeColumns are the TIME column of the sandbox's records (deliveries,
+// logs). On a terminal every row shows its date and its time of day, as
+// one value that is never shortened, dropped or parted (2006-01-02
+// 15:04:05Z in the utc style): a row read alone says when. The relative
+// style is one column as anywhere; piped, the raw value.
 func timeColumns(ios *output.IOStreams, format string) []output.Column {
-	style := ios.TimeStyle()
-	if format != output.FormatTable || !ios.IsStdoutTTY() || style == output.TimeRelative {
+	if format != output.FormatTable || !ios.IsStdoutTTY() || ios.TimeStyle() == output.TimeRelative {
 		return []output.Column{{Header: "TIME", Path: "at", Kind: output.KindTime}}
 	}
-	clock := "15:04:05Z"
-	if style == output.TimeLocal {
-		clock = "15:04:05"
-	}
-	day := "" // the date of the row above
-	return []output.Column{{Header: "TIME", Kind: output.Wrapped(output.KindTime), Value: func(rec map[string]any) string {
-		t, ok := output.ParseServiceTime(output.String(rec["at"]))
-		switch {
-		case !ok:
-			return output.String(rec["at"])
-		case style == output.TimeLocal:
-			t = t.Local()
-		default:
-			t = t.UTC()
-		}
-		if d := t.Format(time.DateOnly); d != day {
-			day = d
-			return d + " " + t.Format(clock)
-		}
-		return t.Format(clock)
-	}}}
+	return []output.Column{{Header: "TIME", Path: "at", Kind: output.Whole(output.KindTime)}}
 }
 
 func latencyCell(rec map[string]any) string {

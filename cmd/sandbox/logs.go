@@ -113,7 +113,7 @@ func validStatusFilter(st string) bool {
 // its row when the line has no room for it; the latency and the merchant
 // give way first.
 func LogColumns(ios *output.IOStreams, format string) []output.Column {
-	return append(timeColumns(ios, format),
+	return append(dayTimeColumns(ios, format),
 		// The method and status are short and a row is read by them: never cut.
 		output.Column{Header: "METHOD", Path: "method", Kind: output.KindID},
 		output.Column{Header: "STATUS", Kind: output.KindID, Value: func(rec map[string]any) string {
@@ -161,4 +161,41 @@ func faultCell(kind string, committed int) string {
 		return fmt.Sprintf("injected fault %s: the request ran and committed (%d); the client got this answer instead", kind, committed)
 	}
 	return "injected fault " + kind + ": the request did not run"
+}
+
+// dayTimeColumns show a log record's time ("at"). In a table on a terminal, a
+// record of the sandbox is read by its time of day: the TIME column shows
+// it (15:04:05, with a Z in the utc style), whole, and the date with it
+// (2006-01-02 15:04:05Z) on the first row and on each row whose day is not
+// the day of the row above, so that rows on both sides of midnight are
+// told apart; where the line is short, the date goes on a line of its own
+// above the time. The relative style is one column as anywhere. Elsewhere
+// the one TIME column of every view: a time in the --time style, the raw
+// value when piped.
+func dayTimeColumns(ios *output.IOStreams, format string) []output.Column {
+	style := ios.TimeStyle()
+	if format != output.FormatTable || !ios.IsStdoutTTY() || style == output.TimeRelative {
+		return []output.Column{{Header: "TIME", Path: "at", Kind: output.KindTime}}
+	}
+	clock := "15:04:05Z"
+	if style == output.TimeLocal {
+		clock = "15:04:05"
+	}
+	day := "" // the date of the row above
+	return []output.Column{{Header: "TIME", Kind: output.Wrapped(output.KindTime), Value: func(rec map[string]any) string {
+		t, ok := output.ParseServiceTime(output.String(rec["at"]))
+		switch {
+		case !ok:
+			return output.String(rec["at"])
+		case style == output.TimeLocal:
+			t = t.Local()
+		default:
+			t = t.UTC()
+		}
+		if d := t.Format(time.DateOnly); d != day {
+			day = d
+			return d + " " + t.Format(clock)
+		}
+		return t.Format(clock)
+	}}}
 }

@@ -315,10 +315,17 @@ func (e *APIError) Hint() string {
 		}
 		return "the current state does not allow this; read the resource again before retrying"
 	case e.Status == http.StatusTooManyRequests:
-		if e.RetryAfter > 0 {
-			return fmt.Sprintf("rate limited: wait %s and retry, or lower --concurrency / --rate", e.RetryAfter.Round(time.Second))
+		// A flag that slows the command down is named only where the
+		// command has it: the payments list reads pages at once
+		// (--concurrency); a single checkout, move or read has none.
+		lower := ""
+		if e.Method == http.MethodGet && strings.HasPrefix(e.Path, "/api/v2/payments") && !strings.Contains(strings.TrimPrefix(e.Path, "/api/v2/payments"), "/") {
+			lower = ", or lower --concurrency"
 		}
-		return "rate limited: wait and retry, or lower --concurrency / --rate"
+		if e.RetryAfter > 0 {
+			return fmt.Sprintf("rate limited: wait %s and retry%s", e.RetryAfter.Round(time.Second), lower)
+		}
+		return "rate limited: wait and retry" + lower
 	case e.Status >= 500 && strings.Contains(e.Message, "bnpl sandbox reset"):
 		return "the sandbox's state is damaged: retrying will not help"
 	case e.Status >= 500 && e.Method == http.MethodGet:

@@ -207,6 +207,7 @@ func TestHints(t *testing.T) {
 		{"capture too much", &APIError{Status: 400, Message: "could not capture: " + msgCaptureTooMuch + ": 10 > 5"}, "left to capture"},
 		{"already closed", &APIError{Status: 400, Message: msgAlreadyClosed}, "the payment is closed"},
 		{"429", &APIError{Status: 429, RetryAfter: 3 * time.Second}, "wait 3s"},
+		{"429 list", &APIError{Status: 429, Method: "GET", Path: "/api/v2/payments", RetryAfter: time.Second}, "rate limited: wait 1s and retry, or lower --concurrency"},
 		{"500 capture", &APIError{Status: 500, Method: "POST", Path: "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6/captures"}, "same --reference-id, then check with `bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6`"},
 		{"500 update", &APIError{Status: 500, Method: "PUT", Path: "/api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6"}, "read it back before sending it again"},
 		{"500 damaged sandbox", &APIError{Status: 500, Method: "POST", Path: "/_sandbox/clock/advance", Message: `meta row "clock_offset" holds 1e+300: run bnpl sandbox reset`}, "retrying will not help"},
@@ -216,6 +217,11 @@ func TestHints(t *testing.T) {
 		if got := tt.err.Hint(); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: Hint() = %q, want it to contain %q", tt.name, got, tt.want)
 		}
+	}
+	// A checkout has no flag that slows it down: none is offered.
+	checkout := &APIError{Status: 429, Method: "POST", Path: "/api/v2/checkout", RetryAfter: time.Second}
+	if got := checkout.Hint(); got != "rate limited: wait 1s and retry" {
+		t.Errorf("checkout 429: Hint() = %q", got)
 	}
 }
 

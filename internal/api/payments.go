@@ -77,11 +77,23 @@ func isDateOrTime(s string) bool {
 
 // ListPayments reads one page of payments, newest first.
 func (c *Client) ListPayments(ctx context.Context, p ListPaymentsParams) (*PaymentList, error) {
+	return c.listPayments(ctx, p, false)
+}
+
+// SearchPayments reads a page of the payments list as ListPayments does,
+// but is sent even in a dry run: it is the read that finds the payment a
+// move names by its order number (order:REF), which the dry run must find
+// to show the one request the move would send. --debug logs it.
+func (c *Client) SearchPayments(ctx context.Context, p ListPaymentsParams) (*PaymentList, error) {
+	return c.listPayments(ctx, p, true)
+}
+
+func (c *Client) listPayments(ctx context.Context, p ListPaymentsParams, sendInDryRun bool) (*PaymentList, error) {
 	q, err := p.query()
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{method: http.MethodGet, path: "/api/v2/payments", op: "GET /api/v2/payments", query: q, policy: retrySafe}
+	cl := &call{method: http.MethodGet, path: "/api/v2/payments", op: "GET /api/v2/payments", query: q, policy: retrySafe, sendInDryRun: sendInDryRun}
 	var l PaymentList
 	if err := c.doJSON(ctx, cl, &l); err != nil {
 		return nil, err

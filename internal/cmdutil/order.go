@@ -53,11 +53,25 @@ type OrderLookup struct {
 	Quiet func() bool
 	// Notice says on stderr which payment an order number named.
 	Notice func(format string, args ...any)
+	// Scope names whose payments were searched ("merchant kw-sandbox
+	// (test mode)"), for the hint of an order not found; nil or "" says
+	// nothing of it.
+	Scope func() string
 }
 
 // OrderLookup is how the factory's commands find a payment by its order.
 func (f *Factory) OrderLookup() *OrderLookup {
-	return &OrderLookup{IO: f.IO, Quiet: func() bool { return f.Global.Quiet }, Notice: f.Noticef}
+	return &OrderLookup{IO: f.IO, Quiet: func() bool { return f.Global.Quiet }, Notice: f.Noticef, Scope: func() string {
+		t, err := f.Target()
+		if err != nil {
+			return ""
+		}
+		mode := "test mode"
+		if t.Live {
+			mode = "live mode"
+		}
+		return t.Merchant() + " (" + mode + ")"
+	}}
 }
 
 // PaymentID returns the payment id arg names: arg itself when it is an id;
@@ -88,7 +102,11 @@ func (l *OrderLookup) PaymentID(ctx context.Context, client *api.Client, arg str
 	}
 	switch len(res.Payments) {
 	case 0:
-		return "", &OrderNotFoundError{Ref: ref, Searched: res.Searched}
+		nf := &OrderNotFoundError{Ref: ref, Searched: res.Searched}
+		if l != nil && l.Scope != nil {
+			nf.Scope = l.Scope()
+		}
+		return "", nf
 	case 1:
 		id := res.Payments[0].ID
 		if l != nil && l.Notice != nil {
@@ -103,6 +121,8 @@ func (l *OrderLookup) PaymentID(ctx context.Context, client *api.Client, arg str
 type OrderNotFoundError struct {
 	Ref      string
 	Searched int
+	// Scope names whose payments were searched, "" when unknown.
+	Scope string
 }
 
 func (e *OrderNotFoundError) Error() string {
@@ -114,7 +134,12 @@ func (e *OrderNotFoundError) Error() string {
 }
 func (e *OrderNotFoundError) ExitCode() int { return ExitNotFound }
 func (e *OrderNotFoundError) Hint() string {
-	return "order numbers match exactly, case included; `bnpl payments list --buyer NAME` finds a payment by its buyer"
+	// The likeliest miss is a payment of another merchant, region or
+	// mode: the search sees one profile's payments only.
+	if e.Scope != "" {
+		return "only the payments of " + e.Scope + " were searched: an order of another merchant, region or mode is found with --profile NAME (or --live); order numbers match exactly, case included"
+	}
+	return "the search sees one profile's payments: an order of another merchant, region or mode is found with --profile NAME (or --live); order numbers match exactly, case included"
 }
 
 // AmbiguousOrderError is an order number more than one payment has (an

@@ -39,6 +39,11 @@ type Column struct {
 	// it: a value computed for each record (a payment's captured total)
 	// that the default shape of the output does not carry.
 	OptIn bool
+	// Values are the values the column may hold, when they are a fixed
+	// set (a status, a reason code): a streamed table makes the column as
+	// wide as the widest of them before its first row, so a later row's
+	// value is never cut.
+	Values []string
 }
 
 // Kind of a column's values.
@@ -60,6 +65,9 @@ const (
 	// KindLinkID is the id of another record a row points to (a dispute's
 	// payment): never cut, but dropped whole before a status is cut.
 	KindLinkID
+	// KindEnum is a value of a fixed set that a person acts on (a dispute's
+	// reason code): never cut, dropped whole when there is no room.
+	KindEnum
 )
 
 func (c Column) cell(rec map[string]any) string {

@@ -129,6 +129,10 @@ func (p *Printer) renderDetailTable(d *Detail) error {
 				case i == 0 && l == "":
 				case i == 0:
 					b.WriteString(strings.Repeat(" ", labelWidth-displaywidth.String(label)+columnGap))
+				case indent+displaywidth.String(l) > p.ios.TerminalWidth() && isURL(l):
+					// A URL longer than the line stands at its start,
+					// alone and whole.
+					b.WriteString("\n")
 				default:
 					b.WriteString("\n")
 					b.WriteString(strings.Repeat(" ", indent))

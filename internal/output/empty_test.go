@@ -16,7 +16,7 @@ func TestEmptyLists(t *testing.T) {
 		{format: "jsonl", want: ""},
 		{format: "tsv", want: "ID\tSTATUS\tAMOUNT\tCURRENCY\tREFERENCE\tCAPTURES\tDESCRIPTION\tCREATED\n"},
 		{format: "tsv", opts: Options{NoHeader: true}, want: ""},
-		{format: "csv", opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID,buyer.email\n"},
+		{format: "csv", opts: Options{Columns: []string{"id", "buyer.email"}}, want: "ID,BUYER.EMAIL\n"},
 		// On a terminal too an empty table prints nothing: the command says
 		// on stderr that nothing was found, and an empty header under that
 		// would only repeat it.

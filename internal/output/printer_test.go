@@ -293,7 +293,7 @@ func TestColumnsSelection(t *testing.T) {
 				"26c1a8e1-5c37-4a4b-9f83-2f1b10d1c003\tCAPTURED\n"},
 		{"by path and dotted paths", []string{"order.reference_id", "buyer.email", "captures.0.amount", "captures"},
 			paymentColumns(),
-			"REFERENCE\tbuyer.email\tcaptures.0.amount\tCAPTURES\n" +
+			"REFERENCE\tBUYER.EMAIL\tCAPTURES.0.AMOUNT\tCAPTURES\n" +
 				"ORD-1001\tamira@example.com\t300.00\t2\n" +
 				"ORD-1002\tomar@example.com\t\t0\n" +
 				"ORD-1003\tfatima@example.com\t75.500\t1\n"},

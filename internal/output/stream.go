@@ -6,8 +6,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/bnpl-cli/bnpl/internal/secret"
 	"strings"
+
+	"github.com/clipperhouse/displaywidth"
+
+	"github.com/bnpl-cli/bnpl/internal/money"
+	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 // DefaultTableBatch is how many rows a streamed table holds before it
@@ -26,10 +30,15 @@ const DefaultTableBatch = 20
 //     they run once per record, the streaming, constant-memory form;
 //   - table holds up to DefaultTableBatch rows (or what arrived before
 //     Flush) and renders them as one table. The header is printed once, with
-//     the first batch, and the column widths that batch fitted to the
-//     terminal are kept, so later batches line up under it; a later value
-//     wider than its column is cut with "…", except in the last column,
-//     which may use the rest of the terminal's width.
+//     the first batch, and the column widths are kept, so later batches
+//     line up under it. The widths are planned for the first batch and for
+//     the widest values the columns' types allow (reserve): a status or a
+//     reason as wide as the widest of its Values, a time in the chosen
+//     style, an amount of moneyDigits digits in its currency. So a later
+//     status, reason, time or amount is never cut, and amounts stay
+//     right-aligned; only a value of free text or a short word wider than
+//     its column is cut with "…", except in the last column, which may use
+//     the rest of the terminal's width.
 //
 // Output is buffered; Flush at page boundaries to show what has arrived,
 // and always Close.
@@ -194,9 +203,15 @@ func (s *Stream) resolve(first []byte, sample []map[string]any) error {
 	if s.p.noHeader || s.p.format == FormatTable || len(cols) == 0 {
 		return nil
 	}
+	// One case: upper, as tables have it, whether a view named the column
+	// or --columns gave a dotted path (ID,AMOUNT,BUYER.NAME); a record
+	// with no view (a raw API answer) keeps its fields' names, all lower.
 	headers := make([]string, len(cols))
 	for i, c := range cols {
 		headers[i] = c.Header
+		if len(s.cols) > 0 {
+			headers[i] = strings.ToUpper(c.Header)
+		}
 	}
 	if s.csv != nil {
 		for len(headers) < s.p.csvWidth {
@@ -294,7 +309,59 @@ func (s *Stream) planFirstBatch(fit bool) []colPlan {
 		// of the view with nothing in it gives its width to the others.
 		return planWithoutEmpty(measured, s.pending, kinds, s.p.ios.TerminalWidth())
 	}
-	return planTable(measured, s.pending, kinds, s.p.ios.TerminalWidth(), fit)
+	rows := s.pending
+	if s.batch > 0 {
+		// Rows are still to come: the widths are those of the widest
+		// values the columns' types allow, so later rows line up.
+		rows = append(rows[:len(rows):len(rows)], s.reserve())
+	}
+	return planTable(measured, rows, kinds, s.p.ios.TerminalWidth(), fit)
+}
+
+// moneyDigits are the digits before the point a streamed table keeps room
+// for in an amount column before the rows that hold them arrive: amounts
+// up to 9,999,999 in any currency.
+const moneyDigits = 7
+
+// reserve is a row of the widest values the columns' types allow, known
+// before the rows: the widest of a column's Values (a status, a reason),
+// a time in the chosen style, and an amount of moneyDigits digits in the
+// currencies of the rows so far, with their places. A table that streams
+// is planned for it as well as for its first batch.
+func (s *Stream) reserve() []string {
+	row := make([]string, len(s.resolved))
+	sample := s.p.ios.FormatTimeString("2026-12-28T23:59:59Z")
+	for i, c := range s.resolved {
+		switch {
+		case len(c.Values) > 0:
+			for _, v := range c.Values {
+				if displaywidth.String(v) > displaywidth.String(row[i]) {
+					row[i] = v
+				}
+			}
+		case c.kind() == KindTime:
+			row[i] = sample
+		case c.kind() == KindMoney:
+			for _, p := range s.pending {
+				if cur := currencyOf(p[i]); cur != "" {
+					if v := money.DisplayString(strings.Repeat("9", moneyDigits), cur); displaywidth.String(v) > displaywidth.String(row[i]) {
+						row[i] = v
+					}
+				}
+			}
+		}
+	}
+	return row
+}
+
+// currencyOf is the currency code an amount shown with it ends in
+// ("250.00 AED"), or "".
+func currencyOf(cell string) string {
+	i := strings.LastIndexByte(cell, ' ')
+	if i < 0 || len(cell)-i-1 != 3 {
+		return ""
+	}
+	return cell[i+1:]
 }
 
 // widenLast is the plan for a later batch: nothing sits right of the last

@@ -114,8 +114,9 @@ const minTextWidth = 8
 //     minReferenceWidth, then dropped;
 //  3. free text (descriptions, URLs, names) is cut, then dropped;
 //  4. short plain words (a mode, a header title) are cut;
-//  5. ids of other records a row points to (a dispute's payment, KindLinkID)
-//     are dropped whole, rightmost first;
+//  5. values of a fixed set (a reason code, KindEnum), then ids of other
+//     records a row points to (a dispute's payment, KindLinkID), are
+//     dropped whole, rightmost first;
 //  6. only then are statuses cut, as a last resort.
 //
 // Ids (KindID, KindLinkID) and amounts are never cut: they are what people
@@ -187,7 +188,7 @@ func planTable(headers []string, rows [][]string, kinds []Kind, total int, fit b
 		// free text, references, times.
 		// What went under its row comes back into the line before free
 		// text does.
-		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain}, nil, {KindText}, {KindReference}, {KindTime}} {
+		for _, kinds := range [][]Kind{{KindLinkID}, {KindStatus, KindPlain, KindEnum}, nil, {KindText}, {KindReference}, {KindTime}} {
 			if kinds == nil {
 				pl.unspill()
 			}

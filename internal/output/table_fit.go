@@ -261,7 +261,10 @@ func (pl *planner) steps(headers []string, rows [][]string, allDates []bool) {
 	if pl.squeeze(KindPlain); pl.fits() {
 		return
 	}
-	// 5. Ids of linked records, whole.
+	// 5. Values of a fixed set, then ids of linked records, whole.
+	if pl.drop(KindEnum); pl.fits() {
+		return
+	}
 	if pl.drop(KindLinkID); pl.fits() {
 		return
 	}

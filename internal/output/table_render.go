@@ -63,7 +63,7 @@ func padCells(cs *ColorScheme, plan []colPlan, styles []func(string) string, fit
 		if !header && c.dateOnly && startsWithDate(cell) {
 			cell = cell[:dateWidth]
 		}
-		if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney && !c.wrap {
+		if fit && c.kind != KindID && c.kind != KindLinkID && c.kind != KindMoney && c.kind != KindEnum && !c.wrap {
 			cell = truncate(cell, c.width)
 		}
 		fill := strings.Repeat(" ", max(c.width-displaywidth.String(cell), 0))

@@ -61,6 +61,12 @@ var uuidPattern = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 })
 
+// urlPattern matches a URL written in a cell: a scheme, "://" and what
+// follows up to a space.
+var urlPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://\S+`)
+})
+
 // inSpan reports whether offset i lies inside one of spans.
 func inSpan(spans [][]int, i int) bool {
 	for _, sp := range spans {
@@ -88,7 +94,12 @@ func wrapPieces(s string, k Kind) []string {
 	if strings.IndexByte(breaks, '-') >= 0 {
 		ids = uuidPattern().FindAllStringIndex(s, -1)
 	}
+	// A URL is one piece: a line never breaks inside it.
+	urls := urlPattern().FindAllStringIndex(s, -1)
 	return cutAfter(s, func(i int) bool {
+		if s[i] != ' ' && inSpan(urls, i) {
+			return false
+		}
 		if s[i] == '-' && (inSpan(ids, i) || isDigitAt(s, i-1) && isDigitAt(s, i+1)) {
 			return false
 		}

@@ -28,11 +28,18 @@ func ParseTimeStyle(v string) (TimeStyle, error) {
 	case TimeUTC, TimeLocal, TimeRelative:
 		return s, nil
 	}
-	return "", &Error{
-		Message:  fmt.Sprintf("invalid --time %q", v),
-		HintText: "use one of: " + strings.Join(TimeStyles, ", "),
-		Code:     2,
+	return "", ParseTimeStyleFrom("--time", v)
+}
+
+// ParseTimeStyleFrom is the error of a time style v that is not one,
+// naming where it came from: "--time", or "BNPL_TIME" when the variable
+// gave it.
+func ParseTimeStyleFrom(from, v string) error {
+	hint := "use one of: " + strings.Join(TimeStyles, ", ")
+	if from != "--time" {
+		hint = "set " + from + " to one of: " + strings.Join(TimeStyles, ", ") + " (or unset it)"
 	}
+	return &Error{Message: fmt.Sprintf("invalid %s %q", from, v), HintText: hint, Code: 2}
 }
 
 const (

@@ -194,8 +194,14 @@ func fitUnit(u string, room int) []string {
 // a long word may break: after a "/" (a path or a URL, so that an id
 // between two stays whole); else after a ",", ":", "&" or "?" (JSON, a
 // query); else after a "-" not between two digits (never inside a date);
-// else anywhere.
+// else anywhere. A URL is never broken: it is the whole head, wider than
+// width as it may be, so that a line holds all of it and a copy of the
+// line is the URL (a terminal narrower than it folds it, but the text is
+// one line).
 func breakWord(w string, width int) string {
+	if isURL(w) {
+		return w
+	}
 	head := displaywidth.TruncateString(w, width, "")
 	if head == "" {
 		_, size := utf8.DecodeRuneInString(w)
@@ -213,6 +219,21 @@ func breakWord(w string, width int) string {
 		}
 	}
 	return head
+}
+
+// isURL reports whether a word is a URL (scheme://...), which a person
+// copies whole.
+func isURL(w string) bool {
+	i := strings.Index(w, "://")
+	if i <= 0 {
+		return false
+	}
+	for _, r := range w[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 func isDigitAt(s string, i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }

@@ -27,10 +27,15 @@ func Repeats(status string, p *api.Payment) bool {
 
 // Pages reads the pages of one payments list for the walker.
 func Pages(client *api.Client, params api.ListPaymentsParams) walk.Fetch {
+	return pages(client.ListPayments, params)
+}
+
+// pages reads the pages of one payments list with list.
+func pages(list func(context.Context, api.ListPaymentsParams) (*api.PaymentList, error), params api.ListPaymentsParams) walk.Fetch {
 	return func(ctx context.Context, offset, limit int) (walk.Page, error) {
 		p := params
 		p.Offset, p.Limit = offset, limit
-		page, err := client.ListPayments(ctx, p)
+		page, err := list(ctx, p)
 		if err != nil {
 			return walk.Page{}, err
 		}
@@ -57,7 +62,8 @@ type Order struct {
 // It walks the status sets at once, each to its end (an order number may
 // have been used twice, and the caller must know): one walk of the whole
 // list, each set with concurrency pages in flight (the sets other than the
-// default one are short, and end soon).
+// default one are short, and end soon). The pages are read even in a dry
+// run (SearchPayments): finding the payment changes nothing.
 func ByOrder(ctx context.Context, client *api.Client, ref string, concurrency int, progress func(read, total int)) (*Order, error) {
 	var (
 		mu     sync.Mutex
@@ -72,7 +78,7 @@ func ByOrder(ctx context.Context, client *api.Client, ref string, concurrency in
 	for i, status := range EveryStatus {
 		go func() {
 			params := api.ListPaymentsParams{Status: status, Limit: api.MaxPageLimit}
-			w := &walk.Walker{Fetch: Pages(client, params), PageSize: api.MaxPageLimit, Concurrency: per}
+			w := &walk.Walker{Fetch: pages(client.SearchPayments, params), PageSize: api.MaxPageLimit, Concurrency: per}
 			if progress != nil {
 				w.Progress = func(read, total int) {
 					mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,11 @@ type Entry struct {
 	SeenAt time.Time `json:"seen_at"`
 	// Kind is KindSession for a checkout session's id; "" is a payment's.
 	Kind string `json:"kind,omitempty"`
+	// Order is a payment's order number, completed as order:REF.
+	Order string `json:"order,omitempty"`
+	// Status is a payment's status as the service says it (CLOSED), for
+	// a move to offer first the payments it can act on.
+	Status string `json:"status,omitempty"`
 }
 
 // KindSession marks the entry of a checkout session.
@@ -167,24 +173,59 @@ func CompleteSessionIDs(getenv func(string) string) func(*cobra.Command, []strin
 	return completeKind(getenv, KindSession)
 }
 
+// CompleteMovePaymentIDs offers the remembered payment ids for a move:
+// those in one of the statuses it acts on (a refund: CLOSED) first, then
+// the others, newest first within each; after "order:", the order numbers
+// of the remembered payments.
+func CompleteMovePaymentIDs(getenv func(string) string, statuses ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return completeFirst(getenv, "", statuses)
+}
+
 func completeKind(getenv func(string) string, kind string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return completeFirst(getenv, kind, nil)
+}
+
+// lowerStatus writes the status a note starts with ("CLOSED 250.00 AED")
+// in lower case, as tables have it.
+func lowerStatus(note string) string {
+	word, rest, _ := strings.Cut(note, " ")
+	if word == "" || strings.ToUpper(word) != word || strings.ContainsAny(word, "0123456789") {
+		return note
+	}
+	return strings.TrimSpace(strings.ToLower(word) + " " + rest)
+}
+
+// completeFirst completes the remembered ids of kind, the entries in one
+// of first's statuses before the others. The note beside each is in the
+// case tables use (closed 250.00 AED).
+func completeFirst(getenv func(string) string, kind string, first []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var out []string
+		var acts, others []string
 		for _, e := range Load(getenv) {
-			if e.Kind != kind || !strings.HasPrefix(e.ID, strings.ToLower(toComplete)) {
+			if e.Kind != kind {
+				continue
+			}
+			value, ok := e.ID, strings.HasPrefix(e.ID, strings.ToLower(toComplete))
+			if ref, isOrder := strings.CutPrefix(toComplete, "order:"); isOrder && kind == "" {
+				value, ok = "order:"+e.Order, e.Order != "" && strings.HasPrefix(e.Order, ref)
+			}
+			if !ok {
 				continue
 			}
 			if e.Note != "" {
-				out = append(out, e.ID+"\t"+e.Note)
+				value += "\t" + lowerStatus(e.Note)
+			}
+			if len(first) > 0 && slices.Contains(first, e.Status) {
+				acts = append(acts, value)
 			} else {
-				out = append(out, e.ID)
+				others = append(others, value)
 			}
 		}
 		// Newest first is the useful order; shells that sort anyway still get
 		// the right set.
-		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return append(acts, others...), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -73,12 +74,35 @@ func TestPathFallsBackToHome(t *testing.T) {
 	}
 }
 
+// A move offers first the payments it can act on (a refund: CLOSED), and
+// after "order:" the order numbers of the remembered payments.
+func TestCompleteMoveOffersWhatItActsOnFirst(t *testing.T) {
+	getenv := env(t.TempDir())
+	_ = Add(getenv,
+		Entry{ID: "11111111-0000", Status: "CLOSED", Order: "ORD-1", Note: "CLOSED 10.00 AED"},
+		Entry{ID: "22222222-0000", Status: "CREATED", Order: "ORD-2", Note: "CREATED 20.00 AED"},
+		Entry{ID: "33333333-0000", Status: "AUTHORIZED", Order: "KW-3", Note: "AUTHORIZED 5.000 KWD"})
+	refund := CompleteMovePaymentIDs(getenv, "CLOSED")
+	got, _ := refund(nil, nil, "")
+	if len(got) != 3 || got[0] != "11111111-0000\tclosed 10.00 AED" {
+		t.Errorf("refund: got %q", got)
+	}
+	got, _ = refund(nil, nil, "order:ORD")
+	if len(got) != 2 || got[0] != "order:ORD-1\tclosed 10.00 AED" || got[1] != "order:ORD-2\tcreated 20.00 AED" {
+		t.Errorf("order: got %q", got)
+	}
+	capture := CompleteMovePaymentIDs(getenv, "AUTHORIZED")
+	if got, _ := capture(nil, nil, ""); len(got) != 3 || !strings.HasPrefix(got[0], "33333333-0000\t") {
+		t.Errorf("capture: got %q", got)
+	}
+}
+
 func TestCompleteOffersIDsForTheFirstArgument(t *testing.T) {
 	getenv := env(t.TempDir())
 	_ = Add(getenv, Entry{ID: "3fa85f64-0000", Note: "AUTHORIZED 10.00 AED"}, Entry{ID: "7bb00000-1111"})
 	complete := CompletePaymentIDs(getenv)
 	got, _ := complete(nil, nil, "3f")
-	if len(got) != 1 || got[0] != "3fa85f64-0000\tAUTHORIZED 10.00 AED" {
+	if len(got) != 1 || got[0] != "3fa85f64-0000\tauthorized 10.00 AED" {
 		t.Errorf("got %q", got)
 	}
 	if got, _ := complete(nil, []string{"x"}, ""); len(got) != 0 {

@@ -243,7 +243,10 @@ func (r *checkoutRules) payment(p map[string]any) {
 		}
 	}
 	r.obj(p, "meta", at, false)
-	if a, ok := r.obj(p, "attachment", at, false); ok {
+	// An empty attachment ({}) is taken as absent: the interface marks the
+	// attachment optional and none of its fields required, and third-party
+	// integrations send it so (docs/sandbox.md, "Differences found").
+	if a, ok := r.obj(p, "attachment", at, false); ok && len(a) > 0 {
 		r.attachment(a, at+".attachment")
 	}
 }

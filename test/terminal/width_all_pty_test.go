@@ -1,6 +1,9 @@
 package terminal
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -79,14 +82,15 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 		{[]string{"payments", "get", id}, 0, []string{id, "1250.00 AED"}, nil},
 		{[]string{"payments", "timeline", id}, 0, []string{"1250.00 AED", "100.00 AED"}, nil},
 		{[]string{"payments", "get", live}, 6, []string{live, "--live", "test payments"}, nil},
-		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "bnpl payments list --buyer NAME"}, nil},
+		{[]string{"payments", "get", "order:ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL"}, 6, []string{"ORDER-NO-SUCH-ORDER-ANYWHERE-AT-ALL", "--profile NAME"}, nil},
 		{[]string{"payments", "capture", id, "--amount", "99999.00"}, 2, []string{id}, nil},
 		{[]string{"payments", "list", "--status", "pending"}, 2, []string{"bnpl payments list --help"}, nil},
 		{[]string{"payments", "list", "--buyr", "x"}, 2, []string{"--buyer"}, nil},
 		{[]string{"payments", "list", "--columns", "id,buyer"}, 0, []string{id, `"name":"Layla Haddad",`}, nil},
-		{[]string{"disputes", "list", "-L", "4"}, 2, []string{"--limit", "bnpl payments list", "bnpl disputes list"}, nil},
+		{[]string{"payments", "timeline", "-L", "4"}, 2, []string{"--limit", "bnpl payments list", "bnpl disputes list"}, nil},
 		{[]string{"sandbox", "logs"}, 0, []string{"/api/v2/checkout"}, dated},
-		{[]string{"sandbox", "deliveries"}, 0, []string{id}, dated},
+		// Every delivery shows its date with its time of day.
+		{[]string{"sandbox", "deliveries"}, 0, []string{id}, regexp.MustCompile(`(?m)\A(.*\n)*\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  [0-9a-f-]{36}`)},
 		{[]string{"sandbox", "clock"}, 0, nil, nil},
 		{[]string{"sandbox", "export", "--file", filepath.Join(t.TempDir(), "state.yaml")}, 0, nil, nil},
 		{[]string{"sandbox", "record", har, "--addr", "127.0.0.1:0", "--", "bnpl", "payments", "list", "-L", "2"}, 0, []string{id, "1250.00 AED"}, nil},
@@ -131,6 +135,87 @@ func TestOutputsFitEightyColumnsOnPTY(t *testing.T) {
 	if wide := wideLines(out, 80); len(wide) > 0 {
 		t.Errorf("the LIVE question at 80 columns:\n%s", strings.Join(wide, "\n"))
 	}
+}
+
+// A table that streams (--all over several pages) is planned before its
+// later rows arrive: amounts that grow wider on later pages stay whole and
+// right-aligned under the first page's, statuses are not cut, and no line
+// is wider than the terminal, at 80 and 150 columns.
+func TestStreamedTableStaysAlignedOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	var fixture strings.Builder
+	fixture.WriteString("payments:\n")
+	// Newest first: the 25 payments fill two pages, the older ones (the
+	// second page) with the wider amounts.
+	amount := 1
+	for i := range 25 {
+		fmt.Fprintf(&fixture, "  - status: REJECTED\n    checkout: rejected\n    created_at: now-%dm\n    amount: \"%d.25\"\n    order: {reference_id: GROW-%02d}\n", i+1, amount, i)
+		amount = amount*3/2 + 1
+	}
+	file := filepath.Join(t.TempDir(), "grow.yaml")
+	if err := os.WriteFile(file, []byte(fixture.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bnplOut(t, env, "sandbox", "seed", "--file", file, "-q")
+	widest := fmt.Sprintf("%d.25 AED", amountAt(24))
+	for _, cols := range []uint16{80, 150} {
+		got, code := onPTYAt(t, env, cols, nil, "payments", "list", "--all", "--status", "rejected,expired")
+		if code != 0 {
+			t.Fatalf("payments list --all: exit %d\n%s", code, got)
+		}
+		if wide := wideLines(got, int(cols)); len(wide) > 0 {
+			t.Errorf("at %d columns, lines wider:\n%s", cols, strings.Join(wide, "\n"))
+		}
+		if strings.Contains(got, "…") || !strings.Contains(got, widest) || !strings.Contains(got, " 1.25 AED") {
+			t.Errorf("at %d columns a value is cut:\n%s", cols, got)
+		}
+		ends := map[int]int{}
+		rows := 0
+		for _, line := range strings.Split(got, "\n") {
+			if strings.Contains(line, "REJECTED") {
+				rows++
+				ends[strings.Index(line, " AED")]++
+			}
+		}
+		if rows != 25 || len(ends) != 1 {
+			t.Errorf("at %d columns, %d rows, amounts ending at %d different columns:\n%s", cols, rows, len(ends), got)
+		}
+	}
+}
+
+// profiles list keeps the base URL, which tells a sandbox from production,
+// whole at 80 and 150 columns: beside the row, or under it.
+func TestProfilesListKeepsBaseURLOnPTY(t *testing.T) {
+	env := ptyEnv(t)
+	const base = "https://api.staging.example.com/bnpl"
+	login := exec.Command("bnpl", "login", "--profile", "staging", "--region", "ae", "--merchant-code", "shop-ae",
+		"--with-key", "--no-verify", "--base-url", base)
+	login.Env = env
+	login.Stdin = strings.NewReader("sk_test_0123456789abcdef\n")
+	if out, err := login.CombinedOutput(); err != nil {
+		t.Fatalf("login: %v\n%s", err, out)
+	}
+	for _, cols := range []uint16{80, 150} {
+		got, code := onPTYAt(t, env, cols, nil, "profiles", "list")
+		if code != 0 {
+			t.Fatalf("profiles list: exit %d\n%s", code, got)
+		}
+		if !strings.Contains(got, "BASE URL") || !strings.Contains(got, base) || strings.Contains(got, "…") {
+			t.Errorf("at %d columns the base URL is not whole:\n%s", cols, got)
+		}
+		if wide := wideLines(got, int(cols)); len(wide) > 0 {
+			t.Errorf("at %d columns, lines wider:\n%s", cols, strings.Join(wide, "\n"))
+		}
+	}
+}
+
+// amountAt is the whole part of the i-th amount of the streamed fixture.
+func amountAt(i int) int {
+	amount := 1
+	for range i {
+		amount = amount*3/2 + 1
+	}
+	return amount
 }
 
 // A timeline 100 or 110 columns wide gives its detail the room under the
