@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/secret"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // journal is the resume journal described in the package documentation.
@@ -99,7 +100,7 @@ func openJournal(path string, op Op, now func() time.Time) (*journal, *journalIn
 		f.Close()
 		return nil, nil, journalRefused(path, why)
 	}
-	busy, err := lockFile(f)
+	busy, err := userfile.Lock(f)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("journal %s: locking it: %w", path, err)

@@ -111,7 +111,7 @@ func (h *sqliteHalf) prepare(l *Ledger, dir string) error {
 	defer f.Close()
 	deadline := time.Now().Add(openWait)
 	for {
-		busy, err := lockFile(f)
+		busy, err := userfile.Lock(f)
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func (h *sqliteHalf) beginRun(l *Ledger, record func(t tx, lock string) (int64, 
 		return 0, err
 	}
 	h.lock = f
-	if busy, err := lockFile(f); err != nil || busy {
+	if busy, err := userfile.Lock(f); err != nil || busy {
 		return 0, fmt.Errorf("locking %s: %v", h.lockPath, err)
 	}
 	t, err := l.db.BeginTx(context.Background(), nil)
@@ -178,7 +178,7 @@ func (h *sqliteHalf) alive(_ int64, path string) bool {
 		return true // cannot tell: taken as alive, so nothing is taken from it
 	}
 	defer f.Close()
-	busy, err := lockFile(f)
+	busy, err := userfile.Lock(f)
 	return busy || err != nil
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package ledger
+package userfile
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive lock on f without waiting; busy is true when
+// Lock takes an exclusive lock on f without waiting; busy is true when
 // another open file (another run) holds it. The lock lasts until f is
 // closed or the process ends, however it ends: a killed run leaves no lock
 // behind.
-func lockFile(f *os.File) (busy bool, err error) {
+func Lock(f *os.File) (busy bool, err error) {
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if !errors.Is(err, syscall.EINTR) {
