@@ -23,6 +23,15 @@ func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res 
 		return nil, nil, err
 	}
 	p, err := r.c.GetPayment(ctx, t.row.PaymentID)
+	// A read the service failed for a while (a 5xx, a 429, a lost answer,
+	// past the client's own retries) is tried again, as settling does:
+	// nothing was sent, and the service answers reads.
+	for round := 1; err != nil && round < settleRounds && ctx.Err() == nil && transient(r.o.Classify, err); round++ {
+		if werr := r.wait(ctx); werr != nil {
+			return nil, nil, werr
+		}
+		p, err = r.c.GetPayment(ctx, t.row.PaymentID)
+	}
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
 	}
@@ -39,6 +48,13 @@ func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res 
 	q.setPayment(p)
 	r.resolveUnknown(q, p)
 	return q.payment, nil, nil
+}
+
+// transient tells whether err is a failure a later request may not meet
+// (the service failed, was busy, or its answer was lost).
+func transient(classify ClassifyFunc, err error) bool {
+	_, _, _, unknown := classify(err)
+	return unknown
 }
 
 // readFailed is the result of a row whose payment could not be read:

@@ -86,7 +86,14 @@ func TestAnInterruptedRunUnderEveryFaultFinishesOnOneResume(t *testing.T) {
 		resume := run()
 		resume.Stderr = &stderr
 		if code := exitCode(resume.Run()); code != 0 {
-			t.Errorf("%s resumed once: exit %d, want 0\n%s", name, code, tail(stderr.String()))
+			report, _ := os.ReadFile(input + ".report.csv")
+			var failed []string
+			for _, line := range strings.Split(string(report), "\n") {
+				if strings.Contains(line, ",failed,") || strings.Contains(line, ",unknown,") {
+					failed = append(failed, line)
+				}
+			}
+			t.Errorf("%s resumed once: exit %d, want 0\n%s\nrows not settled:\n%s", name, code, tail(stderr.String()), strings.Join(failed, "\n"))
 			continue
 		}
 		get := verifier(t, srv.URL)
