@@ -116,9 +116,10 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 	for _, row := range rows {
 		lines := wrapRow(row, plan, fit)
 		below := spill.wrap(row)
-		if len(below) > 0 && len(lines) == 1 && spill.emptyAfterFirst(row) {
+		if len(below) > 0 && len(lines) == 1 && spill.emptyAfterFirst(row) && (!fit || displaywidth.String(below[0]) <= spill.width) {
 			// Nothing but the first column in the line: what went under
-			// the row starts on it.
+			// the row starts on it, where it fits (a URL wider than the
+			// room stays on a line of its own).
 			first := pad(lines[0], false)[0]
 			grid = append(grid, []string{first + strings.Repeat(" ", max(spill.indent-displaywidth.String(first), 0)) + below[0]})
 			below = below[1:]
