@@ -82,7 +82,7 @@ func newListCmd(f *cmdutil.Factory, open opener) *cobra.Command {
 		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 {
-				return cmdutil.Usagef("--limit must be 1 or more, got %d", limit)
+				return cmdutil.Usagef("--limit must be at least 1, got %d", limit)
 			}
 			l, ok, err := open()
 			if err != nil {
@@ -109,7 +109,7 @@ func newListCmd(f *cmdutil.Factory, open opener) *cobra.Command {
 			return printer.List(RunColumns, recs)
 		},
 	}
-	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many runs")
+	cmd.Flags().IntVarP(&limit, "limit", "L", 50, "list at most this many runs, the latest first")
 	return cmd
 }
 

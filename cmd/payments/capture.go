@@ -44,7 +44,7 @@ read fails (no answer, a 5xx), nothing was captured and the command says so.
 
 --dry-run makes that read too (it changes nothing), settles --full and runs every
 local check, then prints the capture it would send. It never asks for
-confirmation and needs no --yes, even in live mode.
+confirmation and needs no --yes, even in live mode.` + orderDryRunHelp + `
 
 Retries are safe: every attempt carries one reference_id, the service's
 idempotency key. Without --reference-id one is made and printed on stderr before

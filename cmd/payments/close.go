@@ -35,7 +35,7 @@ with the reason and nothing sent; so is a payment whose authorization expired.
 If that read fails (no answer, a 5xx), nothing was closed and the command says so.
 
 --dry-run makes that read too (it changes nothing) and runs the local checks, then
-prints the close it would send. It never asks for confirmation and needs no --yes.
+prints the close it would send. It never asks for confirmation and needs no --yes.` + orderDryRunHelp + `
 
 A close whose outcome was unknown is retried; a retry refused as "already closed"
 is checked against the payment and reported as a success when it is CLOSED.

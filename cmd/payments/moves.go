@@ -402,3 +402,14 @@ func (d *MoveDeps) ledger(flag string) string {
 	url, _ := d.Ledger(flag)
 	return url
 }
+
+// orderDryRunHelp is what the help of capture, refund and close says of
+// order:REF and of a dry run of one.
+const orderDryRunHelp = `
+
+order:REF names the payment of the merchant's order number REF: the payments are
+searched for it first (reads only, shown only with --debug), and an order number
+two payments carry is refused (exit 2), both listed, in a dry run as in the real
+run. A dry run of order:REF says on stderr which payment the order is and what
+the move would do, then prints on stdout the one request the real run would
+send: method, URL, headers (the key masked) and body.`

@@ -262,3 +262,67 @@ func TestIDsInTextStayWhole(t *testing.T) {
 		t.Errorf("pieces %q", got)
 	}
 }
+
+// A URL wider than the terminal under its row is on a line of its own,
+// whole; the text beside it under the row still wraps within the terminal
+// rather than at the URL's width.
+func TestBelowURLWiderThanTheTerminal(t *testing.T) {
+	const url = "https://notifications.very-long-merchant-domain-name.example.com/integrations/bnpl/v2/payment-events/receiver?tenant=acme"
+	headers := []string{"TIME", "ID", "STATUS", "RESULT", "URL"}
+	rows := [][]string{{"2026-11-28 17:49:03Z", "4d499542-f8b1-4fe9-8545-b6ac5515bab8", "failed",
+		"not sent: this sandbox looks no host names up (start it with --resolve-hosts to deliver to notifications.very-long-merchant-domain-name.example.com)", url}}
+	kinds := []Kind{Whole(KindTime), KindID, KindStatus, Below(KindText), Below(KindID)}
+	for _, width := range []int{80, 100} {
+		plan := planTable(headers, rows, kinds, width, true)
+		var b strings.Builder
+		if err := renderTable(&b, &ColorScheme{}, headers, rows, plan, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		if lines[len(lines)-1] != url {
+			t.Errorf("at %d the URL is not whole on the last line:\n%s", width, got)
+		}
+		for _, line := range lines[:len(lines)-1] {
+			if len([]rune(line)) > width {
+				t.Errorf("at %d: line wider: %q", width, line)
+			}
+		}
+	}
+}
+
+// A row that shows nothing but its id in the line starts what went under
+// it on that line only where it fits: a URL wider than the room stays on a
+// line of its own, whole, rather than beside the id past the edge.
+func TestBelowURLBesideALoneID(t *testing.T) {
+	const url = "https://notifications.very-long-merchant-domain-name.example.com/integrations/bnpl/v2/payment-events/receiver?tenant=acme"
+	headers := []string{"ID", "HEADER", "URL"}
+	rows := [][]string{
+		{"4d499542-f8b1-4fe9-8545-b6ac5515bab8", "", url},
+		{"0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", "", "https://shop.example.com/d"},
+	}
+	kinds := []Kind{KindID, KindText, Below(KindID)}
+	for _, width := range []int{80, 150} {
+		plan := planTable(headers, rows, kinds, width, true)
+		var b strings.Builder
+		if err := renderTable(&b, &ColorScheme{}, headers, rows, plan, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		alone := false
+		for _, line := range strings.Split(got, "\n") {
+			alone = alone || strings.TrimSpace(line) == url
+		}
+		if !alone {
+			t.Errorf("at %d the URL is not whole on a line of its own:\n%s", width, got)
+		}
+		if !strings.Contains(got, "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e  https://shop.example.com/d") {
+			t.Errorf("at %d a URL that fits does not start beside its id:\n%s", width, got)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if strings.TrimSpace(line) != url && len([]rune(line)) > width {
+				t.Errorf("at %d: line wider: %q", width, line)
+			}
+		}
+	}
+}

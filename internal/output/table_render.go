@@ -116,9 +116,10 @@ func renderTable(w io.Writer, cs *ColorScheme, headers []string, rows [][]string
 	for _, row := range rows {
 		lines := wrapRow(row, plan, fit)
 		below := spill.wrap(row)
-		if len(below) > 0 && len(lines) == 1 && spill.emptyAfterFirst(row) {
+		if len(below) > 0 && len(lines) == 1 && spill.emptyAfterFirst(row) && (!fit || displaywidth.String(below[0]) <= spill.width) {
 			// Nothing but the first column in the line: what went under
-			// the row starts on it.
+			// the row starts on it, where it fits (a URL wider than the
+			// room stays on a line of its own).
 			first := pad(lines[0], false)[0]
 			grid = append(grid, []string{first + strings.Repeat(" ", max(spill.indent-displaywidth.String(first), 0)) + below[0]})
 			below = below[1:]
@@ -177,24 +178,54 @@ func (s spilled) text(row []string) string {
 const spillJoin = ": "
 
 // wrap is what goes under row: its spilled cells over as many lines as
-// they need.
+// they need, each within the room under the row. An id wider than that
+// room (a URL) breaks only where it would in its column, each piece on a
+// line of its own even past the edge, so that the words around it still
+// wrap within the room rather than at the id's width.
 func (s spilled) wrap(row []string) []string {
-	text := s.text(row)
-	if text == "" {
-		return nil
-	}
-	width := s.width
-	for _, i := range s.cols {
-		if s.plan[i].kind == KindID && i < len(row) && !strings.Contains(row[i], " ") {
-			// An id under its row breaks only where it would in its
-			// column (a URL after a "/"): each piece stays on one line,
-			// even past the edge.
-			for _, p := range wrapPieces(row[i], KindID) {
-				width = max(width, displaywidth.String(p))
-			}
+	var lines, pending []string
+	flush := func() {
+		if len(pending) > 0 {
+			lines = append(lines, wrapCell(strings.Join(pending, spillJoin), s.width)...)
+			pending = nil
 		}
 	}
-	return wrapCell(text, width)
+	for _, i := range s.cols {
+		if i >= len(row) || strings.TrimSpace(row[i]) == "" {
+			continue
+		}
+		cell := row[i]
+		if s.plan[i].kind != KindID || strings.Contains(cell, " ") || displaywidth.String(cell) <= s.width {
+			pending = append(pending, cell)
+			continue
+		}
+		if len(pending) > 0 {
+			pending[len(pending)-1] += strings.TrimRight(spillJoin, " ")
+		}
+		flush()
+		pieces := wrapPieces(cell, KindID)
+		widest := 0
+		for _, p := range pieces {
+			widest = max(widest, displaywidth.String(p))
+		}
+		lines = append(lines, wrapCell(cell, max(widest, s.width))...)
+		if !s.lastIn(row, i) {
+			lines[len(lines)-1] += strings.TrimRight(spillJoin, " ")
+		}
+	}
+	flush()
+	return lines
+}
+
+// lastIn reports whether column i is the last of the spilled columns
+// that row fills.
+func (s spilled) lastIn(row []string, i int) bool {
+	for _, j := range s.cols {
+		if j > i && j < len(row) && strings.TrimSpace(row[j]) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // emptyAfterFirst reports whether the row shows nothing in the line but

@@ -76,7 +76,9 @@ type Request struct {
 // Options are the inputs of every verb: the webhook named and the
 // dependencies that reach the service.
 type Options struct {
-	ID      string
+	ID string
+	// Limit caps the rows of a list (0: every one).
+	Limit   int
 	Notice  func(format string, args ...any)
 	Target  func() (*config.Target, error)
 	Client  func() (*api.Client, error)

@@ -79,7 +79,13 @@ func newListCmd(f *cmdutil.Factory, r *Resource) *cobra.Command {
 	o := r.Deps(f)
 	cmd := r.List.command()
 	cmd.Args = cmdutil.NoArgs
-	cmd.RunE = func(cmd *cobra.Command, args []string) error { return List(cmd.Context(), r, &o) }
+	cmd.Flags().IntVarP(&o.Limit, "limit", "L", 0, "list at most this many "+r.Noun+"s (default: every one)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().Changed("limit") && o.Limit < 1 {
+			return cmdutil.Usagef("--limit must be at least 1, got %d", o.Limit)
+		}
+		return List(cmd.Context(), r, &o)
+	}
 	return cmd
 }
 
@@ -137,6 +143,12 @@ func List(ctx context.Context, r *Resource, o *Options) error {
 	hooks, err := r.ListAll(ctx, client)
 	if err != nil {
 		return err
+	}
+	if o.Limit > 0 && len(hooks) > o.Limit {
+		if o.Notice != nil {
+			defer o.Notice("showing the first %d of %d %ss: --limit N for more", o.Limit, len(hooks), r.Noun)
+		}
+		hooks = hooks[:o.Limit]
 	}
 	recs := make([]json.RawMessage, 0, len(hooks))
 	for i := range hooks {
