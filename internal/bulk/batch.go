@@ -118,6 +118,9 @@ func (b *Batch) open() error {
 	if b.r.ledger, err = ledger.Open(ledger.Options{URL: o.LedgerURL, Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
 		return err
 	}
+	if err := b.checkLedger(); err != nil {
+		return err
+	}
 	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {
 		return b.r.ledger.Unusable(err)
 	}
