@@ -165,7 +165,7 @@ func newShowCmd(f *cmdutil.Factory, open opener) *cobra.Command {
 			var recs []json.RawMessage
 			err = l.EachRowOf(id, func(r ledger.Row) error {
 				rec := map[string]any{"line": r.Line, "op": r.Op, "payment_id": r.PaymentID, "reference_id": r.ReferenceID,
-					"amount": r.Amount, "outcome": orNotSent(r.Outcome), "moved": r.Moved}
+					"amount": r.Amount, "outcome": outcomeOf(r), "moved": r.Moved}
 				if h := held[r.PaymentID]; h != 0 {
 					rec["held_by"] = "run " + strconv.FormatInt(h, 10)
 				}
@@ -181,9 +181,15 @@ func newShowCmd(f *cmdutil.Factory, open opener) *cobra.Command {
 	}
 }
 
-func orNotSent(outcome string) string {
-	if outcome == "" {
+// outcomeOf is a row's outcome as shown: a row sent with no outcome yet
+// (its run still waits for the answer, or stopped before recording it)
+// is unknown, never not_sent: its move may be made.
+func outcomeOf(r ledger.Row) string {
+	switch {
+	case r.SentUnsettled:
+		return "unknown"
+	case r.Outcome == "":
 		return "not_sent"
 	}
-	return outcome
+	return r.Outcome
 }

@@ -46,6 +46,9 @@ type BulkOptions struct {
 	// machines; "" is BNPL_LEDGER's, the profile's, else the state
 	// directory's.
 	Ledger string
+	// LedgerLost goes on with a journal whose earlier runs were recorded
+	// in a ledger now gone from where this run's is.
+	LedgerLost bool
 
 	rateSet bool // --rate was given, so 0 is refused rather than taken as no cap
 }
@@ -71,7 +74,7 @@ func (v rateValue) Set(s string) error {
 
 func (rateValue) Type() string { return "float" }
 
-var bulkFlagNames = []string{"input-encoding", "allow-repeats", "allow-split-amounts", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix", "ledger"}
+var bulkFlagNames = []string{"input-encoding", "allow-repeats", "allow-split-amounts", "concurrency", "journal", "report", "rate", "skip-invalid", "retry-failed", "reference-prefix", "ledger", "ledger-lost"}
 
 // Bounds of --rate: below one request a minute a run of any size would
 // never end, and above this the service's own limits decide anyway.
@@ -100,6 +103,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	fl.StringVar(&b.Ledger, "ledger", "", "with --input: the ledger of moves shared with other machines, a postgres:// URL (default: BNPL_LEDGER, the profile's ledger, else this machine's)")
+	fl.BoolVar(&b.LedgerLost, "ledger-lost", false, "with --input: go on although the ledger that recorded this journal's earlier runs is gone (deleted, moved aside): the moves they made are counted apart as held before (default: the run stops, exit 12)")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
 		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-repeats, makes a deliberate second run of the same file move money again")
 	}

@@ -174,6 +174,7 @@ func (b *BulkOptions) options(op bulk.Op, files bulkFiles, invalid []bulk.RowErr
 		SkipInvalid:     b.SkipInvalid,
 		RetryFailed:     b.RetryFailed,
 		AllowRepeats:    b.AllowRepeats,
+		LedgerLost:      b.LedgerLost,
 		ReferencePrefix: b.ReferencePrefix,
 		Classify:        classifyMoveError,
 		LedgerDir:       d.StateDir,

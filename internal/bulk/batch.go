@@ -118,6 +118,9 @@ func (b *Batch) open() error {
 	if b.r.ledger, err = ledger.Open(ledger.Options{URL: o.LedgerURL, Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
 		return err
 	}
+	if err := b.checkLedger(); err != nil {
+		return err
+	}
 	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {
 		return b.r.ledger.Unusable(err)
 	}
@@ -306,14 +309,13 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 		notSent = "not sent: the run stopped: " + r.stopErr.Error()
 	}
 	summary, reportErr := r.summarize(rep, notSent)
-	r.progress.finish(summary)
-	var writeErr error
+	writeErr := r.progress.finish(summary)
 	if o.WriteSummary != nil {
-		writeErr = o.WriteSummary(summary)
+		writeErr = errors.Join(writeErr, o.WriteSummary(summary))
 	}
-	// Only now, its summary written, is the run marked summarized: a run
-	// killed before (or whose summary could not be written: its reader
-	// gone) leaves the moves it counted to the next run that finds them,
+	// Only now, its summary written (the line, and the JSON when asked),
+	// is the run marked summarized: a run killed before (or whose summary
+	// could not be written: its reader gone) leaves the moves it counted to the next run that finds them,
 	// which counts them for it (moved_by_ended_runs).
 	if writeErr == nil {
 		if err := r.ledger.Summarized(); err != nil {

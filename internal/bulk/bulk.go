@@ -229,6 +229,10 @@ type Options struct {
 	// it together with ReadOptions.AllowRepeats (identical rows of the
 	// input, each meant): one flag says the file's moves are all meant.
 	AllowRepeats bool
+	// LedgerLost goes on with a journal whose earlier runs were recorded
+	// in a ledger gone from where this run's is (see LedgerLostError):
+	// their moves are held before, counted apart.
+	LedgerLost bool
 
 	// Progress receives the progress display and the final summary line;
 	// nil shows nothing. ProgressTTY draws a bar, fitted to a terminal

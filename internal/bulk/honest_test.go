@@ -2,6 +2,7 @@ package bulk
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -313,5 +314,36 @@ func TestARepeatTheServiceRefusedIsHeldBefore(t *testing.T) {
 	sum, err = Run(context.Background(), f, []Row{{Line: 2, PaymentID: ids[1]}}, o)
 	if err != nil || sum.Reconciled != 1 || sum.HeldBefore != 0 || len(wc.msgs) != 0 {
 		t.Fatalf("close: %v %+v %q", err, sum, wc.msgs)
+	}
+}
+
+// failingWriter is a stderr whose reader has gone: every write fails.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// A summary line that cannot be written (stderr's reader gone) has shown
+// the run's money nowhere: the run is not marked summarized, so the next
+// run of the journal counts that money for it, as with -o json.
+func TestASummaryLineNotWrittenIsNotSummarized(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
+	rows := captureRows(ids, "30")
+	o := testOptions(t, OpCapture)
+	o.Progress = failingWriter{}
+	if _, err := Run(context.Background(), f, rows, o); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("a summary not written: %v", err)
+	}
+	o.Progress = nil
+	sum, err := Run(context.Background(), f, rows, o)
+	if err != nil || sum.MovedByEndedRuns["AED"] != "60.00" || len(sum.Moved) != 0 {
+		t.Fatalf("the next run: %v %+v", err, sum)
+	}
+	sum, err = Run(context.Background(), f, rows, o)
+	if err != nil || sum.Earlier != 2 || len(sum.MovedByEndedRuns) != 0 {
+		t.Fatalf("the run after: %v %+v", err, sum)
+	}
+	if n := len(f.callsOf("capture")); n != 2 {
+		t.Fatalf("%d captures sent, want 2", n)
 	}
 }

@@ -37,6 +37,9 @@ const (
 	eventRun    = "run"
 	eventSend   = "send"
 	eventResult = "result"
+	// eventLedger names the ledger a run of the journal is recorded in
+	// (see checkLedger).
+	eventLedger = "ledger"
 
 	// outcomeUnknown is OutcomeUnknown, as the journal writes it: a
 	// re-run reads the payment and re-sends the row with the same
@@ -60,8 +63,12 @@ type journalRecord struct {
 	PaymentStatus string  `json:"payment_status,omitempty"`
 	// PID is the process of a run, on "run" records: a second run that
 	// finds the journal locked names it.
-	PID int       `json:"pid,omitempty"`
-	At  time.Time `json:"at"`
+	PID int `json:"pid,omitempty"`
+	// Ledger and LedgerAt, on "ledger" records, are the ledger's id and
+	// place (see ledger.Ledger.ID and Place).
+	Ledger   string    `json:"ledger,omitempty"`
+	LedgerAt string    `json:"ledger_at,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // journalEntry is what the journal knows of one row: its latest send and
@@ -158,6 +165,11 @@ type journalIndex struct {
 	// ofRun counts the keys with a record a run of this op makes, for the
 	// "not in this input" notice.
 	ofRun int
+	// sent counts the rows the journal records a send of.
+	sent int
+	// ledgers are the ledgers the journal's runs were recorded in, by
+	// place: the ids of those met there.
+	ledgers map[string][]string
 }
 
 // journalOffsets are offsets+1 of a key's records; 0 is none.
@@ -272,6 +284,12 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 			return nil, journalNotOurs(path)
 		}
 		records++
+		if rec.Event == eventLedger && rec.Ledger != "" && rec.LedgerAt != "" {
+			if ix.ledgers == nil {
+				ix.ledgers = map[string][]string{}
+			}
+			ix.ledgers[rec.LedgerAt] = append(ix.ledgers[rec.LedgerAt], rec.Ledger)
+		}
 		if rec.Key == "" {
 			continue
 		}
@@ -279,6 +297,9 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 		e := ix.entries[k]
 		switch rec.Event {
 		case eventSend:
+			if e.send == 0 {
+				ix.sent++
+			}
 			e.send, e.result = start+1, 0
 		case eventResult:
 			e.result = start + 1

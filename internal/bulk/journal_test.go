@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
 func TestTornLastJournalLineIsCutOffAndTheRowResent(t *testing.T) {
@@ -106,11 +109,16 @@ func TestJournalRecordFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := rowKeys(OpCapture, rows)[0]
+	host, _ := os.Hostname()
+	place, _ := json.Marshal(host + ":" + filepath.Join(o.LedgerDir, ledger.FileName))
 	want := `{"event":"run","op":"capture","format":1,"pid":` + strconv.Itoa(os.Getpid()) + `,"at":"2026-11-21T12:00:00Z"}
+{"event":"ledger","op":"capture","ledger":"ID","ledger_at":` + string(place) + `,"at":"2026-11-21T12:00:00Z"}
 {"event":"send","op":"capture","key":"` + key + `","line":2,"payment_id":"` + id + `","reference_id":"order-7","amount":"40.00","at":"2026-11-21T12:00:00Z"}
 {"event":"result","op":"capture","key":"` + key + `","line":2,"payment_id":"` + id + `","reference_id":"order-7","amount":"40.00","outcome":"ok","payment_status":"AUTHORIZED","at":"2026-11-21T12:00:00Z"}
 `
 	got, _ := os.ReadFile(o.JournalPath)
+	// The ledger's id is its own, made at random.
+	got = regexp.MustCompile(`"ledger":"[0-9a-f]{32}"`).ReplaceAll(got, []byte(`"ledger":"ID"`))
 	if string(got) != want {
 		t.Fatalf("journal\n got:\n%s\nwant:\n%s", got, want)
 	}

@@ -116,17 +116,22 @@ func progressLine(op Op, done, failed, total int64, elapsed time.Duration) strin
 	return s + fmt.Sprintf(", %.1f rows/s, ETA %s", perSecond, eta)
 }
 
-// finish stops the display and prints the final summary line.
-func (p *progress) finish(s Summary) {
+// finish stops the display and prints the final summary line; the error
+// is the line's that could not be written (its reader gone): the run's
+// money was then shown nowhere.
+func (p *progress) finish(s Summary) error {
 	close(p.stop)
 	p.wg.Wait()
 	if p.w == nil {
-		return
+		return nil
 	}
 	if p.bar != nil {
 		p.barMu.Lock()
 		p.bar.clear()
 		p.barMu.Unlock()
 	}
-	fmt.Fprintf(p.w, "%s: %s\n", p.op, s)
+	if _, err := fmt.Fprintf(p.w, "%s: %s\n", p.op, s); err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	return nil
 }

@@ -29,11 +29,19 @@ func fromLedger(r ledger.Row) rowResult {
 		Message: r.Message, PaymentStatus: r.PaymentStatus, moved: r.Moved, earlier: r.Earlier,
 		adopted: r.Adopted, byRun: r.ByRun,
 	}
-	if res.Outcome == "" || res.Outcome == OutcomeNotSent {
+	switch {
+	case r.SentUnsettled:
+		res.Outcome, res.Message = OutcomeUnknown, sentUnsettled
+	case res.Outcome == "" || res.Outcome == OutcomeNotSent:
 		res.Outcome, res.notSent = OutcomeNotSent, true
 	}
 	return res
 }
+
+// sentUnsettled is the report's message for a row sent by a run that
+// stopped before it recorded the answer.
+const sentUnsettled = "sent, and the run stopped before it recorded the answer: whether it moved money is unknown" +
+	" (running again with the same journal reads the payment, counts the move if it is there, and re-sends the row with the same reference_id only if it is not)"
 
 // ledgerRows are skipped rows as the ledger records them.
 func ledgerRows(skipped []rowResult) []ledger.Row {

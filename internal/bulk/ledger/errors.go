@@ -97,7 +97,8 @@ func (e *Error) Hint() string {
 	}
 	return "move the file aside (mv " + e.Where + " " + e.Where + ".damaged) and run again: nothing is sent until then. " +
 		"A new ledger cannot attribute the moves earlier runs made: a run finds them held_before (moved outside its ledger, counted apart, never as its own), " +
-		"and the money of a run killed before its summary is in no summary; rows keep their reference_id, so the service applies none twice"
+		"and the money of a run killed before its summary is in no summary; rows keep their reference_id, so the service applies none twice. " +
+		"A run of a journal this ledger recorded stops then, exit 12, until run again with --ledger-lost"
 }
 
 // fail turns err of the ledger's file into an *Error: a problem of access

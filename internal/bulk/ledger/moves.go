@@ -36,6 +36,10 @@ type Row struct {
 	// counted it, so this run's summary does.
 	Moved, Earlier, Adopted bool
 	ByRun                   int64
+	// SentUnsettled, as read: the run recorded the row's send and then
+	// no outcome (it stopped with the request out): whether it moved
+	// money is unknown, never "not sent".
+	SentUnsettled bool
 }
 
 // PlanRows records rows of this run and the intent of their moves; a move

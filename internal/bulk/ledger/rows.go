@@ -33,8 +33,10 @@ func (l *Ledger) EachRunRow(fn func(Row) error) error {
 // EachRowOf calls fn with each row of run as the ledger holds it, in
 // input order.
 func (l *Ledger) EachRowOf(run int64, fn func(Row) error) error {
-	rows, err := db{l}.Query(`SELECT line, op, payment_id, reference_id, amount, currency, outcome, http_status,
-		error_type, message, payment_status, moved, earlier, by_run, adopted FROM run_rows WHERE run = ? ORDER BY line, seq`, run)
+	rows, err := db{l}.Query(`SELECT r.line, r.op, r.payment_id, r.reference_id, r.amount, r.currency, r.outcome, r.http_status,
+		r.error_type, r.message, r.payment_status, r.moved, r.earlier, r.by_run, r.adopted,
+		COALESCE(m.phase, ''), COALESCE(m.run, 0)
+		FROM run_rows r LEFT JOIN moves m ON m.id = r.move WHERE r.run = ? ORDER BY r.line, r.seq`, run)
 	if err != nil {
 		return l.wrap(err)
 	}
@@ -42,12 +44,19 @@ func (l *Ledger) EachRowOf(run int64, fn func(Row) error) error {
 	for rows.Next() {
 		var res Row
 		var moved, earlier, adopted int
+		var phase string
+		var sender int64
 		err := rows.Scan(&res.Line, &res.Op, &res.PaymentID, &res.ReferenceID, &res.Amount, &res.Currency, &res.Outcome,
-			&res.HTTPStatus, &res.ErrorType, &res.Message, &res.PaymentStatus, &moved, &earlier, &res.ByRun, &adopted)
+			&res.HTTPStatus, &res.ErrorType, &res.Message, &res.PaymentStatus, &moved, &earlier, &res.ByRun, &adopted,
+			&phase, &sender)
 		if err != nil {
 			return l.wrap(err)
 		}
 		res.Moved, res.Earlier, res.Adopted = moved != 0, earlier != 0, adopted != 0
+		// A row whose send the run recorded, and then no outcome (the
+		// ledger failed under it, its session lost, while the request was
+		// out): its move may be made.
+		res.SentUnsettled = res.Outcome == "" && phase == PhaseSent && sender == run
 		if err := fn(res); err != nil {
 			return err
 		}

@@ -1,0 +1,43 @@
+package ledger
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+)
+
+// ID is the ledger's own name, made at random the first time it is asked
+// for and kept in the ledger: a ledger made again in the place of one
+// deleted or moved aside has another. A journal records the ledger its
+// runs were recorded in, so that a run can tell that ledger gone.
+func (l *Ledger) ID() (string, error) {
+	var token [16]byte
+	_, _ = rand.Read(token[:])
+	var id string
+	err := l.inTx(func(t tx) error {
+		if _, err := t.Exec("INSERT INTO meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO NOTHING",
+			hex.EncodeToString(token[:])); err != nil {
+			return err
+		}
+		return t.QueryRow("SELECT value FROM meta WHERE key = 'ledger_id'").Scan(&id)
+	})
+	return id, err
+}
+
+// Place is where the ledger is, as a journal records it: a PostgreSQL
+// ledger's database, the same from every machine, or this machine's name
+// and the SQLite ledger's file. A private ledger, removed with its run,
+// has none.
+func (l *Ledger) Place() string {
+	switch h := l.half.(type) {
+	case *pgHalf:
+		return h.where()
+	case *sqliteHalf:
+		if h.tmpDir != "" {
+			return ""
+		}
+		host, _ := os.Hostname()
+		return host + ":" + h.path
+	}
+	return ""
+}

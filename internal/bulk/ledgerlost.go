@@ -1,0 +1,68 @@
+package bulk
+
+import (
+	"fmt"
+	"slices"
+)
+
+// LedgerLostError is a journal whose earlier runs sent moves recorded in
+// a ledger that is no longer where it was (deleted, moved aside, made
+// again): the ledger in its place cannot tell which of those moves a run
+// counted, nor which run made them. Exit 12, nothing sent, until the user
+// puts the ledger back or goes on with Options.LedgerLost.
+type LedgerLostError struct {
+	Journal string
+	// Ledger is where the lost ledger was, as the run names it.
+	Ledger string
+	// Sent counts the rows the journal records a send of.
+	Sent int
+}
+
+func (e *LedgerLostError) Error() string {
+	rows := "rows"
+	if e.Sent == 1 {
+		rows = "row"
+	}
+	return fmt.Sprintf("the ledger of bulk moves that recorded the earlier runs of journal %s is gone from %s (a new one is there now): "+
+		"of the %d %s the journal records as sent, it cannot tell which run moved the money, nor which summary counted it; nothing was sent",
+		e.Journal, e.Ledger, e.Sent, rows)
+}
+
+// ExitCode is 12, as for a ledger that cannot be used.
+func (e *LedgerLostError) ExitCode() int { return 12 }
+
+func (e *LedgerLostError) Hint() string {
+	return "if the ledger was moved or kept as a copy, put it back at " + e.Ledger + " and run again; " +
+		"if it is lost for good, run again with --ledger-lost: the moves of the journal's rows that the payments hold are then counted apart as held before " +
+		"(moved outside this ledger, never this run's), and the money of a run killed before its summary is in no summary; " +
+		"rows keep their reference_id, so the service applies none twice"
+}
+
+// checkLedger stops a run whose journal records sends made under a ledger
+// that was where this run's ledger is and is not this one (see
+// LedgerLostError), unless Options.LedgerLost; then it records this
+// run's ledger in the journal. A ledger elsewhere (a journal carried from
+// another machine, another --ledger) is no such evidence: its moves are
+// held before, as the run finds them. A private ledger is never recorded.
+func (b *Batch) checkLedger() error {
+	l, j := b.r.ledger, b.r.journal
+	place := l.Place()
+	if j == nil || place == "" {
+		return nil
+	}
+	id, err := l.ID()
+	if err != nil {
+		return l.Unusable(err)
+	}
+	var known []string
+	if b.index != nil {
+		known = b.index.ledgers[place]
+	}
+	if slices.Contains(known, id) {
+		return nil
+	}
+	if len(known) > 0 && b.index.sent > 0 && !b.r.o.LedgerLost {
+		return &LedgerLostError{Journal: j.path, Ledger: l.Where(), Sent: b.index.sent}
+	}
+	return j.append(journalRecord{Event: eventLedger, Op: b.r.o.Op, Ledger: id, LedgerAt: place})
+}

@@ -1,0 +1,79 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/api"
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
+)
+
+// A journal whose earlier runs sent moves recorded in a ledger that is no
+// longer where it was (deleted, moved aside) stops the run before anything
+// is read or sent, exit 12, saying what cannot be attributed, however
+// often it is run; --ledger-lost (LedgerLost) goes on, the moves held
+// before, and the runs after it know the new ledger. The same journal on
+// another machine (a ledger elsewhere) is no sign of a lost ledger.
+func TestAJournalWhoseLedgerIsGoneStops(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 3, "AED", "100", api.StatusAuthorized)
+	rows := captureRows(ids, "40")
+	o := testOptions(t, OpCapture)
+	if sum, err := Run(context.Background(), f, rows[:2], o); err != nil || sum.OK != 2 {
+		t.Fatalf("first run: %v %+v", err, sum)
+	}
+	if err := os.Remove(filepath.Join(o.LedgerDir, ledger.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	reads := len(f.callsOf("get"))
+	for range 2 { // a new ledger is there after the first refusal: still refused
+		_, err := Run(context.Background(), f, rows, o)
+		var lost *LedgerLostError
+		if !errors.As(err, &lost) || exitCode(err) != 12 || lost.Sent != 2 ||
+			!strings.Contains(err.Error(), "nothing was sent") || !strings.Contains(lost.Hint(), "--ledger-lost") {
+			t.Fatalf("ledger gone: %v", err)
+		}
+	}
+	if n := len(f.callsOf("capture")); n != 2 || len(f.callsOf("get")) != reads {
+		t.Fatalf("%d captures sent, %d reads after the refusals", n, len(f.callsOf("get"))-reads)
+	}
+
+	// Carried to another machine, the journal is run as it is.
+	other := o
+	other.LedgerDir = t.TempDir()
+	other.JournalPath = filepath.Join(t.TempDir(), "copy.journal")
+	copyFile(t, o.JournalPath, other.JournalPath)
+	b, err := Prepare(rows, other)
+	if err != nil {
+		t.Fatalf("another machine: %v", err)
+	}
+	b.Close()
+
+	o.LedgerLost = true
+	sum, err := Run(context.Background(), f, rows, o)
+	if err != nil || sum.OK != 1 || sum.HeldBefore != 2 || sum.Moved["AED"] != "40.00" || sum.HeldBeforeAmounts["AED"] != "80.00" {
+		t.Fatalf("--ledger-lost: %v %+v", err, sum)
+	}
+	o.LedgerLost = false
+	if _, err := Run(context.Background(), f, rows, o); err != nil {
+		t.Fatalf("the run after: %v", err)
+	}
+	if n := len(f.callsOf("capture")); n != 3 {
+		t.Fatalf("%d captures sent, want 3", n)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
