@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,18 +45,7 @@ func TestPropertyWithoutASharedLedger(t *testing.T) {
 		t.Skip("builds bnpl and runs it against a sandbox; skipped with -short")
 	}
 	bin := sharedBnpl(t)
-	spec, err := sandbox.ParseFaultSpec(machinesFaults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := sandbox.New(sandbox.Options{Faults: spec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sb.Handler("ae"))
-	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
-	dir := t.TempDir()
-	env := append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0")
+	sb, srv, dir, env := faultySandbox(t, machinesFaults)
 	st := &machineStats{}
 	t.Run("one after another", func(t *testing.T) { oneAfterAnother(t, bin, dir, env, sb, srv.URL, st) })
 	t.Run("at once", func(t *testing.T) { atOnce(t, bin, dir, env, sb, srv.URL, st) })

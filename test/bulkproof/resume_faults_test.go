@@ -34,18 +34,7 @@ func TestAnInterruptedRunUnderEveryFaultFinishesOnOneResume(t *testing.T) {
 		t.Skip("builds bnpl and runs it against a sandbox; skipped with -short")
 	}
 	bin := sharedBnpl(t)
-	spec, err := sandbox.ParseFaultSpec(oldestFaults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := sandbox.New(sandbox.Options{Faults: spec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sb.Handler("ae"))
-	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
-	dir := t.TempDir()
-	env := append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0")
+	sb, srv, dir, env := faultySandbox(t, oldestFaults)
 	const payments = 60
 	finished := 0
 	for round := range oldestRounds {
@@ -106,4 +95,23 @@ func TestAnInterruptedRunUnderEveryFaultFinishesOnOneResume(t *testing.T) {
 		finished++
 	}
 	t.Logf("the oldest check: %d of %d interrupted runs finished on one resume; faults %v", finished, oldestRounds, sb.FaultCounts())
+}
+
+// faultySandbox serves, for t, an in-memory sandbox failing as faults
+// says, and answers it, its server, a working directory and the
+// environment a bnpl run there takes.
+func faultySandbox(t *testing.T, faults string) (*sandbox.Sandbox, *httptest.Server, string, []string) {
+	t.Helper()
+	spec, err := sandbox.ParseFaultSpec(faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(sandbox.Options{Faults: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb.Handler("ae"))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
+	dir := t.TempDir()
+	return sb, srv, dir, append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0")
 }
