@@ -4,31 +4,24 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
-	"github.com/bnpl-cli/bnpl/internal/money"
-	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // CaptureOptions are the inputs of `payments capture`.
 type CaptureOptions struct {
 	ID             string
-	Amount         string
-	Full           bool
-	ReferenceID    string
 	TaxAmount      string
 	ShippingAmount string
 	DiscountAmount string
-	ItemsFile      string
 	Bulk           BulkOptions
 
-	// madeBefore: the payment already showed this reference_id.
-	madeBefore bool
-
+	amountMove
 	MoveDeps
 }
 
@@ -69,59 +62,25 @@ checked before it is sent as a single capture is (a row that would be refused fa
 nothing sent); --dry-run reads the payments and prints that plan. See --journal,
 --report and --retry-failed.`
 
-// checkFlags refuses, before anything is read, flags that do not go
-// together: a single capture's with --input, no amount or two, an amount
-// that is no amount.
-func (opts *CaptureOptions) checkFlags(cmd *cobra.Command) error {
-	if opts.Bulk.FromFile != "" {
-		return refuseSingleFlags(cmd, "amount", "full", "reference-id", "tax-amount", "shipping-amount", "discount-amount", "items-file")
-	}
-	if err := amountChoice(opts.Amount, opts.Full); err != nil {
-		return err
-	}
-	return amountsSyntax([2]string{"amount", opts.Amount}, [2]string{"tax-amount", opts.TaxAmount},
-		[2]string{"shipping-amount", opts.ShippingAmount}, [2]string{"discount-amount", opts.DiscountAmount})
-}
-
 func newCaptureCmd(f *cmdutil.Factory, run func(context.Context, *CaptureOptions) error) *cobra.Command {
 	opts := &CaptureOptions{MoveDeps: newMoveDeps(f)}
-	cmd := &cobra.Command{
-		Use:   "capture <payment-id | order:REF> (--amount A | --full)",
-		Short: "Capture funds of an authorized payment, or of many from a file",
-		Long:  captureLong,
-		Example: `  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 500.00
+	return newMoveCmd(f, moveCmd{
+		use:   "capture <payment-id | order:REF> (--amount A | --full)",
+		short: "Capture funds of an authorized payment, or of many from a file",
+		long:  captureLong,
+		example: `  bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 500.00
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id ORDER-1001-C1 --tax-amount 4.76
   bnpl payments capture 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 10 --dry-run
   bnpl payments capture --input testdata/captures.csv --report captures-report.csv`,
-		Args:              moveArgs,
-		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusAuthorized),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.bind(f)
-			id, err := paymentIDArg(cmd, args, &opts.Bulk)
-			if err != nil {
-				return err
-			}
-			opts.ID = id
-			if err := opts.checkFlags(cmd); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return captureRun(cmd.Context(), opts)
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.Amount, "amount", "", "amount to capture, including tax and shipping, excluding discounts")
-	fl.BoolVar(&opts.Full, "full", false, "capture whatever is left to capture")
-	fl.StringVar(&opts.ReferenceID, "reference-id", "", "idempotency key; default a new UUID, printed on stderr")
-	fl.StringVar(&opts.TaxAmount, "tax-amount", "", "tax included in the capture")
-	fl.StringVar(&opts.ShippingAmount, "shipping-amount", "", "shipping included in the capture")
-	fl.StringVar(&opts.DiscountAmount, "discount-amount", "", "discount of the capture, zero or more")
-	fl.StringVar(&opts.ItemsFile, "items-file", "", "JSON array of the items captured (- for stdin)")
-	addBulkFlags(cmd, &opts.Bulk)
-	return cmd
+		completes: api.StatusAuthorized,
+		flags: opts.flags("captured", "amount to capture, including tax and shipping, excluding discounts", "capture whatever is left to capture",
+			moveFlag{name: "tax-amount", usage: "tax included in the capture", text: &opts.TaxAmount, amount: true},
+			moveFlag{name: "shipping-amount", usage: "shipping included in the capture", text: &opts.ShippingAmount, amount: true},
+			moveFlag{name: "discount-amount", usage: "discount of the capture, zero or more", text: &opts.DiscountAmount, amount: true}),
+		id: &opts.ID, bulk: &opts.Bulk, deps: &opts.MoveDeps,
+		run: runWith(run, captureRun, opts),
+	})
 }
 
 func captureRun(ctx context.Context, o *CaptureOptions) error {
@@ -200,57 +159,41 @@ func (o *CaptureOptions) checkPartsEarly() error {
 	return checkPartsOfAmount(amount, "", parts...)
 }
 
-// resolveAmount settles the amount from the flags and the payment as read,
-// and refuses what the service would refuse.
-func (o *CaptureOptions) resolveAmount(p *api.Payment, req *api.CaptureRequest) error {
-	cur := p.Currency
-	// A capture already made under the given reference_id is a re-run of
-	// it: it goes out unchanged, with its recorded amount for --full, and
-	// the client reports it made instead of refusing it as too much. With
-	// other content it is refused once the request is complete
-	// (api.CheckCaptureReference).
-	if prior := p.CaptureByReference(o.ReferenceID); o.ReferenceID != "" && prior != nil {
-		if o.Full {
-			req.Amount = prior.Amount
-		} else {
-			amount, err := parseAmountFlag("amount", o.Amount, cur, true)
-			if err != nil {
-				return err
-			}
-			req.Amount = amount
-		}
-		return nil
+// resolveAmount settles the amount from the flags and the payment as read.
+// A capture already made under the given reference_id is a re-run of it: it
+// goes out unchanged, with its recorded amount for --full, and the client
+// reports it made instead of refusing it as too much. With other content
+// it is refused once the request is complete (api.CheckCaptureReference).
+func (o *CaptureOptions) resolveAmount(p *api.Payment, req *api.CaptureRequest) (err error) {
+	var prior *decimal.Decimal
+	if c := p.CaptureByReference(o.ReferenceID); o.ReferenceID != "" && c != nil {
+		prior = &c.Amount
 	}
+	req.Amount, err = o.settle(p, prior, "capture", "is left to capture", o.capturable)
+	return err
+}
+
+// capturable is what may still be captured of p, or why nothing may: what
+// the service would refuse, refused locally.
+func (o *CaptureOptions) capturable(p *api.Payment) (decimal.Decimal, error) {
+	cur := p.Currency
 	if err := statusRefusal(p, "capture"); err != nil {
-		return err
+		return decimal.Zero, err
 	}
 	if err := o.expiredRefusal(p, "capture"); err != nil {
-		return err
+		return decimal.Zero, err
 	}
 	if p.Status == api.StatusClosed {
-		return cmdutil.Refuse("nothing more can be captured; refunds still work (`bnpl payments refund`)",
+		return decimal.Zero, cmdutil.Refuse("nothing more can be captured; refunds still work (`bnpl payments refund`)",
 			"payment %s is already closed: captured %s of %s", p.ID, amountText(p.Captured(), cur), amountText(p.Amount, cur))
 	}
 	if p.Status != api.StatusAuthorized {
-		return cmdutil.Refuse("only AUTHORIZED payments can be captured", "cannot capture payment %s: it is %s", p.ID, p.Status)
+		return decimal.Zero, cmdutil.Refuse("only AUTHORIZED payments can be captured", "cannot capture payment %s: it is %s", p.ID, p.Status)
 	}
-	capturable := p.Capturable()
-	if o.Full {
-		if !capturable.IsPositive() {
-			return cmdutil.Refuse("close the payment instead: `bnpl payments close "+p.ID+"`",
-				"nothing is left to capture on payment %s", p.ID)
-		}
-		req.Amount = capturable
-		return nil
+	left := p.Capturable()
+	if o.Full && !left.IsPositive() {
+		return left, cmdutil.Refuse("close the payment instead: `bnpl payments close "+p.ID+"`",
+			"nothing is left to capture on payment %s", p.ID)
 	}
-	amount, err := parseAmountFlag("amount", o.Amount, cur, true)
-	if err != nil {
-		return err
-	}
-	if amount.GreaterThan(capturable) {
-		return cmdutil.Refuse(fmt.Sprintf("capture at most %s, or use --full", money.Display(capturable, cur)),
-			"cannot capture %s on payment %s: only %s is left to capture", amountText(amount, cur), p.ID, amountText(capturable, cur))
-	}
-	req.Amount = amount
-	return nil
+	return left, nil
 }

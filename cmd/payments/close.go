@@ -10,7 +10,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
-	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // CloseOptions are the inputs of `payments close`.
@@ -23,10 +22,10 @@ type CloseOptions struct {
 
 func newCloseCmd(f *cmdutil.Factory, run func(context.Context, *CloseOptions) error) *cobra.Command {
 	opts := &CloseOptions{MoveDeps: newMoveDeps(f)}
-	cmd := &cobra.Command{
-		Use:   "close <payment-id | order:REF>",
-		Short: "Close an authorized payment, or many from a file",
-		Long: `Close an AUTHORIZED payment. With no captures the customer gets back everything
+	return newMoveCmd(f, moveCmd{
+		use:   "close <payment-id | order:REF>",
+		short: "Close an authorized payment, or many from a file",
+		long: `Close an AUTHORIZED payment. With no captures the customer gets back everything
 paid; after partial captures the uncaptured rest is not charged.
 
 The payment is read first, so that closing a payment that is not AUTHORIZED
@@ -46,26 +45,13 @@ anything but yes exits 2; Ctrl-C at the question exits 130.
 
 With --input the payments of a CSV (header payment_id) or JSON-lines file are
 closed; see --journal, --report and --retry-failed.`,
-		Example: `  bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6
+		example: `  bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments close 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status
   bnpl payments close --input testdata/closes.csv --report closes-report.csv`,
-		Args:              moveArgs,
-		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusAuthorized),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.bind(f)
-			id, err := paymentIDArg(cmd, args, &opts.Bulk)
-			if err != nil {
-				return err
-			}
-			opts.ID = id
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return closeRun(cmd.Context(), opts)
-		},
-	}
-	addBulkFlags(cmd, &opts.Bulk)
-	return cmd
+		completes: api.StatusAuthorized,
+		id:        &opts.ID, bulk: &opts.Bulk, deps: &opts.MoveDeps,
+		run: runWith(run, closeRun, opts),
+	})
 }
 
 func closeRun(ctx context.Context, o *CloseOptions) error {

@@ -4,38 +4,31 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
-	"github.com/bnpl-cli/bnpl/internal/money"
-	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // RefundOptions are the inputs of `payments refund`.
 type RefundOptions struct {
-	ID          string
-	Amount      string
-	Full        bool
-	ReferenceID string
-	Reason      string
-	ItemsFile   string
-	Bulk        BulkOptions
+	ID     string
+	Reason string
+	Bulk   BulkOptions
 
-	// madeBefore: the payment already showed this reference_id.
-	madeBefore bool
-
+	amountMove
 	MoveDeps
 }
 
 func newRefundCmd(f *cmdutil.Factory, run func(context.Context, *RefundOptions) error) *cobra.Command {
 	opts := &RefundOptions{MoveDeps: newMoveDeps(f)}
-	cmd := &cobra.Command{
-		Use:   "refund <payment-id | order:REF> (--amount A | --full)",
-		Short: "Refund captured money of a closed payment, or of many from a file",
-		Long: `Refund captured money of a CLOSED payment: part of it with --amount, or everything
+	return newMoveCmd(f, moveCmd{
+		use:   "refund <payment-id | order:REF> (--amount A | --full)",
+		short: "Refund captured money of a closed payment, or of many from a file",
+		long: `Refund captured money of a CLOSED payment: part of it with --amount, or everything
 still refundable with --full.
 
 The payment is read first, so that an amount with too many decimals, above what is
@@ -66,42 +59,16 @@ or JSON-lines file are refunded. Every row is checked before it is sent as a sin
 refund is, an open dispute included (a row that would be refused fails, nothing sent);
 --dry-run reads the payments and prints that plan. See --journal, --report and
 --retry-failed.`,
-		Example: `  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100.00 --reason "returned bottle"
+		example: `  bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100.00 --reason "returned bottle"
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --full
   bnpl payments refund 3fa85f64-5717-4562-b3fc-2c963f66afa6 --amount 100 --reference-id RET-1001 -o json --jq .refunds
   bnpl payments refund --input testdata/refunds.csv --report refunds-report.csv`,
-		Args:              moveArgs,
-		ValidArgsFunction: recent.CompleteMovePaymentIDs(f.Getenv, api.StatusClosed),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.bind(f)
-			id, err := paymentIDArg(cmd, args, &opts.Bulk)
-			if err != nil {
-				return err
-			}
-			opts.ID = id
-			if opts.Bulk.FromFile != "" {
-				if err := refuseSingleFlags(cmd, "amount", "full", "reference-id", "reason", "items-file"); err != nil {
-					return err
-				}
-			} else if err := amountChoice(opts.Amount, opts.Full); err != nil {
-				return err
-			} else if err := amountsSyntax([2]string{"amount", opts.Amount}); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return refundRun(cmd.Context(), opts)
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.Amount, "amount", "", "amount to refund")
-	fl.BoolVar(&opts.Full, "full", false, "refund everything still refundable")
-	fl.StringVar(&opts.ReferenceID, "reference-id", "", "idempotency key; default a new UUID, printed on stderr")
-	fl.StringVar(&opts.Reason, "reason", "", "why the money is returned")
-	fl.StringVar(&opts.ItemsFile, "items-file", "", "JSON array of the items refunded (- for stdin)")
-	addBulkFlags(cmd, &opts.Bulk)
-	return cmd
+		completes: api.StatusClosed,
+		flags: opts.flags("refunded", "amount to refund", "refund everything still refundable",
+			moveFlag{name: "reason", usage: "why the money is returned", text: &opts.Reason}),
+		id: &opts.ID, bulk: &opts.Bulk, deps: &opts.MoveDeps,
+		run: runWith(run, refundRun, opts),
+	})
 }
 
 func refundRun(ctx context.Context, o *RefundOptions) error {
@@ -162,26 +129,23 @@ func (o *RefundOptions) disputeRefusal(ctx context.Context, client *api.Client, 
 	return nil
 }
 
-// resolveAmount settles the amount from the flags and the payment as read,
-// and explains locally why a refund cannot be made.
-func (o *RefundOptions) resolveAmount(p *api.Payment, req *api.RefundRequest) error {
-	cur := p.Currency
-	// A refund already made under the given reference_id is a re-run:
-	// send it as it was, and let the client report it made.
-	if prior := p.RefundByReference(o.ReferenceID); o.ReferenceID != "" && prior != nil {
-		if o.Full {
-			req.Amount = prior.Amount
-		} else {
-			amount, err := parseAmountFlag("amount", o.Amount, cur, true)
-			if err != nil {
-				return err
-			}
-			req.Amount = amount
-		}
-		return nil
+// resolveAmount settles the amount from the flags and the payment as read.
+// A refund already made under the given reference_id is a re-run: send it
+// as it was, and let the client report it made.
+func (o *RefundOptions) resolveAmount(p *api.Payment, req *api.RefundRequest) (err error) {
+	var prior *decimal.Decimal
+	if r := p.RefundByReference(o.ReferenceID); o.ReferenceID != "" && r != nil {
+		prior = &r.Amount
 	}
+	req.Amount, err = o.settle(p, prior, "refund", "is still refundable", refundable)
+	return err
+}
+
+// refundable is what may still be refunded of p, or why nothing may: the
+// refusal explained locally.
+func refundable(p *api.Payment) (decimal.Decimal, error) {
 	if err := statusRefusal(p, "refund"); err != nil {
-		return err
+		return decimal.Zero, err
 	}
 	switch {
 	case p.Status == api.StatusAuthorized:
@@ -189,31 +153,18 @@ func (o *RefundOptions) resolveAmount(p *api.Payment, req *api.RefundRequest) er
 		if len(p.Captures) > 0 {
 			hint = fmt.Sprintf("`bnpl payments close %s` releases what is not captured and closes it; then refund what was captured", p.ID)
 		}
-		return cmdutil.Refuse(hint,
+		return decimal.Zero, cmdutil.Refuse(hint,
 			"cannot refund payment %s: it is AUTHORIZED; only CLOSED payments with captures can be refunded", p.ID)
 	case p.Status != api.StatusClosed:
-		return cmdutil.Refuse("only CLOSED payments with captures can be refunded", "cannot refund payment %s: it is %s", p.ID, p.Status)
+		return decimal.Zero, cmdutil.Refuse("only CLOSED payments with captures can be refunded", "cannot refund payment %s: it is %s", p.ID, p.Status)
 	case len(p.Captures) == 0:
-		return cmdutil.Refuse("closing without a capture charged the customer nothing",
+		return decimal.Zero, cmdutil.Refuse("closing without a capture charged the customer nothing",
 			"cannot refund payment %s: it was closed without captures, so there is nothing to refund", p.ID)
 	}
-	refundable := p.Refundable()
-	if !refundable.IsPositive() {
-		return cmdutil.Refuse("`bnpl payments get "+p.ID+"` lists the refunds",
-			"nothing is left to refund on payment %s: all %s captured has been refunded", p.ID, amountText(p.Captured(), cur))
+	left := p.Refundable()
+	if !left.IsPositive() {
+		return left, cmdutil.Refuse("`bnpl payments get "+p.ID+"` lists the refunds",
+			"nothing is left to refund on payment %s: all %s captured has been refunded", p.ID, amountText(p.Captured(), p.Currency))
 	}
-	if o.Full {
-		req.Amount = refundable
-		return nil
-	}
-	amount, err := parseAmountFlag("amount", o.Amount, cur, true)
-	if err != nil {
-		return err
-	}
-	if amount.GreaterThan(refundable) {
-		return cmdutil.Refuse(fmt.Sprintf("refund at most %s, or use --full", money.Display(refundable, cur)),
-			"cannot refund %s on payment %s: only %s is still refundable", amountText(amount, cur), p.ID, amountText(refundable, cur))
-	}
-	req.Amount = amount
-	return nil
+	return left, nil
 }
