@@ -16,21 +16,17 @@ import (
 
 // GetOptions are the inputs of `payments get`.
 type GetOptions struct {
-	ID      string
-	Client  func() (*api.Client, error)
-	Target  func() (*config.Target, error)
-	Printer func() (*output.Printer, error)
+	onePayment
+	Target func() (*config.Target, error)
 	// Seen remembers the printed payment for shell completion; nil skips.
 	Seen func(...recent.Entry)
 	// Notice writes a line on stderr; nil drops it.
 	Notice func(format string, args ...any)
-	// Lookup finds the payment of an order:REF argument.
-	Lookup *cmdutil.OrderLookup
 }
 
 func newGetCmd(f *cmdutil.Factory, run func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{Client: f.Client, Target: f.Target, Printer: f.PagedPrinter, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef, Lookup: f.OrderLookup()}
-	return &cobra.Command{
+	opts := &GetOptions{onePayment: newOnePayment(f, f.PagedPrinter), Target: f.Target, Seen: recent.Recorder(f.Getenv), Notice: f.Noticef}
+	return opts.command(f, &cobra.Command{
 		Use:   "get <payment-id | order:REF>",
 		Short: "Show a payment with its captures, refunds and totals",
 		Long: `Show a payment with its captures and refunds, and the totals a merchant acts on:
@@ -48,23 +44,11 @@ listed and nothing is shown.`,
 		Example: `  bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments get order:ORDER-1001
   bnpl payments get 3fa85f64-5717-4562-b3fc-2c963f66afa6 -o json --jq .status`,
-		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return getRun(cmd.Context(), opts)
-		},
-	}
+	}, nil, runWith(run, getRun, opts))
 }
 
 func getRun(ctx context.Context, opts *GetOptions) error {
-	printer, client, p, err := readNamedPayment(ctx, opts.Printer, opts.Client, opts.Lookup, opts.ID)
+	printer, client, p, err := opts.read(ctx)
 	if err != nil {
 		return err
 	}
@@ -98,27 +82,4 @@ func recentEntry(p *api.Payment) recent.Entry {
 		e.Order = p.Order.ReferenceID
 	}
 	return e
-}
-
-// readNamedPayment is the start of a command that shows one payment: its
-// printer and client, then the payment its argument names (an id, or
-// order:REF found by its order number).
-func readNamedPayment(ctx context.Context, printerFn func() (*output.Printer, error), clientFn func() (*api.Client, error), lookup *cmdutil.OrderLookup, arg string) (*output.Printer, *api.Client, *api.Payment, error) {
-	printer, err := printerFn()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	client, err := clientFn()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	id, err := lookup.PaymentID(ctx, client, arg)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	p, err := client.GetPayment(ctx, id)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return printer, client, p, nil
 }

@@ -70,11 +70,11 @@ func TestGetEveryFormat(t *testing.T) {
 	}
 	for format, wants := range cases {
 		ios, _, out, _ := output.Test()
-		opts := &GetOptions{
+		opts := &GetOptions{onePayment: onePayment{
 			ID:      paymentID,
 			Client:  clientFor(srv, "sk_test_0123456789abcdef"),
 			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: format}) },
-		}
+		}}
 		if err := getRun(context.Background(), opts); err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
@@ -92,14 +92,14 @@ func TestGetErrorsMapToExitCodes(t *testing.T) {
 	ios, _, _, _ := output.Test()
 	printer := func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "json"}) }
 
-	err := getRun(context.Background(), &GetOptions{ID: paymentID, Client: clientFor(srv, "sk_test_wrongwrongwrong1"), Printer: printer})
+	err := getRun(context.Background(), &GetOptions{onePayment: onePayment{ID: paymentID, Client: clientFor(srv, "sk_test_wrongwrongwrong1"), Printer: printer}})
 	if got := cmdutil.ExitCode(err); got != cmdutil.ExitAuth {
 		t.Errorf("bad key: exit %d (%v), want 4", got, err)
 	}
 	if strings.Contains(err.Error(), "wrongwrong") {
 		t.Errorf("error leaks the key: %v", err)
 	}
-	err = getRun(context.Background(), &GetOptions{ID: "3fa85f64-5717-4562-b3fc-2c963f66afa6", Client: clientFor(srv, "sk_test_0123456789abcdef"), Printer: printer})
+	err = getRun(context.Background(), &GetOptions{onePayment: onePayment{ID: "3fa85f64-5717-4562-b3fc-2c963f66afa6", Client: clientFor(srv, "sk_test_0123456789abcdef"), Printer: printer}})
 	if got := cmdutil.ExitCode(err); got != cmdutil.ExitNotFound {
 		t.Errorf("unknown path: exit %d (%v), want 6", got, err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
-	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // TimelineColumns are the columns of a payment's timeline. The time, the
@@ -248,17 +247,14 @@ func TimelineRecords(evs []Event) []json.RawMessage {
 
 // TimelineOptions are the inputs of `payments timeline`.
 type TimelineOptions struct {
-	ID      string
-	Client  func() (*api.Client, error)
-	Target  func() (*config.Target, error)
-	Printer func() (*output.Printer, error)
-	Notice  func(format string, args ...any)
-	Lookup  *cmdutil.OrderLookup
+	onePayment
+	Target func() (*config.Target, error)
+	Notice func(format string, args ...any)
 }
 
 func newTimelineCmd(f *cmdutil.Factory, run func(context.Context, *TimelineOptions) error) *cobra.Command {
-	opts := &TimelineOptions{Client: f.Client, Target: f.Target, Printer: f.PagedPrinter, Notice: f.Noticef, Lookup: f.OrderLookup()}
-	return &cobra.Command{
+	opts := &TimelineOptions{onePayment: newOnePayment(f, f.PagedPrinter), Target: f.Target, Notice: f.Noticef}
+	return opts.command(f, &cobra.Command{
 		Use:   "timeline <payment-id | order:REF>",
 		Short: "Show what happened to a payment, in time order",
 		Long: `Show what happened to a payment, oldest first: its creation, authorization, each
@@ -273,23 +269,11 @@ prints the events as records: at, event, amount, currency, id, detail.`,
 		Example: `  bnpl payments timeline 3fa85f64-5717-4562-b3fc-2c963f66afa6
   bnpl payments timeline order:ORDER-1001
   bnpl payments timeline order:ORDER-1001 -o json --jq '.[] | select(.event == "captured") | .at'`,
-		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return timelineRun(cmd.Context(), opts)
-		},
-	}
+	}, nil, runWith(run, timelineRun, opts))
 }
 
 func timelineRun(ctx context.Context, opts *TimelineOptions) error {
-	printer, client, p, err := readNamedPayment(ctx, opts.Printer, opts.Client, opts.Lookup, opts.ID)
+	printer, client, p, err := opts.read(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,25 +8,19 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
-	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // UpdateOptions are the inputs of `payments update`.
 type UpdateOptions struct {
-	ID          string
+	onePayment
 	ReferenceID string
-
-	Client  func() (*api.Client, error)
-	Printer func() (*output.Printer, error)
-	Seen    func(...recent.Entry)
-	// Lookup finds the payment of an order:REF argument.
-	Lookup *cmdutil.OrderLookup
+	Seen        func(...recent.Entry)
 }
 
 func newUpdateCmd(f *cmdutil.Factory, run func(context.Context, *UpdateOptions) error) *cobra.Command {
-	opts := &UpdateOptions{Client: f.Client, Printer: f.Printer, Seen: recent.Recorder(f.Getenv), Lookup: f.OrderLookup()}
-	cmd := &cobra.Command{
+	opts := &UpdateOptions{onePayment: newOnePayment(f, f.Printer), Seen: recent.Recorder(f.Getenv)}
+	cmd := opts.command(f, &cobra.Command{
 		Use:   "update <payment-id | order:REF> --order R",
 		Short: "Change the order reference of a payment",
 		Long: `Change the order number of a payment (its order.reference_id), the one field the
@@ -36,22 +30,12 @@ same value again changes nothing, so the request is retried like a read.
 --order was --reference-id, which still works, with a notice, for now.`,
 		Example: `  bnpl payments update 3fa85f64-5717-4562-b3fc-2c963f66afa6 --order ORDER-1001-B
   bnpl payments update order:ORDER-1001 --order ORDER-1001-B -o json --jq .order.reference_id`,
-		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
-				return err
-			}
-			if strings.TrimSpace(opts.ReferenceID) == "" {
-				return cmdutil.Usagef("give the new order number with --order")
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return updateRun(cmd.Context(), opts)
-		},
-	}
+	}, func() error {
+		if strings.TrimSpace(opts.ReferenceID) == "" {
+			return cmdutil.Usagef("give the new order number with --order")
+		}
+		return nil
+	}, runWith(run, updateRun, opts))
 	cmd.Flags().StringVar(&opts.ReferenceID, "order", "", "the new order number (required)")
 	cmd.Flags().StringVar(&opts.ReferenceID, "reference-id", "", "the new order number")
 	f.Deprecate(cmd.Flags(), "reference-id", "use --order (--reference-id is the idempotency key of capture and refund)")
@@ -59,15 +43,8 @@ same value again changes nothing, so the request is retried like a read.
 }
 
 func updateRun(ctx context.Context, o *UpdateOptions) error {
-	printer, err := o.Printer()
+	printer, client, err := o.open(ctx)
 	if err != nil {
-		return err
-	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
-	if o.ID, err = o.Lookup.PaymentID(ctx, client, o.ID); err != nil {
 		return err
 	}
 	p, err := client.UpdatePayment(ctx, o.ID, o.ReferenceID)

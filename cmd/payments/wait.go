@@ -10,8 +10,6 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
-	"github.com/bnpl-cli/bnpl/internal/output"
-	"github.com/bnpl-cli/bnpl/internal/recent"
 )
 
 // waitStatuses are the payment statuses `payments wait` can wait for.
@@ -32,27 +30,23 @@ var laterStatuses = map[string][]string{
 
 // WaitOptions are the inputs of `payments wait`.
 type WaitOptions struct {
-	ID       string
+	onePayment
 	Status   string
 	Timeout  time.Duration
 	Interval time.Duration
 
-	Now     func() time.Time
-	Sleep   func(ctx context.Context, d time.Duration) error
-	Notice  func(format string, args ...any)
-	Client  func() (*api.Client, error)
-	Printer func() (*output.Printer, error)
-	// Lookup finds the payment of an order:REF argument.
-	Lookup *cmdutil.OrderLookup
+	Now    func() time.Time
+	Sleep  func(ctx context.Context, d time.Duration) error
+	Notice func(format string, args ...any)
 	// Progress is the line that says what the wait waits for (on a
 	// terminal, or plain lines in CI); nil draws nothing.
 	Progress func() *cmdutil.Progress
 }
 
 func newWaitCmd(f *cmdutil.Factory, run func(context.Context, *WaitOptions) error) *cobra.Command {
-	opts := &WaitOptions{Client: f.Client, Printer: f.Printer, Notice: f.Noticef, Now: time.Now, Sleep: sleepContext, Lookup: f.OrderLookup(),
+	opts := &WaitOptions{onePayment: newOnePayment(f, f.Printer), Notice: f.Noticef, Now: time.Now, Sleep: sleepContext,
 		Progress: func() *cmdutil.Progress { return cmdutil.NewProgress(f.IO, f.Global.Quiet) }}
-	cmd := &cobra.Command{
+	cmd := opts.command(f, &cobra.Command{
 		Use:   "wait <payment-id | order:REF> --status S",
 		Short: "Wait until a payment reaches a status (for CI)",
 		Long: `Read the payment every --interval until its status is --status, then print it and
@@ -69,22 +63,7 @@ older spelling --timeout for the whole wait still works, with a notice, for now)
 		Example: `  bnpl payments wait 3fa85f64-5717-4562-b3fc-2c963f66afa6 --status AUTHORIZED
   bnpl payments wait 3fa85f64-5717-4562-b3fc-2c963f66afa6 --status closed --wait-timeout 2m --interval 5s
   bnpl payments wait order:ORDER-1001 --status AUTHORIZED -o json --jq .status`,
-		Args:              cmdutil.ExactArgs(1, cmdutil.PaymentArgHelp),
-		ValidArgsFunction: recent.CompletePaymentIDs(f.Getenv),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
-			if err := cmdutil.CheckPaymentArg(opts.ID); err != nil {
-				return err
-			}
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if run != nil {
-				return run(cmd.Context(), opts)
-			}
-			return waitRun(cmd.Context(), opts)
-		},
-	}
+	}, opts.validate, runWith(run, waitRun, opts))
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Status, "status", "", "the status to wait for (required): "+strings.Join(waitStatuses, ", "))
 	fl.DurationVar(&opts.Timeout, "wait-timeout", 5*time.Minute, "give up after this long (exit 13)")
@@ -163,15 +142,8 @@ func (e *WaitError) Hint() string {
 }
 
 func waitRun(ctx context.Context, o *WaitOptions) error {
-	printer, err := o.Printer()
+	printer, client, err := o.open(ctx)
 	if err != nil {
-		return err
-	}
-	client, err := o.Client()
-	if err != nil {
-		return err
-	}
-	if o.ID, err = o.Lookup.PaymentID(ctx, client, o.ID); err != nil {
 		return err
 	}
 	progress := cmdutil.NewProgress(nil, true)

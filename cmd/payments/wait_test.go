@@ -38,12 +38,15 @@ func waitOptions(t *testing.T, url string) (*WaitOptions, *[]string) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	var notices []string
 	return &WaitOptions{
-		ID: movedPaymentID, Timeout: time.Minute, Interval: 10 * time.Second,
-		Now:     func() time.Time { return now },
-		Sleep:   func(ctx context.Context, d time.Duration) error { now = now.Add(d); return ctx.Err() },
-		Notice:  func(format string, args ...any) { notices = append(notices, format) },
-		Client:  h.f.Client,
-		Printer: func() (*output.Printer, error) { return output.NewPrinter(h.f.IO, output.Options{Format: "json"}) },
+		onePayment: onePayment{
+			ID:      movedPaymentID,
+			Client:  h.f.Client,
+			Printer: func() (*output.Printer, error) { return output.NewPrinter(h.f.IO, output.Options{Format: "json"}) },
+		},
+		Timeout: time.Minute, Interval: 10 * time.Second,
+		Now:    func() time.Time { return now },
+		Sleep:  func(ctx context.Context, d time.Duration) error { now = now.Add(d); return ctx.Err() },
+		Notice: func(format string, args ...any) { notices = append(notices, format) },
 	}, &notices
 }
 
