@@ -11,34 +11,21 @@ import (
 	"testing"
 
 	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared"
+	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared/sharedtest"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
-	"github.com/bnpl-cli/bnpl/internal/config"
-	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
-const hookSecret = "hook-secret-0123456789"
+const hookSecret = sharedtest.HookSecret
 
 func options(t *testing.T, baseURL string, live bool) (*shared.RequestOptions, *strings.Builder) {
-	ios, _, _, _ := output.Test()
-	key := "sk_test_0123456789abcdef"
-	if live {
-		key = "sk_live0123456789abcdef"
-	}
+	opts, _ := sharedtest.Options(baseURL, live)
 	var notices strings.Builder
+	opts.Notice = func(f string, a ...any) { fmt.Fprintf(&notices, f+"\n", a...) }
 	return &shared.RequestOptions{
-		Stdin:  strings.NewReader(hookSecret + "\n"),
-		Getenv: func(string) string { return "" },
-		Options: shared.Options{
-			Notice: func(f string, a ...any) { fmt.Fprintf(&notices, f+"\n", a...) },
-			Target: func() (*config.Target, error) {
-				return &config.Target{Live: live, SecretKey: key, BaseURL: baseURL, MerchantCode: "shop-ae"}, nil
-			},
-			Client: func() (*api.Client, error) {
-				return api.New(api.Options{BaseURL: baseURL, SecretKey: key, MerchantCode: "shop-ae", Retries: 0})
-			},
-			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "json"}) },
-		},
+		Stdin:   strings.NewReader(hookSecret + "\n"),
+		Getenv:  func(string) string { return "" },
+		Options: opts,
 	}, &notices
 }
 

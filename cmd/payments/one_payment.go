@@ -51,11 +51,7 @@ func (o *onePayment) command(f *cmdutil.Factory, cmd *cobra.Command, check func(
 // open is the start of a command of one payment: its printer and client,
 // then the payment's id, an order:REF resolved in place.
 func (o *onePayment) open(ctx context.Context) (*output.Printer, *api.Client, error) {
-	printer, err := o.Printer()
-	if err != nil {
-		return nil, nil, err
-	}
-	client, err := o.Client()
+	printer, client, err := cmdutil.PrinterAndClient(o.Printer, o.Client)
 	if err != nil {
 		return nil, nil, err
 	}

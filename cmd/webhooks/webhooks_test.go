@@ -11,13 +11,13 @@ import (
 	"testing"
 
 	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared"
+	"github.com/bnpl-cli/bnpl/cmd/webhooks/shared/sharedtest"
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
-	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
-const hookSecret = "hook-secret-0123456789"
+const hookSecret = sharedtest.HookSecret
 
 type fakeResolver map[string]string
 
@@ -49,25 +49,12 @@ func newService(t *testing.T) (*service, *httptest.Server) {
 }
 
 func requestOptions(t *testing.T, baseURL string, live bool) (*shared.RequestOptions, *output.IOStreams) {
-	ios, _, _, _ := output.Test()
-	key := "sk_test_0123456789abcdef"
-	if live {
-		key = "sk_live0123456789abcdef"
-	}
+	opts, ios := sharedtest.Options(baseURL, live)
 	return &shared.RequestOptions{
 		URLRule: shared.URLCheck{RequireHTTPS: true, Resolver: fakeResolver{"hooks.shop.com": "93.184.215.14"}},
 		Stdin:   strings.NewReader(""),
 		Getenv:  func(k string) string { return map[string]string{"HOOK": hookSecret}[k] },
-		Options: shared.Options{
-			Notice: func(string, ...any) {},
-			Target: func() (*config.Target, error) {
-				return &config.Target{Live: live, SecretKey: key, BaseURL: baseURL, MerchantCode: "shop-ae"}, nil
-			},
-			Client: func() (*api.Client, error) {
-				return api.New(api.Options{BaseURL: baseURL, SecretKey: key, MerchantCode: "shop-ae", Retries: 0})
-			},
-			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "json"}) },
-		},
+		Options: opts,
 	}, ios
 }
 
