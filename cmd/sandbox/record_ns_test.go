@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -17,19 +16,12 @@ import (
 // upstream's host reaches this machine: with localhost mapped elsewhere
 // (a private namespace), nothing reaches the server there.
 func TestRecordUpstreamFollowsNoLocalhostElsewhere(t *testing.T) {
-	const elsewhere = "10.200.0.1"
-	if !privnet.Run(t, elsewhere+" localhost\n", elsewhere) {
+	if !privnet.LocalhostElsewhere(t) {
 		return
 	}
 	var asked atomic.Int64
-	l, err := net.Listen("tcp", elsewhere+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { asked.Add(1) })}
-	go srv.Serve(l)
-	defer srv.Close()
-	base := fmt.Sprintf("http://localhost:%d", l.Addr().(*net.TCPAddr).Port)
+	port := privnet.Serve(t, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { asked.Add(1) }))
+	base := fmt.Sprintf("http://localhost:%d", port)
 	u, tr, err := recordUpstream(nil, &config.Target{BaseURL: base})
 	if err != nil {
 		t.Fatalf("recordUpstream(%s): %v", base, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,16 +13,12 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/privnet"
 )
 
-// elsewhere is the address the private hosts file gives localhost: on the
-// namespace's own loopback interface, but not a loopback address.
-const elsewhere = "10.200.0.1"
-
 // A live key for http://localhost goes nowhere when localhost resolves
 // elsewhere: the test runs itself again in a private network and mount
 // namespace whose /etc/hosts maps localhost to another address, where a
 // server listens and notes every Authorization it gets.
 func TestLiveKeyNotSentWhereLocalhostResolvesElsewhere(t *testing.T) {
-	if privnet.Run(t, elsewhere+" localhost\n", elsewhere) {
+	if privnet.LocalhostElsewhere(t) {
 		inPrivateNamespace(t)
 	}
 }
@@ -38,20 +33,7 @@ func inPrivateNamespace(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"payments":[]}`)
 	})
-	far, err := net.Listen("tcp", elsewhere+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := far.Addr().(*net.TCPAddr).Port
-	near, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range []net.Listener{far, near} {
-		srv := &http.Server{Handler: note}
-		go srv.Serve(l)
-		defer srv.Close()
-	}
+	port := privnet.Serve(t, note, "127.0.0.1")
 	// The namespace is as meant: a client that trusts the name reaches
 	// the other address.
 	resp, err := http.Get(fmt.Sprintf("http://localhost:%d/probe", port))
@@ -81,8 +63,8 @@ func inPrivateNamespace(t *testing.T) {
 	if len(got) != 0 {
 		t.Errorf("the live key reached a server (%d requests)", len(got))
 	}
-	if err != nil && (strings.Contains(err.Error(), live) || !strings.Contains(err.Error(), elsewhere)) {
-		t.Errorf("the refusal %q should name %s and never the key", err, elsewhere)
+	if err != nil && (strings.Contains(err.Error(), live) || !strings.Contains(err.Error(), privnet.Elsewhere)) {
+		t.Errorf("the refusal %q should name %s and never the key", err, privnet.Elsewhere)
 	}
 	// And the guard's own answers.
 	if netguard.LoopbackHost(context.Background(), "localhost") {

@@ -3,7 +3,6 @@ package cmdutil
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -16,29 +15,14 @@ import (
 // sandbox-like server there is never asked, while the same server at
 // 127.0.0.1 is found.
 func TestProbeSkipsLocalhostResolvingElsewhere(t *testing.T) {
-	const elsewhere = "10.200.0.1"
-	if !privnet.Run(t, elsewhere+" localhost\n", elsewhere) {
+	if !privnet.LocalhostElsewhere(t) {
 		return
 	}
 	var asked atomic.Int64
-	clock := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	port := privnet.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked.Add(1)
 		fmt.Fprint(w, `{"now":"2026-01-01T00:00:00Z"}`)
-	})
-	far, err := net.Listen("tcp", elsewhere+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := far.Addr().(*net.TCPAddr).Port
-	near, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range []net.Listener{far, near} {
-		srv := &http.Server{Handler: clock}
-		go srv.Serve(l)
-		defer srv.Close()
-	}
+	}), "127.0.0.1")
 	if ProbeSandbox(context.Background(), fmt.Sprintf("http://localhost:%d", port)) {
 		t.Error("the probe took what localhost resolves to elsewhere for a sandbox on this machine")
 	}

@@ -8,10 +8,13 @@ package privnet
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,4 +57,41 @@ func Run(t *testing.T, hosts string, addrs ...string) bool {
 	}
 	t.Logf("%s", out)
 	return false
+}
+
+// Elsewhere is the address LocalhostElsewhere gives localhost: on the
+// namespace's own loopback interface, but not a loopback address.
+const Elsewhere = "10.200.0.1"
+
+// LocalhostElsewhere is Run with a hosts file that maps localhost to
+// Elsewhere.
+func LocalhostElsewhere(t *testing.T) bool {
+	t.Helper()
+	return Run(t, Elsewhere+" localhost\n", Elsewhere)
+}
+
+// Serve serves h at Elsewhere and, on the same port, at each of also (such
+// as 127.0.0.1) until the test ends, and answers the port:
+// http://localhost:PORT then reaches the one localhost resolves to.
+func Serve(t *testing.T, h http.Handler, also ...string) int {
+	t.Helper()
+	far, err := net.Listen("tcp", Elsewhere+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := far.Addr().(*net.TCPAddr).Port
+	listeners := []net.Listener{far}
+	for _, host := range also {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		listeners = append(listeners, l)
+	}
+	for _, l := range listeners {
+		srv := &http.Server{Handler: h}
+		go func() { _ = srv.Serve(l) }()
+		t.Cleanup(func() { _ = srv.Close() })
+	}
+	return port
 }
