@@ -28,7 +28,7 @@ type DeliveriesOptions struct {
 
 func newDeliveriesCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &DeliveriesOptions{}
-	cmd := &cobra.Command{
+	cmd := opts.command(f, &cobra.Command{
 		Use:   "deliveries [--follow] [--limit N | --all] [--payment ID | --dispute ID] [--status failed|delivered|pending]",
 		Short: "List the sandbox's webhook delivery attempts; resend or drop deliveries",
 		Long: `List every attempt the sandbox made to deliver a webhook notification, newest
@@ -73,16 +73,8 @@ Bnpl-Sandbox-Delivery header with its id (the service sends neither).`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := opts.spec(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			return opts.tail(cmd, f, spec)
-		},
-	}
+	}, "attempts", func(cmd *cobra.Command) (tailSpec, error) { return opts.spec(cmd.Context(), f) })
 	fl := cmd.Flags()
-	opts.register(f, fl, "attempts")
 	fl.StringVar(&opts.PaymentID, "payment", "", "only the deliveries of this payment (its own and its disputes'); an id or order:REF")
 	fl.StringVar(&opts.DisputeID, "dispute", "", "only the deliveries of this dispute")
 	fl.StringVar(&opts.Status, "status", "", "failed: only attempts not answered 200; delivered: only those answered 200; pending: the deliveries waiting for an attempt, with when it is due")

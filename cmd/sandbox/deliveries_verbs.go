@@ -36,21 +36,15 @@ not retried; its attempt is listed like the others, marked as a resend.`,
 				Error      string `json:"error"`
 				URL        string `json:"url"`
 			}
-			if err := json.Unmarshal(raw, &a); err != nil {
-				return fmt.Errorf("sandbox answered something that is not a delivery attempt: %w", err)
-			}
-			printer, err := f.Printer()
+			printer, err := readAnswer(f, raw, &a, "a delivery attempt")
 			if err != nil {
 				return err
 			}
 			// One attempt: an object for machines, a row of the list's
 			// table for people.
-			if printer.IsJSON() {
-				err = printer.Object(raw, nil)
-			} else {
-				err = printer.List(DeliveryColumns(f.IO, printer.Format()), []json.RawMessage{raw})
-			}
-			if err != nil {
+			if err := printAnswer(printer, raw, func() error {
+				return printer.List(DeliveryColumns(f.IO, printer.Format()), []json.RawMessage{raw})
+			}); err != nil {
 				return err
 			}
 			if a.Outcome != "delivered" {
@@ -114,11 +108,10 @@ up, or to a receiver that is gone.`,
 			if err != nil {
 				return err
 			}
-			if printer.IsJSON() {
-				return printer.Object(raw, nil)
-			}
-			f.Noticef("dropped %d pending deliveries", answer.Dropped)
-			return nil
+			return printAnswer(printer, raw, func() error {
+				f.Noticef("dropped %d pending deliveries", answer.Dropped)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&paymentID, "payment", "", "only the deliveries of this payment (its own and its disputes'); an id or order:REF")

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -108,10 +107,7 @@ resolved dispute does not move again.`,
 
 func printDispute(f *cmdutil.Factory, raw json.RawMessage) error {
 	var d api.Dispute
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return fmt.Errorf("sandbox answered something that is not a dispute: %w", err)
-	}
-	printer, err := f.Printer()
+	printer, err := readAnswer(f, raw, &d, "a dispute")
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -39,8 +38,8 @@ stdout. An existing file is replaced.`,
 				return err
 			}
 			var fx sandbox.Fixture
-			if err := json.Unmarshal(raw, &fx); err != nil {
-				return fmt.Errorf("sandbox answered something that is not a fixture: %w", err)
+			if err := decodeAnswer(raw, &fx, "a fixture"); err != nil {
+				return err
 			}
 			if file == "-" {
 				// On stdout, -o json (and --jq, --template) print as

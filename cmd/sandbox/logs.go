@@ -24,7 +24,7 @@ type LogsOptions struct {
 
 func newLogsCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &LogsOptions{}
-	cmd := &cobra.Command{
+	cmd := opts.command(f, &cobra.Command{
 		Use:   "logs [--follow] [--limit N | --all] [--status 4xx|5xx|N] [--path GLOB] [--since T]",
 		Short: "Show the requests the sandbox answered, like a service's request log",
 		Long: `Show the requests the sandbox answered on the service's paths (/api/...), newest
@@ -56,46 +56,47 @@ A sandbox started with --no-request-log keeps none.`,
   bnpl sandbox logs --path '/api/v2/payments/*' --since 15m -o jsonl
   bnpl sandbox logs --follow`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			q := url.Values{}
-			if opts.Status != "" {
-				st := strings.ToLower(strings.TrimSpace(opts.Status))
-				if !validStatusFilter(st) {
-					return cmdutil.UsageHint("use a code such as 404 or a class: 2xx, 3xx, 4xx, 5xx", "invalid --status %q", opts.Status)
-				}
-				q.Set("status", st)
-			}
-			if opts.Path != "" {
-				if !strings.HasPrefix(opts.Path, "/") && !strings.HasPrefix(opts.Path, "*") {
-					return cmdutil.UsageHint("paths start with /, such as /api/v2/payments/*", "invalid --path %q", opts.Path)
-				}
-				if _, err := path.Match(opts.Path, "/"); err != nil {
-					return cmdutil.UsageHint("use a glob such as /api/v2/payments/*", "invalid --path %q: %v", opts.Path, err)
-				}
-				q.Set("path", opts.Path)
-			}
-			if opts.Since != "" {
-				t, err := cmdutil.ParseTimeFlag("since", opts.Since, time.Now())
-				if err != nil {
-					return err
-				}
-				q.Set("since", t.Format(time.RFC3339Nano))
-			}
-			spec := tailSpec{path: "/_sandbox/logs", field: "entries", q: q, cols: LogColumns, noun: "requests", statuses: "every status"}
-			for _, name := range []string{"status", "path", "since"} {
-				if v := cmd.Flags().Lookup(name).Value.String(); v != "" {
-					spec.filters = append(spec.filters, name+" "+v)
-				}
-			}
-			return opts.tail(cmd, f, spec)
-		},
-	}
+	}, "requests", opts.spec)
 	fl := cmd.Flags()
-	opts.register(f, fl, "requests")
 	fl.StringVar(&opts.Status, "status", "", "only this status (404) or class (4xx, 5xx)")
 	fl.StringVar(&opts.Path, "path", "", "only paths matching this glob (without a wildcard: this prefix)")
 	fl.StringVar(&opts.Since, "since", "", "only requests since this time (date, RFC 3339, or a duration back: 15m)")
 	return cmd
+}
+
+// spec checks the filters and says which requests to list.
+func (o *LogsOptions) spec(cmd *cobra.Command) (tailSpec, error) {
+	q := url.Values{}
+	if o.Status != "" {
+		st := strings.ToLower(strings.TrimSpace(o.Status))
+		if !validStatusFilter(st) {
+			return tailSpec{}, cmdutil.UsageHint("use a code such as 404 or a class: 2xx, 3xx, 4xx, 5xx", "invalid --status %q", o.Status)
+		}
+		q.Set("status", st)
+	}
+	if o.Path != "" {
+		if !strings.HasPrefix(o.Path, "/") && !strings.HasPrefix(o.Path, "*") {
+			return tailSpec{}, cmdutil.UsageHint("paths start with /, such as /api/v2/payments/*", "invalid --path %q", o.Path)
+		}
+		if _, err := path.Match(o.Path, "/"); err != nil {
+			return tailSpec{}, cmdutil.UsageHint("use a glob such as /api/v2/payments/*", "invalid --path %q: %v", o.Path, err)
+		}
+		q.Set("path", o.Path)
+	}
+	if o.Since != "" {
+		t, err := cmdutil.ParseTimeFlag("since", o.Since, time.Now())
+		if err != nil {
+			return tailSpec{}, err
+		}
+		q.Set("since", t.Format(time.RFC3339Nano))
+	}
+	spec := tailSpec{path: "/_sandbox/logs", field: "entries", q: q, cols: LogColumns, noun: "requests", statuses: "every status"}
+	for _, name := range []string{"status", "path", "since"} {
+		if v := cmd.Flags().Lookup(name).Value.String(); v != "" {
+			spec.filters = append(spec.filters, name+" "+v)
+		}
+	}
+	return spec, nil
 }
 
 func validStatusFilter(st string) bool {

@@ -125,10 +125,7 @@ func paymentArg(ctx context.Context, f *cmdutil.Factory, arg string) (string, er
 
 func printPayment(f *cmdutil.Factory, raw json.RawMessage) error {
 	var p api.Payment
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return fmt.Errorf("sandbox answered something that is not a payment: %w", err)
-	}
-	printer, err := f.Printer()
+	printer, err := readAnswer(f, raw, &p, "a payment")
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -72,19 +71,11 @@ now, now-DURATION) are the sandbox's clock: they repeat on a sandbox served with
 				return err
 			}
 			var fx sandbox.Fixture
-			if err := json.Unmarshal(raw, &fx); err != nil {
-				return fmt.Errorf("sandbox answered something that is not a fixture: %w", err)
-			}
-			printer, err := f.Printer()
+			printer, err := readAnswer(f, raw, &fx, "a fixture")
 			if err != nil {
 				return err
 			}
-			if printer.IsJSON() {
-				err = printer.Object(raw, nil)
-			} else {
-				err = printer.List(seededColumns(), seededRows(&fx))
-			}
-			if err != nil {
+			if err := printAnswer(printer, raw, func() error { return printer.List(seededColumns(), seededRows(&fx)) }); err != nil {
 				return err
 			}
 			f.Noticef("seeded %d payment(s) and %d webhook(s) from %s", len(fx.Payments), len(fx.Webhooks), file)

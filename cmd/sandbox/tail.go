@@ -43,6 +43,21 @@ func (o *listing) register(f *cmdutil.Factory, fl *pflag.FlagSet, what string) {
 	fl.BoolVar(&o.All, "all", false, "show every one of the "+what+" kept")
 }
 
+// command makes cmd a listing of the sandbox's records (what names them:
+// "requests"): the listing's flags, and a run that prints what spec says
+// to list once it has checked the command's own flags.
+func (o *listing) command(f *cmdutil.Factory, cmd *cobra.Command, what string, spec func(cmd *cobra.Command) (tailSpec, error)) *cobra.Command {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		s, err := spec(cmd)
+		if err != nil {
+			return err
+		}
+		return o.tail(cmd, f, s)
+	}
+	o.register(f, cmd.Flags(), what)
+	return cmd
+}
+
 // tailSpec is what a listing prints: the endpoint, the field holding the
 // records, the query, the columns, what the records are called (the noun
 // of "no requests match"), the filters in words, and the statuses listed
