@@ -44,7 +44,7 @@ type WaitOptions struct {
 }
 
 func newWaitCmd(f *cmdutil.Factory, run func(context.Context, *WaitOptions) error) *cobra.Command {
-	opts := &WaitOptions{onePayment: newOnePayment(f, f.Printer), Notice: f.Noticef, Now: time.Now, Sleep: sleepContext,
+	opts := &WaitOptions{onePayment: newOnePayment(f, f.Printer), Notice: f.Noticef, Now: time.Now, Sleep: api.Sleep,
 		Progress: func() *cmdutil.Progress { return cmdutil.NewProgress(f.IO, f.Global.Quiet) }}
 	cmd := opts.command(f, &cobra.Command{
 		Use:   "wait <payment-id | order:REF> --status S",
@@ -202,15 +202,4 @@ func canBecome(from, to string) bool {
 		}
 	}
 	return false
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -156,7 +156,7 @@ func New(o Options) (*Client, error) {
 
 	sleep := o.Sleep
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = Sleep
 	}
 	var proof *sandboxProof
 	if plainRemote {
@@ -233,7 +233,9 @@ func newTransport() http.RoundTripper {
 	return t
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx is done (its error): the wait between the
+// client's retries, and between the reads of a command that polls.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -151,13 +151,13 @@ func TestInsecureRedirectIsNotFollowed(t *testing.T) {
 }
 
 func TestDefaultSleepHonoursContext(t *testing.T) {
-	if err := sleepCtx(context.Background(), time.Millisecond); err != nil {
+	if err := Sleep(context.Background(), time.Millisecond); err != nil {
 		t.Errorf("sleep: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	if err := sleepCtx(ctx, time.Hour); !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
+	if err := Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
 		t.Errorf("sleep on a cancelled context: %v after %v", err, time.Since(start))
 	}
 }
