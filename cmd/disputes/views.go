@@ -1,7 +1,6 @@
 package disputes
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -103,8 +102,8 @@ func Detail(d *api.Dispute) *output.Detail {
 	}
 	view := &output.Detail{Fields: fields}
 	view.Sections = append(view.Sections,
-		output.Section{Title: "Items", Columns: itemColumns(d.Currency), Records: subRecords(d.Raw(), "items")},
-		output.Section{Title: "History", Columns: historyColumns, Records: subRecords(d.Raw(), "history")},
+		output.Section{Title: "Items", Columns: itemColumns(d.Currency), Records: output.SubRecords(d.Raw(), "items")},
+		output.Section{Title: "History", Columns: historyColumns, Records: output.SubRecords(d.Raw(), "history")},
 	)
 	return view
 }
@@ -121,18 +120,4 @@ func evidenceDetail(e *api.Evidence) *output.Detail {
 	}
 	fields = append(fields, output.Field{Label: "Attachments", Value: strings.Join(e.AttachmentIDs, ", ")})
 	return &output.Detail{Fields: fields}
-}
-
-// subRecords takes the raw elements of one array field, so that sections
-// show exactly what the service sent.
-func subRecords(raw json.RawMessage, field string) []json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil
-	}
-	var recs []json.RawMessage
-	if json.Unmarshal(obj[field], &recs) != nil {
-		return nil
-	}
-	return recs
 }

@@ -165,13 +165,13 @@ func DetailWithDisputes(p *api.Payment, disputes []api.Dispute) *output.Detail {
 		refundable,
 	)
 	d := &output.Detail{Fields: fields}
-	if recs := subRecords(subObject(p.Raw(), "order"), "items"); len(recs) > 0 {
+	if recs := output.SubRecords(subObject(p.Raw(), "order"), "items"); len(recs) > 0 {
 		d.Sections = append(d.Sections, output.Section{Title: "Items", Columns: itemColumns(cur), Records: recs})
 	}
-	if recs := subRecords(p.Raw(), "captures"); len(recs) > 0 {
+	if recs := output.SubRecords(p.Raw(), "captures"); len(recs) > 0 {
 		d.Sections = append(d.Sections, output.Section{Title: "Captures", Columns: moveColumns(cur), Records: recs})
 	}
-	if recs := subRecords(p.Raw(), "refunds"); len(recs) > 0 {
+	if recs := output.SubRecords(p.Raw(), "refunds"); len(recs) > 0 {
 		d.Sections = append(d.Sections, output.Section{Title: "Refunds", Columns: moveColumns(cur, output.Column{Header: "REASON", Path: "reason", Kind: output.Wrapped(output.KindText)}), Records: recs})
 	}
 	if len(disputes) > 0 {
@@ -207,17 +207,3 @@ func subObject(raw json.RawMessage, field string) json.RawMessage {
 
 // viewNow is the clock the views judge an authorization's expiry by.
 var viewNow = time.Now
-
-// subRecords takes the raw elements of one array field, so sections show
-// exactly what the service sent.
-func subRecords(raw json.RawMessage, field string) []json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil
-	}
-	var recs []json.RawMessage
-	if json.Unmarshal(obj[field], &recs) != nil {
-		return nil
-	}
-	return recs
-}

@@ -77,6 +77,20 @@ type Section struct {
 	Records []json.RawMessage
 }
 
+// SubRecords are the raw elements of one array field of raw, nil when
+// there are none, so that a Section shows exactly what the service sent.
+func SubRecords(raw json.RawMessage, field string) []json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	var recs []json.RawMessage
+	if json.Unmarshal(obj[field], &recs) != nil {
+		return nil
+	}
+	return recs
+}
+
 // renderDetail writes a Detail.
 //
 // Table: "Label:  value" lines with the values aligned, then each section

@@ -121,3 +121,21 @@ func TestDetailFieldsFitTheTerminal(t *testing.T) {
 		t.Errorf("a value that fits: %q", got)
 	}
 }
+
+// SubRecords hands a section the elements of an array field as sent, and
+// nothing for a field that is absent, not an array, or of no object.
+func TestSubRecordsAreTheElementsAsSent(t *testing.T) {
+	raw := json.RawMessage(`{"captures":[{"amount": "10.00"},{"amount":"5.5"}],"status":"CLOSED"}`)
+	got := SubRecords(raw, "captures")
+	if len(got) != 2 || string(got[0]) != `{"amount": "10.00"}` || string(got[1]) != `{"amount":"5.5"}` {
+		t.Errorf("captures: %s", got)
+	}
+	for _, c := range []struct {
+		raw   string
+		field string
+	}{{`{"status":"CLOSED"}`, "refunds"}, {`{"status":"CLOSED"}`, "status"}, {`[1,2]`, "captures"}, {`not json`, "captures"}} {
+		if got := SubRecords(json.RawMessage(c.raw), c.field); got != nil {
+			t.Errorf("%s of %s: %s, want none", c.field, c.raw, got)
+		}
+	}
+}
