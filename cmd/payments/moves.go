@@ -78,12 +78,7 @@ func (d *MoveDeps) bind(f *cmdutil.Factory) {
 
 // moveArgs accepts one payment id, or none with --input; which of the
 // two applies is checked once the flags are parsed.
-func moveArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 1 {
-		return cmdutil.TooManyArgs(cmd, args, "one payment id")
-	}
-	return nil
-}
+var moveArgs = cmdutil.AtMostOneArg("one payment id")
 
 // paymentIDArg checks the argument against --input.
 func paymentIDArg(cmd *cobra.Command, args []string, b *BulkOptions) (string, error) {

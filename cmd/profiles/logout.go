@@ -28,12 +28,7 @@ The profile is NAME, else the one --profile, BNPL_PROFILE or bnpl profiles use c
 		Example: `  bnpl logout
   bnpl logout shop-ae --only live
   bnpl logout shop-ae --yes`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return cmdutil.TooManyArgs(cmd, args, "at most one profile name")
-			}
-			return nil
-		},
+		Args:              cmdutil.AtMostOneArg("at most one profile name"),
 		ValidArgsFunction: CompleteNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			test, live := true, true

@@ -135,12 +135,7 @@ send, whatever the profile holds.`,
 		Example: `  bnpl profiles show
   bnpl profiles show shop-sa
   bnpl --profile shop-sa --live profiles show -o json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return cmdutil.TooManyArgs(cmd, args, "at most one profile name")
-			}
-			return nil
-		},
+		Args:              cmdutil.AtMostOneArg("at most one profile name"),
 		ValidArgsFunction: CompleteNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := ""

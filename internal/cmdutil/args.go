@@ -68,6 +68,17 @@ func MinArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+// AtMostOneArg accepts no argument or one; more are refused as too many,
+// what saying what the command takes ("at most one profile name").
+func AtMostOneArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return TooManyArgs(cmd, args, what)
+		}
+		return nil
+	}
+}
+
 // NoArgs refuses positional arguments.
 func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
