@@ -73,36 +73,26 @@ func Detail(w *api.DisputeWebhook) *output.Detail {
 
 // explainRefusal turns the service's terse 400 bad_request on a create
 // into a reason, when the registered webhooks show one: the limit of 4,
-// or the URL already registered.
+// or the URL already registered. It answers nil when they show none.
 func explainRefusal(ctx context.Context, client *api.Client, url string, err error) error {
 	var apiErr *api.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest {
-		return err
+		return nil
 	}
 	hooks, lerr := client.ListDisputeWebhooks(ctx)
 	if lerr != nil {
-		return err
+		return nil
 	}
 	for _, h := range hooks {
 		if h.URL == url {
-			return &hinted{err: err, hint: fmt.Sprintf("%s is already registered as %s; change it with `bnpl dispute-webhooks update %s`", url, h.ID, h.ID)}
+			return cmdutil.WithHint(err, fmt.Sprintf("%s is already registered as %s; change it with `bnpl dispute-webhooks update %s`", url, h.ID, h.ID))
 		}
 	}
 	if len(hooks) >= api.MaxDisputeWebhooks {
-		return &hinted{err: err, hint: fmt.Sprintf("a merchant has at most %d dispute webhooks and %d are registered; remove one with `bnpl dispute-webhooks remove ID`", api.MaxDisputeWebhooks, len(hooks))}
+		return cmdutil.WithHint(err, fmt.Sprintf("a merchant has at most %d dispute webhooks and %d are registered; remove one with `bnpl dispute-webhooks remove ID`", api.MaxDisputeWebhooks, len(hooks)))
 	}
-	return err
+	return nil
 }
-
-// hinted adds a hint to an error and keeps its exit code.
-type hinted struct {
-	err  error
-	hint string
-}
-
-func (h *hinted) Error() string { return h.err.Error() }
-func (h *hinted) Unwrap() error { return h.err }
-func (h *hinted) Hint() string  { return h.hint }
 
 // Resource is the dispute webhooks: live only, http or https, at most 4,
 // and a refused create explained by the webhooks already registered.
@@ -171,14 +161,8 @@ required, so that a header is never removed by omission.
 		w, err := c.ReplaceDisputeWebhook(ctx, id, api.DisputeWebhookRequest{URL: req.URL, Header: req.Header})
 		return shared.One(w, err, hook)
 	},
-	Delete: func(ctx context.Context, c *api.Client, id string) error { return c.DeleteDisputeWebhook(ctx, id) },
-	ExplainCreate: func(ctx context.Context, c *api.Client, url string, err error) error {
-		var h *hinted
-		if err = explainRefusal(ctx, c, url, err); errors.As(err, &h) {
-			return err
-		}
-		return nil
-	},
+	Delete:        func(ctx context.Context, c *api.Client, id string) error { return c.DeleteDisputeWebhook(ctx, id) },
+	ExplainCreate: explainRefusal,
 }
 
 func hook(w *api.DisputeWebhook) shared.Hook {
