@@ -86,21 +86,9 @@ offline.`,
 		Example: `  bnpl sandbox record checkout-flow.har
   bnpl --profile shop-ae sandbox record flow.har --redact --addr 127.0.0.1:9000
   bnpl sandbox record smoke.har -- bnpl smoke`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			at := cmd.ArgsLenAtDash()
-			if at < 0 {
-				at = len(args)
-			}
-			if at != 1 {
-				return cmdutil.UsageHint("name the file to record to, such as flow.har", "record takes one FILE.har before --, got %d", at)
-			}
-			return nil
-		},
+		Args: harArgs("name the file to record to, such as flow.har"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File = args[0]
-			if at := cmd.ArgsLenAtDash(); at >= 0 {
-				opts.Command = args[at:]
-			}
+			opts.File, opts.Command = harFileAndCommand(cmd, args)
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -369,4 +357,28 @@ func liveKeyIn(h http.Header) bool {
 func liveWord(w string) bool {
 	w = strings.ToLower(strings.Trim(w, "\"'"))
 	return strings.HasPrefix(w, "sk_") && !strings.HasPrefix(w, "sk_test_")
+}
+
+// harArgs accepts what record and replay take: one FILE.har before --
+// (hint says what to name when it is missing), and any command after it.
+func harArgs(hint string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		at := cmd.ArgsLenAtDash()
+		if at < 0 {
+			at = len(args)
+		}
+		if at != 1 {
+			return cmdutil.UsageHint(hint, "%s takes one FILE.har before --, got %d", cmd.Name(), at)
+		}
+		return nil
+	}
+}
+
+// harFileAndCommand are the file and the command (after --, none without
+// it) of the arguments harArgs accepted.
+func harFileAndCommand(cmd *cobra.Command, args []string) (file string, command []string) {
+	if at := cmd.ArgsLenAtDash(); at >= 0 {
+		command = args[at:]
+	}
+	return args[0], command
 }

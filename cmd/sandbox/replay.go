@@ -68,21 +68,9 @@ recording (the real service) compared with the simulation (the sandbox).`,
 		Example: `  bnpl sandbox replay checkout-flow.har -- go test ./integration/...
   bnpl sandbox replay flow.har --addr 127.0.0.1:9000 &
   bnpl sandbox replay smoke.har --ignore accepted.yaml -o json -- bnpl smoke`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			at := cmd.ArgsLenAtDash()
-			if at < 0 {
-				at = len(args)
-			}
-			if at != 1 {
-				return cmdutil.UsageHint("name the recording, such as flow.har", "replay takes one FILE.har before --, got %d", at)
-			}
-			return nil
-		},
+		Args: harArgs("name the recording, such as flow.har"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File = args[0]
-			if at := cmd.ArgsLenAtDash(); at >= 0 {
-				opts.Command = args[at:]
-			}
+			opts.File, opts.Command = harFileAndCommand(cmd, args)
 			if _, port, err := net.SplitHostPort(opts.Addr); err != nil || port == "" {
 				return cmdutil.UsageHint("use HOST:PORT, such as 127.0.0.1:8790", "invalid --addr %q", opts.Addr)
 			}
