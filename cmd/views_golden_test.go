@@ -74,6 +74,16 @@ func unmarshal[T any](t *testing.T, name string) *T {
 	return v
 }
 
+// first is the first record of a fixture that holds a list.
+func first[T any](t *testing.T, name string) *T {
+	t.Helper()
+	v := new(T)
+	if err := json.Unmarshal(readRecords(t, name)[0], v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // view is one rendering people read, over its fixtures.
 type view struct {
 	name string
@@ -143,29 +153,17 @@ func views() []view {
 		}},
 		// `webhooks get|add|update` and `dispute-webhooks get|add|update`.
 		{name: "webhooks_get", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
-			recs := readRecords(t, "webhooks.json")
-			w := new(api.Webhook)
-			if err := json.Unmarshal(recs[0], w); err != nil {
-				t.Fatal(err)
-			}
+			w := first[api.Webhook](t, "webhooks.json")
 			return p.Object(w.Raw(), webhooks.Detail(w))
 		}},
 		// A URL wider than the terminal: on the line under its label,
 		// broken after a "/" within the terminal, never folded by it.
 		{name: "webhooks_get_long_url", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
-			recs := readRecords(t, "webhook_long_url.json")
-			w := new(api.Webhook)
-			if err := json.Unmarshal(recs[0], w); err != nil {
-				t.Fatal(err)
-			}
+			w := first[api.Webhook](t, "webhook_long_url.json")
 			return p.Object(w.Raw(), webhooks.Detail(w))
 		}},
 		{name: "dispute_webhooks_get", render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
-			recs := readRecords(t, "dispute_webhooks.json")
-			w := new(api.DisputeWebhook)
-			if err := json.Unmarshal(recs[0], w); err != nil {
-				t.Fatal(err)
-			}
+			w := first[api.DisputeWebhook](t, "dispute_webhooks.json")
 			return p.Object(w.Raw(), disputewebhooks.Detail(w))
 		}},
 		{name: "profiles_list", sources: []string{"profiles.json"}, list: true, records: true, render: func(t *testing.T, ios *output.IOStreams, p *output.Printer) error {
