@@ -52,12 +52,22 @@ func (s *Service) merchantHeader(region string, h func(http.ResponseWriter, *htt
 	})
 }
 
+// disputeHooks are dispute webhooks: live only (no mode scopes them), at
+// most wire.MaxDisputeWebhooks per merchant, every refusal of the request
+// itself a 400 "bad_request".
+var disputeHooks = &hookResource{
+	kind: outbox.HookKindDispute, noun: "dispute webhook", max: wire.MaxDisputeWebhooks, badID: errHookBadRequest,
+	fromBody: func(s *Service, r *http.Request, c caller, id, _ string) (*outbox.HookRow, error) {
+		return s.disputeHookFromBody(r, c, id)
+	},
+	refuse: func(_ string, err error) error { return disputeHookError(err) },
+	view:   func(h *outbox.HookRow) any { return disputeHookOf(h) },
+}
+
 func (s *Service) disputeWebhookRoutes(mux *http.ServeMux, region string) {
-	mux.HandleFunc("GET /api/v1/dispute-webhooks", s.merchantHeader(region, s.handleListDisputeWebhooks))
-	mux.HandleFunc("POST /api/v1/dispute-webhooks", s.merchantHeader(region, s.handleCreateDisputeWebhook))
-	mux.HandleFunc("GET /api/v1/dispute-webhooks/{id}", s.merchantHeader(region, s.handleGetDisputeWebhook))
-	mux.HandleFunc("PUT /api/v1/dispute-webhooks/{id}", s.merchantHeader(region, s.handleReplaceDisputeWebhook))
-	mux.HandleFunc("DELETE /api/v1/dispute-webhooks/{id}", s.merchantHeader(region, s.handleDeleteDisputeWebhook))
+	s.hookRoutes(mux, "/api/v1/dispute-webhooks", disputeHooks, func(h hookHandler) http.HandlerFunc {
+		return s.merchantHeader(region, h)
+	})
 }
 
 func disputeHookOf(h *outbox.HookRow) wire.DisputeWebhook {
@@ -72,33 +82,6 @@ func disputeHookError(err error) error {
 		return errHookBadRequest
 	}
 	return err
-}
-
-func (s *Service) handleListDisputeWebhooks(w http.ResponseWriter, r *http.Request, c caller) {
-	hooks, err := outbox.ListHooks(r.Context(), s.DB, outbox.HookKindDispute, c.merchant.Code, false)
-	if err != nil {
-		edge.WriteError(w, err)
-		return
-	}
-	out := make([]wire.DisputeWebhook, 0, len(hooks))
-	for _, h := range hooks {
-		out = append(out, disputeHookOf(h))
-	}
-	edge.WriteJSON(w, http.StatusOK, out)
-}
-
-func (s *Service) handleGetDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id, ok := edge.CanonicalID(r.PathValue("id"))
-	if !ok {
-		edge.WriteError(w, errHookBadRequest)
-		return
-	}
-	h, err := outbox.GetHook(r.Context(), s.DB, outbox.HookKindDispute, c.merchant.Code, false, id)
-	if err != nil {
-		edge.WriteError(w, disputeHookError(err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, disputeHookOf(h))
 }
 
 func (s *Service) disputeHookFromBody(r *http.Request, c caller, id string) (*outbox.HookRow, error) {
@@ -117,50 +100,4 @@ func (s *Service) disputeHookFromBody(r *http.Request, c caller, id string) (*ou
 		return nil, errHookBadRequest
 	}
 	return &outbox.HookRow{ID: id, Kind: outbox.HookKindDispute, MerchantCode: c.merchant.Code, URL: normalised, Header: b.Header}, nil
-}
-
-func (s *Service) handleCreateDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	h, err := s.disputeHookFromBody(r, c, s.NewID(r.Context()))
-	if err != nil {
-		edge.WriteError(w, err)
-		return
-	}
-	if err := s.Outbox.SaveHook(r.Context(), h, wire.MaxDisputeWebhooks, false); err != nil {
-		edge.WriteError(w, disputeHookError(err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, disputeHookOf(h))
-}
-
-// handleReplaceDisputeWebhook replaces the whole object: a body without a
-// header leaves the webhook without one.
-func (s *Service) handleReplaceDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id, ok := edge.CanonicalID(r.PathValue("id"))
-	if !ok {
-		edge.WriteError(w, errHookBadRequest)
-		return
-	}
-	h, err := s.disputeHookFromBody(r, c, id)
-	if err != nil {
-		edge.WriteError(w, err)
-		return
-	}
-	if err := s.Outbox.SaveHook(r.Context(), h, wire.MaxDisputeWebhooks, true); err != nil {
-		edge.WriteError(w, disputeHookError(err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, disputeHookOf(h))
-}
-
-func (s *Service) handleDeleteDisputeWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id, ok := edge.CanonicalID(r.PathValue("id"))
-	if !ok {
-		edge.WriteError(w, errHookBadRequest)
-		return
-	}
-	if err := s.Outbox.DeleteHook(r.Context(), outbox.HookKindDispute, c.merchant.Code, false, id); err != nil {
-		edge.WriteError(w, disputeHookError(err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

@@ -43,12 +43,19 @@ func decodeHookBody(r *http.Request) (*hookBody, error) {
 	return &b, nil
 }
 
+// paymentHooks are payment webhooks (/api/v1/webhooks): a key's mode
+// scopes them, at most outbox.MaxPaymentWebhooks per merchant and mode.
+var paymentHooks = &hookResource{
+	kind: outbox.HookKindPayment, noun: "payment webhook", scoped: true, max: outbox.MaxPaymentWebhooks, badID: errJSONDecodeEOF,
+	fromBody: (*Service).paymentHookFromBody,
+	refuse:   paymentHookError,
+	view:     func(h *outbox.HookRow) any { return paymentHookOf(h) },
+}
+
 func (s *Service) webhookRoutes(mux *http.ServeMux, region string) {
-	mux.HandleFunc("GET /api/v1/webhooks", s.authed(region, authPaymentHooks, s.handleListWebhooks))
-	mux.HandleFunc("POST /api/v1/webhooks", s.authed(region, authPaymentHooks, s.handleCreateWebhook))
-	mux.HandleFunc("GET /api/v1/webhooks/{id}", s.authed(region, authPaymentHooks, s.handleGetWebhook))
-	mux.HandleFunc("PUT /api/v1/webhooks/{id}", s.authed(region, authPaymentHooks, s.handleReplaceWebhook))
-	mux.HandleFunc("DELETE /api/v1/webhooks/{id}", s.authed(region, authPaymentHooks, s.handleDeleteWebhook))
+	s.hookRoutes(mux, "/api/v1/webhooks", paymentHooks, func(h hookHandler) http.HandlerFunc {
+		return s.authed(region, authPaymentHooks, h)
+	})
 }
 
 var (
@@ -72,33 +79,6 @@ func paymentHookError(op string, err error) error {
 	return err
 }
 
-func (s *Service) handleListWebhooks(w http.ResponseWriter, r *http.Request, c caller) {
-	hooks, err := outbox.ListHooks(r.Context(), s.DB, outbox.HookKindPayment, c.merchant.Code, c.isTest)
-	if err != nil {
-		edge.WriteError(w, err)
-		return
-	}
-	out := make([]paymentHookView, 0, len(hooks))
-	for _, h := range hooks {
-		out = append(out, paymentHookOf(h))
-	}
-	edge.WriteJSON(w, http.StatusOK, out)
-}
-
-func (s *Service) handleGetWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id, ok := edge.CanonicalID(r.PathValue("id"))
-	if !ok {
-		edge.WriteError(w, errJSONDecodeEOF)
-		return
-	}
-	h, err := outbox.GetHook(r.Context(), s.DB, outbox.HookKindPayment, c.merchant.Code, c.isTest, id)
-	if err != nil {
-		edge.WriteError(w, paymentHookError("get payment webhook", err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, paymentHookOf(h))
-}
-
 // paymentHookFromBody checks a payment webhook body; is_test follows the
 // key whatever the body says.
 func (s *Service) paymentHookFromBody(r *http.Request, c caller, id, op string) (*outbox.HookRow, error) {
@@ -117,50 +97,4 @@ func (s *Service) paymentHookFromBody(r *http.Request, c caller, id, op string) 
 		return nil, edge.BadData(op + ": " + msgHookHeader)
 	}
 	return &outbox.HookRow{ID: id, Kind: outbox.HookKindPayment, MerchantCode: c.merchant.Code, IsTest: c.isTest, URL: normalised, Header: b.Header}, nil
-}
-
-func (s *Service) handleCreateWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	const op = "create payment webhook"
-	h, err := s.paymentHookFromBody(r, c, s.NewID(r.Context()), op)
-	if err != nil {
-		edge.WriteError(w, err)
-		return
-	}
-	if err := s.Outbox.SaveHook(r.Context(), h, outbox.MaxPaymentWebhooks, false); err != nil {
-		edge.WriteError(w, paymentHookError(op, err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, paymentHookOf(h))
-}
-
-func (s *Service) handleReplaceWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	const op = "update payment webhook"
-	id, ok := edge.CanonicalID(r.PathValue("id"))
-	if !ok {
-		edge.WriteError(w, errJSONDecodeEOF)
-		return
-	}
-	h, err := s.paymentHookFromBody(r, c, id, op)
-	if err != nil {
-		edge.WriteError(w, err)
-		return
-	}
-	if err := s.Outbox.SaveHook(r.Context(), h, outbox.MaxPaymentWebhooks, true); err != nil {
-		edge.WriteError(w, paymentHookError(op, err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, paymentHookOf(h))
-}
-
-func (s *Service) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, c caller) {
-	id, ok := edge.CanonicalID(r.PathValue("id"))
-	if !ok {
-		edge.WriteError(w, errJSONDecodeEOF)
-		return
-	}
-	if err := s.Outbox.DeleteHook(r.Context(), outbox.HookKindPayment, c.merchant.Code, c.isTest, id); err != nil {
-		edge.WriteError(w, paymentHookError("delete payment webhook", err))
-		return
-	}
-	edge.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
