@@ -1,6 +1,7 @@
 package listen
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -100,47 +101,64 @@ func TestLine(t *testing.T) {
 	}
 }
 
-func TestRunPrintsJSONLinesAndStopsAtMax(t *testing.T) {
+// listening starts listen on a loopback port for notifications with
+// X-Hook: hookSecret, stopping after max, the first failFirst failed on
+// purpose. It answers the address and the output; done waits for the run
+// to end (what says what should have ended it) and fails t on its error.
+func listening(t *testing.T, max, failFirst int) (addr string, out, errOut *bytes.Buffer, done func(what string)) {
+	t.Helper()
 	ios, _, out, errOut := output.Test()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
+	addr = ln.Addr().String()
 	o := &Options{
-		Addr: addr, HeaderTitle: "X-Hook", HeaderValueEnv: "HOOK", Max: 1, IO: ios,
+		Addr: addr, HeaderTitle: "X-Hook", HeaderValueEnv: "HOOK", Max: max, FailFirst: failFirst, IO: ios,
 		Getenv: func(k string) string { return map[string]string{"HOOK": hookSecret}[k] },
 		Listen: func(string, string) (net.Listener, error) { return ln, nil },
 	}
-	done := make(chan error, 1)
-	go func() { done <- listenRun(context.Background(), o) }()
-
-	send := func(value string) int {
-		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hooks", strings.NewReader(`{"id":"p1","status":"authorized","amount":"10.00","currency":"AED"}`))
-		if value != "" {
-			req.Header.Set("X-Hook", value)
+	ended := make(chan error, 1)
+	go func() { ended <- listenRun(context.Background(), o) }()
+	return addr, out, errOut, func(what string) {
+		t.Helper()
+		select {
+		case err := <-ended:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("listen did not stop " + what)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
 	}
-	if got := send("wrong"); got != 401 {
+}
+
+// post sends a payment notification with X-Hook: value (none for "") and
+// answers the status.
+func post(t *testing.T, addr, body, value string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hooks", strings.NewReader(body))
+	if value != "" {
+		req.Header.Set("X-Hook", value)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestRunPrintsJSONLinesAndStopsAtMax(t *testing.T) {
+	addr, out, errOut, done := listening(t, 1, 0)
+	const body = `{"id":"p1","status":"authorized","amount":"10.00","currency":"AED"}`
+	if got := post(t, addr, body, "wrong"); got != 401 {
 		t.Errorf("wrong value: %d", got)
 	}
-	if got := send(hookSecret); got != 200 {
+	if got := post(t, addr, body, hookSecret); got != 200 {
 		t.Errorf("right value: %d", got)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("listen did not stop after --max 1")
-	}
+	done("after --max 1")
 	var line map[string]any
 	if err := json.Unmarshal(out.Bytes(), &line); err != nil {
 		t.Fatalf("not one JSON line: %q", out)
@@ -166,41 +184,15 @@ func TestRunNeedsTheValue(t *testing.T) {
 }
 
 func TestRunReportsFailuresOnPurpose(t *testing.T) {
-	ios, _, out, errOut := output.Test()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	o := &Options{
-		Addr: addr, HeaderTitle: "X-Hook", HeaderValueEnv: "HOOK", Max: 1, FailFirst: 1, IO: ios,
-		Getenv: func(k string) string { return map[string]string{"HOOK": hookSecret}[k] },
-		Listen: func(string, string) (net.Listener, error) { return ln, nil },
-	}
-	done := make(chan error, 1)
-	go func() { done <- listenRun(context.Background(), o) }()
+	addr, out, errOut, done := listening(t, 1, 1)
 	var got []int
 	for range 2 {
-		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hooks", strings.NewReader(`{"id":"p1","status":"captured","amount":"10.00","currency":"AED"}`))
-		req.Header.Set("X-Hook", hookSecret)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		got = append(got, resp.StatusCode)
+		got = append(got, post(t, addr, `{"id":"p1","status":"captured","amount":"10.00","currency":"AED"}`, hookSecret))
 	}
 	if got[0] != 500 || got[1] != 200 {
 		t.Errorf("statuses %v, want [500 200]", got)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("listen did not stop after the retry")
-	}
+	done("after the retry")
 	stderr := errOut.String()
 	for _, want := range []string{
 		"answering the first 1 with 500",
