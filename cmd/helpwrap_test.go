@@ -35,17 +35,7 @@ func TestHelpFitsEightyColumns(t *testing.T) {
 	f.IO.SetTerminalWidth(80)
 	root := newRoot(f, "")
 	var paths [][]string
-	var walk func(c *cobra.Command, path []string)
-	walk = func(c *cobra.Command, path []string) {
-		if c.Hidden {
-			return
-		}
-		paths = append(paths, append([]string(nil), path...))
-		for _, sub := range c.Commands() {
-			walk(sub, append(path, sub.Name()))
-		}
-	}
-	walk(root, nil)
+	VisitShown(root, func(_ *cobra.Command, path []string) { paths = append(paths, path) })
 	for _, p := range paths {
 		out.Reset()
 		if code := Run(context.Background(), f, append(append([]string(nil), p...), "--help")); code != 0 {
@@ -118,21 +108,13 @@ func eachHelpAt80(t *testing.T, check func(path []string, help string)) {
 	f, out, _ := testFactory(t)
 	f.IO.SetTerminalWidth(80)
 	root := newRoot(f, "")
-	var walk func(c *cobra.Command, path []string)
-	walk = func(c *cobra.Command, path []string) {
-		if c.Hidden {
-			return
-		}
+	VisitShown(root, func(_ *cobra.Command, path []string) {
 		out.Reset()
 		if code := Run(context.Background(), f, append(append([]string(nil), path...), "--help")); code != 0 {
 			t.Fatalf("%v --help: exit %d", path, code)
 		}
 		check(path, out.String())
-		for _, sub := range c.Commands() {
-			walk(sub, append(path, sub.Name()))
-		}
-	}
-	walk(root, nil)
+	})
 }
 
 func TestWrapHelpTextHeadings(t *testing.T) {

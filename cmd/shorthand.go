@@ -82,25 +82,34 @@ func shorthandsInTree(c *cobra.Command, letter string) map[string][]string {
 	ios, _, _, _ := output.Test()
 	root := newRoot(&cmdutil.Factory{IO: ios, Global: &cmdutil.GlobalOptions{}, Getenv: func(string) string { return "" }}, "")
 	found := map[string][]string{}
-	var walk func(*cobra.Command)
-	walk = func(cmd *cobra.Command) {
-		if cmd.Hidden {
-			return
-		}
+	VisitShown(root, func(cmd *cobra.Command, _ []string) {
 		cmd.LocalFlags().VisitAll(func(fl *pflag.Flag) {
 			if fl.Shorthand == letter && !fl.Hidden && fl.ShorthandDeprecated == "" {
 				found[fl.Name] = append(found[fl.Name], cmd.CommandPath())
 			}
 		})
-		for _, sub := range cmd.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
+	})
 	for name := range found {
 		slices.Sort(found[name])
 	}
 	return found
+}
+
+// VisitShown calls visit for c and for every command below it that help
+// is shown for (a hidden command and those below it are passed over),
+// with the names of its path from c, c first, each before those below it.
+func VisitShown(c *cobra.Command, visit func(c *cobra.Command, path []string)) {
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		visit(c, path)
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string(nil), path...), sub.Name()))
+		}
+	}
+	walk(c, nil)
 }
 
 // swapCase is a one-letter flag in the other case: "l" for "L".

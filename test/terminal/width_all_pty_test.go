@@ -20,17 +20,7 @@ import (
 func commandPaths() [][]string {
 	root := cmd.NewRootCmd(cmdutil.New("test", "", ""))
 	var paths [][]string
-	var walk func(c *cobra.Command, path []string)
-	walk = func(c *cobra.Command, path []string) {
-		if c.Hidden {
-			return
-		}
-		paths = append(paths, append([]string(nil), path...))
-		for _, sub := range c.Commands() {
-			walk(sub, append(path, sub.Name()))
-		}
-	}
-	walk(root, nil)
+	cmd.VisitShown(root, func(_ *cobra.Command, path []string) { paths = append(paths, path) })
 	return paths
 }
 
