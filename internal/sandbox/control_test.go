@@ -137,11 +137,11 @@ func TestTransport(t *testing.T) {
 
 func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var out bytes.Buffer
+	out := &lockedBuffer{}
 	done := make(chan error, 1)
 	ae, sa := freeAddr(t), freeAddr(t)
 	go func() {
-		done <- Serve(ctx, ServeOptions{AEAddr: ae, SAAddr: sa}, &syncWriter{w: &out})
+		done <- Serve(ctx, ServeOptions{AEAddr: ae, SAAddr: sa}, out)
 	}()
 	var res *http.Response
 	var err error

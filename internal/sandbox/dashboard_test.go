@@ -383,13 +383,7 @@ func TestDashboardResendIsTheDeliveriesResend(t *testing.T) {
 // click and see its status change, open a dispute, resend a delivery that
 // a local receiver counts; a screenshot is kept in the test's directory.
 func TestDashboardInBrowser(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("skipping the browser test: /usr/bin/chromium is not installed (apt-get install -y chromium)")
-	}
-	if testing.Short() {
-		t.Skip("skipping the browser test in -short mode")
-	}
+	needBrowser(t)
 	e := newDisputeEnv(t, Options{AllowLocalWebhooks: true, PublicURLs: map[string]string{}})
 	h := newHookReceiver(t, nil)
 	e.registerPaymentHook(aeTest, h.srv.URL+"/hook", map[string]any{"title": "X-Hook", "value": "never-on-the-page-42"})
@@ -398,22 +392,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	closed := e.liveClosed("120.00")
 	pay := e.createSession(checkoutBody("ae-sandbox", "AED", "250.00"), aeTest).Payment.ID
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.WindowSize(1400, 1000),
-	)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
+	ctx := browser(t, 2*time.Minute, chromedp.WindowSize(1400, 1000))
 
 	// The browser starts with the first run and lives as long as its
 	// context: start it on ctx, not on a step's shorter one.

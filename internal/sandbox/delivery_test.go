@@ -74,23 +74,6 @@ func (h *hookReceiver) wait(t testing.TB, n int) []received {
 	}
 }
 
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func (e *env) registerPaymentHook(key, url string, header map[string]any) string {
 	e.t.Helper()
 	body := map[string]any{"url": url}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime/multipart"
 	"net"
 	"net/http/httptest"
@@ -55,16 +54,7 @@ func newDisputeEnv(t testing.TB, opts Options) *env {
 // ctl sends a request to a /_sandbox control endpoint from loopback.
 func (e *env) ctl(method, path string, body any) resp {
 	e.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, _ := json.Marshal(b)
-		rd = bytes.NewReader(j)
-	}
-	req := httptest.NewRequest(method, path, rd)
+	req := httptest.NewRequest(method, path, bodyReader(e.t, body))
 	req.RemoteAddr = "127.0.0.1:40001"
 	w := httptest.NewRecorder()
 	e.sb.Handler("ae").ServeHTTP(w, req)

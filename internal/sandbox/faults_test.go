@@ -358,7 +358,7 @@ func TestFaultSeedRepeats(t *testing.T) {
 func TestFaultServeBanner(t *testing.T) {
 	spec, _ := middleware.ParseFaultSpec("drop-after=0.1,latency=2ms")
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncWriter{w: &strings.Builder{}}
+	out := &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- Serve(ctx, ServeOptions{AEAddr: freeAddr(t), SAAddr: freeAddr(t),
@@ -366,9 +366,7 @@ func TestFaultServeBanner(t *testing.T) {
 	}()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		out.mu.Lock()
-		s := out.w.(*strings.Builder).String()
-		out.mu.Unlock()
+		s := out.String()
 		if strings.Contains(s, "MERCHANT") {
 			if !strings.Contains(s, "faults            drop-after=0.1,latency=2ms (seed 9)") || !strings.Contains(s, "rate limit") {
 				t.Errorf("banner does not name the faults and rate limit:\n%s", s)

@@ -75,22 +75,28 @@ func (r resp) payment(t testing.TB) *wire.Payment {
 	return &p
 }
 
+// bodyReader is a request body: a string sent as is, nil for none, or a
+// value sent as JSON.
+func bodyReader(t testing.TB, body any) io.Reader {
+	t.Helper()
+	switch b := body.(type) {
+	case nil:
+		return nil
+	case string:
+		return strings.NewReader(b)
+	}
+	j, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(j)
+}
+
 // do sends one request to the region's handler; body may be a string
 // (sent as is), nil (no body) or a value (sent as JSON).
 func (e *env) do(region, method, path, key string, body any) resp {
 	e.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		rd = bytes.NewReader(j)
-	}
+	rd := bodyReader(e.t, body)
 	req := httptest.NewRequest(method, path, rd)
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -248,15 +254,7 @@ func (e *env) get(id string) *wire.Payment {
 
 func (e *env) doRaw(region, method, path string, headers map[string]string, body any) resp {
 	e.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, _ := json.Marshal(b)
-		rd = bytes.NewReader(j)
-	}
+	rd := bodyReader(e.t, body)
 	req := httptest.NewRequest(method, path, rd)
 	for k, v := range headers {
 		req.Header.Set(k, v)
@@ -300,15 +298,23 @@ func freeAddr(t testing.TB) string {
 	return l.Addr().String()
 }
 
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// lockedBuffer is a buffer a serving sandbox writes to while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }

@@ -1,11 +1,9 @@
 package sandbox
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -85,13 +83,7 @@ func TestHostedPageFlow(t *testing.T) {
 // The hosted page in a real headless browser: click Approve, land on the
 // merchant's success URL, find the payment AUTHORIZED.
 func TestHostedPageInBrowser(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("skipping the browser test: /usr/bin/chromium is not installed (apt-get install -y chromium)")
-	}
-	if testing.Short() {
-		t.Skip("skipping the browser test in -short mode")
-	}
+	needBrowser(t)
 	e := newEnv(t, Options{PublicURLs: map[string]string{}})
 	mux := http.NewServeMux()
 	var landed atomic.Value
@@ -119,21 +111,7 @@ func TestHostedPageInBrowser(t *testing.T) {
 		t.Fatalf("web_url %s should point at the server %s", s.WebURL(), srv.URL)
 	}
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-	)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelTimeout()
+	ctx := browser(t, 60*time.Second)
 
 	err = chromedp.Do(ctx,
 		chromedp.Navigate(s.WebURL()),

@@ -111,33 +111,29 @@ func TestServeCutsSlowBody(t *testing.T) {
 // Connections over the cap are answered 503 at once instead of queueing.
 func TestServeCapsConnections(t *testing.T) {
 	addr := serveLimited(t, httpserve.Limits{MaxConns: 2})
-	var held []net.Conn
+	// Each connection stays open until the test ends.
 	for range 2 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		io.WriteString(c, "GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-		res, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil || res.StatusCode != 200 {
+		if res, err := getOnConn(t, addr, "/_sandbox/clock"); err != nil || res.StatusCode != 200 {
 			t.Fatalf("held connection: %v %v", res, err)
 		}
-		held = append(held, c)
 	}
+	if res, err := getOnConn(t, addr, "/_sandbox/clock"); err != nil || res.StatusCode != 503 {
+		t.Fatalf("over the cap: %v %v", res, err)
+	}
+}
+
+// getOnConn sends a GET of path on a connection of its own to addr, kept
+// open until the test ends, and reads the answer.
+func getOnConn(t *testing.T, addr, path string) (*http.Response, error) {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-	io.WriteString(c, "GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-	res, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil || res.StatusCode != 503 {
-		t.Fatalf("over the cap: %v %v", res, err)
-	}
-	_ = held
+	io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	return http.ReadResponse(bufio.NewReader(c), nil)
 }
 
 // One client holding more slow connections (a header begun, never
@@ -167,15 +163,7 @@ func TestServeSlowClientLeavesRoom(t *testing.T) {
 			t.Fatalf("slow connection %d: %v %v, want 503", i+1, res, err)
 		}
 	}
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-	io.WriteString(c, "GET /_sandbox/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-	res, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil || res.StatusCode != http.StatusOK {
+	if res, err := getOnConn(t, addr, "/_sandbox/health"); err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("the health check while one client holds %d connections: %v %v, want 200", n, res, err)
 	}
 }
