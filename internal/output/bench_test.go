@@ -25,7 +25,12 @@ func streamAll(tb testing.TB, format string, recs []json.RawMessage) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := p.Stream(paymentColumns())
+	writeStream(tb, p.Stream(paymentColumns()), recs)
+}
+
+// writeStream writes recs to s and closes it.
+func writeStream(tb testing.TB, s *Stream, recs []json.RawMessage) {
+	tb.Helper()
 	for _, r := range recs {
 		if err := s.Write(r); err != nil {
 			tb.Fatal(err)

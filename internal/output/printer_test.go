@@ -135,30 +135,14 @@ func TestJQ(t *testing.T) {
 
 	// A stream's filter sees what -o json prints: the array, once.
 	tp = newTestPrinter(t, false, 0, Options{JQ: `length`})
-	st := tp.p.Stream(nil)
-	for _, r := range recs {
-		if err := st.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeStream(t, tp.p.Stream(nil), recs)
 	if got, want := tp.out.String(), "3\n"; got != want {
 		t.Errorf("stream jq over the array: got %q, want %q", got, want)
 	}
 
 	// Per record with -o jsonl: the filter sees one payment at a time.
 	tp = newTestPrinter(t, false, 0, Options{Format: "jsonl", JQ: `[.id[-3:], (.captures | length)]`})
-	s := tp.p.Stream(nil)
-	for _, r := range recs {
-		if err := s.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeStream(t, tp.p.Stream(nil), recs)
 	if got, want := tp.out.String(), "[\"001\",2]\n[\"002\",0]\n[\"003\",1]\n"; got != want {
 		t.Errorf("stream jq: got %q, want %q", got, want)
 	}
@@ -203,15 +187,7 @@ func TestTemplate(t *testing.T) {
 
 	// Per record with -o jsonl, and the missing final newline is supplied.
 	tp = newTestPrinter(t, false, 0, Options{Format: "jsonl", Template: `{{.order.reference_id}} {{.status}}`})
-	s := tp.p.Stream(nil)
-	for _, r := range recs {
-		if err := s.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeStream(t, tp.p.Stream(nil), recs)
 	if got, want := tp.out.String(), "ORD-1001 CLOSED\nORD-1002 AUTHORIZED\nORD-1003 CAPTURED\n"; got != want {
 		t.Errorf("stream template: got %q, want %q", got, want)
 	}
@@ -691,15 +667,7 @@ func TestListPerRecordLikeStream(t *testing.T) {
 			t.Fatal(err)
 		}
 		stream := newTestPrinter(t, false, 0, o)
-		s := stream.p.Stream(nil)
-		for _, r := range recs {
-			if err := s.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeStream(t, stream.p.Stream(nil), recs)
 		if list.out.String() != stream.out.String() || strings.Count(list.out.String(), "\n") != 2 {
 			t.Errorf("%+v: list %q, stream %q", o, list.out, stream.out)
 		}
