@@ -14,24 +14,24 @@ import (
 // failure element with a one-line message attribute and the full text as
 // its body, and skipped for the steps that could not run.
 
+// junitCounts are the attributes both testsuites and testsuite carry.
+type junitCounts struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
+}
+
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	junitCounts
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -70,9 +70,8 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 func writeJUnit(w io.Writer, rep *Report) error {
 	var m *secret.Masker
 	suite := junitSuite{
-		Name:      "bnpl smoke",
-		Timestamp: rep.Started.UTC().Format("2006-01-02T15:04:05"),
-		Time:      seconds(rep.Duration),
+		junitCounts: junitCounts{Name: "bnpl smoke", Time: seconds(rep.Duration)},
+		Timestamp:   rep.Started.UTC().Format("2006-01-02T15:04:05"),
 	}
 	for _, p := range rep.Properties {
 		suite.Properties = append(suite.Properties, junitProperty{Name: p[0], Value: m.Text(p[1])})
@@ -92,10 +91,7 @@ func writeJUnit(w io.Writer, rep *Report) error {
 		suite.Tests++
 		suite.Cases = append(suite.Cases, c)
 	}
-	doc := junitSuites{
-		Name: suite.Name, Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped,
-		Time: suite.Time, Suites: []junitSuite{suite},
-	}
+	doc := junitSuites{junitCounts: suite.junitCounts, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
