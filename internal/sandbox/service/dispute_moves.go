@@ -212,14 +212,7 @@ func (s *Service) OpenDispute(ctx context.Context, paymentID, reason, amount str
 		amt = &amount
 	}
 	d, err := s.OpenDisputeDoc(ctx, paymentID, reason, amt, "")
-	if err != nil {
-		return nil, err
-	}
-	now, err := s.CurrentTime(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return d.toAPI(now)
+	return s.disputeNow(ctx, d, err)
 }
 
 // ResolveDispute moves a dispute as the service's support would: to a
@@ -228,6 +221,12 @@ func (s *Service) OpenDispute(ctx context.Context, paymentID, reason, amount str
 // evidence_customer).
 func (s *Service) ResolveDispute(ctx context.Context, id, status string) (*wire.Dispute, error) {
 	d, err := s.ResolveDisputeDoc(ctx, id, status)
+	return s.disputeNow(ctx, d, err)
+}
+
+// disputeNow is d, just moved (err: the move's error, passed on), as the
+// API shows it at the sandbox clock's now.
+func (s *Service) disputeNow(ctx context.Context, d *DisputeDoc, err error) (*wire.Dispute, error) {
 	if err != nil {
 		return nil, err
 	}
