@@ -93,6 +93,30 @@ func (r *backBits) read(n uint) uint64 {
 	return (r.val >> r.n) & (1<<n - 1)
 }
 
+// ensure makes sure the next n bits (n at most 56) are loaded, so that
+// take can read them; bits past the start of the stream read as zero and
+// count as read past it.
+func (r *backBits) ensure(n uint) {
+	if r.n < n {
+		r.load(n)
+	}
+}
+
+func (r *backBits) load(n uint) {
+	r.fill()
+	if r.n < n {
+		r.val <<= n - r.n
+		r.over += n - r.n
+		r.n = n
+	}
+}
+
+// take reads n bits that ensure loaded.
+func (r *backBits) take(n uint) uint64 {
+	r.n -= n
+	return (r.val >> r.n) & (1<<n - 1)
+}
+
 // peek returns the next n bits (n at most 56) without taking them; past
 // the start of the stream it gives zeros.
 func (r *backBits) peek(n uint) uint64 {

@@ -51,7 +51,7 @@ func (z *Reader) header() error {
 	if window > z.maxWindow {
 		return fmt.Errorf("%w: %d bytes, over the %d allowed", ErrWindow, window, z.maxWindow)
 	}
-	z.d.start(int(window))
+	z.d.start(int(window), z.size)
 	z.inFrame, z.last, z.checked, z.produced = true, false, fhd&0x04 != 0, 0
 	if z.checked {
 		z.sum.reset()

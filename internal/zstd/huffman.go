@@ -150,7 +150,23 @@ func (d *frameDecoder) hufStream(b []byte, out []byte) error {
 		return err
 	}
 	t, mb := d.huf, d.hufBits
-	for i := range out {
+	mask := uint64(1)<<mb - 1
+	i := 0
+	for ; i+4 <= len(out); i += 4 {
+		// Four codes of at most 11 bits fit one load.
+		if br.n < 4*mb {
+			br.fill()
+			if br.n < 4*mb {
+				break
+			}
+		}
+		for j := range 4 {
+			e := t[(br.val>>(br.n-mb))&mask]
+			out[i+j] = e.sym
+			br.n -= uint(e.bits)
+		}
+	}
+	for ; i < len(out); i++ {
 		e := t[br.peek(mb)]
 		out[i] = e.sym
 		br.skip(uint(e.bits))

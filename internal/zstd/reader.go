@@ -39,6 +39,7 @@ const (
 // copy from, the repeat offsets and the tables later blocks may reuse.
 type frameDecoder struct {
 	window, blockMax int
+	size             uint64 // the frame's declared content size, or noSize
 	hist             []byte // the frame's output, of which at least the last window bytes
 	blockStart       int    // where in hist the current block's output starts
 	rep              [3]uint64
@@ -53,8 +54,8 @@ type frameDecoder struct {
 }
 
 // start sets the decoder up for a new frame.
-func (d *frameDecoder) start(window int) {
-	d.window = window
+func (d *frameDecoder) start(window int, size uint64) {
+	d.window, d.size = window, size
 	d.blockMax = min(window, maxBlock)
 	d.hist = d.hist[:0]
 	d.rep = [3]uint64{1, 4, 8}
@@ -76,7 +77,14 @@ func (d *frameDecoder) reserve() {
 	if len(keep)+d.blockMax <= cap(d.hist) {
 		d.hist = d.hist[:copy(d.hist, keep)]
 	} else {
-		c := min(max(2*cap(d.hist), len(keep)+d.blockMax), 2*d.window+d.blockMax)
+		// Twice the window, so that dropping what is out of reach
+		// copies each byte once; no more than a frame of known size
+		// can fill.
+		limit := 2*d.window + d.blockMax
+		if d.size < uint64(limit) {
+			limit = int(d.size) + d.blockMax
+		}
+		c := max(min(2*cap(d.hist), limit), len(keep)+d.blockMax)
 		h := make([]byte, len(keep), c)
 		copy(h, keep)
 		d.hist = h
@@ -90,25 +98,6 @@ func (d *frameDecoder) emit(b []byte) error {
 		return corrupt("a block decodes to more than a block may hold")
 	}
 	d.hist = append(d.hist, b...)
-	return nil
-}
-
-// match appends n bytes copied from off bytes back.
-func (d *frameDecoder) match(off, n uint64) error {
-	h := d.hist
-	if n > uint64(d.blockMax-(len(h)-d.blockStart)) {
-		return corrupt("a block decodes to more than a block may hold")
-	}
-	if off > uint64(len(h)) || off > uint64(d.window) {
-		return corrupt("a match reaches back past the window")
-	}
-	at, end := len(h), len(h)+int(n)
-	from := at - int(off)
-	h = h[:end]
-	for at < end {
-		at += copy(h[at:end], h[from:at])
-	}
-	d.hist = h
 	return nil
 }
 

@@ -125,41 +125,59 @@ func (d *frameDecoder) seqTable(i int, mode byte, b []byte) (int, error) {
 }
 
 // execute decodes nseq sequences from br and carries each out: so many
-// literals, then a match.
+// literals, then a match. The block's output is checked against its
+// bound before anything is copied, so the copies stay within hist's
+// capacity, which reserve made.
 func (d *frameDecoder) execute(br *backBits, nseq int, lits []byte) error {
 	ll, of, ml := &d.seq[0], &d.seq[1], &d.seq[2]
 	sl, so, sm := br.read(ll.log), br.read(of.log), br.read(ml.log)
+	h, limit, window := d.hist, uint64(d.blockStart+d.blockMax), uint64(d.window)
 	for i := 0; i < nseq; i++ {
-		oc, mc, lc := of.e[so].sym, ml.e[sm].sym, ll.e[sl].sym
-		ofv := uint64(1)<<oc + br.read(uint(oc))
-		mlen := uint64(mlBase[mc]) + br.read(uint(mlExtra[mc]))
-		llen := uint64(llBase[lc]) + br.read(uint(llExtra[lc]))
+		el, eo, em := ll.e[sl], of.e[so], ml.e[sm]
+		oc, mb, lb := uint(eo.sym), uint(mlExtra[em.sym]), uint(llExtra[el.sym])
+		// At most 31+16 bits, then 16+9+9+8: each fits one load.
+		br.ensure(oc + mb)
+		ofv := uint64(1)<<oc + br.take(oc)
+		mlen := uint64(mlBase[em.sym]) + br.take(mb)
 		if i+1 < nseq {
-			e := ll.e[sl]
-			sl = uint64(e.base) + br.read(uint(e.bits))
-			e = ml.e[sm]
-			sm = uint64(e.base) + br.read(uint(e.bits))
-			e = of.e[so]
-			so = uint64(e.base) + br.read(uint(e.bits))
+			br.ensure(lb + uint(el.bits) + uint(em.bits) + uint(eo.bits))
+		} else {
+			br.ensure(lb)
+		}
+		llen := uint64(llBase[el.sym]) + br.take(lb)
+		if i+1 < nseq {
+			sl = uint64(el.base) + br.take(uint(el.bits))
+			sm = uint64(em.base) + br.take(uint(em.bits))
+			so = uint64(eo.base) + br.take(uint(eo.bits))
 		}
 		if br.over > 0 {
 			return corrupt("a sequences stream ends before its sequences")
 		}
-		off, err := d.offset(ofv, llen)
-		if err != nil {
-			return err
+		off := ofv - 3
+		if ofv <= 3 {
+			var err error
+			if off, err = d.offset(ofv, llen); err != nil {
+				return err
+			}
+		} else {
+			d.rep = [3]uint64{off, d.rep[0], d.rep[1]}
 		}
-		if llen > uint64(len(lits)) {
-			return corrupt("a sequence takes more literals than there are")
+		if llen > uint64(len(lits)) || uint64(len(h))+llen+mlen > limit {
+			return corrupt("a sequence takes more literals than there are, or overflows its block")
 		}
-		if err := d.emit(lits[:llen]); err != nil {
-			return err
-		}
+		h = append(h, lits[:llen]...)
 		lits = lits[llen:]
-		if err := d.match(off, mlen); err != nil {
-			return err
+		if off > uint64(len(h)) || off > window {
+			return corrupt("a match reaches back past the window")
+		}
+		at, end := len(h), len(h)+int(mlen)
+		from := at - int(off)
+		h = h[:end]
+		for at < end {
+			at += copy(h[at:end], h[from:at])
 		}
 	}
+	d.hist = h
 	if !br.done() {
 		return corrupt("a sequences stream does not end with its sequences")
 	}
