@@ -67,7 +67,8 @@ func (d *frameDecoder) fseWeights(b []byte, w *[256]uint8) (int, error) {
 	s1, s2 := br.read(log), br.read(log)
 	n := 0
 	for {
-		if n+2 > len(w) {
+		// A turn writes two weights, and a third if the stream ends.
+		if n+3 > len(w) {
 			return 0, corrupt("too many Huffman weights")
 		}
 		e := t.e[s1]

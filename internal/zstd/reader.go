@@ -10,6 +10,7 @@
 package zstd
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -168,7 +169,10 @@ func (z *Reader) readFull(b []byte) error {
 // frames.
 func (z *Reader) startFrame() error {
 	var m [4]byte
-	if _, err := io.ReadFull(z.src, m[:]); err != nil {
+	if n, err := io.ReadFull(z.src, m[:]); err != nil {
+		if err == io.ErrUnexpectedEOF && !magicStart(m[:n]) {
+			return corrupt("not a zstd frame")
+		}
 		return err // io.EOF between frames is the end of the stream
 	}
 	magic := binary.LittleEndian.Uint32(m[:])
@@ -177,8 +181,11 @@ func (z *Reader) startFrame() error {
 			return err
 		}
 		n := int64(binary.LittleEndian.Uint32(m[:]))
-		if c, err := io.CopyN(io.Discard, z.src, n); err != nil || c != n {
-			return io.ErrUnexpectedEOF
+		if c, err := io.CopyN(io.Discard, z.src, n); c != n {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
 		}
 		return nil
 	}
@@ -186,4 +193,17 @@ func (z *Reader) startFrame() error {
 		return corrupt("not a zstd frame")
 	}
 	return z.header()
+}
+
+// magicStart tells whether b, a stream's last few bytes, could be the
+// start of a frame cut short: else they are not zstd at all.
+func magicStart(b []byte) bool {
+	var frame, skip [4]byte
+	binary.LittleEndian.PutUint32(frame[:], frameMagic)
+	binary.LittleEndian.PutUint32(skip[:], skippableMagic)
+	if len(b) > 0 {
+		// The skippable magic numbers differ in their first byte's low half.
+		skip[0] |= b[0] & 0xF
+	}
+	return bytes.HasPrefix(frame[:], b) || bytes.HasPrefix(skip[:], b)
 }

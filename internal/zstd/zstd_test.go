@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	kzstd "github.com/klauspost/compress/zstd"
 )
@@ -191,8 +192,23 @@ func TestRefusesWhatItMustNot(t *testing.T) {
 	if _, err := decodeAll(sum, 8<<20); !errors.Is(err, ErrChecksum) {
 		t.Errorf("a changed checksum: %v, want ErrChecksum", err)
 	}
-	if _, err := decodeAll([]byte("this is not zstd at all"), 8<<20); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("text: %v, want ErrCorrupt", err)
+	for _, bad := range []string{"this is not zstd at all", "ab", "\x28\xb5\x2f\xfe"} {
+		if _, err := decodeAll([]byte(bad), 8<<20); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%q: %v, want ErrCorrupt", bad, err)
+		}
+	}
+	// The start of a magic number is a stream cut short.
+	for _, cut := range []string{"\x28", "\x28\xb5\x2f", "\x5c\x2a"} {
+		if _, err := decodeAll([]byte(cut), 8<<20); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%q: %v, want io.ErrUnexpectedEOF", cut, err)
+		}
+	}
+	// An error of the reader beneath is passed on as it is, even inside a
+	// skippable frame.
+	broken := errors.New("the reader beneath failed")
+	skip := io.MultiReader(bytes.NewReader([]byte{0x50, 0x2a, 0x4d, 0x18, 100, 0, 0, 0, 1, 2}), iotest.ErrReader(broken))
+	if _, err := io.ReadAll(NewReader(skip, 8<<20)); !errors.Is(err, broken) {
+		t.Errorf("a failing reader inside a skippable frame: %v", err)
 	}
 }
 
