@@ -327,3 +327,43 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// handMade writes a frame whose second block holds nseq sequences, each
+// three bytes copied from one back, with run-length tables for all three
+// codes: literal length 0, offset code 2 (two extra bits, all zero, for
+// an offset value of 4, a distance of 1) and match length 3.
+func handMade(nseq int) []byte {
+	var count []byte
+	switch {
+	case nseq < 128:
+		count = []byte{byte(nseq)}
+	case nseq < 0x7f00:
+		count = []byte{byte(128 + nseq>>8), byte(nseq)}
+	default:
+		count = []byte{255, byte(nseq - 0x7f00), byte((nseq - 0x7f00) >> 8)}
+	}
+	block := append([]byte{0x00}, count...)       // no literals
+	block = append(block, 0x54, 0x00, 0x02, 0x00) // three run-length codes
+	bits := 2 * nseq                              // two zero bits a sequence, then the end mark
+	stream := make([]byte, bits/8+1)
+	stream[bits/8] = 1 << (bits % 8)
+	block = append(block, stream...)
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38} // 128 KiB window
+	frame = append(frame, 1<<3, 0, 0, 'x')              // a raw block of one byte
+	h := len(block)<<3 | 2<<1 | 1
+	frame = append(frame, byte(h), byte(h>>8), byte(h>>16))
+	return append(frame, block...)
+}
+
+func TestDecodesEverySequenceCountForm(t *testing.T) {
+	for _, n := range []int{5, 300, 33000} {
+		got, err := decodeAll(handMade(n), 8<<20)
+		if err != nil || !bytes.Equal(got, bytes.Repeat([]byte("x"), 1+3*n)) {
+			t.Errorf("%d sequences: %d bytes, err %v", n, len(got), err)
+		}
+	}
+	// 44,000 sequences of three bytes overflow a 128 KiB block.
+	if _, err := decodeAll(handMade(44000), 8<<20); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a block decoding past 128 KiB: %v, want ErrCorrupt", err)
+	}
+}
