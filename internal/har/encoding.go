@@ -13,7 +13,8 @@ import (
 	"strings"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
+
+	"github.com/bnpl-cli/bnpl/internal/zstd"
 )
 
 // A body sent with a content encoding cannot be masked as it travels: a
@@ -128,12 +129,7 @@ func decoder(name string, r io.Reader) (io.Reader, func(), error) {
 	case "br":
 		return brotli.NewReader(r), nil, nil
 	case "zstd":
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxWindow(zstdWindow), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return nil, nil, err
-		}
-		return zr, zr.Close, nil
+		return zstd.NewReader(r, zstdWindow), nil, nil
 	}
 	return nil, nil, errUnknown
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package zstd
+
+const raceEnabled = false
