@@ -50,11 +50,7 @@ func TestPropertyWithoutASharedLedger(t *testing.T) {
 	t.Run("one after another", func(t *testing.T) { oneAfterAnother(t, bin, dir, env, sb, srv.URL, st) })
 	t.Run("at once", func(t *testing.T) { atOnce(t, bin, dir, env, sb, srv.URL, st) })
 	t.Run("killed, resumed elsewhere", func(t *testing.T) { killedElsewhere(t, bin, dir, env, sb, srv.URL, st) })
-	counts := sb.FaultCounts()
-	faults := 0
-	for _, n := range counts {
-		faults += n
-	}
+	faults, counts := faultsOf(sb)
 	t.Logf("without a shared ledger: %d runs on %d machines, %d kills, %d faults %v; one after another: reported %s AED, held %s AED (held_before counted by the later machines %s AED); at once: %d of %d times the sum was off (reported %s AED against %s AED held), each time warned by some run: %d; runs of those that did not warn: %d",
 		st.runs, st.machines, st.kills, faults, counts, st.seqReported, st.seqHeld, st.seqHeldBefore, st.off, machinesAtOnce, st.onceReported, st.onceHeld, st.offWarned, st.silent)
 	t.Logf("killed on one machine: resumed on another with its journal, %d times: reported %s AED + held_before %s AED = %s AED held; run on another, then resumed on the first, %d times: the sum was off %d times (reported %s AED against %s AED held), every resume warned: %v",

@@ -170,11 +170,7 @@ func (p *property) run() {
 		p.dumpReports()
 		p.dumpLedger()
 	}
-	counts := p.sb.FaultCounts()
-	faults := 0
-	for _, n := range counts {
-		faults += n
-	}
+	faults, counts := faultsOf(p.sb)
 	t.Logf("property: %d runs, %d moves (%d of them edited rows sent as new, each warned of), %d faults %v, %d kills; service holds %s AED, runs said %s AED",
 		p.runs, len(p.moves)+p.warned, p.warned, faults, counts, p.kills, held, p.moved)
 }
@@ -434,6 +430,23 @@ func dumpLedger(t *testing.T, driver, dsn string, payments map[string]bool) {
 		_ = rows.Scan(&pid, &op, &amount, &ref, &phase, &run, &movedBy, &adoptedBy)
 		if payments == nil || payments[pid] {
 			t.Logf("move %s %s %s %s: %s run %d moved_by %d adopted_by %d", pid[:8], op, amount, ref, phase, run, movedBy, adoptedBy)
+		}
+	}
+	if payments == nil {
+		return
+	}
+	rows, err = db.Query("SELECT run, line, payment_id, op, amount, reference_id, outcome, moved, earlier, by_run, adopted, message FROM run_rows ORDER BY payment_id, run")
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run, line, moved, earlier, byRun, adopted int
+		var pid, op, amount, ref, outcome, msg string
+		_ = rows.Scan(&run, &line, &pid, &op, &amount, &ref, &outcome, &moved, &earlier, &byRun, &adopted, &msg)
+		if payments[pid] {
+			t.Logf("row of run %d line %d %s %s %s %s: %s moved %d earlier %d by_run %d adopted %d: %s", run, line, pid[:8], op, amount, ref, outcome, moved, earlier, byRun, adopted, msg)
 		}
 	}
 }

@@ -67,11 +67,7 @@ func TestPropertySharingAPostgresLedger(t *testing.T) {
 		t.Run(fmt.Sprintf("database restarted %d", it), func(t *testing.T) { p.restarted(t, it) })
 	}
 	p.checkReports()
-	counts := p.sb.FaultCounts()
-	faults := 0
-	for _, n := range counts {
-		faults += n
-	}
+	faults, counts := faultsOf(p.sb)
 	t.Logf("sharing a PostgreSQL ledger: %d rounds, %d runs on %d machines, %d kills (and %d runs that ended before their kill point), %d faults %v, %d database restarts (%d runs stopped with exit 12); reported %s AED (of it moved by ended runs, counted by the runs that found their moves: %s AED), held %s AED, held before %s AED; payments report: service %s AED net, ledger %s AED net",
 		p.rounds, p.runs, len(p.machines), p.kills, p.late, faults, counts, p.restarts, p.stopped, p.reported, p.byEnded, p.held, p.heldBefore, p.serviceNet, p.ledgerNet)
 }
