@@ -68,6 +68,9 @@ func TestPropertySharingAPostgresLedger(t *testing.T) {
 	}
 	p.checkReports()
 	faults, counts := faultsOf(p.sb)
+	if p.kills == 0 || p.restarts == 0 || counts["500-after"] == 0 || counts["drop-after"] == 0 {
+		t.Errorf("the property did not face what it is about: %d kills, %d database restarts, faults %v", p.kills, p.restarts, counts)
+	}
 	t.Logf("sharing a PostgreSQL ledger: %d rounds, %d runs on %d machines, %d kills (and %d runs that ended before their kill point), %d faults %v, %d database restarts (%d runs stopped with exit 12); reported %s AED (of it moved by ended runs, counted by the runs that found their moves: %s AED), held %s AED, held before %s AED; payments report: service %s AED net, ledger %s AED net",
 		p.rounds, p.runs, len(p.machines), p.kills, p.late, faults, counts, p.restarts, p.stopped, p.reported, p.byEnded, p.held, p.heldBefore, p.serviceNet, p.ledgerNet)
 }
