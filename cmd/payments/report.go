@@ -15,6 +15,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
+	"github.com/bnpl-cli/bnpl/internal/config"
 	"github.com/bnpl-cli/bnpl/internal/money"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/paysearch"
@@ -23,6 +24,10 @@ import (
 
 // reportPeriods are the values of --by.
 var reportPeriods = []string{"day", "week", "month"}
+
+// reportSources are the values of --source: what the service holds, or
+// what the ledger of bulk moves says bnpl's bulk runs moved.
+var reportSources = []string{"service", "ledger"}
 
 // ReportColumns are the columns of `payments report`.
 var ReportColumns = []output.Column{
@@ -40,6 +45,9 @@ type ReportOptions struct {
 	Since, Until string
 	By           string
 	Concurrency  int
+	// Source is service or ledger; Ledger is --ledger.
+	Source, Ledger string
+	ledgerSet      bool
 
 	since, until time.Time
 
@@ -49,12 +57,18 @@ type ReportOptions struct {
 	Printer func() (*output.Printer, error)
 	IO      *output.IOStreams
 	Quiet   bool
+	// Target, LedgerOf and StateDir find the ledger and the service
+	// whose moves it totals, as a bulk run does.
+	Target   func() (*config.Target, error)
+	LedgerOf func(flag string) (url, source string)
+	StateDir string
 }
 
 func newReportCmd(f *cmdutil.Factory, run func(context.Context, *ReportOptions) error) *cobra.Command {
-	opts := &ReportOptions{Client: f.Client, Printer: f.Printer, Now: time.Now, Notice: f.Noticef, IO: f.IO, Quiet: f.Global.Quiet}
+	opts := &ReportOptions{Client: f.Client, Printer: f.Printer, Now: time.Now, Notice: f.Noticef, IO: f.IO, Quiet: f.Global.Quiet,
+		Target: f.Target, LedgerOf: cmdutil.LedgerOf(f), StateDir: config.StateDir(f.Getenv)}
 	cmd := &cobra.Command{
-		Use:   "report --since TIME [--until TIME] [--by day|week|month]",
+		Use:   "report --since TIME [--until TIME] [--by day|week|month] [--source service|ledger]",
 		Short: "Total captured, refunded and net money per currency and period",
 		Long: `Total the money captured and refunded, and the net of the two, per currency and
 period (a UTC day, an ISO week starting on Monday, or a month), for reconciling with the
@@ -65,12 +79,27 @@ day its payment was created: every authorized and closed payment created up to -
 is read (--concurrency pages at a time), and its captures and refunds made from --since
 to --until are totalled. Amounts are exact decimals with each currency's places.
 
-A period with no capture and no refund in a currency has no row.`,
+A period with no capture and no refund in a currency has no row.
+
+--source ledger totals instead the captures and refunds bnpl's bulk runs moved, as the
+ledger of bulk moves records them, in the same columns and JSON keys: the ledger bulk
+runs use (--ledger, else BNPL_LEDGER, else the profile's ledger, else this machine's in
+bnpl's state directory), its moves on the service the profile names. A move counts on
+the day the ledger recorded it settled (seconds after the service made it), once, by the
+run whose send made it; one the service held before any run of that ledger sent it
+(held_before) is not counted, nor is one whose outcome is still unknown. Nothing is read
+from the service. Where every capture and refund of a window was made by bulk runs
+sharing that ledger, the two sources agree; a difference is money moved outside them
+(single moves, the dashboard, another machine's ledger) or a run not yet resumed. A
+ledger that cannot be used (a PostgreSQL ledger unreachable, a file damaged) stops the
+report with exit 12, as it stops a bulk run.`,
 		Example: `  bnpl payments report --since 2026-11-01 --until 2026-11-30
   bnpl payments report --since 30d --by week
-  bnpl payments report --since 2026-01-01 --by month -o csv > totals.csv`,
+  bnpl payments report --since 2026-01-01 --by month -o csv > totals.csv
+  bnpl payments report --since 2026-11-01 --source ledger --ledger postgres://clerk@db.example.com/bnpl`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ledgerSet = cmd.Flags().Changed("ledger")
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -85,6 +114,8 @@ A period with no capture and no refund in a currency has no row.`,
 	fl.StringVar(&opts.Until, "until", "", "moves made at or before: a date, an RFC 3339 time, or a duration back (default now)")
 	fl.StringVar(&opts.By, "by", "day", "period of each row: "+strings.Join(reportPeriods, ", "))
 	fl.IntVar(&opts.Concurrency, "concurrency", walk.DefaultConcurrency, fmt.Sprintf("pages read at once, 1 to %d", MaxListConcurrency))
+	fl.StringVar(&opts.Source, "source", "service", "what to total: service (the captures and refunds the payments hold) or ledger (what bnpl's bulk runs moved, as the ledger records it)")
+	fl.StringVar(&opts.Ledger, "ledger", "", "with --source ledger: the ledger a team shares, a postgres:// URL (default: BNPL_LEDGER, the profile's ledger, else this machine's)")
 	return cmd
 }
 
@@ -92,6 +123,16 @@ func (o *ReportOptions) validate() error {
 	o.By = strings.ToLower(strings.TrimSpace(o.By))
 	if !slices.Contains(reportPeriods, o.By) {
 		return cmdutil.UsageHint("use --by "+strings.Join(reportPeriods, ", --by "), "invalid --by %q", o.By)
+	}
+	o.Source = strings.ToLower(strings.TrimSpace(o.Source))
+	if !slices.Contains(reportSources, o.Source) {
+		return cmdutil.UsageHint("use --source service (what the payments hold) or --source ledger (what bulk runs moved)", "invalid --source %q", o.Source)
+	}
+	if o.ledgerSet && o.Source != "ledger" {
+		return cmdutil.UsageHint("add --source ledger to total what the bulk runs of that ledger moved", "--ledger applies only with --source ledger")
+	}
+	if err := cmdutil.CheckLedgerFlag(o.Ledger); err != nil {
+		return err
 	}
 	if o.Concurrency < 1 || o.Concurrency > MaxListConcurrency {
 		return cmdutil.Usagef("--concurrency must be between 1 and %d, got %d", MaxListConcurrency, o.Concurrency)
@@ -142,31 +183,35 @@ func (r *reportTally) in(t *time.Time) bool {
 
 // add counts the captures and refunds of p made within the window.
 func (r *reportTally) add(p *api.Payment) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	row := func(t time.Time) *reportTotals {
-		k := reportKey{period: periodOf(t, r.by), currency: p.Currency}
-		tot := r.totals[k]
-		if tot == nil {
-			tot = &reportTotals{}
-			r.totals[k] = tot
-		}
-		return tot
-	}
 	for _, c := range p.Captures {
 		if r.in(c.CreatedAt) {
-			tot := row(*c.CreatedAt)
-			tot.captured = tot.captured.Add(c.Amount)
-			tot.captures++
+			r.addMove(p.Currency, "capture", c.Amount, *c.CreatedAt)
 		}
 	}
 	for _, rf := range p.Refunds {
 		if r.in(rf.CreatedAt) {
-			tot := row(*rf.CreatedAt)
-			tot.refunded = tot.refunded.Add(rf.Amount)
-			tot.refunds++
+			r.addMove(p.Currency, "refund", rf.Amount, *rf.CreatedAt)
 		}
 	}
+}
+
+// addMove counts a capture or a refund of amount in currency, made at.
+func (r *reportTally) addMove(currency, op string, amount decimal.Decimal, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := reportKey{period: periodOf(at, r.by), currency: currency}
+	tot := r.totals[k]
+	if tot == nil {
+		tot = &reportTotals{}
+		r.totals[k] = tot
+	}
+	if op == "refund" {
+		tot.refunded = tot.refunded.Add(amount)
+		tot.refunds++
+		return
+	}
+	tot.captured = tot.captured.Add(amount)
+	tot.captures++
 }
 
 // reportRow is one line of the report as printed.
@@ -236,6 +281,9 @@ func listedUntil(until time.Time) string {
 }
 
 func reportRun(ctx context.Context, o *ReportOptions) error {
+	if o.Source == "ledger" {
+		return reportLedger(o)
+	}
 	printer, err := o.Printer()
 	if err != nil {
 		return err
@@ -269,17 +317,23 @@ func reportRun(ctx context.Context, o *ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	rows := tally.rows()
+	return tally.print(printer, o, fmt.Sprintf("%d %s read", payments, plural(payments, "payment", "payments")))
+}
+
+// print prints the report's rows, or says there are none, and why (read:
+// what was read).
+func (r *reportTally) print(printer *output.Printer, o *ReportOptions, read string) error {
+	rows := r.rows()
 	recs := make([]json.RawMessage, 0, len(rows))
-	for _, r := range rows {
-		b, err := json.Marshal(r)
+	for _, row := range rows {
+		b, err := json.Marshal(row)
 		if err != nil {
 			return err
 		}
 		recs = append(recs, b)
 	}
 	if len(recs) == 0 && o.Notice != nil {
-		o.Notice("no captures or refunds from %s to %s (%d %s read)", cmdutil.FormatTimeFlag(o.since), cmdutil.FormatTimeFlag(o.until), payments, plural(payments, "payment", "payments"))
+		o.Notice("no captures or refunds from %s to %s (%s)", cmdutil.FormatTimeFlag(o.since), cmdutil.FormatTimeFlag(o.until), read)
 	}
 	return printer.List(ReportColumns, recs)
 }

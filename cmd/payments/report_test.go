@@ -2,6 +2,7 @@ package payments
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +69,32 @@ func TestReportTallyCountsMovesByTheirOwnTime(t *testing.T) {
 	}
 	if got := tally.rows(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// --source is service or ledger; --ledger names a ledger only for
+// --source ledger, and only a postgres:// one.
+func TestReportSourceAndLedgerFlags(t *testing.T) {
+	now := func() time.Time { return time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		source, ledger string
+		set            bool
+		want           string
+	}{
+		{"service", "", false, ""},
+		{" Ledger ", "", false, ""},
+		{"ledger", "postgres://clerk@db.example.com/bnpl", true, ""},
+		{"provider", "", false, `invalid --source "provider"`},
+		{"service", "postgres://clerk@db.example.com/bnpl", true, "--ledger applies only with --source ledger"},
+		{"ledger", "/tmp/ledger.db", true, "--ledger must be a postgres:// URL"},
+	} {
+		o := &ReportOptions{Since: "7d", By: "day", Concurrency: 1, Now: now, Source: tc.source, Ledger: tc.ledger, ledgerSet: tc.set}
+		err := o.validate()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("--source %q --ledger %q: %v", tc.source, tc.ledger, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("--source %q --ledger %q: %v, want %q", tc.source, tc.ledger, err, tc.want)
+		}
 	}
 }

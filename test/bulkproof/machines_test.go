@@ -50,11 +50,7 @@ func TestPropertyWithoutASharedLedger(t *testing.T) {
 	t.Run("one after another", func(t *testing.T) { oneAfterAnother(t, bin, dir, env, sb, srv.URL, st) })
 	t.Run("at once", func(t *testing.T) { atOnce(t, bin, dir, env, sb, srv.URL, st) })
 	t.Run("killed, resumed elsewhere", func(t *testing.T) { killedElsewhere(t, bin, dir, env, sb, srv.URL, st) })
-	counts := sb.FaultCounts()
-	faults := 0
-	for _, n := range counts {
-		faults += n
-	}
+	faults, counts := faultsOf(sb)
 	t.Logf("without a shared ledger: %d runs on %d machines, %d kills, %d faults %v; one after another: reported %s AED, held %s AED (held_before counted by the later machines %s AED); at once: %d of %d times the sum was off (reported %s AED against %s AED held), each time warned by some run: %d; runs of those that did not warn: %d",
 		st.runs, st.machines, st.kills, faults, counts, st.seqReported, st.seqHeld, st.seqHeldBefore, st.off, machinesAtOnce, st.onceReported, st.onceHeld, st.offWarned, st.silent)
 	t.Logf("killed on one machine: resumed on another with its journal, %d times: reported %s AED + held_before %s AED = %s AED held; run on another, then resumed on the first, %d times: the sum was off %d times (reported %s AED against %s AED held), every resume warned: %v",
@@ -78,6 +74,48 @@ type machine struct {
 	name     string
 	bin, dir string
 	env      []string
+	// own: the machine runs its own copy of each file (copied into its
+	// directory, as a colleague's laptop holds one) with no --journal:
+	// a run is resumed, there or on another machine, by the same command
+	// on the same input.
+	own bool
+	// trace, when set, is told each run's summary.
+	trace func(string)
+}
+
+// command is a run of file on m, its report beside m's journal (or m's
+// copy of the file), under -o json.
+func (m *machine) command(file string, extra ...string) *exec.Cmd {
+	args := []string{"payments", "capture", "--input", file,
+		"--journal", filepath.Join(m.dir, "caps.journal"), "--report", filepath.Join(m.dir, "caps.report.csv")}
+	if m.own {
+		input := filepath.Join(m.dir, filepath.Base(file))
+		if _, err := os.Stat(input); err != nil {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				m.t.Fatal(err)
+			}
+			if err := os.WriteFile(input, data, 0o600); err != nil {
+				m.t.Fatal(err)
+			}
+		}
+		args = []string{"payments", "capture", "--input", input, "--report", m.report(file)}
+		if strings.HasSuffix(file, ".win.csv") {
+			args = append(args, "--input-encoding", "windows-1252")
+		}
+	}
+	args = append(args, append([]string{"--retries", strconv.Itoa(clientRetries), "-o", "json"}, extra...)...)
+	c := exec.Command(m.bin, args...)
+	c.Env, c.Dir = m.env, m.dir
+	return c
+}
+
+// report is the report of m's runs of file.
+func (m *machine) report(file string) string {
+	if m.own {
+		return filepath.Join(m.dir, filepath.Base(file)+".report.csv")
+	}
+	return filepath.Join(m.dir, "caps.report.csv")
 }
 
 func newMachine(t *testing.T, bin, dir string, env []string, name string) *machine {
@@ -97,8 +135,11 @@ func newMachine(t *testing.T, bin, dir string, env []string, name string) *machi
 // machineRun is what a machine's runs of a file said, summed.
 type machineRun struct {
 	reported, heldBefore decimal.Decimal
-	warned               bool
-	runs                 int
+	// byEnded is the part of reported found moved by runs that ended
+	// before they could count it (moved_by_ended_runs).
+	byEnded decimal.Decimal
+	warned  bool
+	runs    int
 }
 
 // finish runs file on m to exit 0 (again with --retry-failed while rows
@@ -109,11 +150,8 @@ func (m *machine) finish(file string) machineRun {
 	var extra []string
 	for i := range maxResumes {
 		var stdout, stderr bytes.Buffer
-		args := append([]string{"payments", "capture", "--input", file,
-			"--journal", filepath.Join(m.dir, "caps.journal"), "--report", filepath.Join(m.dir, "caps.report.csv"),
-			"--retries", strconv.Itoa(clientRetries), "-o", "json"}, extra...)
-		c := exec.Command(m.bin, args...)
-		c.Env, c.Dir, c.Stdout, c.Stderr = m.env, m.dir, &stdout, &stderr
+		c := m.command(file, extra...)
+		c.Stdout, c.Stderr = &stdout, &stderr
 		code := exitCode(c.Run())
 		out.runs++
 		m.add(&out, stdout.Bytes(), stderr.String())
@@ -123,7 +161,7 @@ func (m *machine) finish(file string) machineRun {
 		if code != 10 && code != 11 {
 			t.Fatalf("%s run %d: exit %d\n%s", m.name, i+1, code, tail(stderr.String()))
 		}
-		for _, row := range readReport(t, filepath.Join(m.dir, "caps.report.csv")) {
+		for _, row := range readReport(t, m.report(file)) {
 			if row.Outcome == "failed" && !transient(row) {
 				t.Fatalf("%s line %d failed for a reason no fault explains: %d %s %s", m.name, row.Line, row.HTTPStatus, row.ErrorType, row.Message)
 			}
@@ -137,6 +175,9 @@ func (m *machine) finish(file string) machineRun {
 // add sums a run's JSON summary into out, and notes its warning of money
 // moved outside its ledger.
 func (m *machine) add(out *machineRun, stdout []byte, stderr string) {
+	if m.trace != nil {
+		m.trace(m.name + ": " + string(bytes.TrimSpace(stdout)))
+	}
 	var sum struct {
 		Op         string            `json:"op"`
 		Moved      map[string]string `json:"moved"`
@@ -153,6 +194,7 @@ func (m *machine) add(out *machineRun, stdout []byte, stderr string) {
 	}
 	add(&out.reported, sum.Moved)
 	add(&out.reported, sum.Ended)
+	add(&out.byEnded, sum.Ended)
 	add(&out.heldBefore, sum.HeldBefore)
 	for _, w := range jsonWarnings(m.t, stderr) {
 		if strings.Contains(w, "moved outside this machine's ledger") && strings.Contains(w, "--ledger") {
@@ -259,9 +301,7 @@ func atOnce(t *testing.T, bin, dir string, env []string, sb *sandbox.Sandbox, ur
 func (m *machine) killPartWay(file string, results int) {
 	t := m.t
 	journal := filepath.Join(m.dir, "caps.journal")
-	c := exec.Command(m.bin, "payments", "capture", "--input", file, "--journal", journal,
-		"--report", filepath.Join(m.dir, "caps.report.csv"), "--retries", strconv.Itoa(clientRetries), "-o", "json")
-	c.Env, c.Dir = m.env, m.dir
+	c := m.command(file)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}

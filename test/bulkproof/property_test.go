@@ -170,11 +170,7 @@ func (p *property) run() {
 		p.dumpReports()
 		p.dumpLedger()
 	}
-	counts := p.sb.FaultCounts()
-	faults := 0
-	for _, n := range counts {
-		faults += n
-	}
+	faults, counts := faultsOf(p.sb)
 	t.Logf("property: %d runs, %d moves (%d of them edited rows sent as new, each warned of), %d faults %v, %d kills; service holds %s AED, runs said %s AED",
 		p.runs, len(p.moves)+p.warned, p.warned, faults, counts, p.kills, held, p.moved)
 }
@@ -400,25 +396,31 @@ func (p *property) dumpReports() {
 // dumpLedger logs the ledger's runs and moves. A run may still hold the
 // ledger's lock: like bnpl, it waits for it (busy_timeout).
 func (p *property) dumpLedger() {
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(p.dir, "home", ".state", "bnpl", "bulk-ledger.db")+"?_pragma=busy_timeout(30000)")
+	dumpLedger(p.t, "sqlite", "file:"+filepath.Join(p.dir, "home", ".state", "bnpl", "bulk-ledger.db")+"?_pragma=busy_timeout(30000)", nil)
+}
+
+// dumpLedger logs the runs and moves of the ledger at dsn (driver sqlite
+// or pgx), the moves of payments only when payments is not nil.
+func dumpLedger(t *testing.T, driver, dsn string, payments map[string]bool) {
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
-		p.t.Log(err)
+		t.Log(err)
 		return
 	}
 	defer db.Close()
-	rows, err := db.Query("SELECT id, pid, input, summarized, COALESCE(ended, '') FROM runs")
+	rows, err := db.Query("SELECT id, pid, input, summarized, COALESCE(ended, '') FROM runs ORDER BY id")
 	if err == nil {
 		for rows.Next() {
 			var id, pid, summarized int
 			var input, ended string
 			_ = rows.Scan(&id, &pid, &input, &summarized, &ended)
-			p.t.Logf("run %d pid %d %s summarized %d ended %q", id, pid, filepath.Base(input), summarized, ended)
+			t.Logf("run %d pid %d %s summarized %d ended %q", id, pid, input, summarized, ended)
 		}
 		rows.Close()
 	}
 	rows, err = db.Query("SELECT payment_id, op, amount, reference_id, phase, run, COALESCE(moved_by, 0), COALESCE(adopted_by, 0) FROM moves ORDER BY payment_id")
 	if err != nil {
-		p.t.Log(err)
+		t.Log(err)
 		return
 	}
 	defer rows.Close()
@@ -426,6 +428,25 @@ func (p *property) dumpLedger() {
 		var pid, op, amount, ref, phase string
 		var run, movedBy, adoptedBy int
 		_ = rows.Scan(&pid, &op, &amount, &ref, &phase, &run, &movedBy, &adoptedBy)
-		p.t.Logf("move %s %s %s %s: %s run %d moved_by %d adopted_by %d", pid[:8], op, amount, ref, phase, run, movedBy, adoptedBy)
+		if payments == nil || payments[pid] {
+			t.Logf("move %s %s %s %s: %s run %d moved_by %d adopted_by %d", pid[:8], op, amount, ref, phase, run, movedBy, adoptedBy)
+		}
+	}
+	if payments == nil {
+		return
+	}
+	rows, err = db.Query("SELECT run, line, payment_id, op, amount, reference_id, outcome, moved, earlier, by_run, adopted, message FROM run_rows ORDER BY payment_id, run")
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run, line, moved, earlier, byRun, adopted int
+		var pid, op, amount, ref, outcome, msg string
+		_ = rows.Scan(&run, &line, &pid, &op, &amount, &ref, &outcome, &moved, &earlier, &byRun, &adopted, &msg)
+		if payments[pid] {
+			t.Logf("row of run %d line %d %s %s %s %s: %s moved %d earlier %d by_run %d adopted %d: %s", run, line, pid[:8], op, amount, ref, outcome, moved, earlier, byRun, adopted, msg)
+		}
 	}
 }

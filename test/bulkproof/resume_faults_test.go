@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox"
+	"github.com/bnpl-cli/bnpl/internal/sandbox/middleware"
 )
 
 // The oldest bulk check: 60 payments, a capture of 40.00 and one of 60.00
@@ -95,6 +96,16 @@ func TestAnInterruptedRunUnderEveryFaultFinishesOnOneResume(t *testing.T) {
 		finished++
 	}
 	t.Logf("the oldest check: %d of %d interrupted runs finished on one resume; faults %v", finished, oldestRounds, sb.FaultCounts())
+}
+
+// faultsOf is how many faults sb injected, in all and of each kind.
+func faultsOf(sb *sandbox.Sandbox) (int, map[middleware.FaultKind]int) {
+	counts := sb.FaultCounts()
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return total, counts
 }
 
 // faultySandbox serves, for t, an in-memory sandbox failing as faults

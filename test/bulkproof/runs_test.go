@@ -457,13 +457,18 @@ func (w *world) killAndResume(op, input string, rows int, rng *rand.Rand, extra 
 
 // waitResults waits until the journal holds n results or the run ends.
 func waitResults(t *testing.T, journal string, n int, done <-chan int) (code int, finished bool) {
+	return waitUntil(done, func() bool { return countResults(t, journal) >= n })
+}
+
+// waitUntil waits until reached says so or the run ends (done).
+func waitUntil(done <-chan int, reached func() bool) (code int, finished bool) {
 	for {
 		select {
 		case code := <-done:
 			return code, true
 		case <-time.After(2 * time.Millisecond):
 		}
-		if countResults(t, journal) >= n {
+		if reached() {
 			return 0, false
 		}
 	}

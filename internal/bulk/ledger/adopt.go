@@ -96,10 +96,10 @@ func (l *Ledger) adoptable(q querier, id string) (*RunInfo, []string) {
 		default:
 			continue
 		}
-		info := l.runByID(q, run)
+		info := l.endedRun(q, run)
 		// A run that made its summary counted the moves it confirmed; a
 		// live one (or this one) has its own send to settle.
-		if run == l.run || info == nil || l.alive(info) || (confirmed && info.Summarized) {
+		if run == l.run || info == nil || (confirmed && info.Summarized) {
 			return nil, nil
 		}
 		if ended == nil || confirmed {
@@ -149,8 +149,23 @@ func (l *Ledger) counts(q querier, adopter int64) bool {
 	if adopter == l.run {
 		return true
 	}
-	info := l.runByID(q, adopter)
-	return info == nil || info.Summarized || l.alive(info)
+	info := l.endedRun(q, adopter)
+	return info == nil || info.Summarized
+}
+
+// endedRun is run id as the ledger holds it once the run has ended; nil
+// while it lives, or when the ledger does not know it. Whether it lives is
+// asked before what it recorded is read: a run records its summary before
+// it lets go of what says it lives, so a run found ended is read with its
+// summary recorded if it made one. Read the other way round (a shared
+// ledger's readers do not wait for a run that records its summary), a
+// run that made its summary and ended in between would look ended before
+// its summary, and the moves it counted would be counted again for it.
+func (l *Ledger) endedRun(q querier, id int64) *RunInfo {
+	if info := l.runByID(q, id); info == nil || l.alive(info) {
+		return nil
+	}
+	return l.runByID(q, id)
 }
 
 // Summarized records that this run's summary is made: a run killed after
