@@ -142,6 +142,12 @@ type Record struct {
 	// memory it holds the only connection. nil outside a move. Not
 	// stored (docs written before carry "Tx":null, which decodes to nil).
 	Tx *sql.Tx `json:"-"`
+
+	// View is the payment's JSON as the move that answered the record
+	// stored it (json.Marshal of Payment), so that its answer need not
+	// encode the payment again; nil when the move wrote nothing. Not
+	// stored.
+	View []byte `json:"-"`
 }
 
 // Settle applies the timers that run without anyone calling: a CREATED
@@ -418,7 +424,7 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 		if event == "" {
 			event = "expired"
 		}
-		if err := s.writeRecord(ctx, tx, paymentID, rec); err != nil {
+		if rec.View, err = s.writeRecord(ctx, tx, paymentID, rec); err != nil {
 			return nil, nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
@@ -470,23 +476,24 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	return rec, now, err
 }
 
-// writeRecord stores a moved record and its view, in tx.
-func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) error {
+// writeRecord stores a moved record and its view, in tx; it answers the
+// view.
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) ([]byte, error) {
 	doc, view, err := encodeRecord(rec)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkRecordBounds(rec, doc); err != nil {
-		return err
+		return nil, err
 	}
 	save, err := s.Stmt(ctx, tx, moveSaveQuery)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
 	_, err = save.ExecContext(ctx, rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
 		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
-	return err
+	return view, err
 }
 
 func NewLockOwner() string {
