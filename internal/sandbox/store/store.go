@@ -424,13 +424,15 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 		if event == "" {
 			event = "expired"
 		}
-		if rec.View, err = s.writeRecord(ctx, tx, paymentID, rec); err != nil {
+		var doc []byte
+		if doc, rec.View, err = s.writeRecord(ctx, tx, paymentID, rec); err != nil {
 			return nil, nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
 		if afters, err = s.observeInTx(ctx, tx, change); err != nil {
 			return nil, nil, nil, nil, err
 		}
+		s.cache.put(paymentID, doc, rec)
 	}
 	// Committed even when the payment is unchanged: a move may keep state
 	// beside it in the transaction (a dispute opened, evidence added).
@@ -472,28 +474,30 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 		}
 		now = s.Clock.Now().Add(offset).UTC()
 	}
+	if rec := s.cache.take(paymentID, doc); rec != nil {
+		return rec, now, nil
+	}
 	rec, err := DecodeRecord(doc, "id", paymentID)
 	return rec, now, err
 }
 
-// writeRecord stores a moved record and its view, in tx; it answers the
-// view.
-func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) ([]byte, error) {
-	doc, view, err := encodeRecord(rec)
+// writeRecord stores a moved record and its view, in tx; it answers both.
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) (doc, view []byte, err error) {
+	doc, view, err = encodeRecord(rec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkRecordBounds(rec, doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	save, err := s.Stmt(ctx, tx, moveSaveQuery)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
 	_, err = save.ExecContext(ctx, rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
 		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
-	return view, err
+	return doc, view, err
 }
 
 func NewLockOwner() string {
