@@ -37,9 +37,14 @@ import (
 // In race builds (the tests' CI) every use of a copy is checked against a
 // decode of its doc (reccache_verify_race.go).
 
-// maxCachedRecords bounds the cache; a full cache forgets an entry at
-// random.
-const maxCachedRecords = 4096
+// maxCachedRecords and maxCachedBytes (of docs; a decoded record takes a
+// few times its doc) bound the cache; a full cache forgets entries at
+// random. A doc over maxCachedDoc is not kept.
+const (
+	maxCachedRecords = 4096
+	maxCachedBytes   = 32 << 20
+	maxCachedDoc     = maxCachedBytes / 16
+)
 
 type cachedRecord struct {
 	doc []byte
@@ -47,7 +52,8 @@ type cachedRecord struct {
 }
 
 type recordCache struct {
-	m map[string]cachedRecord
+	m     map[string]cachedRecord
+	bytes int // of the docs kept
 }
 
 // take answers the cached record of id if it was made from doc, and
@@ -57,7 +63,7 @@ func (c *recordCache) take(id string, doc []byte) *Record {
 	if !ok {
 		return nil
 	}
-	delete(c.m, id)
+	c.forget(id)
 	if !bytes.Equal(e.doc, doc) {
 		return nil
 	}
@@ -67,23 +73,34 @@ func (c *recordCache) take(id string, doc []byte) *Record {
 	return e.rec
 }
 
+func (c *recordCache) forget(id string) {
+	if e, ok := c.m[id]; ok {
+		c.bytes -= len(e.doc)
+		delete(c.m, id)
+	}
+}
+
 // put keeps a copy of rec, the record doc was encoded from.
 func (c *recordCache) put(id string, doc []byte, rec *Record) {
+	c.forget(id)
+	if len(doc) > maxCachedDoc {
+		return
+	}
 	cp, ok := cacheCopy(rec)
 	if !ok {
-		delete(c.m, id)
 		return
 	}
 	if c.m == nil {
 		c.m = make(map[string]cachedRecord)
 	}
-	if _, ok := c.m[id]; !ok && len(c.m) >= maxCachedRecords {
-		for k := range c.m {
-			delete(c.m, k)
+	for k := range c.m {
+		if len(c.m) < maxCachedRecords && c.bytes+len(doc) <= maxCachedBytes {
 			break
 		}
+		c.forget(k)
 	}
 	c.m[id] = cachedRecord{doc: doc, rec: cp}
+	c.bytes += len(doc)
 }
 
 // cacheCopy answers a deep copy of rec as DecodeRecord would answer it

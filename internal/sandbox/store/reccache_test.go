@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -224,5 +225,35 @@ func TestFastCopiesAreTheReflectedOnes(t *testing.T) {
 		if path := sharedAt(fast, in, typ.String()); path != "" {
 			t.Errorf("the fast copy shares %s with the original", path)
 		}
+	}
+}
+
+// The cache keeps to its bounds in entries and in bytes.
+func TestRecordCacheBounds(t *testing.T) {
+	var c recordCache
+	rec := &Record{Payment: wire.Payment{ID: "p"}}
+	doc := make([]byte, maxCachedDoc)
+	for i := range 3 * maxCachedBytes / maxCachedDoc {
+		c.put(fmt.Sprint("p", i), doc, rec)
+		if c.bytes > maxCachedBytes || len(c.m) > maxCachedRecords {
+			t.Fatalf("after %d: %d bytes in %d entries", i+1, c.bytes, len(c.m))
+		}
+	}
+	c.put("big", make([]byte, maxCachedDoc+1), rec)
+	if _, kept := c.m["big"]; kept {
+		t.Error("a doc over maxCachedDoc was kept")
+	}
+	for i := range 2 * maxCachedRecords {
+		c.put(fmt.Sprint("q", i), []byte("{}"), rec)
+	}
+	if len(c.m) > maxCachedRecords {
+		t.Errorf("%d entries", len(c.m))
+	}
+	sum := 0
+	for _, e := range c.m {
+		sum += len(e.doc)
+	}
+	if sum != c.bytes {
+		t.Errorf("counted %d bytes, holds %d", c.bytes, sum)
 	}
 }
