@@ -434,11 +434,13 @@ func (l *Log) maskBody(b []byte) string {
 
 // MayHoldSecret tells whether the Masker could change b. It decodes JSON,
 // which would be most of the log's cost: a body with no key prefix, no
-// escape that could spell one, and no URL with credentials is stored as it
-// is. Every key the sandbox knows starts with sk_; an escaped form of it
-// holds a backslash.
+// escape that could spell one, and no URL with credentials (an @ between
+// a "://" and the end of the URL's host, where secret.RedactUserinfo
+// looks) is stored as it is. Every key the sandbox knows starts with sk_;
+// an escaped form of it holds a backslash. An e-mail address beside a URL
+// (every checkout has both) is no credential.
 func MayHoldSecret(b []byte) bool {
-	at, scheme := false, false
+	authority := false // after a "://", before the host's end
 	for i, c := range b {
 		switch c {
 		case '\\':
@@ -448,14 +450,13 @@ func MayHoldSecret(b []byte) bool {
 				return true
 			}
 		case '@':
-			at = true
-		case '/':
-			if i >= 2 && b[i-2] == ':' && b[i-1] == '/' {
-				scheme = true
+			if authority {
+				return true
 			}
-		}
-		if at && scheme {
-			return true
+		case '/':
+			authority = i >= 2 && b[i-2] == ':' && b[i-1] == '/'
+		case '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>', '(', ')', '[', ']', '{', '}':
+			authority = false // secret.RedactURLs ends a URL there, RedactUserinfo its host
 		}
 	}
 	return false

@@ -59,6 +59,10 @@ func (s *Service) runMove(w http.ResponseWriter, r *http.Request, paymentID stri
 		edge.WriteError(w, err)
 		return
 	}
+	if rec.View != nil { // the payment as the move stored it
+		edge.WriteRawJSON(w, rec.View)
+		return
+	}
 	edge.WriteJSON(w, http.StatusOK, &rec.Payment)
 }
 

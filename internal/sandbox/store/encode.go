@@ -48,3 +48,16 @@ func encodeRecord(r *Record) (doc, view []byte, err error) {
 	doc = append(doc, tail[1:]...) // tail is an object with at least its session_id
 	return doc, view, nil
 }
+
+// storedPayment is a payment as a stored doc holds it: wire.Payment's
+// fields without its UnmarshalJSON, which validates and copies the
+// payment's bytes again for Raw (the service's answer as the client read
+// it; the sandbox never asks for it).
+type storedPayment wire.Payment
+
+// storedRecord is a stored doc as DecodeRecord reads it: the fields of
+// Record, the payment's decoded in the same pass as the rest.
+type storedRecord struct {
+	Payment storedPayment `json:"payment"`
+	recordTail
+}

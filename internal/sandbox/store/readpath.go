@@ -260,6 +260,9 @@ func (r *reads) close() error {
 // Close closes the state: its readers, its read pool and its DB.
 func (s *State) Close() error {
 	var err error
+	if s.writer != nil {
+		s.writer.close()
+	}
 	if s.reads != nil {
 		err = s.reads.close()
 	}

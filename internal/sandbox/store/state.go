@@ -30,6 +30,8 @@ type State struct {
 	ids             *IDSource            // every id the sandbox generates (ids.go)
 	reads           *reads               // the hot reads, prepared (readpath.go)
 	prepared        map[string]*sql.Stmt // the write path's statements (stmts.go)
+	writer          *groupWriter         // runs every change of a payment (groupcommit.go)
+	cache           recordCache          // the writer's decoded records (reccache.go)
 
 	observersMu sync.RWMutex
 	observers   []func(context.Context, Change)
@@ -86,6 +88,7 @@ func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []M
 		db.Close()
 		return nil, NewStateError(path, err)
 	}
+	st.writer = startGroupWriter(db)
 	return st, nil
 }
 

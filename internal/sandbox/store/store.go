@@ -142,6 +142,12 @@ type Record struct {
 	// memory it holds the only connection. nil outside a move. Not
 	// stored (docs written before carry "Tx":null, which decodes to nil).
 	Tx *sql.Tx `json:"-"`
+
+	// View is the payment's JSON as the move that answered the record
+	// stored it (json.Marshal of Payment), so that its answer need not
+	// encode the payment again; nil when the move wrote nothing. Not
+	// stored.
+	View []byte `json:"-"`
 }
 
 // Settle applies the timers that run without anyone calling: a CREATED
@@ -178,9 +184,16 @@ type Visibility struct {
 // DecodeRecord decodes a payment's stored record; column and value name its
 // row for the error when the record cannot be read.
 func DecodeRecord(doc []byte, column, value string) (*Record, error) {
-	var r Record
-	if err := json.Unmarshal(doc, &r); err != nil {
+	var d storedRecord
+	if err := json.Unmarshal(doc, &d); err != nil {
 		return nil, CorruptRow("payments", column, value, err)
+	}
+	r := &Record{
+		Payment: wire.Payment(d.Payment), SessionID: d.SessionID, MerchantCode: d.MerchantCode,
+		Region: d.Region, Lang: d.Lang, MerchantURLs: d.MerchantURLs, Token: d.Token,
+		SessionStatus: d.SessionStatus, RejectionReason: d.RejectionReason,
+		SessionExpiresAt: d.SessionExpiresAt, AuthorizedAt: d.AuthorizedAt,
+		AuthExpiresAt: d.AuthExpiresAt, ClosedAt: d.ClosedAt,
 	}
 	if r.Payment.Captures == nil {
 		r.Payment.Captures = []wire.Capture{}
@@ -188,7 +201,7 @@ func DecodeRecord(doc []byte, column, value string) (*Record, error) {
 	if r.Payment.Refunds == nil {
 		r.Payment.Refunds = []wire.Refund{}
 	}
-	return &r, nil
+	return r, nil
 }
 
 // loadPayment reads a payment visible to vis; errNoSuchPayment if none.
@@ -282,33 +295,32 @@ func (s *State) ResolvePaymentID(ctx context.Context, id string) (string, error)
 }
 
 // InsertRecord stores a new checkout, in one transaction with what the
-// transaction's observers write of it. Creation goes through here and
+// transaction's observers write of it (a job of the group writer). Creation goes through here and
 // nowhere else, so observers hear of every payment.
 func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error {
 	doc, view, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
-	tx, err := s.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	insert, err := s.Stmt(ctx, tx, insertRecordQuery)
-	if err != nil {
-		return err
-	}
-	_, err = insert.ExecContext(ctx, r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status,
-		r.Payment.CreatedAt.UnixNano(), doc, view)
-	if err != nil {
-		return err
+	if s.DB == nil {
+		return errClosed
 	}
 	change := r.change("created", "", *r.Payment.CreatedAt)
-	afters, err := s.observeInTx(ctx, tx, change)
-	if err != nil {
+	var afters []func()
+	err = s.writer.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		insert, err := s.Stmt(ctx, tx, insertRecordQuery)
+		if err != nil {
+			return err
+		}
+		_, err = insert.ExecContext(ctx, r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status,
+			r.Payment.CreatedAt.UnixNano(), doc, view)
+		if err != nil {
+			return err
+		}
+		afters, err = s.observeInTx(ctx, tx, change)
 		return err
-	}
-	if err := tx.Commit(); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	s.committed(ctx, afters, change)
@@ -324,24 +336,36 @@ const lockLease = 15 * time.Second
 // for a refusal) and then must leave r as the stored state it found.
 type MoveFunc func(r *Record, now time.Time) (event string, err error)
 
-// Move runs one state change of a payment in one IMMEDIATE transaction:
-// it reads the payment and the clock, refuses a payment whose lock another
+// Move runs one state change of a payment as a job of the group writer
+// (groupcommit.go), in an IMMEDIATE transaction it may share with other
+// changes, in a savepoint of its own: it reads the payment and the clock, refuses a payment whose lock another
 // holds (a lease row, so it holds across processes; a busy payment answers
 // 409 at once instead of waiting, as the service does), applies fn, writes
 // the result and what the transaction's observers write of the change
-// (TxObserver) and commits, then tells observers. Writers of one process
-// queue for the state's single write connection, and processes sharing the
-// file queue for its write lock, so two moves of one payment never
-// interleave. Every change of an existing payment commits here.
+// (TxObserver); once the transaction has committed it tells observers.
+// Writers of one process queue for the state's writer goroutine, and
+// processes sharing the file queue for its write lock, so two moves of one
+// payment never interleave. Every change of an existing payment commits here.
 func (s *State) Move(ctx context.Context, paymentID string, vis *Visibility, fn MoveFunc) (*Record, error) {
 	if s.DB == nil {
 		return nil, errClosed
 	}
-	rec, change, afters, err := s.apply(ctx, paymentID, vis, fn)
+	var rec *Record
+	var change *Change
+	var afters []func()
+	var moveErr error
+	err := s.writer.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		rec, change, afters, moveErr, err = s.apply(ctx, tx, paymentID, vis, fn)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	if change != nil {
 		s.committed(ctx, afters, change)
 	}
-	return rec, err
+	return rec, moveErr
 }
 
 // Acquire takes a payment's lock for owner for a lease, across processes;
@@ -378,49 +402,41 @@ func (s *State) Release(paymentID, owner string) {
 	_, _ = s.DB.ExecContext(ctx, `UPDATE payments SET lock_owner = '', lock_until = 0 WHERE id = ? AND lock_owner = ?`, paymentID, owner)
 }
 
-// apply is Move's transaction. The request may be cancelled; a move that
-// has begun still ends (committed or rolled back) on a context of its own,
-// bounded in time.
-func (s *State) apply(ctx context.Context, paymentID string, vis *Visibility, fn MoveFunc) (*Record, *Change, []func(), error) {
-	txCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	tx, err := s.DB.BeginTx(txCtx, nil)
+// apply is Move's change, in tx (a job of the group writer, in a
+// savepoint of its own). It answers the move's outcome (moveErr: a
+// refusal, which still commits what the move kept beside the payment) or
+// err, which rolls the move back.
+func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility, fn MoveFunc) (rec *Record, change *Change, afters []func(), moveErr, err error) {
+	loaded, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	defer tx.Rollback()
-	rec, now, err := s.loadForMove(txCtx, ctx, tx, paymentID, vis)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	rec.Tx = tx
-	defer func() { rec.Tx = nil }()
+	rec = loaded
+	loaded.Tx = tx
+	defer func() { loaded.Tx = nil }()
 	before := rec.Payment.Status
 	settled := rec.Settle(now)
 	event, moveErr := fn(rec, now)
 	if moveErr != nil && settled {
 		event = "expired"
 	}
-	var change *Change
-	var afters []func()
 	if event != "" || settled {
 		if event == "" {
 			event = "expired"
 		}
-		if err := s.writeRecord(txCtx, tx, paymentID, rec); err != nil {
-			return nil, nil, nil, err // rolled back: the payment stays as it was
+		var doc []byte
+		if doc, rec.View, err = s.writeRecord(ctx, tx, paymentID, rec); err != nil {
+			return nil, nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
-		if afters, err = s.observeInTx(txCtx, tx, change); err != nil {
-			return nil, nil, nil, err
+		if afters, err = s.observeInTx(ctx, tx, change); err != nil {
+			return nil, nil, nil, nil, err
 		}
+		s.cache.put(paymentID, doc, rec)
 	}
 	// Committed even when the payment is unchanged: a move may keep state
 	// beside it in the transaction (a dispute opened, evidence added).
-	if err := tx.Commit(); err != nil {
-		return nil, nil, nil, err
-	}
-	return rec, change, afters, moveErr
+	return rec, change, afters, moveErr, nil
 }
 
 // loadForMove reads, in the move's transaction, the payment visible to vis
@@ -458,27 +474,30 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 		}
 		now = s.Clock.Now().Add(offset).UTC()
 	}
+	if rec := s.cache.take(paymentID, doc); rec != nil {
+		return rec, now, nil
+	}
 	rec, err := DecodeRecord(doc, "id", paymentID)
 	return rec, now, err
 }
 
-// writeRecord stores a moved record and its view, in tx.
-func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) error {
-	doc, view, err := encodeRecord(rec)
+// writeRecord stores a moved record and its view, in tx; it answers both.
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) (doc, view []byte, err error) {
+	doc, view, err = encodeRecord(rec)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if err := checkRecordBounds(rec, doc); err != nil {
-		return err
+		return nil, nil, err
 	}
 	save, err := s.Stmt(ctx, tx, moveSaveQuery)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
 	_, err = save.ExecContext(ctx, rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
 		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
-	return err
+	return doc, view, err
 }
 
 func NewLockOwner() string {

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Group commit. Every change of a payment (Move, InsertRecord) is a job
+// for the state's one writer goroutine. The writer takes the jobs that
+// are waiting, up to maxGroup, and runs them in one IMMEDIATE transaction,
+// each in a savepoint of its own: a job that fails is rolled back to its
+// savepoint and the others go on. Then it commits once and answers every
+// job of the group. A request is answered only after its group has
+// committed, so what it acknowledged is in the state; concurrent writers
+// share one commit (one write of the WAL) instead of paying one each. A
+// lone writer finds nobody waiting and commits alone, as before.
+//
+// When SQLite refuses a savepoint's own statement (the transaction is
+// gone: a full disk, an I/O error), the writer rolls the whole
+// transaction back, answers the job it was running with the error and
+// runs the rest again in a new transaction: a job's outcome never depends
+// on another's failure. A failed commit fails the whole group: nothing of
+// it is acknowledged.
+
+// maxGroup bounds the jobs of one transaction, so that the first of them
+// does not wait on too many others.
+const maxGroup = 64
+
+// groupTimeout bounds one group's transaction: a change that has begun
+// ends (committed or rolled back) even when its request is gone.
+const groupTimeout = 10 * time.Second
+
+// A writeJob is one change: run does it in tx, inside the job's savepoint;
+// an error rolls back what it wrote. ctx carries the request's values (a
+// fixture's pinned time and ids), never its cancellation.
+type writeJob struct {
+	ctx  context.Context
+	run  func(ctx context.Context, tx *sql.Tx) error
+	err  error
+	done chan struct{}
+}
+
+// groupWriter is the state's writer goroutine.
+type groupWriter struct {
+	db      *sql.DB
+	jobs    chan *writeJob // unbuffered: a job sent is a job taken
+	stop    chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+}
+
+func startGroupWriter(db *sql.DB) *groupWriter {
+	w := &groupWriter{db: db, jobs: make(chan *writeJob), stop: make(chan struct{}), stopped: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// close ends the writer once its current group is answered; a job sent
+// after it fails with errClosed.
+func (w *groupWriter) close() {
+	w.once.Do(func() { close(w.stop) })
+	<-w.stopped
+}
+
+var jobPool = sync.Pool{New: func() any { return &writeJob{done: make(chan struct{}, 1)} }}
+
+// do runs run as one job of a group and answers its error, or the error
+// of the group's commit, once the group has committed or rolled back.
+func (w *groupWriter) do(ctx context.Context, run func(ctx context.Context, tx *sql.Tx) error) error {
+	j := jobPool.Get().(*writeJob)
+	j.ctx, j.run, j.err = context.WithoutCancel(ctx), run, nil
+	select {
+	case w.jobs <- j:
+	case <-w.stopped:
+		j.ctx, j.run = nil, nil
+		jobPool.Put(j)
+		return errClosed
+	}
+	<-j.done
+	err := j.err
+	j.ctx, j.run, j.err = nil, nil, nil
+	jobPool.Put(j)
+	return err
+}
+
+func (w *groupWriter) loop() {
+	defer close(w.stopped)
+	group := make([]*writeJob, 0, maxGroup)
+	for {
+		select {
+		case j := <-w.jobs:
+			group = append(group[:0], j)
+		case <-w.stop:
+			return
+		}
+	gather:
+		for len(group) < maxGroup {
+			select {
+			case j := <-w.jobs:
+				group = append(group, j)
+			default:
+				break gather
+			}
+		}
+		w.commit(group)
+		clear(group)
+	}
+}
+
+// commit runs group in transactions until every job of it is answered.
+func (w *groupWriter) commit(group []*writeJob) {
+	for len(group) > 0 {
+		failed, err := w.tryGroup(group)
+		if failed < 0 {
+			for _, j := range group {
+				if err != nil {
+					j.err = err
+				}
+				j.done <- struct{}{}
+			}
+			return
+		}
+		// The transaction broke in job failed: it alone answers the
+		// error; the others run again.
+		group[failed].err = err
+		group[failed].done <- struct{}{}
+		group = append(group[:failed:failed], group[failed+1:]...)
+	}
+}
+
+// tryGroup runs group in one transaction. It answers -1 and the error of
+// the whole group (nil: committed; each job's own error is in it), or the
+// index of the job in which the transaction broke and why.
+func (w *groupWriter) tryGroup(group []*writeJob) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	defer cancel()
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return -1, err
+	}
+	defer tx.Rollback()
+	for i, j := range group {
+		if ctx.Err() != nil { // out of time: nothing of the group commits
+			return -1, ctx.Err()
+		}
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT job`); err != nil {
+			return i, err
+		}
+		j.err = j.run(j.ctx, tx)
+		if j.err != nil {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO job`); err != nil {
+				return i, errors.Join(j.err, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE job`); err != nil {
+			return i, errors.Join(j.err, err)
+		}
+	}
+	return -1, tx.Commit()
+}

@@ -1,0 +1,424 @@
+package store
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bnpl-cli/bnpl/internal/wire"
+	"github.com/shopspring/decimal"
+)
+
+// The record cache. A move reads its payment's stored doc and decodes it;
+// decoding is the costliest step of a move (a payment's captures and
+// refunds are all in its doc). The writer goroutine keeps, per payment, the
+// doc a move last wrote and the record it wrote, copied as decoding that
+// doc would answer it (cacheCopy). The next move of the payment still
+// reads the stored doc, in its own transaction, and uses the copy only
+// when the bytes are the same: whatever else changed the payment (another
+// process, a move rolled back, a reset) leaves a doc the copy does not
+// match, and the move decodes. Only the writer goroutine (groupcommit.go)
+// touches the cache, so it needs no lock; a move takes its entry (the
+// record is then the move's alone) and puts back the one it writes.
+//
+// A copy is what decoding would answer: times without their monotonic
+// reading and in the location decoding would give them, empty slices and
+// maps of omitempty fields nil, fields JSON skips zero, and Captures and
+// Refunds never nil (DecodeRecord). Decimals are kept as they are: the
+// same number, the same String, which is all the sandbox reads of them
+// (never their exponent). A record holding what JSON would change (a
+// string that is not UTF-8, a number that is not a float64 in an any, a
+// type with its own encoding other than time and decimal) is not cached.
+// In race builds (the tests' CI) every use of a copy is checked against a
+// decode of its doc (reccache_verify_race.go).
+
+// maxCachedRecords and maxCachedBytes (of docs; a decoded record takes a
+// few times its doc) bound the cache; a full cache forgets entries at
+// random. A doc over maxCachedDoc is not kept.
+const (
+	maxCachedRecords = 4096
+	maxCachedBytes   = 32 << 20
+	maxCachedDoc     = maxCachedBytes / 16
+)
+
+type cachedRecord struct {
+	doc []byte
+	rec *Record
+}
+
+type recordCache struct {
+	m     map[string]cachedRecord
+	bytes int // of the docs kept
+}
+
+// take answers the cached record of id if it was made from doc, and
+// forgets it: the caller owns it.
+func (c *recordCache) take(id string, doc []byte) *Record {
+	e, ok := c.m[id]
+	if !ok {
+		return nil
+	}
+	c.forget(id)
+	if !bytes.Equal(e.doc, doc) {
+		return nil
+	}
+	if verifyRecordCache {
+		mustDecodeAlike(e.rec, doc, id)
+	}
+	return e.rec
+}
+
+func (c *recordCache) forget(id string) {
+	if e, ok := c.m[id]; ok {
+		c.bytes -= len(e.doc)
+		delete(c.m, id)
+	}
+}
+
+// put keeps a copy of rec, the record doc was encoded from.
+func (c *recordCache) put(id string, doc []byte, rec *Record) {
+	c.forget(id)
+	if len(doc) > maxCachedDoc {
+		return
+	}
+	cp, ok := cacheCopy(rec)
+	if !ok {
+		return
+	}
+	if c.m == nil {
+		c.m = make(map[string]cachedRecord)
+	}
+	for k := range c.m {
+		if len(c.m) < maxCachedRecords && c.bytes+len(doc) <= maxCachedBytes {
+			break
+		}
+		c.forget(k)
+	}
+	c.m[id] = cachedRecord{doc: doc, rec: cp}
+	c.bytes += len(doc)
+}
+
+// cacheCopy answers a deep copy of rec as DecodeRecord would answer it
+// from rec's encoding, or false when it cannot tell.
+func cacheCopy(rec *Record) (*Record, bool) {
+	v, ok := decodedCopy(reflect.ValueOf(rec).Elem())
+	if !ok {
+		return nil, false
+	}
+	cp := v.Addr().Interface().(*Record)
+	if cp.Payment.Captures == nil {
+		cp.Payment.Captures = []wire.Capture{}
+	}
+	if cp.Payment.Refunds == nil {
+		cp.Payment.Refunds = []wire.Refund{}
+	}
+	return cp, true
+}
+
+var (
+	timeType    = reflect.TypeFor[time.Time]()
+	decimalType = reflect.TypeFor[decimal.Decimal]()
+	paymentType = reflect.TypeFor[wire.Payment]()
+	anyType     = reflect.TypeFor[any]()
+)
+
+// ownEncoding tells whether t encodes itself (json or text); cached by
+// type.
+var ownEncoding sync.Map
+
+func encodesItself(t reflect.Type) bool {
+	if v, ok := ownEncoding.Load(t); ok {
+		return v.(bool)
+	}
+	p := reflect.PointerTo(t) // its method set holds t's
+	own := p.Implements(reflect.TypeFor[json.Marshaler]()) || p.Implements(reflect.TypeFor[json.Unmarshaler]()) ||
+		p.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+	ownEncoding.Store(t, own)
+	return own
+}
+
+// decodedCopy answers a settable copy of v as decoding v's encoding would
+// make it (see the cache's comment), or false.
+func decodedCopy(v reflect.Value) (reflect.Value, bool) {
+	t := v.Type()
+	out := reflect.New(t).Elem()
+	switch {
+	case t == timeType:
+		tm := v.Interface().(time.Time)
+		if tm.Location() == time.UTC {
+			out.Set(reflect.ValueOf(tm.Round(0)))
+			return out, true
+		}
+		b, err := tm.MarshalJSON()
+		var back time.Time
+		if err != nil || back.UnmarshalJSON(b) != nil {
+			return out, false
+		}
+		out.Set(reflect.ValueOf(back))
+		return out, true
+	case t == decimalType:
+		out.Set(v) // immutable: its operations answer new values
+		return out, true
+	case t.Kind() != reflect.Pointer && t != paymentType && encodesItself(t):
+		return out, false
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return elemCopy(v, out)
+	case reflect.Slice:
+		return sliceCopy(v, out)
+	case reflect.Map:
+		return mapCopy(v, out)
+	case reflect.Struct:
+		return structCopy(v)
+	case reflect.String:
+		if !utf8.ValidString(v.String()) {
+			return out, false
+		}
+		out.Set(v)
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float64:
+		out.Set(v)
+	default:
+		return out, false
+	}
+	return out, true
+}
+
+// elemCopy copies a pointer, or an any holding what JSON decodes, into
+// out.
+func elemCopy(v, out reflect.Value) (reflect.Value, bool) {
+	if v.IsNil() {
+		return out, true
+	}
+	if v.Kind() == reflect.Interface && (v.Type() != anyType || !jsonNative(v.Elem().Type())) {
+		return out, false
+	}
+	e, ok := decodedCopy(v.Elem())
+	if !ok {
+		return out, false
+	}
+	if v.Kind() == reflect.Pointer {
+		e = e.Addr()
+	}
+	out.Set(e)
+	return out, true
+}
+
+func sliceCopy(v, out reflect.Value) (reflect.Value, bool) {
+	if v.IsNil() {
+		return out, true
+	}
+	if c, ok, handled := fastCopy(v); handled && useFastCopy {
+		return c, ok
+	}
+	if v.Type().Elem().Kind() == reflect.Uint8 {
+		return out, false // []byte encodes as base64; not in a record
+	}
+	out.Set(reflect.MakeSlice(v.Type(), v.Len(), v.Len()))
+	for i := range v.Len() {
+		e, ok := decodedCopy(v.Index(i))
+		if !ok {
+			return out, false
+		}
+		out.Index(i).Set(e)
+	}
+	return out, true
+}
+
+func mapCopy(v, out reflect.Value) (reflect.Value, bool) {
+	if v.IsNil() {
+		return out, true
+	}
+	if v.Type().Key().Kind() != reflect.String {
+		return out, false
+	}
+	out.Set(reflect.MakeMapWithSize(v.Type(), v.Len()))
+	for it := v.MapRange(); it.Next(); {
+		if !utf8.ValidString(it.Key().String()) {
+			return out, false
+		}
+		e, ok := decodedCopy(it.Value())
+		if !ok {
+			return out, false
+		}
+		out.SetMapIndex(it.Key(), e)
+	}
+	return out, true
+}
+
+// jsonNative tells whether a value of t in an any is what decoding into
+// an any answers.
+func jsonNative(t reflect.Type) bool {
+	switch t {
+	case reflect.TypeFor[bool](), reflect.TypeFor[float64](), reflect.TypeFor[string](),
+		reflect.TypeFor[[]any](), reflect.TypeFor[map[string]any]():
+		return true
+	}
+	return false
+}
+
+// structCopy copies a struct's exported fields that JSON encodes; the
+// others stay zero, as decoding leaves them.
+func structCopy(v reflect.Value) (reflect.Value, bool) {
+	t := v.Type()
+	out := reflect.New(t).Elem()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous && !f.IsExported() && hasExported(f.Type) {
+			return out, false // JSON would encode its fields
+		}
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		fv, ok := decodedCopy(v.Field(i))
+		if !ok {
+			return out, false
+		}
+		if strings.Contains(tag, ",omitempty") && emptyCollection(fv) {
+			continue // omitted, so decoded nil
+		}
+		out.Field(i).Set(fv)
+	}
+	return out, true
+}
+
+func emptyCollection(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map:
+		return v.Len() == 0
+	}
+	return false
+}
+
+// hasExported tells whether t (or what it points to) is a struct with an
+// exported field.
+func hasExported(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			return true
+		}
+	}
+	return false
+}
+
+// The captures and refunds are most of a busy payment's record: they are
+// copied without reflection (TestFastCopiesAreTheReflectedOnes holds the
+// two ways equal, and fails when either type gains a field the fast way
+// would share).
+// useFastCopy is false only in the test that compares the two ways.
+var useFastCopy = true
+
+var (
+	capturesType = reflect.TypeFor[[]wire.Capture]()
+	refundsType  = reflect.TypeFor[[]wire.Refund]()
+)
+
+// fastCopy copies a slice of captures or refunds; handled is false for
+// any other value.
+func fastCopy(v reflect.Value) (out reflect.Value, ok, handled bool) {
+	switch v.Type() {
+	case capturesType:
+		c, ok := copyCaptures(v.Interface().([]wire.Capture))
+		return reflect.ValueOf(c), ok, true
+	case refundsType:
+		r, ok := copyRefunds(v.Interface().([]wire.Refund))
+		return reflect.ValueOf(r), ok, true
+	}
+	return reflect.Value{}, false, false
+}
+
+func copyCaptures(in []wire.Capture) ([]wire.Capture, bool) {
+	if in == nil {
+		return nil, true
+	}
+	out := make([]wire.Capture, len(in))
+	times := make([]time.Time, 0, len(in))
+	for i, c := range in {
+		if !utf8.ValidString(c.ID) || !utf8.ValidString(c.ReferenceID) {
+			return nil, false
+		}
+		var ok bool
+		if c.CreatedAt, times, ok = copyTime(c.CreatedAt, times); !ok {
+			return nil, false
+		}
+		c.TaxAmount, c.ShippingAmount, c.DiscountAmount = copyDecimal(c.TaxAmount), copyDecimal(c.ShippingAmount), copyDecimal(c.DiscountAmount)
+		if c.Items, ok = copyItems(c.Items); !ok {
+			return nil, false
+		}
+		out[i] = c
+	}
+	return out, true
+}
+
+func copyRefunds(in []wire.Refund) ([]wire.Refund, bool) {
+	if in == nil {
+		return nil, true
+	}
+	out := make([]wire.Refund, len(in))
+	times := make([]time.Time, 0, len(in))
+	for i, r := range in {
+		if !utf8.ValidString(r.ID) || !utf8.ValidString(r.ReferenceID) || !utf8.ValidString(r.Reason) {
+			return nil, false
+		}
+		var ok bool
+		if r.CreatedAt, times, ok = copyTime(r.CreatedAt, times); !ok {
+			return nil, false
+		}
+		if r.Items, ok = copyItems(r.Items); !ok {
+			return nil, false
+		}
+		out[i] = r
+	}
+	return out, true
+}
+
+// copyTime copies *t as decoding would make it, into the next element of
+// times (whose capacity the caller made enough for all).
+func copyTime(t *time.Time, times []time.Time) (*time.Time, []time.Time, bool) {
+	if t == nil {
+		return nil, times, true
+	}
+	c := t.Round(0)
+	if t.Location() != time.UTC {
+		v, ok := decodedCopy(reflect.ValueOf(*t))
+		if !ok {
+			return nil, times, false
+		}
+		c = v.Interface().(time.Time)
+	}
+	times = append(times, c)
+	return &times[len(times)-1], times, true
+}
+
+func copyDecimal(d *decimal.Decimal) *decimal.Decimal {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	return &c
+}
+
+// copyItems copies an omitempty list of items.
+func copyItems(items []wire.OrderItem) ([]wire.OrderItem, bool) {
+	if len(items) == 0 {
+		return nil, true
+	}
+	v, ok := decodedCopy(reflect.ValueOf(items))
+	if !ok {
+		return nil, false
+	}
+	return v.Interface().([]wire.OrderItem), true
+}
