@@ -66,6 +66,7 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 			continue
 		}
 		j := overlapEnd(list, i)
+		e.replayed = append(e.replayed, replayMark{at: time.Now(), x: x})
 		diffs, compared, err := e.verifyGroup(ctx, list[i:j])
 		if err != nil {
 			return nil, err
