@@ -9,16 +9,16 @@ import (
 	"testing"
 )
 
-// barrier holds each capture request until n of them have arrived, so
-// that the recording shows them in flight together whatever the
-// machine's speed.
-func barrier(n int) func(http.Handler) http.Handler {
+// barrier holds each POST to a path ending in suffix until n of them have
+// arrived, so that the recording shows them in flight together whatever
+// the machine's speed.
+func barrier(n int, suffix string) func(http.Handler) http.Handler {
 	var mu sync.Mutex
 	arrived := 0
 	all := make(chan struct{})
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/captures") {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, suffix) {
 				mu.Lock()
 				if arrived++; arrived == n {
 					close(all)
@@ -34,7 +34,7 @@ func barrier(n int) func(http.Handler) http.Handler {
 // recordRace records a payment of 100.00 captured ten times at once, 30.00
 // each (three go through, which three is chance), then read.
 func recordRace(t *testing.T) *Recording {
-	s := newStudio(t, barrier(10))
+	s := newStudio(t, barrier(10, "/captures"))
 	_, c := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "RACE-1"))
 	p := str(c, "payment", "id")
 	s.customer("/_sandbox/payments/"+p+"/approve", nil)
