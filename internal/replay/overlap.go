@@ -2,8 +2,11 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
 )
@@ -71,7 +74,7 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 			// (a bulk run reads a payment, then captures it): only
 			// requests that were in flight at once go in either order.
 			for m, y := range sent {
-				if m != k && happenedBefore(y, x) {
+				if m != k && (happenedBefore(y, x) || createdBefore(y, x)) {
 					<-done[m]
 				}
 			}
@@ -90,6 +93,33 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 		diffs = append(diffs, e.compareAnswer(x, answers[paired[k]], "answer")...)
 	}
 	return diffs, len(sent), nil
+}
+
+// createdBefore tells whether the service made a's checkout before b's,
+// both sent at once: their answers' payments' created_at say in which
+// order it made them, which lists by created_at keep, so the sandbox is
+// asked in that order.
+func createdBefore(a, b *Exchange) bool {
+	ta, okA := checkoutCreated(a)
+	tb, okB := checkoutCreated(b)
+	return okA && okB && ta.Before(tb)
+}
+
+// checkoutCreated is when the service made the payment of a checkout it
+// took.
+func checkoutCreated(x *Exchange) (time.Time, bool) {
+	if x.Method != http.MethodPost || x.Status/100 != 2 || !strings.HasSuffix(x.Path, "/checkout") {
+		return time.Time{}, false
+	}
+	var body struct {
+		Payment struct {
+			CreatedAt time.Time `json:"created_at"`
+		} `json:"payment"`
+	}
+	if json.Unmarshal(x.Answer, &body) != nil || body.Payment.CreatedAt.IsZero() {
+		return time.Time{}, false
+	}
+	return body.Payment.CreatedAt, true
 }
 
 // happenedBefore tells whether the app had a's answer before it sent b,

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // barrier holds each POST to a path ending in suffix until n of them have
@@ -173,4 +175,68 @@ func mustJSON(t *testing.T, b []byte) map[string]any {
 		t.Fatalf("%v: %s", err, b)
 	}
 	return m
+}
+
+// lastFirst holds each checkout until n have arrived, then lets them
+// through one at a time, the last arrived first: the service makes them
+// in the reverse of the order they were sent, all in flight together.
+func lastFirst(n int) func(http.Handler) http.Handler {
+	var mu sync.Mutex
+	turn := make([]chan struct{}, n)
+	for i := range turn {
+		turn[i] = make(chan struct{})
+	}
+	arrived := 0
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/checkout") {
+				h.ServeHTTP(w, r)
+				return
+			}
+			mu.Lock()
+			i := arrived
+			if arrived++; arrived == n {
+				close(turn[n-1])
+			}
+			mu.Unlock()
+			<-turn[i]
+			h.ServeHTTP(w, r)
+			// The next is made in a later millisecond (created_at's
+			// precision), so that the order is the service's to keep.
+			made := time.Now().Truncate(time.Millisecond)
+			for !time.Now().Truncate(time.Millisecond).After(made) {
+				runtime.Gosched()
+			}
+			if i > 0 {
+				close(turn[i-1])
+			}
+		})
+	}
+}
+
+// Checkouts sent at once are made in an order the service chose, which a
+// list by created_at keeps: the sandbox is asked in that order, so the
+// list's order, compared, agrees.
+func TestCheckoutsAtOnceListInTheServicesOrder(t *testing.T) {
+	for run := range 5 {
+		s := newStudio(t, lastFirst(4))
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", fmt.Sprintf("AT-ONCE-%d", i)))
+			}()
+		}
+		wg.Wait()
+		s.call("GET", "/api/v2/payments?limit=10&status=new", testKey, nil)
+		rec := s.recording()
+		if list := rec.Exchanges[len(rec.Exchanges)-1].Answer; strings.Count(string(list), "AT-ONCE-") != 4 {
+			t.Fatalf("the list does not hold the four checkouts: %s", list)
+		}
+		rep := verify(t, rec)
+		if len(rep.Differences) > 0 {
+			t.Fatalf("run %d:%s", run, describe(rep.Differences))
+		}
+	}
 }
