@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
+	"sync"
+
+	"github.com/bnpl-cli/bnpl/internal/har"
 )
 
 // ensureLeftOut plays the customer's move on a payment that a complete
@@ -59,6 +63,28 @@ func (e *Engine) ensureLeftOut(ctx context.Context, x *Exchange) {
 				}
 				break
 			}
+		}
+	}
+}
+
+// disputeRefund finds the refunds a dispute's resolution made ("dispute
+// ID refunded") in an answer.
+var disputeRefund = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"dispute ([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}) refunded"`)
+})
+
+// ensureDisputeRefunds plays, before an answer that lists a refund a
+// dispute's resolution made, that dispute opened and refunded, though the
+// recording shows the dispute itself only later (support refunded it
+// between two reads).
+func (e *Engine) ensureDisputeRefunds(ctx context.Context, x *Exchange) {
+	if x.Kind != har.KindExchange || x.Status/100 != 2 {
+		return
+	}
+	for _, m := range disputeRefund().FindAllStringSubmatch(string(x.Answer), -1) {
+		if f, ok := e.disputes[m[1]]; ok {
+			f.status = "refunded"
+			e.ensureDispute(ctx, x, f, true)
 		}
 	}
 }

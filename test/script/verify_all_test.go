@@ -51,13 +51,6 @@ var notTheService = map[string]string{
 	"sandbox_serve_sigterm":     "the served sandbox's state taken over by the embedded one: a payment made at one address, captured at another",
 }
 
-// notYetClean are the scripts whose recordings verify does not yet
-// replay without a false difference, each with its cause: they are left
-// out until it is fixed, and named in the test's log.
-var notYetClean = map[string]string{
-	"sandbox_dispute": "a refund made by a dispute's resolution through the sandbox's own command is not played before the payment is read",
-}
-
 // TestScriptsVerifyClean runs every script test with each exchange the
 // bnpl of the script has with a service recorded by the recording proxy's
 // own code (one recording per script and host), then verifies each
@@ -75,9 +68,6 @@ func TestScriptsVerifyClean(t *testing.T) {
 			name := strings.TrimPrefix(filepath.Base(env.WorkDir), "script-")
 			if why, ok := notTheService[name]; ok {
 				env.T().Skip("not recorded: " + why)
-			}
-			if why, ok := notYetClean[name]; ok {
-				env.T().Skip("not recorded, a false difference left: " + why)
 			}
 			env.Setenv(testbnpl.RecordDirEnv, dir)
 			env.Setenv(testbnpl.RecordNameEnv, name)
