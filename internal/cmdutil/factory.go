@@ -41,6 +41,12 @@ type GlobalOptions struct {
 	SandboxURL string
 }
 
+// WrapTransport, when set, is handed each API client's transport (nil for
+// the default one) with the target it reaches, and its answer carries the
+// client's requests in its place. The end-to-end tests set it in the bnpl
+// they run, to record every exchange of a script as sandbox record would.
+var WrapTransport func(rt http.RoundTripper, t *config.Target) http.RoundTripper
+
 // Factory builds what commands depend on, lazily and once: a command that
 // never talks to the service never loads the config or opens the sandbox.
 type Factory struct {
@@ -200,6 +206,9 @@ func (f *Factory) newClientLocked(t *config.Target) (*api.Client, error) {
 		f.Noticef("using the sandbox at %s (%s) as %s (%s mode), with its built-in key", secret.RedactURL(t.BaseURL), config.EnvBaseURL, t.MerchantCode, modeName(t.Live))
 	}
 	f.announceLiveLocked(t)
+	if WrapTransport != nil {
+		transport = WrapTransport(transport, t)
+	}
 	opts := api.Options{
 		BaseURL:      t.BaseURL,
 		SecretKey:    t.SecretKey,

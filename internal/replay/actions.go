@@ -92,6 +92,8 @@ func (e *Engine) ensure(ctx context.Context, x *Exchange) {
 			}
 		}
 	}
+	e.ensureLeftOut(ctx, x)
+	e.ensureDisputeRefunds(ctx, x)
 }
 
 // movedMoney tells a capture, close or refund the service took.

@@ -129,3 +129,24 @@ func TestIgnoreRules(t *testing.T) {
 		}
 	}
 }
+
+// Of records made at the same instant (checkouts sent at once) a list by
+// created_at keeps no order: two swapped are no difference; swapped with
+// one made at another instant, they are.
+func TestCompareListsSameInstant(t *testing.T) {
+	const a, b, c = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333"
+	const sa, sb, sc = "aaaaaaaa-1111-4111-8111-111111111111", "bbbbbbbb-2222-4222-8222-222222222222", "cccccccc-3333-4333-8333-333333333333"
+	ids := NewIDMap()
+	ids.Set(a, sa)
+	ids.Set(b, sb)
+	ids.Set(c, sc)
+	lists := map[string]bool{"$.payments": true}
+	at := func(id, when string) string { return `{"id":"` + id + `","created_at":"` + when + `"}` }
+	want := `{"payments":[` + at(c, "2026-01-01T10:00:01Z") + `,` + at(a, "2026-01-01T10:00:00Z") + `,` + at(b, "2026-01-01T10:00:00Z") + `]}`
+	if d := compareJSON(t, ids, lists, want, `{"payments":[`+at(sc, "2026-01-01T10:00:01Z")+`,`+at(sb, "2026-01-01T10:00:00Z")+`,`+at(sa, "2026-01-01T10:00:00Z")+`]}`); len(d) != 0 {
+		t.Errorf("records of one instant swapped: %s", fields(d))
+	}
+	if d := compareJSON(t, ids, lists, want, `{"payments":[`+at(sa, "2026-01-01T10:00:00Z")+`,`+at(sc, "2026-01-01T10:00:01Z")+`,`+at(sb, "2026-01-01T10:00:00Z")+`]}`); fields(d) != "$.payments order" {
+		t.Errorf("got %q, want the order found", fields(d))
+	}
+}

@@ -32,6 +32,10 @@ type Engine struct {
 
 	actions []Action
 	notes   []Note
+	// replayed marks when each run of requests began to be replayed, so
+	// that a notification of the sandbox is traced to the request that
+	// made it.
+	replayed []replayMark
 }
 
 // Action is a move the engine made in the sandbox for the customer (or

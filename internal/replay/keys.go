@@ -133,6 +133,18 @@ func otherRegion(r string) string {
 	return "sa"
 }
 
+// currencyRegion is the region a currency is paid in (SAR in sa; AED and
+// KWD in ae), else def.
+func currencyRegion(currency, def string) string {
+	switch strings.ToUpper(currency) {
+	case "SAR":
+		return "sa"
+	case "AED", "KWD":
+		return "ae"
+	}
+	return def
+}
+
 func regionCurrency(region, currency string) string {
 	if currency != "" {
 		return currency
@@ -164,6 +176,11 @@ func PlanMerchants(rec *Recording) []sandbox.Merchant {
 			r := region
 			if p.kind == credForeign {
 				r = otherRegion(region)
+			} else {
+				// The service took the currency from this merchant: its
+				// region is the currency's, whatever the recording's head
+				// says (a CLI told only a base URL takes ae for any).
+				r = currencyRegion(p.currency, r)
 			}
 			code := p.code
 			if code == "" {
@@ -175,7 +192,7 @@ func PlanMerchants(rec *Recording) []sandbox.Merchant {
 			order = append(order, p.group)
 		}
 		if m.Currency == regionCurrency(m.Region, "") && p.currency != "" {
-			m.Currency = p.currency
+			m.Currency, m.Region = p.currency, currencyRegion(p.currency, m.Region)
 		}
 		if p.live && m.LiveKey == "" {
 			m.LiveKey = fmt.Sprintf("sk_verify_%d_live", p.group)

@@ -88,3 +88,20 @@ func TestVerifyReportsAnImpossibleStatusWhereTheServiceSaidIt(t *testing.T) {
 		t.Errorf("want one difference, at #%d $.status:%s", read.N, describe(rep.Differences))
 	}
 }
+
+// A recording's head may name another region than the service's (a CLI
+// given only a base URL takes ae for any): the currency the service took
+// in a checkout tells the region, of the sandbox and of the merchant.
+func TestVerifyRegionOfTheCurrencyTaken(t *testing.T) {
+	s := newStudio(t, nil)
+	_, c := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "REG-1"))
+	s.call("GET", "/api/v2/payments/"+str(c, "payment", "id"), testKey, nil)
+	rec := s.recording()
+	rec.Meta.Region = "sa"
+	if got := Region(rec); got != "ae" {
+		t.Fatalf("region %q, want ae: the service took AED", got)
+	}
+	if rep := verify(t, rec); len(rep.Differences) != 0 || rep.Compared != 2 {
+		t.Fatalf("compared %d, differences:%s", rep.Compared, describe(rep.Differences))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
@@ -129,6 +130,37 @@ type sent struct {
 	event   string
 	payload any
 	raw     []byte
+	at      time.Time // when the sandbox made it (the sandbox's)
+}
+
+// replayMark is when a recorded request began to be replayed.
+type replayMark struct {
+	at time.Time
+	x  *Exchange
+}
+
+// heard tells whether the recording's receiver was still listening when
+// the request that made a sandbox notification at was sent: the recording
+// holds a notification received after that request began. A receiver
+// that had stopped (listen --max, a closed pipe) heard nothing more, so
+// what the sandbox sent then is no difference.
+func (e *Engine) heard(at time.Time) bool {
+	var cause *Exchange
+	for _, m := range e.replayed {
+		if m.at.After(at) {
+			break
+		}
+		cause = m.x
+	}
+	if cause == nil {
+		return true
+	}
+	for _, x := range e.rec.Exchanges {
+		if x.Kind == har.KindNotification && !x.started.Before(cause.started) {
+			return true
+		}
+	}
+	return false
 }
 
 // compareNotifications compares, for each payment and dispute of which
@@ -223,6 +255,7 @@ func (e *Engine) sandboxNotifications(ctx context.Context, sid string, hooks map
 		Deliveries []struct {
 			WebhookID string          `json:"webhook_id"`
 			Payload   json.RawMessage `json:"payload"`
+			CreatedAt time.Time       `json:"created_at"`
 		} `json:"deliveries"`
 	}
 	if json.Unmarshal(ans.Body, &list) != nil {
@@ -235,7 +268,7 @@ func (e *Engine) sandboxNotifications(ctx context.Context, sid string, hooks map
 			continue
 		}
 		payload, _ := decode(d.Payload)
-		out = append(out, sent{event: webhook.Classify(d.Payload).Event, payload: payload, raw: d.Payload})
+		out = append(out, sent{event: webhook.Classify(d.Payload).Event, payload: payload, raw: d.Payload, at: d.CreatedAt})
 	}
 	return out
 }
@@ -299,6 +332,11 @@ func (e *Engine) compareSubject(recorded, mine []sent) ([]Difference, int) {
 			diffs = append(diffs, d)
 		}
 		for i, m := range mine {
+			if !used[i] && !e.heard(m.at) {
+				e.notes = append(e.notes, Note{N: base.N, Method: base.Method, Path: base.Path,
+					Why: "the sandbox notified " + m.event + " after the recording's receiver had heard its last notification (it had stopped listening)"})
+				continue
+			}
 			if !used[i] {
 				d := base
 				d.Field, d.Kind, d.Want, d.Got = "event", DiffNotified, Absent, show(m.event)

@@ -2,7 +2,11 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
 )
@@ -14,13 +18,16 @@ const maxRun = 32
 // overlapEnd is the end of the run of requests from list[i] that were in
 // flight together: each started before one of the run had ended. A
 // request sent after the one before it had its answer starts a run of
-// its own, and so does one past maxRun.
+// its own, and so does one past maxRun, and one that names an id the
+// answer of one of the run made known (a recorder may write a checkout's
+// end after the app has sent the capture of its payment: the id must be
+// learnt from that answer before the capture is replayed).
 func overlapEnd(list []*Exchange, i int) int {
 	end := list[i].ended
 	j := i + 1
 	for ; j < len(list) && j-i < maxRun; j++ {
 		x := list[j]
-		if x.Kind != har.KindExchange || x.started.IsZero() || !x.started.Before(end) {
+		if x.Kind != har.KindExchange || x.started.IsZero() || !x.started.Before(end) || revealedIn(list[i:j], x) {
 			break
 		}
 		if x.ended.After(end) {
@@ -34,9 +41,8 @@ func overlapEnd(list []*Exchange, i int) int {
 // sent them, together, and compares the answers as a set: the service
 // promises no order between them (of ten captures of one payment sent at
 // once, which gets the lock is chance), so each recorded answer is
-// compared with the sandbox's answer, among those to requests of the same
-// method and path, that differs from it least. A run of one is replayed
-// and compared alone.
+// compared with the sandbox's answer it is paired with (pairAnswers). A
+// run of one is replayed and compared alone.
 func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Difference, int, error) {
 	if len(group) == 1 {
 		diffs, err := e.verifyOne(ctx, group[0])
@@ -68,7 +74,7 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 			// (a bulk run reads a payment, then captures it): only
 			// requests that were in flight at once go in either order.
 			for m, y := range sent {
-				if m != k && happenedBefore(y, x) {
+				if m != k && (happenedBefore(y, x) || createdBefore(y, x)) {
 					<-done[m]
 				}
 			}
@@ -81,30 +87,71 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 			return nil, 0, err
 		}
 	}
-	used := make([]bool, len(sent))
+	paired := e.pairAnswers(sent, answers)
 	var diffs []Difference
 	for k, x := range sent {
-		best, fewest := -1, 0
-		for m, y := range sent {
-			if used[m] || y.Method != x.Method || Template(y.Path) != Template(x.Path) {
-				continue
-			}
-			c := &comparer{ids: e.ids.clone()}
-			n := len(e.compareWith(c, x, answers[m]))
-			if best < 0 || n < fewest || (n == fewest && m == k) {
-				best, fewest = m, n
-			}
-		}
-		used[best] = true
-		diffs = append(diffs, e.compareAnswer(x, answers[best], "answer")...)
+		diffs = append(diffs, e.compareAnswer(x, answers[paired[k]], "answer")...)
 	}
 	return diffs, len(sent), nil
+}
+
+// createdBefore tells whether the service made a's checkout before b's,
+// both sent at once: their answers' payments' created_at say in which
+// order it made them, which lists by created_at keep, so the sandbox is
+// asked in that order.
+func createdBefore(a, b *Exchange) bool {
+	ta, okA := checkoutCreated(a)
+	tb, okB := checkoutCreated(b)
+	return okA && okB && ta.Before(tb)
+}
+
+// checkoutCreated is when the service made the payment of a checkout it
+// took.
+func checkoutCreated(x *Exchange) (time.Time, bool) {
+	if x.Method != http.MethodPost || x.Status/100 != 2 || !strings.HasSuffix(x.Path, "/checkout") {
+		return time.Time{}, false
+	}
+	var body struct {
+		Payment struct {
+			CreatedAt time.Time `json:"created_at"`
+		} `json:"payment"`
+	}
+	if json.Unmarshal(x.Answer, &body) != nil || body.Payment.CreatedAt.IsZero() {
+		return time.Time{}, false
+	}
+	return body.Payment.CreatedAt, true
 }
 
 // happenedBefore tells whether the app had a's answer before it sent b,
 // as the recording's times show.
 func happenedBefore(a, b *Exchange) bool {
 	return !a.ended.IsZero() && !b.started.IsZero() && !a.ended.After(b.started)
+}
+
+// revealedIn tells whether an answer of run made known an id b names.
+func revealedIn(run []*Exchange, b *Exchange) bool {
+	for _, a := range run {
+		if revealed(a, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// revealed tells whether b's request names an id that is in a's answer
+// and not in a's request.
+func revealed(a, b *Exchange) bool {
+	if a == b || len(a.Answer) == 0 {
+		return false
+	}
+	sent := a.Path + " " + a.Query + " " + string(a.Body)
+	asked := b.Path + " " + b.Query + " " + string(b.Body)
+	for _, id := range uuidInside().FindAllString(string(a.Answer), -1) {
+		if !strings.Contains(sent, id) && strings.Contains(asked, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // replayable tells whether a recorded request can be replayed, noting

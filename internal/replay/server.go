@@ -237,16 +237,29 @@ func queryDoc(raw string) map[string]any {
 	return out
 }
 
+// NoAnswer is why replay leaves out a recorded request the service never
+// answered (status 0 in the file): there is no answer to play back.
+const NoAnswer = "requests the service never answered (no answer to play back)"
+
 // Finish reports the replay: the requests the app made otherwise, made
-// that were not recorded, or did not make.
+// that were not recorded, or did not make. Its counts add up to the
+// file's entries: the requests replayed (Exchanges), the notifications
+// (played as the customer's moves they show), and those left out by
+// reason.
 func (s *Server) Finish() *Report {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
 	rep := &Report{Recording: s.e.rec.Name, Differences: append([]Difference{}, s.requestDiffs...),
 		AnswerDifferences: append([]Difference{}, s.answerDiffs...), Ignored: []Difference{},
 		Compared: s.matched, Unexpected: s.unexpected, Entries: s.e.rec.Entries, LeftOut: append([]LeftOut{}, s.e.rec.LeftOut...)}
+	unanswered := 0
 	for i, x := range s.e.rec.Exchanges {
-		if !x.IsService() || x.Status == 0 {
+		if x.Kind == har.KindNotification {
+			rep.Notifications++
+			continue
+		}
+		if x.Status == 0 {
+			unanswered++
 			continue
 		}
 		rep.Exchanges++
@@ -254,6 +267,10 @@ func (s *Server) Finish() *Report {
 			rep.Differences = append(rep.Differences, Difference{N: x.N, Method: x.Method, Path: x.Path, Field: "request",
 				Kind: DiffRequest, Want: show(x.Method + " " + x.Path), Got: Absent, Side: "request"})
 		}
+	}
+	if unanswered > 0 {
+		rep.LeftOut = append(rep.LeftOut, LeftOut{Why: NoAnswer, Count: unanswered})
+		sort.Slice(rep.LeftOut, func(i, j int) bool { return rep.LeftOut[i].Why < rep.LeftOut[j].Why })
 	}
 	order := func(d Difference) int {
 		if d.N == 0 {

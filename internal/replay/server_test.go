@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/har"
 )
 
 // The app replayed against the recording: its requests match, the
@@ -171,5 +174,62 @@ func TestReplayNeverSendsTheAppsKey(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the live key where a test key was recorded is not a difference:%s", describe(rep.Differences))
+	}
+}
+
+// Replay's counts add up to the file's entries as verify's do: the
+// requests replayed, the notifications, and those left out by reason (a
+// request the service never answered among them), whatever the app made.
+func TestReplayCountsAddUp(t *testing.T) {
+	s := newStudio(t, nil)
+	_, a := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
+	s.call("GET", "/api/v2/payments/"+str(a, "payment", "id"), testKey, nil)
+	scrub := har.NewScrubber(nil)
+	base := s.service.URL
+	for _, x := range []har.Exchange{
+		{Kind: har.KindExchange, Method: "GET", URL: base + "/api/v1/webhooks", ReqHeader: http.Header{}, RespHeader: http.Header{}},
+		{Kind: har.KindNotification, Method: "POST", URL: "http://127.0.0.1:9/hooks", ReqHeader: http.Header{}, RespHeader: http.Header{},
+			ReqBody: []byte(`{"id":"` + str(a, "payment", "id") + `","status":"authorized"}`), Status: 200},
+		{Kind: har.KindExchange, Method: "GET", URL: "https://elsewhere.example.com/api/v2/payments", ReqHeader: http.Header{}, RespHeader: http.Header{}, Status: 200},
+		{Kind: har.KindExchange, Method: "GET", URL: base + "/_sandbox/clock", ReqHeader: http.Header{}, RespHeader: http.Header{}, Status: 200},
+	} {
+		x.Started = time.Now()
+		if err := s.writer.Append(scrub.Entry(x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := s.recording()
+	target, closeIt, err := Embedded(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeIt()
+	server := NewEngine(rec, target).NewServer(t.Context())
+	app := httptest.NewServer(server)
+	defer app.Close()
+	raw, _ := json.Marshal(checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
+	req, _ := http.NewRequest("POST", app.URL+"/api/v2/checkout", strings.NewReader(string(raw)))
+	req.Header.Set("Authorization", "Bearer sk_test_the_apps_own_key_1234")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rep := server.Finish()
+	left := map[string]int{}
+	sum := 0
+	for _, l := range rep.LeftOut {
+		left[l.Why] = l.Count
+		sum += l.Count
+	}
+	if rep.Entries != 6 || rep.Exchanges != 2 || rep.Compared != 1 || rep.Notifications != 1 || left[NoAnswer] != 1 || sum != 3 {
+		t.Fatalf("entries %d: %d replayed (%d made), %d notification(s), left out %v; want 6: 2 (1), 1, a request never answered, another host's and a /_sandbox/ path", rep.Entries, rep.Exchanges, rep.Compared, rep.Notifications, left)
+	}
+	if got := rep.Exchanges + rep.Notifications + sum; got != rep.Entries {
+		t.Fatalf("the counts make %d, not the file's %d entries", got, rep.Entries)
+	}
+	if len(rep.Differences) != 1 || rep.Differences[0].Kind != DiffRequest {
+		t.Fatalf("differences %s, want the one request the app did not make", describe(rep.Differences))
 	}
 }

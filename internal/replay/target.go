@@ -99,9 +99,19 @@ func (t *Target) get(ctx context.Context, path, key string) (map[string]any, boo
 	return obj, ok
 }
 
-// Region is the region of a recording: as recorded, else told by the
-// currency of its first checkout (SAR is KSA's), else ae.
+// Region is the region of a recording: the one of the currency of its
+// first checkout the service took (SAR is KSA's), what the service did
+// telling it before what the recording's head says (a CLI given only a
+// base URL takes ae for any); else as recorded, else told by the currency
+// of its first checkout, else ae.
 func Region(rec *Recording) string {
+	for _, x := range rec.Exchanges {
+		if x.IsService() && x.Status/100 == 2 && strings.HasSuffix(x.Path, "/checkout") {
+			if c := checkoutCurrency(x); c != "" {
+				return currencyRegion(c, "ae")
+			}
+		}
+	}
 	if rec.Meta.Region != "" {
 		return rec.Meta.Region
 	}

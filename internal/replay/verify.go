@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/har"
@@ -45,17 +46,18 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 	rep := &Report{Recording: e.rec.Name, Notifications: e.rec.Notifications(),
 		Differences: []Difference{}, Ignored: []Difference{}, Entries: e.rec.Entries, LeftOut: append([]LeftOut{}, e.rec.LeftOut...)}
 	var hooks *hookSet
-	if rep.Notifications > 0 {
-		var err error
-		if hooks, err = e.startHooks(ctx); err != nil {
-			return nil, err
-		}
-		defer hooks.stop(ctx, e)
-	}
 	list := e.rec.Exchanges
+	hookAt := hooksFrom(list)
 	for i := 0; i < len(list); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if hooks == nil && rep.Notifications > 0 && i >= hookAt {
+			var err error
+			if hooks, err = e.startHooks(ctx); err != nil {
+				return nil, err
+			}
+			defer hooks.stop(ctx, e)
 		}
 		x := list[i]
 		if x.Kind == har.KindNotification {
@@ -64,6 +66,7 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 			continue
 		}
 		j := overlapEnd(list, i)
+		e.replayed = append(e.replayed, replayMark{at: time.Now(), x: x})
 		diffs, compared, err := e.verifyGroup(ctx, list[i:j])
 		if err != nil {
 			return nil, err
@@ -72,6 +75,13 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 		rep.Compared += compared
 		rep.Differences = append(rep.Differences, diffs...)
 		i = j
+	}
+	if hooks == nil && rep.Notifications > 0 {
+		var err error
+		if hooks, err = e.startHooks(ctx); err != nil {
+			return nil, err
+		}
+		defer hooks.stop(ctx, e)
 	}
 	if hooks != nil {
 		diffs, compared := e.compareNotifications(ctx, hooks)
@@ -120,4 +130,22 @@ func (r *Report) Printable() {
 		a.Recorded, a.SandboxID, a.Error = secret.PrintableLine(a.Recorded), secret.PrintableLine(a.SandboxID), secret.PrintableLine(a.Error)
 	}
 	r.Recording = secret.PrintableLine(r.Recording)
+}
+
+// hooksFrom is where in list the verifier's webhooks are registered: the
+// service notified only the webhooks that existed, so where the recording
+// registers one (a successful POST /api/v1/webhooks or dispute-webhooks)
+// before any notification it holds, the sandbox's notifications are
+// heard from the request after it; otherwise (the app's webhook was
+// there before the recording began) from the start.
+func hooksFrom(list []*Exchange) int {
+	for i, x := range list {
+		if x.Kind == har.KindNotification {
+			return 0
+		}
+		if x.Method == http.MethodPost && x.Status/100 == 2 && (x.Path == "/api/v1/webhooks" || x.Path == "/api/v1/dispute-webhooks") {
+			return i + 1
+		}
+	}
+	return 0
 }

@@ -38,7 +38,13 @@ func TestMain(m *testing.M) {
 // script gets its own home, config and state directories, and two free
 // loopback addresses ($AE_ADDR, $SA_ADDR) for a sandbox it starts itself.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
+	testscript.Run(t, scriptParams(nil))
+}
+
+// scriptParams are the script tests' parameters; more, when set, sets
+// up each script further.
+func scriptParams(more func(env *testscript.Env) error) testscript.Params {
+	return testscript.Params{
 		Dir:                 "testdata",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
@@ -62,6 +68,11 @@ func TestScripts(t *testing.T) {
 			// Keys "in the keychain" go to this file; a script sets
 			// TEST_KEYCHAIN=none or =hang to play a machine without one.
 			env.Setenv("TEST_KEYCHAIN", filepath.Join(env.WorkDir, "keychain.json"))
+			if more != nil {
+				if err := more(env); err != nil {
+					return err
+				}
+			}
 			return copyExamples(filepath.Join(env.WorkDir, "testdata"))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -75,7 +86,7 @@ func TestScripts(t *testing.T) {
 			"drain":      drainBucket,
 			"untilexits": untilExits,
 		},
-	})
+	}
 }
 
 // examples is the repository's folder of example payloads and CSVs.

@@ -31,6 +31,7 @@ func Main(m *testing.M, more map[string]func()) {
 	programs := map[string]func(){
 		"bnpl": func() {
 			useKeychain(os.Getenv("TEST_KEYCHAIN"))
+			recordFromEnv()
 			os.Exit(cmd.Execute())
 		},
 	}
