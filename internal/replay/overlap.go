@@ -72,7 +72,7 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 					<-done[m]
 				}
 			}
-			answers[k], errs[k] = e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.Body)
+			answers[k], errs[k] = e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.body())
 		}()
 	}
 	wg.Wait()

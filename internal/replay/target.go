@@ -106,7 +106,7 @@ func Region(rec *Recording) string {
 		return rec.Meta.Region
 	}
 	for _, x := range rec.Exchanges {
-		if strings.HasSuffix(x.Path, "/checkout") && strings.Contains(string(x.Body), `"SAR"`) {
+		if strings.HasSuffix(x.Path, "/checkout") && strings.Contains(string(x.body()), `"SAR"`) {
 			return "sa"
 		}
 	}
@@ -145,7 +145,7 @@ func LoopbackAdmitted(rec *Recording) bool {
 		var body struct {
 			URL string `json:"url"`
 		}
-		if json.Unmarshal(x.Body, &body) != nil {
+		if json.Unmarshal(x.body(), &body) != nil {
 			continue
 		}
 		if u, err := url.Parse(body.URL); err == nil && loopbackName(u.Hostname()) {
