@@ -141,7 +141,7 @@ func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 			return err
 		}
 		if limit := maxSpool(counted.n); rec.bodies.size > limit {
-			return &har.LimitError{Path: name, What: "bytes of decoded bodies (16 times the file read)", Limit: limit}
+			return &har.LimitError{Path: name, What: "bytes of decoded bodies (16 times the file and 64 MiB)", Limit: limit}
 		}
 		all = append(all, x)
 		return nil

@@ -32,8 +32,10 @@ type span struct {
 
 // maxSpool bounds what a recording's bodies may decode to, against a
 // small file of compressed bodies that would fill the disk: 16 times what
-// was read of the file, and 64 MiB more.
-func maxSpool(read int64) int64 { return 16*read + 64<<20 }
+// was read of the file, and spoolSlack more.
+func maxSpool(read int64) int64 { return 16*read + spoolSlack }
+
+var spoolSlack int64 = 64 << 20
 
 func newSpool() *spool {
 	s := &spool{}
