@@ -110,7 +110,7 @@ func TestServeCutsSlowBody(t *testing.T) {
 
 // Connections over the cap are answered 503 at once instead of queueing.
 func TestServeCapsConnections(t *testing.T) {
-	addr := serveLimited(t, httpserve.Limits{MaxConns: 2})
+	addr := serveLimited(t, httpserve.Limits{MaxConns: 2, MaxConnsPerClient: -1})
 	var held []net.Conn
 	for range 2 {
 		c, err := net.Dial("tcp", addr)
@@ -161,7 +161,7 @@ func TestServeSlowClientLeavesRoom(t *testing.T) {
 	}
 	// Accepted in the order made: past the client's share, every one is
 	// refused at once.
-	for i := DefaultServeLimits.MaxConnsPerClient; i < n; i++ {
+	for i := DefaultServeLimits.ClientShare(); i < n; i++ {
 		res, err := http.ReadResponse(bufio.NewReader(conns[i]), nil)
 		if err != nil || res.StatusCode != http.StatusServiceUnavailable {
 			t.Fatalf("slow connection %d: %v %v, want 503", i+1, res, err)
