@@ -263,6 +263,9 @@ func (s *Server) Finish() *Report {
 	}
 	sort.SliceStable(rep.Differences, func(i, j int) bool { return order(rep.Differences[i]) < order(rep.Differences[j]) })
 	rep.Actions, rep.Skipped = append([]Action{}, s.e.actions...), append([]Note{}, s.e.notes...)
+	if err := s.e.rec.bodies.failed(); err != nil {
+		rep.Skipped = append(rep.Skipped, Note{Why: "the comparisons may be wrong: " + err.Error()})
+	}
 	rep.Seconds = time.Since(s.start).Seconds()
 	return rep
 }

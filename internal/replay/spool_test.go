@@ -3,8 +3,10 @@ package replay
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/base64"
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -116,4 +118,40 @@ func TestLoadBoundsDecodedBodies(t *testing.T) {
 		t.Fatalf("one body within the bound was refused: %v", err)
 	}
 	rec.Close()
+}
+
+// A long recording's sandbox keeps its state in a private temporary file
+// (removed on close): the verdicts are the ones of a sandbox in memory.
+func TestVerifyWithTheStateInAFile(t *testing.T) {
+	rec := recordExamples(t)
+	inMemory := verify(t, rec)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	defer func(was int) { fileStateFrom = was }(fileStateFrom)
+	fileStateFrom = 1
+	target, closeIt, err := Embedded(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "bnpl-verify-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("state directories: %v", dirs)
+	}
+	if info, err := os.Stat(dirs[0]); err != nil || (runtime.GOOS != "windows" && info.Mode().Perm() != 0o700) {
+		t.Errorf("the state's directory: %v %v", info.Mode(), err)
+	}
+	inFile, err := NewEngine(rec, target).Verify(context.Background())
+	closeIt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inFile.Differences) != len(inMemory.Differences) || inFile.Compared != inMemory.Compared ||
+		inFile.NotificationsCompared != inMemory.NotificationsCompared || len(inFile.Actions) != len(inMemory.Actions) {
+		t.Errorf("in a file: %d differences, %d and %d compared, %d actions; in memory: %d, %d and %d, %d:%s",
+			len(inFile.Differences), inFile.Compared, inFile.NotificationsCompared, len(inFile.Actions),
+			len(inMemory.Differences), inMemory.Compared, inMemory.NotificationsCompared, len(inMemory.Actions), describe(inFile.Differences))
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
 }
