@@ -34,7 +34,8 @@ type Exchange struct {
 	Method string
 	Path   string // the URL's path, below the recorded base URL's path
 	Query  string // the raw query
-	// Header holds the request's headers a replay uses (replayedHeaders).
+	// Header holds the request's headers a replay uses (replayedHeaders);
+	// a loaded recording's exchanges share equal ones: read it only.
 	Header http.Header
 	// Body and Answer are the request's and the answer's bodies when set
 	// in memory (an app's request, a test's edit); a loaded recording
@@ -129,7 +130,7 @@ func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 	var all []*Exchange
 	left := map[string]int{}
 	counted := &countingReader{r: r}
-	strs := interner{}
+	strs := newInterner()
 	log, err := har.Scan(name, counted, opts.Limits, func(n int, e *har.Entry) error {
 		rec.Entries++
 		if e.Kind() == har.KindExchange && (e.Request.Method == "" || e.Request.URL == "") {
@@ -192,7 +193,7 @@ func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 // spool, the strings many entries share (methods, keys, content types)
 // are held once.
 func exchangeOf(n int, e *har.Entry, bodies *spool, strs interner) (*Exchange, error) {
-	x := &Exchange{N: n, Kind: strs.get(e.Kind()), Method: strs.get(e.Request.Method), Header: http.Header{},
+	x := &Exchange{N: n, Kind: strs.get(e.Kind()), Method: strs.get(e.Request.Method),
 		Status: e.Response.Status, RespType: strs.get(e.Response.Content.MimeType), started: e.Started(),
 		ended: e.Started().Add(time.Duration(e.Time * float64(time.Millisecond))), bodies: bodies,
 		Cut: e.Truncated("request") || e.Truncated("response") || e.Withheld("request") || e.Withheld("response")}
@@ -203,13 +204,7 @@ func exchangeOf(n int, e *har.Entry, bodies *spool, strs interner) (*Exchange, e
 	if x.answerAt, err = bodies.put(body(e.ResponseBody(), e.Response.Headers)); err != nil {
 		return nil, err
 	}
-	for _, h := range e.Request.Headers {
-		for _, name := range replayedHeaders {
-			if strings.EqualFold(h.Name, name) {
-				x.Header[name] = append(x.Header[name], strs.get(h.Value))
-			}
-		}
-	}
+	x.Header = headersOf(e.Request.Headers, strs)
 	if x.RespType == "" {
 		x.RespType = strs.get(har.Header(e.Response.Headers, "Content-Type"))
 	}
@@ -225,17 +220,47 @@ func exchangeOf(n int, e *har.Entry, bodies *spool, strs interner) (*Exchange, e
 	return x, nil
 }
 
+// headersOf is the request's headers a replay uses (replayedHeaders).
+// Entries with the same ones (most but those with an Idempotency-Key)
+// share one map: a loaded exchange's Header is only read.
+func headersOf(list []har.NameValue, strs interner) http.Header {
+	h := http.Header{}
+	var key strings.Builder
+	for _, nv := range list {
+		for _, name := range replayedHeaders {
+			if strings.EqualFold(nv.Name, name) {
+				h[name] = append(h[name], strs.get(nv.Value))
+				key.WriteString(name + "\x00" + nv.Value + "\x00")
+			}
+		}
+	}
+	if shared, ok := strs.headers[key.String()]; ok {
+		return shared
+	}
+	if len(strs.headers) < 4096 && key.Len() <= 1024 {
+		strs.headers[key.String()] = h
+	}
+	return h
+}
+
 // interner holds one copy of each short string that repeats from entry
 // to entry (a bound keeps unique ones, such as idempotency keys, from
 // filling it).
-type interner map[string]string
+type interner struct {
+	strs    map[string]string
+	headers map[string]http.Header
+}
+
+func newInterner() interner {
+	return interner{strs: map[string]string{}, headers: map[string]http.Header{}}
+}
 
 func (in interner) get(s string) string {
-	if v, ok := in[s]; ok {
+	if v, ok := in.strs[s]; ok {
 		return v
 	}
-	if len(in) < 4096 && len(s) <= 256 {
-		in[s] = s
+	if len(in.strs) < 4096 && len(s) <= 256 {
+		in.strs[s] = s
 	}
 	return s
 }
