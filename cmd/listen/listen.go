@@ -336,10 +336,14 @@ func (o *Options) report(recv *webhook.Receiver) (writeErr func() error) {
 
 // listen opens --addr and says where it listens and what it checks.
 func (o *Options) listen(recv *webhook.Receiver) (net.Listener, error) {
+	addr, err := cmdutil.ListenAddr(context.Background(), o.Addr, "--addr")
+	if err != nil {
+		return nil, err
+	}
 	if !cmdutil.LoopbackAddr(o.Addr) {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach this machine can send it notifications (--addr 127.0.0.1:PORT keeps it on this one)\n", o.Addr)
 	}
-	ln, err := o.Listen("tcp", o.Addr)
+	ln, err := o.Listen("tcp", addr)
 	if err != nil {
 		return nil, cmdutil.ListenError(err, o.Addr, "--addr")
 	}

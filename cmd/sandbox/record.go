@@ -155,7 +155,11 @@ func recordRun(ctx context.Context, f *cmdutil.Factory, o *recordOptions) error 
 		return err
 	}
 	defer rec.Writer.Close()
-	ln, err := net.Listen("tcp", o.Addr)
+	addr, err := cmdutil.ListenAddr(ctx, o.Addr, "--addr")
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return cmdutil.ListenError(err, o.Addr, "--addr")
 	}

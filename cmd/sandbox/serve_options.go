@@ -17,8 +17,14 @@ import (
 // sandboxOptions turns serve's settings into the sandbox's, checking each:
 // where it listens and who may reach it, its state, and how it behaves.
 func (o *ServeOptions) sandboxOptions(cmd *cobra.Command, f *cmdutil.Factory) (sandbox.ServeOptions, error) {
-	so := sandbox.ServeOptions{AEAddr: o.AEAddr, SAAddr: o.SAAddr}
+	so := sandbox.ServeOptions{}
 	var err error
+	if so.AEAddr, err = cmdutil.ListenAddr(cmd.Context(), o.AEAddr, o.setting("ae-addr")); err != nil {
+		return so, err
+	}
+	if so.SAAddr, err = cmdutil.ListenAddr(cmd.Context(), o.SAAddr, o.setting("sa-addr")); err != nil {
+		return so, err
+	}
 	if so.Instance, err = o.instance(); err != nil {
 		return so, err
 	}

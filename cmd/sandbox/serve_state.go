@@ -12,7 +12,7 @@ import (
 )
 
 // statePath is the state serve opens ("" in memory), once its directory
-// (and the file, when there is one) has proved writable: a state that
+// has proved private and (with the file, when there is one) writable: a state that
 // cannot be written would fail at the first request, or, in a container
 // whose volume is a host directory owned by another user, at once with a
 // hint that cannot help there.
@@ -33,7 +33,16 @@ func (o *ServeOptions) statePath(f *cmdutil.Factory) (string, error) {
 		}
 		return path, o.checkWritable(path)
 	}
-	return o.State, o.checkWritable(o.State)
+	// A state file named by --state is kept as bnpl's own: its directory
+	// private (nobody else can write it or move it away), the file and
+	// SQLite's beside it no link and 0600.
+	if err := o.checkWritable(o.State); err != nil {
+		return "", err
+	}
+	if err := userfile.CheckPrivateDir("directory of --state", filepath.Dir(o.State)); err != nil {
+		return "", err
+	}
+	return o.State, userfile.PrivateSQLite(o.State)
 }
 
 // checkWritable opens the state file for writing when it exists, and

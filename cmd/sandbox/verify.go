@@ -111,10 +111,11 @@ func loadRecording(f *cmdutil.Factory, file string, o readOptions) (*replay.Reco
 	var rules []replay.Rule
 	if o.Ignore != "" {
 		b, err := userfile.Read("--ignore", o.Ignore, f.IO.In, 1<<20)
-		if err != nil {
-			return nil, nil, err
+		if err == nil {
+			rules, err = replay.ParseIgnore(o.Ignore, b)
 		}
-		if rules, err = replay.ParseIgnore(o.Ignore, b); err != nil {
+		if err != nil {
+			rec.Close()
 			return nil, nil, err
 		}
 	}
@@ -160,9 +161,14 @@ func openReplay(f *cmdutil.Factory, file string, o readOptions) (*replaySession,
 	}
 	target, name, closeTarget, err := replayTarget(f, rec)
 	if err != nil {
+		rec.Close()
 		return nil, err
 	}
-	return &replaySession{printer: printer, rec: rec, rules: rules, target: target, name: name, close: closeTarget}, nil
+	closeAll := func() {
+		closeTarget()
+		rec.Close()
+	}
+	return &replaySession{printer: printer, rec: rec, rules: rules, target: target, name: name, close: closeAll}, nil
 }
 
 func verifyRun(ctx context.Context, f *cmdutil.Factory, o *verifyOptions) error {

@@ -1,7 +1,9 @@
 // Package httpserve runs the project's own HTTP servers (`bnpl sandbox
-// serve` and `bnpl listen`) with bounds on what a client can hold: time to
-// send a request's header and body, time a kept-alive connection may sit
-// idle, header size, and how many connections are open at once.
+// serve`, `listen`, `sandbox record` and `sandbox replay`) with bounds on
+// what a client can hold: time to send a request's header and body, time
+// a kept-alive connection may sit idle, header size, and how many
+// connections are open at once, in all and of one client. The defaults
+// are the same for every server.
 package httpserve
 
 import (
@@ -16,7 +18,7 @@ import (
 // Defaults of Limits. A request (header and body) must arrive within
 // ReadTimeout; the header alone within ReadHeaderTimeout.
 const (
-	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadHeaderTimeout = 5 * time.Second
 	DefaultReadTimeout       = 30 * time.Second
 	DefaultWriteTimeout      = 60 * time.Second
 	DefaultIdleTimeout       = 30 * time.Second
@@ -45,7 +47,8 @@ type Limits struct {
 	// remote IP address; an IPv6 /64, which one host usually holds
 	// whole), so that one client holding slow connections cannot take
 	// every slot of MaxConns. One over its cap is answered 503 at once
-	// and closed. 0: no cap per client.
+	// and closed. 0: a quarter of MaxConns (ClientShare); -1: no cap per
+	// client.
 	MaxConnsPerClient int
 	// MaxBodies caps the requests that read a body at once (0: no cap).
 	// The others wait for a turn before their body is read, holding no
@@ -73,7 +76,20 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	l.MaxConnsPerClient = l.ClientShare()
 	return l
+}
+
+// ClientShare is the most connections one client holds: MaxConnsPerClient,
+// else a quarter of MaxConns (at least 1); 0 for no cap.
+func (l Limits) ClientShare() int {
+	switch {
+	case l.MaxConnsPerClient > 0:
+		return l.MaxConnsPerClient
+	case l.MaxConnsPerClient < 0 || l.MaxConns <= 0:
+		return 0
+	}
+	return max(l.MaxConns/4, 1)
 }
 
 // Server builds an http.Server for h with the limits' timeouts and header
@@ -93,9 +109,10 @@ func (l Limits) Server(h http.Handler) *http.Server {
 	}
 }
 
-// Listener wraps ln so that at most MaxConns connections are open at once;
-// ln itself when MaxConns is 0.
+// Listener wraps ln so that at most MaxConns connections are open at
+// once, ClientShare of them of one client; ln itself when neither caps.
 func (l Limits) Listener(ln net.Listener) net.Listener {
+	l.MaxConnsPerClient = l.ClientShare()
 	if l.MaxConns <= 0 && l.MaxConnsPerClient <= 0 {
 		return ln
 	}

@@ -125,7 +125,7 @@ func TestSlowHeaderIsCut(t *testing.T) {
 // Connections over MaxConns are answered 503 at once; a slot freed is
 // taken again.
 func TestMaxConns(t *testing.T) {
-	addr := serve(t, Limits{MaxConns: 3}, readAll(nil))
+	addr := serve(t, Limits{MaxConns: 3, MaxConnsPerClient: -1}, readAll(nil))
 	held := make([]net.Conn, 3)
 	for i := range held {
 		held[i] = dial(t, addr)
@@ -224,7 +224,27 @@ func dialFrom(t *testing.T, from, addr string) net.Conn {
 // gets at most MaxConnsPerClient of them, the rest answered 503 at once;
 // another client is still served.
 func TestMaxConnsPerClient(t *testing.T) {
-	addr := serve(t, Limits{MaxConns: 10, MaxConnsPerClient: 3, ReadHeaderTimeout: 20 * time.Second}, readAll(nil))
+	heldBy(t, Limits{MaxConns: 10, MaxConnsPerClient: 3, ReadHeaderTimeout: 20 * time.Second})
+}
+
+// A server that names no cap per client (listen, record, replay) gets
+// the one sandbox serve has: a quarter of its connections; and the short
+// header time-out.
+func TestEveryServerCapsEachClient(t *testing.T) {
+	l := Limits{MaxConns: 12}
+	if l.ClientShare() != 3 || (Limits{MaxConns: 12, MaxConnsPerClient: -1}).ClientShare() != 0 || (Limits{}).ClientShare() != 0 {
+		t.Fatalf("shares: %d", l.ClientShare())
+	}
+	if srv := l.Server(http.NotFoundHandler()); srv.ReadHeaderTimeout != 5*time.Second {
+		t.Fatalf("header time-out %v", srv.ReadHeaderTimeout)
+	}
+	l.ReadHeaderTimeout = 20 * time.Second
+	heldBy(t, l)
+}
+
+// heldBy checks that one client holds 3 slow connections of l's, no more.
+func heldBy(t *testing.T, l Limits) {
+	addr := serve(t, l, readAll(nil))
 	// Connections are accepted in the order they were made: the first
 	// three are held, the other nine refused.
 	conns := make([]net.Conn, 12)

@@ -59,9 +59,9 @@ var expiredAuthMessages = []string{"payment was already expired"}
 // ensure makes the sandbox agree with what x shows happened before it.
 func (e *Engine) ensure(ctx context.Context, x *Exchange) {
 	notification := x.Kind == har.KindNotification
-	doc, ok := decode(x.Answer)
+	doc, ok := decode(x.answer())
 	if notification {
-		doc, ok = decode(x.Body)
+		doc, ok = decode(x.body())
 	}
 	if id := pathPayment(x.Path); id != "" && movedMoney(x) {
 		// A capture, close or refund the service took was of an
@@ -83,7 +83,7 @@ func (e *Engine) ensure(ctx context.Context, x *Exchange) {
 		var body struct {
 			Error string `json:"error"`
 		}
-		_ = json.Unmarshal(x.Answer, &body)
+		_ = json.Unmarshal(x.answer(), &body)
 		for _, m := range expiredAuthMessages {
 			if strings.Contains(body.Error, m) {
 				if id := pathPayment(x.Path); id != "" {
@@ -178,7 +178,7 @@ func shownStatuses(rec *Recording) map[string][]shownStatus {
 		if x.Kind != har.KindExchange || x.Status < 200 || x.Status > 299 {
 			continue
 		}
-		doc, ok := decode(x.Answer)
+		doc, ok := decode(x.answer())
 		if !ok {
 			continue
 		}

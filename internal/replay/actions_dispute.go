@@ -64,9 +64,9 @@ func findDisputes(v any, notification bool) []disputeFacts {
 func disputeIndex(rec *Recording) map[string]disputeFacts {
 	index := map[string]disputeFacts{}
 	for _, x := range rec.Exchanges {
-		body := x.Answer
+		body := x.answer()
 		if x.Kind == har.KindNotification {
-			body = x.Body
+			body = x.body()
 		}
 		v, ok := decode(body)
 		if !ok {

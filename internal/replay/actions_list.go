@@ -32,7 +32,7 @@ func (e *Engine) ensureLeftOut(ctx context.Context, x *Exchange) {
 			TotalCount int `json:"total_count"`
 		} `json:"pagination"`
 	}
-	if json.Unmarshal(x.Answer, &list) != nil || list.Pagination.TotalCount != len(list.Payments) {
+	if json.Unmarshal(x.answer(), &list) != nil || list.Pagination.TotalCount != len(list.Payments) {
 		return
 	}
 	listed := map[string]bool{}
@@ -81,7 +81,7 @@ func (e *Engine) ensureDisputeRefunds(ctx context.Context, x *Exchange) {
 	if x.Kind != har.KindExchange || x.Status/100 != 2 {
 		return
 	}
-	for _, m := range disputeRefund().FindAllStringSubmatch(string(x.Answer), -1) {
+	for _, m := range disputeRefund().FindAllStringSubmatch(string(x.answer()), -1) {
 		if f, ok := e.disputes[m[1]]; ok {
 			f.status = "refunded"
 			e.ensureDispute(ctx, x, f, true)

@@ -133,7 +133,7 @@ func checkoutCurrency(x *Exchange) string {
 			Currency string `json:"currency"`
 		} `json:"payment"`
 	}
-	if json.Unmarshal(x.Body, &body) != nil {
+	if json.Unmarshal(x.body(), &body) != nil {
 		return ""
 	}
 	return strings.ToUpper(body.Payment.Currency)
@@ -228,7 +228,7 @@ func (e *Engine) compareAnswer(x *Exchange, ans *Answer, side string) []Differen
 // comparison whose learning must not count).
 func (e *Engine) compareWith(c *comparer, x *Exchange, ans *Answer) []Difference {
 	c.base, c.lists = Difference{N: x.N, Method: x.Method, Path: x.Path, Side: "answer"}, lists(x.Method, x.Path)
-	want, okW := decode(x.Answer)
+	want, okW := decode(x.answer())
 	got, okG := decode(ans.Body)
 	if ans.Status != x.Status {
 		c.add("status", DiffStatus, fmt.Sprint(x.Status), fmt.Sprint(ans.Status))
@@ -248,13 +248,13 @@ func (e *Engine) compareWith(c *comparer, x *Exchange, ans *Answer) []Difference
 	case okW && okG:
 		c.value("$", "", want, got)
 	case okW != okG:
-		c.add("$", DiffBody, bodyKind(x.RespType, x.Answer), bodyKind(ans.Type, ans.Body))
+		c.add("$", DiffBody, bodyKind(x.RespType, x.answer()), bodyKind(ans.Type, ans.Body))
 	default:
 		wt, gt := mediaType(x.RespType), mediaType(ans.Type)
 		if wt != gt {
 			c.add("content-type", DiffBody, show(wt), show(gt))
-		} else if strings.HasPrefix(wt, "text/") && strings.TrimSpace(string(x.Answer)) != strings.TrimSpace(string(ans.Body)) {
-			c.add("$", DiffValue, show(strings.TrimSpace(string(x.Answer))), show(strings.TrimSpace(string(ans.Body))))
+		} else if strings.HasPrefix(wt, "text/") && strings.TrimSpace(string(x.answer())) != strings.TrimSpace(string(ans.Body)) {
+			c.add("$", DiffValue, show(strings.TrimSpace(string(x.answer()))), show(strings.TrimSpace(string(ans.Body))))
 		}
 	}
 	return c.diffs

@@ -42,6 +42,12 @@ func BenchmarkVerifyExamples(b *testing.B) {
 
 // recordExamples records a request of the shape of each example.
 func recordExamples(t testing.TB) *Recording {
+	rec, _ := recordExamplesFile(t)
+	return rec
+}
+
+// recordExamplesFile is recordExamples with the recording's file.
+func recordExamplesFile(t testing.TB) (*Recording, []byte) {
 	s := newStudio(t, nil)
 	hook := s.receiver.URL + "/hooks"
 
@@ -107,7 +113,7 @@ func recordExamples(t testing.TB) *Recording {
 			t.Errorf("%q reached the recording", secret)
 		}
 	}
-	return rec
+	return rec, data
 }
 
 // recordDisputes records the dispute examples (14 to 22), in live mode:

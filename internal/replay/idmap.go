@@ -24,6 +24,8 @@ type IDMap struct {
 	mu  sync.Mutex
 	fwd map[string]string
 	rev map[string]string
+	// base is what a clone was made from: read through, never written.
+	base *IDMap
 }
 
 // NewIDMap returns an empty map.
@@ -32,16 +34,22 @@ func NewIDMap() *IDMap { return &IDMap{fwd: map[string]string{}, rev: map[string
 // Get answers the sandbox's value for a recorded one.
 func (m *IDMap) Get(recorded string) (string, bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	v, ok := m.fwd[recorded]
+	m.mu.Unlock()
+	if !ok && m.base != nil {
+		return m.base.Get(recorded)
+	}
 	return v, ok
 }
 
 // Reverse answers the recorded value a sandbox value stands for.
 func (m *IDMap) Reverse(sandbox string) (string, bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	v, ok := m.rev[sandbox]
+	m.mu.Unlock()
+	if !ok && m.base != nil {
+		return m.base.Reverse(sandbox)
+	}
 	return v, ok
 }
 
@@ -50,6 +58,14 @@ func (m *IDMap) Reverse(sandbox string) (string, bool) {
 func (m *IDMap) Set(recorded, sandbox string) bool {
 	if recorded == "" || sandbox == "" {
 		return false
+	}
+	if m.base != nil {
+		if _, ok := m.base.Get(recorded); ok {
+			return false
+		}
+		if _, ok := m.base.Reverse(sandbox); ok {
+			return false
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -63,22 +79,24 @@ func (m *IDMap) Set(recorded, sandbox string) bool {
 	return true
 }
 
-// clone is a copy, for a comparison whose learning must not count.
+// clone is a copy, for a comparison whose learning must not count: it
+// reads m through and keeps what it learns to itself, so that making one
+// costs nothing however many ids m holds (m must not change meanwhile).
 func (m *IDMap) clone() *IDMap {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	c := NewIDMap()
-	for k, v := range m.fwd {
-		c.fwd[k], c.rev[v] = v, k
-	}
+	c.base = m
 	return c
 }
 
 // Len counts the mapped values.
 func (m *IDMap) Len() int {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.fwd)
+	n := len(m.fwd)
+	m.mu.Unlock()
+	if m.base != nil {
+		n += m.base.Len()
+	}
+	return n
 }
 
 var uuidInside = sync.OnceValue(func() *regexp.Regexp {

@@ -99,7 +99,7 @@ func (p *keyPlan) learn(x *Exchange) {
 	case p.succeeded:
 	case x.Status == http.StatusUnauthorized && !codeRefusal(x):
 		p.kind = credUnknown
-	case x.Status == http.StatusForbidden && strings.Contains(string(x.Answer), wrongRegion):
+	case x.Status == http.StatusForbidden && strings.Contains(string(x.answer()), wrongRegion):
 		p.kind = credForeign
 	}
 }
@@ -107,7 +107,7 @@ func (p *keyPlan) learn(x *Exchange) {
 // codeRefusal tells a checkout's 401 that may be the merchant_code's,
 // not the key's: it names a code, so the key is judged by other requests.
 func codeRefusal(x *Exchange) bool {
-	return checkoutCurrency(x) != "" && merchantCode(x) != "" && strings.Contains(string(x.Answer), "merchant is null")
+	return checkoutCurrency(x) != "" && merchantCode(x) != "" && strings.Contains(string(x.answer()), "merchant is null")
 }
 
 // merchantCode is the merchant code a request named: X-Merchant-Code, or
@@ -119,7 +119,7 @@ func merchantCode(x *Exchange) string {
 	var body struct {
 		Code string `json:"merchant_code"`
 	}
-	if json.Unmarshal(x.Body, &body) == nil {
+	if json.Unmarshal(x.body(), &body) == nil {
 		return body.Code
 	}
 	return ""

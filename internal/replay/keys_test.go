@@ -32,8 +32,8 @@ func TestVerifyKeepsTheCredentialsKind(t *testing.T) {
 		t.Fatalf("recorded statuses %v", want)
 	}
 	rec := s.recording()
-	if !strings.Contains(string(rec.Exchanges[len(rec.Exchanges)-2].Body), `"****vvvv"`) {
-		t.Fatalf("the over-long header value was not recorded masked: %s", rec.Exchanges[len(rec.Exchanges)-2].Body)
+	if !strings.Contains(string(rec.Exchanges[len(rec.Exchanges)-2].body()), `"****vvvv"`) {
+		t.Fatalf("the over-long header value was not recorded masked: %s", rec.Exchanges[len(rec.Exchanges)-2].body())
 	}
 	rep := verify(t, rec)
 	if len(rep.Differences) != 0 || rep.Compared != len(want)+1 {
@@ -82,7 +82,7 @@ func TestVerifyReportsAnImpossibleStatusWhereTheServiceSaidIt(t *testing.T) {
 	s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "100.00", "reference_id": "c"})
 	rec := s.recording()
 	read := rec.Exchanges[1]
-	read.Answer = []byte(strings.Replace(string(read.Answer), `"status":"AUTHORIZED"`, `"status":"REJECTED"`, 1))
+	read.Answer = []byte(strings.Replace(string(read.answer()), `"status":"AUTHORIZED"`, `"status":"REJECTED"`, 1))
 	rep := verify(t, rec)
 	if len(rep.Differences) != 1 || rep.Differences[0].N != read.N || rep.Differences[0].Field != "$.status" {
 		t.Errorf("want one difference, at #%d $.status:%s", read.N, describe(rep.Differences))

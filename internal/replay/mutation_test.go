@@ -61,12 +61,12 @@ func leaves(path, key string, v any, visit func(path, key string, v any)) {
 // change.
 func edit(x *Exchange, path string, change func(any) any) {
 	if x.Kind == har.KindNotification {
-		doc, _ := decode(x.Body)
+		doc, _ := decode(x.body())
 		doc = editAt(doc, strings.TrimPrefix(path, "$"), change)
 		x.Body, _ = json.Marshal(doc)
 		return
 	}
-	doc, _ := decode(x.Answer)
+	doc, _ := decode(x.answer())
 	doc = editAt(doc, strings.TrimPrefix(path, "$"), change)
 	x.Answer, _ = json.Marshal(doc)
 }
@@ -115,10 +115,10 @@ func mutations(rec *Recording) []mutation {
 	var out []mutation
 	for _, x := range rec.Exchanges {
 		n := x.N
-		doc, ok := decode(x.Answer)
+		doc, ok := decode(x.answer())
 		switch {
 		case x.Kind == har.KindNotification:
-			doc, ok = decode(x.Body)
+			doc, ok = decode(x.body())
 		case x.IsService():
 			out = append(out, mutation{n, "status", "status", func(x *Exchange) { x.Status = 418 }})
 			out = append(out, mutation{n, "header Content-Type", "content type", func(x *Exchange) { x.RespType = "text/html; charset=utf-8" }})
@@ -320,7 +320,7 @@ func takesRecordAway(rec *Recording, m mutation) bool {
 
 // idBelow tells whether the recorded answer holds an id at or below path.
 func idBelow(x *Exchange, path string) bool {
-	doc, _ := decode(x.Answer)
+	doc, _ := decode(x.answer())
 	has := false
 	leaves("$", "", doc, func(p, key string, v any) {
 		if (p == path || strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[")) && isIDKey(key) && p != path {
@@ -345,7 +345,7 @@ func copyRecording(rec *Recording) *Recording {
 	c.Exchanges = make([]*Exchange, len(rec.Exchanges))
 	for i, x := range rec.Exchanges {
 		y := *x
-		y.Answer = append([]byte(nil), x.Answer...)
+		y.Answer = append([]byte(nil), x.answer()...)
 		c.Exchanges[i] = &y
 	}
 	return &c

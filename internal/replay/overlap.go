@@ -78,7 +78,7 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 					<-done[m]
 				}
 			}
-			answers[k], errs[k] = e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.Body)
+			answers[k], errs[k] = e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.body())
 		}()
 	}
 	wg.Wait()
@@ -116,7 +116,7 @@ func checkoutCreated(x *Exchange) (time.Time, bool) {
 			CreatedAt time.Time `json:"created_at"`
 		} `json:"payment"`
 	}
-	if json.Unmarshal(x.Answer, &body) != nil || body.Payment.CreatedAt.IsZero() {
+	if json.Unmarshal(x.answer(), &body) != nil || body.Payment.CreatedAt.IsZero() {
 		return time.Time{}, false
 	}
 	return body.Payment.CreatedAt, true
@@ -141,12 +141,12 @@ func revealedIn(run []*Exchange, b *Exchange) bool {
 // revealed tells whether b's request names an id that is in a's answer
 // and not in a's request.
 func revealed(a, b *Exchange) bool {
-	if a == b || len(a.Answer) == 0 {
+	if a == b || len(a.answer()) == 0 {
 		return false
 	}
-	sent := a.Path + " " + a.Query + " " + string(a.Body)
-	asked := b.Path + " " + b.Query + " " + string(b.Body)
-	for _, id := range uuidInside().FindAllString(string(a.Answer), -1) {
+	sent := a.Path + " " + a.Query + " " + string(a.body())
+	asked := b.Path + " " + b.Query + " " + string(b.body())
+	for _, id := range uuidInside().FindAllString(string(a.answer()), -1) {
 		if !strings.Contains(sent, id) && strings.Contains(asked, id) {
 			return true
 		}

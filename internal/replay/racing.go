@@ -45,7 +45,7 @@ func (e *Engine) pairAnswers(sent []*Exchange, answers []*Answer) []int {
 				if used[m] || y.Method != x.Method || Template(y.Path) != Template(x.Path) {
 					continue
 				}
-				if pass < 2 && outcome(x.Status, x.Answer) != outcome(answers[m].Status, answers[m].Body) {
+				if pass < 2 && outcome(x.Status, x.answer()) != outcome(answers[m].Status, answers[m].Body) {
 					continue
 				}
 				if pass == 0 && recorded[k] != replayed[m] {
@@ -91,8 +91,8 @@ func teach(ids, asSent *IDMap, x, y *Exchange, ans *Answer) {
 	if x == y || x.Status/100 != 2 || ans.Status/100 != 2 {
 		return
 	}
-	xd, ok1 := decode(x.Body)
-	yd, ok2 := decode(y.Body)
+	xd, ok1 := decode(x.body())
+	yd, ok2 := decode(y.body())
 	if !ok1 || !ok2 {
 		return
 	}
@@ -136,7 +136,7 @@ var numeric = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 func seen(sent []*Exchange, answers []*Answer) []int {
 	body := func(k int) ([]byte, int) {
 		if answers == nil {
-			return sent[k].Answer, sent[k].Status
+			return sent[k].answer(), sent[k].Status
 		}
 		return answers[k].Body, answers[k].Status
 	}
@@ -146,13 +146,13 @@ func seen(sent []*Exchange, answers []*Answer) []int {
 		if sk/100 != 2 {
 			continue
 		}
-		own := texts(x.Body)
+		own := texts(x.body())
 		for j, y := range sent {
 			aj, sj := body(j)
 			if j == k || sj/100 != 2 || y.Method != x.Method || Template(y.Path) != Template(x.Path) || len(aj) == 0 {
 				continue
 			}
-			for v := range texts(y.Body) {
+			for v := range texts(y.body()) {
 				if !own[v] && bytes.Contains(ak, []byte(strconv.Quote(v))) {
 					counts[k]++
 					break

@@ -34,8 +34,13 @@ type Exchange struct {
 	Method string
 	Path   string // the URL's path, below the recorded base URL's path
 	Query  string // the raw query
+	// Header holds the request's headers a replay uses (replayedHeaders);
+	// a loaded recording's exchanges share equal ones: read it only.
 	Header http.Header
-	Body   []byte
+	// Body and Answer are the request's and the answer's bodies when set
+	// in memory (an app's request, a test's edit); a loaded recording
+	// keeps them in its spool instead, and body and answer read either.
+	Body []byte
 	// Key is the Authorization key as recorded (masked: sk_test_****abcd);
 	// KeyID tells it from others masked alike.
 	Key, KeyID string
@@ -43,6 +48,9 @@ type Exchange struct {
 	Status   int
 	RespType string
 	Answer   []byte
+	bodies   *spool
+	bodyAt   span
+	answerAt span
 	host     string
 	started  time.Time
 	ended    time.Time
@@ -61,7 +69,32 @@ type Recording struct {
 	// Entries counts the file's entries; LeftOut those not replayed.
 	Entries int
 	LeftOut []LeftOut
+	bodies  *spool
 }
+
+// Close lets go of the recording's bodies (their temporary file).
+func (r *Recording) Close() error { return r.bodies.close() }
+
+// body is the request's body as recorded.
+func (x *Exchange) body() []byte {
+	if x.Body != nil || x.bodies == nil {
+		return x.Body
+	}
+	return x.bodies.get(x.bodyAt)
+}
+
+// answer is the answer's body as recorded.
+func (x *Exchange) answer() []byte {
+	if x.Answer != nil || x.bodies == nil {
+		return x.Answer
+	}
+	return x.bodies.get(x.answerAt)
+}
+
+// replayedHeaders are the request headers a replay reads of a recorded
+// request (the rest are not kept): the credentials, the merchant code,
+// and what is sent on to the sandbox.
+var replayedHeaders = []string{"Authorization", "X-Merchant-Code", "Content-Type", "Content-Encoding", "Idempotency-Key"}
 
 // LeftOut counts the entries of a recording left out of a replay, for
 // one reason.
@@ -93,19 +126,29 @@ func Load(name string, data []byte) (*Recording, error) {
 // kept; what is left out is counted by reason. Exchanges are numbered by
 // their place in the file, and put in the order their requests started.
 func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
-	rec := &Recording{Name: name}
+	rec := &Recording{Name: name, bodies: newSpool()}
 	var all []*Exchange
 	left := map[string]int{}
-	log, err := har.Scan(name, r, opts.Limits, func(n int, e *har.Entry) error {
+	counted := &countingReader{r: r}
+	strs := newInterner()
+	log, err := har.Scan(name, counted, opts.Limits, func(n int, e *har.Entry) error {
 		rec.Entries++
 		if e.Kind() == har.KindExchange && (e.Request.Method == "" || e.Request.URL == "") {
 			left[notRequest]++ // nothing of it is kept
 			return nil
 		}
-		all = append(all, exchangeOf(n, e))
+		x, err := exchangeOf(n, e, rec.bodies, strs)
+		if err != nil {
+			return err
+		}
+		if limit := maxSpool(counted.n); rec.bodies.size > limit {
+			return &har.LimitError{Path: name, What: "bytes of decoded bodies (16 times the file and 64 MiB)", Limit: limit}
+		}
+		all = append(all, x)
 		return nil
 	})
 	if err != nil {
+		rec.Close()
 		return nil, err
 	}
 	if log.Bnpl != nil {
@@ -113,6 +156,7 @@ func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 	}
 	host, basePath, err := serviceHost(name, rec.Meta.Target, opts.Host, all)
 	if err != nil {
+		rec.Close()
 		return nil, err
 	}
 	for _, x := range all {
@@ -145,31 +189,92 @@ func LoadFrom(name string, r io.Reader, opts LoadOptions) (*Recording, error) {
 	return rec, nil
 }
 
-// exchangeOf is what a replay keeps of one entry.
-func exchangeOf(n int, e *har.Entry) *Exchange {
-	x := &Exchange{N: n, Kind: e.Kind(), Method: e.Request.Method, Header: http.Header{},
-		Body: body(e.RequestBody(), e.Request.Headers), Status: e.Response.Status, RespType: e.Response.Content.MimeType,
-		Answer: body(e.ResponseBody(), e.Response.Headers), started: e.Started(),
-		ended: e.Started().Add(time.Duration(e.Time * float64(time.Millisecond))),
-		Cut:   e.Truncated("request") || e.Truncated("response") || e.Withheld("request") || e.Withheld("response")}
-	for _, h := range e.Request.Headers {
-		if !strings.HasPrefix(h.Name, ":") {
-			x.Header.Add(h.Name, h.Value)
-		}
+// exchangeOf is what a replay keeps of one entry: its bodies go to the
+// spool, the strings many entries share (methods, keys, content types)
+// are held once.
+func exchangeOf(n int, e *har.Entry, bodies *spool, strs interner) (*Exchange, error) {
+	x := &Exchange{N: n, Kind: strs.get(e.Kind()), Method: strs.get(e.Request.Method),
+		Status: e.Response.Status, RespType: strs.get(e.Response.Content.MimeType), started: e.Started(),
+		ended: e.Started().Add(time.Duration(e.Time * float64(time.Millisecond))), bodies: bodies,
+		Cut: e.Truncated("request") || e.Truncated("response") || e.Withheld("request") || e.Withheld("response")}
+	var err error
+	if x.bodyAt, err = bodies.put(body(e.RequestBody(), e.Request.Headers)); err != nil {
+		return nil, err
 	}
+	if x.answerAt, err = bodies.put(body(e.ResponseBody(), e.Response.Headers)); err != nil {
+		return nil, err
+	}
+	x.Header = headersOf(e.Request.Headers, strs)
 	if x.RespType == "" {
-		x.RespType = har.Header(e.Response.Headers, "Content-Type")
+		x.RespType = strs.get(har.Header(e.Response.Headers, "Content-Type"))
 	}
 	if u, err := url.Parse(e.Request.URL); err == nil {
-		x.Path, x.Query, x.host = u.Path, u.RawQuery, u.Host
+		x.Path, x.Query, x.host = u.Path, u.RawQuery, strs.get(u.Host)
 	}
 	if _, key, ok := strings.Cut(x.Header.Get("Authorization"), " "); ok {
-		x.Key = key
+		x.Key = strs.get(key)
 	}
 	if e.Bnpl != nil {
-		x.KeyID = e.Bnpl.KeyID
+		x.KeyID = strs.get(e.Bnpl.KeyID)
 	}
-	return x
+	return x, nil
+}
+
+// headersOf is the request's headers a replay uses (replayedHeaders).
+// Entries with the same ones (most but those with an Idempotency-Key)
+// share one map: a loaded exchange's Header is only read.
+func headersOf(list []har.NameValue, strs interner) http.Header {
+	h := http.Header{}
+	var key strings.Builder
+	for _, nv := range list {
+		for _, name := range replayedHeaders {
+			if strings.EqualFold(nv.Name, name) {
+				h[name] = append(h[name], strs.get(nv.Value))
+				key.WriteString(name + "\x00" + nv.Value + "\x00")
+			}
+		}
+	}
+	if shared, ok := strs.headers[key.String()]; ok {
+		return shared
+	}
+	if len(strs.headers) < 4096 && key.Len() <= 1024 {
+		strs.headers[key.String()] = h
+	}
+	return h
+}
+
+// interner holds one copy of each short string that repeats from entry
+// to entry (a bound keeps unique ones, such as idempotency keys, from
+// filling it).
+type interner struct {
+	strs    map[string]string
+	headers map[string]http.Header
+}
+
+func newInterner() interner {
+	return interner{strs: map[string]string{}, headers: map[string]http.Header{}}
+}
+
+func (in interner) get(s string) string {
+	if v, ok := in.strs[s]; ok {
+		return v
+	}
+	if len(in.strs) < 4096 && len(s) <= 256 {
+		in.strs[s] = s
+	}
+	return s
+}
+
+// countingReader counts what was read.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // body is a recorded body as sent: a tool that keeps a body with its

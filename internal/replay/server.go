@@ -94,7 +94,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	as := x
 	if app := appExchange(r); credKind(app) != credKind(x) {
 		// Credentials of another kind than recorded go as what they are.
-		as = &Exchange{N: x.N, Method: x.Method, Path: x.Path, Header: app.Header, Key: app.Key, KeyID: app.KeyID, Status: x.Status, Body: x.Body}
+		as = &Exchange{N: x.N, Method: x.Method, Path: x.Path, Header: app.Header, Key: app.Key, KeyID: app.KeyID, Status: x.Status, Body: x.body()}
 	}
 	ans, err := s.e.send(s.ctx, as, r.Method, r.URL.Path, r.URL.RawQuery, r.Header, body)
 	if err == nil {
@@ -209,13 +209,13 @@ func (s *Server) checkRequest(x *Exchange, r *http.Request, body []byte) {
 		c.add("header Authorization", DiffValue, show(want), show(got))
 	}
 	c.object("?", queryDoc(x.Query), queryDoc(r.URL.RawQuery))
-	want, okW := decode(x.Body)
+	want, okW := decode(x.body())
 	got, okG := decode(body)
 	switch {
 	case okW && okG:
 		c.value("$", "", want, got)
 	case okW != okG:
-		c.add("$", DiffBody, bodyKind(x.Header.Get("Content-Type"), x.Body), bodyKind(r.Header.Get("Content-Type"), body))
+		c.add("$", DiffBody, bodyKind(x.Header.Get("Content-Type"), x.body()), bodyKind(r.Header.Get("Content-Type"), body))
 	}
 	s.requestDiffs = append(s.requestDiffs, c.diffs...)
 }
@@ -280,6 +280,9 @@ func (s *Server) Finish() *Report {
 	}
 	sort.SliceStable(rep.Differences, func(i, j int) bool { return order(rep.Differences[i]) < order(rep.Differences[j]) })
 	rep.Actions, rep.Skipped = append([]Action{}, s.e.actions...), append([]Note{}, s.e.notes...)
+	if err := s.e.rec.bodies.failed(); err != nil {
+		rep.Skipped = append(rep.Skipped, Note{Why: "the comparisons may be wrong: " + err.Error()})
+	}
 	rep.Seconds = time.Since(s.start).Seconds()
 	return rep
 }

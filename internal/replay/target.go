@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -116,29 +118,53 @@ func Region(rec *Recording) string {
 		return rec.Meta.Region
 	}
 	for _, x := range rec.Exchanges {
-		if strings.HasSuffix(x.Path, "/checkout") && strings.Contains(string(x.Body), `"SAR"`) {
+		if strings.HasSuffix(x.Path, "/checkout") && strings.Contains(string(x.body()), `"SAR"`) {
 			return "sa"
 		}
 	}
 	return "ae"
 }
 
-// Embedded is a fresh sandbox in memory for the recording, reached
-// in-process: the service's rules (webhooks on loopback refused, no host
-// name looked up), and the merchants the recording's keys stand for
-// (PlanMerchants). A recording that shows a webhook on loopback accepted
+// Embedded is a fresh sandbox for the recording, reached in-process (a
+// long recording's state in a private temporary file): the service's rules (webhooks on
+// loopback refused, no host name looked up), and the merchants the
+// recording's keys stand for (PlanMerchants). A recording that shows a webhook on loopback accepted
 // was not made with the service, which refuses them, but with a sandbox
 // that admits them (--allow-local-webhooks): the sandbox in memory then
 // admits them too. close releases it.
 func Embedded(rec *Recording) (*Target, func(), error) {
 	merchants := PlanMerchants(rec)
-	sb, err := sandbox.New(sandbox.Options{Merchants: merchants, NoRequestLog: true, AllowLocalWebhooks: LoopbackAdmitted(rec)})
+	opts := sandbox.Options{Merchants: merchants, NoRequestLog: true, AllowLocalWebhooks: LoopbackAdmitted(rec)}
+	// A long recording's state goes to a private temporary directory
+	// (0700, removed on close), where SQLite holds a bounded cache of it,
+	// so that what the replay makes does not stay in memory; a short one's
+	// (and any where no directory can be made) stays in memory, quicker.
+	var dir string
+	var err error
+	if len(rec.Exchanges) >= fileStateFrom {
+		if dir, err = os.MkdirTemp("", "bnpl-verify-*"); err == nil {
+			opts.StatePath = filepath.Join(dir, "state.db")
+		}
+	}
+	sb, err := sandbox.New(opts)
 	if err != nil {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 		return nil, nil, err
 	}
 	t := &Target{Client: &http.Client{Transport: sb.Transport(Region(rec))}, Base: "http://127.0.0.1", Merchants: merchants, Hermetic: true}
-	return t, func() { sb.Close() }, nil
+	return t, func() {
+		sb.Close()
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}, nil
 }
+
+// fileStateFrom is the number of exchanges from which Embedded keeps the
+// sandbox's state in a file.
+var fileStateFrom = 2000
 
 // Remote is a running sandbox at base, reached over HTTP.
 func Remote(base string, timeout time.Duration) *Target {
@@ -155,7 +181,7 @@ func LoopbackAdmitted(rec *Recording) bool {
 		var body struct {
 			URL string `json:"url"`
 		}
-		if json.Unmarshal(x.Body, &body) != nil {
+		if json.Unmarshal(x.body(), &body) != nil {
 			continue
 		}
 		if u, err := url.Parse(body.URL); err == nil && loopbackName(u.Hostname()) {

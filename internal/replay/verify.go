@@ -88,6 +88,9 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 		rep.Differences = append(rep.Differences, diffs...)
 		rep.NotificationsCompared = compared
 	}
+	if err := e.rec.bodies.failed(); err != nil {
+		return nil, err
+	}
 	rep.Actions, rep.Skipped = append([]Action{}, e.actions...), append([]Note{}, e.notes...)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
@@ -100,7 +103,7 @@ func (e *Engine) verifyOne(ctx context.Context, x *Exchange) ([]Difference, erro
 		return nil, nil
 	}
 	e.ensure(ctx, x)
-	ans, err := e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.Body)
+	ans, err := e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.body())
 	if err != nil {
 		return nil, err
 	}

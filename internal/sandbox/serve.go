@@ -53,16 +53,16 @@ type Listening struct {
 	Wildcard []string
 }
 
-// DefaultServeLimits bound each regional listener: the httpserve timeouts
-// (a request, body included, must arrive within 30s; an idle connection is
-// closed after 30s), a request's header within 5s, at most 512
-// connections, of which one client (an IP address, an IPv6 /64) holds at
-// most 128, and 32 requests reading a body at once. A body is at most
+// DefaultServeLimits bound each regional listener: the httpserve defaults
+// (a request's header within 5s, a request, body included, within 30s; an
+// idle connection is closed after 30s; one client, an IP address or an
+// IPv6 /64, holds at most a quarter of the connections), at most 512
+// connections, so 128 of one client, and 32 requests reading a body at
+// once. A body is at most
 // 1 MiB (an attachment 5 MiB), so bodies in flight hold at most 160 MiB
 // per listener whatever clients do; and one client holding slow
 // connections leaves the others (the health check among them) room.
-var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxConnsPerClient: 128, MaxBodies: 32,
-	ReadHeaderTimeout: 5 * time.Second}
+var DefaultServeLimits = httpserve.Limits{MaxConns: 512, MaxBodies: 32}
 
 // Serve runs the sandbox on one listener per region until ctx is done or
 // the process is asked to stop (SIGTERM: a supervisor, a container
@@ -289,12 +289,6 @@ func startServers(lim httpserve.Limits, sb *Sandbox, ls *listening, gate *starti
 	}
 	if lim.MaxBodies == 0 {
 		lim.MaxBodies = DefaultServeLimits.MaxBodies
-	}
-	if lim.MaxConnsPerClient == 0 {
-		lim.MaxConnsPerClient = DefaultServeLimits.MaxConnsPerClient
-	}
-	if lim.ReadHeaderTimeout == 0 {
-		lim.ReadHeaderTimeout = DefaultServeLimits.ReadHeaderTimeout
 	}
 	run := &servers{list: make([]*http.Server, len(ls.listeners)), errs: make(chan error, len(ls.listeners))}
 	for i, l := range ls.listeners {

@@ -110,7 +110,7 @@ func TestServeCutsSlowBody(t *testing.T) {
 
 // Connections over the cap are answered 503 at once instead of queueing.
 func TestServeCapsConnections(t *testing.T) {
-	addr := serveLimited(t, httpserve.Limits{MaxConns: 2})
+	addr := serveLimited(t, httpserve.Limits{MaxConns: 2, MaxConnsPerClient: -1})
 	// Each connection stays open until the test ends.
 	for range 2 {
 		if res, err := getOnConn(t, addr, "/_sandbox/clock"); err != nil || res.StatusCode != 200 {
@@ -157,7 +157,7 @@ func TestServeSlowClientLeavesRoom(t *testing.T) {
 	}
 	// Accepted in the order made: past the client's share, every one is
 	// refused at once.
-	for i := DefaultServeLimits.MaxConnsPerClient; i < n; i++ {
+	for i := DefaultServeLimits.ClientShare(); i < n; i++ {
 		res, err := http.ReadResponse(bufio.NewReader(conns[i]), nil)
 		if err != nil || res.StatusCode != http.StatusServiceUnavailable {
 			t.Fatalf("slow connection %d: %v %v, want 503", i+1, res, err)

@@ -56,6 +56,9 @@ func (e *FileError) ExitCode() int { return ExitState }
 
 // envFor names the variable that moves a directory of that kind.
 func envFor(what string) string {
+	if strings.Contains(what, "--state") {
+		return "--state"
+	}
 	if strings.HasPrefix(what, "config") {
 		return "XDG_CONFIG_HOME"
 	}

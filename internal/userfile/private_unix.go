@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -46,5 +47,27 @@ func dirPrivate(what, dir string, info fs.FileInfo) error {
 			Problem: "belongs to another user" + owner + ", who could delete or replace what bnpl keeps there",
 			Fix:     "take it: chown $(id -un) " + quote(dir) + ", or set " + envFor(what) + " to a directory of your own"}
 	}
-	return nil
+	return parentPrivate(what, dir)
+}
+
+// parentPrivate refuses a directory whose parent others can write
+// without the sticky bit: they could rename it away and put their own in
+// its place (a sticky directory, such as /tmp, lets only the owner of an
+// entry rename it).
+func parentPrivate(what, dir string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if parent == dir {
+		return nil
+	}
+	info, err := os.Stat(parent)
+	if err != nil {
+		return nil // it was reached through it: what cannot be read here cannot be judged
+	}
+	perm := info.Mode().Perm()
+	if perm&0o022 == 0 || info.Mode()&fs.ModeSticky != 0 {
+		return nil
+	}
+	return &DirError{What: what, Path: dir,
+		Problem: fmt.Sprintf("is in %s, which other users can write (mode %04o, no sticky bit): they could move it away and put their own in its place", parent, perm),
+		Fix:     "take the others' write away: chmod go-w " + quote(parent) + ", or set " + envFor(what) + " to a directory of your own"}
 }

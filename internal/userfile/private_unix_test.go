@@ -71,3 +71,35 @@ func TestPrivateSQLiteFollowsNoLink(t *testing.T) {
 		t.Errorf("OpenPrivate through a link: %v", err)
 	}
 }
+
+// A directory others could move away is refused: its parent writable by
+// them without the sticky bit; a sticky one (such as /tmp) is fine.
+func TestPrivateDirRefusesAParentOthersCanWrite(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "state")
+	dir := filepath.Join(parent, "bnpl")
+	if err := PrivateDir("state directory", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []os.FileMode{0o777, 0o757, 0o775} {
+		os.Chmod(parent, mode)
+		var de *DirError
+		err := PrivateDir("state directory", dir)
+		if !errors.As(err, &de) || de.ExitCode() != 12 || de.Path != dir || !strings.Contains(err.Error(), "is in "+parent+", which other users can write") ||
+			!strings.Contains(de.Hint(), "chmod go-w "+parent) {
+			t.Errorf("parent mode %04o: %v (%s), want a DirError with the chmod", mode, err, de.Hint())
+		}
+	}
+	os.Chmod(parent, 0o777|os.ModeSticky)
+	if err := PrivateDir("state directory", dir); err != nil {
+		t.Errorf("a sticky parent: %v", err)
+	}
+	os.Chmod(parent, 0o755)
+	if err := CheckPrivateDir("directory of --state", dir); err != nil {
+		t.Errorf("a parent of mode 0755: %v", err)
+	}
+	os.Chmod(parent, 0o777)
+	if err := CheckPrivateDir("directory of --state", dir); err == nil || !strings.Contains(err.(*DirError).Hint(), "set --state to") {
+		t.Errorf("--state's directory: %v", err)
+	}
+	os.Chmod(parent, 0o700)
+}

@@ -28,10 +28,12 @@ const (
 // MaxBodyBytes bounds a notification body; real ones are a few kilobytes.
 const MaxBodyBytes = 1 << 20
 
-// DefaultLimits bound a Receiver's server: the httpserve timeouts (a
-// request, body included, must arrive within 30s; an idle connection is
-// closed after 30s), at most 128 connections and 16 bodies read at once,
-// so that at most 16 MiB of bodies are held whatever senders do.
+// DefaultLimits bound a Receiver's server: the httpserve defaults (a
+// request's header within 5s, a request, body included, within 30s; an
+// idle connection is closed after 30s; one client holds at most a quarter
+// of the connections), at most 128 connections, so 32 of one client, and
+// 16 bodies read at once, so that at most 16 MiB of bodies are held
+// whatever senders do.
 var DefaultLimits = httpserve.Limits{MaxConns: 128, MaxBodies: 16}
 
 // Notification is one accepted delivery, as `bnpl listen` reports it.
