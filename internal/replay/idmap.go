@@ -88,6 +88,22 @@ func (m *IDMap) clone() *IDMap {
 	return c
 }
 
+// snapshot is a copy of m as it is now, which later changes of m do not
+// reach (a clone reads m through).
+func (m *IDMap) snapshot() *IDMap {
+	c := NewIDMap()
+	if m.base != nil {
+		b := m.base.snapshot()
+		c.fwd, c.rev = b.fwd, b.rev
+	}
+	m.mu.Lock()
+	for k, v := range m.fwd {
+		c.fwd[k], c.rev[v] = v, k
+	}
+	m.mu.Unlock()
+	return c
+}
+
 // Len counts the mapped values.
 func (m *IDMap) Len() int {
 	m.mu.Lock()

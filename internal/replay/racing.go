@@ -32,7 +32,7 @@ func (e *Engine) pairAnswers(sent []*Exchange, answers []*Answer) []int {
 	used := make([]bool, len(sent)) // the sandbox's answer is taken
 	recorded, replayed := seen(sent, nil), seen(sent, answers)
 	// What the requests were sent with: the map as it was then.
-	asSent := e.ids.clone()
+	asSent := e.ids.snapshot()
 	// Those of the recorded outcome that saw as many of the others first,
 	// then those of the recorded outcome, then any left.
 	for pass := range 3 {

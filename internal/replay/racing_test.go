@@ -120,8 +120,8 @@ func TestRacingCapturesRealDifferences(t *testing.T) {
 		}
 	}
 	read := rec.Exchanges[len(rec.Exchanges)-1]
-	ref := fmt.Sprintf("%v", mustJSON(t, took.Body)["reference_id"])
-	list, _ := mustJSON(t, read.Answer)["captures"].([]any)
+	ref := fmt.Sprintf("%v", mustJSON(t, took.body())["reference_id"])
+	list, _ := mustJSON(t, read.answer())["captures"].([]any)
 	if len(list) != 3 {
 		t.Fatalf("the payment read after the race lists %d captures, want 3", len(list))
 	}
@@ -137,19 +137,19 @@ func TestRacingCapturesRealDifferences(t *testing.T) {
 			x.Answer = []byte(`{"status":"error","errorType":"conflict","error":"could not acquire lock: payment is locked"}`)
 		}},
 		{"echo", took, "reference_id", func(x *Exchange) {
-			x.Answer = []byte(strings.Replace(string(x.Answer), `"reference_id":"`+ref+`"`, `"reference_id":"`+ref+`-x"`, 1))
+			x.Answer = []byte(strings.Replace(string(x.answer()), `"reference_id":"`+ref+`"`, `"reference_id":"`+ref+`-x"`, 1))
 		}},
 		{"state", read, "$.captures[2].amount", func(x *Exchange) {
-			x.Answer = []byte(strings.Replace(string(x.Answer), `"amount":"30","reference_id":"`+last+`"`, `"amount":"20","reference_id":"`+last+`"`, 1))
+			x.Answer = []byte(strings.Replace(string(x.answer()), `"amount":"30","reference_id":"`+last+`"`, `"amount":"20","reference_id":"`+last+`"`, 1))
 		}},
 	} {
 		t.Run(plant.name, func(t *testing.T) {
 			planted := copyRecording(rec)
 			for _, x := range planted.Exchanges {
 				if x.N == plant.at.N {
-					before := string(x.Answer)
+					before := string(x.answer())
 					plant.edit(x)
-					if plant.name != "outcome" && string(x.Answer) == before {
+					if plant.name != "outcome" && string(x.answer()) == before {
 						t.Fatalf("nothing to plant in #%d: %s", x.N, before)
 					}
 				}
@@ -231,7 +231,7 @@ func TestCheckoutsAtOnceListInTheServicesOrder(t *testing.T) {
 		wg.Wait()
 		s.call("GET", "/api/v2/payments?limit=10&status=new", testKey, nil)
 		rec := s.recording()
-		if list := rec.Exchanges[len(rec.Exchanges)-1].Answer; strings.Count(string(list), "AT-ONCE-") != 4 {
+		if list := rec.Exchanges[len(rec.Exchanges)-1].answer(); strings.Count(string(list), "AT-ONCE-") != 4 {
 			t.Fatalf("the list does not hold the four checkouts: %s", list)
 		}
 		rep := verify(t, rec)
