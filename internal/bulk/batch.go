@@ -316,8 +316,10 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	// Only now, its summary written (the line, and the JSON when asked),
 	// is the run marked summarized: a run killed before (or whose summary
 	// could not be written: its reader gone) leaves the moves it counted to the next run that finds them,
-	// which counts them for it (moved_by_ended_runs).
-	if writeErr == nil {
+	// which counts them for it (moved_by_ended_runs). A run that writes
+	// its summary nowhere (--quiet without -o json) is never marked: what
+	// it moved is shown by the next run that finds it, as an ended run's.
+	if writeErr == nil && (o.Progress != nil || o.WriteSummary != nil) {
 		if err := r.ledger.Summarized(); err != nil {
 			r.halt(r.ledger.Stopped(err))
 		}

@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -334,7 +335,7 @@ func TestASummaryLineNotWrittenIsNotSummarized(t *testing.T) {
 	if _, err := Run(context.Background(), f, rows, o); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Fatalf("a summary not written: %v", err)
 	}
-	o.Progress = nil
+	o.Progress = io.Discard
 	sum, err := Run(context.Background(), f, rows, o)
 	if err != nil || sum.MovedByEndedRuns["AED"] != "60.00" || len(sum.Moved) != 0 {
 		t.Fatalf("the next run: %v %+v", err, sum)
@@ -345,5 +346,43 @@ func TestASummaryLineNotWrittenIsNotSummarized(t *testing.T) {
 	}
 	if n := len(f.callsOf("capture")); n != 2 {
 		t.Fatalf("%d captures sent, want 2", n)
+	}
+}
+
+// A run that writes its summary nowhere (--quiet without -o json: no
+// summary line, no JSON) is not marked summarized: the next run that finds
+// its moves counts them for it, once.
+func TestAQuietRunIsNotSummarized(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
+	rows := captureRows(ids, "30")
+	o := testOptions(t, OpCapture)
+	o.Progress = nil
+	sum, err := Run(context.Background(), f, rows, o)
+	if err != nil || sum.Moved["AED"] != "60.00" {
+		t.Fatalf("the quiet run: %v %+v", err, sum)
+	}
+	o.Progress = io.Discard
+	sum, err = Run(context.Background(), f, rows, o)
+	if err != nil || sum.MovedByEndedRuns["AED"] != "60.00" || len(sum.Moved) != 0 {
+		t.Fatalf("the next run: %v %+v", err, sum)
+	}
+	sum, err = Run(context.Background(), f, rows, o)
+	if err != nil || sum.Earlier != 2 || len(sum.MovedByEndedRuns) != 0 {
+		t.Fatalf("the run after: %v %+v", err, sum)
+	}
+	// With a summary written elsewhere (the JSON summary), it is marked.
+	o = testOptions(t, OpCapture)
+	o.Progress = nil
+	var wrote Summary
+	o.WriteSummary = func(s Summary) error { wrote = s; return nil }
+	rows = captureRows(addPayments(f, 1, "AED", "100", api.StatusAuthorized), "10")
+	if _, err := Run(context.Background(), f, rows, o); err != nil || wrote.Moved["AED"] != "10.00" {
+		t.Fatalf("-o json -q: %v %+v", err, wrote)
+	}
+	o.WriteSummary = nil
+	o.Progress = io.Discard
+	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.Earlier != 1 || len(sum.MovedByEndedRuns) != 0 {
+		t.Fatalf("after -o json -q: %v %+v", err, sum)
 	}
 }

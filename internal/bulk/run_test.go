@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,6 +33,9 @@ func testOptions(t *testing.T, op Op) Options {
 		Classify:    classifyFake,
 		LedgerDir:   t.TempDir(),
 		InputName:   "input.csv",
+		// The summary line is written (somewhere), as a run that is not
+		// --quiet writes it: the run is then marked summarized.
+		Progress: io.Discard,
 	}
 }
 
