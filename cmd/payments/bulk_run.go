@@ -42,7 +42,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	defer src.close()
 	ro := bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats, AllowSplitAmounts: b.AllowSplitAmounts}
 	if d.DryRun {
-		return bulkPlan(ctx, op, b, d, src, ro)
+		return bulkPlan(ctx, op, b, d, src, ro, files.journal)
 	}
 	ledgerURL := d.ledger(b.Ledger)
 	if err := cmdutil.CheckLedgerFlag(ledgerURL); err != nil {

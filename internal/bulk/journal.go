@@ -117,7 +117,7 @@ func openJournal(path string, op Op, now func() time.Time) (*journal, *journalIn
 		f.Close()
 		return nil, nil, &JournalBusyError{Path: path, Holder: holder}
 	}
-	entries, err := loadJournal(f, path, op)
+	entries, err := loadJournal(f, path, op, false)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -236,8 +236,9 @@ func (ix *journalIndex) recordAt(off int64, key string) (*journalRecord, error) 
 // complete line must be a record and the first a "run" record, or the
 // file is not one bnpl wrote (or it was damaged since): then nothing is cut
 // or changed. Only once the complete lines are known to be a journal is a
-// torn last line, which a crash in the middle of a write leaves, cut off.
-func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
+// torn last line, which a crash in the middle of a write leaves, cut off
+// (unless readOnly: a dry run only reads, and skips it).
+func loadJournal(f *os.File, path string, op Op, readOnly bool) (*journalIndex, error) {
 	ix := &journalIndex{f: f, path: path, entries: map[[16]byte]journalOffsets{}}
 	o := Options{Op: op}
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -249,6 +250,9 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 			if len(line) > 0 { // a torn last line
 				if records == 0 && !tornRunRecord(line) {
 					return nil, journalNotOurs(path)
+				}
+				if readOnly {
+					break
 				}
 				if err := f.Truncate(off); err != nil {
 					return nil, fmt.Errorf("journal %s: cutting off a torn last line: %w", path, err)

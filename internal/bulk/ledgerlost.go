@@ -3,6 +3,8 @@ package bulk
 import (
 	"fmt"
 	"slices"
+
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
 // LedgerLostError is a journal whose earlier runs sent moves recorded in
@@ -46,23 +48,41 @@ func (e *LedgerLostError) Hint() string {
 // held before, as the run finds them. A private ledger is never recorded.
 func (b *Batch) checkLedger() error {
 	l, j := b.r.ledger, b.r.journal
+	if j == nil || l.Place() == "" {
+		return nil
+	}
+	if err := ledgerLost(l, b.index, j.path, b.r.o.LedgerLost); err != nil {
+		return err
+	}
+	id, err := l.ID()
+	if err != nil {
+		return l.Unusable(err)
+	}
+	if b.index != nil && slices.Contains(b.index.ledgers[l.Place()], id) {
+		return nil
+	}
+	return j.append(journalRecord{Event: eventLedger, Op: b.r.o.Op, Ledger: id, LedgerAt: l.Place()})
+}
+
+// ledgerLost is the *LedgerLostError of a journal (its index ix, at
+// path) whose earlier runs sent moves recorded in a ledger that was where
+// l is and is not l; nil when l is that ledger, when none was recorded
+// there, or when goOn (--ledger-lost).
+func ledgerLost(l *ledger.Ledger, ix *journalIndex, path string, goOn bool) error {
 	place := l.Place()
-	if j == nil || place == "" {
+	if ix == nil || place == "" || goOn {
+		return nil
+	}
+	known := ix.ledgers[place]
+	if len(known) == 0 || ix.sent == 0 {
 		return nil
 	}
 	id, err := l.ID()
 	if err != nil {
 		return l.Unusable(err)
 	}
-	var known []string
-	if b.index != nil {
-		known = b.index.ledgers[place]
-	}
 	if slices.Contains(known, id) {
 		return nil
 	}
-	if len(known) > 0 && b.index.sent > 0 && !b.r.o.LedgerLost {
-		return &LedgerLostError{Journal: j.path, Ledger: l.Where(), Sent: b.index.sent}
-	}
-	return j.append(journalRecord{Event: eventLedger, Op: b.r.o.Op, Ledger: id, LedgerAt: place})
+	return &LedgerLostError{Journal: path, Ledger: l.Where(), Sent: ix.sent}
 }

@@ -77,3 +77,47 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// A dry run checks the ledger as a real run does, and makes nothing: a
+// ledger gone from where the journal's runs recorded their moves is a
+// *LedgerLostError (not made again by the check), a damaged one the
+// ledger's own error, both exit 12; --ledger-lost goes on.
+func TestADryRunChecksTheLedgerAsARunDoes(t *testing.T) {
+	f := newFake(t)
+	rows := captureRows(addPayments(f, 2, "AED", "100", api.StatusAuthorized), "40")
+	o := testOptions(t, OpCapture)
+	if _, err := Run(context.Background(), f, rows, o); err != nil {
+		t.Fatal(err)
+	}
+	pl := PlanLedger{Dir: o.LedgerDir, Scope: "local", Journal: o.JournalPath, Op: OpCapture}
+	l, err := OpenPlanLedger(pl)
+	if err != nil || l == nil {
+		t.Fatalf("the ledger in place: %v", err)
+	}
+	l.Close()
+
+	path := filepath.Join(o.LedgerDir, ledger.FileName)
+	if err := os.Rename(path, path+".aside"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenPlanLedger(pl)
+	var lost *LedgerLostError
+	if !errors.As(err, &lost) || exitCode(err) != 12 || lost.Sent != 2 {
+		t.Fatalf("ledger gone: %v", err)
+	}
+	if ledger.Exists(o.LedgerDir) {
+		t.Fatal("the dry run made a ledger")
+	}
+	pl.LedgerLost = true
+	if l, err := OpenPlanLedger(pl); err != nil || l != nil {
+		t.Fatalf("--ledger-lost: %v", err)
+	}
+	pl.LedgerLost = false
+
+	if err := os.WriteFile(path, []byte("not a database, not at all; a file cut short or overwritten"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenPlanLedger(pl); exitCode(err) != 12 {
+		t.Fatalf("a damaged ledger: exit %d, %v", exitCode(err), err)
+	}
+}
