@@ -30,7 +30,8 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	var set bulk.PaymentSet
 	var split splitRows
 	valid := 0
-	invalid, inputID, err := src.scan(op, split.reading(ro), func(r bulk.Row) { valid++; set.Add(r) })
+	ident := bulk.NewInputIdentity(op, b.ReferencePrefix)
+	invalid, inputID, err := src.scan(op, split.reading(ro), func(r bulk.Row) { valid++; set.Add(r); ident.Add(r) })
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	if len(invalid) > 0 && !b.SkipInvalid {
 		return printPlan(printer, doc, &bulk.InvalidRowsError{Rows: invalid})
 	}
-	plan, err := planSecondPass(ctx, op, b, d, src, ro, &set, inputID, journal)
+	plan, err := planSecondPass(ctx, op, b, d, src, ro, &set, ident, inputID, journal)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 
 // planSecondPass reads the payments of set, then the rows again, each
 // checked against its payment.
-func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, set *bulk.PaymentSet, inputID, journal string) (bulk.PlanResult, error) {
+func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, set *bulk.PaymentSet, ident *bulk.InputIdentity, inputID, journal string) (bulk.PlanResult, error) {
 	// The ledger is checked as a real run checks it, before any payment
 	// is read: a dry run of a run that would stop (a ledger damaged,
 	// unreachable, or gone from where the journal's runs recorded their
@@ -98,6 +99,7 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 	}
 	planner.AllowRepeats(b.AllowRepeats)
 	planner.OfInput(src.name)
+	planner.OfInputIdentity(ident)
 	if led != nil {
 		planner.UseLedger(led)
 	}

@@ -124,6 +124,9 @@ func (b *Batch) open() error {
 	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {
 		return b.r.ledger.Unusable(err)
 	}
+	if err := b.identify(); err != nil {
+		return err
+	}
 	if o.ReportPath != "" {
 		if b.rep, err = createReport(o.ReportPath); err != nil {
 			return err
@@ -133,6 +136,22 @@ func (b *Batch) open() error {
 		return err
 	}
 	return b.r.ledger.Unusable(b.r.ledger.RecordSkipped(ledgerRows(b.skipped)))
+}
+
+// identify reads the rows once to learn the input's identity (see
+// InputIdentity), and records it with the run: a later run of the same
+// input, a copy or an edit of it, finds this one by it.
+func (b *Batch) identify() error {
+	in := NewInputIdentity(b.r.o.Op, b.r.o.ReferencePrefix)
+	id := identifier{prefix: b.r.o.ReferencePrefix}
+	if err := b.src(func(row Row) {
+		key, _ := id.next(row)
+		in.addKey(key)
+	}); err != nil {
+		return err
+	}
+	b.r.sketch = in.min
+	return b.r.ledger.Unusable(b.r.ledger.SetInputSketch(in.String()))
 }
 
 // withRunOp gives the rows without an Op the run's op, when it is a move:
@@ -259,7 +278,7 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 	}
 	pl.AllowRepeats(o.AllowRepeats)
 	pl.madeBy = madeByOf(b.r.ledger)
-	pl.edited = editsOf(b.r.ledger, o.InputName)
+	pl.edited = editsOf(b.r.ledger, o.InputName, b.r.sketch)
 	err = b.eachRow(func(rp rowPass) {
 		if rp.entry != nil {
 			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {

@@ -258,6 +258,12 @@ func (pl *Planner) repeatOf(c repeatCandidate) (settledRepeat, bool) {
 // (NameMovesFrom).
 func (pl *Planner) OfInput(name string) { pl.input = name }
 
+// OfInputIdentity gives the plan the identity of its input (see
+// InputIdentity), read whole before the plan's pass: a move an earlier run
+// of the same input made, whatever its path, is then known as one of its
+// rows edited since it ran.
+func (pl *Planner) OfInputIdentity(in *InputIdentity) { pl.sketch = in.min }
+
 // dropZero drops the currencies whose total came to zero.
 func dropZero(m map[string]decimal.Decimal) {
 	for cur, d := range m {
@@ -333,7 +339,7 @@ func OpenPlanLedger(pl PlanLedger) (*ledger.Ledger, error) {
 // file and row that made the move held, from l.
 func (pl *Planner) UseLedger(l *ledger.Ledger) {
 	pl.madeBy = madeByOf(l)
-	pl.edited = editsOf(l, pl.input)
+	pl.edited = editsOf(l, pl.input, pl.sketch)
 }
 
 // readJournalIndex reads the journal at path, if there is one, without

@@ -204,7 +204,7 @@ func orRows(name string) string {
 func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref string) (settledRepeat, bool) {
 	heldRef, found := unaccounted(q.payment, op, amount, ref, q.fileRefs[op])
 	if !found {
-		return editedRepeat(q.payment, op, amount, ref, q.fileRefs[op], editsOf(r.ledger, r.o.InputName))
+		return editedRepeat(q.payment, op, amount, ref, q.fileRefs[op], editsOf(r.ledger, r.o.InputName, r.sketch))
 	}
 	who, _ := r.ledger.MadeBy(q.paymentID, string(op), heldRef)
 	return settledRepeat{op: op, amount: money.Display(amount, q.payment.Currency), heldRef: heldRef, who: who}, true

@@ -355,7 +355,7 @@ func TestAnUnknownRowIsSettledByTheNextRowInALaterTurn(t *testing.T) {
 	src := func(each func(Row)) error {
 		passes++
 		each(rows[0])
-		if passes > 1 {
+		if passes > 2 { // identify, record, then send
 			<-firstDone // the pass that sends: the first row's turn ends first
 		}
 		each(rows[1])

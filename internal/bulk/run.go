@@ -17,6 +17,8 @@ type runner struct {
 	ledger   *ledger.Ledger
 	progress *progress
 	limiter  waiter
+	// sketch is what the run knows of its input (see InputIdentity).
+	sketch []uint64
 
 	stopOnce sync.Once
 	stopErr  error

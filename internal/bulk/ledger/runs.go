@@ -131,3 +131,40 @@ func (l *Ledger) RunInput(id int64) string {
 	}
 	return ""
 }
+
+// SetInputSketch records what this run knows of its input: a sketch of
+// its rows' identities (see package bulk), by which a later run of the
+// same input, a copy or an edit of it, finds this one.
+func (l *Ledger) SetInputSketch(sketch string) error {
+	return l.exec("UPDATE runs SET input_sketch = ? WHERE id = ?", sketch, l.run)
+}
+
+// InputSketch is the sketch run id recorded of its input; "" when it
+// recorded none (a run of an earlier bnpl) or the ledger does not know it.
+func (l *Ledger) InputSketch(id int64) string {
+	var s string
+	if err := (db{l}).QueryRow("SELECT input_sketch FROM runs WHERE id = ?", id).Scan(&s); err != nil {
+		return ""
+	}
+	return s
+}
+
+// InputSketches are the input sketches of the runs the ledger knows, by
+// run, for those that recorded one.
+func (l *Ledger) InputSketches() (map[int64]string, error) {
+	rows, err := db{l}.Query("SELECT id, input_sketch FROM runs WHERE input_sketch <> ''")
+	if err != nil {
+		return nil, l.wrap(err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var s string
+		if err := rows.Scan(&id, &s); err != nil {
+			return nil, l.wrap(err)
+		}
+		out[id] = s
+	}
+	return out, l.wrap(rows.Err())
+}
