@@ -40,30 +40,6 @@ func (e *LedgerLostError) Hint() string {
 		"rows keep their reference_id, so the service applies none twice"
 }
 
-// checkLedger stops a run whose journal records sends made under a ledger
-// that was where this run's ledger is and is not this one (see
-// LedgerLostError), unless Options.LedgerLost; then it records this
-// run's ledger in the journal. A ledger elsewhere (a journal carried from
-// another machine, another --ledger) is no such evidence: its moves are
-// held before, as the run finds them. A private ledger is never recorded.
-func (b *Batch) checkLedger() error {
-	l, j := b.r.ledger, b.r.journal
-	if j == nil || l.Place() == "" {
-		return nil
-	}
-	if err := ledgerLost(l, b.index, j.path, b.r.o.LedgerLost); err != nil {
-		return err
-	}
-	id, err := l.ID()
-	if err != nil {
-		return l.Unusable(err)
-	}
-	if b.index != nil && slices.Contains(b.index.ledgers[l.Place()], id) {
-		return nil
-	}
-	return j.append(journalRecord{Event: eventLedger, Op: b.r.o.Op, Ledger: id, LedgerAt: l.Place()})
-}
-
 // ledgerLost is the *LedgerLostError of a journal (its index ix, at
 // path) whose earlier runs sent moves recorded in a ledger that was where
 // l is and is not l; nil when l is that ledger, when none was recorded

@@ -1,10 +1,8 @@
 package bulk
 
 import (
-	"errors"
 	"fmt"
 	"hash/maphash"
-	"os"
 	"sort"
 	"time"
 
@@ -314,9 +312,12 @@ type PlanLedger struct {
 // error, when no journal needs it), and the journal is neither locked nor
 // changed. Close the ledger returned.
 func OpenPlanLedger(pl PlanLedger) (*ledger.Ledger, error) {
-	ix, err := readJournalIndex(pl.Journal, pl.Op)
+	data, ix, err := readJournal(pl.Journal, pl.Op)
 	if err != nil {
 		return nil, err
+	}
+	if ix != nil {
+		ix.f.Close()
 	}
 	if pl.URL == "" && (pl.Dir == "" || !ledger.Exists(pl.Dir)) {
 		if ix != nil && pl.Dir != "" && len(ix.ledgers[ledger.SQLitePlace(pl.Dir)]) > 0 && ix.sent > 0 && !pl.LedgerLost {
@@ -328,9 +329,17 @@ func OpenPlanLedger(pl PlanLedger) (*ledger.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ledgerLost(l, ix, pl.Journal, pl.LedgerLost); err != nil {
-		l.Close()
-		return nil, err
+	if ix != nil {
+		done, err := l.JournalImported(ledger.JournalDigest(data))
+		if err != nil {
+			err = l.Unusable(err)
+		} else if !done {
+			err = ledgerLost(l, ix, pl.Journal, pl.LedgerLost)
+		}
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
 	return l, nil
 }
@@ -340,24 +349,4 @@ func OpenPlanLedger(pl PlanLedger) (*ledger.Ledger, error) {
 func (pl *Planner) UseLedger(l *ledger.Ledger) {
 	pl.madeBy = madeByOf(l)
 	pl.edited = editsOf(l, pl.input, pl.sketch)
-}
-
-// readJournalIndex reads the journal at path, if there is one, without
-// locking or changing it; nil when there is none.
-func readJournalIndex(path string, op Op) (*journalIndex, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil, journalRefused(path, "is not a regular file")
-	}
-	return loadJournal(f, path, op, true)
 }

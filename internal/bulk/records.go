@@ -1,9 +1,6 @@
 package bulk
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
@@ -41,7 +38,7 @@ func fromLedger(r ledger.Row) rowResult {
 // sentUnsettled is the report's message for a row sent by a run that
 // stopped before it recorded the answer.
 const sentUnsettled = "sent, and the run stopped before it recorded the answer: whether it moved money is unknown" +
-	" (running again with the same journal reads the payment, counts the move if it is there, and re-sends the row with the same reference_id only if it is not)"
+	" (running the same command again reads the payment, counts the move if it is there, and re-sends the row with the same reference_id only if it is not)"
 
 // ledgerRows are skipped rows as the ledger records them.
 func ledgerRows(skipped []rowResult) []ledger.Row {
@@ -99,11 +96,10 @@ func fileRefsOf(l *ledger.Ledger, paymentID string) (map[Op]map[string]bool, err
 // without a sketch and a file name (rows from stdin or a pipe are then
 // known by their sketch alone).
 func editsOf(l *ledger.Ledger, input string, sketch []uint64) editedFunc {
-	pipe := input == "" || input == "-" || strings.HasPrefix(input, "/dev/fd/") || strings.HasPrefix(input, "/proc/")
-	if l == nil || (pipe && len(sketch) == 0) {
+	base := inputName(input)
+	if l == nil || (base == "" && len(sketch) == 0) {
 		return nil
 	}
-	base := filepath.Base(input)
 	same := map[int64]bool{}
 	return func(paymentID string, op Op, ref string) (string, bool) {
 		who, run := l.MadeBy(paymentID, string(op), ref)
@@ -112,7 +108,7 @@ func editsOf(l *ledger.Ledger, input string, sketch []uint64) editedFunc {
 		}
 		ok, seen := same[run]
 		if !seen {
-			ok = (!pipe && filepath.Base(l.RunInput(run)) == base) || sameInput(sketch, parseSketch(l.InputSketch(run)))
+			ok = (base != "" && inputName(l.RunInput(run)) == base) || sameInput(sketch, parseSketch(l.InputSketch(run)))
 			same[run] = ok
 		}
 		return who, ok

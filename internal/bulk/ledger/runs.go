@@ -87,6 +87,7 @@ func (l *Ledger) prune() {
 	stamp := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339Nano) }
 	_ = l.exec("DELETE FROM run_rows WHERE run IN (SELECT id FROM runs WHERE ended IS NOT NULL AND ended < ?)", stamp(keepRunRows))
 	_ = l.exec("DELETE FROM moves WHERE updated < ? AND phase IN (?, ?, ?)", stamp(keepMoves), PhaseConfirmed, PhaseFailed, PhasePlanned)
+	_ = l.exec("DELETE FROM move_outcomes WHERE updated < ?", stamp(keepMoves))
 	_ = l.exec("DELETE FROM runs WHERE ended IS NOT NULL AND ended < ?", stamp(keepMoves))
 	if s, ok := l.half.(*sqliteHalf); ok {
 		s.dropDeadLocks(l)
@@ -149,22 +150,24 @@ func (l *Ledger) InputSketch(id int64) string {
 	return s
 }
 
-// InputSketches are the input sketches of the runs the ledger knows, by
-// run, for those that recorded one.
-func (l *Ledger) InputSketches() (map[int64]string, error) {
-	rows, err := db{l}.Query("SELECT id, input_sketch FROM runs WHERE input_sketch <> ''")
+// RunInput is what a run recorded of its input: its name and its sketch.
+type RunInput struct{ Name, Sketch string }
+
+// RunInputs are the inputs of the runs the ledger knows, by run.
+func (l *Ledger) RunInputs() (map[int64]RunInput, error) {
+	rows, err := db{l}.Query("SELECT id, input, input_sketch FROM runs")
 	if err != nil {
 		return nil, l.wrap(err)
 	}
 	defer rows.Close()
-	out := map[int64]string{}
+	out := map[int64]RunInput{}
 	for rows.Next() {
 		var id int64
-		var s string
-		if err := rows.Scan(&id, &s); err != nil {
+		var in RunInput
+		if err := rows.Scan(&id, &in.Name, &in.Sketch); err != nil {
 			return nil, l.wrap(err)
 		}
-		out[id] = s
+		out[id] = in
 	}
 	return out, l.wrap(rows.Err())
 }

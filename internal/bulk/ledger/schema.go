@@ -98,6 +98,9 @@ var migrations = [][]string{
 	error_type     TEXT NOT NULL DEFAULT '',
 	message        TEXT NOT NULL DEFAULT '',
 	payment_status TEXT NOT NULL DEFAULT '',
+	sent_ref       TEXT NOT NULL DEFAULT '',
+	sent_amount    TEXT NOT NULL DEFAULT '',
+	journal        TEXT NOT NULL DEFAULT '',
 	updated        TEXT NOT NULL
 )`,
 		`CREATE TABLE IF NOT EXISTS imported_journals (
