@@ -2,9 +2,10 @@ package bulkproof
 
 import (
 	"database/sql"
+	"maps"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,10 +48,9 @@ func (l ledgerAt) query(query string, args ...any) (*sql.DB, *sql.Rows) {
 	return db, rows
 }
 
-// outcomes counts the moves of op ("" for every op) whose outcome the
-// ledger records (a move sent again counts once): what a run has done.
-func (l ledgerAt) outcomes(op string) int {
-	db, rows := l.query("SELECT COUNT(*) FROM move_outcomes WHERE ? = '' OR op = ?", op, op)
+// count answers a query of one count; 0 while the ledger is not there.
+func (l ledgerAt) count(query string, args ...any) int {
+	db, rows := l.query(query, args...)
 	if rows == nil {
 		return 0
 	}
@@ -63,21 +63,17 @@ func (l ledgerAt) outcomes(op string) int {
 	return n
 }
 
+// outcomes counts the moves of op ("" for every op) whose outcome the
+// ledger records (a move sent again counts once): what a run has done.
+func (l ledgerAt) outcomes(op string) int {
+	return l.count("SELECT COUNT(*) FROM move_outcomes WHERE ? = '' OR op = ?", op, op)
+}
+
 // outcomesBy counts the outcomes the ledger records of the run that
 // process pid is and that has not ended.
 func (l ledgerAt) outcomesBy(pid int) int {
-	db, rows := l.query(`SELECT COUNT(*) FROM move_outcomes o JOIN runs r ON r.id = o.run
+	return l.count(`SELECT COUNT(*) FROM move_outcomes o JOIN runs r ON r.id = o.run
 		WHERE r.pid = ? AND r.ended IS NULL`, pid)
-	if rows == nil {
-		return 0
-	}
-	defer db.Close()
-	defer rows.Close()
-	n := 0
-	if rows.Next() {
-		_ = rows.Scan(&n)
-	}
-	return n
 }
 
 // waitResults waits until the ledger records n outcomes of the run c is,
@@ -141,12 +137,7 @@ func checkLedger(t *testing.T, l ledgerAt, op string, report map[int]reportRow) 
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	lines := make([]int, 0, len(report))
-	for line := range report {
-		lines = append(lines, line)
-	}
-	sort.Ints(lines)
-	for _, line := range lines {
+	for _, line := range slices.Sorted(maps.Keys(report)) {
 		if n := moves[report[line].ReferenceID]; n != 1 {
 			t.Errorf("line %d (%s) is %d moves in the ledger, want 1", line, report[line].ReferenceID, n)
 		}

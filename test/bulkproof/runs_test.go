@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -265,20 +264,7 @@ func TestTwoRunsOfOneFileAtOnceCaptureOnce(t *testing.T) {
 			}
 			second := w.cmd("capture", caps, "second", "--concurrency", "1")
 			errPath := filepath.Join(w.dir, "second.err")
-			secondErr, err := os.Create(errPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer secondErr.Close()
-			second.Stderr = secondErr
-			if err := second.Start(); err != nil {
-				t.Fatal(err)
-			}
-			secondDone := make(chan int, 1)
-			go func() { secondDone <- exitCode(second.Wait()) }()
-			named := regexp.MustCompile(`waiting for payment \S+, held by another bnpl run \d+ \(process ` +
-				regexp.QuoteMeta(itoa(holder.Process.Pid)) + `, capture of `)
-			waitForMatch(t, errPath, named, secondDone)
+			secondDone := waitsFor(t, second, errPath, holder.Process.Pid, "")
 			// The first stopped (SIGTERM, its summary written), the second
 			// goes on to its end.
 			_ = holder.Process.Signal(syscall.SIGTERM)

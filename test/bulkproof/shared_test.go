@@ -3,6 +3,7 @@ package bulkproof
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -117,21 +118,8 @@ func TestTwoMachinesSharingAPostgresLedgerMoveOnce(t *testing.T) {
 			carol := w.cmd("capture", caps, "carol", "--concurrency", "1")
 			carol.Env = laptopB
 			errPath := filepath.Join(w.dir, "carol.err")
-			carolErr, err := os.Create(errPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer carolErr.Close()
-			carol.Stderr = carolErr
-			if err := carol.Start(); err != nil {
-				t.Fatal(err)
-			}
-			carolDone := make(chan int, 1)
-			go func() { carolDone <- exitCode(carol.Wait()) }()
 			host, _ := os.Hostname()
-			named := regexp.MustCompile(`waiting for payment \S+, held by another bnpl run \d+ \(process ` +
-				regexp.QuoteMeta(itoa(alice.Process.Pid)) + ` on ` + regexp.QuoteMeta(host) + `, capture of `)
-			waitForMatch(t, errPath, named, carolDone)
+			carolDone := waitsFor(t, carol, errPath, alice.Process.Pid, host)
 			_ = carol.Process.Signal(syscall.SIGTERM)
 			if code := <-carolDone; code != 143 {
 				t.Fatalf("carol stopped while she waited: exit %d", code)
@@ -222,6 +210,32 @@ func TestADatabaseRestartedMidRunStopsAndResumes(t *testing.T) {
 	report := w.finish("capture", caps, "cap")
 	w.checkCapturedOnce(report)
 	w.checkSum()
+}
+
+// waitsFor starts c, its stderr written to errPath, and waits until it
+// says it waits for a payment the run of process holder holds (on host,
+// when host is not ""); it answers c's exit code, once it ends.
+func waitsFor(t *testing.T, c *exec.Cmd, errPath string, holder int, host string) chan int {
+	t.Helper()
+	f, err := os.Create(errPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	c.Stderr = f
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { done <- exitCode(c.Wait()) }()
+	on := ""
+	if host != "" {
+		on = " on " + regexp.QuoteMeta(host)
+	}
+	named := regexp.MustCompile(`waiting for payment \S+, held by another bnpl run \d+ \(process ` +
+		regexp.QuoteMeta(itoa(holder)) + on + `, capture of `)
+	waitForMatch(t, errPath, named, done)
+	return done
 }
 
 // waitForMatch waits until the file at path holds a line matching re;
