@@ -103,7 +103,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	fl.StringVar(&b.Ledger, "ledger", "", "with --input: the ledger of moves shared with other machines, a postgres:// URL (default: BNPL_LEDGER, the profile's ledger, else this machine's)")
-	fl.BoolVar(&b.LedgerLost, "ledger-lost", false, "with --input: import an old journal although the ledger that recorded its earlier runs is gone (deleted, moved aside): the moves they made are counted apart as held before (default: the run stops, exit 12)")
+	fl.BoolVar(&b.LedgerLost, "ledger-lost", false, "with --input: go on although the ledger of bulk moves that recorded the earlier runs (of this state directory, or of an old journal) is gone (deleted, moved aside, made again): the moves they made are counted apart as held before (default: the run stops, exit 12)")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
 		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-repeats, makes a deliberate second run of the same file move money again")
 	}

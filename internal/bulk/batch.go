@@ -109,13 +109,37 @@ func checkOptions(o Options) error {
 	return nil
 }
 
+// openLedger opens the run's ledger. The SQLite ledger of the state
+// directory must be the one its earlier runs recorded their moves in
+// (see LedgerGoneError): a run finds it gone before it makes another.
+func (b *Batch) openLedger() error {
+	o := b.r.o
+	dir := o.LedgerDir
+	if o.LedgerURL != "" {
+		dir = ""
+	}
+	if dir != "" && !ledger.Exists(dir) {
+		if err := ledgerGone(dir, nil, o.LedgerLost); err != nil {
+			return err
+		}
+	}
+	var err error
+	if b.r.ledger, err = ledger.Open(ledger.Options{URL: o.LedgerURL, Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
+		return err
+	}
+	if err := ledgerGone(dir, b.r.ledger, o.LedgerLost); err != nil {
+		return err
+	}
+	return markLedger(dir, b.r.ledger)
+}
+
 // open opens the ledger and the report, records the run, takes up what
 // the earlier runs of its input recorded (an old journal imported), and
 // records the run's rows.
 func (b *Batch) open() error {
 	o := b.r.o
 	var err error
-	if b.r.ledger, err = ledger.Open(ledger.Options{URL: o.LedgerURL, Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
+	if err := b.openLedger(); err != nil {
 		return err
 	}
 	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, ""); err != nil {

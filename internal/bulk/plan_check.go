@@ -323,11 +323,17 @@ func OpenPlanLedger(pl PlanLedger) (*ledger.Ledger, error) {
 		if ix != nil && pl.Dir != "" && len(ix.ledgers[ledger.SQLitePlace(pl.Dir)]) > 0 && ix.sent > 0 && !pl.LedgerLost {
 			return nil, &LedgerLostError{Journal: pl.Journal, Ledger: ledger.SQLitePath(pl.Dir), Sent: ix.sent}
 		}
-		return nil, nil
+		return nil, ledgerGone(pl.Dir, nil, pl.LedgerLost)
 	}
 	l, err := ledger.Open(ledger.Options{URL: pl.URL, Dir: pl.Dir, Scope: pl.Scope, Now: time.Now})
 	if err != nil {
 		return nil, err
+	}
+	if pl.URL == "" {
+		if err := ledgerGone(pl.Dir, l, pl.LedgerLost); err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
 	if ix != nil {
 		done, err := l.JournalImported(ledger.JournalDigest(data))

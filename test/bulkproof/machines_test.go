@@ -81,6 +81,8 @@ type machine struct {
 	own bool
 	// trace, when set, is told each run's summary.
 	trace func(string)
+	// flags are added to each run's.
+	flags []string
 }
 
 // command is a run of file on m, its report in m's directory (beside m's
@@ -104,7 +106,7 @@ func (m *machine) command(file string, extra ...string) *exec.Cmd {
 			args = append(args, "--input-encoding", "windows-1252")
 		}
 	}
-	args = append(args, append([]string{"--retries", strconv.Itoa(clientRetries), "-o", "json"}, extra...)...)
+	args = append(args, append(append([]string{"--retries", strconv.Itoa(clientRetries), "-o", "json"}, m.flags...), extra...)...)
 	c := exec.Command(m.bin, args...)
 	c.Env, c.Dir = m.env, m.dir
 	return c

@@ -369,11 +369,11 @@ func TestTwoRunsOfOneFileMovedAddsUp(t *testing.T) {
 	}
 }
 
-// The ledger deleted after a run (a state directory wiped, a new
-// laptop): the same file run again moves nothing twice; what the first
-// run moved is held before the second, counted apart from what it moved,
-// and the second warns that money of the file was moved outside its
-// ledger.
+// The ledger deleted after a run: the state directory still names it, so
+// the same file run again stops (exit 12) with nothing sent, naming
+// --ledger-lost; with it, the run moves nothing twice: what the first run
+// moved is held before, counted apart from what it moved, and the run
+// warns that money of the file was moved outside its ledger.
 func TestDeletedLedgerCapturesNothingTwice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds bnpl and runs it against a sandbox; skipped with -short")
@@ -395,6 +395,16 @@ func TestDeletedLedgerCapturesNothingTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var stderr bytes.Buffer
+	stopped := m.command(file)
+	stopped.Stderr = &stderr
+	if code := exitCode(stopped.Run()); code != 12 || !strings.Contains(stderr.String(), "--ledger-lost") {
+		t.Fatalf("run again without its ledger: exit %d, want 12 naming --ledger-lost\n%s", code, tail(stderr.String()))
+	}
+	if got := held(t, srv.URL, plan); !got.Equal(h) {
+		t.Fatalf("the stopped run moved money: the payments hold %s, held %s before", got, h)
+	}
+	m.flags = []string{"--ledger-lost"}
 	again := m.finish(file)
 	if got := held(t, srv.URL, plan); !got.Equal(h) || !again.reported.IsZero() || !again.heldBefore.Equal(h) || !again.warned {
 		t.Errorf("run again without its ledger: moved %s, held before %s, warned %v; the payments hold %s, held %s before",
