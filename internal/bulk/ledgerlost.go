@@ -35,10 +35,13 @@ func (e *LedgerLostError) ExitCode() int { return 12 }
 
 func (e *LedgerLostError) Hint() string {
 	return "if the ledger was moved or kept as a copy, put it back at " + e.Ledger + " and run again; " +
-		"if it is lost for good, run again with --ledger-lost: the moves of the journal's rows that the payments hold are then counted apart as held before " +
-		"(moved outside this ledger, never this run's), and the money of a run killed before its summary is in no summary; " +
-		"rows keep their reference_id, so the service applies none twice"
+		"if it is lost for good, run again with --ledger-lost: the moves of the journal's rows that the payments hold are then" + lostLedgerGoesOn
 }
+
+// lostLedgerGoesOn is what --ledger-lost does with the moves a lost
+// ledger recorded.
+const lostLedgerGoesOn = " counted apart as held before (moved outside this ledger, never this run's), " +
+	"and the money of a run killed before its summary is in no summary; rows keep their reference_id, so the service applies none twice"
 
 // ledgerLost is the *LedgerLostError of a journal (its index ix, at
 // path) whose earlier runs sent moves recorded in a ledger that was where

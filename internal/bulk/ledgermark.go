@@ -42,9 +42,7 @@ func (e *LedgerGoneError) ExitCode() int { return 12 }
 
 func (e *LedgerGoneError) Hint() string {
 	return "if the ledger was moved or kept as a copy, put it back at " + e.Ledger + " and run again; " +
-		"if it is lost for good, run again with --ledger-lost: the moves the payments already hold are then counted apart as held before " +
-		"(moved outside this ledger, never this run's), and the money of a run killed before its summary is in no summary; " +
-		"rows keep their reference_id, so the service applies none twice"
+		"if it is lost for good, run again with --ledger-lost: the moves the payments already hold are then" + lostLedgerGoesOn
 }
 
 // readMark is the ID of the ledger the state directory dir names; "" when
