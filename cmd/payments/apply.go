@@ -41,8 +41,8 @@ would go, rows already made, rows refused, money per currency); it exits 2
 when the plan refuses a row. In live mode the confirmation shows the same
 plan.
 
-Everything bulk capture, refund and close do holds per row: the journal
-(<file>.journal) and resuming with it, --retry-failed, reference_ids derived
+Everything bulk capture, refund and close do holds per row: the ledger
+that holds each run and resuming by running it again, --retry-failed, reference_ids derived
 for rows without one, the ledger that lets one run at a time work on a
 payment (a run of the same moves from any file or command waits, and reports
 what it finds made as reconciled), possible repeats of settled moves refused
@@ -51,7 +51,7 @@ unless --allow-repeats (then each is named as it goes), and the report
 10 when some row's outcome is unknown.`,
 		Example: `  bnpl payments apply --input moves.csv --dry-run
   bnpl payments apply --input moves.csv --report moves-report.csv
-  printf 'op,payment_id,amount\ncapture,%s,100.00\n' "$ID" | bnpl payments apply --input - --journal moves.journal`,
+  printf 'op,payment_id,amount\ncapture,%s,100.00\n' "$ID" | bnpl payments apply --input -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.bind(f)

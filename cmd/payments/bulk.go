@@ -46,7 +46,7 @@ type BulkOptions struct {
 	// machines; "" is BNPL_LEDGER's, the profile's, else the state
 	// directory's.
 	Ledger string
-	// LedgerLost goes on with a journal whose earlier runs were recorded
+	// LedgerLost imports an old journal whose earlier runs were recorded
 	// in a ledger now gone from where this run's is.
 	LedgerLost bool
 
@@ -91,7 +91,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	_ = fl.MarkHidden("from-file")
 	fl.StringVar(&b.InputEncoding, "input-encoding", "", "with --input: the file's encoding when it is not UTF-8: windows-1252, latin1 or macintosh (UTF-16 is told by itself)")
 	fl.IntVar(&b.Concurrency, "concurrency", 8, "with --input: payments worked on at once")
-	fl.StringVar(&b.Journal, "journal", "", "with --input: resume journal (default <file>.journal; none for stdin or a pipe)")
+	fl.StringVar(&b.Journal, "journal", "", "with --input: an old journal an earlier bnpl kept, imported once into the ledger, which holds every run (default <file>.journal, when it is there); a run is resumed by running it again")
 	fl.StringVar(&b.Report, "report", "", "with --input: per-row report, CSV or .jsonl (default <file>.report.csv; none for stdin or a pipe)")
 	fl.Var(rateValue{b}, "rate", "with --input: at most this many requests per second, 0.0167 to 1000 (default: no cap)")
 	fl.BoolVar(&b.SkipInvalid, "skip-invalid", false, "with --input: send the valid rows and report invalid ones as skipped")
@@ -103,7 +103,7 @@ func addBulkFlags(cmd *cobra.Command, b *BulkOptions) {
 	}
 	fl.BoolVar(&b.RetryFailed, "retry-failed", false, "with --input: send again the rows an earlier run saw fail")
 	fl.StringVar(&b.Ledger, "ledger", "", "with --input: the ledger of moves shared with other machines, a postgres:// URL (default: BNPL_LEDGER, the profile's ledger, else this machine's)")
-	fl.BoolVar(&b.LedgerLost, "ledger-lost", false, "with --input: go on although the ledger that recorded this journal's earlier runs is gone (deleted, moved aside): the moves they made are counted apart as held before (default: the run stops, exit 12)")
+	fl.BoolVar(&b.LedgerLost, "ledger-lost", false, "with --input: go on although the ledger of bulk moves that recorded the earlier runs (of this state directory, or of an old journal) is gone (deleted, moved aside, made again): the moves they made are counted apart as held before (default: the run stops, exit 12)")
 	if cmd.Name() != string(bulk.OpClose) { // a close sends no reference_id
 		fl.StringVar(&b.ReferencePrefix, "reference-prefix", "", "with --input: prefix of the reference_id derived for rows without one (default bnpl); a new prefix, with --allow-repeats, makes a deliberate second run of the same file move money again")
 	}
@@ -169,13 +169,6 @@ func resolvedPath(p string) string {
 		return filepath.Join(r, base)
 	}
 	return abs
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }
 
 func plural(n int, one, many string) string {

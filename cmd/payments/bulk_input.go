@@ -107,9 +107,9 @@ func changedError(name string) error {
 
 // changedWhileRunError is an input whose bytes changed while a run sent
 // its rows: what was sent was checked row by row before each move and is
-// in the journal and the report, but the rows read may not be the file's.
+// in the ledger and the report, but the rows read may not be the file's.
 func changedWhileRunError(name string) error {
-	return cmdutil.Refuse("let whatever writes the file finish, then run it again with the same journal: rows already made are not sent again",
+	return cmdutil.Refuse("let whatever writes the file finish, then run it again: rows already made are not sent again",
 		"%s changed while its rows were sent (its content is not the same as when the run started); the run stopped", name)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk"
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
@@ -17,7 +18,7 @@ import (
 // and learn their payments, which are then read, then to check each row
 // against its payment; what is kept is bounded by the payments. With -o
 // json the plan is printed on stdout as one JSON document.
-func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions) error {
+func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, journal string) error {
 	// What the passes keep is a few flat tables the collector need not
 	// scan; the rest is each row's garbage. A lower GC percent costs little
 	// then, and keeps the peak nearer what is kept than twice it.
@@ -29,7 +30,8 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	var set bulk.PaymentSet
 	var split splitRows
 	valid := 0
-	invalid, inputID, err := src.scan(op, split.reading(ro), func(r bulk.Row) { valid++; set.Add(r) })
+	ident := bulk.NewInputIdentity(op, b.ReferencePrefix)
+	invalid, inputID, err := src.scan(op, split.reading(ro), func(r bulk.Row) { valid++; set.Add(r); ident.Add(r) })
 	if err != nil {
 		return err
 	}
@@ -42,7 +44,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	if len(invalid) > 0 && !b.SkipInvalid {
 		return printPlan(printer, doc, &bulk.InvalidRowsError{Rows: invalid})
 	}
-	plan, err := planSecondPass(ctx, op, b, d, src, ro, &set, inputID)
+	plan, err := planSecondPass(ctx, op, b, d, src, ro, &set, ident, inputID, journal)
 	if err != nil {
 		return err
 	}
@@ -59,7 +61,22 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 
 // planSecondPass reads the payments of set, then the rows again, each
 // checked against its payment.
-func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, set *bulk.PaymentSet, inputID string) (bulk.PlanResult, error) {
+func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, set *bulk.PaymentSet, ident *bulk.InputIdentity, inputID, journal string) (bulk.PlanResult, error) {
+	// The ledger is checked as a real run checks it, before any payment
+	// is read: a dry run of a run that would stop (a ledger damaged,
+	// unreachable, or gone from where the journal's runs recorded their
+	// moves) stops the same way, exit 12, rather than plan it as safe.
+	var led *ledger.Ledger
+	if target, err := d.Target(); err == nil {
+		led, err = bulk.OpenPlanLedger(bulk.PlanLedger{URL: d.ledger(b.Ledger), Dir: d.StateDir, Scope: ledgerScope(target),
+			Journal: journal, Op: op, LedgerLost: b.LedgerLost})
+		if err != nil {
+			return bulk.PlanResult{}, err
+		}
+		if led != nil {
+			defer led.Close()
+		}
+	}
 	client, err := d.Client()
 	if err != nil {
 		return bulk.PlanResult{}, err
@@ -82,8 +99,9 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 	}
 	planner.AllowRepeats(b.AllowRepeats)
 	planner.OfInput(src.name)
-	if target, err := d.Target(); err == nil {
-		defer planner.NameMovesFromLedger(d.ledger(b.Ledger), d.StateDir, ledgerScope(target))()
+	planner.OfInputIdentity(ident)
+	if led != nil {
+		planner.UseLedger(led)
 	}
 	// What the first pass kept for its checks is garbage now; the second
 	// builds its own. Handing it back first keeps the peak to one pass's.

@@ -21,7 +21,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
-// bulkFiles are a run's input, journal and report.
+// bulkFiles are a run's input, old journal (to import) and report.
 type bulkFiles struct {
 	input, journal, report string
 }
@@ -42,7 +42,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	defer src.close()
 	ro := bulk.ReadOptions{Encoding: b.InputEncoding, AllowRepeats: b.AllowRepeats, AllowSplitAmounts: b.AllowSplitAmounts}
 	if d.DryRun {
-		return bulkPlan(ctx, op, b, d, src, ro)
+		return bulkPlan(ctx, op, b, d, src, ro, files.journal)
 	}
 	ledgerURL := d.ledger(b.Ledger)
 	if err := cmdutil.CheckLedgerFlag(ledgerURL); err != nil {
@@ -53,7 +53,7 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	}
 	// SIGTERM (a CI job cancelled, a service manager stopping) stops the
 	// run as Ctrl-C does, from here on: no new rows, the rows in flight
-	// finished and journaled, the report written.
+	// finished and recorded, the report written.
 	ctx, terminated, stopWatch := watchTerm(ctx)
 	defer stopWatch()
 	// What a run keeps is per payment and a few flat tables; the rest is
@@ -78,8 +78,8 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if err := checkLiveEarly(confirmer, what); err != nil {
 		return err
 	}
-	// The journal is locked from here to the end: a second run of the same
-	// journal stops now, before any question or request.
+	// The run is recorded in the ledger from here (an old journal of the
+	// input imported once), before any question or request.
 	opts := b.options(op, files, passes.invalid, d, target)
 	opts.LedgerURL = ledgerURL
 	if printer.IsJSON() {
@@ -98,8 +98,8 @@ func bulkRun(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps) error
 	if err := confirmBatch(ctx, op, batch, client, confirmer, files.input, target, d); err != nil {
 		return err
 	}
-	if files.journal != "" || files.report != "" {
-		d.Notice("%s: journal %s, report %s", op, orNone(files.journal), orNone(files.report))
+	if files.report != "" {
+		d.Notice("%s: report %s", op, files.report)
 	}
 	passes.sending = true
 	return sendBatch(ctx, batch, client, terminated)
@@ -133,18 +133,14 @@ func (b *BulkOptions) check() error {
 	return cmdutil.CheckLedgerFlag(b.Ledger)
 }
 
-// files are the run's input, journal and report, the defaults filled in,
-// refused when two are one file.
+// files are the run's input, old journal and report, the defaults filled
+// in, refused when two are one file. The journal is one an earlier bnpl
+// kept beside the input, imported into the ledger if it is there: the
+// ledger holds the run, so rows from stdin or a pipe (--input <(…)) resume
+// as a file does.
 func (b *BulkOptions) files() (bulkFiles, error) {
 	f := bulkFiles{input: b.FromFile, journal: b.Journal, report: b.Report}
-	if f.input == "-" || !regularFile(f.input) {
-		// Rows from stdin or a pipe (--input <(…)) have no file to keep
-		// a journal and a report beside: without --journal the run keeps
-		// its record in the ledger alone, and the same rows run again
-		// find their moves made there and on the service (their
-		// reference_ids come from what the rows mean), so nothing moves
-		// twice.
-	} else {
+	if f.input != "-" && regularFile(f.input) {
 		if f.journal == "" {
 			f.journal = f.input + ".journal"
 		}
@@ -318,9 +314,8 @@ func printSummary(printer *output.Printer, op bulk.Op, summary bulk.Summary, fil
 	out, err := json.Marshal(struct {
 		Op string `json:"op"`
 		bulk.Summary
-		Journal string `json:"journal,omitempty"`
-		Report  string `json:"report,omitempty"`
-	}{string(op), summary, files.journal, files.report})
+		Report string `json:"report,omitempty"`
+	}{string(op), summary, files.report})
 	if err == nil {
 		err = printer.Object(out, nil)
 	}

@@ -79,7 +79,7 @@ func (r *runner) failedSend(q *paymentQueue, t *task, req moveRequest, res rowRe
 }
 
 // unknownHint ends the message of a row of unknown outcome.
-const unknownHint = " (outcome unknown: running again with the same journal reads the payment and re-sends the row with the same reference_id only if the move is not there)"
+const unknownHint = " (outcome unknown: running the same command again reads the payment and re-sends the row with the same reference_id only if the move is not there)"
 
 // resolveUnknown settles, once the payment is read again under the same
 // claim, the rows of unknown outcome whose move it now shows: they were

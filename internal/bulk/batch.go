@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
@@ -12,17 +14,18 @@ import (
 
 // Run sends rows, as validated by ReadRows, and reports what became of each.
 //
-// With a journal, rows already settled by an earlier run are not sent again
-// (see the journal's documentation). On ctx's cancellation Run stops taking
+// Rows an earlier run of the same input settled, as the ledger records
+// them, are not sent again. On ctx's cancellation Run stops taking
 // new rows, lets the requests in flight finish, since cutting one off would
 // only make its outcome unknown, records them, and returns with
 // Summary.Interrupted set.
 //
 // The error is an *InvalidRowsError when o.Invalid has rows and
-// o.SkipInvalid is false (nothing is sent then), a *JournalBusyError or a
-// *JournalError when the journal cannot be used (nothing is sent either), a
+// o.SkipInvalid is false (nothing is sent then), a *JournalError when an
+// old journal to import cannot be read, a *LedgerLostError or a
+// *ledger.Error when the ledger cannot be used (nothing is sent either), a
 // *RunError when rows failed or the run was interrupted, or another error
-// when the ledger, the journal or the report could not be written.
+// when the ledger or the report could not be written.
 func Run(ctx context.Context, c Client, rows []Row, o Options) (Summary, error) {
 	b, err := Prepare(rows, o)
 	if err != nil {
@@ -49,9 +52,9 @@ func SliceSource(rows []Row) RowSource {
 	}
 }
 
-// Batch is a run made ready by Prepare: its journal is open and locked,
-// the ledger holds its rows, its report can be written, and it knows how
-// many rows are still to send.
+// Batch is a run made ready by Prepare: the ledger holds the run and its
+// rows (an old journal imported), its report can be written, and it knows
+// how many rows are still to send.
 type Batch struct {
 	r       *runner
 	src     RowSource
@@ -60,7 +63,6 @@ type Batch struct {
 	// of pendingSet.
 	pending    int
 	pendingSet PaymentSet
-	index      *journalIndex
 	rep        *report
 	closed     bool
 }
@@ -71,10 +73,12 @@ func Prepare(rows []Row, o Options) (*Batch, error) {
 }
 
 // PrepareSource checks the rows and the files of a run before anything is
-// sent: it opens the ledger and records the run and its rows there, locks
-// the journal (a second run of it stops here), reads what earlier runs
-// settled, makes sure the report can be written, and counts the rows
-// still to send. The caller confirms the run, then calls Run, and Close in
+// sent: it opens the ledger and records the run there, learns its input's
+// identity and the earlier runs of that input, imports an old journal of
+// it once, records its rows, makes sure the report can be written, and
+// counts the rows still to send (those no earlier run of the input
+// settled). Two runs of one input at once both go on: the ledger's claims
+// let one payment's moves be sent by one run at a time. The caller confirms the run, then calls Run, and Close in
 // any case.
 func PrepareSource(src RowSource, o Options) (*Batch, error) {
 	if err := checkOptions(o); err != nil {
@@ -105,24 +109,47 @@ func checkOptions(o Options) error {
 	return nil
 }
 
-// open opens the journal, the ledger and the report, and records the
-// run's rows in the ledger.
-func (b *Batch) open() error {
+// openLedger opens the run's ledger. The SQLite ledger of the state
+// directory must be the one its earlier runs recorded their moves in
+// (see LedgerGoneError): a run finds it gone before it makes another.
+func (b *Batch) openLedger() error {
 	o := b.r.o
-	var err error
-	if o.JournalPath != "" {
-		if b.r.journal, b.index, err = openJournal(o.JournalPath, o.Op, o.now); err != nil {
+	dir := o.LedgerDir
+	if o.LedgerURL != "" {
+		dir = ""
+	}
+	if dir != "" && !ledger.Exists(dir) {
+		if err := ledgerGone(dir, nil, o.LedgerLost); err != nil {
 			return err
 		}
 	}
+	var err error
 	if b.r.ledger, err = ledger.Open(ledger.Options{URL: o.LedgerURL, Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
 		return err
 	}
-	if err := b.checkLedger(); err != nil {
+	if err := ledgerGone(dir, b.r.ledger, o.LedgerLost); err != nil {
 		return err
 	}
-	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, o.JournalPath); err != nil {
+	return markLedger(dir, b.r.ledger)
+}
+
+// open opens the ledger and the report, records the run, takes up what
+// the earlier runs of its input recorded (an old journal imported), and
+// records the run's rows.
+func (b *Batch) open() error {
+	o := b.r.o
+	var err error
+	if err := b.openLedger(); err != nil {
+		return err
+	}
+	if err := b.r.ledger.BeginRun(string(o.Op), o.InputName, ""); err != nil {
 		return b.r.ledger.Unusable(err)
+	}
+	if err := b.identify(); err != nil {
+		return err
+	}
+	if err := b.importJournal(); err != nil {
+		return err
 	}
 	if o.ReportPath != "" {
 		if b.rep, err = createReport(o.ReportPath); err != nil {
@@ -133,6 +160,69 @@ func (b *Batch) open() error {
 		return err
 	}
 	return b.r.ledger.Unusable(b.r.ledger.RecordSkipped(ledgerRows(b.skipped)))
+}
+
+// inputName is the file name of an input, by which a file edited whole
+// (every row) is still known as itself; "" for rows from stdin or a pipe,
+// whose name says nothing of what they hold.
+func inputName(input string) string {
+	if input == "" || input == "-" || input == "(rows)" || strings.HasPrefix(input, "/dev/fd/") || strings.HasPrefix(input, "/proc/") {
+		return ""
+	}
+	return filepath.Base(input)
+}
+
+// identify reads the rows once to learn the input's identity (see
+// InputIdentity), and records it with the run: a later run of the same
+// input, a copy or an edit of it, finds this one by it. The runs of this
+// input are then known: those whose rows are at least half this one's
+// (whatever their file), and those of a file of the same name.
+func (b *Batch) identify() error {
+	in := NewInputIdentity(b.r.o.Op, b.r.o.ReferencePrefix)
+	id := identifier{prefix: b.r.o.ReferencePrefix}
+	if err := b.src(func(row Row) {
+		key, _ := id.next(row)
+		in.addKey(key)
+	}); err != nil {
+		return err
+	}
+	b.r.sketch = in.min
+	l := b.r.ledger
+	if err := l.SetInputSketch(in.String()); err != nil {
+		return l.Unusable(err)
+	}
+	inputs, err := l.RunInputs()
+	if err != nil {
+		return l.Unusable(err)
+	}
+	b.r.inputRuns = map[int64]bool{l.Run(): true}
+	name := inputName(b.r.o.InputName)
+	for run, theirs := range inputs {
+		if (name != "" && inputName(theirs.Name) == name) || sameInput(in.min, parseSketch(theirs.Sketch)) {
+			b.r.inputRuns[run] = true
+		}
+	}
+	return nil
+}
+
+// recorded is what the ledger recorded of the move id for a run of this
+// input (this one, an earlier one, or an imported journal): its latest
+// send and the result of that send; nil when nothing.
+func (r *runner) recorded(id string) (*journalEntry, error) {
+	rec, err := r.ledger.Recorded(id, func(run int64) bool { return r.inputRuns[run] })
+	if err != nil || rec == nil {
+		return nil, r.ledger.Unusable(err)
+	}
+	e := &journalEntry{journal: rec.Journal}
+	if rec.SentAmount != "" {
+		e.send = &journalRecord{Event: eventSend, ReferenceID: rec.SentRef, Amount: rec.SentAmount}
+	}
+	if rec.Outcome != "" {
+		e.result = &journalRecord{Event: eventResult, ReferenceID: rec.ReferenceID, Amount: rec.Amount,
+			Outcome: Outcome(rec.Outcome), HTTPStatus: rec.HTTPStatus, ErrorType: rec.ErrorType,
+			Message: rec.Message, PaymentStatus: rec.PaymentStatus}
+	}
+	return e, nil
 }
 
 // withRunOp gives the rows without an Op the run's op, when it is a move:
@@ -152,9 +242,9 @@ func withRunOp(op Op, src RowSource) RowSource {
 }
 
 // rowPass is one row of a pass over the source: its place among the
-// valid rows, its identity (journal key, derived reference_id, the
-// reference_id it is sent with) and what the journal records of it (nil
-// if nothing).
+// valid rows, its identity (key, derived reference_id, the reference_id
+// it is sent with) and what the ledger records of it for a run of this
+// input (nil if nothing).
 type rowPass struct {
 	seq     int
 	row     Row
@@ -164,7 +254,7 @@ type rowPass struct {
 	entry   *journalEntry
 }
 
-// eachRow calls each with every row of the source; a journal that cannot
+// eachRow calls each with every row of the source; a ledger that cannot
 // be read stops the pass.
 func (b *Batch) eachRow(each func(rp rowPass)) error {
 	id := identifier{prefix: b.r.o.ReferencePrefix}
@@ -181,7 +271,7 @@ func (b *Batch) eachRow(each func(rp rowPass)) error {
 		seq++
 		rp := rowPass{seq: seq, row: row}
 		rp.key, rp.derived = id.next(row)
-		if rp.entry, failed = b.index.lookup(rp.key); failed != nil {
+		if rp.entry, failed = b.r.recorded(ledger.MoveID(b.r.ledger.Scope(), rp.key)); failed != nil {
 			return
 		}
 		rp.sendRef = firstNonEmpty(row.ReferenceID, rp.derived)
@@ -199,7 +289,6 @@ func (b *Batch) eachRow(each func(rp rowPass)) error {
 // countPending records the rows in the ledger and counts those no earlier
 // run settled, and their payments.
 func (b *Batch) countPending() error {
-	matched := 0
 	var planned []ledger.PlannedRow
 	var failed error
 	l, o := b.r.ledger, b.r.o
@@ -212,7 +301,6 @@ func (b *Batch) countPending() error {
 			planned = planned[:0]
 		}
 		if rp.entry != nil {
-			matched++
 			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {
 				return
 			}
@@ -229,15 +317,34 @@ func (b *Batch) countPending() error {
 	if err != nil {
 		return err
 	}
-	if b.index != nil {
-		if stray := b.index.ofRun - matched; stray > 0 {
-			then := "is refused unless --allow-repeats"
-			if o.AllowRepeats {
-				then = "goes as new with --allow-repeats, said row by row"
-			}
-			o.notice("%s: journal %s has records of %d %s not in this input (edited since?); they are not sent, and a row of this input that repeats one of their moves %s",
-				o.Op, o.JournalPath, stray, plural(stray, "row", "rows"), then)
+	return b.strayNotice()
+}
+
+// strayNotice says how many moves the runs of this input (and the journal
+// imported) settled that are no row of it now: rows edited or removed
+// since they ran. They are not sent, and a row of the input that repeats
+// one is judged a possible repeat.
+func (b *Batch) strayNotice() error {
+	o, l := b.r.o, b.r.ledger
+	runs := make([]int64, 0, len(b.r.inputRuns))
+	for run := range b.r.inputRuns {
+		runs = append(runs, run)
+	}
+	ops := []string{string(o.Op)}
+	if o.Op == OpApply {
+		ops = []string{string(OpCapture), string(OpRefund), string(OpClose)}
+	}
+	stray, err := l.StrayOutcomes(runs, ops)
+	if err != nil {
+		return l.Unusable(err)
+	}
+	if stray > 0 {
+		then := "is refused unless --allow-repeats"
+		if o.AllowRepeats {
+			then = "goes as new with --allow-repeats, said row by row"
 		}
+		o.notice("%s: earlier runs of this input settled %d %s not in it now (edited since?); they are not sent, and a row of this input that repeats one of their moves %s",
+			o.Op, stray, plural(stray, "row", "rows"), then)
 	}
 	return nil
 }
@@ -259,7 +366,7 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 	}
 	pl.AllowRepeats(o.AllowRepeats)
 	pl.madeBy = madeByOf(b.r.ledger)
-	pl.edited = editsOf(b.r.ledger, o.InputName)
+	pl.edited = editsOf(b.r.ledger, o.InputName, b.r.sketch)
 	err = b.eachRow(func(rp rowPass) {
 		if rp.entry != nil {
 			if _, settled := settledResult(rp.row, rp.entry, o.RetryFailed); settled {
@@ -272,8 +379,8 @@ func (b *Batch) PlanPending(ctx context.Context, read func(ctx context.Context, 
 	return pl.Result(), err
 }
 
-// Close releases the journal and the ledger and drops an unwritten
-// report; it does nothing after Run.
+// Close releases the ledger and drops an unwritten report; it does
+// nothing after Run.
 func (b *Batch) Close() {
 	if b.closed {
 		return
@@ -281,9 +388,6 @@ func (b *Batch) Close() {
 	b.closed = true
 	if b.rep != nil {
 		b.rep.abort()
-	}
-	if b.r.journal != nil {
-		_ = b.r.journal.close()
 	}
 	if b.r.ledger != nil {
 		b.r.ledger.Close()
@@ -316,8 +420,10 @@ func (b *Batch) Run(ctx context.Context, c Client) (Summary, error) {
 	// Only now, its summary written (the line, and the JSON when asked),
 	// is the run marked summarized: a run killed before (or whose summary
 	// could not be written: its reader gone) leaves the moves it counted to the next run that finds them,
-	// which counts them for it (moved_by_ended_runs).
-	if writeErr == nil {
+	// which counts them for it (moved_by_ended_runs). A run that writes
+	// its summary nowhere (--quiet without -o json) is never marked: what
+	// it moved is shown by the next run that finds it, as an ended run's.
+	if writeErr == nil && (o.Progress != nil || o.WriteSummary != nil) {
 		if err := r.ledger.Summarized(); err != nil {
 			r.halt(r.ledger.Stopped(err))
 		}
@@ -359,7 +465,7 @@ func (r *runner) verdict(summary Summary, reportErr error) error {
 	case r.stopErr != nil:
 		return errors.Join(r.stopErr, reportErr)
 	case summary.Interrupted || summary.Failed > 0 || summary.Unknown > 0:
-		runErr := &RunError{Op: o.Op, Summary: summary, JournalPath: o.JournalPath, ReportPath: o.ReportPath}
+		runErr := &RunError{Op: o.Op, Summary: summary, ReportPath: o.ReportPath}
 		if reportErr != nil {
 			return errors.Join(runErr, reportErr)
 		}
@@ -404,12 +510,6 @@ func fillOp(op Op, rows []Row) {
 			rows[i].Op = op
 		}
 	}
-}
-
-// ofRun reports whether a journal record is of a row a run of o makes:
-// of its op, or of any move for apply.
-func (o Options) ofRun(rec *journalRecord) bool {
-	return rec != nil && (rec.Op == o.Op || (o.Op == OpApply && rec.Op.valid()))
 }
 
 func firstNonEmpty(s ...string) string {

@@ -20,14 +20,14 @@
 // waits for), marks each move sent before its request and settles it with
 // the answer. Moved, in a summary, is only what this run's claimed sends
 // moved; the summary and the report are queries over the run's rows in
-// the ledger. The journal is the user's resume handle; the ledger is what
-// every run agrees on.
+// the ledger. The ledger is a run's only record, and what every run
+// agrees on.
 //
 // # Ordering
 //
 // A run does not hold its rows: it reads its input again for each pass (a
-// RowSource), once to record its rows and count what is still to send,
-// once to send it. Rows read wait in their payment's queue, in input
+// RowSource), once to learn its input's identity, once to record its rows
+// and count what is still to send, once to send it. Rows read wait in their payment's queue, in input
 // order, at most a few thousand at a time (reading waits while that many
 // wait). A worker takes a payment whose queue has rows, claims it, and
 // runs them one after the other, because the service locks a payment for
@@ -35,63 +35,58 @@
 // and no two workers ever hold the same payment. What a run keeps is per
 // payment (the payment as last read, what its rows have moved, the
 // reference_ids its rows send), a 20-byte slot per distinct row (to number
-// identical rows, see rowIdentity) and the journal's index (see below).
+// identical rows, see rowIdentity) and its input's sketch.
 //
-// # Journal
+// # Resume: the ledger holds the run
 //
-// The journal is what lets a run be stopped at any instant, by Ctrl-C or a
-// crash, and run again without moving money twice. It is a file of JSON
-// lines, only ever appended to, each record fsync'ed before the run goes on.
-// Three kinds of record:
+// A run can be stopped at any instant, by Ctrl-C or a crash, and run again
+// without moving money twice: the same command on the same input resumes
+// it. The ledger holds everything a run did: before a row's request goes
+// out, the move's send (the reference_id, the row's own or the one derived
+// from the row, see rowIdentity, and the exact amount sent, so that a row
+// for a "full" amount is re-sent with the same amount even if the payment
+// has changed since); once the answer is known, the row's outcome and the
+// move's (ok, reconciled, failed: a definite refusal, or a row refused
+// before sending; unknown: no answer, the request may or may not have
+// taken effect), in one transaction.
 //
-//	{"event":"run","op":"capture","format":1,"pid":4242,"at":"2026-11-21T12:00:00Z"}
-//	{"event":"send","op":"capture","key":"…","line":7,"payment_id":"…","reference_id":"…","amount":"250.00","at":"…"}
-//	{"event":"result","op":"capture","key":"…","line":7,"payment_id":"…","reference_id":"…","amount":"250.00",
-//	 "outcome":"failed","http_status":400,"error_type":"bad_data","message":"…","payment_status":"CLOSED","at":"…"}
+// A run finds the runs of its input by what the input means, not by its
+// path (see InputIdentity): each run records a sketch of its rows' keys,
+// and the runs whose rows are at least half this one's, or whose file has
+// the same name, are runs of this input. A row is keyed by its content,
+// not its place: a hash of the op, payment_id, amount (as a number, so
+// 100.0 and 100.00 agree), reference_id, tax, shipping and discount
+// amounts, reason, and how many identical rows came before it in the
+// input. An edited row therefore does not match its old record and is
+// treated as new (and refused if it repeats a settled move), while
+// inserting or moving other rows changes nothing.
 //
-// "run" opens each run and names its process. "send" is written before a
-// row's request goes out and holds the reference_id (the row's own, or the
-// one derived from the row, see rowIdentity) and the exact amount sent, so that a row for a "full"
-// amount is re-sent with the same amount even if the payment has changed
-// since. "result" is written once the answer is known; its outcome is ok,
-// reconciled, failed (a definite refusal, or a row refused before sending,
-// which then has no "send") or unknown (no answer: the request may or may
-// not have taken effect). Zero-valued fields are left out, and readers
-// ignore fields and events they do not know, so the format can grow.
+// On a re-run what the runs of its input recorded of each move decides: a
+// row whose outcome is ok or reconciled is not sent again; one that failed
+// is not sent again unless Options.RetryFailed (it keeps its reference_id);
+// one sent with no outcome, or an unknown one, is reconciled first: the
+// payment is read, and when it shows the move (our reference_id with the
+// recorded amount; for a close, the CLOSED status) the row is reconciled
+// without a request. Rows RetryFailed sends again are reconciled the same
+// way. Otherwise the row is re-sent with the recorded reference_id and
+// amount. Two runs of one input at once both go on: the ledger's claims
+// let one of them at a time send a payment's moves, and the other finds
+// them made.
 //
-// key names a row by its content, not its place: a hash of the op,
-// payment_id, amount (as a number, so 100.0 and 100.00 agree), reference_id,
-// tax, shipping and discount amounts, reason, and how many identical rows
-// came before it in the input. An edited row therefore does not match its
-// old records and is treated as new, while inserting or moving other rows
-// does not orphan the journal, which would send the same money again under
-// fresh reference_ids. The line is recorded only to help people. Because
-// the op is part of the key, runs of different ops over the same input may
-// share one journal.
+// # Old journals
 //
-// A run indexes the journal when it opens it: for each key, where its
-// latest "send" and the result of that send start in the file; the
-// records are read back from the file when their row is met.
-//
-// On a re-run the last records of each key decide: a row whose result is ok
-// or reconciled is not sent again; one that failed is not sent again unless
-// Options.RetryFailed (it keeps its reference_id); one with a "send" and no
-// result, or an unknown one, is reconciled first: the payment is read, and
-// when it shows the move (our reference_id with the recorded amount; for a
-// close, the CLOSED status) the row is reconciled without a request. Rows
-// RetryFailed sends again are reconciled the same way. Otherwise the row is
-// re-sent with the recorded reference_id and amount.
-//
-// A run holds an OS lock on its journal from Prepare to its end, so a
-// second run of the same journal stops before anything is sent (it names
-// the first run's process, from its "run" record). Every complete line is
-// checked when the journal is opened: the first must be a "run" record, or
-// the file is not a journal and is left as it is; a damaged line other
-// than the last stops the run, since it was not made by a crash and
-// guessing could move money twice. Only then is a torn last line (a crash
-// in the middle of a write) cut off, which is safe because its record had
-// not been completed: a torn "send" means its request never went out, a
-// torn "result" leaves the row to be reconciled.
+// An earlier bnpl kept a run's record in a journal beside its input, a
+// file of JSON lines ("run", "send" and "result" records, see
+// journalRecord). A run that finds one (Options.JournalPath) imports it
+// into the ledger once, by its content, and leaves it as it was: the
+// latest send of each row it records and the result of that send become
+// this run's record, which this run and the later runs of the input take
+// up. Every complete line is checked first: the first must be a "run"
+// record, or the file is not a journal and is left as it is; a damaged
+// line other than the last stops the run, since it was not made by a
+// crash and guessing could move money twice. A torn last line is passed
+// over. A journal whose runs recorded their moves in a ledger that is gone
+// from where this one is stops the run (see LedgerLostError).
 //
 // # Report
 //
@@ -191,7 +186,9 @@ type Options struct {
 	// leaves it to the client's per-request timeout.
 	RowTimeout time.Duration
 
-	// JournalPath is the resume journal; empty runs without one.
+	// JournalPath is an old journal (one an earlier bnpl kept beside the
+	// input), imported into the ledger once if it is there; "" for none.
+	// The ledger holds the run: a run is resumed by running it again.
 	JournalPath string
 	// LedgerDir is bnpl's state directory, which holds the ledger every
 	// run on the machine shares (see ledger); empty keeps a private
@@ -219,7 +216,7 @@ type Options struct {
 	// same file takes a prefix of its own, or the service takes its rows
 	// for repeats of the first run's.
 	ReferencePrefix string
-	// RetryFailed sends again the rows the journal records as definitely
+	// RetryFailed sends again the rows an earlier run recorded as definitely
 	// failed; without it a resumed run keeps their earlier answer.
 	RetryFailed bool
 	// AllowRepeats sends a move whose like (same payment, op and amount)
@@ -287,7 +284,7 @@ const (
 	OutcomeFailed     Outcome = "failed"
 	// OutcomeUnknown is a row whose move may or may not have moved money:
 	// no answer, or a payment that does not show the move as sent. A
-	// re-run with the same journal reads the payment and re-sends it with
+	// re-run reads the payment and re-sends it with
 	// the same reference_id, which the service never applies twice.
 	OutcomeUnknown Outcome = "unknown"
 	OutcomeSkipped Outcome = "skipped"

@@ -32,7 +32,7 @@ func skippedResults(op Op, invalid []RowError) []rowResult {
 	return out
 }
 
-// settledResult reports whether the journal holds a final answer for the
+// settledResult reports whether an earlier run recorded a final answer for the
 // row, and that answer as a report line.
 func settledResult(row Row, e *journalEntry, retryFailed bool) (rowResult, bool) {
 	rec := e.result

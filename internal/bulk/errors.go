@@ -3,10 +3,8 @@ package bulk
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
-	"github.com/bnpl-cli/bnpl/internal/output"
 )
 
 // RowError says why one input row cannot be sent.
@@ -85,10 +83,9 @@ func (e *InvalidRowsError) Hint() string {
 // RunError ends a run in which rows failed or that was interrupted; the
 // Summary says how far it got.
 type RunError struct {
-	Op          Op
-	Summary     Summary
-	JournalPath string
-	ReportPath  string
+	Op         Op
+	Summary    Summary
+	ReportPath string
 	// Terminated is an interruption by SIGTERM rather than Ctrl-C.
 	Terminated bool
 }
@@ -125,14 +122,10 @@ func (e *RunError) ExitCode() int {
 func (e *RunError) Hint() string {
 	var hints []string
 	if e.Summary.Interrupted {
-		if e.JournalPath != "" {
-			hints = append(hints, fmt.Sprintf("run the same command again to resume from %s: finished rows are skipped and rows in flight are re-sent with the same reference_id", e.JournalPath))
-		} else {
-			hints = append(hints, "no journal was kept, so a re-run sends every row again: take the rows not sent from the report")
-		}
+		hints = append(hints, "run the same command again on the same rows to resume: the ledger holds the run, finished rows are skipped and rows in flight are re-sent with the same reference_id only when their move is not there")
 	}
 	if e.Summary.Unknown > 0 {
-		hints = append(hints, "run the same command again with the same journal: it reads each payment of unknown outcome and re-sends a row with its reference_id only when its move is not there; "+
+		hints = append(hints, "run the same command again: it reads each payment of unknown outcome and re-sends a row with its reference_id only when its move is not there; "+
 			"never give such a row a new reference_id before its payment shows that it moved nothing")
 	}
 	if e.Summary.Failed > 0 {
@@ -195,32 +188,6 @@ func journalRefused(path, why string) error {
 func journalNotOurs(path string) error {
 	return &JournalError{Path: path, Problem: "is not a bnpl journal: its first line is not a run record",
 		hint: "check --journal: it names a file bnpl did not write, which is left untouched; choose another path"}
-}
-
-// JournalBusyError is a journal another run holds: two runs of one
-// journal would both send its rows. Nothing was sent.
-type JournalBusyError struct {
-	Path string
-	// Holder is the other run's "run" record, when it could be read.
-	Holder *journalRecord
-}
-
-func (e *JournalBusyError) Error() string {
-	who := "another bnpl run"
-	if e.Holder != nil && e.Holder.PID > 0 {
-		who = fmt.Sprintf("another bnpl run (process %d, %s since %s)", e.Holder.PID, e.Holder.Op, output.FormatTime(e.Holder.At, output.TimeUTC, time.Time{}))
-	}
-	return fmt.Sprintf("journal %s is in use by %s; nothing was sent", e.Path, who)
-}
-
-func (e *JournalBusyError) ExitCode() int { return 2 }
-
-func (e *JournalBusyError) Hint() string {
-	stop := "stop it"
-	if e.Holder != nil && e.Holder.PID > 0 {
-		stop = fmt.Sprintf("stop it (kill -TERM %d lets it finish the rows in flight)", e.Holder.PID)
-	}
-	return "wait for that run to end, or " + stop + ", then run again: it resumes from the journal"
 }
 
 // LedgerError is a ledger of moves that cannot be used (see ledger.Error):

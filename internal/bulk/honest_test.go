@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -73,16 +74,18 @@ func TestAMoveSentOutsideTheLedgerIsHeldBefore(t *testing.T) {
 			t.Fatalf("report %v", r)
 		}
 	}
-	journal, _ := os.ReadFile(o.JournalPath)
-	if strings.Contains(string(journal), "held_before") || strings.Count(string(journal), `"outcome":"reconciled"`) != 2 {
-		t.Fatalf("journal:\n%s", journal)
+	// The ledger records them settled (reconciled: their money held
+	// before, counted once), for a later run of the file to take up.
+	for i, rec := range recordedOf(t, o, rows) {
+		if want := map[bool]string{true: "reconciled", false: "ok"}[i < 2]; rec == nil || rec.Outcome != want {
+			t.Fatalf("row %d recorded %+v, want %s", i, rec, want)
+		}
 	}
-	// The same file again, on this machine: the ledger knows who moved
-	// the third row; the two others are still held before, and none is
-	// this run's.
-	o.JournalPath += ".2"
+	noJournal(t, o)
+	// The same file again resumes from the ledger: every row settled by
+	// the earlier run, none this run's.
 	sum, err = Run(context.Background(), f, rows, o)
-	if err != nil || sum.OK != 0 || sum.Reconciled != 1 || sum.HeldBefore != 2 || len(sum.Moved) != 0 {
+	if err != nil || sum.Earlier != 3 || len(sum.Moved) != 0 || len(sum.HeldBeforeAmounts) != 0 {
 		t.Fatalf("again: %v %+v", err, sum)
 	}
 }
@@ -124,19 +127,17 @@ func total(s string) decimal.Decimal {
 	return decimal.RequireFromString(s)
 }
 
-// A journal resumed on another machine (or after the ledger was deleted)
-// records rows settled by a run this ledger does not know: whether its
-// summary counted their money, this machine cannot tell. They are read
-// again and counted apart as held before, never silently as "earlier".
+// An old journal imported on another machine (or after the ledger was
+// deleted) records rows settled by a run this ledger does not know:
+// whether its summary counted their money, this machine cannot tell. They
+// are read again and counted apart as held before, never silently as
+// "earlier".
 func TestAJournalTheLedgerDoesNotKnowIsHeldBefore(t *testing.T) {
 	f := newFake(t)
 	ids := addPayments(f, 3, "AED", "100", api.StatusAuthorized)
 	rows := captureRows(ids, "40")
 	o := testOptions(t, OpCapture)
-	if sum, err := Run(context.Background(), f, rows[:2], o); err != nil || sum.OK != 2 {
-		t.Fatalf("first machine: %v %+v", err, sum)
-	}
-	o.LedgerDir = t.TempDir() // the journal, carried to another machine
+	writeOldJournal(t, o.JournalPath, movedByOldBnpl(t, f, rows[:2], false)...)
 	var w warnings
 	o.Warn = w.add
 	sum, err := Run(context.Background(), f, rows, o)
@@ -251,35 +252,30 @@ func TestAnEditedAmountIsARepeat(t *testing.T) {
 	// Rows still in the file account for their moves: a new row of
 	// another amount beside them is no repeat.
 	more := []Row{{Line: 2, PaymentID: ids[0], Amount: "250"}, {Line: 3, PaymentID: ids[0], Amount: "260"}, {Line: 4, PaymentID: ids[0], Amount: "30"}}
+	// (The same file, its earlier rows taken up as settled.)
 	o.AllowRepeats = false
-	o.JournalPath += ".more"
-	if sum, err := Run(context.Background(), f, more, o); err != nil || sum.OK != 1 || sum.Reconciled != 2 {
+	if sum, err := Run(context.Background(), f, more, o); err != nil || sum.OK != 3 || sum.Earlier != 2 || sum.Moved["AED"] != "30.00" {
 		t.Fatalf("a new row beside the old: %v %+v", err, sum)
 	}
 }
 
-// A journal cut short (truncated) while a run wrote to it is a journal
-// bnpl wrote, never "a file bnpl did not write": cut inside its first
-// record, it is cut off as a torn line; cut and then written to (the run
-// appends after the cut), the records after the cut are kept.
+// An old journal cut short (truncated) while a run wrote to it is a
+// journal bnpl wrote, never "a file bnpl did not write": cut inside its
+// first record, it imports nothing (a torn line); cut and then written
+// to (the run appended after the cut), the records after the cut are
+// imported.
 func TestAJournalCutShortIsNoForeignFile(t *testing.T) {
 	f := newFake(t)
 	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
 	rows := captureRows(ids, "10")
 	o := testOptions(t, OpCapture)
-	if _, err := Run(context.Background(), f, rows, o); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(o.JournalPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := writeOldJournal(t, o.JournalPath, movedByOldBnpl(t, f, rows, false)...)
 	first := strings.IndexByte(string(data), '\n')
 	// Cut inside the first record, nothing after it.
 	if err := os.WriteFile(o.JournalPath, data[:first/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.Reconciled != 2 {
+	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.HeldBefore != 2 {
 		t.Fatalf("cut in its first record: %v %+v", err, sum)
 	}
 	// Cut inside the first record, then the rest written after the cut.
@@ -334,7 +330,7 @@ func TestASummaryLineNotWrittenIsNotSummarized(t *testing.T) {
 	if _, err := Run(context.Background(), f, rows, o); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Fatalf("a summary not written: %v", err)
 	}
-	o.Progress = nil
+	o.Progress = io.Discard
 	sum, err := Run(context.Background(), f, rows, o)
 	if err != nil || sum.MovedByEndedRuns["AED"] != "60.00" || len(sum.Moved) != 0 {
 		t.Fatalf("the next run: %v %+v", err, sum)
@@ -345,5 +341,43 @@ func TestASummaryLineNotWrittenIsNotSummarized(t *testing.T) {
 	}
 	if n := len(f.callsOf("capture")); n != 2 {
 		t.Fatalf("%d captures sent, want 2", n)
+	}
+}
+
+// A run that writes its summary nowhere (--quiet without -o json: no
+// summary line, no JSON) is not marked summarized: the next run that finds
+// its moves counts them for it, once.
+func TestAQuietRunIsNotSummarized(t *testing.T) {
+	f := newFake(t)
+	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
+	rows := captureRows(ids, "30")
+	o := testOptions(t, OpCapture)
+	o.Progress = nil
+	sum, err := Run(context.Background(), f, rows, o)
+	if err != nil || sum.Moved["AED"] != "60.00" {
+		t.Fatalf("the quiet run: %v %+v", err, sum)
+	}
+	o.Progress = io.Discard
+	sum, err = Run(context.Background(), f, rows, o)
+	if err != nil || sum.MovedByEndedRuns["AED"] != "60.00" || len(sum.Moved) != 0 {
+		t.Fatalf("the next run: %v %+v", err, sum)
+	}
+	sum, err = Run(context.Background(), f, rows, o)
+	if err != nil || sum.Earlier != 2 || len(sum.MovedByEndedRuns) != 0 {
+		t.Fatalf("the run after: %v %+v", err, sum)
+	}
+	// With a summary written elsewhere (the JSON summary), it is marked.
+	o = testOptions(t, OpCapture)
+	o.Progress = nil
+	var wrote Summary
+	o.WriteSummary = func(s Summary) error { wrote = s; return nil }
+	rows = captureRows(addPayments(f, 1, "AED", "100", api.StatusAuthorized), "10")
+	if _, err := Run(context.Background(), f, rows, o); err != nil || wrote.Moved["AED"] != "10.00" {
+		t.Fatalf("-o json -q: %v %+v", err, wrote)
+	}
+	o.WriteSummary = nil
+	o.Progress = io.Discard
+	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.Earlier != 1 || len(sum.MovedByEndedRuns) != 0 {
+		t.Fatalf("after -o json -q: %v %+v", err, sum)
 	}
 }

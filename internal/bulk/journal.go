@@ -10,28 +10,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/bnpl-cli/bnpl/internal/secret"
-	"github.com/bnpl-cli/bnpl/internal/userfile"
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
-// journal is the resume journal described in the package documentation.
-type journal struct {
-	mu      sync.Mutex // orders writes; guards written
-	written uint64     // records written to the file so far
-
-	syncMu sync.Mutex // one fsync at a time; guards synced
-	synced uint64     // records known to be on disk
-
-	f    *os.File
-	path string
-	now  func() time.Time
-}
-
-const journalFormat = 1
+// A journal is the file of JSON lines an earlier bnpl kept beside a
+// bulk run's input (see the package documentation): its runs' sends and
+// results. The ledger now holds a run whole, and a journal is only read:
+// imported into the ledger once, by the first run of its input that finds
+// it (importJournal), and left as it was.
 
 const (
 	eventRun    = "run"
@@ -71,87 +59,13 @@ type journalRecord struct {
 	At       time.Time `json:"at"`
 }
 
-// journalEntry is what the journal knows of one row: its latest send and
-// the result of that send, if any.
+// journalEntry is what is recorded of one row for a run of its input: its
+// latest send and the result of that send, if any, and the old journal
+// they were imported from, if they were.
 type journalEntry struct {
-	send   *journalRecord
-	result *journalRecord
-}
-
-// openJournal opens or creates the journal at path, locks it for the whole
-// run, checks every complete line, cuts off a torn last line, and returns
-// what it records by key.
-//
-// The lock is what keeps two runs of one journal (a CI retry overlapping a
-// slow job, a second terminal) from both sending: the second finds it held
-// and stops before anything is read or sent, naming the first's process.
-func openJournal(path string, op Op, now func() time.Time) (*journal, *journalIndex, error) {
-	// Look before opening, so that a device or a FIFO is never opened.
-	info, statErr := os.Stat(path)
-	created := errors.Is(statErr, os.ErrNotExist)
-	if statErr == nil {
-		if why := privateFile(info); why != "" {
-			return nil, nil, journalRefused(path, why)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("journal: %w", err)
-	}
-	// Again on what was opened: the path may have changed in between.
-	if info, err = f.Stat(); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("journal: %w", err)
-	}
-	if why := privateFile(info); why != "" {
-		f.Close()
-		return nil, nil, journalRefused(path, why)
-	}
-	busy, err := userfile.Lock(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("journal %s: locking it: %w", path, err)
-	}
-	if busy {
-		holder := lastRun(f)
-		f.Close()
-		return nil, nil, &JournalBusyError{Path: path, Holder: holder}
-	}
-	entries, err := loadJournal(f, path, op)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if created {
-		syncDir(filepath.Dir(path))
-	}
-	j := &journal{f: f, path: path, now: now}
-	if err := j.append(journalRecord{Event: eventRun, Op: op, Format: journalFormat, PID: os.Getpid()}); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return j, entries, nil
-}
-
-// lastRun is the last complete "run" record of a journal another run
-// holds: that run's own, written once it had the lock.
-func lastRun(f *os.File) *journalRecord {
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<40))
-	if err != nil {
-		return nil
-	}
-	data = data[:bytes.LastIndexByte(data, '\n')+1]
-	var last *journalRecord
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if !bytes.Contains(line, []byte(`"event":"run"`)) {
-			continue
-		}
-		var rec journalRecord
-		if json.Unmarshal(line, &rec) == nil && rec.Event == eventRun {
-			last = &rec
-		}
-	}
-	return last
+	send    *journalRecord
+	result  *journalRecord
+	journal string
 }
 
 // journalIndex is what the journal records, by key: where the latest
@@ -236,8 +150,9 @@ func (ix *journalIndex) recordAt(off int64, key string) (*journalRecord, error) 
 // complete line must be a record and the first a "run" record, or the
 // file is not one bnpl wrote (or it was damaged since): then nothing is cut
 // or changed. Only once the complete lines are known to be a journal is a
-// torn last line, which a crash in the middle of a write leaves, cut off.
-func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
+// torn last line, which a crash in the middle of a write leaves, cut off
+// (unless readOnly: a dry run only reads, and skips it).
+func loadJournal(f *os.File, path string, op Op, readOnly bool) (*journalIndex, error) {
 	ix := &journalIndex{f: f, path: path, entries: map[[16]byte]journalOffsets{}}
 	o := Options{Op: op}
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -249,6 +164,9 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 			if len(line) > 0 { // a torn last line
 				if records == 0 && !tornRunRecord(line) {
 					return nil, journalNotOurs(path)
+				}
+				if readOnly {
+					break
 				}
 				if err := f.Truncate(off); err != nil {
 					return nil, fmt.Errorf("journal %s: cutting off a torn last line: %w", path, err)
@@ -306,7 +224,7 @@ func loadJournal(f *os.File, path string, op Op) (*journalIndex, error) {
 		default:
 			continue
 		}
-		if !e.ofRun && o.ofRun(&rec) {
+		if !e.ofRun && (rec.Op == o.Op || (o.Op == OpApply && rec.Op.valid())) {
 			e.ofRun = true
 			ix.ofRun++
 		}
@@ -358,62 +276,105 @@ func tornRunRecord(line []byte) bool {
 	return n > 0 && string(line[:n]) == start[:n]
 }
 
-// append writes rec and fsyncs it: when append returns nil the record
-// survives a crash.
-//
-// Workers append at once, and an fsync costs far more than a write, so the
-// syncs are shared (group commit): each fsync covers every record written
-// before it started, and an append whose record an earlier fsync already
-// covered returns without one. Every append still returns only after its
-// own record is on disk.
-func (j *journal) append(rec journalRecord) error {
-	rec.At = j.now().UTC()
-	// The message quotes an error, which may quote an answer: the journal
-	// is a file that outlives the run, so no key or escape goes into it.
-	var m *secret.Masker
-	rec.Message, rec.ErrorType = m.Text(rec.Message), m.Text(rec.ErrorType)
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	b = append(b, '\n')
-	j.mu.Lock()
-	if _, err := j.f.Write(b); err != nil {
-		j.mu.Unlock()
-		return fmt.Errorf("journal %s: %w", j.path, err)
-	}
-	j.written++
-	mine := j.written
-	j.mu.Unlock()
-
-	j.syncMu.Lock()
-	defer j.syncMu.Unlock()
-	if j.synced >= mine {
+// importJournal imports the old journal of the run, if there is one (at
+// Options.JournalPath), into the ledger: the latest send of each row it
+// records, and the result of that send, as this run's record, which this
+// run and every later run of its input take up. A journal is imported
+// once (by its content, wherever it is): the same journal found again is
+// left alone. It is only read, never locked nor changed. A journal whose
+// earlier runs sent moves recorded in a ledger gone from where this one is
+// stops the run first (see LedgerLostError).
+func (b *Batch) importJournal() error {
+	o, l := b.r.o, b.r.ledger
+	if o.JournalPath == "" {
 		return nil
 	}
-	j.mu.Lock()
-	covered := j.written
-	j.mu.Unlock()
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("journal %s: %w", j.path, err)
+	data, ix, err := readJournal(o.JournalPath, o.Op)
+	if err != nil || ix == nil {
+		return err
 	}
-	j.synced = covered
+	defer ix.f.Close()
+	digest := ledger.JournalDigest(data)
+	if done, err := l.JournalImported(digest); done || err != nil {
+		return l.Unusable(err)
+	}
+	if err := ledgerLost(l, ix, o.JournalPath, o.LedgerLost); err != nil {
+		return err
+	}
+	moves, err := ix.moves(l.Scope())
+	if err != nil {
+		return err
+	}
+	done, err := l.ImportJournal(digest, o.JournalPath, moves)
+	if err != nil {
+		return l.Unusable(err)
+	}
+	if done {
+		o.notice("%s: journal %s, kept by an earlier bnpl, imported into the ledger of bulk moves (%d %s): the ledger holds the run from now on; the journal is left as it was, no longer written nor needed",
+			o.Op, o.JournalPath, len(moves), plural(len(moves), "row", "rows"))
+	}
 	return nil
 }
 
-func (j *journal) close() error {
-	j.syncMu.Lock()
-	defer j.syncMu.Unlock()
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.f.Close()
+// readJournal reads the journal at path, if there is one, without locking
+// or changing it: its content and its index; nil and no error when there
+// is none.
+func readJournal(path string, op Op) ([]byte, *journalIndex, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	if why := privateFile(info); why != "" {
+		return nil, nil, journalRefused(path, why)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	if info, err = f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, journalRefused(path, "is not a regular file")
+	}
+	ix, err := loadJournal(f, path, op, true)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	// The index reads its records from the file: it stays open for them,
+	// and is closed with the run (see Batch.Close).
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<40))
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	return data, ix, nil
 }
 
-// syncDir makes a new journal's directory entry durable. Best effort: not
-// every system can fsync a directory, and the records themselves are synced.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
+// moves are the journal's rows as the ledger imports them: each row's
+// latest send and the result of that send.
+func (ix *journalIndex) moves(scope string) ([]ledger.ImportedMove, error) {
+	out := make([]ledger.ImportedMove, 0, len(ix.entries))
+	for k := range ix.entries {
+		key := hex.EncodeToString(k[:])
+		e, err := ix.lookup(key)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil || (e.send == nil && e.result == nil) {
+			continue // a key bnpl did not write matches no row
+		}
+		m := ledger.ImportedMove{MoveID: ledger.MoveID(scope, key)}
+		if e.send != nil {
+			m.Op, m.SentRef, m.SentAmount = string(e.send.Op), e.send.ReferenceID, e.send.Amount
+		}
+		if r := e.result; r != nil {
+			m.Op, m.Outcome, m.ReferenceID, m.Amount = string(r.Op), string(r.Outcome), r.ReferenceID, r.Amount
+			m.HTTPStatus, m.ErrorType, m.Message, m.PaymentStatus = r.HTTPStatus, r.ErrorType, r.Message, r.PaymentStatus
+		}
+		out = append(out, m)
 	}
+	return out, nil
 }

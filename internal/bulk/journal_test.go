@@ -4,78 +4,59 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
-func TestTornLastJournalLineIsCutOffAndTheRowResent(t *testing.T) {
+// An old journal (kept by an earlier bnpl beside the input) is imported
+// into the ledger by the first run that finds it, torn last line and all,
+// and left as it was: the rows it records sent are read before anything
+// is sent, their moves found made (held before: this ledger did not send
+// them). Found again, here or copied elsewhere, it is not imported twice.
+func TestAnOldJournalIsImportedOnceAndLeftAsItWas(t *testing.T) {
 	f := newFake(t)
 	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
 	rows := captureRows(ids, "10")
 	o := testOptions(t, OpCapture)
-	if _, err := Run(context.Background(), f, rows, o); err != nil {
+	recs := movedByOldBnpl(t, f, rows, true)
+	data := writeOldJournal(t, o.JournalPath, recs...)
+	torn, _ := json.Marshal(journalRecord{Event: eventResult, Op: OpCapture, Key: recs[len(recs)-1].Key, Outcome: OutcomeOK})
+	data = append(data, torn[:len(torn)/2]...)
+	if err := os.WriteFile(o.JournalPath, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-
-	// Rebuild the journal as a crash while writing the second row's result
-	// would have left it: that result half written, with no newline.
-	data, err := os.ReadFile(o.JournalPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept [][]byte
-	var torn []byte
-	for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-		var rec journalRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Event == eventResult && rec.PaymentID == ids[1] {
-			torn = line[:len(line)/2]
-			continue
-		}
-		kept = append(kept, line)
-	}
-	broken := append(bytes.Join(kept, []byte("\n")), '\n')
-	broken = append(broken, torn...)
-	if err := os.WriteFile(o.JournalPath, broken, 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	// The row whose result was torn is read back: the payment shows its
-	// capture, so it is reconciled and not sent again.
+	var notices []string
+	o.Notice = func(format string, args ...any) { notices = append(notices, fmt.Sprintf(format, args...)) }
 	sum, err := Run(context.Background(), f, rows, o)
-	if err != nil || sum.OK != 1 || sum.Reconciled != 1 || sum.Earlier != 1 {
+	if err != nil || sum.HeldBefore != 2 || len(sum.Moved) != 0 {
 		t.Fatalf("resume: err %v, summary %+v", err, sum)
 	}
-	var refs []string
-	for _, c := range f.callsOf("capture") {
-		if c.paymentID == ids[1] {
-			refs = append(refs, c.referenceID)
-		}
+	if len(notices) != 2 || !strings.Contains(notices[0], "imported into the ledger of bulk moves (2 rows)") ||
+		!strings.Contains(notices[0], "left as it was") {
+		t.Fatalf("notices %q", notices)
 	}
-	if len(refs) != 1 {
-		t.Fatalf("second row sent with %v", refs)
+	if got, _ := os.ReadFile(o.JournalPath); !bytes.Equal(got, data) {
+		t.Fatal("the journal was changed")
 	}
-	if len(f.payment(ids[1]).Captures) != 1 || len(f.callsOf("capture")) != 2 {
-		t.Fatalf("ledger %+v", f.payment(ids[1]).Captures)
+	if n := len(f.callsOf("capture")); n != 2 {
+		t.Fatalf("%d captures, want the old bnpl's 2", n)
 	}
-
-	// What is left is whole lines only.
-	data, _ = os.ReadFile(o.JournalPath)
-	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var rec journalRecord
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("journal line %d %q: %v", i+1, line, err)
-		}
+	notices = nil
+	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.Earlier != 2 || len(notices) != 0 {
+		t.Fatalf("again: %v %+v %q", err, sum, notices)
+	}
+	copied := filepath.Join(t.TempDir(), "copied.journal")
+	copyFile(t, o.JournalPath, copied)
+	o.JournalPath = copied
+	if sum, err := Run(context.Background(), f, rows, o); err != nil || sum.Earlier != 2 || len(notices) != 0 {
+		t.Fatalf("copied: %v %+v %q", err, sum, notices)
 	}
 }
 
@@ -98,30 +79,23 @@ func TestDamagedJournalLineStopsTheRun(t *testing.T) {
 	}
 }
 
-func TestJournalRecordFormat(t *testing.T) {
+// A run keeps its record in the ledger alone: each move's send (the
+// reference_id and the amount sent) and its outcome, which a later run of
+// the input takes up. No journal is written.
+func TestTheLedgerHoldsTheRun(t *testing.T) {
 	f := newFake(t)
 	id := f.add("AED", "100", api.StatusAuthorized)
 	o := testOptions(t, OpCapture)
-	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	o.now = func() time.Time { return at }
 	rows := []Row{{Line: 2, PaymentID: id, Amount: "40.00", ReferenceID: "order-7"}}
 	if _, err := Run(context.Background(), f, rows, o); err != nil {
 		t.Fatal(err)
 	}
-	key := rowKeys(OpCapture, rows)[0]
-	host, _ := os.Hostname()
-	place, _ := json.Marshal(host + ":" + filepath.Join(o.LedgerDir, ledger.FileName))
-	want := `{"event":"run","op":"capture","format":1,"pid":` + strconv.Itoa(os.Getpid()) + `,"at":"2026-11-21T12:00:00Z"}
-{"event":"ledger","op":"capture","ledger":"ID","ledger_at":` + string(place) + `,"at":"2026-11-21T12:00:00Z"}
-{"event":"send","op":"capture","key":"` + key + `","line":2,"payment_id":"` + id + `","reference_id":"order-7","amount":"40.00","at":"2026-11-21T12:00:00Z"}
-{"event":"result","op":"capture","key":"` + key + `","line":2,"payment_id":"` + id + `","reference_id":"order-7","amount":"40.00","outcome":"ok","payment_status":"AUTHORIZED","at":"2026-11-21T12:00:00Z"}
-`
-	got, _ := os.ReadFile(o.JournalPath)
-	// The ledger's id is its own, made at random.
-	got = regexp.MustCompile(`"ledger":"[0-9a-f]{32}"`).ReplaceAll(got, []byte(`"ledger":"ID"`))
-	if string(got) != want {
-		t.Fatalf("journal\n got:\n%s\nwant:\n%s", got, want)
+	rec := recordedOf(t, o, rows)[0]
+	want := ledger.Recorded{SentRef: "order-7", SentAmount: "40.00", Outcome: "ok", ReferenceID: "order-7", Amount: "40.00", PaymentStatus: "AUTHORIZED"}
+	if rec == nil || *rec != want {
+		t.Fatalf("recorded %+v, want %+v", rec, want)
 	}
+	noJournal(t, o)
 }
 
 func TestRowKeys(t *testing.T) {

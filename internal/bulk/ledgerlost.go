@@ -3,6 +3,8 @@ package bulk
 import (
 	"fmt"
 	"slices"
+
+	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
 // LedgerLostError is a journal whose earlier runs sent moves recorded in
@@ -33,36 +35,33 @@ func (e *LedgerLostError) ExitCode() int { return 12 }
 
 func (e *LedgerLostError) Hint() string {
 	return "if the ledger was moved or kept as a copy, put it back at " + e.Ledger + " and run again; " +
-		"if it is lost for good, run again with --ledger-lost: the moves of the journal's rows that the payments hold are then counted apart as held before " +
-		"(moved outside this ledger, never this run's), and the money of a run killed before its summary is in no summary; " +
-		"rows keep their reference_id, so the service applies none twice"
+		"if it is lost for good, run again with --ledger-lost: the moves of the journal's rows that the payments hold are then" + lostLedgerGoesOn
 }
 
-// checkLedger stops a run whose journal records sends made under a ledger
-// that was where this run's ledger is and is not this one (see
-// LedgerLostError), unless Options.LedgerLost; then it records this
-// run's ledger in the journal. A ledger elsewhere (a journal carried from
-// another machine, another --ledger) is no such evidence: its moves are
-// held before, as the run finds them. A private ledger is never recorded.
-func (b *Batch) checkLedger() error {
-	l, j := b.r.ledger, b.r.journal
+// lostLedgerGoesOn is what --ledger-lost does with the moves a lost
+// ledger recorded.
+const lostLedgerGoesOn = " counted apart as held before (moved outside this ledger, never this run's), " +
+	"and the money of a run killed before its summary is in no summary; rows keep their reference_id, so the service applies none twice"
+
+// ledgerLost is the *LedgerLostError of a journal (its index ix, at
+// path) whose earlier runs sent moves recorded in a ledger that was where
+// l is and is not l; nil when l is that ledger, when none was recorded
+// there, or when goOn (--ledger-lost).
+func ledgerLost(l *ledger.Ledger, ix *journalIndex, path string, goOn bool) error {
 	place := l.Place()
-	if j == nil || place == "" {
+	if ix == nil || place == "" || goOn {
+		return nil
+	}
+	known := ix.ledgers[place]
+	if len(known) == 0 || ix.sent == 0 {
 		return nil
 	}
 	id, err := l.ID()
 	if err != nil {
 		return l.Unusable(err)
 	}
-	var known []string
-	if b.index != nil {
-		known = b.index.ledgers[place]
-	}
 	if slices.Contains(known, id) {
 		return nil
 	}
-	if len(known) > 0 && b.index.sent > 0 && !b.r.o.LedgerLost {
-		return &LedgerLostError{Journal: j.path, Ledger: l.Where(), Sent: b.index.sent}
-	}
-	return j.append(journalRecord{Event: eventLedger, Op: b.r.o.Op, Ledger: id, LedgerAt: place})
+	return &LedgerLostError{Journal: path, Ledger: l.Where(), Sent: ix.sent}
 }

@@ -188,6 +188,7 @@ type Planner struct {
 	// input names the file planned; edited says which moves an earlier
 	// run of it made (see OfInput).
 	input  string
+	sketch []uint64
 	edited editedFunc
 	final  bool
 }

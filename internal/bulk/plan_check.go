@@ -256,6 +256,12 @@ func (pl *Planner) repeatOf(c repeatCandidate) (settledRepeat, bool) {
 // (NameMovesFrom).
 func (pl *Planner) OfInput(name string) { pl.input = name }
 
+// OfInputIdentity gives the plan the identity of its input (see
+// InputIdentity), read whole before the plan's pass: a move an earlier run
+// of the same input made, whatever its path, is then known as one of its
+// rows edited since it ran.
+func (pl *Planner) OfInputIdentity(in *InputIdentity) { pl.sketch = in.min }
+
 // dropZero drops the currencies whose total came to zero.
 func dropZero(m map[string]decimal.Decimal) {
 	for cur, d := range m {
@@ -277,14 +283,76 @@ func (pl *Planner) NameMovesFrom(dir, scope string) (close func()) {
 // NameMovesFromLedger is NameMovesFrom, reading the PostgreSQL ledger at
 // url when it is not "".
 func (pl *Planner) NameMovesFromLedger(url, dir, scope string) (close func()) {
-	if url == "" && (dir == "" || !ledger.Exists(dir)) {
+	l, err := OpenPlanLedger(PlanLedger{URL: url, Dir: dir, Scope: scope})
+	if err != nil || l == nil {
 		return func() {}
 	}
-	l, err := ledger.Open(ledger.Options{URL: url, Dir: dir, Scope: scope, Now: time.Now})
-	if err != nil {
-		return func() {}
-	}
-	pl.madeBy = madeByOf(l)
-	pl.edited = editsOf(l, pl.input)
+	pl.UseLedger(l)
 	return l.Close
+}
+
+// PlanLedger says which ledger a dry run reads, and the journal whose
+// earlier runs it must still be there for.
+type PlanLedger struct {
+	URL, Dir, Scope string
+	// Journal is the run's journal ("" for none); Op the run's; LedgerLost
+	// as Options.LedgerLost.
+	Journal    string
+	Op         Op
+	LedgerLost bool
+}
+
+// OpenPlanLedger opens, for a dry run, the ledger a real run of the same
+// command would use, and checks it as that run does before anything is
+// planned: a ledger that cannot be opened (damaged, truncated, a database
+// unreachable) is its *ledger.Error, and one gone from where the journal's
+// earlier runs recorded their moves (deleted, moved aside, made again) a
+// *LedgerLostError, both exit 12, unless pl.LedgerLost for the latter. It
+// only reads: a SQLite ledger that is not there is not made (nil, and no
+// error, when no journal needs it), and the journal is neither locked nor
+// changed. Close the ledger returned.
+func OpenPlanLedger(pl PlanLedger) (*ledger.Ledger, error) {
+	data, ix, err := readJournal(pl.Journal, pl.Op)
+	if err != nil {
+		return nil, err
+	}
+	if ix != nil {
+		ix.f.Close()
+	}
+	if pl.URL == "" && (pl.Dir == "" || !ledger.Exists(pl.Dir)) {
+		if ix != nil && pl.Dir != "" && len(ix.ledgers[ledger.SQLitePlace(pl.Dir)]) > 0 && ix.sent > 0 && !pl.LedgerLost {
+			return nil, &LedgerLostError{Journal: pl.Journal, Ledger: ledger.SQLitePath(pl.Dir), Sent: ix.sent}
+		}
+		return nil, ledgerGone(pl.Dir, nil, pl.LedgerLost)
+	}
+	l, err := ledger.Open(ledger.Options{URL: pl.URL, Dir: pl.Dir, Scope: pl.Scope, Now: time.Now})
+	if err != nil {
+		return nil, err
+	}
+	if pl.URL == "" {
+		if err := ledgerGone(pl.Dir, l, pl.LedgerLost); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	if ix != nil {
+		done, err := l.JournalImported(ledger.JournalDigest(data))
+		if err != nil {
+			err = l.Unusable(err)
+		} else if !done {
+			err = ledgerLost(l, ix, pl.Journal, pl.LedgerLost)
+		}
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// UseLedger lets the plan name, in a refusal of a possible repeat, the run,
+// file and row that made the move held, from l.
+func (pl *Planner) UseLedger(l *ledger.Ledger) {
+	pl.madeBy = madeByOf(l)
+	pl.edited = editsOf(l, pl.input, pl.sketch)
 }

@@ -162,16 +162,16 @@ func (r *runner) byWhom(t *task, ref string, res *rowResult) string {
 
 // heldBefore makes res a row whose move the payment held, sent by no run
 // this machine's ledger knows: moved outside this ledger (another
-// machine, a single command, an earlier run of the journal whose ledger
+// machine, a single command, an earlier run of an imported journal whose ledger
 // is another or was deleted). Its money is counted apart, never as this
 // run's nor as an ended run's, and the run warns, once, that another
 // sender moves money of this file.
 func (r *runner) heldBefore(t *task, res *rowResult) string {
 	res.Outcome, res.journal = OutcomeHeldBefore, OutcomeReconciled
 	r.otherSender()
-	if t.resumed && r.journal != nil {
+	if t.resumed && t.journal != "" {
 		return fmt.Sprintf(", before this run, by an earlier run of journal %s that this machine's ledger does not know "+
-			"(run on another machine, or before the ledger was deleted; whether its summary counted it, this machine cannot tell): held before, counted apart", r.journal.path)
+			"(run on another machine, or before the ledger was deleted; whether its summary counted it, this machine cannot tell): held before, counted apart", t.journal)
 	}
 	return ", before this run, by a send this machine's ledger does not know (another machine, or a tool or run that does not share this ledger): held before, counted apart"
 }
@@ -204,7 +204,7 @@ func orRows(name string) string {
 func (r *runner) repeatOf(q *paymentQueue, op Op, amount decimal.Decimal, ref string) (settledRepeat, bool) {
 	heldRef, found := unaccounted(q.payment, op, amount, ref, q.fileRefs[op])
 	if !found {
-		return editedRepeat(q.payment, op, amount, ref, q.fileRefs[op], editsOf(r.ledger, r.o.InputName))
+		return editedRepeat(q.payment, op, amount, ref, q.fileRefs[op], editsOf(r.ledger, r.o.InputName, r.sketch))
 	}
 	who, _ := r.ledger.MadeBy(q.paymentID, string(op), heldRef)
 	return settledRepeat{op: op, amount: money.Display(amount, q.payment.Currency), heldRef: heldRef, who: who}, true

@@ -1,9 +1,6 @@
 package bulk
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
@@ -41,7 +38,7 @@ func fromLedger(r ledger.Row) rowResult {
 // sentUnsettled is the report's message for a row sent by a run that
 // stopped before it recorded the answer.
 const sentUnsettled = "sent, and the run stopped before it recorded the answer: whether it moved money is unknown" +
-	" (running again with the same journal reads the payment, counts the move if it is there, and re-sends the row with the same reference_id only if it is not)"
+	" (running the same command again reads the payment, counts the move if it is there, and re-sends the row with the same reference_id only if it is not)"
 
 // ledgerRows are skipped rows as the ledger records them.
 func ledgerRows(skipped []rowResult) []ledger.Row {
@@ -89,21 +86,31 @@ func fileRefsOf(l *ledger.Ledger, paymentID string) (map[Op]map[string]bool, err
 	return out, err
 }
 
-// editsOf is the editedFunc of ledger l for the input named input: a move
-// made by a run whose input has the same file name (the same file run
-// from another directory is the same input; a false match refuses a row,
-// never sends one twice). nil without a ledger or an input name, and for
-// rows from stdin or a pipe, whose name says nothing of what they hold.
-func editsOf(l *ledger.Ledger, input string) editedFunc {
-	if l == nil || input == "" || input == "-" || strings.HasPrefix(input, "/dev/fd/") || strings.HasPrefix(input, "/proc/") {
+// editsOf is the editedFunc of ledger l for an input whose rows' sketch
+// is sketch (see InputIdentity), named input: a move made by a run of
+// the same input, edited or not: a run of a file of the same name (every
+// amount of it edited), or, whatever its path, a run whose sketch shares
+// at least half of this one's (a renamed or copied file, one amount
+// edited, is the same input). A false
+// match refuses a row, never sends one twice. nil without a ledger, or
+// without a sketch and a file name (rows from stdin or a pipe are then
+// known by their sketch alone).
+func editsOf(l *ledger.Ledger, input string, sketch []uint64) editedFunc {
+	base := inputName(input)
+	if l == nil || (base == "" && len(sketch) == 0) {
 		return nil
 	}
-	base := filepath.Base(input)
+	same := map[int64]bool{}
 	return func(paymentID string, op Op, ref string) (string, bool) {
 		who, run := l.MadeBy(paymentID, string(op), ref)
 		if run == 0 {
 			return "", false
 		}
-		return who, filepath.Base(l.RunInput(run)) == base
+		ok, seen := same[run]
+		if !seen {
+			ok = (base != "" && inputName(l.RunInput(run)) == base) || sameInput(sketch, parseSketch(l.InputSketch(run)))
+			same[run] = ok
+		}
+		return who, ok
 	}
 }

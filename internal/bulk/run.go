@@ -8,15 +8,19 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
 )
 
-// runner is a run in progress: the client, the options, the journal, the
-// ledger and the progress display, shared by the workers.
+// runner is a run in progress: the client, the options, the ledger and
+// the progress display, shared by the workers.
 type runner struct {
 	c        Client
 	o        Options
-	journal  *journal
 	ledger   *ledger.Ledger
 	progress *progress
 	limiter  waiter
+	// sketch is what the run knows of its input (see InputIdentity);
+	// inputRuns the earlier runs of the same input, whose record of its
+	// rows this run takes up.
+	sketch    []uint64
+	inputRuns map[int64]bool
 
 	stopOnce sync.Once
 	stopErr  error
@@ -77,10 +81,10 @@ func (r *runner) runStream(ctx context.Context, b *Batch) {
 	wg.Wait()
 }
 
-// uncounted reports whether a row an earlier run of the journal settled
+// uncounted reports whether a row an earlier run of this input settled
 // as made is a move of a run killed before its summary (no summary counted
-// its money), or one this machine's ledger never saw sent (the journal was
-// run on another machine, or before the ledger was deleted: whether that
+// its money), or one this machine's ledger never saw sent (an imported
+// journal's, run on another machine or before the ledger was deleted: whether that
 // run's summary counted it, this ledger cannot tell). The row is then run
 // again (resumed: its payment is read first, and the move found made there
 // is counted for the ended run, see ledger.adopt, or apart as held
@@ -96,15 +100,15 @@ func (r *runner) uncounted(t *task, res rowResult) bool {
 	return true
 }
 
-// newTask is the task of a row to run, with what the journal recorded of
-// its last send.
+// newTask is the task of a row to run, with what the ledger recorded of
+// its last send for a run of this input.
 func (r *runner) newTask(rp rowPass) *task {
 	t := &task{row: rp.row, seq: rp.seq, key: rp.key, derivedRef: rp.derived, moveID: ledger.MoveID(r.ledger.Scope(), rp.key)}
 	e := rp.entry
 	if e == nil || e.send == nil {
 		return t
 	}
-	t.referenceID = e.send.ReferenceID
+	t.referenceID, t.journal = e.send.ReferenceID, e.journal
 	t.resumed, t.sentAmount = true, e.send.Amount
 	// A "full" row resolves its amount when it is sent, after the earlier
 	// rows of its payment: what an earlier run sent is not what is left
@@ -228,23 +232,15 @@ func (o Options) notice(format string, args ...any) {
 	}
 }
 
-// settleRow records what became of a row: in the journal (the user's
-// resume handle) and in the ledger (the run's rows and the move's phase),
-// the ledger last, so a row it holds settled is journaled too.
+// settleRow records what became of a row in the ledger, in one
+// transaction: the run's row, the move's phase, and the outcome a later
+// run of this input takes up.
 func (r *runner) settleRow(t *task, res rowResult) {
-	if r.journal != nil && res.journal != "" && !res.notSent {
-		err := r.journal.append(journalRecord{Event: eventResult, Op: t.row.Op, Key: t.key, Line: t.row.Line,
-			PaymentID: t.row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount,
-			Outcome: res.journal, HTTPStatus: res.HTTPStatus, ErrorType: res.ErrorType,
-			Message: res.Message, PaymentStatus: res.PaymentStatus})
-		if err != nil {
-			// The row itself is done; without its result a re-run reads
-			// the payment and re-sends it with the same reference_id only
-			// if its move is not there, which is safe.
-			r.halt(err)
-		}
+	row := res.ledgerRow()
+	if !res.notSent {
+		row.Record = string(res.journal)
 	}
-	if err := r.ledger.Settle(t.seq, t.moveID, res.ledgerRow(), movePhase(res), r.o.InputName); err != nil {
+	if err := r.ledger.Settle(t.seq, t.moveID, row, movePhase(res), r.o.InputName); err != nil {
 		r.halt(r.ledger.Stopped(err))
 	}
 }
@@ -290,7 +286,7 @@ func completed(t *task, res rowResult) rowResult {
 }
 
 // halt stops the run for a reason that makes going on unsafe, such as a
-// journal or a ledger that cannot be written.
+// ledger that cannot be written.
 func (r *runner) halt(err error) {
 	r.stopOnce.Do(func() {
 		r.stopErr = err

@@ -26,12 +26,13 @@ func newLimiter(perSecond float64) *rate.Limiter {
 type task struct {
 	q   *paymentQueue
 	row Row
-	// seq is the row's place among the valid rows; key its journal key
-	// and moveID its move's key in the ledger.
+	// seq is the row's place among the valid rows; key its identity (see
+	// rowIdentity) and moveID its move's key in the ledger.
 	seq    int
 	key    string
 	moveID string
-	// referenceID and amount come from the journal's "send" record: a row
+	// referenceID and amount come from the move's last send, as the
+	// ledger recorded it for a run of this input (see Batch.recorded): a row
 	// sent before keeps its reference_id, and a row whose outcome is
 	// unknown is re-sent with exactly the amount sent then.
 	referenceID string
@@ -45,6 +46,9 @@ type task struct {
 	resumed bool
 	// sentAmount is the amount the earlier run sent, when resumed.
 	sentAmount string
+	// journal is the old journal the row's earlier send was imported
+	// from, if it was (see importJournal).
+	journal string
 	// recount: a row an earlier run settled, run again to count the
 	// money of a run killed before its summary (see runner.uncounted);
 	// it is not one of the rows to send the progress counts.

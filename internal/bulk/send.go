@@ -135,20 +135,12 @@ func (r *runner) prepareMove(q *paymentQueue, t *task, p *api.Payment, req moveR
 }
 
 // sendMove sends a row's move and reads the answer. The send is recorded
-// first, in the journal and the ledger: a run that dies while it is in
-// flight leaves a re-run to read the payment before sending it again.
+// first, in the ledger: a run that dies while it is in flight leaves a
+// re-run to read the payment before sending it again.
 func (r *runner) sendMove(ctx context.Context, q *paymentQueue, t *task, req moveRequest, res rowResult) rowResult {
 	row := t.row
 	if r.wait(ctx) != nil || ctx.Err() != nil {
 		return rowResult{notSent: true}
-	}
-	if r.journal != nil {
-		err := r.journal.append(journalRecord{Event: eventSend, Op: row.Op, Key: t.key, Line: row.Line,
-			PaymentID: row.PaymentID, ReferenceID: res.ReferenceID, Amount: res.Amount})
-		if err != nil {
-			r.halt(err)
-			return rowResult{notSent: true}
-		}
 	}
 	if err := r.ledger.MarkSent(t.moveID, res.ReferenceID, res.Amount); err != nil {
 		r.halt(r.ledger.Stopped(err))

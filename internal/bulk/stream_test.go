@@ -113,7 +113,7 @@ func TestAnInputThatFailsWhileSendingStopsTheRun(t *testing.T) {
 	src := func(each func(Row)) error {
 		passes++
 		for i, r := range rows {
-			if passes > 1 && i == 3 {
+			if passes > 2 && i == 3 { // identify, record, then send
 				return changed
 			}
 			each(r)

@@ -53,7 +53,7 @@ func TestPropertyWithoutASharedLedger(t *testing.T) {
 	faults, counts := faultsOf(sb)
 	t.Logf("without a shared ledger: %d runs on %d machines, %d kills, %d faults %v; one after another: reported %s AED, held %s AED (held_before counted by the later machines %s AED); at once: %d of %d times the sum was off (reported %s AED against %s AED held), each time warned by some run: %d; runs of those that did not warn: %d",
 		st.runs, st.machines, st.kills, faults, counts, st.seqReported, st.seqHeld, st.seqHeldBefore, st.off, machinesAtOnce, st.onceReported, st.onceHeld, st.offWarned, st.silent)
-	t.Logf("killed on one machine: resumed on another with its journal, %d times: reported %s AED + held_before %s AED = %s AED held; run on another, then resumed on the first, %d times: the sum was off %d times (reported %s AED against %s AED held), every resume warned: %v",
+	t.Logf("killed on one machine: resumed on another, %d times: reported %s AED + held_before %s AED = %s AED held; run on another, then resumed on the first, %d times: the sum was off %d times (reported %s AED against %s AED held), every resume warned: %v",
 		killRounds, st.elseReported, st.elseHeldBefore, st.elseHeld, killRounds, st.backOff, st.backReported, st.backHeld, st.backWarned == killRounds)
 }
 
@@ -81,13 +81,15 @@ type machine struct {
 	own bool
 	// trace, when set, is told each run's summary.
 	trace func(string)
+	// flags are added to each run's.
+	flags []string
 }
 
-// command is a run of file on m, its report beside m's journal (or m's
-// copy of the file), under -o json.
+// command is a run of file on m, its report in m's directory (beside m's
+// copy of the file when m has its own), under -o json.
 func (m *machine) command(file string, extra ...string) *exec.Cmd {
 	args := []string{"payments", "capture", "--input", file,
-		"--journal", filepath.Join(m.dir, "caps.journal"), "--report", filepath.Join(m.dir, "caps.report.csv")}
+		"--report", filepath.Join(m.dir, "caps.report.csv")}
 	if m.own {
 		input := filepath.Join(m.dir, filepath.Base(file))
 		if _, err := os.Stat(input); err != nil {
@@ -104,7 +106,7 @@ func (m *machine) command(file string, extra ...string) *exec.Cmd {
 			args = append(args, "--input-encoding", "windows-1252")
 		}
 	}
-	args = append(args, append([]string{"--retries", strconv.Itoa(clientRetries), "-o", "json"}, extra...)...)
+	args = append(args, append(append([]string{"--retries", strconv.Itoa(clientRetries), "-o", "json"}, m.flags...), extra...)...)
 	c := exec.Command(m.bin, args...)
 	c.Env, c.Dir = m.env, m.dir
 	return c
@@ -296,18 +298,17 @@ func atOnce(t *testing.T, bin, dir string, env []string, sb *sandbox.Sandbox, ur
 	}
 }
 
-// killPartWay starts a run of file on m and kills it (SIGKILL) once its
-// journal holds results results.
+// killPartWay starts a run of file on m and kills it (SIGKILL) once m's
+// ledger records results outcomes of it.
 func (m *machine) killPartWay(file string, results int) {
 	t := m.t
-	journal := filepath.Join(m.dir, "caps.journal")
 	c := m.command(file)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan int, 1)
 	go func() { done <- exitCode(c.Wait()) }()
-	if code, ended := waitResults(t, journal, results, done); ended {
+	if code, ended := waitResults(sqliteLedger(filepath.Join(m.dir, "state")), c, results, done); ended {
 		t.Fatalf("%s ended (exit %d) before the kill", m.name, code)
 	}
 	_ = c.Process.Signal(syscall.SIGKILL)
@@ -316,19 +317,13 @@ func (m *machine) killPartWay(file string, results int) {
 
 func killedElsewhere(t *testing.T, bin, dir string, env []string, sb *sandbox.Sandbox, url string, st *machineStats) {
 	for it := range killRounds {
-		// Killed on A, its journal carried to B: A's money is in no
-		// summary, and B counts it held before, apart, warning.
+		// Killed on A, the file run on B (a ledger of its own, which
+		// knows nothing of A's run): A's money is in no summary, and B
+		// counts it held before, apart, warning.
 		file, plan := twoCaptures(t, sb, url, dir, fmt.Sprintf("else-%d.csv", it))
 		a := newMachine(t, bin, dir, env, fmt.Sprintf("else-%d-a", it))
 		b := newMachine(t, bin, dir, env, fmt.Sprintf("else-%d-b", it))
 		a.killPartWay(file, machinesPayments/2)
-		data, err := os.ReadFile(filepath.Join(a.dir, "caps.journal"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(b.dir, "caps.journal"), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
 		r := b.finish(file)
 		h := held(t, url, plan)
 		st.kills++

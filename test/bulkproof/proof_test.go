@@ -3,12 +3,11 @@
 // a sandbox that fails 30% of requests in every way it knows (refusals
 // before the change, answers lost after it, dropped connections, locks,
 // 429s), is interrupted with SIGINT and killed with SIGKILL part-way, and
-// resumed from its journal; then every payment is read back through the API
+// resumed from the ledger's record of it; then every payment is read back through the API
 // and compared with what the input asked for and what the report says.
 package bulkproof
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -121,7 +120,7 @@ func TestBulkMovesUnderFaults(t *testing.T) {
 	capRows := r.phase("capture", caps, len(plan)*capturesPerPayment)
 	t.Logf("captures: %d rows in %s", capRows, time.Since(step).Round(time.Millisecond))
 	capReport := readReport(t, filepath.Join(dir, "capture.report.csv"))
-	capLast := checkJournal(t, filepath.Join(dir, "capture.journal"), capReport)
+	capLast := checkLedger(t, r.ledger(), "capture", capReport)
 	checkCaptures(t, check, plan, capReport, capLast)
 
 	// The partial payments are closed in bulk, under the same faults.
@@ -142,7 +141,7 @@ func TestBulkMovesUnderFaults(t *testing.T) {
 	refRows := r.phase("refund", refs, len(plan)*refundsPerPayment)
 	t.Logf("refunds: %d rows in %s", refRows, time.Since(step).Round(time.Millisecond))
 	refReport := readReport(t, filepath.Join(dir, "refund.report.csv"))
-	refLast := checkJournal(t, filepath.Join(dir, "refund.journal"), refReport)
+	refLast := checkLedger(t, r.ledger(), "refund", refReport)
 	checkRefunds(t, check, plan, refReport, refLast)
 
 	counts := sb.FaultCounts()
@@ -200,9 +199,11 @@ type runner struct {
 	env []string
 }
 
+// ledger is the runs' ledger of bulk moves.
+func (r *runner) ledger() ledgerAt { return sqliteLedger(filepath.Join(r.dir, "home", ".state")) }
+
 func (r *runner) command(op, input string, extra ...string) *exec.Cmd {
 	args := append([]string{"payments", op, "--from-file", input,
-		"--journal", filepath.Join(r.dir, op+".journal"),
 		"--report", filepath.Join(r.dir, op+".report.csv"),
 		"--retries", strconv.Itoa(clientRetries)}, extra...)
 	if op != "close" {
@@ -222,13 +223,12 @@ func (r *runner) command(op, input string, extra ...string) *exec.Cmd {
 func (r *runner) phase(op, input string, stopAt int) int {
 	t := r.t
 	t.Helper()
-	journal := filepath.Join(r.dir, op+".journal")
 	if stopAt > 0 {
 		for _, stop := range []struct {
 			at  int
 			sig os.Signal
 		}{{stopAt * 15 / 100, os.Interrupt}, {stopAt / 2, syscall.SIGKILL}} {
-			code, done := r.runUntil(op, input, journal, stop.at, stop.sig)
+			code, done := r.runUntil(op, input, stop.at, stop.sig)
 			if done {
 				t.Fatalf("%s finished (exit %d) before %d results: the interruption was not tested", op, code, stop.at)
 			}
@@ -242,7 +242,7 @@ func (r *runner) phase(op, input string, stopAt int) int {
 					t.Fatalf("%s after SIGKILL: exit %d, want killed", op, code)
 				}
 			}
-			t.Logf("%s: %s at %d results (journal has %d)", op, stop.sig, stop.at, countResults(t, journal))
+			t.Logf("%s: %s at %d outcomes (the ledger has %d)", op, stop.sig, stop.at, r.ledger().outcomes(op))
 		}
 	}
 	var extra []string
@@ -284,9 +284,9 @@ func (r *runner) phase(op, input string, stopAt int) int {
 	return 0
 }
 
-// runUntil starts a run and sends sig once the journal holds at results,
-// or lets it finish; done reports that it finished by itself.
-func (r *runner) runUntil(op, input, journal string, at int, sig os.Signal) (code int, done bool) {
+// runUntil starts a run and sends sig once the ledger records at outcomes
+// of op, or lets it finish; done reports that it finished by itself.
+func (r *runner) runUntil(op, input string, at int, sig os.Signal) (code int, done bool) {
 	t := r.t
 	cmd := r.command(op, input)
 	var stderr bytes.Buffer
@@ -304,7 +304,7 @@ func (r *runner) runUntil(op, input, journal string, at int, sig os.Signal) (cod
 			return exitCode(err), true
 		case <-tick.C:
 		}
-		if countResults(t, journal) < at {
+		if r.ledger().outcomes(op) < at {
 			continue
 		}
 		if err := cmd.Process.Signal(sig); err != nil {
@@ -336,18 +336,6 @@ func tail(s string) string {
 		return "..." + s[len(s)-4000:]
 	}
 	return s
-}
-
-// countResults counts the journal's complete "result" records.
-func countResults(t *testing.T, path string) int {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(b, []byte(`"event":"result"`))
 }
 
 // planPayments makes n AUTHORIZED payments and plans their moves.
@@ -553,76 +541,6 @@ func readReport(t *testing.T, path string) map[int]reportRow {
 		out[line] = reportRow{line, bulk.Op(rec[1]), rec[2], rec[3], rec[4], rec[5], status, rec[7], rec[8], rec[9]}
 	}
 	return out
-}
-
-// checkJournal checks that every attempt at a row, across every run,
-// carried the reference_id and amount the report names: a row re-sent
-// under a fresh reference_id is exactly how money moves twice. It also
-// checks that the report's status after each row is the one its final
-// result recorded, and answers, per payment, the status after the last
-// row to finish: what the service must show now. (That row is not always
-// the payment's last in the file: a row that failed on a 429 and was
-// re-run with --retry-failed finishes after the rows that followed it.)
-func checkJournal(t *testing.T, path string, report map[int]reportRow) (lastStatus map[string]string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sends := map[int]int{}
-	lastStatus = map[string]string{}
-	rowStatus := map[int]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var rec struct {
-			Event       string `json:"event"`
-			Line        int    `json:"line"`
-			PaymentID   string `json:"payment_id"`
-			ReferenceID string `json:"reference_id"`
-			Amount      string `json:"amount"`
-			Outcome     string `json:"outcome"`
-			Status      string `json:"payment_status"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			continue // the torn tail a SIGKILL may leave; bulk cuts it off itself
-		}
-		if rec.Event == "result" && (rec.Outcome == "ok" || rec.Outcome == "reconciled") {
-			rowStatus[rec.Line] = rec.Status
-			lastStatus[rec.PaymentID] = rec.Status
-		}
-		if rec.Event != "send" {
-			continue
-		}
-		sends[rec.Line]++
-		row, ok := report[rec.Line]
-		if !ok {
-			t.Errorf("journal sends line %d, which the report does not have", rec.Line)
-			continue
-		}
-		if rec.ReferenceID != row.ReferenceID || !aed(rec.Amount).Equal(aed(row.Amount)) || rec.PaymentID != row.PaymentID {
-			t.Errorf("line %d was sent as %s %s %s, the report says %s %s %s", rec.Line,
-				rec.PaymentID, rec.ReferenceID, rec.Amount, row.PaymentID, row.ReferenceID, row.Amount)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	resent := 0
-	for line, row := range report {
-		if row.PaymentStatus != rowStatus[line] {
-			t.Errorf("line %d: report payment_status %q, journal %q", line, row.PaymentStatus, rowStatus[line])
-		}
-		switch n := sends[line]; {
-		case n == 0:
-			t.Errorf("line %d has no send record", line)
-		case n > 1:
-			resent++
-		}
-	}
-	t.Logf("%s: %d rows were sent by more than one run", filepath.Base(path), resent)
-	return lastStatus
 }
 
 // verifier reads payments through the faulty API with a client that

@@ -156,7 +156,7 @@ func (p *property) run() {
 	wg.Wait()
 	// One after another: the closes and refunds alone, the copy with its
 	// free text edited (refused), the same edited and meant (sent, each
-	// edited row warned of), and the first copy again with a new journal.
+	// edited row warned of), and the first copy again.
 	p.finish("closes", "close", files["closes"], asMade)
 	p.finish("refunds", "refund", files["refunds"], asMade)
 	p.finish("edited", "apply", files["edited"], edited)
@@ -170,15 +170,17 @@ func (p *property) run() {
 		p.dumpReports()
 		p.dumpLedger()
 	}
+	if p.kills == 0 {
+		t.Errorf("no run was killed: the kills were not tested")
+	}
 	faults, counts := faultsOf(p.sb)
 	t.Logf("property: %d runs, %d moves (%d of them edited rows sent as new, each warned of), %d faults %v, %d kills; service holds %s AED, runs said %s AED",
 		p.runs, len(p.moves)+p.warned, p.warned, faults, counts, p.kills, held, p.moved)
 }
 
-// cmd is a run of op over file with a journal and report named name.
+// cmd is a run of op over file with a report named name.
 func (p *property) cmd(name, op, file string, extra ...string) *exec.Cmd {
 	args := append([]string{"payments", op, "--input", file,
-		"--journal", filepath.Join(p.dir, name+".journal"),
 		"--report", filepath.Join(p.dir, name+".report.csv"),
 		"--retries", strconv.Itoa(clientRetries), "--concurrency", "3", "-o", "json"}, extra...)
 	c := exec.Command(p.bin, args...)
@@ -200,7 +202,8 @@ const (
 	meant
 )
 
-// finish runs a copy to its end from its journal: again with
+// finish runs a copy to its end (each run resumes the ledger's record of
+// the ones before it): again with
 // --retry-failed while rows failed for a reason a fault explains. The
 // edited copy ends with its edited rows refused as possible repeats, and
 // nothing else failed. It returns the stderr of each run.
@@ -352,11 +355,11 @@ func (p *property) count(name string, out []byte) {
 }
 
 // kill starts a run of a copy and kills it (SIGKILL) once a few more of
-// its rows have results, while others are in flight; times runs in turn,
-// each resuming the journal of the one killed before it.
+// its rows have outcomes in the ledger, while others are in flight; times
+// runs in turn, each resuming the one killed before it.
 func (p *property) kill(name, file string, times int) {
 	t := p.t
-	journal := filepath.Join(p.dir, name+".journal")
+	l := sqliteLedger(filepath.Join(p.dir, "home", ".state"))
 	for range times {
 		var stdout bytes.Buffer
 		c := p.cmd(name, "apply", file, "--allow-repeats")
@@ -366,7 +369,7 @@ func (p *property) kill(name, file string, times int) {
 		}
 		done := make(chan int, 1)
 		go func() { done <- exitCode(c.Wait()) }()
-		if _, finished := waitResults(t, journal, countResults(t, journal)+3, done); finished {
+		if _, finished := waitResults(l, c, 3, done); finished {
 			t.Logf("%s ended before the kill", name)
 			p.count(name, stdout.Bytes())
 			return

@@ -50,13 +50,13 @@ func TestAnInterruptedRunUnderEveryFaultFinishesOnOneResume(t *testing.T) {
 		if err := os.WriteFile(input, []byte(b.String()), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		journal := input + ".journal"
 		run := func() *exec.Cmd {
 			c := exec.Command(bin, "payments", "capture", "--input", input)
 			c.Env, c.Dir = env, dir
 			return c
 		}
-		// Interrupted once a third of the rows have results.
+		// Interrupted once the ledger records outcomes of a third of the
+		// rows.
 		first := run()
 		var firstErr bytes.Buffer
 		first.Stderr = &firstErr
@@ -65,7 +65,7 @@ func TestAnInterruptedRunUnderEveryFaultFinishesOnOneResume(t *testing.T) {
 		}
 		done := make(chan int, 1)
 		go func() { done <- exitCode(first.Wait()) }()
-		if code, ended := waitResults(t, journal, 2*payments/3, done); ended {
+		if code, ended := waitResults(sqliteLedger(filepath.Join(dir, "home", ".state")), first, 2*payments/3, done); ended {
 			t.Fatalf("%s ended (exit %d) before it was interrupted\n%s", name, code, tail(firstErr.String()))
 		}
 		_ = first.Process.Signal(syscall.SIGINT)

@@ -23,7 +23,7 @@ import (
 )
 
 // The tests here prove the promises that hold across runs: two runs of one
-// file at once, or one after the other with the journal deleted in
+// file at once, or one after the other with the ledger deleted in
 // between, move each row's money once; and a run killed (or stopped with
 // SIGTERM) at random points resumes to every row done and exit 0.
 
@@ -84,7 +84,7 @@ type world struct {
 	dir  string
 	env  []string
 	plan []*plannedPayment
-	// moved sums, per journal name, what each run's summary said it
+	// moved sums, per run name, what each run's summary said it
 	// moved (its "moved" in -o json).
 	moved map[string]decimal.Decimal
 }
@@ -111,10 +111,9 @@ func newWorld(t *testing.T, faults string, seed int64) *world {
 	return w
 }
 
-// cmd is a bulk run of op over input with its own journal and report.
+// cmd is a bulk run of op over input with a report of its own.
 func (w *world) cmd(op, input, name string, extra ...string) *exec.Cmd {
 	args := append([]string{"payments", op, "--from-file", input,
-		"--journal", filepath.Join(w.dir, name+".journal"),
 		"--report", filepath.Join(w.dir, name+".report.csv"),
 		"--retries", strconv.Itoa(clientRetries)}, extra...)
 	if op != "close" {
@@ -126,7 +125,8 @@ func (w *world) cmd(op, input, name string, extra ...string) *exec.Cmd {
 	return c
 }
 
-// finish runs op to exit 0 from the named journal, with --retry-failed
+// finish runs op to exit 0 (each run resuming the ledger's record of the
+// ones before it), its report the named one, with --retry-failed
 // after a run that left rows failed for a reason a fault explains.
 func (w *world) finish(op, input, name string, flags ...string) map[int]reportRow {
 	t := w.t
@@ -234,6 +234,11 @@ func serverURL(env []string) string {
 	return ""
 }
 
+// Two runs of one file at once both go on: the ledger's claims keep each
+// payment's moves to one run at a time, so the second waits for a payment
+// the first holds and names it (its process); each payment is captured
+// once, and what every run's summary says it moved adds up to what the
+// payments hold.
 func TestTwoRunsOfOneFileAtOnceCaptureOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -243,34 +248,45 @@ func TestTwoRunsOfOneFileAtOnceCaptureOnce(t *testing.T) {
 			w := newWorld(t, tc.faults, proofSeed+7)
 			caps := capturesFile(t, w.dir, w.plan)
 
-			// Two runs of the same journal: the second stops at once.
-			holder := w.cmd("capture", caps, "same", "--rate", "1")
+			// A slow run, and the same file run again while it goes on:
+			// the second meets a payment the first holds and waits,
+			// naming it (notices are not written under -o json).
+			var holderOut, holderErr bytes.Buffer
+			holder := w.cmd("capture", caps, "holder", "--rate", "2", "--concurrency", "1", "-o", "json")
+			holder.Stdout, holder.Stderr = &holderOut, &holderErr
 			if err := holder.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitForLine(t, filepath.Join(w.dir, "same.journal"), `"event":"run"`)
-			var stderr bytes.Buffer
-			second := w.cmd("capture", caps, "same")
-			second.Stderr = &stderr
-			if code := exitCode(second.Run()); code != 2 || !strings.Contains(stderr.String(), fmt.Sprintf("process %d", holder.Process.Pid)) {
-				t.Fatalf("second run of a held journal: exit %d\n%s", code, stderr.String())
+			holderDone := make(chan int, 1)
+			go func() { holderDone <- exitCode(holder.Wait()) }()
+			if code, ended := waitResults(w.ledger(), holder, 1, holderDone); ended {
+				t.Fatalf("the first run ended (exit %d) before it settled a row\n%s", code, tail(holderErr.String()))
 			}
+			second := w.cmd("capture", caps, "second", "--concurrency", "1")
+			errPath := filepath.Join(w.dir, "second.err")
+			secondDone := waitsFor(t, second, errPath, holder.Process.Pid, "")
+			// The first stopped (SIGTERM, its summary written), the second
+			// goes on to its end.
 			_ = holder.Process.Signal(syscall.SIGTERM)
-			if code := exitCode(holder.Wait()); code != 143 {
-				t.Fatalf("SIGTERM: exit %d, want 143", code)
+			if code := <-holderDone; code != 143 {
+				t.Fatalf("the first run after SIGTERM: exit %d, want 143\n%s", code, tail(holderErr.String()))
 			}
-			t.Logf("held journal refused; its holder stopped by SIGTERM")
+			w.summaryIfAny("holder", holderOut.Bytes())
+			if code := <-secondDone; code != 0 && code != 10 && code != 11 {
+				b, _ := os.ReadFile(errPath)
+				t.Fatalf("the second run: exit %d\n%s", code, tail(string(b)))
+			}
+			b, _ := os.ReadFile(errPath)
+			w.textMoved("second", b)
 
-			// Two runs with journals of their own, started together, as a
-			// CI retry overlapping a slow job would be: one run per file at
-			// a time, whatever the journal, so unless the first is done
-			// before the second starts, the second stops before sending.
+			// Two more runs, started together, as a CI retry overlapping
+			// a slow job would be: both go on, neither refused.
 			var wg sync.WaitGroup
 			codes := make([]int, 2)
-			outs := make([]bytes.Buffer, 2)
+			outs, errs := make([]bytes.Buffer, 2), make([]bytes.Buffer, 2)
 			for i, name := range []string{"a", "b"} {
-				c := w.cmd("capture", caps, name)
-				c.Stderr = &outs[i]
+				c := w.cmd("capture", caps, name, "-o", "json")
+				c.Stdout, c.Stderr = &outs[i], &errs[i]
 				if err := c.Start(); err != nil {
 					t.Fatal(err)
 				}
@@ -279,40 +295,34 @@ func TestTwoRunsOfOneFileAtOnceCaptureOnce(t *testing.T) {
 			}
 			wg.Wait()
 			t.Logf("concurrent runs ended: exits %v", codes)
-			refused := 0
 			for i, code := range codes {
-				if code == 2 && strings.Contains(outs[i].String(), "the same rows are being run by another bnpl run") {
-					refused++
-					continue
-				}
 				if code != 0 && code != 10 && code != 11 {
-					t.Fatalf("concurrent run %d: exit %d\n%s", i, code, tail(outs[i].String()))
+					t.Fatalf("concurrent run %d: exit %d\n%s", i, code, tail(errs[i].String()))
 				}
-			}
-			if refused > 1 {
-				t.Fatalf("both concurrent runs refused:\n%s\n%s", outs[0].String(), outs[1].String())
+				w.countMoved([]string{"a", "b"}[i], outs[i].Bytes())
 			}
 			a := w.finish("capture", caps, "a")
-			b := w.finish("capture", caps, "b")
+			b2 := w.finish("capture", caps, "b")
+			w.finish("capture", caps, "holder")
 			for line, row := range a {
-				if b[line].ReferenceID != row.ReferenceID {
-					t.Errorf("line %d: run a sent reference_id %s, run b %s", line, row.ReferenceID, b[line].ReferenceID)
+				if b2[line].ReferenceID != row.ReferenceID {
+					t.Errorf("line %d: run a sent reference_id %s, run b %s", line, row.ReferenceID, b2[line].ReferenceID)
 				}
 			}
 			w.checkCapturedOnce(a)
+			w.checkSum()
 		})
 	}
 }
 
-// Two people run one file at once, each with a journal of their own: the
-// runs claim each payment in the ledger before they send its moves, so
+// Two people run one file at once: the runs claim each payment in the ledger before they send its moves, so
 // one waits for the other (the scripts check that it names it); the money
 // moves once, and what the
 // runs' summaries say they moved adds up to what the payments hold, to
 // the last fil, faults or not (a run counts only what its own claimed
 // sends moved; a move whose answer a run lost is settled by the next read
 // of its payment, by the run that sent it, or by a later run for it).
-func TestTwoJournalsOneFileOneRunMovedAddsUp(t *testing.T) {
+func TestTwoRunsOfOneFileMovedAddsUp(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		faults string
@@ -327,11 +337,15 @@ func TestTwoJournalsOneFileOneRunMovedAddsUp(t *testing.T) {
 			if err := alice.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitForLine(t, filepath.Join(w.dir, "alice.journal"), `"event":"send"`)
+			aliceDone := make(chan int, 1)
+			go func() { aliceDone <- exitCode(alice.Wait()) }()
+			if code, ended := waitResults(w.ledger(), alice, 1, aliceDone); ended {
+				t.Fatalf("alice ended (exit %d) before she settled a row\n%s", code, tail(aliceErr.String()))
+			}
 			bob := w.cmd("capture", caps, "bob", "-o", "json")
 			bob.Stdout, bob.Stderr = &bobOut, &bobErr
 			bobCode := exitCode(bob.Run())
-			aliceCode := exitCode(alice.Wait())
+			aliceCode := <-aliceDone
 			for who, code := range map[string]int{"alice": aliceCode, "bob": bobCode} {
 				if code != 0 && code != 10 && code != 11 {
 					t.Fatalf("%s: exit %d\n%s%s", who, code, tail(aliceErr.String()), tail(bobErr.String()))
@@ -341,8 +355,8 @@ func TestTwoJournalsOneFileOneRunMovedAddsUp(t *testing.T) {
 			w.countMoved("bob", bobOut.Bytes())
 			t.Logf("alice moved %s, bob %s, at once", w.moved["alice"], w.moved["bob"])
 
-			// Each finishes its own journal: what is left was left by
-			// faults, and every move is made once.
+			// Each finishes the file: what is left was left by faults,
+			// and every move is made once.
 			report := w.finish("capture", caps, "alice")
 			w.finish("capture", caps, "bob")
 			w.checkCapturedOnce(report)
@@ -355,20 +369,53 @@ func TestTwoJournalsOneFileOneRunMovedAddsUp(t *testing.T) {
 	}
 }
 
-func TestDeletedJournalCapturesNothingTwice(t *testing.T) {
-	w := newWorld(t, runsFaults, proofSeed+11)
-	caps := capturesFile(t, w.dir, w.plan)
-	first := w.finish("capture", caps, "cap")
-	if err := os.Remove(filepath.Join(w.dir, "cap.journal")); err != nil {
+// The ledger deleted after a run: the state directory still names it, so
+// the same file run again stops (exit 12) with nothing sent, naming
+// --ledger-lost; with it, the run moves nothing twice: what the first run
+// moved is held before, counted apart from what it moved, and the run
+// warns that money of the file was moved outside its ledger.
+func TestDeletedLedgerCapturesNothingTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds bnpl and runs it against a sandbox; skipped with -short")
+	}
+	sb, srv, dir, env := faultySandbox(t, runsFaults)
+	file, plan := twoCaptures(t, sb, srv.URL, dir, "caps.csv")
+	m := newMachine(t, sharedBnpl(t), dir, env, "laptop")
+	first := m.finish(file)
+	h := held(t, srv.URL, plan)
+	if !first.reported.Equal(h) {
+		t.Fatalf("the first run says it moved %s; the payments hold %s", first.reported, h)
+	}
+	db := filepath.Join(m.dir, "state", "bnpl", "bulk-ledger.db")
+	if err := os.Remove(db); err != nil {
 		t.Fatal(err)
 	}
-	second := w.finish("capture", caps, "cap")
-	for line, row := range first {
-		if second[line].ReferenceID != row.ReferenceID {
-			t.Errorf("line %d: sent as %s, then as %s", line, row.ReferenceID, second[line].ReferenceID)
+	for _, side := range []string{"-wal", "-shm"} {
+		if err := os.Remove(db + side); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
 		}
 	}
-	w.checkCapturedOnce(second)
+	var stderr bytes.Buffer
+	stopped := m.command(file)
+	stopped.Stderr = &stderr
+	if code := exitCode(stopped.Run()); code != 12 || !strings.Contains(stderr.String(), "--ledger-lost") {
+		t.Fatalf("run again without its ledger: exit %d, want 12 naming --ledger-lost\n%s", code, tail(stderr.String()))
+	}
+	if got := held(t, srv.URL, plan); !got.Equal(h) {
+		t.Fatalf("the stopped run moved money: the payments hold %s, held %s before", got, h)
+	}
+	m.flags = []string{"--ledger-lost"}
+	again := m.finish(file)
+	if got := held(t, srv.URL, plan); !got.Equal(h) || !again.reported.IsZero() || !again.heldBefore.Equal(h) || !again.warned {
+		t.Errorf("run again without its ledger: moved %s, held before %s, warned %v; the payments hold %s, held %s before",
+			again.reported, again.heldBefore, again.warned, got, h)
+	}
+	get := verifier(t, srv.URL)
+	for _, p := range plan {
+		if caps := get(p.id).Captures; len(caps) != 2 {
+			t.Errorf("payment %s holds %d captures, want 2", p.id, len(caps))
+		}
+	}
 }
 
 func TestKilledRunsResumeToEveryRowDone(t *testing.T) {
@@ -403,7 +450,7 @@ func TestKilledRunsResumeToEveryRowDone(t *testing.T) {
 func (w *world) killAndResume(op, input string, rows int, rng *rand.Rand, extra ...string) {
 	t := w.t
 	t.Helper()
-	journal := filepath.Join(w.dir, op+".journal")
+	stopped := 0
 	for k, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGKILL} {
 		at := 1 + rng.IntN(max(rows/3, 1))
 		var stderr bytes.Buffer
@@ -414,7 +461,7 @@ func (w *world) killAndResume(op, input string, rows int, rng *rand.Rand, extra 
 		}
 		done := make(chan int, 1)
 		go func() { done <- exitCode(c.Wait()) }()
-		code, finished := waitResults(t, journal, countResults(t, journal)+at, done)
+		code, finished := waitResults(w.ledger(), c, at, done)
 		if !finished {
 			_ = c.Process.Signal(sig)
 			select {
@@ -431,6 +478,7 @@ func (w *world) killAndResume(op, input string, rows int, rng *rand.Rand, extra 
 		case finished || code != want:
 			t.Fatalf("%s stop %d (%s at %d results): exit %d\n%s", op, k+1, sig, at, code, tail(stderr.String()))
 		default:
+			stopped++
 			t.Logf("%s stop %d: %s at %d results", op, k+1, sig, at)
 		}
 		if sig == syscall.SIGTERM && !finished {
@@ -441,6 +489,9 @@ func (w *world) killAndResume(op, input string, rows int, rng *rand.Rand, extra 
 				}
 			}
 		}
+	}
+	if stopped == 0 {
+		t.Fatalf("%s: every run finished before its stop: no stop was tested", op)
 	}
 	var stderr bytes.Buffer
 	c := w.cmd(op, input, op, extra...)
@@ -455,11 +506,6 @@ func (w *world) killAndResume(op, input string, rows int, rng *rand.Rand, extra 
 	}
 }
 
-// waitResults waits until the journal holds n results or the run ends.
-func waitResults(t *testing.T, journal string, n int, done <-chan int) (code int, finished bool) {
-	return waitUntil(done, func() bool { return countResults(t, journal) >= n })
-}
-
 // waitUntil waits until reached says so or the run ends (done).
 func waitUntil(done <-chan int, reached func() bool) (code int, finished bool) {
 	for {
@@ -472,18 +518,6 @@ func waitUntil(done <-chan int, reached func() bool) (code int, finished bool) {
 			return 0, false
 		}
 	}
-}
-
-func waitForLine(t *testing.T, path, substr string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(substr)) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%s never held %s", path, substr)
 }
 
 // A CSV saved in Windows-1252 (Excel's default): without

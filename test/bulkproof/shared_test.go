@@ -3,6 +3,7 @@ package bulkproof
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,6 +25,17 @@ func (w *world) shareLedger(t *testing.T) (other []string) {
 	w.env = append(w.env, "BNPL_LEDGER="+url)
 	other = append(bnplEnv(filepath.Join(w.dir, "laptop-b"), serverURL(w.env)), "GORACE=atexit_sleep_ms=0", "BNPL_LEDGER="+url)
 	return other
+}
+
+// ledger is the ledger of w's runs: the shared one, or the first
+// machine's.
+func (w *world) ledger() ledgerAt {
+	for _, kv := range w.env {
+		if url, ok := strings.CutPrefix(kv, "BNPL_LEDGER="); ok {
+			return pgLedger(url)
+		}
+	}
+	return sqliteLedger(filepath.Join(w.dir, "home", ".state"))
 }
 
 // on runs fn with w's runs on the machine of env.
@@ -95,28 +107,19 @@ func TestTwoMachinesSharingAPostgresLedgerMoveOnce(t *testing.T) {
 			if err := alice.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitForLine(t, filepath.Join(w.dir, "alice.journal"), `"event":"send"`)
+			aliceDone := make(chan int, 1)
+			go func() { aliceDone <- exitCode(alice.Wait()) }()
+			if code, ended := waitResults(w.ledger(), alice, 1, aliceDone); ended {
+				t.Fatalf("alice ended (exit %d) before she settled a row\n%s", code, tail(aliceErr.String()))
+			}
 			// Carol, on the other laptop, meets the payment alice holds
 			// and says whose it is (notices are not written under -o
 			// json); stopped while she waits, she sent nothing.
 			carol := w.cmd("capture", caps, "carol", "--concurrency", "1")
 			carol.Env = laptopB
 			errPath := filepath.Join(w.dir, "carol.err")
-			carolErr, err := os.Create(errPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer carolErr.Close()
-			carol.Stderr = carolErr
-			if err := carol.Start(); err != nil {
-				t.Fatal(err)
-			}
-			carolDone := make(chan int, 1)
-			go func() { carolDone <- exitCode(carol.Wait()) }()
 			host, _ := os.Hostname()
-			named := regexp.MustCompile(`waiting for payment \S+, held by another bnpl run \d+ \(process ` +
-				regexp.QuoteMeta(itoa(alice.Process.Pid)) + ` on ` + regexp.QuoteMeta(host) + `, capture of `)
-			waitForMatch(t, errPath, named, carolDone)
+			carolDone := waitsFor(t, carol, errPath, alice.Process.Pid, host)
 			_ = carol.Process.Signal(syscall.SIGTERM)
 			if code := <-carolDone; code != 143 {
 				t.Fatalf("carol stopped while she waited: exit %d", code)
@@ -134,7 +137,7 @@ func TestTwoMachinesSharingAPostgresLedgerMoveOnce(t *testing.T) {
 			bob.Stdout = &bobOut
 			bobCode := exitCode(bob.Run())
 			_ = alice.Process.Signal(syscall.SIGTERM)
-			aliceCode := exitCode(alice.Wait())
+			aliceCode := <-aliceDone
 			t.Logf("alice (stopped) exit %d, bob exit %d", aliceCode, bobCode)
 			w.summaryIfAny("alice", aliceOut.Bytes())
 			w.summaryIfAny("bob", bobOut.Bytes())
@@ -147,7 +150,7 @@ func TestTwoMachinesSharingAPostgresLedgerMoveOnce(t *testing.T) {
 	}
 }
 
-// A run killed on one laptop is run on the other (its own journal) and
+// A run killed on one laptop is run on the other (the same ledger) and
 // then resumed on the first: the money moves once, the killed run's moves
 // are counted by the run that finds them, once.
 func TestAKilledRunResumedOnAnotherMachineAddsUp(t *testing.T) {
@@ -159,11 +162,10 @@ func TestAKilledRunResumedOnAnotherMachineAddsUp(t *testing.T) {
 	if err := killed.Start(); err != nil {
 		t.Fatal(err)
 	}
-	journal := filepath.Join(w.dir, "killed.journal")
 	done := make(chan int, 1)
 	go func() { done <- exitCode(killed.Wait()) }()
-	if _, finished := waitResults(t, journal, 1+len(w.plan), done); finished {
-		t.Skip("the run finished before it could be killed")
+	if code, finished := waitResults(w.ledger(), killed, 1+len(w.plan), done); finished {
+		t.Fatalf("the run finished (exit %d) before it could be killed", code)
 	}
 	_ = killed.Process.Signal(syscall.SIGKILL)
 	<-done
@@ -187,11 +189,16 @@ func TestADatabaseRestartedMidRunStopsAndResumes(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitForLine(t, filepath.Join(w.dir, "cap.journal"), `"event":"result"`)
+	done := make(chan int, 1)
+	go func() { done <- exitCode(c.Wait()) }()
+	code, ended := waitResults(w.ledger(), c, 1, done)
+	if ended {
+		t.Fatalf("the run ended (exit %d) before it settled a row\n%s", code, tail(stderr.String()))
+	}
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	code := exitCode(c.Wait())
+	code = <-done
 	t.Logf("the run across the restart: exit %d\n%s", code, tail(stderr.String()))
 	if code != 12 && code != 0 {
 		t.Fatalf("the run across the restart: exit %d, want 12 (or 0 had it finished first)", code)
@@ -203,6 +210,32 @@ func TestADatabaseRestartedMidRunStopsAndResumes(t *testing.T) {
 	report := w.finish("capture", caps, "cap")
 	w.checkCapturedOnce(report)
 	w.checkSum()
+}
+
+// waitsFor starts c, its stderr written to errPath, and waits until it
+// says it waits for a payment the run of process holder holds (on host,
+// when host is not ""); it answers c's exit code, once it ends.
+func waitsFor(t *testing.T, c *exec.Cmd, errPath string, holder int, host string) chan int {
+	t.Helper()
+	f, err := os.Create(errPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	c.Stderr = f
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { done <- exitCode(c.Wait()) }()
+	on := ""
+	if host != "" {
+		on = " on " + regexp.QuoteMeta(host)
+	}
+	named := regexp.MustCompile(`waiting for payment \S+, held by another bnpl run \d+ \(process ` +
+		regexp.QuoteMeta(itoa(holder)) + on + `, capture of `)
+	waitForMatch(t, errPath, named, done)
+	return done
 }
 
 // waitForMatch waits until the file at path holds a line matching re;

@@ -78,10 +78,26 @@ const (
 		updated = ? WHERE id = ?`
 )
 
+// sqlRecordOutcome records the outcome of a row's move, as what a later
+// run of the same input takes up (see Recorded). A move settled made
+// stays the record of the run that settled it: another input's run that
+// finds it made later does not take it over (a new send clears it first,
+// see MarkSent).
+const sqlRecordOutcome = `INSERT INTO move_outcomes (id, run, op, reference_id, amount, outcome, http_status, error_type,
+	message, payment_status, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
+	run = excluded.run, op = excluded.op, reference_id = excluded.reference_id, amount = excluded.amount,
+	outcome = excluded.outcome, http_status = excluded.http_status, error_type = excluded.error_type,
+	message = excluded.message, payment_status = excluded.payment_status, sent_ref = '', sent_amount = '',
+	journal = '', updated = excluded.updated
+	WHERE move_outcomes.outcome NOT IN ('ok', 'reconciled')`
+
+// sqlClearOutcome drops a move's recorded outcome as it is sent again.
+const sqlClearOutcome = "DELETE FROM move_outcomes WHERE id = ?"
+
 // prepareStatements prepares the statements every row runs.
 func (l *Ledger) prepareStatements() error {
 	l.stmts = map[string]*sql.Stmt{}
-	for _, q := range []string{sqlMarkSent, sqlSettleRow, sqlSettleMove} {
+	for _, q := range []string{sqlMarkSent, sqlSettleRow, sqlSettleMove, sqlRecordOutcome, sqlClearOutcome} {
 		st, err := l.db.Prepare(l.q(q))
 		if err != nil {
 			return err

@@ -95,10 +95,9 @@ func (e *Error) Hint() string {
 		return "every bulk run keeps its moves in bnpl's state directory (XDG_STATE_HOME, else ~/.local/state): " +
 			"make " + filepath.Dir(e.Where) + " and the ledger yours and writable, or set XDG_STATE_HOME to a directory that is"
 	}
-	return "move the file aside (mv " + e.Where + " " + e.Where + ".damaged) and run again: nothing is sent until then. " +
+	return "move the file aside (mv " + e.Where + " " + e.Where + ".damaged) and run again with --ledger-lost: nothing is sent until then. " +
 		"A new ledger cannot attribute the moves earlier runs made: a run finds them held_before (moved outside its ledger, counted apart, never as its own), " +
-		"and the money of a run killed before its summary is in no summary; rows keep their reference_id, so the service applies none twice. " +
-		"A run of a journal this ledger recorded stops then, exit 12, until run again with --ledger-lost"
+		"and the money of a run killed before its summary is in no summary; rows keep their reference_id, so the service applies none twice"
 }
 
 // fail turns err of the ledger's file into an *Error: a problem of access

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 )
 
 // ID is the ledger's own name, made at random the first time it is asked
@@ -36,8 +37,19 @@ func (l *Ledger) Place() string {
 		if h.tmpDir != "" {
 			return ""
 		}
-		host, _ := os.Hostname()
-		return host + ":" + h.path
+		return placeOf(h.path)
 	}
 	return ""
+}
+
+// SQLitePath is the SQLite ledger's file in dir, bnpl's state directory.
+func SQLitePath(dir string) string { return filepath.Join(dir, FileName) }
+
+// SQLitePlace is Place of the SQLite ledger in dir, whether it is there or
+// not: a dry run names the place of a ledger it does not make.
+func SQLitePlace(dir string) string { return placeOf(SQLitePath(dir)) }
+
+func placeOf(path string) string {
+	host, _ := os.Hostname()
+	return host + ":" + path
 }

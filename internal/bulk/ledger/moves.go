@@ -40,6 +40,10 @@ type Row struct {
 	// no outcome (it stopped with the request out): whether it moved
 	// money is unknown, never "not sent".
 	SentUnsettled bool
+	// Record, when Settle is given it, is the outcome a later run of the
+	// same input takes up for the row's move (see Recorded); "" records
+	// none (the row was not sent, or is to be judged again).
+	Record string
 }
 
 // PlanRows records rows of this run and the intent of their moves; a move
@@ -87,7 +91,11 @@ func (l *Ledger) MarkSent(id, ref, amount string) error {
 		return err
 	}
 	return l.inBatch(func(t tx) error {
-		_, err := l.stmt(t, sqlMarkSent).Exec(PhaseSent, l.run, ref, amount, l.stamp(), id)
+		if _, err := l.stmt(t, sqlMarkSent).Exec(PhaseSent, l.run, ref, amount, l.stamp(), id); err != nil {
+			return err
+		}
+		// The outcome of an earlier send is not this send's.
+		_, err := l.stmt(t, sqlClearOutcome).Exec(id)
 		return err
 	})
 }
@@ -102,6 +110,10 @@ func (l *Ledger) Settle(seq int, moveID string, res Row, phase string, input str
 		_, err := l.stmt(t, sqlSettleRow).Exec(
 			res.ReferenceID, res.Amount, res.Currency, res.Outcome, res.HTTPStatus, res.ErrorType, res.Message,
 			res.PaymentStatus, b2i(res.Moved), b2i(res.Earlier), res.ByRun, b2i(res.Adopted), l.run, seq)
+		if err == nil && moveID != "" && res.Record != "" {
+			_, err = l.stmt(t, sqlRecordOutcome).Exec(moveID, l.run, res.Op, res.ReferenceID, res.Amount, res.Record,
+				res.HTTPStatus, res.ErrorType, res.Message, res.PaymentStatus, l.stamp())
+		}
 		if err != nil || moveID == "" || phase == "" {
 			return err
 		}

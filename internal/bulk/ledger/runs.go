@@ -87,6 +87,7 @@ func (l *Ledger) prune() {
 	stamp := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339Nano) }
 	_ = l.exec("DELETE FROM run_rows WHERE run IN (SELECT id FROM runs WHERE ended IS NOT NULL AND ended < ?)", stamp(keepRunRows))
 	_ = l.exec("DELETE FROM moves WHERE updated < ? AND phase IN (?, ?, ?)", stamp(keepMoves), PhaseConfirmed, PhaseFailed, PhasePlanned)
+	_ = l.exec("DELETE FROM move_outcomes WHERE updated < ?", stamp(keepMoves))
 	_ = l.exec("DELETE FROM runs WHERE ended IS NOT NULL AND ended < ?", stamp(keepMoves))
 	if s, ok := l.half.(*sqliteHalf); ok {
 		s.dropDeadLocks(l)
@@ -130,4 +131,43 @@ func (l *Ledger) RunInput(id int64) string {
 		return info.Input
 	}
 	return ""
+}
+
+// SetInputSketch records what this run knows of its input: a sketch of
+// its rows' identities (see package bulk), by which a later run of the
+// same input, a copy or an edit of it, finds this one.
+func (l *Ledger) SetInputSketch(sketch string) error {
+	return l.exec("UPDATE runs SET input_sketch = ? WHERE id = ?", sketch, l.run)
+}
+
+// InputSketch is the sketch run id recorded of its input; "" when it
+// recorded none (a run of an earlier bnpl) or the ledger does not know it.
+func (l *Ledger) InputSketch(id int64) string {
+	var s string
+	if err := (db{l}).QueryRow("SELECT input_sketch FROM runs WHERE id = ?", id).Scan(&s); err != nil {
+		return ""
+	}
+	return s
+}
+
+// RunInput is what a run recorded of its input: its name and its sketch.
+type RunInput struct{ Name, Sketch string }
+
+// RunInputs are the inputs of the runs the ledger knows, by run.
+func (l *Ledger) RunInputs() (map[int64]RunInput, error) {
+	rows, err := db{l}.Query("SELECT id, input, input_sketch FROM runs")
+	if err != nil {
+		return nil, l.wrap(err)
+	}
+	defer rows.Close()
+	out := map[int64]RunInput{}
+	for rows.Next() {
+		var id int64
+		var in RunInput
+		if err := rows.Scan(&id, &in.Name, &in.Sketch); err != nil {
+			return nil, l.wrap(err)
+		}
+		out[id] = in
+	}
+	return out, l.wrap(rows.Err())
 }

@@ -80,6 +80,37 @@ var migrations = [][]string{
 )`,
 		`CREATE INDEX IF NOT EXISTS run_rows_of_payment ON run_rows (run, payment_id)`,
 	},
+	// 2: the ledger is a run's only record: what it knows of its input
+	// (a sketch of its rows' identities, so a run of the same input, its
+	// copy or an edit of it, is found whatever its path), the outcome of
+	// each move as the run that settled it recorded it (what a resumed run
+	// takes up), and the journals imported from earlier versions of bnpl.
+	{
+		`ALTER TABLE runs ADD COLUMN input_sketch TEXT NOT NULL DEFAULT ''`,
+		`CREATE TABLE IF NOT EXISTS move_outcomes (
+	id             TEXT PRIMARY KEY,
+	run            BIGINT NOT NULL,
+	op             TEXT NOT NULL,
+	reference_id   TEXT NOT NULL DEFAULT '',
+	amount         TEXT NOT NULL DEFAULT '',
+	outcome        TEXT NOT NULL,
+	http_status    INTEGER NOT NULL DEFAULT 0,
+	error_type     TEXT NOT NULL DEFAULT '',
+	message        TEXT NOT NULL DEFAULT '',
+	payment_status TEXT NOT NULL DEFAULT '',
+	sent_ref       TEXT NOT NULL DEFAULT '',
+	sent_amount    TEXT NOT NULL DEFAULT '',
+	journal        TEXT NOT NULL DEFAULT '',
+	updated        TEXT NOT NULL
+)`,
+		`CREATE TABLE IF NOT EXISTS imported_journals (
+	digest   TEXT PRIMARY KEY,
+	path     TEXT NOT NULL,
+	run      BIGINT NOT NULL,
+	records  BIGINT NOT NULL,
+	imported TEXT NOT NULL
+)`,
+	},
 }
 
 // SchemaVersion is the version of the schema this bnpl makes and reads.

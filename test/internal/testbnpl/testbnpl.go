@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,13 +45,30 @@ func Main(m *testing.M, more map[string]func()) {
 // FreeAddr is a loopback address no one listens on, for a server a test
 // starts.
 func FreeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("no free port: %w", err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range 64 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", fmt.Errorf("no free port: %w", err)
+		}
+		addr := strings.Replace(l.Addr().String(), "[::1]", "127.0.0.1", 1)
+		l.Close()
+		// The kernel may hand a port just closed out again: two scripts
+		// (or one script's two sandboxes) must never be given the same.
+		if !handedOut.ports[addr] {
+			handedOut.ports[addr] = true
+			return addr, nil
+		}
 	}
-	defer l.Close()
-	return strings.Replace(l.Addr().String(), "[::1]", "127.0.0.1", 1), nil
+	return "", fmt.Errorf("no free port not handed out before")
 }
+
+// handedOut are the addresses FreeAddr gave this process.
+var handedOut = struct {
+	sync.Mutex
+	ports map[string]bool
+}{ports: map[string]bool{}}
 
 // useKeychain gives the bnpl of a test a keychain that outlives the
 // process, as the real one does, without touching the machine's: mode is
