@@ -12,7 +12,6 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
 	"github.com/bnpl-cli/bnpl/internal/output"
 	"github.com/bnpl-cli/bnpl/internal/replay"
-	"github.com/bnpl-cli/bnpl/internal/secret"
 )
 
 type replayOptions struct {
@@ -144,23 +143,11 @@ func printReplay(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 		made += fmt.Sprintf(" and %d the recording lacks", rep.Unexpected)
 	}
 	f.Noticef("%s in %.2fs", made, rep.Seconds)
-	f.Noticef("%s", replayEntriesLine(rep))
+	f.Noticef("%s", entriesLine(rep, "made by the app"))
 	f.Noticef("answered by %s, which played %d customer action(s)", rep.Sandbox, len(rep.Actions))
 	f.Noticef("%s", foundLine(rep))
 	if n := len(rep.AnswerDifferences); n > 0 {
 		f.Noticef("to the app's requests as it made them, the sandbox answered otherwise than the service had to the recorded ones in %d place(s) (-o json lists them under answer_differences)", n)
 	}
 	return nil
-}
-
-// replayEntriesLine accounts for every entry of the file, as verify's
-// entriesLine does: the requests replayed (made by the app or not), the
-// notifications, and those left out by reason.
-func replayEntriesLine(rep *replay.Report) string {
-	line := fmt.Sprintf("%d entries: %d request(s) to the service (%d made by the app, %d not), %d notification(s)",
-		rep.Entries, rep.Exchanges, rep.Compared, rep.Exchanges-rep.Compared, rep.Notifications)
-	for _, l := range rep.LeftOut {
-		line += fmt.Sprintf(", %d left out: %s", l.Count, secret.PrintableLine(l.Why))
-	}
-	return line
 }

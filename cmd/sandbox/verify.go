@@ -223,7 +223,7 @@ func printReport(f *cmdutil.Factory, printer *output.Printer, rep *replay.Report
 	// Short lines: what was replayed, what was played and compared, what
 	// was found.
 	f.Noticef("replayed %d of %d request(s) against %s in %.2fs", rep.Compared, rep.Exchanges, rep.Sandbox, rep.Seconds)
-	f.Noticef("%s", entriesLine(rep))
+	f.Noticef("%s", entriesLine(rep, "compared"))
 	played := fmt.Sprintf("played %d customer action(s)", len(rep.Actions))
 	if rep.Notifications > 0 {
 		played += fmt.Sprintf("; compared %d of %d notification(s)", rep.NotificationsCompared, rep.Notifications)
@@ -267,11 +267,11 @@ func printIgnored(f *cmdutil.Factory, rep *replay.Report, want, got string) {
 }
 
 // entriesLine accounts for every entry of the file: the requests to the
-// service (compared or not, and why), the notifications, and those left
-// out by reason.
-func entriesLine(rep *replay.Report) string {
-	line := fmt.Sprintf("%d entries: %d request(s) to the service (%d compared, %d not), %d notification(s)",
-		rep.Entries, rep.Exchanges, rep.Compared, rep.Exchanges-rep.Compared, rep.Notifications)
+// service (counted as compared by verify, made by the app by replay, or
+// not), the notifications, and those left out by reason.
+func entriesLine(rep *replay.Report, counted string) string {
+	line := fmt.Sprintf("%d entries: %d request(s) to the service (%d %s, %d not), %d notification(s)",
+		rep.Entries, rep.Exchanges, rep.Compared, counted, rep.Exchanges-rep.Compared, rep.Notifications)
 	for _, l := range rep.LeftOut {
 		line += fmt.Sprintf(", %d left out: %s", l.Count, secret.PrintableLine(l.Why))
 	}

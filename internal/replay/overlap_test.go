@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"fmt"
-	"sync"
 	"testing"
 )
 
@@ -12,18 +10,7 @@ import (
 // chance, so what the answers hold is not asserted here.
 func TestVerifyReplaysOverlappingRequestsTogether(t *testing.T) {
 	s := newStudio(t, nil)
-	_, c := s.call("POST", "/api/v2/checkout", testKey, checkout("500.00", "AED", "otp.success@tabby.ai", "+971500000001", "PAR-1"))
-	p := str(c, "payment", "id")
-	s.customer("/_sandbox/payments/"+p+"/approve", nil)
-	var wg sync.WaitGroup
-	for i := range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "10.00", "reference_id": fmt.Sprintf("par-%d", i)})
-		}()
-	}
-	wg.Wait()
+	tenCapturesAtOnce(s, "500.00", "PAR-1", "10.00", "par")
 	rec := s.recording()
 	groups := 0
 	for i := 0; i < len(rec.Exchanges); {

@@ -37,7 +37,16 @@ func barrier(n int, suffix string) func(http.Handler) http.Handler {
 // each (three go through, which three is chance), then read.
 func recordRace(t *testing.T) *Recording {
 	s := newStudio(t, barrier(10, "/captures"))
-	_, c := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "RACE-1"))
+	p := tenCapturesAtOnce(s, "100.00", "RACE-1", "30.00", "race")
+	s.call("GET", "/api/v2/payments/"+p, testKey, nil)
+	return s.recording()
+}
+
+// tenCapturesAtOnce records a checkout of total, approved, and ten
+// captures of amount sent to it at once (reference ids prefix-0 to
+// prefix-9); it answers the payment's id.
+func tenCapturesAtOnce(s *studio, total, order, amount, prefix string) string {
+	_, c := s.call("POST", "/api/v2/checkout", testKey, checkout(total, "AED", "otp.success@tabby.ai", "+971500000001", order))
 	p := str(c, "payment", "id")
 	s.customer("/_sandbox/payments/"+p+"/approve", nil)
 	var wg sync.WaitGroup
@@ -45,12 +54,11 @@ func recordRace(t *testing.T) *Recording {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "30.00", "reference_id": fmt.Sprintf("race-%d", i)})
+			s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": amount, "reference_id": fmt.Sprintf("%s-%d", prefix, i)})
 		}()
 	}
 	wg.Wait()
-	s.call("GET", "/api/v2/payments/"+p, testKey, nil)
-	return s.recording()
+	return p
 }
 
 // raceOf is the ten captures in the recording, found in flight together
