@@ -15,7 +15,7 @@ import (
 
 // asBrowserHAR turns a recording bnpl made into one as a browser or a
 // proxy writes it: no bnpl fields, pages, HTTP/2 pseudo-headers, answers
-// kept gzip-compressed in base64, and other traffic around the service's
+// and requests kept gzip-compressed in base64, and other traffic around the service's
 // (another host's /api/, the service host's own page).
 func asBrowserHAR(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
@@ -35,12 +35,15 @@ func asBrowserHAR(t *testing.T, path string) []byte {
 		e.Bnpl = nil
 		e.Request.Headers = append([]har.NameValue{{Name: ":method", Value: e.Request.Method}, {Name: ":authority", Value: strings.TrimPrefix(target, "http://")}}, e.Request.Headers...)
 		if text := e.Response.Content.Text; text != "" {
-			var z bytes.Buffer
-			w := gzip.NewWriter(&z)
-			w.Write([]byte(text))
-			w.Close()
-			e.Response.Content.Text, e.Response.Content.Encoding = base64.StdEncoding.EncodeToString(z.Bytes()), "base64"
+			e.Response.Content.Text, e.Response.Content.Encoding = gzipBase64(text), "base64"
 			e.Response.Headers = append(e.Response.Headers, har.NameValue{Name: "Content-Encoding", Value: "gzip"})
+		}
+		// An app that compresses what it sends: the body kept as sent.
+		if p := e.Request.PostData; p != nil && p.Text != "" {
+			post := *p
+			post.Text, post.Encoding = gzipBase64(p.Text), "base64"
+			e.Request.PostData = &post
+			e.Request.Headers = append(e.Request.Headers, har.NameValue{Name: "Content-Encoding", Value: "gzip"})
 		}
 		out = append(out, e)
 		other := e
@@ -52,6 +55,15 @@ func asBrowserHAR(t *testing.T, path string) []byte {
 	doc.Log.Entries = out
 	b, _ := json.Marshal(doc)
 	return b
+}
+
+// gzipBase64 is text gzip-compressed, in base64.
+func gzipBase64(text string) string {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte(text))
+	w.Close()
+	return base64.StdEncoding.EncodeToString(z.Bytes())
 }
 
 // A browser's HAR of the same traffic verifies as clean as bnpl's own,
@@ -85,6 +97,9 @@ func TestVerifyReadsOtherToolsHAR(t *testing.T) {
 		t.Errorf("%d entries: %d kept, %d left out %+v", rec.Entries, len(rec.Exchanges), left, rec.LeftOut)
 	}
 	for i, x := range rec.Exchanges {
+		if b := x.body(); len(b) > 0 && (b[0] != '{' || x.Header.Get("Content-Encoding") != "") {
+			t.Errorf("exchange %d: its gzip body is to be replayed decoded with no Content-Encoding, got %q %.20q", x.N, x.Header.Get("Content-Encoding"), b)
+		}
 		if x.N != 3*i+1 {
 			t.Errorf("exchange %d numbered %d, want its place in the file %d", i, x.N, 3*i+1)
 		}

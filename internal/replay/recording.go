@@ -198,13 +198,21 @@ func exchangeOf(n int, e *har.Entry, bodies *spool, strs interner) (*Exchange, e
 		ended: e.Started().Add(time.Duration(e.Time * float64(time.Millisecond))), bodies: bodies,
 		Cut: e.Truncated("request") || e.Truncated("response") || e.Withheld("request") || e.Withheld("response")}
 	var err error
-	if x.bodyAt, err = bodies.put(body(e.RequestBody(), e.Request.Headers)); err != nil {
+	sentBody, encoded := body(e.RequestBody(), e.Request.Headers)
+	if x.bodyAt, err = bodies.put(sentBody); err != nil {
 		return nil, err
 	}
-	if x.answerAt, err = bodies.put(body(e.ResponseBody(), e.Response.Headers)); err != nil {
+	answer, _ := body(e.ResponseBody(), e.Response.Headers)
+	if x.answerAt, err = bodies.put(answer); err != nil {
 		return nil, err
 	}
-	x.Header = headersOf(e.Request.Headers, strs)
+	sentHeaders := e.Request.Headers
+	if !encoded {
+		// The body is kept decoded: it is replayed as it was meant, with
+		// no content encoding it no longer has.
+		sentHeaders = withoutHeader(sentHeaders, "Content-Encoding")
+	}
+	x.Header = headersOf(sentHeaders, strs)
 	if x.RespType == "" {
 		x.RespType = strs.get(har.Header(e.Response.Headers, "Content-Type"))
 	}
@@ -279,18 +287,30 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // body is a recorded body as sent: a tool that keeps a body with its
 // content encoding (base64 gzip, say) has it decoded. One that does not
-// decode is kept as it is.
-func body(b []byte, headers []har.NameValue) []byte {
+// decode is kept as it is, and encoded tells so (it is still in the
+// Content-Encoding its headers name).
+func body(b []byte, headers []har.NameValue) (out []byte, encoded bool) {
 	enc := har.Header(headers, "Content-Encoding")
 	if enc == "" || strings.EqualFold(enc, "identity") || len(b) == 0 {
-		return b
+		return b, false
 	}
 	if t := bytes.TrimSpace(b); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		return b // a browser keeps the body decoded
+		return b, false // a browser keeps the body decoded
 	}
 	out, cut, err := har.DecodeBody(enc, b, maxAnswer)
 	if err != nil || cut {
-		return b
+		return b, true
+	}
+	return out, false
+}
+
+// withoutHeader is headers without those named name.
+func withoutHeader(headers []har.NameValue, name string) []har.NameValue {
+	out := make([]har.NameValue, 0, len(headers))
+	for _, h := range headers {
+		if !strings.EqualFold(h.Name, name) {
+			out = append(out, h)
+		}
 	}
 	return out
 }
