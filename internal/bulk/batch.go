@@ -127,10 +127,10 @@ func (b *Batch) openLedger() error {
 	if b.r.ledger, err = ledger.Open(ledger.Options{URL: o.LedgerURL, Dir: o.LedgerDir, Scope: o.Scope, Now: o.now}); err != nil {
 		return err
 	}
-	if err := ledgerGone(dir, b.r.ledger, o.LedgerLost); err != nil {
+	if err := ledgerGone(o.LedgerDir, b.r.ledger, o.LedgerLost); err != nil {
 		return err
 	}
-	return markLedger(dir, b.r.ledger)
+	return markLedger(o.LedgerDir, b.r.ledger)
 }
 
 // open opens the ledger and the report, records the run, takes up what

@@ -329,7 +329,7 @@ func OpenPlanLedger(pl PlanLedger) (*ledger.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pl.URL == "" {
+	if pl.Dir != "" {
 		if err := ledgerGone(pl.Dir, l, pl.LedgerLost); err != nil {
 			l.Close()
 			return nil, err
