@@ -3,6 +3,7 @@ package bulk
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,11 +42,12 @@ func (e *LedgerGoneError) Error() string {
 	if e.Made {
 		now = "a new one is there now"
 	}
+	where := e.Ledger + " (" + now + "):"
 	if e.Shared {
-		now = "the ledger there now is another, made again or new"
+		where = e.Ledger + ": another ledger, made again or new, is there now;"
 	}
-	return fmt.Sprintf("the ledger of bulk moves that recorded the earlier bulk runs of this state directory is gone from %s (%s): "+
-		"of the moves the payments hold, it cannot tell which those runs made, nor which summary counted them; nothing was sent", e.Ledger, now)
+	return fmt.Sprintf("the ledger of bulk moves that recorded the earlier bulk runs of this state directory is gone from %s "+
+		"of the moves the payments hold, it cannot tell which those runs made, nor which summary counted them; nothing was sent", where)
 }
 
 // ExitCode is 12, as for a ledger that cannot be used.
@@ -100,7 +102,7 @@ func ledgerGone(dir string, l *ledger.Ledger, goOn bool) error {
 			return l.Unusable(err)
 		}
 		if addr != "" {
-			gone = &LedgerGoneError{Ledger: addr, Shared: true}
+			gone = &LedgerGoneError{Ledger: l.Where() + searchPathOf(addr), Shared: true}
 		}
 	}
 	mark := marks[addr]
@@ -119,6 +121,16 @@ func ledgerGone(dir string, l *ledger.Ledger, goOn bool) error {
 		return gone
 	}
 	return nil
+}
+
+// searchPathOf is the search_path of a PostgreSQL ledger's address, as
+// a message names it.
+func searchPathOf(addr string) string {
+	u, err := url.Parse(addr)
+	if err != nil || u.Query().Get("search_path") == "" {
+		return ""
+	}
+	return " (search_path " + u.Query().Get("search_path") + ")"
 }
 
 // markLedger names l in the state directory dir as the ledger its bulk

@@ -48,7 +48,7 @@ func TestAPostgresLedgerMadeAgainStops(t *testing.T) {
 		for range 2 { // the ledger made by the first refusal is refused too
 			_, err := Run(context.Background(), f, rows, o)
 			var gone *LedgerGoneError
-			if !errors.As(err, &gone) || exitCode(err) != 12 || !gone.Shared || !strings.Contains(gone.Ledger, "/"+dbName+"?") ||
+			if !errors.As(err, &gone) || exitCode(err) != 12 || !gone.Shared || !strings.Contains(gone.Ledger, "/"+dbName+" (search_path ") ||
 				!strings.Contains(err.Error(), "nothing was sent") || !strings.Contains(gone.Hint(), "--ledger-lost") ||
 				strings.Contains(err.Error()+gone.Hint(), srv.Password) {
 				t.Fatalf("%s: %v", what, err)
@@ -121,7 +121,7 @@ func TestTheMarkNamesEachLedgerByItsPlace(t *testing.T) {
 	srv.Exec(t, dbName, "DROP SCHEMA team CASCADE", "CREATE SCHEMA team")
 	_, err = Run(context.Background(), f, rows, team)
 	var gone *LedgerGoneError
-	if !errors.As(err, &gone) || !strings.Contains(gone.Ledger, "search_path=team") {
+	if !errors.As(err, &gone) || !strings.Contains(gone.Ledger, "(search_path team)") {
 		t.Fatalf("schema team made again: %v", err)
 	}
 	for _, run := range []Options{pg, o} {
