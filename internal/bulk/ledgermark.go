@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bnpl-cli/bnpl/internal/bulk/ledger"
+	"github.com/bnpl-cli/bnpl/internal/userfile"
 )
 
 // markFile, in the state directory beside the SQLite ledger, names (by
@@ -172,6 +173,10 @@ func writeMarks(dir string, marks map[string]string) error {
 	sort.Strings(addrs)
 	for _, addr := range addrs {
 		b.WriteString(marks[addr] + " " + addr + "\n")
+	}
+	// A PostgreSQL ledger's runs may be the first to write there.
+	if err := userfile.PrivateDir("state directory", dir); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(dir, markFile+".*")
 	if err != nil {

@@ -18,7 +18,8 @@ import (
 // moves in it stops the next run, and a dry run, before anything is read
 // or sent, exit 12, naming --ledger-lost; --ledger-lost goes on, the
 // earlier moves held before, and the runs after it know the new ledger.
-// The mark names the database by its address, never its password.
+// The mark names the database by its address, never its password, in a
+// state directory it makes when no run made it before.
 func TestAPostgresLedgerMadeAgainStops(t *testing.T) {
 	srv := pgtest.Get(t)
 	dbURL := srv.NewDatabase(t)
@@ -28,8 +29,12 @@ func TestAPostgresLedgerMadeAgainStops(t *testing.T) {
 	rows := captureRows(ids, "40")
 	o := testOptions(t, OpCapture)
 	o.LedgerURL = dbURL
+	o.LedgerDir = filepath.Join(t.TempDir(), "state") // not made yet: the mark makes it
 	if _, err := Run(context.Background(), f, rows, o); err != nil {
 		t.Fatal(err)
+	}
+	if info, err := os.Stat(o.LedgerDir); err != nil || info.Mode().Perm() != 0o700 {
+		t.Fatalf("the state directory: %v %v", info, err)
 	}
 	mark := filepath.Join(o.LedgerDir, markFile)
 	b, err := os.ReadFile(mark)
