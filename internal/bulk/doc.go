@@ -117,9 +117,9 @@
 //     against its payment as read, repeats judged once every row is seen).
 //   - claim: claim.go (a payment's claim taken in the ledger, waiting for
 //     and naming the run that holds it).
-//   - send: send.go (a row run under the claim and its move sent),
-//     send_check.go (the payment read under the claim, the amounts
-//     settled, the checks the plan makes, made again before sending).
+//   - send: send_row.go (a row run under the claim: its payment read, a
+//     move found made or not, the amounts settled, the checks the plan
+//     makes made again), send.go (the move sent, its answer handed on).
 //   - settle: settle.go (unknown rows settled before a payment is given
 //     back: read, and sent again only when the move is absent),
 //     settle_answer.go (what an answer means; an unknown row settled by

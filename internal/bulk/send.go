@@ -13,37 +13,6 @@ type moveRequest struct {
 	amounts
 }
 
-// runRow runs one row of q, whose claim this run holds. ctx is the run's
-// context: once it is done no new request starts, but a money move
-// already sent is completed under a context of its own.
-func (r *runner) runRow(ctx context.Context, q *paymentQueue, t *task) rowResult {
-	row := t.row
-	res := rowResult{Line: row.Line, Op: row.Op, PaymentID: row.PaymentID, currency: q.currency}
-	var req moveRequest
-	if row.Op != OpClose {
-		req.referenceID = firstNonEmpty(t.referenceID, row.ReferenceID, t.derivedRef)
-		req.reason = row.Reason
-		res.ReferenceID = req.referenceID
-		res.Amount = t.amount
-	}
-	p, final := r.paymentFor(ctx, q, t, res)
-	if p == nil {
-		return final
-	}
-	res.PaymentStatus, res.currency = p.Status, p.Currency
-	if row.Currency != "" && row.Currency != p.Currency {
-		return refused(res, colCurrency, currencyMismatch(row, p))
-	}
-	if settled, ok := r.alreadyMade(q, t, p, res); ok {
-		return settled
-	}
-	req, res, stop := r.prepareMove(q, t, p, req, res)
-	if stop {
-		return res
-	}
-	return r.sendMove(ctx, q, t, req, res)
-}
-
 // sendMove sends a row's move and reads the answer. The send is recorded
 // first, in the ledger: a run that dies while it is in flight leaves a
 // re-run to read the payment before sending it again.

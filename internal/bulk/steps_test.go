@@ -36,7 +36,7 @@ var stepOf = map[string]int{
 	// claim
 	"claim.go": 4,
 	// send
-	"send.go": 5, "send_check.go": 5,
+	"send.go": 5, "send_row.go": 5,
 	// settle
 	"settle.go": 6, "settle_answer.go": 6, "settle_made.go": 6,
 	// report

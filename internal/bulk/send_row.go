@@ -8,6 +8,56 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
+// runRow runs one row of q, whose claim this run holds. ctx is the run's
+// context: once it is done no new request starts, but a money move
+// already sent is completed under a context of its own.
+func (r *runner) runRow(ctx context.Context, q *paymentQueue, t *task) rowResult {
+	row := t.row
+	res := rowResult{Line: row.Line, Op: row.Op, PaymentID: row.PaymentID, currency: q.currency}
+	var req moveRequest
+	if row.Op != OpClose {
+		req.referenceID = firstNonEmpty(t.referenceID, row.ReferenceID, t.derivedRef)
+		req.reason = row.Reason
+		res.ReferenceID = req.referenceID
+		res.Amount = t.amount
+	}
+	p, final := r.paymentFor(ctx, q, t, res)
+	if p == nil {
+		return final
+	}
+	res.PaymentStatus, res.currency = p.Status, p.Currency
+	if row.Currency != "" && row.Currency != p.Currency {
+		return refused(res, colCurrency, currencyMismatch(row, p))
+	}
+	if settled, ok := r.alreadyMade(q, t, p, res); ok {
+		return settled
+	}
+	req, res, stop := r.prepareMove(q, t, p, req, res)
+	if stop {
+		return res
+	}
+	return r.sendMove(ctx, q, t, req, res)
+}
+
+// paymentFor is the payment the row is checked against: as last known, or
+// read now when the row needs it (the first row of a claim, a "full" row,
+// a row an earlier run left without an answer). A nil payment comes with
+// the row's final result: a failed read, or not sent when the run stops.
+func (r *runner) paymentFor(ctx context.Context, q *paymentQueue, t *task, res rowResult) (*api.Payment, rowResult) {
+	needAmount := t.row.Op != OpClose && t.amount == "" && t.row.Full()
+	if q.payment != nil && !t.resumed && !needAmount {
+		return q.payment, res
+	}
+	p, failed, err := r.readPayment(ctx, q, t, res)
+	if err != nil || ctx.Err() != nil {
+		return nil, rowResult{notSent: true}
+	}
+	if failed != nil {
+		return nil, *failed
+	}
+	return p, res
+}
+
 // readPayment reads the row's payment under the claim. A non-nil second
 // result is the row's final, failed, result: nothing is to be sent. The
 // error means the run is stopping and the row was left alone.
@@ -71,81 +121,10 @@ func readFailed(classify ClassifyFunc, t *task, res rowResult, err error) rowRes
 	return res
 }
 
-// resolveAmounts settles the amount to send, from the payment p read for
-// a "full" row or for an amount with 3 places, which only some currencies
-// allow. A non-nil second result is the row's final, failed, result:
-// nothing is to be sent.
-func (r *runner) resolveAmounts(q *paymentQueue, t *task, p *api.Payment, res rowResult) (rowResult, *rowResult) {
-	row := t.row
-	res.Amount = row.Amount
-	if p != nil && row.Full() {
-		remaining := q.state.remaining(row.Op)
-		if !remaining.IsPositive() {
-			field, msg := checkMove(row.Op, p, q.state, remaining, r.o.now())
-			failed := refused(res, field, msg)
-			failed.Amount = ""
-			return res, &failed
-		}
-		res.Amount = money.Format(remaining, p.Currency)
-	}
-	return res, checkPlaces(q, res, row)
-}
-
-// checkPlaces applies the currency's places, once known, to the row's
-// amounts; with the currency unknown no amount has more than two places,
-// which every currency allows.
-func checkPlaces(q *paymentQueue, res rowResult, row Row) *rowResult {
-	if q.currency == "" {
-		return nil
-	}
-	for _, a := range []struct{ name, value string }{
-		{colAmount, res.Amount}, {colTaxAmount, row.TaxAmount}, {colShippingAmount, row.ShippingAmount}, {colDiscountAmount, row.DiscountAmount},
-	} {
-		if a.value == "" {
-			continue
-		}
-		if _, err := money.Parse(a.value, q.currency); err != nil {
-			failed := res
-			failed.Outcome, failed.journal = OutcomeFailed, OutcomeFailed
-			failed.Message = a.name + ": " + err.Error()
-			return &failed
-		}
-	}
-	return nil
-}
-
-// paymentFor is the payment the row is checked against: as last known, or
-// read now when the row needs it (the first row of a claim, a "full" row,
-// a row an earlier run left without an answer). A nil payment comes with
-// the row's final result: a failed read, or not sent when the run stops.
-func (r *runner) paymentFor(ctx context.Context, q *paymentQueue, t *task, res rowResult) (*api.Payment, rowResult) {
-	needAmount := t.row.Op != OpClose && t.amount == "" && t.row.Full()
-	if q.payment != nil && !t.resumed && !needAmount {
-		return q.payment, res
-	}
-	p, failed, err := r.readPayment(ctx, q, t, res)
-	if err != nil || ctx.Err() != nil {
-		return nil, rowResult{notSent: true}
-	}
-	if failed != nil {
-		return nil, *failed
-	}
-	return p, res
-}
-
-// refused is res failed before anything was sent, with why.
-func refused(res rowResult, field, msg string) rowResult {
-	res.Outcome, res.journal = OutcomeFailed, OutcomeFailed
-	res.Message = refusal(field, msg)
-	return res
-}
-
-// refusal is the report's message for a row refused before sending.
-func refusal(field, msg string) string {
-	if field != "" {
-		msg = field + ": " + msg
-	}
-	return msg + "; nothing was sent"
+// currencyMismatch is the refusal of a row whose currency column is not
+// the payment's.
+func currencyMismatch(row Row, p *api.Payment) string {
+	return fmt.Sprintf("the row says %s, the payment is in %s", row.Currency, p.Currency)
 }
 
 // prepareMove settles the amounts to send and makes the checks the plan
@@ -196,10 +175,47 @@ func (r *runner) prepareMove(q *paymentQueue, t *task, p *api.Payment, req moveR
 	return req, res, false
 }
 
-// currencyMismatch is the refusal of a row whose currency column is not
-// the payment's.
-func currencyMismatch(row Row, p *api.Payment) string {
-	return fmt.Sprintf("the row says %s, the payment is in %s", row.Currency, p.Currency)
+// resolveAmounts settles the amount to send, from the payment p read for
+// a "full" row or for an amount with 3 places, which only some currencies
+// allow. A non-nil second result is the row's final, failed, result:
+// nothing is to be sent.
+func (r *runner) resolveAmounts(q *paymentQueue, t *task, p *api.Payment, res rowResult) (rowResult, *rowResult) {
+	row := t.row
+	res.Amount = row.Amount
+	if p != nil && row.Full() {
+		remaining := q.state.remaining(row.Op)
+		if !remaining.IsPositive() {
+			field, msg := checkMove(row.Op, p, q.state, remaining, r.o.now())
+			failed := refused(res, field, msg)
+			failed.Amount = ""
+			return res, &failed
+		}
+		res.Amount = money.Format(remaining, p.Currency)
+	}
+	return res, checkPlaces(q, res, row)
+}
+
+// checkPlaces applies the currency's places, once known, to the row's
+// amounts; with the currency unknown no amount has more than two places,
+// which every currency allows.
+func checkPlaces(q *paymentQueue, res rowResult, row Row) *rowResult {
+	if q.currency == "" {
+		return nil
+	}
+	for _, a := range []struct{ name, value string }{
+		{colAmount, res.Amount}, {colTaxAmount, row.TaxAmount}, {colShippingAmount, row.ShippingAmount}, {colDiscountAmount, row.DiscountAmount},
+	} {
+		if a.value == "" {
+			continue
+		}
+		if _, err := money.Parse(a.value, q.currency); err != nil {
+			failed := res
+			failed.Outcome, failed.journal = OutcomeFailed, OutcomeFailed
+			failed.Message = a.name + ": " + err.Error()
+			return &failed
+		}
+	}
+	return nil
 }
 
 // excessPart applies api.ExcessCapturePart, the rule of single captures,
@@ -217,4 +233,19 @@ func excessPart(row Row, amount string) (column, msg string) {
 		return "", ""
 	}
 	return field, fmt.Sprintf("%s is more than the capture amount %s: tax, shipping and discount are parts of the capture, each at most its amount", part, a.amount)
+}
+
+// refused is res failed before anything was sent, with why.
+func refused(res rowResult, field, msg string) rowResult {
+	res.Outcome, res.journal = OutcomeFailed, OutcomeFailed
+	res.Message = refusal(field, msg)
+	return res
+}
+
+// refusal is the report's message for a row refused before sending.
+func refusal(field, msg string) string {
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return msg + "; nothing was sent"
 }
