@@ -2,8 +2,9 @@
 // payments read from a file, each row making the run's move or, for
 // apply, the move its op column names: it validates every row before anything is
 // sent, sends rows through a small worker pool that never runs two rows of
-// the same payment at once, keeps a journal so an interrupted or crashed run
-// can be resumed without moving money twice, and writes a per-row report.
+// the same payment at once, records every run in the ledger so an
+// interrupted or crashed run can be resumed without moving money twice,
+// and writes a per-row report.
 //
 // The package knows nothing of HTTP: it drives a Client (the api client's
 // method set) and learns what an error means through Options.Classify, so
