@@ -1,107 +1,9 @@
-// Package bulk runs money moves (capture, refund or close) over many
-// payments read from a file, each row making the run's move or, for
-// apply, the move its op column names: it validates every row before anything is
-// sent, sends rows through a small worker pool that never runs two rows of
-// the same payment at once, keeps a journal so an interrupted or crashed run
-// can be resumed without moving money twice, and writes a per-row report.
-//
-// The package knows nothing of HTTP: it drives a Client (the api client's
-// method set) and learns what an error means through Options.Classify, so
-// the command layer decides how API and network errors are read.
-//
-// # Identity and the ledger
-//
-// A move is known by what it means once decoded (see rowIdentity): never
-// by its file's bytes, encoding, line ends, column or row order, or the
-// command that read it. Every run on the machine shares a ledger of moves
-// keyed by that identity (see ledger): a run records its rows' intent
-// there before it sends anything, claims a payment before it sends its
-// moves (one run per payment at a time: another waits, told which run it
-// waits for), marks each move sent before its request and settles it with
-// the answer. Moved, in a summary, is only what this run's claimed sends
-// moved; the summary and the report are queries over the run's rows in
-// the ledger. The ledger is a run's only record, and what every run
-// agrees on.
-//
-// # Ordering
-//
-// A run does not hold its rows: it reads its input again for each pass (a
-// RowSource), once to learn its input's identity, once to record its rows
-// and count what is still to send, once to send it. Rows read wait in their payment's queue, in input
-// order, at most a few thousand at a time (reading waits while that many
-// wait). A worker takes a payment whose queue has rows, claims it, and
-// runs them one after the other, because the service locks a payment for
-// each request; the other workers go on with other payments meanwhile,
-// and no two workers ever hold the same payment. What a run keeps is per
-// payment (the payment as last read, what its rows have moved, the
-// reference_ids its rows send), a 20-byte slot per distinct row (to number
-// identical rows, see rowIdentity) and its input's sketch.
-//
-// # Resume: the ledger holds the run
-//
-// A run can be stopped at any instant, by Ctrl-C or a crash, and run again
-// without moving money twice: the same command on the same input resumes
-// it. The ledger holds everything a run did: before a row's request goes
-// out, the move's send (the reference_id, the row's own or the one derived
-// from the row, see rowIdentity, and the exact amount sent, so that a row
-// for a "full" amount is re-sent with the same amount even if the payment
-// has changed since); once the answer is known, the row's outcome and the
-// move's (ok, reconciled, failed: a definite refusal, or a row refused
-// before sending; unknown: no answer, the request may or may not have
-// taken effect), in one transaction.
-//
-// A run finds the runs of its input by what the input means, not by its
-// path (see InputIdentity): each run records a sketch of its rows' keys,
-// and the runs whose rows are at least half this one's, or whose file has
-// the same name, are runs of this input. A row is keyed by its content,
-// not its place: a hash of the op, payment_id, amount (as a number, so
-// 100.0 and 100.00 agree), reference_id, tax, shipping and discount
-// amounts, reason, and how many identical rows came before it in the
-// input. An edited row therefore does not match its old record and is
-// treated as new (and refused if it repeats a settled move), while
-// inserting or moving other rows changes nothing.
-//
-// On a re-run what the runs of its input recorded of each move decides: a
-// row whose outcome is ok or reconciled is not sent again; one that failed
-// is not sent again unless Options.RetryFailed (it keeps its reference_id);
-// one sent with no outcome, or an unknown one, is reconciled first: the
-// payment is read, and when it shows the move (our reference_id with the
-// recorded amount; for a close, the CLOSED status) the row is reconciled
-// without a request. Rows RetryFailed sends again are reconciled the same
-// way. Otherwise the row is re-sent with the recorded reference_id and
-// amount. Two runs of one input at once both go on: the ledger's claims
-// let one of them at a time send a payment's moves, and the other finds
-// them made.
-//
-// # Old journals
-//
-// An earlier bnpl kept a run's record in a journal beside its input, a
-// file of JSON lines ("run", "send" and "result" records, see
-// journalRecord). A run that finds one (Options.JournalPath) imports it
-// into the ledger once, by its content, and leaves it as it was: the
-// latest send of each row it records and the result of that send become
-// this run's record, which this run and the later runs of the input take
-// up. Every complete line is checked first: the first must be a "run"
-// record, or the file is not a journal and is left as it is; a damaged
-// line other than the last stops the run, since it was not made by a
-// crash and guessing could move money twice. A torn last line is passed
-// over. A journal whose runs recorded their moves in a ledger that is gone
-// from where this one is stops the run (see LedgerLostError).
-//
-// # Report
-//
-// The report has one line per input row, in input order: line, op, payment_id,
-// reference_id, amount (as sent), outcome (ok, reconciled, failed, skipped
-// or not_sent), http_status, error_type, message and payment_status (after
-// the row, when known). It is CSV with a header, or JSON lines with those
-// keys, written to a temporary file and renamed onto its path. Rows settle
-// out of input order, into the ledger; the report is written from it, in
-// input order, at the end.
 package bulk
 
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/api"
@@ -291,3 +193,23 @@ const (
 	// OutcomeNotSent is a row an interruption left untouched.
 	OutcomeNotSent Outcome = "not_sent"
 )
+
+// plainNumber is digits, with at most one decimal point between them:
+// a number a spreadsheet reads as such, which the CSV writer leaves alone
+// after a minus sign.
+func plainNumber(s string) bool {
+	whole, frac, dot := strings.Cut(s, ".")
+	return digitsOnly(whole) && (!dot || digitsOnly(frac))
+}
+
+func digitsOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -238,9 +238,3 @@ func NewPlanner(ctx context.Context, read func(ctx context.Context, id string) (
 	}
 	return pl, nil
 }
-
-// currencyMismatch is the refusal of a row whose currency column is not
-// the payment's.
-func currencyMismatch(row Row, p *api.Payment) string {
-	return fmt.Sprintf("the row says %s, the payment is in %s", row.Currency, p.Currency)
-}

@@ -15,8 +15,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/bnpl-cli/bnpl/internal/api"
-
 	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
@@ -274,26 +272,6 @@ func unneutralised(cell string) string {
 	return cell
 }
 
-// plainNumber is digits, with at most one decimal point between them:
-// a number a spreadsheet reads as such, which the CSV writer leaves alone
-// after a minus sign.
-func plainNumber(s string) bool {
-	whole, frac, dot := strings.Cut(s, ".")
-	return digitsOnly(whole) && (!dot || digitsOnly(frac))
-}
-
-func digitsOnly(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // inputError is err as an *InputError: its own, from lineCap, or one made.
 func inputError(err error, name string, line int) error {
 	var ie *InputError
@@ -425,23 +403,6 @@ func lineNumber(line int) uint32 { return uint32(min(line, math.MaxUint32)) }
 func sameRowKey(row Row) []string {
 	return []string{string(row.Op), row.PaymentID, canonicalAmount(row.Amount), canonicalAmount(row.TaxAmount),
 		canonicalAmount(row.ShippingAmount), canonicalAmount(row.DiscountAmount), row.Reason}
-}
-
-// excessPart applies api.ExcessCapturePart, the rule of single captures,
-// to a capture row sent with amount: tax, shipping and discount are each
-// a part of the capture, at most its amount. It returns the column and
-// what is wrong, or "" when the row is right (or its amounts do not parse,
-// which is reported on its own).
-func excessPart(row Row, amount string) (column, msg string) {
-	a, err := parseAmounts(row, amount)
-	if err != nil {
-		return "", ""
-	}
-	field, part, found := api.ExcessCapturePart(a.amount, a.tax, a.shipping, a.discount)
-	if !found {
-		return "", ""
-	}
-	return field, fmt.Sprintf("%s is more than the capture amount %s: tax, shipping and discount are parts of the capture, each at most its amount", part, a.amount)
 }
 
 // isUUID accepts only the canonical 36-character form: uuid.Parse also takes

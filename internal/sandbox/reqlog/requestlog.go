@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
@@ -300,7 +301,7 @@ func (l *Log) write(batch []*PendingEntry) {
 		return
 	}
 	for h, body := range bodies {
-		if _, err := insertBody.ExecContext(ctx, h, chunk, []byte(body)); err != nil {
+		if _, err := insertBody.ExecContext(ctx, h, chunk, body); err != nil {
 			return
 		}
 	}
@@ -316,11 +317,14 @@ func (l *Log) write(batch []*PendingEntry) {
 
 // prepareBatch turns a batch into the entries of its chunk and the masked
 // bodies they name by hash. A body seen earlier in the batch (the same
-// payment read again) is neither masked nor hashed again.
-func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, map[string]string) {
+// payment read again) is neither masked nor hashed again. Neither map
+// copies a body: the keys of seen and a body that needed no masking are
+// the pending entries' own bytes, which stay as they are until write has
+// stored the batch and recycles them.
+func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, map[string][]byte) {
 	entries := make([]storedEntry, len(batch))
-	bodies := map[string]string{} // hash -> masked body
-	seen := map[string]string{}   // raw body -> hash
+	bodies := make(map[string][]byte, len(batch)) // hash -> masked body
+	seen := make(map[string]string, len(batch))   // raw body -> hash
 	ref := func(raw []byte) string {
 		if len(raw) == 0 {
 			return ""
@@ -329,9 +333,9 @@ func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, map[string]str
 			return h
 		}
 		body := l.maskBody(raw)
-		sum := sha256.Sum256([]byte(body))
+		sum := sha256.Sum256(body)
 		h := hex.EncodeToString(sum[:16])
-		seen[string(raw)], bodies[h] = h, body
+		seen[unsafe.String(&raw[0], len(raw))], bodies[h] = h, body
 		return h
 	}
 	for i, p := range batch {
@@ -418,18 +422,19 @@ func (l *Log) prepare(p *PendingEntry) LogEntry {
 // maskBody answers a body fit to store: header values masked by their
 // place in a webhook body, then every known key and anything shaped like
 // a key or URL credentials. A body that is not UTF-8 text is described.
-func (l *Log) maskBody(b []byte) string {
+// A body with nothing to mask is answered as it is, not copied.
+func (l *Log) maskBody(b []byte) []byte {
 	if len(b) == 0 {
-		return ""
+		return nil
 	}
 	if !utf8.Valid(b) {
-		return "(binary body, " + strconv.Itoa(len(b)) + " bytes kept of it)"
+		return []byte("(binary body, " + strconv.Itoa(len(b)) + " bytes kept of it)")
 	}
 	b = maskHeaderValues(b)
 	if MayHoldSecret(b) {
 		b = l.masker.Bytes(b)
 	}
-	return string(b)
+	return b
 }
 
 // MayHoldSecret tells whether the Masker could change b. It decodes JSON,

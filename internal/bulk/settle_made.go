@@ -1,7 +1,6 @@
 package bulk
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/shopspring/decimal"
@@ -14,69 +13,6 @@ import (
 // holds a settled move of the same op and amount that no row of the file
 // accounts for.
 const ErrorTypeRepeat = "possible_repeat"
-
-// readPayment reads the row's payment under the claim. A non-nil second
-// result is the row's final, failed, result: nothing is to be sent. The
-// error means the run is stopping and the row was left alone.
-func (r *runner) readPayment(ctx context.Context, q *paymentQueue, t *task, res rowResult) (*api.Payment, *rowResult, error) {
-	if err := r.wait(ctx); err != nil {
-		return nil, nil, err
-	}
-	p, err := r.c.GetPayment(ctx, t.row.PaymentID)
-	// A read the service failed for a while (a 5xx, a 429, a lost answer,
-	// past the client's own retries) is tried again, as settling does:
-	// nothing was sent, and the service answers reads.
-	for round := 1; err != nil && round < settleRounds && ctx.Err() == nil && transient(r.o.Classify, err); round++ {
-		if werr := r.wait(ctx); werr != nil {
-			return nil, nil, werr
-		}
-		p, err = r.c.GetPayment(ctx, t.row.PaymentID)
-	}
-	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
-	}
-	if err != nil {
-		failed := readFailed(r.o.Classify, t, res, err)
-		return nil, &failed, nil
-	}
-	if !q.disputeRead {
-		q.dispute, q.disputeRead = openDispute(ctx, r.c, q.refunds, p), true
-	}
-	if q.firstRead {
-		q.closedAtRead, q.firstRead = p.Status == api.StatusClosed, false
-	}
-	q.setPayment(p)
-	r.resolveUnknown(q, p)
-	return q.payment, nil, nil
-}
-
-// transient tells whether err is a failure a later request may not meet
-// (the service failed, was busy, or its answer was lost).
-func transient(classify ClassifyFunc, err error) bool {
-	_, _, _, unknown := classify(err)
-	return unknown
-}
-
-// readFailed is the result of a row whose payment could not be read:
-// nothing was sent. A row an earlier run sent stays unknown.
-func readFailed(classify ClassifyFunc, t *task, res rowResult, err error) rowResult {
-	status, errorType, message, unknown := classify(err)
-	res.Outcome, res.HTTPStatus, res.ErrorType = OutcomeFailed, status, errorType
-	res.Message = "reading the payment: " + message + "; nothing was sent"
-	res.journal = OutcomeFailed
-	if unknown {
-		// A re-run reads it again; a definite answer (no such payment,
-		// say) is kept.
-		res.journal = ""
-	}
-	if t.resumed {
-		// An earlier run sent the row and its outcome is not known:
-		// without the payment it still is not.
-		res.Outcome, res.journal = OutcomeUnknown, OutcomeUnknown
-		res.Message = "reading the payment: " + message + "; an earlier run sent this row and whether it moved money is unknown (a re-run reads the payment again)"
-	}
-	return res
-}
 
 // alreadyMade settles a row whose move the payment already shows, made by
 // an earlier run (whose answer was lost, or whose journal is another) or
@@ -323,47 +259,4 @@ func (s settledRepeat) allowed() string {
 	}
 	return fmt.Sprintf("as a new %s with --allow-repeats, although %s (if this row is that %s edited since it ran, the money is %s twice)",
 		s.op, s.held(), s.op, pastTense(s.op))
-}
-
-// resolveAmounts settles the amount to send, from the payment p read for
-// a "full" row or for an amount with 3 places, which only some currencies
-// allow. A non-nil second result is the row's final, failed, result:
-// nothing is to be sent.
-func (r *runner) resolveAmounts(q *paymentQueue, t *task, p *api.Payment, res rowResult) (rowResult, *rowResult) {
-	row := t.row
-	res.Amount = row.Amount
-	if p != nil && row.Full() {
-		remaining := q.state.remaining(row.Op)
-		if !remaining.IsPositive() {
-			field, msg := checkMove(row.Op, p, q.state, remaining, r.o.now())
-			failed := refused(res, field, msg)
-			failed.Amount = ""
-			return res, &failed
-		}
-		res.Amount = money.Format(remaining, p.Currency)
-	}
-	return res, checkPlaces(q, res, row)
-}
-
-// checkPlaces applies the currency's places, once known, to the row's
-// amounts; with the currency unknown no amount has more than two places,
-// which every currency allows.
-func checkPlaces(q *paymentQueue, res rowResult, row Row) *rowResult {
-	if q.currency == "" {
-		return nil
-	}
-	for _, a := range []struct{ name, value string }{
-		{colAmount, res.Amount}, {colTaxAmount, row.TaxAmount}, {colShippingAmount, row.ShippingAmount}, {colDiscountAmount, row.DiscountAmount},
-	} {
-		if a.value == "" {
-			continue
-		}
-		if _, err := money.Parse(a.value, q.currency); err != nil {
-			failed := res
-			failed.Outcome, failed.journal = OutcomeFailed, OutcomeFailed
-			failed.Message = a.name + ": " + err.Error()
-			return &failed
-		}
-	}
-	return nil
 }
