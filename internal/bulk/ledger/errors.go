@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -153,10 +154,25 @@ func (h *pgHalf) fail(err error) *Error {
 	case errors.As(err, &pg):
 		e.Err = fmt.Errorf("%s (SQLSTATE %s)", h.scrub(pg.Message), pg.Code)
 	default:
-		e.Err = fmt.Errorf("cannot reach it: %s", h.scrub(unwrapAll(err).Error()))
+		e.Err = fmt.Errorf("cannot reach it: %s", h.scrub(distinctLines(unwrapAll(err).Error())))
 		e.hint = fmt.Sprintf("check that PostgreSQL runs at %s and this machine may reach it "+
 			"(TLS as the URL's sslmode says, as libpq does); or leave out --ledger and BNPL_LEDGER to keep the ledger on this machine",
 			h.where())
 	}
 	return e
+}
+
+// distinctLines is an error's text on one line, each of its lines once:
+// the driver joins the error of every attempt it made (with TLS, then
+// without, as sslmode=prefer does), which are often the same words.
+func distinctLines(s string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "; ")
 }
