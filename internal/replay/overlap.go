@@ -1,9 +1,11 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,17 +66,15 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 	for k := range done {
 		done[k] = make(chan struct{})
 	}
+	first := precedence(sent)
 	var wg sync.WaitGroup
 	for k, x := range sent {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer close(done[k])
-			// What the app had its answer to before it sent x goes first
-			// (a bulk run reads a payment, then captures it): only
-			// requests that were in flight at once go in either order.
-			for m, y := range sent {
-				if m != k && (happenedBefore(y, x) || createdBefore(y, x)) {
+			for m := range sent {
+				if first[m][k] {
 					<-done[m]
 				}
 			}
@@ -93,6 +93,141 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 		diffs = append(diffs, e.compareAnswer(x, answers[paired[k]], "answer")...)
 	}
 	return diffs, len(sent), nil
+}
+
+// precedence answers, for requests in flight together, which must be
+// sent before which (first[m][k]: sent[m] before sent[k]), the order the
+// recording shows the service took them in; the others go at once, in
+// either order:
+//   - what the app had its answer to before it sent a request (a bulk run
+//     reads a payment, then captures it);
+//   - checkouts in the order the service made their payments;
+//   - a read and a write of one payment in the order the read's answer
+//     shows: after the write when it shows what the write made (a payment
+//     read while its capture was in flight that lists the capture), before
+//     when it is that payment and shows none of it.
+//
+// Should a recording's times and answers contradict each other into a
+// cycle, only what the times say is kept: a cycle would wait forever.
+func precedence(sent []*Exchange) [][]bool {
+	n := len(sent)
+	build := func(reads bool) [][]bool {
+		first := make([][]bool, n)
+		for m := range first {
+			first[m] = make([]bool, n)
+		}
+		for m, y := range sent {
+			for k, x := range sent {
+				if m == k {
+					continue
+				}
+				if happenedBefore(y, x) || createdBefore(y, x) {
+					first[m][k] = true
+				}
+				if reads {
+					if after, ok := readOrder(x, y); ok {
+						if after {
+							first[m][k] = true // y, the write, before x
+						} else {
+							first[k][m] = true
+						}
+					}
+				}
+			}
+		}
+		return first
+	}
+	if first := build(true); acyclic(first) {
+		return first
+	}
+	return build(false)
+}
+
+// readOrder tells, for x a read and y a write of the same payment sent at
+// once, whether the service answered x after it took y (after true) or
+// before (after false); ok is false where the recording cannot tell: x is
+// not a read, y not a write the service took, or y's effect leaves no
+// mark (a text its body sent, an id its answer made known) to look for.
+func readOrder(x, y *Exchange) (after, ok bool) {
+	if x.Method != http.MethodGet || y.Method == http.MethodGet || y.Status/100 != 2 || x.Status/100 != 2 {
+		return false, false
+	}
+	payments := uuidInside().FindAllString(y.Path, -1)
+	if len(payments) == 0 {
+		return false, false
+	}
+	answer := x.answer()
+	own, same := false, false
+	for _, id := range payments {
+		if strings.Contains(x.Path, id) {
+			own = true
+		}
+		if strings.Contains(x.Path, id) || bytes.Contains(answer, []byte(id)) {
+			same = true
+		}
+	}
+	if !same {
+		return false, false
+	}
+	marks := writeMarks(y)
+	if len(marks) == 0 {
+		return false, false
+	}
+	for _, m := range marks {
+		if bytes.Contains(answer, m) {
+			return true, true
+		}
+	}
+	// A list may leave out what the write made; the payment itself would
+	// show it.
+	return false, own
+}
+
+// writeMarks are what a write's effect shows in a later read: each text
+// its body sent (quoted, as JSON holds it) and each id its answer made
+// known that its request did not name (a capture's id).
+func writeMarks(y *Exchange) [][]byte {
+	var out [][]byte
+	for v := range texts(y.body()) {
+		out = append(out, []byte(strconv.Quote(v)))
+	}
+	sent := y.Path + " " + y.Query + " " + string(y.body())
+	for _, id := range uuidInside().FindAllString(string(y.answer()), -1) {
+		if !strings.Contains(sent, id) {
+			out = append(out, []byte(id))
+		}
+	}
+	return out
+}
+
+// acyclic tells whether an order holds no cycle.
+func acyclic(first [][]bool) bool {
+	const (
+		unseen = iota
+		open
+		closed
+	)
+	state := make([]int, len(first))
+	var visit func(m int) bool
+	visit = func(m int) bool {
+		state[m] = open
+		for k, yes := range first[m] {
+			if !yes {
+				continue
+			}
+			if state[k] == open || (state[k] == unseen && !visit(k)) {
+				return false
+			}
+		}
+		state[m] = closed
+		return true
+	}
+	for m := range first {
+		if state[m] == unseen && !visit(m) {
+			return false
+		}
+	}
+	return true
 }
 
 // createdBefore tells whether the service made a's checkout before b's,
