@@ -38,13 +38,29 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 	if valid == 0 && len(invalid) == 0 {
 		return noRows(src.name)
 	}
-	d.Notice("dry run: %d valid and %d invalid rows for %s; nothing was sent", valid, len(invalid), op)
 	doc := planDocument{Op: string(op), DryRun: true, Invalid: len(invalid), InvalidRows: planRows(invalid)}
 	split.fill(&doc)
+	notice := func() {
+		d.Notice("dry run: %d valid and %d invalid rows for %s; nothing was sent", valid, len(invalid), op)
+	}
 	if len(invalid) > 0 && !b.SkipInvalid {
+		notice()
 		return printPlan(printer, doc, &bulk.InvalidRowsError{Rows: invalid})
 	}
-	plan, err := planSecondPass(ctx, op, b, d, src, ro, &set, ident, inputID, journal)
+	// The ledger is checked as a real run checks it, before any payment
+	// is read: a dry run of a run that would stop (a ledger damaged,
+	// unreachable, or gone from where the journal's runs recorded their
+	// moves) stops the same way, exit 12, rather than plan it as safe,
+	// and says no count of rows that would go.
+	led, err := openPlanLedger(op, b, d, journal)
+	if err != nil {
+		return err
+	}
+	if led != nil {
+		defer led.Close()
+	}
+	notice()
+	plan, err := planSecondPass(ctx, op, b, d, src, ro, &set, ident, inputID, led)
 	if err != nil {
 		return err
 	}
@@ -61,22 +77,7 @@ func bulkPlan(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src 
 
 // planSecondPass reads the payments of set, then the rows again, each
 // checked against its payment.
-func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, set *bulk.PaymentSet, ident *bulk.InputIdentity, inputID, journal string) (bulk.PlanResult, error) {
-	// The ledger is checked as a real run checks it, before any payment
-	// is read: a dry run of a run that would stop (a ledger damaged,
-	// unreachable, or gone from where the journal's runs recorded their
-	// moves) stops the same way, exit 12, rather than plan it as safe.
-	var led *ledger.Ledger
-	if target, err := d.Target(); err == nil {
-		led, err = bulk.OpenPlanLedger(bulk.PlanLedger{URL: d.ledger(b.Ledger), Dir: d.StateDir, Scope: ledgerScope(target),
-			Journal: journal, Op: op, LedgerLost: b.LedgerLost})
-		if err != nil {
-			return bulk.PlanResult{}, err
-		}
-		if led != nil {
-			defer led.Close()
-		}
-	}
+func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps, src *bulkInput, ro bulk.ReadOptions, set *bulk.PaymentSet, ident *bulk.InputIdentity, inputID string, led *ledger.Ledger) (bulk.PlanResult, error) {
 	client, err := d.Client()
 	if err != nil {
 		return bulk.PlanResult{}, err
@@ -114,6 +115,17 @@ func planSecondPass(ctx context.Context, op bulk.Op, b *BulkOptions, d *MoveDeps
 		return bulk.PlanResult{}, changedError(src.name)
 	}
 	return planner.Result(), nil
+}
+
+// openPlanLedger opens the ledger a real run of the plan would record in,
+// as that run would (nil where there is no target to scope it by).
+func openPlanLedger(op bulk.Op, b *BulkOptions, d *MoveDeps, journal string) (*ledger.Ledger, error) {
+	target, err := d.Target()
+	if err != nil {
+		return nil, nil
+	}
+	return bulk.OpenPlanLedger(bulk.PlanLedger{URL: d.ledger(b.Ledger), Dir: d.StateDir, Scope: ledgerScope(target),
+		Journal: journal, Op: op, LedgerLost: b.LedgerLost})
 }
 
 // noticePlan writes the plan's summary line and, under it, the rows that
