@@ -44,8 +44,9 @@ func overlapEnd(list []*Exchange, i int) int {
 // promises no order between them (of ten captures of one payment sent at
 // once, which gets the lock is chance), so each recorded answer is
 // compared with the sandbox's answer it is paired with (pairAnswers). A
-// run of one is replayed and compared alone.
-func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Difference, int, error) {
+// run of one is replayed and compared alone. earlier is what the
+// recording holds before the run.
+func (e *Engine) verifyGroup(ctx context.Context, earlier, group []*Exchange) ([]Difference, int, error) {
 	if len(group) == 1 {
 		diffs, err := e.verifyOne(ctx, group[0])
 		if diffs == nil {
@@ -66,7 +67,7 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 	for k := range done {
 		done[k] = make(chan struct{})
 	}
-	first := precedence(sent)
+	first := precedence(earlier, sent)
 	var wg sync.WaitGroup
 	for k, x := range sent {
 		wg.Add(1)
@@ -109,7 +110,8 @@ func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Differen
 //
 // Should a recording's times and answers contradict each other into a
 // cycle, only what the times say is kept: a cycle would wait forever.
-func precedence(sent []*Exchange) [][]bool {
+// earlier is what the recording holds before them.
+func precedence(earlier, sent []*Exchange) [][]bool {
 	n := len(sent)
 	build := func(reads bool) [][]bool {
 		first := make([][]bool, n)
@@ -124,13 +126,16 @@ func precedence(sent []*Exchange) [][]bool {
 				if happenedBefore(y, x) || createdBefore(y, x) {
 					first[m][k] = true
 				}
-				if reads {
-					if after, ok := readOrder(x, y); ok {
+				if reads && !happenedBefore(y, x) && !happenedBefore(x, y) {
+					if after, ok := readOrder(earlier, sent, x, y); ok {
 						if after {
 							first[m][k] = true // y, the write, before x
 						} else {
 							first[k][m] = true
 						}
+					}
+					if writeShown(earlier, sent, y, x) && !writeShown(earlier, sent, x, y) {
+						first[m][k] = true
 					}
 				}
 			}
@@ -147,8 +152,8 @@ func precedence(sent []*Exchange) [][]bool {
 // once, whether the service answered x after it took y (after true) or
 // before (after false); ok is false where the recording cannot tell: x is
 // not a read, y not a write the service took, or y's effect leaves no
-// mark (a text its body sent, an id its answer made known) to look for.
-func readOrder(x, y *Exchange) (after, ok bool) {
+// mark to look for.
+func readOrder(earlier, group []*Exchange, x, y *Exchange) (after, ok bool) {
 	if x.Method != http.MethodGet || y.Method == http.MethodGet || y.Status/100 != 2 || x.Status/100 != 2 {
 		return false, false
 	}
@@ -169,7 +174,7 @@ func readOrder(x, y *Exchange) (after, ok bool) {
 	if !same {
 		return false, false
 	}
-	marks := writeMarks(y)
+	marks := writeMarks(earlier, group, y, x, payments)
 	if len(marks) == 0 {
 		return false, false
 	}
@@ -183,10 +188,56 @@ func readOrder(x, y *Exchange) (after, ok bool) {
 	return false, own
 }
 
-// writeMarks are what a write's effect shows in a later read: each text
-// its body sent (quoted, as JSON holds it) and each id its answer made
-// known that its request did not name (a capture's id).
-func writeMarks(y *Exchange) [][]byte {
+// writeShown tells whether the answer to x, a write of the same payment
+// as y the service took, shows y's effect: the service took y first (the
+// second capture of a payment answers the payment with the first). It
+// does when x's answer holds a text y's body sent that nothing else of
+// the payment did, or every id y's answer holds and more (a write's
+// answer holds the payment, with what came before it).
+func writeShown(earlier, group []*Exchange, y, x *Exchange) bool {
+	if x.Method == http.MethodGet || y.Method == http.MethodGet || x.Status/100 != 2 || y.Status/100 != 2 {
+		return false
+	}
+	payments := uuidInside().FindAllString(y.Path, -1)
+	if len(payments) == 0 || !namesAny(x.Path, payments) {
+		return false
+	}
+	answer := x.answer()
+	for _, m := range writeMarks(earlier, group, y, x, payments) {
+		if m[0] == '"' && bytes.Contains(answer, m) {
+			return true
+		}
+	}
+	ys, xs := idSet(y.answer()), idSet(answer)
+	if len(ys) == 0 || len(ys) >= len(xs) {
+		return false
+	}
+	for id := range ys {
+		if !xs[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// idSet is the ids a body holds.
+func idSet(b []byte) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range uuidInside().FindAllString(string(b), -1) {
+		out[id] = true
+	}
+	return out
+}
+
+// writeMarks are what only y's effect shows in a later read of its
+// payments: each text its body sent (quoted, as JSON holds it) and each
+// id its answer holds that its request did not name (a capture's id),
+// that no other write of those payments in flight with it (group) than
+// x, the one looked at, sent or was answered, nor any exchange of them
+// before: a
+// capture made before is in every answer of its payment since, and a
+// reason may be sent again.
+func writeMarks(earlier, group []*Exchange, y, x *Exchange, payments []string) [][]byte {
 	var out [][]byte
 	for v := range texts(y.body()) {
 		out = append(out, []byte(strconv.Quote(v)))
@@ -197,7 +248,38 @@ func writeMarks(y *Exchange) [][]byte {
 			out = append(out, []byte(id))
 		}
 	}
+	drop := func(e *Exchange) {
+		if e == y || e == x || e.Kind != har.KindExchange || !namesAny(e.Path, payments) {
+			return
+		}
+		body, answer := e.body(), e.answer()
+		kept := out[:0]
+		for _, m := range out {
+			if !bytes.Contains(body, m) && !bytes.Contains(answer, m) {
+				kept = append(kept, m)
+			}
+		}
+		out = kept
+	}
+	for _, e := range group {
+		if e.Method != http.MethodGet {
+			drop(e)
+		}
+	}
+	for k := len(earlier) - 1; k >= 0 && len(out) > 0; k-- {
+		drop(earlier[k])
+	}
 	return out
+}
+
+// namesAny tells whether a path names one of ids.
+func namesAny(path string, ids []string) bool {
+	for _, id := range ids {
+		if strings.Contains(path, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // acyclic tells whether an order holds no cycle.

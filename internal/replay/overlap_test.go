@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -41,7 +42,7 @@ func TestVerifyReplaysOverlappingRequestsTogether(t *testing.T) {
 	t.Logf("%d run(s) of overlapping requests, %d answered 200 when recorded; %d difference(s) on replay", groups, ok, len(rep.Differences))
 }
 
-// readAroundCapture serves a capture and a read of its payment in flight
+// readAroundCapture serves the second capture of a payment and a read of its payment in flight
 // together, in the order asked: with captureFirst, the service takes the
 // capture, answers the read (which lists it), and only then answers the
 // capture; else it answers the read (which lists nothing) while the
@@ -49,10 +50,11 @@ func TestVerifyReplaysOverlappingRequestsTogether(t *testing.T) {
 // the two in flight together, and only the read's answer tells the order.
 func readAroundCapture(captureFirst bool) func(http.Handler) http.Handler {
 	arrived, taken, read := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var captures atomic.Int32
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch {
-			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/captures"):
+			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/captures") && captures.Add(1) == 2:
 				close(arrived)
 				if !captureFirst {
 					<-read
@@ -89,11 +91,14 @@ func readAroundCapture(captureFirst bool) func(http.Handler) http.Handler {
 // that is not one about half the time.
 func TestAReadInFlightWithAWriteIsReplayedWhereItsAnswerShowsIt(t *testing.T) {
 	for _, captureFirst := range []bool{true, false} {
-		for run := range 10 {
+		for run := range 20 {
 			s := newStudio(t, readAroundCapture(captureFirst))
 			_, c := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "AROUND-1"))
 			p := str(c, "payment", "id")
 			s.customer("/_sandbox/payments/"+p+"/approve", nil)
+			// A capture before: its id and its texts are in every later
+			// answer of the payment, whichever side of the race it is on.
+			s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "10.00", "reference_id": "around-0"})
 			var wg sync.WaitGroup
 			wg.Add(2)
 			go func() {
@@ -136,7 +141,7 @@ func TestPrecedenceDropsAnOrderThatWouldWaitOnItself(t *testing.T) {
 	write := &Exchange{Method: http.MethodPost, Path: "/api/v2/payments/4f68664e-b31b-406a-8b00-2c5653541e5a/captures", Status: 200,
 		started: t0.Add(2 * time.Millisecond), ended: t0.Add(3 * time.Millisecond)}
 	write.Body = []byte(`{"amount":"1.00","reference_id":"ref-1"}`)
-	first := precedence([]*Exchange{read, write})
+	first := precedence(nil, []*Exchange{read, write})
 	if !first[0][1] || first[1][0] {
 		t.Fatalf("want the read first, as its times say; got %v", first)
 	}

@@ -67,7 +67,7 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 		}
 		j := overlapEnd(list, i)
 		e.replayed = append(e.replayed, replayMark{at: time.Now(), x: x})
-		diffs, compared, err := e.verifyGroup(ctx, list[i:j])
+		diffs, compared, err := e.verifyGroup(ctx, list[:i], list[i:j])
 		if err != nil {
 			return nil, err
 		}
