@@ -29,7 +29,7 @@ type recordTail struct {
 // encodeRecord answers a record's stored doc (the bytes json.Marshal(r)
 // answers) and its payment's view, marshalling the payment once.
 func encodeRecord(r *Record) (doc, view []byte, err error) {
-	view, err = json.Marshal(&r.Payment)
+	view, err = marshalPayment(&r.Payment)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/bnpl-cli/bnpl/internal/wire"
+)
+
+// A busy payment is mostly its captures and refunds (a payment captured
+// eighty times is eighty of them), and every move writes the payment
+// whole: by reflection, encoding them was the largest part of a move's
+// own work. marshalPayment writes them by hand and leaves the rest of the
+// payment to json.Marshal; the bytes are json.Marshal's own
+// (TestMarshalPaymentIsMarshal, over payments of every shape and strings
+// that need escaping).
+
+// movesHole is where a payment marshalled without its captures and
+// refunds holds them: the first place the two keys stand together, as no
+// field before them (the buyer, the order, its history) has either key.
+const movesHole = `,"captures":null,"refunds":null`
+
+// marshalPayment answers json.Marshal(p).
+func marshalPayment(p *wire.Payment) ([]byte, error) {
+	if len(p.Captures) == 0 && len(p.Refunds) == 0 {
+		return json.Marshal(p)
+	}
+	rest := *p
+	rest.Captures, rest.Refunds = nil, nil
+	around, err := json.Marshal(&rest)
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(around, []byte(movesHole))
+	if at < 0 {
+		return json.Marshal(p)
+	}
+	out := make([]byte, 0, len(around)+160*(len(p.Captures)+len(p.Refunds)))
+	out = append(out, around[:at]...)
+	out = append(out, `,"captures":`...)
+	if out, err = appendMoves(out, p.Captures, appendCapture); err != nil {
+		return nil, err
+	}
+	out = append(out, `,"refunds":`...)
+	if out, err = appendMoves(out, p.Refunds, appendRefund); err != nil {
+		return nil, err
+	}
+	return append(out, around[at+len(movesHole):]...), nil
+}
+
+// appendMoves appends a JSON array of moves, null for a nil slice.
+func appendMoves[M any](out []byte, moves []M, one func([]byte, *M) ([]byte, error)) ([]byte, error) {
+	if moves == nil {
+		return append(out, "null"...), nil
+	}
+	out = append(out, '[')
+	for i := range moves {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = one(out, &moves[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(out, ']'), nil
+}
+
+// appendCapture appends a capture as json.Marshal writes it; one with
+// items is left to json.Marshal.
+func appendCapture(out []byte, c *wire.Capture) ([]byte, error) {
+	if len(c.Items) > 0 {
+		return appendMarshalled(out, c)
+	}
+	out = appendKeyString(append(out, '{'), `"id":`, c.ID)
+	out = appendDecimal(append(out, `,"amount":`...), c.Amount)
+	out = appendKeyString(out, `,"reference_id":`, c.ReferenceID)
+	var err error
+	if out, err = appendTime(out, `,"created_at":`, c.CreatedAt); err != nil {
+		return nil, err
+	}
+	out = appendOptionalDecimal(out, `,"tax_amount":`, c.TaxAmount)
+	out = appendOptionalDecimal(out, `,"shipping_amount":`, c.ShippingAmount)
+	out = appendOptionalDecimal(out, `,"discount_amount":`, c.DiscountAmount)
+	return append(out, '}'), nil
+}
+
+// appendRefund appends a refund as json.Marshal writes it; one with items
+// is left to json.Marshal.
+func appendRefund(out []byte, r *wire.Refund) ([]byte, error) {
+	if len(r.Items) > 0 {
+		return appendMarshalled(out, r)
+	}
+	out = appendKeyString(append(out, '{'), `"id":`, r.ID)
+	out = appendDecimal(append(out, `,"amount":`...), r.Amount)
+	out = appendKeyString(out, `,"reference_id":`, r.ReferenceID)
+	var err error
+	if out, err = appendTime(out, `,"created_at":`, r.CreatedAt); err != nil {
+		return nil, err
+	}
+	if r.Reason != "" {
+		out = appendKeyString(out, `,"reason":`, r.Reason)
+	}
+	return append(out, '}'), nil
+}
+
+func appendMarshalled(out []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, b...), nil
+}
+
+// appendKeyString appends key and s as a JSON string the way json.Marshal
+// escapes it (HTML characters too); a string that needs no escape, nearly
+// every id and reference, is copied as it is.
+func appendKeyString(out []byte, key, s string) []byte {
+	out = append(out, key...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always marshals
+			return append(out, b...)
+		}
+	}
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"')
+}
+
+func appendDecimal(out []byte, d decimal.Decimal) []byte {
+	b, _ := d.MarshalJSON() // never fails
+	return append(out, b...)
+}
+
+func appendOptionalDecimal(out []byte, key string, d *decimal.Decimal) []byte {
+	if d == nil {
+		return out
+	}
+	return appendDecimal(append(out, key...), *d)
+}
+
+// appendTime appends key and t as json.Marshal does (omitted when nil);
+// a time it cannot write (a year past 9999) is its error too.
+func appendTime(out []byte, key string, t *time.Time) ([]byte, error) {
+	if t == nil {
+		return out, nil
+	}
+	if _, offset := t.Zone(); t.Year() < 0 || t.Year() > 9999 || offset <= -24*3600 || offset >= 24*3600 {
+		// What MarshalJSON refuses, or may: its error.
+		b, err := t.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		return append(append(out, key...), b...), nil
+	}
+	// MarshalJSON's own format, written in place.
+	out = t.AppendFormat(append(append(out, key...), '"'), time.RFC3339Nano)
+	return append(out, '"'), nil
+}

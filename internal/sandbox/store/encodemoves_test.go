@@ -1,0 +1,147 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/bnpl-cli/bnpl/internal/wire"
+)
+
+// strings a move may hold: plain, and every kind json.Marshal escapes or
+// replaces.
+var awkward = []string{"", "ref-1", "bnpl-0123456789abcdef01234567", `quo"te`, `back\slash`, "<b>&amp;</b>",
+	"tab\there", "nl\n", "\x00\x1f", "é ü ﷼", "\u2028\u2029", "bad\xffutf8", "emoji 😀", `"captures":null,"refunds":null`}
+
+func randomTime(r *rand.Rand) *time.Time {
+	switch r.IntN(5) {
+	case 0:
+		return nil
+	case 1:
+		t := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) // json.Marshal refuses it
+		return &t
+	case 2:
+		zones := []*time.Location{time.FixedZone("+04", 4*3600), time.FixedZone("-0930", -(9*3600 + 30*60)),
+			time.FixedZone("+2459", 24*3600+59*60), time.FixedZone("secs", 3*3600+7)}
+		t := time.Unix(r.Int64N(4e9), r.Int64N(1e9)).In(zones[r.IntN(len(zones))])
+		return &t
+	case 3:
+		t := time.Date(-1+r.IntN(3)*10000, 12, 31, 23, 59, 59, r.IntN(1e9), time.UTC)
+		return &t
+	default:
+		t := time.Unix(r.Int64N(4e9), r.Int64N(1e9)).UTC()
+		return &t
+	}
+}
+
+func randomDecimal(r *rand.Rand) decimal.Decimal {
+	return decimal.New(r.Int64N(2e9)-1e9, -int32(r.IntN(5)))
+}
+
+func optionalDecimal(r *rand.Rand) *decimal.Decimal {
+	if r.IntN(2) == 0 {
+		return nil
+	}
+	d := randomDecimal(r)
+	return &d
+}
+
+func pick(r *rand.Rand) string { return awkward[r.IntN(len(awkward))] }
+
+func randomItems(r *rand.Rand) []wire.OrderItem {
+	if r.IntN(4) != 0 {
+		return nil
+	}
+	return []wire.OrderItem{{Title: pick(r), Quantity: r.IntN(5), UnitPrice: randomDecimal(r), Category: pick(r)}}
+}
+
+func randomPayment(r *rand.Rand) *wire.Payment {
+	p := &wire.Payment{ID: pick(r), Amount: randomDecimal(r), Currency: "AED", Description: pick(r), CreatedAt: randomTime(r),
+		Status: pick(r), IsTest: r.IntN(2) == 0}
+	if r.IntN(2) == 0 {
+		p.Buyer = &wire.Buyer{Name: pick(r), Email: pick(r), Phone: pick(r)}
+	}
+	if r.IntN(2) == 0 {
+		p.Order = &wire.Order{ReferenceID: pick(r), Items: randomItems(r)}
+	}
+	if r.IntN(3) == 0 {
+		p.Meta = map[string]any{"captures": nil, "refunds": nil, pick(r): pick(r)}
+	}
+	if r.IntN(4) == 0 {
+		p.Attachment = &wire.Attachment{Body: pick(r), ContentType: "application/vnd.example+json"}
+	}
+	switch r.IntN(4) {
+	case 0: // nil captures and refunds
+	case 1:
+		p.Captures, p.Refunds = []wire.Capture{}, []wire.Refund{}
+	default:
+		for range r.IntN(6) {
+			p.Captures = append(p.Captures, wire.Capture{ID: pick(r), Amount: randomDecimal(r), ReferenceID: pick(r), CreatedAt: randomTime(r),
+				TaxAmount: optionalDecimal(r), ShippingAmount: optionalDecimal(r), DiscountAmount: optionalDecimal(r), Items: randomItems(r)})
+		}
+		for range r.IntN(4) {
+			p.Refunds = append(p.Refunds, wire.Refund{ID: pick(r), Amount: randomDecimal(r), ReferenceID: pick(r), CreatedAt: randomTime(r),
+				Reason: pick(r), Items: randomItems(r)})
+		}
+	}
+	return p
+}
+
+// marshalPayment's bytes are json.Marshal's, and it fails where
+// json.Marshal does, over payments of every shape: captures and refunds
+// nil, empty or many, with and without items, times in other zones and
+// out of range, and strings that need escaping.
+func TestMarshalPaymentIsMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	failed := 0
+	for i := range 20000 {
+		p := randomPayment(r)
+		want, wantErr := json.Marshal(p)
+		got, err := marshalPayment(p)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("payment %d: error %v, json.Marshal's %v", i, err, wantErr)
+		}
+		if err != nil {
+			failed++
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("payment %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	if failed == 0 || failed > 19000 {
+		t.Fatalf("%d of the payments failed to marshal: the cases are not what this test means", failed)
+	}
+}
+
+// BenchmarkMarshalPayment marshals a payment captured eighty times, as a
+// busy payment of bench/ratios.sh is.
+func BenchmarkMarshalPayment(b *testing.B) {
+	now := time.Now().UTC()
+	p := &wire.Payment{ID: "4f68664e-b31b-406a-8b00-2c5653541e5a", Amount: decimal.RequireFromString("5000.00"), Currency: "AED",
+		Buyer: &wire.Buyer{Name: "Layla Haddad", Email: "otp.success@tabby.ai", Phone: "+971500000001"}, CreatedAt: &now,
+		Status: "AUTHORIZED", IsTest: true, Order: &wire.Order{ReferenceID: "ORDER-1"}, Refunds: []wire.Refund{}}
+	for i := range 80 {
+		p.Captures = append(p.Captures, wire.Capture{ID: "0b6e3c1a-6a3b-4d2e-9c55-1f2a3b4c5d6e", Amount: decimal.RequireFromString("0.01"),
+			ReferenceID: "p" + itoaBench(i), CreatedAt: &now})
+	}
+	for _, c := range []struct {
+		name string
+		f    func(*wire.Payment) ([]byte, error)
+	}{{"json.Marshal", func(p *wire.Payment) ([]byte, error) { return json.Marshal(p) }}, {"marshalPayment", marshalPayment}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.f(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func itoaBench(i int) string { b, _ := json.Marshal(i); return string(b) }
