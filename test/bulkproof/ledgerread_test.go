@@ -82,6 +82,19 @@ func waitResults(l ledgerAt, c *exec.Cmd, n int, done <-chan int) (code int, fin
 	return waitUntil(done, func() bool { return l.outcomesBy(c.Process.Pid) >= n })
 }
 
+// waitHolding waits until the run c is has settled a row and holds the
+// claim of a payment it has settled nothing of yet: it is in the middle of
+// a payment's turn (its read and its move, each after a wait on --rate),
+// not passing from one payment to the next, where another run may slip
+// in ahead of it. Or until the run ends (done).
+func waitHolding(l ledgerAt, c *exec.Cmd, done <-chan int) (code int, finished bool) {
+	return waitUntil(done, func() bool {
+		return l.outcomesBy(c.Process.Pid) >= 1 && l.count(`SELECT COUNT(*) FROM claims c JOIN runs r ON r.id = c.run
+			WHERE r.pid = ? AND r.ended IS NULL AND c.payment_id NOT IN
+			(SELECT m.payment_id FROM move_outcomes o JOIN moves m ON m.id = o.id WHERE o.run = r.id)`, c.Process.Pid) >= 1
+	})
+}
+
 // checkLedger checks that every move of op the ledger records was sent
 // with the payment, reference_id and amount of a row of the report: a row
 // re-sent under a fresh reference_id is exactly how money moves twice;

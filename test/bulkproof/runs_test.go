@@ -252,14 +252,17 @@ func TestTwoRunsOfOneFileAtOnceCaptureOnce(t *testing.T) {
 			// the second meets a payment the first holds and waits,
 			// naming it (notices are not written under -o json).
 			var holderOut, holderErr bytes.Buffer
-			holder := w.cmd("capture", caps, "holder", "--rate", "2", "--concurrency", "1", "-o", "json")
+			// (At --rate 0.5 it holds a payment four seconds of each turn
+			// of one: the second meets it there, not as it passes from
+			// one payment to the next, however loaded the machine.)
+			holder := w.cmd("capture", caps, "holder", "--rate", "0.5", "--concurrency", "1", "-o", "json")
 			holder.Stdout, holder.Stderr = &holderOut, &holderErr
 			if err := holder.Start(); err != nil {
 				t.Fatal(err)
 			}
 			holderDone := make(chan int, 1)
 			go func() { holderDone <- exitCode(holder.Wait()) }()
-			if code, ended := waitResults(w.ledger(), holder, 1, holderDone); ended {
+			if code, ended := waitHolding(w.ledger(), holder, holderDone); ended {
 				t.Fatalf("the first run ended (exit %d) before it settled a row\n%s", code, tail(holderErr.String()))
 			}
 			second := w.cmd("capture", caps, "second", "--concurrency", "1")
