@@ -71,3 +71,70 @@ func TestStoredBodiesOutliveTheirBuffers(t *testing.T) {
 		t.Fatal("no body was masked: the test does not reach the masking path")
 	}
 }
+
+// A batch whose bodies outgrow one transaction (sixty answers of 30 KiB
+// gathered before one flush) is stored in several, each of about
+// logTxBytes, and every entry reads back with its body, in order.
+func TestABatchLargerThanATransactionIsStoredWhole(t *testing.T) {
+	st, err := store.OpenState("", store.NewSteppingClock(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)), time.Hour, store.BuiltinMerchants(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.DB.Close() })
+	l := Start(st)
+	t.Cleanup(l.Stop)
+	answer := func(i int) string { return fmt.Sprintf(`{"n":%d,"pad":%q}`, i, strings.Repeat("y", 30<<10)) }
+	h := Middleware(l, "ae", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		fmt.Sscanf(r.URL.Query().Get("n"), "%d", &n)
+		_, _ = w.Write([]byte(answer(n)))
+	}))
+	const n = 60
+	for i := range n {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", fmt.Sprintf("/api/v2/payments?n=%d", i), nil))
+	}
+	l.Flush(context.Background())
+	var chunks int
+	if err := st.DB.QueryRow(`SELECT COUNT(*) FROM request_log`).Scan(&chunks); err != nil {
+		t.Fatal(err)
+	}
+	if min := n * (30 << 10) / logTxBytes; chunks < min {
+		t.Errorf("%d transactions stored %d bodies of 30 KiB, want %d at least", chunks, n, min)
+	}
+	got, err := l.RequestLog(context.Background(), LogFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d entries logged, want %d", len(got), n)
+	}
+	for k, e := range got { // newest first
+		i := n - 1 - k
+		if want := fmt.Sprintf("/api/v2/payments?n=%d", i); e.Path != want || e.ResponseBody != answer(i) {
+			t.Errorf("entry %d: %s with a body of %d bytes, want %s with its %d", k, e.Path, len(e.ResponseBody), want, len(answer(i)))
+		}
+	}
+}
+
+func TestTxEntries(t *testing.T) {
+	entry := func(req, resp int) *PendingEntry {
+		return &PendingEntry{reqBody: make([]byte, req), RespBody: make([]byte, resp)}
+	}
+	for _, c := range []struct {
+		sizes []int
+		want  int
+	}{
+		{[]int{10, 10, 10}, 3},
+		{[]int{logTxBytes + 1, 10}, 1},                // one entry at least, however large
+		{[]int{logTxBytes / 2, logTxBytes / 2, 1}, 2}, // exactly the bound fits
+		{[]int{logTxBytes / 2, logTxBytes/2 + 1}, 1},
+	} {
+		var batch []*PendingEntry
+		for _, s := range c.sizes {
+			batch = append(batch, entry(s/2, s-s/2))
+		}
+		if got := txEntries(batch); got != c.want {
+			t.Errorf("sizes %v: %d entries in the first transaction, want %d", c.sizes, got, c.want)
+		}
+	}
+}

@@ -220,8 +220,9 @@ func (l *Log) run() {
 	}
 	write := func() {
 		for len(batch) > 0 {
-			l.write(batch)
-			batch = batch[:0]
+			n := txEntries(batch)
+			l.write(batch[:n])
+			batch = append(batch[:0], batch[n:]...)
 			drain()
 		}
 	}
@@ -255,6 +256,27 @@ func (l *Log) run() {
 			return
 		}
 	}
+}
+
+// logTxBytes bounds the bodies one transaction of the log stores. The log
+// and the state's moves share the state's one write connection: a move
+// waits while the log stores a batch, and under load a batch gathered in
+// a tenth of a second holds hundreds of answers, each a whole payment.
+// Batches are stored in transactions of about this much, so that a move
+// waits for one of them at most.
+const logTxBytes = 256 << 10
+
+// txEntries is how many of batch's first entries one transaction stores:
+// those whose bodies fit logTxBytes, one at least.
+func txEntries(batch []*PendingEntry) int {
+	size := 0
+	for i, p := range batch {
+		size += len(p.reqBody) + len(p.RespBody)
+		if size > logTxBytes && i > 0 {
+			return i
+		}
+	}
+	return len(batch)
 }
 
 // write stores a batch as one chunk, in one transaction, and trims the
