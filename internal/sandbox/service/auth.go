@@ -82,10 +82,12 @@ func (s *Service) authed(region string, msgs authMessages, h func(http.ResponseW
 	}
 }
 
-// authedDating is authed for a handler that reads the sandbox's clock in
-// the same query as what it answers and sets Date from it (setDate), or
-// calls stampDate before it answers otherwise: the hot read reads the
-// clock once, not twice.
+// authedDating is authed for a handler that reads the sandbox's clock as
+// part of its own work (a payment's read in the same query, a move in its
+// transaction, a checkout's one read of the time it is made at) and sets
+// Date from it (setDate): a request reads the clock once, not twice. An
+// answer the handler writes before that read is dated by DateMiddleware,
+// or by stampDate.
 func (s *Service) authedDating(region string, msgs authMessages, h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r, region, msgs)

@@ -34,7 +34,7 @@ var amountLimits = map[string]decimal.Decimal{
 const OTPRejectedEmail = "otp.rejected@tabby.ai"
 
 func (s *Service) checkoutRoutes(mux *http.ServeMux, region string) {
-	mux.HandleFunc("POST /api/v2/checkout", s.authed(region, authCheckout, s.handleCreateCheckout))
+	mux.HandleFunc("POST /api/v2/checkout", s.authedDating(region, authCheckout, s.handleCreateCheckout))
 	mux.HandleFunc("GET /api/v2/checkout/{id}", s.authed(region, authGeneral, s.handleGetCheckout))
 	mux.HandleFunc("GET /api/v2/checkout/{id}/hpp_link_qr", s.handleCheckoutQR)
 }
@@ -124,6 +124,9 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 		edge.WriteError(w, err)
 		return
 	}
+	// The one read of the clock dates the answer too (the route is
+	// authedDating); a refusal before it is dated by DateMiddleware.
+	setDate(w, now)
 	rec := s.newRecord(r.Context(), &req, c, now)
 	if err := s.InsertRecord(r.Context(), rec, c.isTest); err != nil {
 		edge.WriteError(w, err)

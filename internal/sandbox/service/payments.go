@@ -22,9 +22,9 @@ func (s *Service) paymentRoutes(mux *http.ServeMux, region string) {
 	mux.HandleFunc("GET /api/v2/payments", s.authed(region, authGeneral, s.handleListPayments))
 	mux.HandleFunc("GET /api/v2/payments/{id}", s.authedDating(region, authGeneral, s.handleGetPayment))
 	mux.HandleFunc("PUT /api/v2/payments/{id}", s.authed(region, authGeneral, s.handleUpdatePayment))
-	mux.HandleFunc("POST /api/v2/payments/{id}/captures", s.authed(region, authGeneral, s.handleCapture))
-	mux.HandleFunc("POST /api/v2/payments/{id}/refunds", s.authed(region, authGeneral, s.handleRefund))
-	mux.HandleFunc("POST /api/v2/payments/{id}/close", s.authed(region, authGeneral, s.handleClose))
+	mux.HandleFunc("POST /api/v2/payments/{id}/captures", s.authedDating(region, authGeneral, s.handleCapture))
+	mux.HandleFunc("POST /api/v2/payments/{id}/refunds", s.authedDating(region, authGeneral, s.handleRefund))
+	mux.HandleFunc("POST /api/v2/payments/{id}/close", s.authedDating(region, authGeneral, s.handleClose))
 }
 
 // View is the payment as the service shows it now: a CREATED payment past
@@ -53,8 +53,20 @@ func (s *Service) handleGetPayment(w http.ResponseWriter, r *http.Request, c cal
 
 // runMove answers the outcome of a payment move as the service does: the
 // whole payment, or the error body.
+//
+// Its Date is the clock the move ran at, read in the move's own
+// transaction (its route is authedDating): a move reads the clock once.
+// An answer before the move ran (a payment not found, or locked) is dated
+// by DateMiddleware as it is written.
 func (s *Service) runMove(w http.ResponseWriter, r *http.Request, paymentID string, vis *store.Visibility, fn store.MoveFunc) {
-	rec, err := s.Move(r.Context(), paymentID, vis, fn)
+	var at time.Time
+	rec, err := s.Move(r.Context(), paymentID, vis, func(rec *store.Record, now time.Time) (string, error) {
+		at = now // the last run of the job is the one that committed
+		return fn(rec, now)
+	})
+	if !at.IsZero() {
+		setDate(w, at)
+	}
 	if err != nil {
 		edge.WriteError(w, err)
 		return
