@@ -146,8 +146,7 @@ func (s *Service) newRecord(ctx context.Context, req *wire.CheckoutRequest, c ca
 	p.ExpiresAt = &expires
 	p.Captures = []wire.Capture{}
 	p.Refunds = []wire.Refund{}
-	rec := &store.Record{
-		Payment:          p,
+	rec := &store.Record{Payment: p, Session: store.Session{
 		SessionID:        s.NewID(ctx),
 		MerchantCode:     c.merchant.Code,
 		Region:           c.merchant.Region,
@@ -156,7 +155,7 @@ func (s *Service) newRecord(ctx context.Context, req *wire.CheckoutRequest, c ca
 		Token:            req.Token,
 		SessionStatus:    wire.SessionCreated,
 		SessionExpiresAt: created.Add(store.SessionLifetime),
-	}
+	}}
 	if reason := preScore(&p); reason != "" {
 		rec.SessionStatus = wire.SessionRejected
 		rec.RejectionReason = reason

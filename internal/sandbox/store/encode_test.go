@@ -19,9 +19,9 @@ func TestEncodeRecordIsMarshal(t *testing.T) {
 	full := &Record{
 		Payment: wire.Payment{ID: "p1", Status: wire.StatusAuthorized, Amount: decimal.RequireFromString("10.50"),
 			Currency: "AED", CreatedAt: &at, Captures: []wire.Capture{{ID: "c1", Amount: decimal.RequireFromString("1")}}},
-		SessionID: "s1", MerchantCode: "m", Region: "ae", Lang: "en", MerchantURLs: &wire.MerchantURLs{},
-		Token: &token, SessionStatus: "approved", RejectionReason: "<why>", SessionExpiresAt: at,
-		AuthorizedAt: &at, AuthExpiresAt: &at, ClosedAt: &at,
+		Session: Session{SessionID: "s1", MerchantCode: "m", Region: "ae", Lang: "en", MerchantURLs: &wire.MerchantURLs{},
+			Token: &token, SessionStatus: "approved", RejectionReason: "<why>", SessionExpiresAt: at,
+			AuthorizedAt: &at, AuthExpiresAt: &at, ClosedAt: &at},
 	}
 	for name, r := range map[string]*Record{"empty": {}, "full": full} {
 		want, err := json.Marshal(r)

@@ -99,7 +99,7 @@ func TestGroupCommitConcurrentMoves(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("pay-%d", i)
 		created := st.Clock.Now().UTC()
-		rec := &Record{SessionID: "s-" + ids[i], MerchantCode: "ae-sandbox", Region: "ae",
+		rec := &Record{Session: Session{SessionID: "s-" + ids[i], MerchantCode: "ae-sandbox", Region: "ae"},
 			Payment: wire.Payment{ID: ids[i], Status: wire.StatusAuthorized, Currency: "AED", CreatedAt: &created}}
 		if err := st.InsertRecord(ctx, rec, true); err != nil {
 			t.Fatal(err)

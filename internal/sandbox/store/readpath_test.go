@@ -27,7 +27,7 @@ func openTestState(t *testing.T) (*State, string) {
 		}
 	})
 	created := time.Now().UTC()
-	rec := &Record{SessionID: "session-1", MerchantCode: "ae-sandbox", Region: "ae",
+	rec := &Record{Session: Session{SessionID: "session-1", MerchantCode: "ae-sandbox", Region: "ae"},
 		Payment: wire.Payment{ID: "payment-1", Status: wire.StatusAuthorized, Currency: "AED", CreatedAt: &created}}
 	if err := st.InsertRecord(context.Background(), rec, true); err != nil {
 		t.Fatal(err)

@@ -31,8 +31,8 @@ func richRecord() *Record {
 				{ID: "c2", Amount: d("2"), ReferenceID: "x", TaxAmount: &tax}},
 			Meta: map[string]any{"n": 1.5, "s": "v", "l": []any{true, nil, map[string]any{"k": 2.0}}, "e": map[string]any{}},
 		},
-		SessionID: "s-1", MerchantCode: "ae-sandbox", Region: "ae", Token: &token,
-		SessionStatus: "created", SessionExpiresAt: dubai, AuthorizedAt: &now,
+		Session: Session{SessionID: "s-1", MerchantCode: "ae-sandbox", Region: "ae", Token: &token,
+			SessionStatus: "created", SessionExpiresAt: dubai, AuthorizedAt: &now},
 		View: []byte(`{}`),
 	}
 }

@@ -121,21 +121,11 @@ func migrate(db *sql.DB) error {
 }
 
 // Record is what the sandbox keeps per checkout: the payment as the service
-// shows it plus the session and the timers behind it.
+// shows it plus the session and the timers behind it. Stored, it is one
+// JSON object: the payment first, then the session's fields.
 type Record struct {
-	Payment          wire.Payment       `json:"payment"`
-	SessionID        string             `json:"session_id"`
-	MerchantCode     string             `json:"merchant_code"`
-	Region           string             `json:"region"`
-	Lang             string             `json:"lang"`
-	MerchantURLs     *wire.MerchantURLs `json:"merchant_urls,omitempty"`
-	Token            *string            `json:"token"`
-	SessionStatus    string             `json:"session_status"`
-	RejectionReason  string             `json:"rejection_reason,omitempty"`
-	SessionExpiresAt time.Time          `json:"session_expires_at"`
-	AuthorizedAt     *time.Time         `json:"authorized_at,omitempty"`
-	AuthExpiresAt    *time.Time         `json:"auth_expires_at,omitempty"`
-	ClosedAt         *time.Time         `json:"closed_at,omitempty"`
+	Payment wire.Payment `json:"payment"`
+	Session
 
 	// Tx is the transaction a move runs in, so that guards and moves that
 	// keep state beside the payment (disputes) read and write in it: in
@@ -148,6 +138,25 @@ type Record struct {
 	// encode the payment again; nil when the move wrote nothing. Not
 	// stored.
 	View []byte `json:"-"`
+}
+
+// Session is a record's checkout session and the timers behind its
+// payment: all a record keeps beside the payment. A stored doc holds its
+// fields after the payment's, in this order (encodeRecord writes them
+// around the payment's view).
+type Session struct {
+	SessionID        string             `json:"session_id"`
+	MerchantCode     string             `json:"merchant_code"`
+	Region           string             `json:"region"`
+	Lang             string             `json:"lang"`
+	MerchantURLs     *wire.MerchantURLs `json:"merchant_urls,omitempty"`
+	Token            *string            `json:"token"`
+	SessionStatus    string             `json:"session_status"`
+	RejectionReason  string             `json:"rejection_reason,omitempty"`
+	SessionExpiresAt time.Time          `json:"session_expires_at"`
+	AuthorizedAt     *time.Time         `json:"authorized_at,omitempty"`
+	AuthExpiresAt    *time.Time         `json:"auth_expires_at,omitempty"`
+	ClosedAt         *time.Time         `json:"closed_at,omitempty"`
 }
 
 // Settle applies the timers that run without anyone calling: a CREATED
@@ -188,13 +197,7 @@ func DecodeRecord(doc []byte, column, value string) (*Record, error) {
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return nil, CorruptRow("payments", column, value, err)
 	}
-	r := &Record{
-		Payment: wire.Payment(d.Payment), SessionID: d.SessionID, MerchantCode: d.MerchantCode,
-		Region: d.Region, Lang: d.Lang, MerchantURLs: d.MerchantURLs, Token: d.Token,
-		SessionStatus: d.SessionStatus, RejectionReason: d.RejectionReason,
-		SessionExpiresAt: d.SessionExpiresAt, AuthorizedAt: d.AuthorizedAt,
-		AuthExpiresAt: d.AuthExpiresAt, ClosedAt: d.ClosedAt,
-	}
+	r := &Record{Payment: wire.Payment(d.Payment), Session: d.Session}
 	if r.Payment.Captures == nil {
 		r.Payment.Captures = []wire.Capture{}
 	}
