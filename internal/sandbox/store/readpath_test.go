@@ -103,3 +103,43 @@ func TestPaymentViewVisibility(t *testing.T) {
 		}
 	}
 }
+
+// A state file bnpl makes has statePageSize pages and is in WAL mode; one
+// an older bnpl made (4 KiB pages) opens as it is, its pages kept.
+func TestNewStateFilePageSize(t *testing.T) {
+	dir := t.TempDir()
+	pageSize := func(db *sql.DB) (size int, mode string) {
+		t.Helper()
+		if err := db.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		return size, mode
+	}
+	db, err := OpenStore(filepath.Join(dir, "new.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, mode := pageSize(db); size != statePageSize || mode != "wal" {
+		t.Errorf("a new state file: %d-byte pages in %s mode, want %d in wal", size, mode, statePageSize)
+	}
+	db.Close()
+	old := filepath.Join(dir, "old.db")
+	pre, err := sql.Open("sqlite", "file:"+old+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pre.Exec(`CREATE TABLE t (x)`); err != nil {
+		t.Fatal(err)
+	}
+	pre.Close()
+	if db, err = OpenStore(old); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if size, mode := pageSize(db); size != 4096 || mode != "wal" {
+		t.Errorf("an older state file: %d-byte pages in %s mode, want 4096 in wal", size, mode)
+	}
+}

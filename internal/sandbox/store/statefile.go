@@ -1,9 +1,11 @@
 package store
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"runtime"
 )
@@ -29,7 +31,10 @@ func prepareStateFile(path string) error {
 		if err != nil {
 			return err
 		}
-		return f.Close()
+		if err := f.Close(); err != nil {
+			return err
+		}
+		return initStateFile(path)
 	case err != nil:
 		return err
 	case !fi.Mode().IsRegular():
@@ -50,4 +55,28 @@ func prepareStateFile(path string) error {
 		}
 	}
 	return nil
+}
+
+// statePageSize is the page size of a new state file. A busy payment's
+// record is tens of kilobytes (its doc and its view each hold every
+// capture): with SQLite's default 4 KiB it spans a chain of overflow
+// pages, each a page to find on a read and a frame of its own in the WAL
+// on a write (a header and a page, two writes); 16 KiB pages hold it in a
+// few. It can be chosen only before the file's first write, and not once
+// the file is in WAL mode: a state file made by an older bnpl keeps its
+// 4 KiB pages, which every bnpl reads.
+const statePageSize = 16 << 10
+
+// initStateFile gives a state file just created its page size, then WAL
+// mode. Another process that opens the empty file first makes it with
+// SQLite's defaults, as before: nothing depends on the size.
+func initStateFile(path string) error {
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
+		fmt.Sprintf("?_pragma=busy_timeout(10000)&_pragma=page_size(%d)", statePageSize))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var mode string
+	return db.QueryRow(`PRAGMA journal_mode=WAL`).Scan(&mode)
 }
