@@ -29,6 +29,9 @@ type Engine struct {
 	lapsed     map[string]bool          // sandbox payments whose authorization the engine made lapse
 	shown      map[string][]shownStatus // by recorded payment id, made on first need
 	disputes   map[string]disputeFacts
+	// lastShown is, by recorded payment id, the last exchange replayed
+	// whose answer showed the payment whole (noteShown).
+	lastShown map[string]*Exchange
 
 	actions []Action
 	notes   []Note

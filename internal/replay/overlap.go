@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,9 +43,8 @@ func overlapEnd(list []*Exchange, i int) int {
 // promises no order between them (of ten captures of one payment sent at
 // once, which gets the lock is chance), so each recorded answer is
 // compared with the sandbox's answer it is paired with (pairAnswers). A
-// run of one is replayed and compared alone. earlier is what the
-// recording holds before the run.
-func (e *Engine) verifyGroup(ctx context.Context, earlier, group []*Exchange) ([]Difference, int, error) {
+// run of one is replayed and compared alone.
+func (e *Engine) verifyGroup(ctx context.Context, group []*Exchange) ([]Difference, int, error) {
 	if len(group) == 1 {
 		diffs, err := e.verifyOne(ctx, group[0])
 		if diffs == nil {
@@ -67,7 +65,7 @@ func (e *Engine) verifyGroup(ctx context.Context, earlier, group []*Exchange) ([
 	for k := range done {
 		done[k] = make(chan struct{})
 	}
-	first := precedence(earlier, sent)
+	first := precedence(e.lastShown, sent)
 	var wg sync.WaitGroup
 	for k, x := range sent {
 		wg.Add(1)
@@ -76,7 +74,10 @@ func (e *Engine) verifyGroup(ctx context.Context, earlier, group []*Exchange) ([
 			defer close(done[k])
 			for m := range sent {
 				if first[m][k] {
-					<-done[m]
+					select {
+					case <-done[m]:
+					case <-ctx.Done(): // send answers ctx's error
+					}
 				}
 			}
 			answers[k], errs[k] = e.send(ctx, x, x.Method, x.Path, x.Query, x.Header, x.body())
@@ -106,14 +107,20 @@ func (e *Engine) verifyGroup(ctx context.Context, earlier, group []*Exchange) ([
 //   - a read and a write of one payment in the order the read's answer
 //     shows: after the write when it shows what the write made (a payment
 //     read while its capture was in flight that lists the capture), before
-//     when it is that payment and shows none of it.
+//     when it is that payment and shows none of it;
+//   - two writes of one payment in the order their answers show.
 //
-// Should a recording's times and answers contradict each other into a
-// cycle, only what the times say is kept: a cycle would wait forever.
-// earlier is what the recording holds before them.
-func precedence(earlier, sent []*Exchange) [][]bool {
+// shown is, by recorded payment id, the last exchange before them whose
+// answer showed the payment whole (see Engine.noteShown): what it showed
+// is no write's mark. Should a recording's times and answers contradict
+// each other into a cycle, only what the times say is kept, and should
+// even the times (entries of no duration, or of times that do not add up)
+// make one, only the order the requests started in: a cycle would wait
+// forever.
+func precedence(shown map[string]*Exchange, sent []*Exchange) [][]bool {
+	o := &orderer{shown: shown, group: sent, base: map[*Exchange][][]byte{}}
 	n := len(sent)
-	build := func(reads bool) [][]bool {
+	build := func(answers bool) [][]bool {
 		first := make([][]bool, n)
 		for m := range first {
 			first[m] = make([]bool, n)
@@ -126,17 +133,18 @@ func precedence(earlier, sent []*Exchange) [][]bool {
 				if happenedBefore(y, x) || createdBefore(y, x) {
 					first[m][k] = true
 				}
-				if reads && !happenedBefore(y, x) && !happenedBefore(x, y) {
-					if after, ok := readOrder(earlier, sent, x, y); ok {
-						if after {
-							first[m][k] = true // y, the write, before x
-						} else {
-							first[k][m] = true
-						}
+				if !answers || happenedBefore(y, x) || happenedBefore(x, y) {
+					continue
+				}
+				if after, ok := o.readOrder(x, y); ok {
+					if after {
+						first[m][k] = true // y, the write, before x
+					} else {
+						first[k][m] = true
 					}
-					if writeShown(earlier, sent, y, x) && !writeShown(earlier, sent, x, y) {
-						first[m][k] = true
-					}
+				}
+				if o.writeShown(y, x) && !o.writeShown(x, y) {
+					first[m][k] = true
 				}
 			}
 		}
@@ -145,7 +153,37 @@ func precedence(earlier, sent []*Exchange) [][]bool {
 	if first := build(true); acyclic(first) {
 		return first
 	}
-	return build(false)
+	first := build(false)
+	if !acyclic(first) {
+		for m := range first {
+			for k := range m + 1 { // sent is in the order the requests started
+				first[m][k] = false
+			}
+		}
+	}
+	return first
+}
+
+// orderer finds the order the service took a run's requests in from
+// what their answers show.
+type orderer struct {
+	shown map[string]*Exchange
+	group []*Exchange
+	base  map[*Exchange][][]byte  // each write's marks, less what its payment showed before
+	bytes map[*Exchange][2][]byte // each exchange's body and answer, read once
+}
+
+// bodies answers x's body and answer, read from the recording once.
+func (o *orderer) bodies(x *Exchange) (body, answer []byte) {
+	if o.bytes == nil {
+		o.bytes = map[*Exchange][2][]byte{}
+	}
+	b, ok := o.bytes[x]
+	if !ok {
+		b = [2][]byte{x.body(), x.answer()}
+		o.bytes[x] = b
+	}
+	return b[0], b[1]
 }
 
 // readOrder tells, for x a read and y a write of the same payment sent at
@@ -153,7 +191,7 @@ func precedence(earlier, sent []*Exchange) [][]bool {
 // before (after false); ok is false where the recording cannot tell: x is
 // not a read, y not a write the service took, or y's effect leaves no
 // mark to look for.
-func readOrder(earlier, group []*Exchange, x, y *Exchange) (after, ok bool) {
+func (o *orderer) readOrder(x, y *Exchange) (after, ok bool) {
 	if x.Method != http.MethodGet || y.Method == http.MethodGet || y.Status/100 != 2 || x.Status/100 != 2 {
 		return false, false
 	}
@@ -161,7 +199,7 @@ func readOrder(earlier, group []*Exchange, x, y *Exchange) (after, ok bool) {
 	if len(payments) == 0 {
 		return false, false
 	}
-	answer := x.answer()
+	_, answer := o.bodies(x)
 	own, same := false, false
 	for _, id := range payments {
 		if strings.Contains(x.Path, id) {
@@ -174,7 +212,7 @@ func readOrder(earlier, group []*Exchange, x, y *Exchange) (after, ok bool) {
 	if !same {
 		return false, false
 	}
-	marks := writeMarks(earlier, group, y, x, payments)
+	marks := o.marks(y, x, payments)
 	if len(marks) == 0 {
 		return false, false
 	}
@@ -194,7 +232,7 @@ func readOrder(earlier, group []*Exchange, x, y *Exchange) (after, ok bool) {
 // does when x's answer holds a text y's body sent that nothing else of
 // the payment did, or every id y's answer holds and more (a write's
 // answer holds the payment, with what came before it).
-func writeShown(earlier, group []*Exchange, y, x *Exchange) bool {
+func (o *orderer) writeShown(y, x *Exchange) bool {
 	if x.Method == http.MethodGet || y.Method == http.MethodGet || x.Status/100 != 2 || y.Status/100 != 2 {
 		return false
 	}
@@ -202,13 +240,14 @@ func writeShown(earlier, group []*Exchange, y, x *Exchange) bool {
 	if len(payments) == 0 || !namesAny(x.Path, payments) {
 		return false
 	}
-	answer := x.answer()
-	for _, m := range writeMarks(earlier, group, y, x, payments) {
+	_, answer := o.bodies(x)
+	for _, m := range o.marks(y, x, payments) {
 		if m[0] == '"' && bytes.Contains(answer, m) {
 			return true
 		}
 	}
-	ys, xs := idSet(y.answer()), idSet(answer)
+	_, yAnswer := o.bodies(y)
+	ys, xs := idSet(yAnswer), idSet(answer)
 	if len(ys) == 0 || len(ys) >= len(xs) {
 		return false
 	}
@@ -220,27 +259,40 @@ func writeShown(earlier, group []*Exchange, y, x *Exchange) bool {
 	return true
 }
 
-// idSet is the ids a body holds.
-func idSet(b []byte) map[string]bool {
-	out := map[string]bool{}
-	for _, id := range uuidInside().FindAllString(string(b), -1) {
-		out[id] = true
+// marks are what only y's effect shows in a later read of its payments:
+// each text its body sent (as JSON writes it) and each id its answer holds
+// that its request did not name (a capture's id), that the payments did
+// not show before the run (a capture made before is in every answer of
+// its payment since, and so is the order's reference a capture may be
+// sent with), nor another write of the run than x, the one looked at,
+// sent or was answered.
+func (o *orderer) marks(y, x *Exchange, payments []string) [][]byte {
+	base, ok := o.base[y]
+	if !ok {
+		base = writeMarks(y)
+		for _, p := range payments {
+			if before := o.shown[p]; before != nil {
+				base = without(base, before.body(), before.answer())
+			}
+		}
+		o.base[y] = base
+	}
+	out := base
+	for _, e := range o.group {
+		if e != y && e != x && e.Method != http.MethodGet && namesAny(e.Path, payments) {
+			body, answer := o.bodies(e)
+			out = without(out, body, answer)
+		}
 	}
 	return out
 }
 
-// writeMarks are what only y's effect shows in a later read of its
-// payments: each text its body sent (quoted, as JSON holds it) and each
-// id its answer holds that its request did not name (a capture's id),
-// that no other write of those payments in flight with it (group) than
-// x, the one looked at, sent or was answered, nor any exchange of them
-// before: a
-// capture made before is in every answer of its payment since, and a
-// reason may be sent again.
-func writeMarks(earlier, group []*Exchange, y, x *Exchange, payments []string) [][]byte {
+// writeMarks are each text a write's body sent, as JSON writes it, and
+// each id its answer holds that its request did not name.
+func writeMarks(y *Exchange) [][]byte {
 	var out [][]byte
 	for v := range texts(y.body()) {
-		out = append(out, []byte(strconv.Quote(v)))
+		out = append(out, jsonForms(v)...)
 	}
 	sent := y.Path + " " + y.Query + " " + string(y.body())
 	for _, id := range uuidInside().FindAllString(string(y.answer()), -1) {
@@ -248,28 +300,40 @@ func writeMarks(earlier, group []*Exchange, y, x *Exchange, payments []string) [
 			out = append(out, []byte(id))
 		}
 	}
-	drop := func(e *Exchange) {
-		if e == y || e == x || e.Kind != har.KindExchange || !namesAny(e.Path, payments) {
-			return
-		}
-		body, answer := e.body(), e.answer()
-		kept := out[:0]
-		for _, m := range out {
-			if !bytes.Contains(body, m) && !bytes.Contains(answer, m) {
-				kept = append(kept, m)
+	return out
+}
+
+// without answers marks less those found in any of bodies, in a new slice.
+func without(marks [][]byte, bodies ...[]byte) [][]byte {
+	var kept [][]byte
+	for _, m := range marks {
+		found := false
+		for _, b := range bodies {
+			if bytes.Contains(b, m) {
+				found = true
+				break
 			}
 		}
-		out = kept
-	}
-	for _, e := range group {
-		if e.Method != http.MethodGet {
-			drop(e)
+		if !found {
+			kept = append(kept, m)
 		}
 	}
-	for k := len(earlier) - 1; k >= 0 && len(out) > 0; k-- {
-		drop(earlier[k])
+	return kept
+}
+
+// jsonForms are the ways a JSON answer may write the string v: as Go's
+// encoder does (<, > and & escaped) and as most others do.
+func jsonForms(v string) [][]byte {
+	var plain bytes.Buffer
+	enc := json.NewEncoder(&plain)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a string always encodes
+	p := bytes.TrimSuffix(plain.Bytes(), []byte{'\n'})
+	escaped, _ := json.Marshal(v)
+	if bytes.Equal(p, escaped) {
+		return [][]byte{p}
 	}
-	return out
+	return [][]byte{p, escaped}
 }
 
 // namesAny tells whether a path names one of ids.
@@ -280,6 +344,15 @@ func namesAny(path string, ids []string) bool {
 		}
 	}
 	return false
+}
+
+// idSet is the ids a body holds.
+func idSet(b []byte) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range uuidInside().FindAllString(string(b), -1) {
+		out[id] = true
+	}
+	return out
 }
 
 // acyclic tells whether an order holds no cycle.
@@ -310,6 +383,33 @@ func acyclic(first [][]bool) bool {
 		}
 	}
 	return true
+}
+
+// noteShown notes, for each payment a run of exchanges showed whole (a
+// 2xx answer to a request of its own path, or the checkout that made it),
+// the last exchange that did: what it showed is no later write's mark.
+func (e *Engine) noteShown(run []*Exchange) {
+	if e.lastShown == nil {
+		e.lastShown = map[string]*Exchange{}
+	}
+	for _, x := range run {
+		if x.Kind != har.KindExchange || x.Status/100 != 2 {
+			continue
+		}
+		for _, id := range uuidInside().FindAllString(x.Path, -1) {
+			e.lastShown[id] = x
+		}
+		if x.Method == http.MethodPost && strings.HasSuffix(x.Path, "/checkout") {
+			var body struct {
+				Payment struct {
+					ID string `json:"id"`
+				} `json:"payment"`
+			}
+			if json.Unmarshal(x.answer(), &body) == nil && body.Payment.ID != "" {
+				e.lastShown[body.Payment.ID] = x
+			}
+		}
+	}
 }
 
 // createdBefore tells whether the service made a's checkout before b's,

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/har"
 )
 
 // Captures sent at once are found to have overlapped, and replayed at
@@ -42,19 +44,19 @@ func TestVerifyReplaysOverlappingRequestsTogether(t *testing.T) {
 	t.Logf("%d run(s) of overlapping requests, %d answered 200 when recorded; %d difference(s) on replay", groups, ok, len(rep.Differences))
 }
 
-// readAroundCapture serves the second capture of a payment and a read of its payment in flight
+// readAroundCapture serves the capture of a payment numbered which and a read of its payment in flight
 // together, in the order asked: with captureFirst, the service takes the
 // capture, answers the read (which lists it), and only then answers the
 // capture; else it answers the read (which lists nothing) while the
 // capture waits, then takes the capture. Either way the recording shows
 // the two in flight together, and only the read's answer tells the order.
-func readAroundCapture(captureFirst bool) func(http.Handler) http.Handler {
+func readAroundCapture(captureFirst bool, which int32) func(http.Handler) http.Handler {
 	arrived, taken, read := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var captures atomic.Int32
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch {
-			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/captures") && captures.Add(1) == 2:
+			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/captures") && captures.Add(1) == which:
 				close(arrived)
 				if !captureFirst {
 					<-read
@@ -88,22 +90,41 @@ func readAroundCapture(captureFirst bool) func(http.Handler) http.Handler {
 // of the capture its answer shows it on: after the capture when it lists
 // it, before when it lists none. Sent at once on replay, the read would
 // list the capture or not by chance, and verify would find a difference
-// that is not one about half the time.
+// that is not one about half the time. So too where what the capture
+// sent was shown before it: a capture made earlier (its id and texts are
+// in every later answer of the payment), or the order's reference sent
+// again as the capture's, shown by the checkout.
 func TestAReadInFlightWithAWriteIsReplayedWhereItsAnswerShowsIt(t *testing.T) {
-	for _, captureFirst := range []bool{true, false} {
-		for run := range 20 {
-			s := newStudio(t, readAroundCapture(captureFirst))
-			_, c := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "AROUND-1"))
-			p := str(c, "payment", "id")
+	for _, c := range []struct {
+		name                 string
+		captureFirst, before bool
+		ref                  string
+	}{
+		{"capture first", true, true, "around-1"},
+		{"read first", false, true, "around-1"},
+		{"read first, the first capture", false, false, "around-1"},
+		{"capture first, the first capture", true, false, "around-1"},
+		{"read first, the order's reference", false, false, "AROUND-1"},
+		{"read first, the order's reference, a capture before", false, true, "AROUND-1"},
+		{"capture first, the order's reference", true, false, "AROUND-1"},
+	} {
+		for run := range 10 {
+			which := int32(1)
+			if c.before {
+				which = 2
+			}
+			s := newStudio(t, readAroundCapture(c.captureFirst, which))
+			_, co := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "AROUND-1"))
+			p := str(co, "payment", "id")
 			s.customer("/_sandbox/payments/"+p+"/approve", nil)
-			// A capture before: its id and its texts are in every later
-			// answer of the payment, whichever side of the race it is on.
-			s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "10.00", "reference_id": "around-0"})
+			if c.before {
+				s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "10.00", "reference_id": "around-0"})
+			}
 			var wg sync.WaitGroup
 			wg.Add(2)
 			go func() {
 				defer wg.Done()
-				s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "40.00", "reference_id": "around-1"})
+				s.call("POST", "/api/v2/payments/"+p+"/captures", testKey, map[string]any{"amount": "40.00", "reference_id": c.ref})
 			}()
 			go func() {
 				defer wg.Done()
@@ -111,38 +132,71 @@ func TestAReadInFlightWithAWriteIsReplayedWhereItsAnswerShowsIt(t *testing.T) {
 			}()
 			wg.Wait()
 			rec := s.recording()
-			last := rec.Exchanges[len(rec.Exchanges)-2:]
-			if j := overlapEnd(rec.Exchanges, len(rec.Exchanges)-2); j != len(rec.Exchanges) {
-				t.Fatalf("the capture and the read were not found in flight together")
+			n := len(rec.Exchanges)
+			if overlapEnd(rec.Exchanges, n-2) != n {
+				t.Fatalf("%s: the capture and the read were not found in flight together", c.name)
 			}
 			var read *Exchange
-			for _, x := range last {
+			for _, x := range rec.Exchanges[n-2:] {
 				if x.Method == http.MethodGet {
 					read = x
 				}
 			}
-			if got := strings.Contains(string(read.answer()), "around-1"); got != captureFirst {
-				t.Fatalf("the recorded read lists the capture: %v, want %v", got, captureFirst)
+			if got := strings.Contains(string(read.answer()), `"amount":"40`); got != c.captureFirst {
+				t.Fatalf("%s: the recorded read lists the capture: %v, want %v", c.name, got, c.captureFirst)
 			}
 			if rep := verify(t, rec); len(rep.Differences) > 0 {
-				t.Fatalf("capture first %v, run %d:%s", captureFirst, run, describe(rep.Differences))
+				t.Fatalf("%s, run %d:%s", c.name, run, describe(rep.Differences))
 			}
 		}
 	}
 }
 
-// Where a recording's answers would order requests against its times (a
-// cycle), only the times are kept: a replay never waits on itself.
-func TestPrecedenceDropsAnOrderThatWouldWaitOnItself(t *testing.T) {
+// Answers that contradict each other into a cycle (the read shows the
+// first write and not the second, the first write's answer shows the
+// second) order nothing: the requests go at once rather than wait on
+// each other forever. So do entries whose times make a cycle (of no
+// duration, within a longer one): the order they started in is kept.
+func TestPrecedenceNeverWaitsOnItself(t *testing.T) {
 	t0 := time.Now()
-	read := &Exchange{Method: http.MethodGet, Path: "/api/v2/payments/4f68664e-b31b-406a-8b00-2c5653541e5a", Status: 200,
-		started: t0, ended: t0.Add(time.Millisecond)}
-	read.Answer = []byte(`{"captures":[{"reference_id":"ref-1"}]}`)
-	write := &Exchange{Method: http.MethodPost, Path: "/api/v2/payments/4f68664e-b31b-406a-8b00-2c5653541e5a/captures", Status: 200,
-		started: t0.Add(2 * time.Millisecond), ended: t0.Add(3 * time.Millisecond)}
-	write.Body = []byte(`{"amount":"1.00","reference_id":"ref-1"}`)
-	first := precedence(nil, []*Exchange{read, write})
-	if !first[0][1] || first[1][0] {
-		t.Fatalf("want the read first, as its times say; got %v", first)
+	const path = "/api/v2/payments/4f68664e-b31b-406a-8b00-2c5653541e5a"
+	ex := func(method, path, body, answer string, from, to time.Duration) *Exchange {
+		x := &Exchange{Method: method, Path: path, Status: 200, started: t0.Add(from), ended: t0.Add(to)}
+		x.Kind = har.KindExchange
+		x.Body, x.Answer = []byte(body), []byte(answer)
+		return x
+	}
+	w1 := ex("POST", path+"/captures", `{"amount":"1.00","reference_id":"r1"}`, `{"captures":[{"reference_id":"r2"},{"reference_id":"r1"}]}`, 0, 10*time.Millisecond)
+	w2 := ex("POST", path+"/captures", `{"amount":"1.00","reference_id":"r2","note":"n2"}`, `{"captures":[{"reference_id":"r2"}]}`, time.Millisecond, 10*time.Millisecond)
+	read := ex("GET", path, "", `{"captures":[{"reference_id":"r1"}]}`, 2*time.Millisecond, 10*time.Millisecond)
+	o := &orderer{group: []*Exchange{w1, w2, read}, base: map[*Exchange][][]byte{}}
+	if after, ok := o.readOrder(read, w1); !after || !ok {
+		t.Fatalf("the read shows the first write: after %v, ok %v", after, ok)
+	}
+	if after, ok := o.readOrder(read, w2); after || !ok {
+		t.Fatalf("the read shows none of the second write: after %v, ok %v", after, ok)
+	}
+	if !o.writeShown(w2, w1) || o.writeShown(w1, w2) {
+		t.Fatal("the first write's answer shows the second")
+	}
+	first := precedence(nil, []*Exchange{w1, w2, read})
+	if !acyclic(first) {
+		t.Fatalf("a cycle: %v", first)
+	}
+	for m := range first {
+		for k := range first[m] {
+			if first[m][k] {
+				t.Errorf("%d before %d, from answers that contradict each other", m, k)
+			}
+		}
+	}
+
+	a := ex("GET", path, "", `{}`, 0, 0)
+	b := ex("GET", path, "", `{}`, 0, 0)
+	c := ex("GET", path, "", `{}`, -5*time.Millisecond, 5*time.Millisecond)
+	c.started = t0.Add(-5 * time.Millisecond)
+	first = precedence(nil, []*Exchange{c, a, b})
+	if !acyclic(first) {
+		t.Fatalf("a cycle of times: %v", first)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"strconv"
 	"sync"
 )
 
@@ -152,10 +151,16 @@ func seen(sent []*Exchange, answers []*Answer) []int {
 			if j == k || sj/100 != 2 || y.Method != x.Method || Template(y.Path) != Template(x.Path) || len(aj) == 0 {
 				continue
 			}
+		texts:
 			for v := range texts(y.body()) {
-				if !own[v] && bytes.Contains(ak, []byte(strconv.Quote(v))) {
-					counts[k]++
-					break
+				if own[v] {
+					continue
+				}
+				for _, form := range jsonForms(v) {
+					if bytes.Contains(ak, form) {
+						counts[k]++
+						break texts
+					}
 				}
 			}
 		}

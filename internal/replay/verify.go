@@ -67,10 +67,11 @@ func (e *Engine) Verify(ctx context.Context) (*Report, error) {
 		}
 		j := overlapEnd(list, i)
 		e.replayed = append(e.replayed, replayMark{at: time.Now(), x: x})
-		diffs, compared, err := e.verifyGroup(ctx, list[:i], list[i:j])
+		diffs, compared, err := e.verifyGroup(ctx, list[i:j])
 		if err != nil {
 			return nil, err
 		}
+		e.noteShown(list[i:j])
 		rep.Exchanges += j - i
 		rep.Compared += compared
 		rep.Differences = append(rep.Differences, diffs...)

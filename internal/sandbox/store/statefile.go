@@ -34,7 +34,11 @@ func prepareStateFile(path string) error {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		return initStateFile(path)
+		// The page size is worth having, not worth failing for: a file
+		// it could not be given (busy, a driver's refusal) stays empty,
+		// and SQLite makes it with its defaults on the first open.
+		_ = initStateFile(path)
+		return nil
 	case err != nil:
 		return err
 	case !fi.Mode().IsRegular():
