@@ -18,13 +18,7 @@ import (
 // reuse those buffers, a body that was masked and one repeated in a batch
 // among them.
 func TestStoredBodiesOutliveTheirBuffers(t *testing.T) {
-	st, err := store.OpenState("", store.NewSteppingClock(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)), time.Hour, store.BuiltinMerchants(), 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.DB.Close() })
-	l := Start(st)
-	t.Cleanup(l.Stop)
+	_, l := startLog(t)
 	answer := func(round, i int) string {
 		switch {
 		case i%7 == 3:
@@ -76,13 +70,7 @@ func TestStoredBodiesOutliveTheirBuffers(t *testing.T) {
 // gathered before one flush) is stored in several, each of about
 // logTxBytes, and every entry reads back with its body, in order.
 func TestABatchLargerThanATransactionIsStoredWhole(t *testing.T) {
-	st, err := store.OpenState("", store.NewSteppingClock(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)), time.Hour, store.BuiltinMerchants(), 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.DB.Close() })
-	l := Start(st)
-	t.Cleanup(l.Stop)
+	st, l := startLog(t)
 	answer := func(i int) string { return fmt.Sprintf(`{"n":%d,"pad":%q}`, i, strings.Repeat("y", 30<<10)) }
 	h := Middleware(l, "ae", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
@@ -137,4 +125,17 @@ func TestTxEntries(t *testing.T) {
 			t.Errorf("sizes %v: %d entries in the first transaction, want %d", c.sizes, got, c.want)
 		}
 	}
+}
+
+// startLog starts a request log over a state in memory.
+func startLog(t *testing.T) (*store.State, *Log) {
+	t.Helper()
+	st, err := store.OpenState("", store.NewSteppingClock(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)), time.Hour, store.BuiltinMerchants(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.DB.Close() })
+	l := Start(st)
+	t.Cleanup(l.Stop)
+	return st, l
 }
