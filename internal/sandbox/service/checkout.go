@@ -119,15 +119,21 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 		edge.WriteError(w, edge.BadData(outOfRange.Service))
 		return
 	}
+	s.createCheckout(w, r, c, &req)
+}
+
+// createCheckout makes the payment and session of a checkout the rules
+// accepted, at the sandbox's time. That one read of the clock dates the
+// answer too (the route is authedDating); a refusal before it is dated by
+// DateMiddleware.
+func (s *Service) createCheckout(w http.ResponseWriter, r *http.Request, c caller, req *wire.CheckoutRequest) {
 	now, err := s.CurrentTime(r.Context())
 	if err != nil {
 		edge.WriteError(w, err)
 		return
 	}
-	// The one read of the clock dates the answer too (the route is
-	// authedDating); a refusal before it is dated by DateMiddleware.
 	setDate(w, now)
-	rec := s.newRecord(r.Context(), &req, c, now)
+	rec := s.newRecord(r.Context(), req, c, now)
 	if err := s.InsertRecord(r.Context(), rec, c.isTest); err != nil {
 		edge.WriteError(w, err)
 		return
