@@ -21,13 +21,7 @@ import (
 // The mark names the database by its address, never its password, in a
 // state directory it makes when no run made it before.
 func TestAPostgresLedgerMadeAgainStops(t *testing.T) {
-	srv := pgtest.Get(t)
-	dbURL := srv.NewDatabase(t)
-	dbName := databaseOf(t, dbURL)
-	f := newFake(t)
-	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
-	rows := captureRows(ids, "40")
-	o := testOptions(t, OpCapture)
+	srv, dbURL, dbName, f, rows, o := pgMarkCase(t)
 	o.LedgerURL = dbURL
 	o.LedgerDir = filepath.Join(t.TempDir(), "state") // not made yet: the mark makes it
 	if _, err := Run(context.Background(), f, rows, o); err != nil {
@@ -93,13 +87,7 @@ func TestAPostgresLedgerMadeAgainStops(t *testing.T) {
 // SQLite ledger's ID alone) is kept as the SQLite ledger's, and a ledger
 // at a place the state directory never used is not taken for a lost one.
 func TestTheMarkNamesEachLedgerByItsPlace(t *testing.T) {
-	srv := pgtest.Get(t)
-	dbURL := srv.NewDatabase(t)
-	dbName := databaseOf(t, dbURL)
-	f := newFake(t)
-	ids := addPayments(f, 2, "AED", "100", api.StatusAuthorized)
-	rows := captureRows(ids, "40")
-	o := testOptions(t, OpCapture)
+	srv, dbURL, dbName, f, rows, o := pgMarkCase(t)
 	if _, err := Run(context.Background(), f, rows, o); err != nil { // the old form: one ID
 		t.Fatal(err)
 	}
@@ -151,4 +139,15 @@ func databaseOf(t *testing.T, raw string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimPrefix(u.Path, "/")
+}
+
+// pgMarkCase is what the mark's tests start from: a PostgreSQL database
+// of their own (its URL and name), a fake service with two authorized
+// payments, rows capturing 40.00 of each, and a capture run's options.
+func pgMarkCase(t *testing.T) (srv *pgtest.Server, dbURL, dbName string, f *fakeClient, rows []Row, o Options) {
+	srv = pgtest.Get(t)
+	dbURL = srv.NewDatabase(t)
+	f = newFake(t)
+	rows = captureRows(addPayments(f, 2, "AED", "100", api.StatusAuthorized), "40")
+	return srv, dbURL, databaseOf(t, dbURL), f, rows, testOptions(t, OpCapture)
 }
