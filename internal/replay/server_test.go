@@ -31,14 +31,7 @@ func TestReplayServer(t *testing.T) {
 	s.call("GET", "/api/v1/webhooks", testKey, nil)
 	rec := s.recording()
 
-	target, closeIt, err := Embedded(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeIt()
-	server := NewEngine(rec, target).NewServer(t.Context())
-	app := httptest.NewServer(server)
-	defer app.Close()
+	server, app := replayServer(t, rec, nil)
 	call := func(method, path string, body any) map[string]any {
 		var in io.Reader
 		if body != nil {
@@ -124,16 +117,11 @@ func TestReplayNeverSendsTheAppsKey(t *testing.T) {
 	_, a := s.call("POST", "/api/v2/checkout", testKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "C-1"))
 	s.call("GET", "/api/v2/payments/"+str(a, "payment", "id"), testKey, nil)
 	rec := s.recording()
-	target, closeIt, err := Embedded(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeIt()
-	tap := &headerTap{next: target.Client.Transport, seen: map[string]string{}}
-	target.Client = &http.Client{Transport: tap}
-	server := NewEngine(rec, target).NewServer(t.Context())
-	app := httptest.NewServer(server)
-	defer app.Close()
+	tap := &headerTap{seen: map[string]string{}}
+	server, app := replayServer(t, rec, func(target *Target) {
+		tap.next = target.Client.Transport
+		target.Client = &http.Client{Transport: tap}
+	})
 	call := func(method, path, key string, body any) (int, map[string]any) {
 		var in io.Reader
 		if body != nil {
@@ -199,14 +187,7 @@ func TestReplayCountsAddUp(t *testing.T) {
 		}
 	}
 	rec := s.recording()
-	target, closeIt, err := Embedded(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeIt()
-	server := NewEngine(rec, target).NewServer(t.Context())
-	app := httptest.NewServer(server)
-	defer app.Close()
+	server, app := replayServer(t, rec, nil)
 	raw, _ := json.Marshal(checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
 	req, _ := http.NewRequest("POST", app.URL+"/api/v2/checkout", strings.NewReader(string(raw)))
 	req.Header.Set("Authorization", "Bearer sk_test_the_apps_own_key_1234")
@@ -232,4 +213,23 @@ func TestReplayCountsAddUp(t *testing.T) {
 	if len(rep.Differences) != 1 || rep.Differences[0].Kind != DiffRequest {
 		t.Fatalf("differences %s, want the one request the app did not make", describe(rep.Differences))
 	}
+}
+
+// replayServer serves rec as sandbox replay does, against a fresh
+// sandbox in memory (set up further by alter, when given), until the
+// test ends.
+func replayServer(t *testing.T, rec *Recording, alter func(*Target)) (*Server, *httptest.Server) {
+	t.Helper()
+	target, closeIt, err := Embedded(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeIt)
+	if alter != nil {
+		alter(target)
+	}
+	server := NewEngine(rec, target).NewServer(t.Context())
+	app := httptest.NewServer(server)
+	t.Cleanup(app.Close)
+	return server, app
 }
