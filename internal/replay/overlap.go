@@ -247,16 +247,8 @@ func (o *orderer) writeShown(y, x *Exchange) bool {
 		}
 	}
 	_, yAnswer := o.bodies(y)
-	ys, xs := idSet(yAnswer), idSet(answer)
-	if len(ys) == 0 || len(ys) >= len(xs) {
-		return false
-	}
-	for id := range ys {
-		if !xs[id] {
-			return false
-		}
-	}
-	return true
+	ys := idSet(yAnswer)
+	return len(ys) > 0 && subset(ys, idSet(answer))
 }
 
 // marks are what only y's effect shows in a later read of its payments:
@@ -265,7 +257,7 @@ func (o *orderer) writeShown(y, x *Exchange) bool {
 // not show before the run (a capture made before is in every answer of
 // its payment since, and so is the order's reference a capture may be
 // sent with), nor another write of the run than x, the one looked at,
-// sent or was answered.
+// sent, or answered before y.
 func (o *orderer) marks(y, x *Exchange, payments []string) [][]byte {
 	base, ok := o.base[y]
 	if !ok {
@@ -278,13 +270,35 @@ func (o *orderer) marks(y, x *Exchange, payments []string) [][]byte {
 		o.base[y] = base
 	}
 	out := base
+	_, yAnswer := o.bodies(y)
+	ys := idSet(yAnswer)
 	for _, e := range o.group {
-		if e != y && e != x && e.Method != http.MethodGet && namesAny(e.Path, payments) {
-			body, answer := o.bodies(e)
-			out = without(out, body, answer)
+		if e == y || e == x || e.Method == http.MethodGet || !namesAny(e.Path, payments) {
+			continue
+		}
+		body, answer := o.bodies(e)
+		out = without(out, body) // e sent it too
+		if subset(idSet(answer), ys) {
+			// e came before y (y's answer holds all e's did, and more):
+			// what e's answer shows is e's, not y's. (A later write's
+			// answer shows y's marks too: they stay y's.)
+			out = without(out, answer)
 		}
 	}
 	return out
+}
+
+// subset tells whether a holds fewer ids than b, every one of them in b.
+func subset(a, b map[string]bool) bool {
+	if len(a) >= len(b) {
+		return false
+	}
+	for id := range a {
+		if !b[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // writeMarks are each text a write's body sent, as JSON writes it, and
