@@ -36,19 +36,8 @@ for c in "${cmds[@]}"; do $c >/dev/null || { echo "failed: $c" >&2; exit 1; }; d
 cmp <(${cmds[0]} | python3 -m json.tool --sort-keys) <(${cmds[1]} | python3 -m json.tool --sort-keys) >/dev/null ||
   echo "warning: bnpl -o json and curl printed different payments" >&2
 
-us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }
-for n in "${names[@]}"; do : >"$work/$n.times"; done
-for ((i = 0; i < runs; i++)); do
-  for ((k = 0; k < 3; k++)); do
-    j=$(((i + k) % 3))
-    start=$(us)
-    ${cmds[$j]} >/dev/null
-    end=$(us)
-    echo $((end - start)) >>"$work/${names[$j]}.times"
-  done
-done
-median() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+. bench/interleave.sh
+interleave "$runs"
 c=$(median "$work/curl.times") j=$(median "$work/json.times") t=$(median "$work/tsv.times")
 printf 'interleaved runs: %d each, medians of wall time\n' "$runs"
 printf '  curl                        %6d us\n' "$c"

@@ -45,20 +45,8 @@ cmds=("$work/hello-bin" "$work/floor version" "$work/floorx version" "$work/bnpl
 count=${#names[@]}
 for c in "${cmds[@]}"; do $c >/dev/null 2>&1 || { echo "failed: $c" >&2; exit 1; }; done
 
-# Interleaved wall times in microseconds, without forking a clock.
-us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }
-for n in "${names[@]}"; do : >"$work/$n.times"; done
-for ((i = 0; i < runs; i++)); do
-  for ((k = 0; k < count; k++)); do
-    j=$(((i + k) % count))
-    start=$(us)
-    ${cmds[$j]} >/dev/null 2>&1
-    end=$(us)
-    echo $((end - start)) >>"$work/${names[$j]}.times"
-  done
-done
-median() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+. bench/interleave.sh
+interleave "$runs" 2>/dev/null
 h=$(median "$work/hello.times") f=$(median "$work/floor.times") x=$(median "$work/floor+.times") b=$(median "$work/bnpl.times")
 size() { stat -c %s "$1" | awk '{printf "%.1f MB", $1 / 1e6}'; }
 printf 'interleaved runs: %d each, medians of wall time\n' "$runs"

@@ -13,10 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -433,12 +434,7 @@ var shownRequestHeaders = map[string]bool{
 }
 
 func (c *Client) writeHeader(b *strings.Builder, prefix string, h http.Header, request bool) {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			switch {
 			case strings.EqualFold(k, "Authorization"):

@@ -289,3 +289,21 @@ func (f *fakePayments) counts() (moves, gets int) {
 	defer f.mu.Unlock()
 	return f.moves, f.gets
 }
+
+// atOnce calls call from n goroutines at once, as a bulk run's workers
+// do, and reports each error it returns.
+func atOnce(t *testing.T, n int, call func() error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() { errs <- call() })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -273,23 +272,10 @@ func TestRateLimitPauseIsSharedByTheClient(t *testing.T) {
 
 	// Every later request of the same client, from any goroutine, waits for
 	// the time the 429 asked for before it is sent.
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := shared.GetPayment(context.Background(), testPaymentID)
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Error(err)
-		}
-	}
+	atOnce(t, 8, func() error {
+		_, err := shared.GetPayment(context.Background(), testPaymentID)
+		return err
+	})
 	waits := sl.waits()
 	if len(waits) != 9 {
 		t.Fatalf("waits = %v, want 9 waits of 3s", waits)

@@ -198,23 +198,10 @@ func TestSandboxProofAskedOnceByConcurrentRequests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := c.ListPayments(context.Background(), ListPaymentsParams{Limit: 1})
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatalf("ListPayments: %v", err)
-		}
-	}
+	atOnce(t, 8, func() error {
+		_, err := c.ListPayments(context.Background(), ListPaymentsParams{Limit: 1})
+		return err
+	})
 	proofs := 0
 	for _, r := range host.requests() {
 		if strings.HasPrefix(r, "GET /_sandbox/health ") {

@@ -21,13 +21,9 @@ type LedgerLostError struct {
 }
 
 func (e *LedgerLostError) Error() string {
-	rows := "rows"
-	if e.Sent == 1 {
-		rows = "row"
-	}
 	return fmt.Sprintf("the ledger of bulk moves that recorded the earlier runs of journal %s is gone from %s (a new one is there now): "+
 		"of the %d %s the journal records as sent, it cannot tell which run moved the money, nor which summary counted it; nothing was sent",
-		e.Journal, e.Ledger, e.Sent, rows)
+		e.Journal, e.Ledger, e.Sent, plural(e.Sent, "row", "rows"))
 }
 
 // ExitCode is 12, as for a ledger that cannot be used.

@@ -126,11 +126,7 @@ type OrderNotFoundError struct {
 }
 
 func (e *OrderNotFoundError) Error() string {
-	payments := "payments"
-	if e.Searched == 1 {
-		payments = "payment"
-	}
-	return fmt.Sprintf("no payment with order number %s (searched %d %s, every status)", e.Ref, e.Searched, payments)
+	return fmt.Sprintf("no payment with order number %s (searched %d %s, every status)", e.Ref, e.Searched, plural(e.Searched, "payment", "payments"))
 }
 func (e *OrderNotFoundError) ExitCode() int { return ExitNotFound }
 func (e *OrderNotFoundError) Hint() string {

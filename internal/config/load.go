@@ -118,26 +118,19 @@ func (c *Config) decodeProfiles(value any) error {
 		}
 		sp := storedProfile{Profile: Profile{Name: name}, unknown: map[string]any{}}
 		var testIn, liveIn string
+		dsts := map[string]*string{
+			keyTestKeyIn:     &testIn,
+			keyLiveKeyIn:     &liveIn,
+			keyRegion:        &sp.Region,
+			keyMerchantCode:  &sp.MerchantCode,
+			keyTestSecretKey: &sp.TestSecretKey,
+			keyLiveSecretKey: &sp.LiveSecretKey,
+			keyBaseURL:       &sp.BaseURL,
+			keyLedger:        &sp.Ledger,
+		}
 		for field, fv := range fields {
-			var dst *string
-			switch field {
-			case keyTestKeyIn:
-				dst = &testIn
-			case keyLiveKeyIn:
-				dst = &liveIn
-			case keyRegion:
-				dst = &sp.Region
-			case keyMerchantCode:
-				dst = &sp.MerchantCode
-			case keyTestSecretKey:
-				dst = &sp.TestSecretKey
-			case keyLiveSecretKey:
-				dst = &sp.LiveSecretKey
-			case keyBaseURL:
-				dst = &sp.BaseURL
-			case keyLedger:
-				dst = &sp.Ledger
-			default:
+			dst, known := dsts[field]
+			if !known {
 				sp.unknown[field] = fv
 				continue
 			}

@@ -3,9 +3,7 @@ package docgen_test
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -99,33 +97,6 @@ func listFiles(t *testing.T, dir string) map[string]bool {
 		}
 	}
 	return files
-}
-
-// TestBinaryLinksNoRenderer: bnpl itself links neither cobra/doc nor the
-// renderers it pulls in, whose package initialisation would otherwise run
-// at every start of every command.
-func TestBinaryLinksNoRenderer(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to list bnpl's packages: %v", err)
-	}
-	list := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", "github.com/bnpl-cli/bnpl")
-	list.Dir = filepath.Join("..", "..")
-	out, err := list.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 50 || !slices.Contains(deps, "github.com/spf13/cobra") {
-		t.Fatalf("go list gave an implausible package list: %d packages", len(deps))
-	}
-	for _, p := range deps {
-		for _, banned := range []string{"github.com/spf13/cobra/doc", "github.com/russross/blackfriday", "github.com/cpuguy83/go-md2man", "github.com/bnpl-cli/bnpl/internal/docgen"} {
-			if p == banned || strings.HasPrefix(p, banned+"/") {
-				t.Errorf("bnpl links %s; the reference generator belongs in internal/docgen/cmd/gendocs", p)
-			}
-		}
-	}
 }
 
 // TestHelpTopicsHavePages: `bnpl help exit-codes` and the other topics,

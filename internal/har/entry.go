@@ -3,9 +3,10 @@ package har
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -141,12 +142,7 @@ func (s *Scrubber) query(raw string) []NameValue {
 		return out
 	}
 	q := u.Query()
-	names := make([]string, 0, len(q))
-	for k := range q {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		for _, v := range q[k] {
 			out = append(out, NameValue{Name: k, Value: s.text(v)})
 		}

@@ -95,7 +95,8 @@ func OpenWriter(path string, meta LogMeta, version string, maxFile int64) (*Writ
 	return w, nil
 }
 
-func (w *Writer) start(version string) error {
+// locked runs fn under the file's lock, with the file as it is then.
+func (w *Writer) locked(fn func(st os.FileInfo) error) error {
 	if err := lock(w.f); err != nil {
 		return err
 	}
@@ -104,6 +105,16 @@ func (w *Writer) start(version string) error {
 	if err != nil {
 		return err
 	}
+	return fn(st)
+}
+
+func (w *Writer) start(version string) error {
+	return w.locked(func(st os.FileInfo) error { return w.begin(st, version) })
+}
+
+// begin checks that the file w opened is a recording bnpl writes, or
+// makes it one when it is empty.
+func (w *Writer) begin(st os.FileInfo, version string) error {
 	if !st.Mode().IsRegular() {
 		return &NotRecordingError{Path: w.path, Why: "it is not a regular file"}
 	}
@@ -187,14 +198,12 @@ func (w *Writer) Append(e Entry) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := lock(w.f); err != nil {
-		return err
-	}
-	defer unlock(w.f)
-	st, err := w.f.Stat()
-	if err != nil {
-		return err
-	}
+	return w.locked(func(st os.FileInfo) error { return w.appendAt(st, b) })
+}
+
+// appendAt writes the entry b at the end of the file st, whose lock w
+// holds.
+func (w *Writer) appendAt(st os.FileInfo, b []byte) error {
 	if err := w.checkTail(st.Size()); err != nil {
 		return err
 	}

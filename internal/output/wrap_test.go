@@ -52,25 +52,36 @@ func TestWrapKeepsUnitsWhole(t *testing.T) {
 	}
 }
 
+// The lines a message goes on over start under the message, after its
+// label, coloured or not.
 func TestWrapHangsUnderTheMessage(t *testing.T) {
-	got := Wrap("hint: list the payments of this buyer with bnpl payments list --buyer layla", 40)
-	want := "hint: list the payments of this buyer\n      with bnpl payments list\n      --buyer layla"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	// An item of a list goes on two further in than it starts, and a
-	// method stays with its path: what goes on is not read as the next
-	// item.
-	got = Wrap("  line 2: payment_id: cannot be read: GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no such payment", 80)
-	want = "  line 2: payment_id: cannot be read:\n" +
-		"    GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no\n" +
-		"    such payment"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	// A line that fits is left as it is, spaces and all.
-	if got := Wrap("  URL:     http://127.0.0.1:8080", 80); got != "  URL:     http://127.0.0.1:8080" {
-		t.Errorf("a fitting line changed: %q", got)
+	for _, tc := range []struct {
+		name, text string
+		width      int
+		want       string
+	}{
+		{"label", "hint: list the payments of this buyer with bnpl payments list --buyer layla", 40,
+			"hint: list the payments of this buyer\n      with bnpl payments list\n      --buyer layla"},
+		// An item of a list goes on two further in than it starts, and a
+		// method stays with its path: what goes on is not read as the next
+		// item.
+		{"list item", "  line 2: payment_id: cannot be read: GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no such payment", 80,
+			"  line 2: payment_id: cannot be read:\n" +
+				"    GET /api/v2/payments/3fa85f64-5717-4562-b3fc-2c963f66afa6: 404 not_found: no\n" +
+				"    such payment"},
+		// A line that fits is left as it is, spaces and all.
+		{"fits", "  URL:     http://127.0.0.1:8080", 80, "  URL:     http://127.0.0.1:8080"},
+		// A coloured label keeps its colour and its spaces.
+		{"coloured label", "\x1b[31merror:\x1b[0m no payment with order number ORDER-2026-004711 (searched 3 payments)", 40,
+			"\x1b[31merror:\x1b[0m no payment with order number\n       ORDER-2026-004711 (searched 3\n       payments)"},
+		{"spaced label", "LIVE  the sandbox at http://127.0.0.1:8700, live mode, merchant ae-sandbox", 40,
+			"LIVE  the sandbox at\n      http://127.0.0.1:8700, live mode,\n      merchant ae-sandbox"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Wrap(tc.text, tc.width); got != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -108,21 +119,6 @@ func TestWrappedWriterWrapsEachLine(t *testing.T) {
 	want := "short line\n\r\x1b[Kpage 3 of 5\nerror: the table is 103\n       columns wide, wider\n       than 30\n"
 	if buf.String() != want {
 		t.Errorf("got\n%q\nwant\n%q", buf.String(), want)
-	}
-}
-
-// A coloured label keeps its colour and its spaces; the lines it goes on
-// over start under its message.
-func TestWrapKeepsAColouredHead(t *testing.T) {
-	got := Wrap("\x1b[31merror:\x1b[0m no payment with order number ORDER-2026-004711 (searched 3 payments)", 40)
-	want := "\x1b[31merror:\x1b[0m no payment with order number\n       ORDER-2026-004711 (searched 3\n       payments)"
-	if got != want {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
-	}
-	got = Wrap("LIVE  the sandbox at http://127.0.0.1:8700, live mode, merchant ae-sandbox", 40)
-	want = "LIVE  the sandbox at\n      http://127.0.0.1:8700, live mode,\n      merchant ae-sandbox"
-	if got != want {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
 

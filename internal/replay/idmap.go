@@ -32,25 +32,27 @@ type IDMap struct {
 func NewIDMap() *IDMap { return &IDMap{fwd: map[string]string{}, rev: map[string]string{}} }
 
 // Get answers the sandbox's value for a recorded one.
-func (m *IDMap) Get(recorded string) (string, bool) {
-	m.mu.Lock()
-	v, ok := m.fwd[recorded]
-	m.mu.Unlock()
-	if !ok && m.base != nil {
-		return m.base.Get(recorded)
-	}
-	return v, ok
-}
+func (m *IDMap) Get(recorded string) (string, bool) { return m.find(recorded, false) }
 
 // Reverse answers the recorded value a sandbox value stands for.
-func (m *IDMap) Reverse(sandbox string) (string, bool) {
-	m.mu.Lock()
-	v, ok := m.rev[sandbox]
-	m.mu.Unlock()
-	if !ok && m.base != nil {
-		return m.base.Reverse(sandbox)
+func (m *IDMap) Reverse(sandbox string) (string, bool) { return m.find(sandbox, true) }
+
+// find answers what v stands for, by rev when reverse, else by fwd: m's
+// own first, then what m was cloned from.
+func (m *IDMap) find(v string, reverse bool) (string, bool) {
+	for ; m != nil; m = m.base {
+		side := m.fwd
+		if reverse {
+			side = m.rev
+		}
+		m.mu.Lock()
+		w, ok := side[v]
+		m.mu.Unlock()
+		if ok {
+			return w, true
+		}
 	}
-	return v, ok
+	return "", false
 }
 
 // Set records that the sandbox's value stands for the recorded one,

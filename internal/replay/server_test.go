@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -33,21 +34,7 @@ func TestReplayServer(t *testing.T) {
 
 	server, app := replayServer(t, rec, nil)
 	call := func(method, path string, body any) map[string]any {
-		var in io.Reader
-		if body != nil {
-			raw, _ := json.Marshal(body)
-			in = strings.NewReader(string(raw))
-		}
-		req, _ := http.NewRequest(method, app.URL+path, in)
-		req.Header.Set("Authorization", "Bearer sk_test_the_apps_own_key_1234")
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
+		_, out := appCall(t, app, method, path, "sk_test_the_apps_own_key_1234", body)
 		return out
 	}
 	ra := call("POST", "/api/v2/checkout", checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
@@ -123,21 +110,7 @@ func TestReplayNeverSendsTheAppsKey(t *testing.T) {
 		target.Client = &http.Client{Transport: tap}
 	})
 	call := func(method, path, key string, body any) (int, map[string]any) {
-		var in io.Reader
-		if body != nil {
-			raw, _ := json.Marshal(body)
-			in = strings.NewReader(string(raw))
-		}
-		req, _ := http.NewRequest(method, app.URL+path, in)
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		return resp.StatusCode, out
+		return appCall(t, app, method, path, key, body)
 	}
 	const appKey = "sk_test_the_apps_own_key_1234"
 	_, ra := call("POST", "/api/v2/checkout", appKey, checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "C-1"))
@@ -188,15 +161,7 @@ func TestReplayCountsAddUp(t *testing.T) {
 	}
 	rec := s.recording()
 	server, app := replayServer(t, rec, nil)
-	raw, _ := json.Marshal(checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
-	req, _ := http.NewRequest("POST", app.URL+"/api/v2/checkout", strings.NewReader(string(raw)))
-	req.Header.Set("Authorization", "Bearer sk_test_the_apps_own_key_1234")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	appCall(t, app, "POST", "/api/v2/checkout", "sk_test_the_apps_own_key_1234", checkout("100.00", "AED", "otp.success@tabby.ai", "+971500000001", "R-1"))
 	rep := server.Finish()
 	left := map[string]int{}
 	sum := 0
@@ -213,6 +178,30 @@ func TestReplayCountsAddUp(t *testing.T) {
 	if len(rep.Differences) != 1 || rep.Differences[0].Kind != DiffRequest {
 		t.Fatalf("differences %s, want the one request the app did not make", describe(rep.Differences))
 	}
+}
+
+// appCall makes a request of the app's, body as JSON and key as its
+// bearer, to the replay server app, and answers its status and body.
+func appCall(t *testing.T, app *httptest.Server, method, path, key string, body any) (int, map[string]any) {
+	t.Helper()
+	var in io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		in = bytes.NewReader(raw)
+	}
+	req, _ := http.NewRequest(method, app.URL+path, in)
+	req.Header.Set("Authorization", "Bearer "+key)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
 }
 
 // replayServer serves rec as sandbox replay does, against a fresh

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -183,10 +184,7 @@ func TestSeedFixtureAllOrNothing(t *testing.T) {
 	if _, err := e.sb.SeedFixture(ctx, "good.yaml", []byte(good), 0); err != nil {
 		t.Fatal(err)
 	}
-	before, err := e.sb.ExportFixture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := e.exported(ctx)
 	bad := `payments:
   - amount: "100.00"
     order: {reference_id: A-1}
@@ -200,19 +198,13 @@ func TestSeedFixtureAllOrNothing(t *testing.T) {
       - amount: "30.00"
       - amount: "20.00"
 `
-	_, err = e.sb.SeedFixture(ctx, "fixtures.yaml", []byte(bad), 0)
+	_, err := e.sb.SeedFixture(ctx, "fixtures.yaml", []byte(bad), 0)
 	want := "fixtures.yaml:12: payments[1].refunds[1].amount: refund amount should be less or equal than billed amount"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("got %v, want %s", err, want)
 	}
-	after, err := e.sb.ExportFixture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := MarshalFixture(before, false)
-	b, _ := MarshalFixture(after, false)
-	if string(a) != string(b) {
-		t.Fatalf("the refused fixture changed the state:\n%s\n---\n%s", a, b)
+	if after := e.exported(ctx); !bytes.Equal(after, before) {
+		t.Fatalf("the refused fixture changed the state:\n%s\n---\n%s", before, after)
 	}
 	// An id already in the state is refused before anything is applied.
 	_, err = e.sb.SeedFixture(ctx, "again.yaml", []byte(good), 0)
@@ -231,10 +223,7 @@ func TestSeedFixtureWebhookCollisions(t *testing.T) {
 	if _, err := e.sb.SeedFixture(ctx, "first.yaml", []byte(first), 0); err != nil {
 		t.Fatal(err)
 	}
-	before, err := e.sb.ExportFixture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := e.exported(ctx)
 	cases := []struct{ src, want string }{
 		{"payments:\n  - amount: \"10\"\n    order: {reference_id: X}\nwebhooks:\n  - url: https://shop.example.com/hooks\n",
 			"again.yaml:5: webhooks[0].url: https://shop.example.com/hooks is already a webhook of ae-sandbox in the sandbox"},
@@ -248,14 +237,8 @@ func TestSeedFixtureWebhookCollisions(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("got %v\nwant %s", err, c.want)
 		}
-		after, err := e.sb.ExportFixture(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, _ := MarshalFixture(before, false)
-		b, _ := MarshalFixture(after, false)
-		if string(a) != string(b) {
-			t.Errorf("the refused fixture changed the state:\n%s\n---\n%s", a, b)
+		if after := e.exported(ctx); !bytes.Equal(after, before) {
+			t.Errorf("the refused fixture changed the state:\n%s\n---\n%s", before, after)
 		}
 	}
 	// Live webhooks are another merchant mode's: the same URL goes in.
@@ -263,6 +246,20 @@ func TestSeedFixtureWebhookCollisions(t *testing.T) {
 	if _, err := e.sb.SeedFixture(ctx, "live.yaml", []byte(live), 0); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// exported is the sandbox's state as the fixture file export writes.
+func (e *env) exported(ctx context.Context) []byte {
+	e.t.Helper()
+	fx, err := e.sb.ExportFixture(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, err := MarshalFixture(fx, false)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return b
 }
 
 // Values the service would refuse, and dates out of order, name their

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -67,15 +66,11 @@ func TestPropertyEveryMoveOnceAndMovedAddsUp(t *testing.T) {
 	}
 }
 
-// property is one sandbox, its payments, the copies of the moves, and what
-// the runs said.
+// property is a world (one sandbox, its payments, a bnpl to run against
+// it), the copies of the moves, and what the runs said. Its cmd and
+// finish are its own: a run of one of the copies.
 type property struct {
-	t     *testing.T
-	sb    *sandbox.Sandbox
-	bin   string
-	dir   string
-	env   []string
-	plan  []*plannedPayment
+	*world
 	moves []propMove
 
 	mu     sync.Mutex
@@ -86,24 +81,11 @@ type property struct {
 }
 
 func newProperty(t *testing.T, seed int64, fixed bool) *property {
-	bin := sharedBnpl(t)
-	spec, err := sandbox.ParseFaultSpec(propFaults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := sandbox.Options{Faults: spec, Seed: seed}
+	opts := sandbox.Options{Seed: seed}
 	if fixed {
 		opts.ClockStart = sandbox.SeededClockStart
 	}
-	sb, err := sandbox.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sb.Handler("ae"))
-	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
-	dir := t.TempDir()
-	p := &property{t: t, sb: sb, bin: bin, dir: dir, env: append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0")}
-	p.plan = planPayments(t, sb, srv.URL, propPayments)
+	p := &property{world: openWorld(t, propFaults, opts, propPayments)}
 	p.moves = propMoves(len(p.plan))
 	return p
 }

@@ -94,12 +94,20 @@ func newWorld(t *testing.T, faults string, seed int64) *world {
 	if testing.Short() {
 		t.Skip("builds bnpl and runs it against a sandbox; skipped with -short")
 	}
+	return openWorld(t, faults, sandbox.Options{Seed: seed}, runsPayments)
+}
+
+// openWorld serves a sandbox made with opts and the faults of the spec
+// faults, and plans payments of it.
+func openWorld(t *testing.T, faults string, opts sandbox.Options, payments int) *world {
+	t.Helper()
 	bin := sharedBnpl(t)
 	spec, err := sandbox.ParseFaultSpec(faults)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := sandbox.New(sandbox.Options{Faults: spec, Seed: seed})
+	opts.Faults = spec
+	sb, err := sandbox.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +115,7 @@ func newWorld(t *testing.T, faults string, seed int64) *world {
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); sb.Close() })
 	dir := t.TempDir()
 	w := &world{t: t, sb: sb, bin: bin, dir: dir, env: append(bnplEnv(dir, srv.URL), "GORACE=atexit_sleep_ms=0"), moved: map[string]decimal.Decimal{}}
-	w.plan = planPayments(t, sb, srv.URL, runsPayments)
+	w.plan = planPayments(t, sb, srv.URL, payments)
 	return w
 }
 

@@ -86,15 +86,7 @@ func TestMagento(t *testing.T) {
 		// or category, a newline in a history address, a null phone, extra
 		// fields (an item's tax_amount, meta's nulls).
 		body = magentoSession("000000101", true)
-		clientAgrees(t, body, true)
-		s := tg.call("POST", "/api/v2/checkout", body, nil).ok(t, "session").body
-		if s["status"] != "created" {
-			t.Fatalf("session status %v", s["status"])
-		}
-		id := str(t, s, "payment.id")
-		if web := str(t, s, "configuration.available_products.installments.0.web_url"); web == "" {
-			t.Fatal("no web_url in available_products")
-		}
+		id := createdSession(t, tg, body)
 
 		// The notification: id, order.reference_id and status, compared
 		// in capitals.
@@ -140,7 +132,7 @@ func TestMagento(t *testing.T) {
 		}
 
 		// Cancel: close with no body.
-		s = tg.call("POST", "/api/v2/checkout", magentoSession("000000102", true), nil).ok(t, "second session").body
+		s := tg.call("POST", "/api/v2/checkout", magentoSession("000000102", true), nil).ok(t, "second session").body
 		id2 := str(t, s, "payment.id")
 		tg.approve(id2)
 		p = tg.call("POST", "/api/v2/payments/"+id2+"/close", nil, nil).ok(t, "close").body
@@ -148,6 +140,23 @@ func TestMagento(t *testing.T) {
 			t.Fatalf("status after close: %v", p["status"])
 		}
 	})
+}
+
+// createdSession sends a session the client takes as it is, and answers
+// the id of the payment the target created with an installments page to
+// send the customer to.
+func createdSession(t *testing.T, tg *target, body []byte) string {
+	t.Helper()
+	clientAgrees(t, body, true)
+	s := tg.call("POST", "/api/v2/checkout", body, nil).ok(t, "session").body
+	if s["status"] != "created" {
+		t.Fatalf("session status %v", s["status"])
+	}
+	id := str(t, s, "payment.id")
+	if web := str(t, s, "configuration.available_products.installments.0.web_url"); web == "" {
+		t.Fatal("no web_url in available_products")
+	}
+	return id
 }
 
 // TestAndroidSDK: the Android SDK's payment model has no zip, no
@@ -229,15 +238,7 @@ func TestMagentoOrderSession(t *testing.T) {
 		}
 
 		body = magentoOrderSession("000000103", true)
-		clientAgrees(t, body, true)
-		s := tg.call("POST", "/api/v2/checkout", body, nil).ok(t, "session").body
-		if s["status"] != "created" {
-			t.Fatalf("session status %v", s["status"])
-		}
-		id := str(t, s, "payment.id")
-		if web := str(t, s, "configuration.available_products.installments.0.web_url"); web == "" {
-			t.Fatal("no web_url in available_products")
-		}
+		id := createdSession(t, tg, body)
 		note := tg.approve(id)
 		if note["id"] != id || at(note, "order.reference_id") != "000000103" {
 			t.Fatalf("notification: %v", note)
