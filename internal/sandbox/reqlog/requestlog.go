@@ -258,15 +258,15 @@ func (l *Log) run() {
 	}
 }
 
-// logTxBytes bounds the bodies one transaction of the log stores. The log
-// and the state's moves share the state's one write connection: a move
-// waits while the log stores a batch, and under load a batch gathered in
-// a tenth of a second holds hundreds of answers, each a whole payment.
-// Batches are stored in transactions of about this much, so that a move
-// waits for one of them at most.
+// logTxBytes bounds the bodies one job of the log stores. A job of the log
+// rides in a group of moves (write), which commits only once the job is
+// stored, and under load a batch gathered in a tenth of a second holds
+// hundreds of answers, each a whole payment. Batches are stored in jobs
+// of about this much, so that a group of moves waits for one of them at
+// most.
 const logTxBytes = 256 << 10
 
-// txEntries is how many of batch's first entries one transaction stores:
+// txEntries is how many of batch's first entries one job stores:
 // those whose bodies fit logTxBytes, one at least.
 func txEntries(batch []*PendingEntry) int {
 	size := 0
@@ -279,9 +279,6 @@ func txEntries(batch []*PendingEntry) int {
 	return len(batch)
 }
 
-// write stores a batch as one chunk, in one transaction, and trims the
-// log to its last maxLogEntries entries (whole chunks: a few hundred more
-// at most).
 // The writer's statements, prepared when a state opens.
 const (
 	insertChunkQuery = `INSERT INTO request_log (n, first_at, last_at, entries) VALUES (?, ?, ?, ?) RETURNING seq`
@@ -294,6 +291,13 @@ func init() {
 	store.PrepareOnOpen(insertBodyQuery)
 }
 
+// write stores a batch as one chunk and trims the log to its last
+// maxLogEntries entries (whole chunks: a few hundred more at most). It is
+// a job of the state's writer (store.State.Write), so it shares the
+// transaction and the commit of the moves gathered with it rather than
+// holding the one write connection between two of their groups. It masks
+// and hashes the batch before it joins a group, so the group waits only
+// for its inserts.
 func (l *Log) write(batch []*PendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), logWriteTimout)
 	defer cancel()
@@ -305,36 +309,37 @@ func (l *Log) write(batch []*PendingEntry) {
 	entries, bodies := l.prepareBatch(batch)
 	doc := appendChunk(make([]byte, 0, 256*len(entries)), entries)
 	first, last := span(entries)
-	tx, err := l.s.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return
-	}
-	defer tx.Rollback()
-	insertChunk, err := l.s.Stmt(ctx, tx, insertChunkQuery)
-	if err != nil {
-		return
-	}
-	insertBody, err := l.s.Stmt(ctx, tx, insertBodyQuery)
-	if err != nil {
-		return
-	}
-	var chunk int64
-	if err := insertChunk.QueryRowContext(ctx, len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
-		return
-	}
-	for h, body := range bodies {
-		if _, err := insertBody.ExecContext(ctx, h, chunk, body); err != nil {
-			return
+	trimNow := l.written+len(batch) >= LogTrimEvery
+	err := l.s.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		insertChunk, err := l.s.Stmt(ctx, tx, insertChunkQuery)
+		if err != nil {
+			return err
 		}
+		insertBody, err := l.s.Stmt(ctx, tx, insertBodyQuery)
+		if err != nil {
+			return err
+		}
+		var chunk int64
+		if err := insertChunk.QueryRowContext(ctx, len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
+			return err
+		}
+		for h, body := range bodies {
+			if _, err := insertBody.ExecContext(ctx, h, chunk, body); err != nil {
+				return err
+			}
+		}
+		if trimNow {
+			return trim(ctx, tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return
 	}
 	l.written += len(batch)
-	if l.written >= LogTrimEvery {
+	if trimNow {
 		l.written = 0
-		if trim(ctx, tx) != nil {
-			return
-		}
 	}
-	_ = tx.Commit()
 }
 
 // prepareBatch turns a batch into the entries of its chunk and the masked

@@ -160,3 +160,92 @@ func TestGroupWriterClosed(t *testing.T) {
 		t.Fatalf("move after close: %v", err)
 	}
 }
+
+// lingerWriter replaces st's writer with one whose last group held last
+// jobs and whose waits for latecomers are told on lingered and end when
+// fired does (nil: never).
+func lingerWriter(t *testing.T, st *State, last int, fired <-chan time.Time) (w *groupWriter, lingered chan struct{}) {
+	t.Helper()
+	st.writer.close()
+	lingered = make(chan struct{}, 4)
+	w = newGroupWriter(st.DB)
+	w.last = last
+	w.lingerTimer = func() (<-chan time.Time, func() bool) {
+		lingered <- struct{}{}
+		return fired, func() bool { return true }
+	}
+	st.writer = w
+	go w.loop()
+	return w, lingered
+}
+
+// txOf sends a job to w in the background; its run tells on ran the
+// transaction it ran in, and its answer comes on the channel returned.
+func txOf(w *groupWriter, ran chan<- *sql.Tx) <-chan error {
+	errc := make(chan error, 1)
+	go func() {
+		errc <- w.do(context.Background(), func(_ context.Context, tx *sql.Tx) error {
+			ran <- tx
+			return nil
+		})
+	}()
+	return errc
+}
+
+// waitLinger waits until the writer begins to wait for latecomers.
+func waitLinger(t *testing.T, lingered <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-lingered:
+	case <-time.After(time.Minute):
+		t.Fatal("the writer did not wait for latecomers")
+	}
+}
+
+// A group smaller than the last one waits for the jobs on their way, and
+// commits with them in one transaction; closing the writer ends the wait.
+// A writer whose last group held one job never waits.
+func TestGroupWriterLingersForLatecomers(t *testing.T) {
+	t.Run("latecomers join", func(t *testing.T) {
+		st, _ := openTestState(t)
+		w, lingered := lingerWriter(t, st, 3, nil)
+		ran := make(chan *sql.Tx, 3)
+		first := txOf(w, ran)
+		waitLinger(t, lingered) // the writer holds the first job and waits for two more
+		second, third := txOf(w, ran), txOf(w, ran)
+		for _, errc := range []<-chan error{first, second, third} {
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if a, b, c := <-ran, <-ran, <-ran; a != b || b != c {
+			t.Fatal("the jobs that came while the writer waited committed in a transaction of their own")
+		}
+	})
+	t.Run("close ends the wait", func(t *testing.T) {
+		st, _ := openTestState(t)
+		w, lingered := lingerWriter(t, st, 3, nil)
+		ran := make(chan *sql.Tx, 1)
+		first := txOf(w, ran)
+		waitLinger(t, lingered)
+		w.close()
+		if err := <-first; err != nil {
+			t.Fatalf("the job the writer held when it closed: %v", err)
+		}
+	})
+	t.Run("a lone writer does not wait", func(t *testing.T) {
+		st, _ := openTestState(t)
+		over := make(chan time.Time)
+		close(over) // a wait, if one began, would end at once
+		w, lingered := lingerWriter(t, st, 1, over)
+		ran := make(chan *sql.Tx, 2)
+		for range 2 {
+			if err := <-txOf(w, ran); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(lingered) != 0 {
+			t.Fatal("the writer waited for latecomers after a group of one job")
+		}
+	})
+}

@@ -125,6 +125,10 @@ func TestNewStateFilePageSize(t *testing.T) {
 	if size, mode := pageSize(db); size != statePageSize || mode != "wal" {
 		t.Errorf("a new state file: %d-byte pages in %s mode, want %d in wal", size, mode, statePageSize)
 	}
+	var temp int
+	if err := db.QueryRow(`PRAGMA temp_store`).Scan(&temp); err != nil || temp != 2 {
+		t.Errorf("the writer's temporary files (the savepoint journals): temp_store %d (%v), want 2 (memory)", temp, err)
+	}
 	db.Close()
 	old := filepath.Join(dir, "old.db")
 	pre, err := sql.Open("sqlite", "file:"+old+"?_pragma=journal_mode(WAL)")

@@ -60,7 +60,11 @@ var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments"
 // OpenStore opens the state. A file is opened in WAL mode with a busy
 // timeout so that several processes can share it; every write transaction
 // is BEGIN IMMEDIATE, so a writer queues for the file lock at the start
-// instead of failing half-way with SQLITE_BUSY. In memory, one connection
+// instead of failing half-way with SQLITE_BUSY. Its temporary files are in
+// memory (temp_store): above all the savepoint journal of each job of a
+// group (groupcommit.go), which holds a copy of every page the job
+// changes and which SQLite otherwise spills to a file on disk past 64 KiB,
+// a write and a read of the disk for each page. In memory, one connection
 // holds the database (each new connection to ":memory:" would be a new,
 // empty database).
 func OpenStore(path string) (*sql.DB, error) {
@@ -73,7 +77,7 @@ func OpenStore(path string) (*sql.DB, error) {
 			return nil, NewStateError(path, err)
 		}
 		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() +
-			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
+			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
