@@ -22,9 +22,12 @@ import (
 // reads the stored doc, in its own transaction, and uses the copy only
 // when the bytes are the same: whatever else changed the payment (another
 // process, a move rolled back, a reset) leaves a doc the copy does not
-// match, and the move decodes. Only the writer goroutine (groupcommit.go)
-// touches the cache, so it needs no lock; a move takes its entry (the
-// record is then the move's alone) and puts back the one it writes.
+// match, and the move decodes. A move takes its entry in the writer
+// goroutine (groupcommit.go; the record is then the move's alone) and,
+// once its group has committed, puts back a copy of the one it wrote, made
+// in its own goroutine so that the writer does not wait for it. A put that
+// comes late (after the payment's next move) leaves a doc the stored one
+// does not match: a decode, never a stale record.
 //
 // A copy is what decoding would answer: times without their monotonic
 // reading and in the location decoding would give them, empty slices and
@@ -52,6 +55,7 @@ type cachedRecord struct {
 }
 
 type recordCache struct {
+	mu    sync.Mutex
 	m     map[string]cachedRecord
 	bytes int // of the docs kept
 }
@@ -59,12 +63,13 @@ type recordCache struct {
 // take answers the cached record of id if it was made from doc, and
 // forgets it: the caller owns it.
 func (c *recordCache) take(id string, doc []byte) *Record {
+	c.mu.Lock()
 	e, ok := c.m[id]
-	if !ok {
-		return nil
+	if ok {
+		c.forget(id)
 	}
-	c.forget(id)
-	if !bytes.Equal(e.doc, doc) {
+	c.mu.Unlock()
+	if !ok || !bytes.Equal(e.doc, doc) {
 		return nil
 	}
 	if verifyRecordCache {
@@ -80,13 +85,16 @@ func (c *recordCache) forget(id string) {
 	}
 }
 
-// put keeps a copy of rec, the record doc was encoded from.
+// put keeps a copy of rec, the record doc was encoded from. rec is only
+// read.
 func (c *recordCache) put(id string, doc []byte, rec *Record) {
-	c.forget(id)
-	if len(doc) > maxCachedDoc {
-		return
+	cp, ok := (*Record)(nil), false
+	if len(doc) <= maxCachedDoc {
+		cp, ok = cacheCopy(rec)
 	}
-	cp, ok := cacheCopy(rec)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forget(id)
 	if !ok {
 		return
 	}

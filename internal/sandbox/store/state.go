@@ -31,7 +31,7 @@ type State struct {
 	reads           *reads               // the hot reads, prepared (readpath.go)
 	prepared        map[string]*sql.Stmt // the write path's statements (stmts.go)
 	writer          *groupWriter         // runs every change of a payment (groupcommit.go)
-	cache           recordCache          // the writer's decoded records (reccache.go)
+	cache           recordCache          // copies of what moves wrote (reccache.go)
 
 	observersMu sync.RWMutex
 	observers   []func(context.Context, Change)

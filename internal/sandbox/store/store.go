@@ -361,13 +361,20 @@ func (s *State) Move(ctx context.Context, paymentID string, vis *Visibility, fn 
 	var change *Change
 	var afters []func()
 	var moveErr error
+	var wrote []byte
 	err := s.writer.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		rec, change, afters, moveErr, err = s.apply(ctx, tx, paymentID, vis, fn)
+		rec, change, afters, moveErr, err = s.apply(ctx, tx, paymentID, vis, fn, &wrote)
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if wrote != nil {
+		// Committed: the next move of the payment may start from a copy of
+		// what this one wrote. The copy is made here, in the request's
+		// goroutine, rather than by the writer, which every move waits for.
+		s.cache.put(paymentID, wrote, rec)
 	}
 	if change != nil {
 		s.committed(ctx, afters, change)
@@ -412,8 +419,9 @@ func (s *State) Release(paymentID, owner string) {
 // apply is Move's change, in tx (a job of the group writer, in a
 // savepoint of its own). It answers the move's outcome (moveErr: a
 // refusal, which still commits what the move kept beside the payment) or
-// err, which rolls the move back.
-func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility, fn MoveFunc) (rec *Record, change *Change, afters []func(), moveErr, err error) {
+// err, which rolls the move back. The doc it wrote, if it wrote one, is
+// left in *wrote (a run again after its transaction broke writes it anew).
+func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility, fn MoveFunc, wrote *[]byte) (rec *Record, change *Change, afters []func(), moveErr, err error) {
 	loaded, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -439,7 +447,7 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 		if afters, err = s.observeInTx(ctx, tx, change); err != nil {
 			return nil, nil, nil, nil, err
 		}
-		s.cache.put(paymentID, doc, rec)
+		*wrote = doc
 	}
 	// Committed even when the payment is unchanged: a move may keep state
 	// beside it in the transaction (a dispute opened, evidence added).
