@@ -129,6 +129,14 @@ func (f *fakeClient) callsOf(op string) []call {
 	return out
 }
 
+// wantSent checks how many requests of op the client was sent.
+func (f *fakeClient) wantSent(t *testing.T, op string, want int) {
+	t.Helper()
+	if n := len(f.callsOf(op)); n != want {
+		t.Fatalf("%d %s requests sent, want %d", n, op, want)
+	}
+}
+
 // lock takes the payment's lock as the service does, recording an overlap
 // instead of waiting. The yields give another goroutine every chance to run
 // into the lock if the pool ever let two rows of one payment overlap.

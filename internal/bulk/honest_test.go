@@ -151,9 +151,7 @@ func TestAJournalTheLedgerDoesNotKnowIsHeldBefore(t *testing.T) {
 	if !strings.Contains(rep[0]["message"], "an earlier run of journal") {
 		t.Fatalf("report %v", rep[0])
 	}
-	if n := len(f.callsOf("capture")); n != 3 {
-		t.Fatalf("%d captures sent, want 3", n)
-	}
+	f.wantSent(t, "capture", 3)
 }
 
 // A row left unknown (an answer lost, a lock) is settled before the run
@@ -339,9 +337,7 @@ func TestASummaryLineNotWrittenIsNotSummarized(t *testing.T) {
 	if err != nil || sum.Earlier != 2 || len(sum.MovedByEndedRuns) != 0 {
 		t.Fatalf("the run after: %v %+v", err, sum)
 	}
-	if n := len(f.callsOf("capture")); n != 2 {
-		t.Fatalf("%d captures sent, want 2", n)
-	}
+	f.wantSent(t, "capture", 2)
 }
 
 // A run that writes its summary nowhere (--quiet without -o json: no

@@ -57,9 +57,7 @@ func TestAJournalWhoseLedgerIsGoneStops(t *testing.T) {
 	if _, err := Run(context.Background(), f, rows, o); err != nil {
 		t.Fatalf("the run after: %v", err)
 	}
-	if n := len(f.callsOf("capture")); n != 3 {
-		t.Fatalf("%d captures sent, want 3", n)
-	}
+	f.wantSent(t, "capture", 3)
 }
 
 // oldJournalOfLostLedger writes the old journal of a run of rows (moved

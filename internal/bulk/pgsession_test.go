@@ -58,7 +58,5 @@ func TestARowSentBeforeTheSessionWasLostIsNotNotSent(t *testing.T) {
 	if err != nil || sum.MovedByEndedRuns["AED"] != "30.00" || len(sum.Moved) != 0 {
 		t.Fatalf("the next run: %v %+v", err, sum)
 	}
-	if n := len(f.callsOf("capture")); n != 1 {
-		t.Fatalf("%d captures sent, want 1", n)
-	}
+	f.wantSent(t, "capture", 1)
 }

@@ -89,9 +89,7 @@ func TestASecondRunOfAnInputAtOnceMovesNothingTwice(t *testing.T) {
 	if err != nil || sum.OK != 0 || sum.Reconciled+sum.Earlier != 2 || len(sum.Moved) != 0 {
 		t.Fatalf("the first run: %v %+v", err, sum)
 	}
-	if n := len(f.callsOf("capture")); n != 2 {
-		t.Fatalf("%d captures sent, want 2", n)
-	}
+	f.wantSent(t, "capture", 2)
 }
 
 func TestAFileThatIsNotAJournalIsNeverTruncated(t *testing.T) {
@@ -118,9 +116,7 @@ func TestAFileThatIsNotAJournalIsNeverTruncated(t *testing.T) {
 			t.Fatalf("%s: a report was written", name)
 		}
 	}
-	if len(f.callsOf("capture")) != 0 {
-		t.Fatal("captures were sent")
-	}
+	f.wantSent(t, "capture", 0)
 }
 
 func TestAJournalOthersCanReadIsRefused(t *testing.T) {
@@ -141,9 +137,7 @@ func TestAJournalOthersCanReadIsRefused(t *testing.T) {
 	if _, err := Run(context.Background(), f, captureRows(ids, "10"), o); exitCode(err) != 2 || !strings.Contains(err.Error(), "is not a regular file") {
 		t.Fatalf("directory: err %v", err)
 	}
-	if len(f.callsOf("capture")) != 0 {
-		t.Fatal("captures were sent")
-	}
+	f.wantSent(t, "capture", 0)
 }
 
 func TestTheReportReplacesALinkInsteadOfWritingThroughIt(t *testing.T) {

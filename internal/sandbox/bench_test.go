@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,6 +44,25 @@ func cpuPerOp(b *testing.B, e *env) func() {
 	}
 }
 
+// benchRequest sends h one request with the merchant's test key (a body
+// as JSON) and fails the benchmark unless it is answered one of ok.
+func benchRequest(b *testing.B, h http.Handler, method, path, body string, ok ...int) {
+	var r io.Reader
+	if body != "" {
+		r = stringsReader(body)
+	}
+	req := httptest.NewRequest(method, path, r)
+	req.Header.Set("Authorization", "Bearer "+aeTest)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if !slices.Contains(ok, w.Code) {
+		b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+	}
+}
+
 func BenchmarkGetPayment(b *testing.B) {
 	for _, mode := range []string{"memory", "file"} {
 		b.Run(mode, func(b *testing.B) {
@@ -53,13 +73,7 @@ func BenchmarkGetPayment(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					req := httptest.NewRequest("GET", "/api/v2/payments/"+id, nil)
-					req.Header.Set("Authorization", "Bearer "+aeTest)
-					w := httptest.NewRecorder()
-					h.ServeHTTP(w, req)
-					if w.Code != 200 {
-						b.Fatalf("%d %s", w.Code, w.Body)
-					}
+					benchRequest(b, h, "GET", "/api/v2/payments/"+id, "", 200)
 				}
 			})
 		})
@@ -83,13 +97,7 @@ func BenchmarkCapture(b *testing.B) {
 					b.StartTimer()
 				}
 				body := fmt.Sprintf(`{"amount": "1.00", "reference_id": "b%d"}`, i)
-				req := httptest.NewRequest("POST", "/api/v2/payments/"+id+"/captures", stringsReader(body))
-				req.Header.Set("Authorization", "Bearer "+aeTest)
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, req)
-				if w.Code != 200 {
-					b.Fatalf("%d %s", w.Code, w.Body)
-				}
+				benchRequest(b, h, "POST", "/api/v2/payments/"+id+"/captures", body, 200)
 			}
 		})
 	}
@@ -166,22 +174,10 @@ func BenchmarkCaptureParallel(b *testing.B) {
 		ids[i] = e.authorized("5000.00")
 	}
 	var next atomic.Int64
-	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	defer cpuPerOp(b, e)()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			n := next.Add(1)
-			body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "p%d"}`, n)
-			req := httptest.NewRequest("POST", "/api/v2/payments/"+ids[n%int64(len(ids))]+"/captures", stringsReader(body))
-			req.Header.Set("Authorization", "Bearer "+aeTest)
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			if w.Code != 200 && w.Code != 409 {
-				b.Fatalf("%d %s", w.Code, w.Body)
-			}
-		}
+	writeAt32(b, e, func() {
+		n := next.Add(1)
+		body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "p%d"}`, n)
+		benchRequest(b, h, "POST", "/api/v2/payments/"+ids[n%int64(len(ids))]+"/captures", body, 200, 409)
 	})
 }
 
@@ -194,20 +190,19 @@ func BenchmarkCheckoutParallel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	writeAt32(b, e, func() { benchRequest(b, h, "POST", "/api/v2/checkout", string(body), 200) })
+}
+
+// writeAt32 runs write b.N times, 32 at once, and reports the CPU time a
+// write took (cpuPerOp).
+func writeAt32(b *testing.B, e *env, write func()) {
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	defer cpuPerOp(b, e)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req := httptest.NewRequest("POST", "/api/v2/checkout", stringsReader(string(body)))
-			req.Header.Set("Authorization", "Bearer "+aeTest)
-			req.Header.Set("Content-Type", "application/json")
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			if w.Code != 200 {
-				b.Fatalf("%d %s", w.Code, w.Body)
-			}
+			write()
 		}
 	})
 }

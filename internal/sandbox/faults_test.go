@@ -92,8 +92,9 @@ func TestFaultSpecParse(t *testing.T) {
 	}
 }
 
-func nonZero(m map[middleware.FaultKind]float64) map[middleware.FaultKind]float64 {
-	out := map[middleware.FaultKind]float64{}
+// nonZero is m without its zero values.
+func nonZero[V int | float64](m map[middleware.FaultKind]V) map[middleware.FaultKind]V {
+	out := map[middleware.FaultKind]V{}
 	for k, v := range m {
 		if v != 0 {
 			out[k] = v
@@ -127,32 +128,43 @@ func (p *faultPair) captures(id string) []wire.Capture {
 	return p.clean.get(id).Captures
 }
 
+// capture sends the faulty sandbox a capture of id (captureRef).
+func (p *faultPair) capture(id string) resp {
+	return p.faulty.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, captureRef)
+}
+
+// wantFaults checks how many faults of kind the faulty sandbox injected.
+func (p *faultPair) wantFaults(t *testing.T, kind middleware.FaultKind, want int) {
+	t.Helper()
+	if n := p.faulty.sb.FaultCounts()[kind]; n != want {
+		t.Fatalf("FaultCounts %s = %d, want %d", kind, n, want)
+	}
+}
+
 func TestFault500BeforeChangesNothing(t *testing.T) {
 	p := newFaultPair(t, "500-before=1")
 	id := p.clean.authorized("100.00")
-	r := p.faulty.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, captureRef)
+	r := p.capture(id)
 	wantError(t, r, 500, "internal", "Internal Server Error")
 	if c := p.captures(id); len(c) != 0 {
 		t.Fatalf("500-before committed a capture: %+v", c)
 	}
 	// Reads are faulted too: a client's reads must survive a 500.
 	wantError(t, p.faulty.do("ae", "GET", "/api/v2/payments/"+id, aeTest, nil), 500, "internal", "Internal Server Error")
-	if n := p.faulty.sb.FaultCounts()[middleware.Fault500Before]; n != 2 {
-		t.Fatalf("FaultCounts 500-before = %d, want 2", n)
-	}
+	p.wantFaults(t, middleware.Fault500Before, 2)
 }
 
 func TestFault500AfterCommits(t *testing.T) {
 	p := newFaultPair(t, "500-after=1")
 	id := p.clean.authorized("100.00")
-	r := p.faulty.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, captureRef)
+	r := p.capture(id)
 	wantError(t, r, 500, "internal", "Internal Server Error")
 	c := p.captures(id)
 	if len(c) != 1 || c[0].ReferenceID != "fault-1" || c[0].Amount.StringFixed(2) != "10.00" {
 		t.Fatalf("captures after 500-after: %+v, want the one capture", c)
 	}
 	// The retry a client makes with the same reference_id adds nothing.
-	wantError(t, p.faulty.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, captureRef), 500, "internal", "Internal Server Error")
+	wantError(t, p.capture(id), 500, "internal", "Internal Server Error")
 	if c := p.captures(id); len(c) != 1 {
 		t.Fatalf("a retry captured again: %+v", c)
 	}
@@ -212,15 +224,13 @@ func TestFaultLock(t *testing.T) {
 	if r := p.faulty.do("ae", "POST", "/api/v2/checkout", aeTest, checkoutBody("ae-sandbox", "AED", "10.00")); r.status != 200 {
 		t.Fatalf("checkout under lock=1: %d %s", r.status, r.body)
 	}
-	if n := p.faulty.sb.FaultCounts()[middleware.FaultLock]; n != 2 {
-		t.Fatalf("FaultCounts lock = %d, want 2", n)
-	}
+	p.wantFaults(t, middleware.FaultLock, 2)
 }
 
 func TestFault429(t *testing.T) {
 	p := newFaultPair(t, "429=1")
 	id := p.clean.authorized("100.00")
-	r := p.faulty.do("ae", "POST", "/api/v2/payments/"+id+"/captures", aeTest, captureRef)
+	r := p.capture(id)
 	wantError(t, r, 429, "rate_limited", "too many requests")
 	if got := r.header.Get("Retry-After"); got != "1" {
 		t.Fatalf("Retry-After %q, want 1", got)
@@ -281,7 +291,7 @@ func TestFaultControlEndpointsUnaffected(t *testing.T) {
 			t.Fatalf("%d: approve: %d %s", i, r.status, r.body)
 		}
 	}
-	if n := len(nonZeroCounts(p.faulty.sb.FaultCounts())); n != 0 {
+	if n := len(nonZero(p.faulty.sb.FaultCounts())); n != 0 {
 		t.Fatalf("control endpoints drew faults: %v", p.faulty.sb.FaultCounts())
 	}
 }
@@ -297,15 +307,6 @@ func (e *env) control(method, path string) resp {
 	return resp{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
 }
 
-func nonZeroCounts(m map[middleware.FaultKind]int) map[middleware.FaultKind]int {
-	out := map[middleware.FaultKind]int{}
-	for k, v := range m {
-		if v != 0 {
-			out[k] = v
-		}
-	}
-	return out
-}
 
 func TestFaultSeedRepeats(t *testing.T) {
 	spec, err := middleware.ParseFaultSpec("500-before=0.2,500-after=0.2,lock=0.2,429=0.2")

@@ -634,23 +634,21 @@ func (r *checkoutRules) timestamp(m map[string]any, key, at string, required boo
 // scheme (javascript:, data:, an app's own) is refused here, by the client
 // and the sandbox alike.
 func (r *checkoutRules) redirectURL(m map[string]any, key, at string) {
-	s, ok := r.str(m, key, at, optional)
-	if !ok || s == "" {
-		return
-	}
-	if !isWebURL(s) {
-		r.add(at+"."+key, "%q is not an absolute http(s) URL such as https://shop.example/done", s)
-	}
+	r.httpURL(m, key, at, " such as https://shop.example/done")
 }
 
 // webURL checks an optional absolute http(s) address.
-func (r *checkoutRules) webURL(m map[string]any, key, at string) {
+func (r *checkoutRules) webURL(m map[string]any, key, at string) { r.httpURL(m, key, at, "") }
+
+// httpURL checks an optional absolute http(s) URL; a refusal ends with
+// example.
+func (r *checkoutRules) httpURL(m map[string]any, key, at, example string) {
 	s, ok := r.str(m, key, at, optional)
 	if !ok || s == "" {
 		return
 	}
 	if !isWebURL(s) {
-		r.add(at+"."+key, "%q is not an absolute http(s) URL", s)
+		r.add(at+"."+key, "%q is not an absolute http(s) URL%s", s, example)
 	}
 }
 

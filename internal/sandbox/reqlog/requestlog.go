@@ -226,6 +226,11 @@ func (l *Log) run() {
 			drain()
 		}
 	}
+	flush := func(ack chan struct{}) {
+		drain()
+		write()
+		close(ack)
+	}
 	for {
 		select {
 		case e := <-l.queue:
@@ -238,18 +243,14 @@ func (l *Log) run() {
 			select {
 			case <-gather.C:
 			case ack := <-l.flushes:
-				drain()
-				write()
-				close(ack)
+				flush(ack)
 			case <-l.done:
 			}
 			drain()
 			gather.Stop()
 			write()
 		case ack := <-l.flushes:
-			drain()
-			write()
-			close(ack)
+			flush(ack)
 		case <-l.done:
 			drain()
 			write()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -46,36 +45,23 @@ func CheckClockStart(t time.Time) error {
 	return nil
 }
 
-// SteppingClock is the fixed clock: a time that moves only by Step.
-type SteppingClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// SteppingClock is the fixed clock: a time that moves only by Step. It
+// keeps its time as a FakeClock does, without a FakeClock's Advance and
+// Set.
+type SteppingClock struct{ at FakeClock }
 
 // NewSteppingClock is a fixed clock that starts at start.
 func NewSteppingClock(start time.Time) *SteppingClock {
-	return &SteppingClock{now: start.UTC()}
+	return &SteppingClock{at: FakeClock{now: start.UTC()}}
 }
 
 // Now is the clock's time.
-func (c *SteppingClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
+func (c *SteppingClock) Now() time.Time { return c.at.Now() }
 
 // Step moves the clock by ClockStep.
-func (c *SteppingClock) Step() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(ClockStep)
-}
+func (c *SteppingClock) Step() { c.at.Advance(ClockStep) }
 
-func (c *SteppingClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t.UTC()
-}
+func (c *SteppingClock) set(t time.Time) { c.at.Set(t.UTC()) }
 
 // MachineClock is the clock of what must follow real time whatever the
 // sandbox's clock does: the rate limiter's buckets refill by the second,
