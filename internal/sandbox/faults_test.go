@@ -307,7 +307,6 @@ func (e *env) control(method, path string) resp {
 	return resp{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
 }
 
-
 func TestFaultSeedRepeats(t *testing.T) {
 	spec, err := middleware.ParseFaultSpec("500-before=0.2,500-after=0.2,lock=0.2,429=0.2")
 	if err != nil {
