@@ -30,7 +30,7 @@ import (
 const maxGroup = 64
 
 // lingerFor is how long the writer waits for latecomers when the group it
-// gathered holds fewer jobs than the one before. Under many concurrent
+// gathered holds half the jobs of the one before, or fewer. Under many concurrent
 // writers a request spends most of its time before it reaches the writer
 // (reading and checking its body, authenticating), so jobs arrive a few
 // at a time; a group taken as it stands would commit one or two of them,
@@ -38,9 +38,11 @@ const maxGroup = 64
 // rightmost leaves of the tables above all) would be done again for every
 // one or two. Waiting a fraction of a millisecond for as many jobs as the
 // last group held doubles the jobs a commit carries when checkouts come
-// 32 at once. A writer whose last group held one job never waits, so a
-// lone client's request is not delayed; a wait that times out makes the
-// next group's target smaller.
+// 32 at once. A group that is only a little smaller than the last (moves
+// come a dozen at a time) does not wait: the writer is busy enough. A
+// writer whose last group held one job never waits, so a lone client's
+// request is not delayed; a wait that times out makes the next group's
+// target smaller.
 const lingerFor = 300 * time.Microsecond
 
 // groupTimeout bounds one group's transaction: a change that has begun
@@ -147,7 +149,7 @@ func (w *groupWriter) loop() {
 				break gather
 			}
 		}
-		if len(group) < w.last {
+		if w.lingers(len(group)) {
 			group = w.linger(group)
 		}
 		w.last = len(group)
@@ -155,6 +157,10 @@ func (w *groupWriter) loop() {
 		clear(group)
 	}
 }
+
+// lingers tells whether a group of n jobs waits for latecomers: n is half
+// the last group's or fewer.
+func (w *groupWriter) lingers(n int) bool { return n <= w.last/2 }
 
 // linger adds to group the jobs that come within lingerFor, until it
 // holds as many as the last group did. Closing the writer ends the wait;

@@ -202,9 +202,10 @@ func waitLinger(t *testing.T, lingered <-chan struct{}) {
 	}
 }
 
-// A group smaller than the last one waits for the jobs on their way, and
-// commits with them in one transaction; closing the writer ends the wait.
-// A writer whose last group held one job never waits.
+// A group of half the last one's jobs or fewer waits for the jobs on
+// their way, and commits with them in one transaction; closing the writer
+// ends the wait. A writer whose last group held one job never waits, nor
+// does one whose group is only a little smaller than the last.
 func TestGroupWriterLingersForLatecomers(t *testing.T) {
 	t.Run("latecomers join", func(t *testing.T) {
 		st, _ := openTestState(t)
@@ -246,6 +247,17 @@ func TestGroupWriterLingersForLatecomers(t *testing.T) {
 		}
 		if len(lingered) != 0 {
 			t.Fatal("the writer waited for latecomers after a group of one job")
+		}
+	})
+	t.Run("only a group of half the last or fewer waits", func(t *testing.T) {
+		for _, c := range []struct {
+			last, gathered int
+			wait           bool
+		}{{0, 1, false}, {1, 1, false}, {2, 1, true}, {3, 1, true}, {3, 2, false}, {13, 6, true}, {13, 7, false}, {13, 12, false}} {
+			w := &groupWriter{last: c.last}
+			if got := w.lingers(c.gathered); got != c.wait {
+				t.Errorf("last group %d, gathered %d: waits %v, want %v", c.last, c.gathered, got, c.wait)
+			}
 		}
 	})
 }
