@@ -420,8 +420,9 @@ func (s *State) Release(paymentID, owner string) {
 // savepoint of its own). It answers the move's outcome (moveErr: a
 // refusal, which still commits what the move kept beside the payment) or
 // err, which rolls the move back. The doc it wrote, if it wrote one, is
-// left in *wrote (a run again after its transaction broke writes it anew).
+// left in *wrote, and nothing when it wrote none.
 func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility, fn MoveFunc, wrote *[]byte) (rec *Record, change *Change, afters []func(), moveErr, err error) {
+	*wrote = nil // a run again after its transaction broke starts afresh
 	loaded, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
 	if err != nil {
 		return nil, nil, nil, nil, err
