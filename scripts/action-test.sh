@@ -120,7 +120,7 @@ for v in "v$version" latest; do
   grep -qx "version=$version" "$work/github_output" || fail "output version: $(cat "$work/github_output")"
   grep -qx "cache-hit=false" "$work/github_output" || fail "output cache-hit: $(cat "$work/github_output")"
   [ -f "$work/cache/bnpl/$version/x64.complete" ] || fail "no x64.complete marker in the tool cache"
-  "$work/cache/bnpl/$version/x64/bin/bnpl" version | grep -q "^bnpl $version " || fail "installed bnpl: $("$work/cache/bnpl/$version/x64/bin/bnpl" version)"
+  grep -q "^bnpl $version " <<<"$("$work/cache/bnpl/$version/x64/bin/bnpl" version)" || fail "installed bnpl: $("$work/cache/bnpl/$version/x64/bin/bnpl" version)"
   ok "install $v: checked against checksums.txt, bnpl $version in the tool cache (\$RUNNER_TOOL_CACHE/bnpl/$version/x64)"
 done
 before=$(requests)

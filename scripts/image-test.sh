@@ -99,7 +99,7 @@ done
 skopeo --override-os linux --override-arch arm64 copy -q "oci-archive:$oci" "dir:$work/arm64" >/dev/null
 machine=""
 for layer in "$work"/arm64/*; do
-  tar -tzf "$layer" 2>/dev/null | grep -qx 'usr/bin/bnpl' || continue
+  grep -qx 'usr/bin/bnpl' <<<"$(tar -tzf "$layer" 2>/dev/null)" || continue # a here-string: under pipefail, tar dies of SIGPIPE when grep stops at its match
   tar -xzf "$layer" -C "$work/arm64" usr/bin/bnpl
   machine=$(od -An -t u2 -j 18 -N 2 "$work/arm64/usr/bin/bnpl" | tr -d ' ')
 done

@@ -22,6 +22,9 @@
 #   - action.yml installs a version by default (the release it belongs to).
 # Exits 1 at the first failure, saying what is wrong.
 set -euo pipefail
+# Under pipefail, `producer | grep -q` fails at random: grep stops at its
+# first match and the producer, still writing, dies of SIGPIPE. Every
+# check below greps a here-string instead.
 cd "$(dirname "$0")/.."
 dist=${1:-dist}
 
@@ -58,7 +61,7 @@ for os in linux darwin windows; do
     for want in "$bin" README.md LICENSE completions/bnpl.bash completions/bnpl.zsh \
                 completions/bnpl.fish completions/bnpl.ps1 man/bnpl.1 man/bnpl-sandbox-serve.1 \
                 examples/checkout.json examples/checkout-kwd.json examples/checkout-sar.json; do
-      printf '%s\n' "$list" | sed 's|^\./||' | grep -qx "$want" || fail "$name lacks $want"
+      grep -qx -- "$want" <<<"$(sed 's|^\./||' <<<"$list")" || fail "$name lacks $want"
     done
     pages=$(printf '%s\n' "$list" | grep -c '^man/.*\.1$')
     [ "$pages" -ge 20 ] || fail "$name has $pages man pages"
@@ -67,9 +70,9 @@ for os in linux darwin windows; do
     [ "$(json "$sbom" 'd["bomFormat"]')" = CycloneDX ] || fail "$sbom is not a CycloneDX document"
     comps=$(json "$sbom" 'len(d.get("components", []))')
     [ "$comps" -ge 10 ] || fail "$sbom lists $comps components"
-    json "$sbom" '[c["name"] for c in d["components"]]' | grep -q 'modernc.org/sqlite' || fail "$sbom does not list modernc.org/sqlite"
+    grep -q 'modernc.org/sqlite' <<<"$(json "$sbom" '[c["name"] for c in d["components"]]')" || fail "$sbom does not list modernc.org/sqlite"
     [ "$(json "$sbom" 'd["metadata"]["component"]["version"]')" = "v$version" ] || fail "$sbom names the release $(json "$sbom" 'd["metadata"]["component"]["version"]'), not v$version"
-    json "$sbom" 'd["metadata"]["component"]["purl"]' | grep -q "@v$version?" || fail "$sbom: the main component's purl does not name v$version"
+    grep -q "@v$version?" <<<"$(json "$sbom" 'd["metadata"]["component"]["purl"]')" || fail "$sbom: the main component's purl does not name v$version"
     [ "$(json "$sbom" '[l["license"].get("id") for l in d["metadata"]["component"].get("licenses", [])]')" = "['Apache-2.0']" ] || fail "$sbom: the main component's licence is not Apache-2.0"
     unlicensed=$(json "$sbom" '" ".join(c["name"] for c in d["components"] if not c.get("licenses"))')
     [ -z "$unlicensed" ] || fail "$sbom names no licence for: $unlicensed"
@@ -82,7 +85,7 @@ tar -xzf "$dist/bnpl_${version}_linux_amd64.tar.gz" -C "$work"
 got=$("$work/bnpl" version -o json)
 [ "$(printf '%s' "$got" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')" = "$version" ] || fail "bnpl version says $got, want version $version"
 [ "$(printf '%s' "$got" | python3 -c 'import json,sys; print(json.load(sys.stdin)["commit"])')" = "$commit" ] || fail "bnpl version says $got, want commit $commit"
-"$work/bnpl" version | grep -q "^bnpl $version (commit $commit" || fail "bnpl version line: $("$work/bnpl" version)"
+grep -q "^bnpl $version (commit $commit" <<<"$("$work/bnpl" version)" || fail "bnpl version line: $("$work/bnpl" version)"
 ok "linux/amd64 bnpl version: $("$work/bnpl" version)"
 
 # Archives unpack into the current directory, as the README's install
@@ -95,7 +98,7 @@ ok "the archives unpack into the current directory: $top"
 pkg_files="/usr/bin/bnpl /usr/share/bash-completion/completions/bnpl /usr/share/fish/vendor_completions.d/bnpl.fish /usr/share/man/man1/bnpl.1.gz /usr/share/man/man1/bnpl-sandbox-serve.1.gz /usr/share/doc/bnpl/README.md /usr/share/doc/bnpl/examples/checkout.json /usr/share/doc/bnpl/examples/checkout-kwd.json /usr/share/doc/bnpl/examples/checkout-sar.json"
 # no_plain_man fails when a package holds a man page that is not gzipped.
 no_plain_man() { # PACKAGE LIST
-  ! printf '%s\n' "$2" | grep -q '^/usr/share/man/man1/.*\.1$' || fail "$1 holds man pages that are not gzipped"
+  ! grep -q '^/usr/share/man/man1/.*\.1$' <<<"$2" || fail "$1 holds man pages that are not gzipped"
 }
 for arch in amd64 arm64; do
   # nfpm writes a pre-release version as each format wants it (0.1.0~next for
@@ -104,7 +107,7 @@ for arch in amd64 arm64; do
   [ -n "$deb" ] || fail "no .deb for $arch"
   list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
   for want in $pkg_files /usr/share/zsh/vendor-completions/_bnpl /usr/share/doc/bnpl/copyright; do
-    printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$deb") lacks $want"
+    grep -qx -- "$want" <<<"$list" || fail "$(basename "$deb") lacks $want"
   done
   no_plain_man "$(basename "$deb")" "$list"
   [ "$(dpkg-deb -f "$deb" Recommends)" = bash-completion ] || fail "$(basename "$deb") does not recommend bash-completion: $(dpkg-deb -f "$deb" Recommends)"
@@ -116,11 +119,11 @@ for arch in amd64 arm64; do
   if command -v rpm >/dev/null 2>&1; then
     list=$(rpm -qlp "$rpm" 2>/dev/null)
     for want in $pkg_files /usr/share/zsh/site-functions/_bnpl /usr/share/licenses/bnpl/LICENSE; do
-      printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$rpm") lacks $want"
+      grep -qx -- "$want" <<<"$list" || fail "$(basename "$rpm") lacks $want"
     done
     no_plain_man "$(basename "$rpm")" "$list"
-    rpm -qp --licensefiles "$rpm" 2>/dev/null | grep -qx /usr/share/licenses/bnpl/LICENSE || fail "$(basename "$rpm") does not mark its LICENSE as the licence"
-    rpm -qp --recommends "$rpm" 2>/dev/null | grep -qx bash-completion || fail "$(basename "$rpm") does not recommend bash-completion"
+    grep -qx /usr/share/licenses/bnpl/LICENSE <<<"$(rpm -qp --licensefiles "$rpm" 2>/dev/null)" || fail "$(basename "$rpm") does not mark its LICENSE as the licence"
+    grep -qx bash-completion <<<"$(rpm -qp --recommends "$rpm" 2>/dev/null)" || fail "$(basename "$rpm") does not recommend bash-completion"
     ok "$(basename "$rpm"): /usr/bin/bnpl, bash, zsh, fish completions, man pages gzipped, LICENSE (%license), README, examples; recommends bash-completion"
   else
     fail "rpm is not installed: cannot open $(basename "$rpm")"
@@ -131,7 +134,7 @@ for arch in amd64 arm64; do
   [ -n "$apk" ] || fail "no .apk for $apkarch"
   list=$(tar -tzf "$apk" 2>/dev/null | sed 's|^|/|')
   for want in $pkg_files /usr/share/zsh/site-functions/_bnpl /usr/share/licenses/bnpl/LICENSE; do
-    printf '%s\n' "$list" | grep -qx "$want" || fail "$(basename "$apk") lacks $want"
+    grep -qx -- "$want" <<<"$list" || fail "$(basename "$apk") lacks $want"
   done
   no_plain_man "$(basename "$apk")" "$list"
   ok "$(basename "$apk"): /usr/bin/bnpl, bash, zsh, fish completions, man pages gzipped, LICENSE, README, examples"
@@ -143,7 +146,7 @@ if [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-ar
     fail "a bnpl package is installed already: remove it (dpkg -P bnpl) to check the .deb"
   fi
   dpkg -i "$(ls "$dist"/bnpl_*_amd64.deb | head -n 1)" >/dev/null
-  /usr/bin/bnpl version | grep -q "^bnpl $version (commit $commit" || { dpkg -P bnpl >/dev/null; fail "installed bnpl version: $(/usr/bin/bnpl version)"; }
+  grep -q "^bnpl $version (commit $commit" <<<"$(/usr/bin/bnpl version)" || { dpkg -P bnpl >/dev/null; fail "installed bnpl version: $(/usr/bin/bnpl version)"; }
   [ -f /usr/share/bash-completion/completions/bnpl ] && [ -f /usr/share/man/man1/bnpl.1.gz ] || { dpkg -P bnpl >/dev/null; fail "the .deb did not install its completions and man pages"; }
   dpkg -P bnpl >/dev/null
   [ ! -e /usr/bin/bnpl ] || fail "dpkg -P bnpl left /usr/bin/bnpl"
