@@ -72,6 +72,9 @@ type groupWriter struct {
 	// lingerTimer starts a wait of lingerFor for latecomers: the channel
 	// fires when it is over, the function stops it.
 	lingerTimer func() (<-chan time.Time, func() bool)
+	// ckpt copies the WAL back beside the writer (checkpoint.go); nil
+	// in memory.
+	ckpt *checkpointer
 }
 
 func newGroupWriter(db *sql.DB) *groupWriter {
@@ -82,8 +85,9 @@ func newGroupWriter(db *sql.DB) *groupWriter {
 		}}
 }
 
-func startGroupWriter(db *sql.DB) *groupWriter {
+func startGroupWriter(db *sql.DB, ckpt *checkpointer) *groupWriter {
 	w := newGroupWriter(db)
+	w.ckpt = ckpt
 	go w.loop()
 	return w
 }
@@ -93,6 +97,7 @@ func startGroupWriter(db *sql.DB) *groupWriter {
 func (w *groupWriter) close() {
 	w.once.Do(func() { close(w.stop) })
 	<-w.stopped
+	w.ckpt.close()
 }
 
 var jobPool = sync.Pool{New: func() any { return &writeJob{done: make(chan struct{}, 1)} }}
@@ -153,7 +158,12 @@ func (w *groupWriter) loop() {
 			group = w.linger(group)
 		}
 		w.last = len(group)
+		if w.ckpt != nil && w.ckpt.catchUp.Swap(false) {
+			// The WAL's tail, so that this group writes it from its start.
+			_, _, _ = walCheckpoint(context.Background(), w.db)
+		}
 		w.commit(group)
+		w.ckpt.committed()
 		clear(group)
 	}
 }

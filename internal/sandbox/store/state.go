@@ -75,7 +75,11 @@ func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []M
 			st.Keys[m.LiveKey] = keyInfo{Merchant: m, IsTest: false}
 		}
 	}
-	db, err := OpenStore(path)
+	pragmas := ""
+	if path != "" {
+		pragmas = "&_pragma=wal_autocheckpoint(0)" // the checkpointer's (checkpoint.go)
+	}
+	db, err := openStore(path, pragmas)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +92,15 @@ func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []M
 		db.Close()
 		return nil, NewStateError(path, err)
 	}
-	st.writer = startGroupWriter(db)
+	var ckpt *checkpointer
+	if path != "" {
+		if ckpt, err = startCheckpointer(path); err != nil {
+			st.reads.close()
+			db.Close()
+			return nil, NewStateError(path, err)
+		}
+	}
+	st.writer = startGroupWriter(db, ckpt)
 	return st, nil
 }
 

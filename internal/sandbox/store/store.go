@@ -67,7 +67,11 @@ var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments"
 // a write and a read of the disk for each page. In memory, one connection
 // holds the database (each new connection to ":memory:" would be a new,
 // empty database).
-func OpenStore(path string) (*sql.DB, error) {
+func OpenStore(path string) (*sql.DB, error) { return openStore(path, "") }
+
+// openStore is OpenStore with more of the DSN's pragmas for a state
+// file (pragmas begins with "&").
+func openStore(path, pragmas string) (*sql.DB, error) {
 	var dsn string
 	memory := path == ""
 	if memory {
@@ -77,7 +81,7 @@ func OpenStore(path string) (*sql.DB, error) {
 			return nil, NewStateError(path, err)
 		}
 		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() +
-			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
+			"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)" + pragmas
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
