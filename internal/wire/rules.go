@@ -74,11 +74,18 @@ func CheckCheckoutIn(body []byte, knownCurrencies []string) ([]Finding, bool) {
 	if !ok {
 		return nil, false
 	}
+	return CheckCheckoutTree(body, root, knownCurrencies), true
+}
+
+// CheckCheckoutTree is CheckCheckoutIn for a body already decoded: root is
+// body's one JSON value, numbers as json.Number (the sandbox decodes a
+// body once for its bounds and its rules).
+func CheckCheckoutTree(body []byte, root any, knownCurrencies []string) []Finding {
 	r := &checkoutRules{known: knownCurrencies}
 	top, ok := root.(map[string]any)
 	if !ok {
 		r.wrongType("$", "must be a JSON object, got %s", kindOf(root))
-		return r.findings, true
+		return r.findings
 	}
 	for _, path := range duplicateKeys(body) {
 		r.add(path, "appears twice in its object: keep one")
@@ -103,10 +110,10 @@ func CheckCheckoutIn(body []byte, knownCurrencies []string) ([]Finding, bool) {
 
 	p, ok := r.obj(top, "payment", "$", true)
 	if !ok {
-		return r.findings, true
+		return r.findings
 	}
 	r.payment(p)
-	return r.findings, true
+	return r.findings
 }
 
 // CheckMoveItems applies the rules of a capture's or a refund's items to

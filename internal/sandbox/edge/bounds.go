@@ -55,6 +55,31 @@ func ReadBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
+// ReadBodyTree is ReadBody for a handler that checks its body as a JSON
+// tree (the checkout's rules): the body is decoded once, for the bounds
+// and for the caller. tree is its first JSON value, numbers as
+// json.Number; decoded tells whether the body is that one value and
+// nothing after it. A body that does not decode is answered as it is,
+// with decoded false: its handler refuses it in its own words.
+func ReadBodyTree(r *http.Request) (b []byte, tree any, decoded bool, err error) {
+	b, err = ReadSizedBody(r)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if dec.Decode(&tree) != nil {
+		return b, nil, false, nil
+	}
+	if !shortBody(b) {
+		if err := walkBounds("$", "", tree); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	_, err = dec.Token()
+	return b, tree, errors.Is(err, io.EOF), nil
+}
+
 // ReadSizedBody reads a request body of at most maxBodyBytes, for the
 // endpoints whose fields have the service's own documented bounds (the
 // webhooks), checked by their handlers.
@@ -90,9 +115,7 @@ func BodyRefusal(err, otherwise error) error {
 // form, the first array or string over its bound. A body that is not JSON
 // is left to the handler's own decoding.
 func checkBodyBounds(b []byte) error {
-	// An array of n elements takes at least 2n bytes and a string over
-	// the bound more than maxStringLen: a short body cannot break a bound.
-	if len(b) <= 2*MaxArrayLen && len(b) <= MaxReferenceIDLen {
+	if shortBody(b) {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -103,6 +126,11 @@ func checkBodyBounds(b []byte) error {
 	}
 	return walkBounds("$", "", v)
 }
+
+// shortBody tells whether b is too short to break a bound: an array of n
+// elements takes at least 2n bytes and a string over the bound more than
+// its bound.
+func shortBody(b []byte) bool { return len(b) <= 2*MaxArrayLen && len(b) <= MaxReferenceIDLen }
 
 func walkBounds(path, key string, v any) error {
 	switch x := v.(type) {

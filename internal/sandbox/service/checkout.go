@@ -53,7 +53,7 @@ func (s *Service) baseURL(r *http.Request, region string) string {
 }
 
 func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c caller) {
-	body, err := edge.ReadBody(r)
+	body, tree, decoded, err := edge.ReadBodyTree(r)
 	if err != nil {
 		edge.WriteError(w, edge.BodyRefusal(err, edge.BadData("could not decode request")))
 		return
@@ -64,11 +64,11 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	// wrong type), then the merchant and its token, then malformed fields,
 	// all together in the field-validation form, then the currency of the
 	// merchant, then values out of range in the simple form.
-	findings, decoded := wire.CheckCheckout(body)
 	if !decoded {
 		edge.WriteError(w, edge.BadData("could not decode request"))
 		return
 	}
+	findings := wire.CheckCheckoutTree(body, tree, nil)
 	var malformed []edge.FieldError
 	var outOfRange *wire.Finding
 	for i, f := range findings {

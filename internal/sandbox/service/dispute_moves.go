@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,17 +18,29 @@ import (
 // The moves of a dispute: the customer opens it, support resolves it,
 // and a refund it makes goes through the payment's own refund.
 
+// openDisputesQuery counts a payment's open disputes.
+const openDisputesQuery = `SELECT count(*) FROM disputes WHERE payment_id = ?
+	AND status NOT IN ('declined', 'cancelled', 'refunded')`
+
+// Every refund asks it: prepared once, not parsed again on each.
+func init() { store.PrepareOnOpen(openDisputesQuery) }
+
 // disputeRefundGuard refuses refunds of a payment with an open dispute. It
 // runs inside the refund's transaction.
 func (s *Service) disputeRefundGuard(rec *store.Record) error {
-	var q store.Querier = s.DB
+	ctx := context.Background()
+	var row *sql.Row
 	if rec.Tx != nil {
-		q = rec.Tx
+		st, err := s.Stmt(ctx, rec.Tx, openDisputesQuery)
+		if err != nil {
+			return err
+		}
+		row = st.QueryRowContext(ctx, rec.Payment.ID)
+	} else {
+		row = s.DB.QueryRowContext(ctx, openDisputesQuery, rec.Payment.ID)
 	}
 	var n int
-	err := q.QueryRowContext(context.Background(), `SELECT count(*) FROM disputes WHERE payment_id = ?
-		AND status NOT IN ('declined', 'cancelled', 'refunded')`, rec.Payment.ID).Scan(&n)
-	if err != nil {
+	if err := row.Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
