@@ -118,6 +118,7 @@ number REF (bnpl payments get order:ORDER-1001).`,
   bnpl payments list --buyer "فاطمة"`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.bind(f)
 			opts.allAsked = cmd.Flags().Changed("all")
 			opts.limitAsked = cmd.Flags().Changed("limit")
 			if err := opts.validate(cmd); err != nil {

@@ -93,6 +93,7 @@ report with exit 12, as it stops a bulk run.`,
   bnpl payments report --since 2026-11-01 --source ledger --ledger postgres://clerk@db.example.com/bnpl`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.bind(f)
 			opts.ledgerSet = cmd.Flags().Changed("ledger")
 			if err := opts.validate(); err != nil {
 				return err
