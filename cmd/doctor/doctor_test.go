@@ -15,6 +15,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/config"
+	"github.com/bnpl-cli/bnpl/internal/config/configtest"
 )
 
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -25,16 +26,7 @@ func setup(t *testing.T, content string, mode os.FileMode, extra map[string]stri
 	t.Helper()
 	dir := t.TempDir()
 	if content != "" {
-		path := filepath.Join(dir, "bnpl", "config.yaml")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(path, mode); err != nil {
-			t.Fatal(err)
-		}
+		configtest.WriteFile(t, filepath.Join(dir, "bnpl", "config.yaml"), content, mode)
 	}
 	env := map[string]string{"XDG_CONFIG_HOME": dir, "HOME": dir}
 	for k, v := range extra {

@@ -111,9 +111,11 @@ func TestListAllWalksPages(t *testing.T) {
 	ios, _, out, _ := output.Test()
 	opts := &ListOptions{
 		All: true, Limit: 20,
-		Now:     time.Now,
-		Client:  clientFor(srv, "sk_test_0123456789abcdef"),
-		Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "jsonl"}) },
+		ReadDeps: ReadDeps{
+			Now:     time.Now,
+			Client:  clientFor(srv, "sk_test_0123456789abcdef"),
+			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "jsonl"}) },
+		},
 	}
 	if err := listRun(context.Background(), opts); err != nil {
 		t.Fatal(err)

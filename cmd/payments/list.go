@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -80,22 +79,14 @@ type ListOptions struct {
 	asked       []string
 	onlyExpired bool
 
-	Now     func() time.Time
-	Notice  func(format string, args ...any)
-	Client  func() (*api.Client, error)
-	Printer func() (*output.Printer, error)
-	// IO tells whether stdout and stderr are terminals; progress is drawn
-	// on stderr when it is one, unless Quiet. nil: neither is.
-	IO    *output.IOStreams
-	Quiet bool
+	ReadDeps
 	// Seen remembers the newest printed payments for shell completion;
 	// nil skips.
 	Seen func(...recent.Entry)
 }
 
 func newListCmd(f *cmdutil.Factory, run func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Client: f.Client, Printer: f.PagedPrinter, Now: time.Now, Notice: f.Noticef, Seen: recent.Recorder(f.Getenv),
-		IO: f.IO, Quiet: f.Global.Quiet}
+	opts := &ListOptions{ReadDeps: newReadDeps(f, f.PagedPrinter), Seen: recent.Recorder(f.Getenv)}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List payments, newest first",
@@ -127,6 +118,7 @@ number REF (bnpl payments get order:ORDER-1001).`,
   bnpl payments list --buyer "فاطمة"`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.bind(f)
 			opts.allAsked = cmd.Flags().Changed("all")
 			opts.limitAsked = cmd.Flags().Changed("limit")
 			if err := opts.validate(cmd); err != nil {
@@ -283,11 +275,7 @@ func (o *ListOptions) describe() string {
 }
 
 func listRun(ctx context.Context, o *ListOptions) error {
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := o.open()
 	if err != nil {
 		return err
 	}
@@ -331,7 +319,7 @@ func (o *ListOptions) onePage(ctx context.Context, client *api.Client, printer *
 func (o *ListOptions) walkAll(ctx context.Context, client *api.Client, printer *output.Printer) error {
 	// Opened before the walk: an empty one still closes as the printer says
 	// an empty list prints ([] or nothing).
-	lw := &listWalk{o: o, client: client, stream: printer.Stream(o.columns()), progress: cmdutil.NewProgress(o.IO, o.Quiet)}
+	lw := &listWalk{o: o, client: client, stream: printer.Stream(o.columns()), progress: o.progress()}
 	if o.limitAsked {
 		lw.cap = o.Limit
 	}

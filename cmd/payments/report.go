@@ -51,12 +51,7 @@ type ReportOptions struct {
 
 	since, until time.Time
 
-	Now     func() time.Time
-	Notice  func(format string, args ...any)
-	Client  func() (*api.Client, error)
-	Printer func() (*output.Printer, error)
-	IO      *output.IOStreams
-	Quiet   bool
+	ReadDeps
 	// Target, LedgerOf and StateDir find the ledger and the service
 	// whose moves it totals, as a bulk run does.
 	Target   func() (*config.Target, error)
@@ -65,8 +60,7 @@ type ReportOptions struct {
 }
 
 func newReportCmd(f *cmdutil.Factory, run func(context.Context, *ReportOptions) error) *cobra.Command {
-	opts := &ReportOptions{Client: f.Client, Printer: f.Printer, Now: time.Now, Notice: f.Noticef, IO: f.IO, Quiet: f.Global.Quiet,
-		Target: f.Target, LedgerOf: cmdutil.LedgerOf(f), StateDir: config.StateDir(f.Getenv)}
+	opts := &ReportOptions{ReadDeps: newReadDeps(f, f.Printer), Target: f.Target, LedgerOf: cmdutil.LedgerOf(f), StateDir: config.StateDir(f.Getenv)}
 	cmd := &cobra.Command{
 		Use:   "report --since TIME [--until TIME] [--by day|week|month] [--source service|ledger]",
 		Short: "Total captured, refunded and net money per currency and period",
@@ -99,6 +93,7 @@ report with exit 12, as it stops a bulk run.`,
   bnpl payments report --since 2026-11-01 --source ledger --ledger postgres://clerk@db.example.com/bnpl`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.bind(f)
 			opts.ledgerSet = cmd.Flags().Changed("ledger")
 			if err := opts.validate(); err != nil {
 				return err
@@ -284,16 +279,12 @@ func reportRun(ctx context.Context, o *ReportOptions) error {
 	if o.Source == "ledger" {
 		return reportLedger(o)
 	}
-	printer, err := o.Printer()
-	if err != nil {
-		return err
-	}
-	client, err := o.Client()
+	printer, client, err := o.open()
 	if err != nil {
 		return err
 	}
 	tally := newReportTally(o.since, o.until, o.By)
-	progress := cmdutil.NewProgress(o.IO, o.Quiet)
+	progress := o.progress()
 	// A payment created after --until has no move before it; one created
 	// long before --since may still have been captured or refunded since.
 	params := api.ListPaymentsParams{CreatedAtLTE: listedUntil(o.until), Limit: api.MaxPageLimit}

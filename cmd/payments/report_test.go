@@ -88,7 +88,7 @@ func TestReportSourceAndLedgerFlags(t *testing.T) {
 		{"service", "postgres://clerk@db.example.com/bnpl", true, "--ledger applies only with --source ledger"},
 		{"ledger", "/tmp/ledger.db", true, "--ledger must be a postgres:// URL"},
 	} {
-		o := &ReportOptions{Since: "7d", By: "day", Concurrency: 1, Now: now, Source: tc.source, Ledger: tc.ledger, ledgerSet: tc.set}
+		o := &ReportOptions{Since: "7d", By: "day", Concurrency: 1, ReadDeps: ReadDeps{Now: now}, Source: tc.source, Ledger: tc.ledger, ledgerSet: tc.set}
 		err := o.validate()
 		switch {
 		case tc.want == "" && err != nil:

@@ -110,10 +110,12 @@ func TestWalkWhilePaymentsChange(t *testing.T) {
 	ios, _, out, _ := output.Test()
 	opts := &ListOptions{
 		Statuses: []string{"authorized"}, All: true, Limit: 20, Concurrency: 2,
-		Client: func() (*api.Client, error) {
-			return api.New(api.Options{BaseURL: srv.URL, SecretKey: "sk_test_ae_sandbox", Version: "test"})
+		ReadDeps: ReadDeps{
+			Client: func() (*api.Client, error) {
+				return api.New(api.Options{BaseURL: srv.URL, SecretKey: "sk_test_ae_sandbox", Version: "test"})
+			},
+			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "jsonl"}) },
 		},
-		Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "jsonl"}) },
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -208,10 +210,12 @@ func TestFindACreatedOrderEarly(t *testing.T) {
 	ios, _, out, _ := output.Test()
 	opts := &ListOptions{
 		Order: "FIND-ME", All: true, Limit: 20, Concurrency: 4,
-		Client: func() (*api.Client, error) {
-			return api.New(api.Options{BaseURL: srv.URL, SecretKey: "sk_test_ae_sandbox", Version: "test"})
+		ReadDeps: ReadDeps{
+			Client: func() (*api.Client, error) {
+				return api.New(api.Options{BaseURL: srv.URL, SecretKey: "sk_test_ae_sandbox", Version: "test"})
+			},
+			Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "jsonl"}) },
 		},
-		Printer: func() (*output.Printer, error) { return output.NewPrinter(ios, output.Options{Format: "jsonl"}) },
 	}
 	if err := listRun(context.Background(), opts); err != nil {
 		t.Fatal(err)

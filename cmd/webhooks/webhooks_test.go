@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,18 +14,10 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/api"
 	"github.com/bnpl-cli/bnpl/internal/cmdutil"
 	"github.com/bnpl-cli/bnpl/internal/output"
+	"github.com/bnpl-cli/bnpl/internal/webhook/webhooktest"
 )
 
 const hookSecret = sharedtest.HookSecret
-
-type fakeResolver map[string]string
-
-func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	if ip, ok := f[host]; ok {
-		return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
 
 type service struct {
 	requests []*http.Request
@@ -51,7 +42,7 @@ func newService(t *testing.T) (*service, *httptest.Server) {
 func requestOptions(t *testing.T, baseURL string, live bool) (*shared.RequestOptions, *output.IOStreams) {
 	opts, ios := sharedtest.Options(baseURL, live)
 	return &shared.RequestOptions{
-		URLRule: shared.URLCheck{RequireHTTPS: true, Resolver: fakeResolver{"hooks.shop.com": "93.184.215.14"}},
+		URLRule: shared.URLCheck{RequireHTTPS: true, Resolver: webhooktest.Resolver{"hooks.shop.com": {"93.184.215.14"}}},
 		Stdin:   strings.NewReader(""),
 		Getenv:  func(k string) string { return map[string]string{"HOOK": hookSecret}[k] },
 		Options: opts,

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/config/configtest"
 )
 
 func TestDefaultPathAndStateDir(t *testing.T) {
@@ -139,7 +141,7 @@ func TestSaveRoundTrip(t *testing.T) {
 
 func TestSaveKeepsUnknownKeys(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.yaml")
-	writeFile(t, path, `
+	configtest.WriteFile(t, path, `
 telemetry: false
 future:
   setting.with.dots: 3
@@ -226,7 +228,7 @@ func TestSaveFailureLeavesNoTempFile(t *testing.T) {
 	c.path = path
 	// A non-empty directory where the file should be makes the rename
 	// fail after the temporary file was written.
-	writeFile(t, filepath.Join(path, "keep"), "x", 0o600)
+	configtest.WriteFile(t, filepath.Join(path, "keep"), "x", 0o600)
 	err := c.Save()
 	if err == nil {
 		t.Fatal("want an error saving over a directory")
@@ -259,7 +261,7 @@ func TestSaveFollowsSymlink(t *testing.T) {
 	}
 	dir := t.TempDir()
 	real := filepath.Join(dir, "dotfiles", "bnpl.yaml")
-	writeFile(t, real, "profiles: {}\n", 0o600)
+	configtest.WriteFile(t, real, "profiles: {}\n", 0o600)
 	link := filepath.Join(dir, "config.yaml")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
@@ -287,7 +289,7 @@ func TestPermissionWarning(t *testing.T) {
 		t.Skip("mode bits do not apply on Windows")
 	}
 	path := filepath.Join(t.TempDir(), "config.yaml")
-	writeFile(t, path, "current_profile: \"\"\n", 0o644)
+	configtest.WriteFile(t, path, "current_profile: \"\"\n", 0o644)
 	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +330,7 @@ func TestPermissionWarningQuotesOddPath(t *testing.T) {
 		t.Skip("mode bits do not apply on Windows")
 	}
 	path := filepath.Join(t.TempDir(), "my config's", "config.yaml")
-	writeFile(t, path, "", 0o644)
+	configtest.WriteFile(t, path, "", 0o644)
 	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +362,7 @@ func TestMalformedFile(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "config.yaml")
-			writeFile(t, path, tc.content, 0o600)
+			configtest.WriteFile(t, path, tc.content, 0o600)
 			_, err := Load(path)
 			assertUsageError(t, err)
 			var fe *FileError

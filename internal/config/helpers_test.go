@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,18 +67,4 @@ func newConfig(t *testing.T, profiles ...Profile) *Config {
 		}
 	}
 	return c
-}
-
-func writeFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	// WriteFile's mode is filtered by the umask; tests want it exact.
-	if err := os.Chmod(path, mode); err != nil {
-		t.Fatal(err)
-	}
 }

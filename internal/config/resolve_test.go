@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/config/configtest"
 )
 
 // Two profiles whose every field differs, so the tests can tell which one a
@@ -260,7 +262,7 @@ func TestResolveHandEditedKeys(t *testing.T) {
 	// A file edited by hand can hold keys in the wrong slots; SetProfile
 	// would refuse them, so Resolve must check too.
 	path := t.TempDir() + "/config.yaml"
-	writeFile(t, path, "profiles:\n  x:\n    region: ae\n    merchant_code: m\n    test_secret_key: "+profLiveKey+"\n    live_secret_key: "+profTestKey+"\n    base_url: not-a-url\n", 0o600)
+	configtest.WriteFile(t, path, "profiles:\n  x:\n    region: ae\n    merchant_code: m\n    test_secret_key: "+profLiveKey+"\n    live_secret_key: "+profTestKey+"\n    base_url: not-a-url\n", 0o600)
 	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +281,7 @@ func TestResolveHandEditedKeys(t *testing.T) {
 		t.Errorf("want the profile's bad base_url refused, got %v", err)
 	}
 
-	writeFile(t, path, "profiles:\n  x:\n    region: qq\n    merchant_code: m\n    test_secret_key: "+profTestKey+"\n", 0o600)
+	configtest.WriteFile(t, path, "profiles:\n  x:\n    region: qq\n    merchant_code: m\n    test_secret_key: "+profTestKey+"\n", 0o600)
 	if c, err = Load(path); err != nil {
 		t.Fatal(err)
 	}
@@ -336,9 +338,9 @@ func TestNoKeyInErrors(t *testing.T) {
 	collect(Resolve(newConfig(t), Overrides{Profile: "sk_test_PROFTESTMIDDLE_0001"}, nil))
 
 	path := t.TempDir() + "/config.yaml"
-	writeFile(t, path, "profiles:\n  a:\n    test_secret_key: \"sk_test_FILEKEYMIDDLE_1\n", 0o600)
+	configtest.WriteFile(t, path, "profiles:\n  a:\n    test_secret_key: \"sk_test_FILEKEYMIDDLE_1\n", 0o600)
 	collect(Load(path))
-	writeFile(t, path, "profiles:\n  a:\n    test_secret_key: sk_test_FILEKEYMIDDLE_1: x\n", 0o600)
+	configtest.WriteFile(t, path, "profiles:\n  a:\n    test_secret_key: sk_test_FILEKEYMIDDLE_1: x\n", 0o600)
 	collect(Load(path))
 
 	for i, err := range errs {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bnpl-cli/bnpl/internal/httpserve/httpservetest"
 )
 
 // serve runs h under l on a loopback port and answers its address.
@@ -23,19 +25,6 @@ func serve(t *testing.T, l Limits, h http.Handler) string {
 	go srv.Serve(l.Listener(ln))
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
-}
-
-func dial(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	// A guard against a hang, far above every limit the tests set: the
-	// tests check what happens, never how long it took.
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-	return c
 }
 
 func readAll(h http.Handler) http.Handler {
@@ -64,7 +53,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusBadRequest)
 	}))
-	c := dial(t, addr)
+	c := httpservetest.Dial(t, addr)
 	io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
 	sent := 0
 	for ; sent < 100; sent++ {
@@ -96,7 +85,7 @@ func isTimeout(err error) bool {
 // A kept-alive connection that sends nothing is closed after IdleTimeout.
 func TestIdleConnectionClosed(t *testing.T) {
 	addr := serve(t, Limits{IdleTimeout: 200 * time.Millisecond}, readAll(nil))
-	c := dial(t, addr)
+	c := httpservetest.Dial(t, addr)
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(c)
 	res, err := http.ReadResponse(br, nil)
@@ -115,7 +104,7 @@ func TestIdleConnectionClosed(t *testing.T) {
 // A header that never ends is cut too.
 func TestSlowHeaderIsCut(t *testing.T) {
 	addr := serve(t, Limits{ReadHeaderTimeout: 200 * time.Millisecond}, readAll(nil))
-	c := dial(t, addr)
+	c := httpservetest.Dial(t, addr)
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n")
 	if _, err := io.ReadAll(c); err != nil {
 		t.Fatalf("slow header: %v, want the server to close", err)
@@ -128,7 +117,7 @@ func TestMaxConns(t *testing.T) {
 	addr := serve(t, Limits{MaxConns: 3, MaxConnsPerClient: -1}, readAll(nil))
 	held := make([]net.Conn, 3)
 	for i := range held {
-		held[i] = dial(t, addr)
+		held[i] = httpservetest.Dial(t, addr)
 		// A full request each, so that the connection is surely accepted.
 		io.WriteString(held[i], "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		res, err := http.ReadResponse(bufio.NewReader(held[i]), nil)
@@ -136,7 +125,7 @@ func TestMaxConns(t *testing.T) {
 			t.Fatalf("conn %d: %v %v", i, res, err)
 		}
 	}
-	over := dial(t, addr)
+	over := httpservetest.Dial(t, addr)
 	io.WriteString(over, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	res, err := http.ReadResponse(bufio.NewReader(over), nil)
 	if err != nil {
@@ -148,7 +137,7 @@ func TestMaxConns(t *testing.T) {
 	}
 	held[0].Close()
 	for range 200 {
-		c := dial(t, addr)
+		c := httpservetest.Dial(t, addr)
 		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 		res, err := http.ReadResponse(bufio.NewReader(c), nil)
 		c.Close()
@@ -207,19 +196,6 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// dialFrom opens a connection to addr from the loopback address from.
-func dialFrom(t *testing.T, from, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard only
-	return c
-}
-
 // One client holding slow connections (a header begun, never finished)
 // gets at most MaxConnsPerClient of them, the rest answered 503 at once;
 // another client is still served.
@@ -249,7 +225,7 @@ func heldBy(t *testing.T, l Limits) {
 	// three are held, the other nine refused.
 	conns := make([]net.Conn, 12)
 	for i := range conns {
-		conns[i] = dialFrom(t, "127.0.0.2", addr)
+		conns[i] = httpservetest.DialFrom(t, "127.0.0.2", addr)
 		io.WriteString(conns[i], "GET / HTTP/1.1\r\nHost: x\r\n")
 	}
 	for i, c := range conns[3:] {
@@ -260,7 +236,7 @@ func heldBy(t *testing.T, l Limits) {
 	}
 	// Everything over the client's cap was refused, yet the server has
 	// room: another client is served...
-	c := dialFrom(t, "127.0.0.1", addr)
+	c := httpservetest.DialFrom(t, "127.0.0.1", addr)
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || res.StatusCode != 200 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/outbox"
+	"github.com/bnpl-cli/bnpl/internal/webhook/webhooktest"
 )
 
 // rebinder answers a public address (first) to the first lookups (public
@@ -35,7 +36,7 @@ func (r *rebinder) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, e
 // addresses of the special-purpose registries is refused, whatever form
 // the address takes.
 func TestRegistrationRefusesSpecialPurposeAddresses(t *testing.T) {
-	e := newDisputeEnv(t, Options{Resolver: fakeResolver{
+	e := newDisputeEnv(t, Options{Resolver: webhooktest.Resolver{
 		"metadata.shop-example.com":  {"100.100.100.200"},
 		"nat64.shop-example.com":     {"64:ff9b::a9fe:a9fe"},
 		"sixtofour.shop-example.com": {"2002:a9fe:a9fe::1"},

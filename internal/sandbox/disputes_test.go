@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
-	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/service"
+	"github.com/bnpl-cli/bnpl/internal/webhook/webhooktest"
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
@@ -21,23 +21,9 @@ const (
 	kwLive = "sk_kw_sandbox"
 )
 
-// fakeResolver answers lookups from a table, so that the URL rules never
+// testResolver answers the sandbox's lookups, so that the URL rules never
 // need the network.
-type fakeResolver map[string][]string
-
-func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	ips, ok := f[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	out := make([]net.IPAddr, 0, len(ips))
-	for _, ip := range ips {
-		out = append(out, net.IPAddr{IP: net.ParseIP(ip)})
-	}
-	return out, nil
-}
-
-var testResolver = fakeResolver{
+var testResolver = webhooktest.Resolver{
 	"hooks.shop-example.com":   {"93.184.216.34"},
 	"other.shop-example.com":   {"93.184.216.35"},
 	"private.shop-example.com": {"10.1.2.3"},

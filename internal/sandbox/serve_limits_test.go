@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
+	"github.com/bnpl-cli/bnpl/internal/httpserve/httpservetest"
 )
 
 // serveLimited runs Serve with lim and answers the ae address once it
@@ -76,12 +77,7 @@ func probeClosed(addr string) bool {
 func TestServeCutsSlowBody(t *testing.T) {
 	addr := serveLimited(t, httpserve.Limits{ReadTimeout: 300 * time.Millisecond})
 	body := mustJSON(t, checkoutBody("ae-sandbox", "AED", "100.00"))
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard only
+	c := httpservetest.Dial(t, addr)
 	io.WriteString(c, "POST /api/v2/checkout HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+aeTest+
 		"\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n")
 	for i := 0; i < len(body); i++ {
@@ -126,12 +122,7 @@ func TestServeCapsConnections(t *testing.T) {
 // open until the test ends, and reads the answer.
 func getOnConn(t *testing.T, addr, path string) (*http.Response, error) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	c := httpservetest.Dial(t, addr)
 	io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 	return http.ReadResponse(bufio.NewReader(c), nil)
 }
@@ -143,15 +134,9 @@ func getOnConn(t *testing.T, addr, path string) (*http.Response, error) {
 func TestServeSlowClientLeavesRoom(t *testing.T) {
 	addr := serveLimited(t, httpserve.Limits{})
 	n := DefaultServeLimits.MaxConns + 40
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
 	conns := make([]net.Conn, n)
 	for i := range conns {
-		c, err := d.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard only
+		c := httpservetest.DialFrom(t, "127.0.0.2", addr)
 		io.WriteString(c, "GET /_sandbox/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
 		conns[i] = c
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/webhook/webhooktest"
 )
 
 // forwardSink is the merchant's endpoint: a loopback server that keeps
@@ -72,7 +74,7 @@ func forwardOnce(t *testing.T, title, target string, rules ForwardRules) *Forwar
 func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 	t.Run("localhost on this machine gets every header", func(t *testing.T) {
 		sink := newForwardSink(t)
-		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h", ForwardRules{Resolver: fakeResolver{"localhost": {"127.0.0.1"}}})
+		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h", ForwardRules{Resolver: webhooktest.Resolver{"localhost": {"127.0.0.1"}}})
 		if res.Error != "" || res.Status != 200 || len(sink.header) != 1 {
 			t.Fatalf("forward %+v, %d received", res, len(sink.header))
 		}
@@ -82,7 +84,7 @@ func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 	})
 	t.Run("localhost's every address is tried", func(t *testing.T) {
 		sink := newForwardSink(t) // on 127.0.0.1 only
-		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h", ForwardRules{Resolver: fakeResolver{"localhost": {"::1", "127.0.0.1"}}})
+		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h", ForwardRules{Resolver: webhooktest.Resolver{"localhost": {"::1", "127.0.0.1"}}})
 		if res.Error != "" || res.Status != 200 || len(sink.header) != 1 || sink.header[0].Get("X-Hook") != hookSecret {
 			t.Fatalf("forward %+v, %d received", res, len(sink.header))
 		}
@@ -90,7 +92,7 @@ func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 	t.Run("a name with an address off this machine is off this machine", func(t *testing.T) {
 		sink := newForwardSink(t)
 		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h",
-			ForwardRules{Resolver: fakeResolver{"localhost": {"127.0.0.1", "93.184.216.37"}}, Dial: sink.dial})
+			ForwardRules{Resolver: webhooktest.Resolver{"localhost": {"127.0.0.1", "93.184.216.37"}}, Dial: sink.dial})
 		if !strings.Contains(res.Error, "localhost (127.0.0.1, 93.184.216.37) is not this machine") || len(sink.dialed) != 0 {
 			t.Fatalf("forward %+v, dialled %v", res, sink.dialed)
 		}
@@ -98,7 +100,7 @@ func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 	t.Run("localhost mapped elsewhere gets nothing over http", func(t *testing.T) {
 		sink := newForwardSink(t)
 		res := forwardOnce(t, "X-Hook", "http://localhost:"+sink.port()+"/h",
-			ForwardRules{Resolver: fakeResolver{"localhost": {"93.184.216.34"}}, Dial: sink.dial})
+			ForwardRules{Resolver: webhooktest.Resolver{"localhost": {"93.184.216.34"}}, Dial: sink.dial})
 		if !strings.Contains(res.Error, "localhost (93.184.216.34) is not this machine, and plain http off it needs --insecure-forward") {
 			t.Fatalf("forward %+v", res)
 		}
@@ -109,7 +111,7 @@ func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 	t.Run("a trailing-dot spelling that resolves elsewhere gets no secret", func(t *testing.T) {
 		sink := newForwardSink(t)
 		res := forwardOnce(t, "X-Hook", "http://127.0.0.1.:"+sink.port()+"/h",
-			ForwardRules{Insecure: true, Resolver: fakeResolver{"127.0.0.1.": {"93.184.216.35"}}, Dial: sink.dial})
+			ForwardRules{Insecure: true, Resolver: webhooktest.Resolver{"127.0.0.1.": {"93.184.216.35"}}, Dial: sink.dial})
 		if res.Error != "" || len(sink.header) != 1 {
 			t.Fatalf("forward %+v", res)
 		}
@@ -130,7 +132,7 @@ func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 		for _, title := range []string{"User-Agent", "Content-Type", EventHeader, DeliveryHeader} {
 			sink := newForwardSink(t)
 			res := forwardOnce(t, title, "http://hooks.shop.test:"+sink.port()+"/h",
-				ForwardRules{Insecure: true, Resolver: fakeResolver{"hooks.shop.test": {"93.184.216.36"}}, Dial: sink.dial})
+				ForwardRules{Insecure: true, Resolver: webhooktest.Resolver{"hooks.shop.test": {"93.184.216.36"}}, Dial: sink.dial})
 			if res.Error != "" || len(sink.header) != 1 {
 				t.Fatalf("%s: forward %+v", title, res)
 			}
@@ -142,7 +144,7 @@ func TestForwardJudgesTheAddressNotTheSpelling(t *testing.T) {
 	t.Run("a name resolving to a private address is not forwarded to", func(t *testing.T) {
 		sink := newForwardSink(t)
 		res := forwardOnce(t, "X-Hook", "https://intranet.shop.test:"+sink.port()+"/h",
-			ForwardRules{Resolver: fakeResolver{"intranet.shop.test": {"10.1.2.3"}}, Dial: sink.dial})
+			ForwardRules{Resolver: webhooktest.Resolver{"intranet.shop.test": {"10.1.2.3"}}, Dial: sink.dial})
 		if !strings.Contains(res.Error, "10.1.2.3 is in 10.0.0.0/8 (Private-Use, RFC 1918)") || len(sink.dialed) != 0 {
 			t.Fatalf("forward %+v, dialled %v", res, sink.dialed)
 		}

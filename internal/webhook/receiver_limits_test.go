@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/httpserve"
+	"github.com/bnpl-cli/bnpl/internal/httpserve/httpservetest"
 )
 
 // serveReceiver runs r on a loopback port until the test ends.
@@ -29,17 +30,6 @@ func serveReceiver(t *testing.T, r *Receiver) string {
 	return ln.Addr().String()
 }
 
-func dialGuarded(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard only
-	return c
-}
-
 // Without the header, a delivery is answered 401 before its body is read:
 // the body here never comes, and the server's read timeout is far longer
 // than the hang guard, so only an answer that does not wait passes.
@@ -50,7 +40,7 @@ func TestReceiver401BeforeBody(t *testing.T) {
 		OnReject: func(Rejection) { rejected.Add(1) }}
 	addr := serveReceiver(t, r)
 	for _, hdr := range []string{"", "X-Hook: wrong\r\n"} {
-		c := dialGuarded(t, addr)
+		c := httpservetest.Dial(t, addr)
 		io.WriteString(c, "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n"+hdr+"\r\n{")
 		res, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
@@ -69,7 +59,7 @@ func TestReceiver401BeforeBody(t *testing.T) {
 // A declared body over the cap is refused before it is read.
 func TestReceiverTooLargeBeforeBody(t *testing.T) {
 	addr := serveReceiver(t, &Receiver{Limits: httpserve.Limits{ReadTimeout: time.Hour}})
-	c := dialGuarded(t, addr)
+	c := httpservetest.Dial(t, addr)
 	io.WriteString(c, "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\r\n{")
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
@@ -88,7 +78,7 @@ func TestReceiverSlowBodyCut(t *testing.T) {
 		Limits:         httpserve.Limits{ReadTimeout: 300 * time.Millisecond},
 		OnNotification: func(Notification) { got.Add(1) }}
 	addr := serveReceiver(t, r)
-	c := dialGuarded(t, addr)
+	c := httpservetest.Dial(t, addr)
 	io.WriteString(c, "POST /hook HTTP/1.1\r\nHost: x\r\nX-Hook: "+hookSecret+"\r\nContent-Length: "+
 		strconv.Itoa(len(paymentBody))+"\r\n\r\n")
 	cut := false
@@ -128,7 +118,7 @@ func TestReceiverRefusesWithoutWaitingForATurn(t *testing.T) {
 		OnNotification: func(Notification) { got.Add(1) }}
 	r.init()
 	addr := serveReceiver(t, r)
-	holder := dialGuarded(t, addr)
+	holder := httpservetest.Dial(t, addr)
 	io.WriteString(holder, "POST /hook HTTP/1.1\r\nHost: x\r\nX-Hook: "+hookSecret+"\r\nContent-Length: "+
 		strconv.Itoa(len(paymentBody))+"\r\n\r\n"+paymentBody[:1])
 	for i := 0; r.gate.InUse() != 1; i++ {
@@ -137,7 +127,7 @@ func TestReceiverRefusesWithoutWaitingForATurn(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	bad := dialGuarded(t, addr)
+	bad := httpservetest.Dial(t, addr)
 	io.WriteString(bad, "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
 	res, err := http.ReadResponse(bufio.NewReader(bad), nil)
 	if err != nil || res.StatusCode != 401 {

@@ -6,24 +6,11 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/bnpl-cli/bnpl/internal/webhook/webhooktest"
 )
 
-// fakeResolver answers from a table; names not in it do not exist.
-type fakeResolver map[string][]string
-
-func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	ips, ok := f[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	var out []net.IPAddr
-	for _, s := range ips {
-		out = append(out, net.IPAddr{IP: net.ParseIP(s)})
-	}
-	return out, nil
-}
-
-var testResolver = fakeResolver{
+var testResolver = webhooktest.Resolver{
 	"hooks.shop.com":   {"93.184.215.14"},
 	"shop.co.uk":       {"2606:2800:21f:cb07:6820:80da:af6b:8b2c"},
 	"shop.de":          {"93.184.215.15"},
