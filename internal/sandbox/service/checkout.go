@@ -52,6 +52,12 @@ func (s *Service) baseURL(r *http.Request, region string) string {
 	return "http://" + host
 }
 
+// checkoutHead is what a checkout says of its merchant.
+type checkoutHead struct {
+	MerchantCode string  `json:"merchant_code"`
+	Token        *string `json:"token"`
+}
+
 func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c caller) {
 	body, tree, decoded, err := edge.ReadBodyTree(r)
 	if err != nil {
@@ -84,13 +90,19 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 			malformed = append(malformed, edge.FieldError{Field: f.Path, Code: f.Code, Message: f.Service})
 		}
 	}
-	var head struct {
-		MerchantCode string  `json:"merchant_code"`
-		Token        *string `json:"token"`
-	}
-	if err := json.Unmarshal(body, &head); err != nil {
-		edge.WriteError(w, edge.BadData("could not decode request"))
-		return
+	// The merchant and its token are read from the whole request when it
+	// decodes (what the rules accept always does: FuzzValidateCheckout
+	// holds them to it), else on their own, so that a malformed body still
+	// answers for its merchant first.
+	var req wire.CheckoutRequest
+	reqErr := json.Unmarshal(body, &req)
+	head := checkoutHead{MerchantCode: req.MerchantCode, Token: req.Token}
+	if reqErr != nil {
+		head = checkoutHead{}
+		if err := json.Unmarshal(body, &head); err != nil {
+			edge.WriteError(w, edge.BadData("could not decode request"))
+			return
+		}
 	}
 	if head.MerchantCode != c.merchant.Code {
 		edge.WriteError(w, edge.NotAuthorized("merchant is null"))
@@ -104,10 +116,7 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 		edge.WriteError(w, edge.FieldErrors(malformed...))
 		return
 	}
-	// Whatever the rules accept decodes (FuzzValidateCheckout holds them
-	// to it).
-	var req wire.CheckoutRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if reqErr != nil {
 		edge.WriteError(w, edge.BadData("could not decode request"))
 		return
 	}
