@@ -45,7 +45,8 @@ const tailFrames = 256
 const maxFrames = 4 * restartFrames
 
 // catchUpAfter tells whether the writer ends the checkpoint itself after
-// one that left copied of frames in the state file.
+// a checkpoint that found the WAL frames long and copied of them into the
+// state file.
 func catchUpAfter(frames, copied int) bool {
 	return frames >= restartFrames && (frames-copied <= tailFrames || frames >= maxFrames)
 }
