@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -159,18 +160,46 @@ type Attachment struct {
 
 // Captured is the sum of the payment's captures.
 func (p *Payment) Captured() decimal.Decimal {
-	sum := decimal.Zero
-	for _, c := range p.Captures {
-		sum = sum.Add(c.Amount)
-	}
-	return sum
+	return sumAmounts(p.Captures, func(c *Capture) decimal.Decimal { return c.Amount })
 }
 
 // Refunded is the sum of the payment's refunds.
 func (p *Payment) Refunded() decimal.Decimal {
+	return sumAmounts(p.Refunds, func(r *Refund) decimal.Decimal { return r.Amount })
+}
+
+// sumAmounts answers decimal.Zero plus each amount in turn, with the
+// exponent that sum has. Amounts of one exponent of at most 0 (a
+// currency's places, as every amount is parsed), each under 10^18, are
+// added as int64s: a payment moved a hundred times is summed on every
+// move, and each decimal addition allocates. Any other list, or a total
+// that would overflow, is added by decimal.
+func sumAmounts[M any](moves []M, amount func(*M) decimal.Decimal) decimal.Decimal {
+	if len(moves) == 0 {
+		return decimal.Zero
+	}
+	exp := amount(&moves[0]).Exponent()
+	var total int64
+	fast := exp <= 0
+	for i := 0; fast && i < len(moves); i++ {
+		d := amount(&moves[i])
+		if d.Exponent() != exp || d.NumDigits() > 18 {
+			fast = false
+			break
+		}
+		c := d.CoefficientInt64()
+		if (c > 0 && total > math.MaxInt64-c) || (c < 0 && total < math.MinInt64-c) {
+			fast = false
+			break
+		}
+		total += c
+	}
+	if fast {
+		return decimal.New(total, exp)
+	}
 	sum := decimal.Zero
-	for _, r := range p.Refunds {
-		sum = sum.Add(r.Amount)
+	for i := range moves {
+		sum = sum.Add(amount(&moves[i]))
 	}
 	return sum
 }
