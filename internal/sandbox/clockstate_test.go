@@ -128,7 +128,7 @@ func TestCorruptPaymentNamesTheRow(t *testing.T) {
 	e := newEnv(t, Options{})
 	bad := e.authorized("100.00")
 	good := e.authorized("100.00")
-	if _, err := e.sb.DB.ExecContext(context.Background(), `UPDATE payments SET doc = 'not json' WHERE id = ?`, bad); err != nil {
+	if _, err := e.sb.DB.ExecContext(context.Background(), `UPDATE payments SET view = 'not json' WHERE id = ?`, bad); err != nil {
 		t.Fatal(err)
 	}
 	r := e.do("ae", "POST", "/api/v2/payments/"+bad+"/captures", aeTest, map[string]any{"amount": "1.00"})

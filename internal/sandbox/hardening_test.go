@@ -45,7 +45,7 @@ func TestHostedPageSecurityHeadersAndSchemes(t *testing.T) {
 	// the 303 goes back to the page.
 	s2 := e.createSession(checkoutBody("ae-sandbox", "AED", "100.00"), aeTest)
 	ctx := context.Background()
-	if _, err := e.sb.DB.ExecContext(ctx, `UPDATE payments SET doc = json_set(doc, '$.merchant_urls.success', 'javascript://x/%0aalert(1)')
+	if _, err := e.sb.DB.ExecContext(ctx, `UPDATE payments SET session = json_set(session, '$.merchant_urls.success', 'javascript://x/%0aalert(1)')
 		WHERE session_id = ?`, s2.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func rawLog(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	var all strings.Builder
-	for _, q := range []string{`SELECT entries FROM request_log`, `SELECT hash || body FROM request_log_bodies`} {
+	for _, q := range []string{`SELECT entries FROM request_log`, `SELECT hash || body FROM request_log_bodies`, `SELECT body FROM request_log_texts`} {
 		rows, err := db.Query(q)
 		if err != nil {
 			t.Fatal(err)

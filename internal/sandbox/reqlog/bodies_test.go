@@ -139,3 +139,58 @@ func startLog(t *testing.T) (*store.State, *Log) {
 	t.Cleanup(l.Stop)
 	return st, l
 }
+
+// Trimming the log drops the texts of the chunks it drops and no other:
+// past the cap, the texts left are the kept entries' bodies (a body
+// repeated in a batch once), and every kept entry reads its own back.
+func TestTrimKeepsTheTextsOfTheEntriesKept(t *testing.T) {
+	st, l := startLog(t)
+	total := MaxLogEntries + 2*LogTrimEvery + 10
+	for i := range total {
+		p := pendingPool.Get().(*PendingEntry)
+		p.At, p.Region, p.Method, p.Status = time.Now(), "ae", "GET", 200
+		p.Path = fmt.Sprintf("/api/v2/payments?n=%d", i)
+		p.RespBody = []byte(fmt.Sprintf(`{"n":%d}`, i))
+		if i%3 == 0 {
+			p.RespBody = []byte(`{"same":true}`)
+		}
+		l.Add(p)
+		if i%1500 == 0 {
+			l.Flush(context.Background())
+		}
+	}
+	l.Flush(context.Background())
+	var entries, texts, distinct int
+	if err := st.DB.QueryRow(`SELECT SUM(n) FROM request_log`).Scan(&entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DB.QueryRow(`SELECT COUNT(*) FROM request_log_texts`).Scan(&texts); err != nil {
+		t.Fatal(err)
+	}
+	if entries >= total || entries < MaxLogEntries {
+		t.Fatalf("%d entries kept of %d", entries, total)
+	}
+	got, err := l.RequestLog(context.Background(), LogFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range got {
+		var n int
+		fmt.Sscanf(e.Path, "/api/v2/payments?n=%d", &n)
+		want := fmt.Sprintf(`{"n":%d}`, n)
+		if n%3 == 0 {
+			want = `{"same":true}`
+		}
+		if e.ResponseBody != want {
+			t.Fatalf("%s: body %q, want %q", e.Path, e.ResponseBody, want)
+		}
+	}
+	if err := st.DB.QueryRow(`SELECT COUNT(*) FROM (SELECT DISTINCT body FROM request_log_texts)`).Scan(&distinct); err != nil {
+		t.Fatal(err)
+	}
+	// Two thirds of the kept entries have a body of their own; the
+	// repeated one is stored once per chunk.
+	if texts > entries*2/3+64 || texts < entries*2/3 {
+		t.Errorf("%d texts for %d entries kept (%d distinct)", texts, entries, distinct)
+	}
+}

@@ -53,6 +53,14 @@ func appendEntry(b []byte, e *storedEntry) []byte {
 	}
 	b = appendField(b, "rq", e.RequestHash, true)
 	b = appendField(b, "rs", e.ResponseHash, true)
+	if e.RequestText != 0 {
+		b = append(b, `,"rqt":`...)
+		b = strconv.AppendInt(b, int64(e.RequestText), 10)
+	}
+	if e.ResponseText != 0 {
+		b = append(b, `,"rst":`...)
+		b = strconv.AppendInt(b, int64(e.ResponseText), 10)
+	}
 	return append(b, '}')
 }
 

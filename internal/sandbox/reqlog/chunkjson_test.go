@@ -21,7 +21,7 @@ func TestChunkJSONReadsBackAsMarshalled(t *testing.T) {
 				MerchantCode: s, Mode: s, Key: s, Method: "GET", Path: "/api/v2/payments/" + s, Status: 200 + i,
 				ErrorType: s, Error: s, LatencyMS: float64(i) * 0.137, RequestBody: s, ResponseBody: s, Truncated: i%2 == 1,
 				Fault: s, Committed: 200 * (i % 2)},
-			RequestHash: s, ResponseHash: s,
+			RequestHash: s, ResponseHash: s, RequestText: i, ResponseText: 3 * i,
 		})
 	}
 	entries = append(entries, storedEntry{LogEntry: LogEntry{LatencyMS: 1e-7}}, storedEntry{LogEntry: LogEntry{LatencyMS: 123456789.5}})

@@ -55,14 +55,17 @@ func (l *Log) query(ctx context.Context, f LogFilter, count bool) ([]LogEntry, i
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var chunk int64
+		var chunk, textsFrom int64
 		var doc []byte
-		if err := rows.Scan(&chunk, &doc); err != nil {
+		if err := rows.Scan(&chunk, &doc, &textsFrom); err != nil {
 			return nil, 0, err
 		}
 		var entries []storedEntry
 		if err := json.Unmarshal(doc, &entries); err != nil {
 			return nil, 0, store.CorruptRow("request_log", "seq", strconv.FormatInt(chunk, 10), err)
+		}
+		for i := range entries {
+			entries[i].textsFrom = textsFrom
 		}
 		if sc.take(chunk, entries) {
 			break
@@ -96,11 +99,11 @@ func (sc *logScan) chunkQuery() (string, []any) {
 	}
 	switch {
 	case sc.forward:
-		return `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`, append(args, sc.f.After/ChunkSpan)
+		return `SELECT seq, entries, texts_from FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`, append(args, sc.f.After/ChunkSpan)
 	case sc.f.Before > 0 && !sc.countByScan:
-		return `SELECT seq, entries FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`, append(args, sc.f.Before/ChunkSpan)
+		return `SELECT seq, entries, texts_from FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`, append(args, sc.f.Before/ChunkSpan)
 	}
-	return `SELECT seq, entries FROM request_log WHERE last_at >= ? ORDER BY seq DESC`, args
+	return `SELECT seq, entries, texts_from FROM request_log WHERE last_at >= ? ORDER BY seq DESC`, args
 }
 
 // take reads one chunk's entries in the query's order, and answers true
@@ -137,31 +140,41 @@ func (sc *logScan) take(chunk int64, entries []storedEntry) (done bool) {
 	return false
 }
 
-// withBodies fills the entries' bodies, each stored once by its hash.
+// withBodies fills the entries' bodies: each a text of its chunk, or in a
+// chunk written before texts, a body stored once by its hash.
 func (l *Log) withBodies(ctx context.Context, out []storedEntry) ([]LogEntry, error) {
 	list := make([]LogEntry, 0, len(out))
-	bodies := map[string]string{}
-	body := func(h string) (string, error) {
-		if h == "" {
+	seen := map[string]string{} // "t" and a text's id, or "h" and a hash -> body
+	body := func(e *storedEntry, h string, text int) (string, error) {
+		var key, query string
+		var arg any
+		switch {
+		case text > 0:
+			id := e.textsFrom + int64(text) - 1
+			key, query, arg = "t"+strconv.FormatInt(id, 10), `SELECT body FROM request_log_texts WHERE id = ?`, id
+		case h != "":
+			key, query, arg = "h"+h, `SELECT body FROM request_log_bodies WHERE hash = ?`, h
+		default:
 			return "", nil
 		}
-		if b, ok := bodies[h]; ok {
+		if b, ok := seen[key]; ok {
 			return b, nil
 		}
 		var b []byte
-		err := l.s.DB.QueryRowContext(ctx, `SELECT body FROM request_log_bodies WHERE hash = ?`, h).Scan(&b)
+		err := l.s.DB.QueryRowContext(ctx, query, arg).Scan(&b)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = nil // trimmed meanwhile by another process
 		}
-		bodies[h] = string(b)
+		seen[key] = string(b)
 		return string(b), err
 	}
-	for _, e := range out {
+	for i := range out {
+		e := &out[i]
 		var err error
-		if e.LogEntry.RequestBody, err = body(e.RequestHash); err != nil {
+		if e.LogEntry.RequestBody, err = body(e, e.RequestHash, e.RequestText); err != nil {
 			return nil, err
 		}
-		if e.LogEntry.ResponseBody, err = body(e.ResponseHash); err != nil {
+		if e.LogEntry.ResponseBody, err = body(e, e.ResponseHash, e.ResponseText); err != nil {
 			return nil, err
 		}
 		list = append(list, e.LogEntry)

@@ -3,10 +3,9 @@ package reqlog
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"runtime"
 	"strconv"
 	"strings"
@@ -47,11 +46,18 @@ const yieldEvery = 64
 // ChunkSpan bounds the entries of a chunk (logBatchSize is less).
 const ChunkSpan = 4096
 
-// storedEntry is an entry as a chunk holds it: the bodies by hash.
+// storedEntry is an entry as a chunk holds it: its bodies by their place
+// among the texts its chunk stored (request_log_texts, from the chunk's
+// texts_from on), or, in a chunk written before those, by hash
+// (request_log_bodies).
 type storedEntry struct {
 	LogEntry
 	RequestHash  string `json:"rq,omitempty"`
 	ResponseHash string `json:"rs,omitempty"`
+	RequestText  int    `json:"rqt,omitempty"` // from 1; 0 for none
+	ResponseText int    `json:"rst,omitempty"`
+	// textsFrom is the id of its chunk's first text, set when read.
+	textsFrom int64
 }
 
 // LogEntry is one request the sandbox answered. Key is the secret key
@@ -282,15 +288,19 @@ func txEntries(batch []*PendingEntry) int {
 
 // The writer's statements, prepared when a state opens.
 const (
-	insertChunkQuery = `INSERT INTO request_log (n, first_at, last_at, entries) VALUES (?, ?, ?, ?) RETURNING seq`
-	insertBodyQuery  = `INSERT INTO request_log_bodies (hash, last_chunk, body) VALUES (?, ?, ?)
-		ON CONFLICT (hash) DO UPDATE SET last_chunk = excluded.last_chunk`
+	insertChunkQuery = `INSERT INTO request_log (n, first_at, last_at, entries, texts_from) VALUES (?, ?, ?, ?, ?)`
+	insertTextQuery  = `INSERT INTO request_log_texts (body) VALUES (?)`
 )
 
 func init() {
 	store.PrepareOnOpen(insertChunkQuery)
-	store.PrepareOnOpen(insertBodyQuery)
+	store.PrepareOnOpen(insertTextQuery)
 }
+
+// errTextsApart is a programming error: a chunk's texts are numbered from
+// its first, so they must take consecutive ids, as SQLite gives them to
+// rows inserted one after the other in one transaction.
+var errTextsApart = errors.New("request log: a chunk's texts were not given consecutive ids")
 
 // write stores a batch as one chunk and trims the log to its last
 // maxLogEntries entries (whole chunks: a few hundred more at most). It is
@@ -307,7 +317,7 @@ func (l *Log) write(batch []*PendingEntry) {
 			recycle(p)
 		}
 	}()
-	entries, bodies := l.prepareBatch(batch)
+	entries, texts := l.prepareBatch(batch)
 	doc := appendChunk(make([]byte, 0, 256*len(entries)), entries)
 	first, last := span(entries)
 	trimNow := l.written+len(batch) >= LogTrimEvery
@@ -316,18 +326,28 @@ func (l *Log) write(batch []*PendingEntry) {
 		if err != nil {
 			return err
 		}
-		insertBody, err := l.s.Stmt(ctx, tx, insertBodyQuery)
+		insertText, err := l.s.Stmt(ctx, tx, insertTextQuery)
 		if err != nil {
 			return err
 		}
-		var chunk int64
-		if err := insertChunk.QueryRowContext(ctx, len(entries), first.UnixNano(), last.UnixNano(), doc).Scan(&chunk); err != nil {
-			return err
-		}
-		for h, body := range bodies {
-			if _, err := insertBody.ExecContext(ctx, h, chunk, body); err != nil {
+		var textsFrom int64
+		for k, text := range texts {
+			res, err := insertText.ExecContext(ctx, text)
+			if err != nil {
 				return err
 			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			if k == 0 {
+				textsFrom = id
+			} else if id != textsFrom+int64(k) {
+				return errTextsApart
+			}
+		}
+		if _, err := insertChunk.ExecContext(ctx, len(entries), first.UnixNano(), last.UnixNano(), doc, textsFrom); err != nil {
+			return err
 		}
 		if trimNow {
 			return trim(ctx, tx)
@@ -344,31 +364,30 @@ func (l *Log) write(batch []*PendingEntry) {
 }
 
 // prepareBatch turns a batch into the entries of its chunk and the masked
-// bodies they name by hash. A body seen earlier in the batch (the same
-// payment read again) is neither masked nor hashed again. Neither map
-// copies a body: the keys of seen and a body that needed no masking are
-// the pending entries' own bytes, which stay as they are until write has
-// stored the batch and recycles them.
-func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, map[string][]byte) {
+// bodies they name by their place in the list (from 1). A body seen
+// earlier in the batch (the same payment read again) is neither masked
+// nor stored again. Neither the map nor the list copies a body: the keys
+// of seen and a body that needed no masking are the pending entries' own
+// bytes, which stay as they are until write has stored the batch and
+// recycles them.
+func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, [][]byte) {
 	entries := make([]storedEntry, len(batch))
-	bodies := make(map[string][]byte, len(batch)) // hash -> masked body
-	seen := make(map[string]string, len(batch))   // raw body -> hash
-	ref := func(raw []byte) string {
+	var texts [][]byte
+	seen := make(map[string]int, len(batch)) // raw body -> its place in texts, from 1
+	ref := func(raw []byte) int {
 		if len(raw) == 0 {
-			return ""
+			return 0
 		}
-		if h, ok := seen[string(raw)]; ok {
-			return h
+		if k, ok := seen[string(raw)]; ok {
+			return k
 		}
-		body := l.maskBody(raw)
-		sum := sha256.Sum256(body)
-		h := hex.EncodeToString(sum[:16])
-		seen[unsafe.String(&raw[0], len(raw))], bodies[h] = h, body
-		return h
+		texts = append(texts, l.maskBody(raw))
+		seen[unsafe.String(&raw[0], len(raw))] = len(texts)
+		return len(texts)
 	}
 	for i, p := range batch {
 		entries[i].LogEntry = l.prepare(p)
-		entries[i].RequestHash, entries[i].ResponseHash = ref(p.reqBody), ref(p.RespBody)
+		entries[i].RequestText, entries[i].ResponseText = ref(p.reqBody), ref(p.RespBody)
 		if i%yieldEvery == yieldEvery-1 {
 			// A batch is thousands of entries under load: the requests
 			// waiting for a processor go first, so that the log's work
@@ -376,7 +395,7 @@ func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, map[string][]b
 			runtime.Gosched()
 		}
 	}
-	return entries, bodies
+	return entries, texts
 }
 
 // span answers the earliest and the latest time of the entries.
@@ -406,7 +425,13 @@ func trim(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM request_log WHERE seq < ?`, keep); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE last_chunk < ?`, keep)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM request_log_bodies WHERE last_chunk < ?`, keep); err != nil {
+		return err
+	}
+	// Texts are stored in the order of their chunks: those before the
+	// first text of the chunks kept belong to chunks gone.
+	_, err = tx.ExecContext(ctx, `DELETE FROM request_log_texts WHERE id < COALESCE(
+		(SELECT MIN(texts_from) FROM request_log WHERE texts_from > 0), 9223372036854775807)`)
 	return err
 }
 
@@ -472,28 +497,34 @@ func (l *Log) maskBody(b []byte) []byte {
 // looks) is stored as it is. Every key the sandbox knows starts with sk_;
 // an escaped form of it holds a backslash. An e-mail address beside a URL
 // (every checkout has both) is no credential.
+//
+// It looks for each of those with the bytes package's searches, which
+// read many bytes at a time, so that a payment answered in full (every
+// move of a busy payment is) costs a fraction of a byte-by-byte pass.
 func MayHoldSecret(b []byte) bool {
-	authority := false // after a "://", before the host's end
-	for i, c := range b {
-		switch c {
-		case '\\':
+	if bytes.IndexByte(b, '\\') >= 0 || bytes.Contains(b, []byte("sk_")) {
+		return true
+	}
+	for rest := b; ; {
+		at := bytes.Index(rest, []byte("://"))
+		if at < 0 {
+			return false
+		}
+		rest = rest[at+3:]
+		if end := bytes.IndexAny(rest, urlAuthorityEnds); end >= 0 {
+			if bytes.IndexByte(rest[:end], '@') >= 0 {
+				return true
+			}
+		} else if bytes.IndexByte(rest, '@') >= 0 {
 			return true
-		case '_':
-			if i >= 2 && b[i-2] == 's' && b[i-1] == 'k' {
-				return true
-			}
-		case '@':
-			if authority {
-				return true
-			}
-		case '/':
-			authority = i >= 2 && b[i-2] == ':' && b[i-1] == '/'
-		case '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>', '(', ')', '[', ']', '{', '}':
-			authority = false // secret.RedactURLs ends a URL there, RedactUserinfo its host
 		}
 	}
-	return false
 }
+
+// urlAuthorityEnds are the bytes that end a URL's authority for
+// MayHoldSecret: where secret.RedactURLs ends a URL, or RedactUserinfo its
+// host, and the path's slash.
+const urlAuthorityEnds = "/?# \t\n\r\"'`<>()[]{}"
 
 // maskHeaderValues masks "header": {"value": ...} wherever it appears in a
 // JSON document: a webhook's signing header as registered or answered.

@@ -1,6 +1,8 @@
 package reqlog
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/bnpl-cli/bnpl/internal/secret"
@@ -45,4 +47,59 @@ func TestMayHoldSecretMissesNothingTheMaskerChanges(t *testing.T) {
 		}
 	}
 	walk("", 4)
+}
+
+// mayHoldSecretByByte is MayHoldSecret's rule read one byte at a time,
+// as it was first written: the reference the searches must agree with.
+func mayHoldSecretByByte(b []byte) bool {
+	authority := false // after a "://", before the host's end
+	for i, c := range b {
+		switch c {
+		case '\\':
+			return true
+		case '_':
+			if i >= 2 && b[i-2] == 's' && b[i-1] == 'k' {
+				return true
+			}
+		case '@':
+			if authority {
+				return true
+			}
+		case '/':
+			authority = i >= 2 && b[i-2] == ':' && b[i-1] == '/'
+		case '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>', '(', ')', '[', ']', '{', '}':
+			authority = false
+		}
+	}
+	return false
+}
+
+// MayHoldSecret agrees with the byte-by-byte rule on every string of up
+// to five of the pieces that matter to it, and on long random mixes.
+func TestMayHoldSecretIsTheByteRule(t *testing.T) {
+	parts := []string{`://`, `:`, `/`, `@`, `sk`, `_`, `\`, `?`, `#`, ` `, `"`, `}`, `a`, "\n", `s`, `k_`}
+	check := func(s string) {
+		if got, want := MayHoldSecret([]byte(s)), mayHoldSecretByByte([]byte(s)); got != want {
+			t.Errorf("%q: %v, the byte rule says %v", s, got, want)
+		}
+	}
+	var walk func(prefix string, depth int)
+	walk = func(prefix string, depth int) {
+		check(prefix)
+		if depth == 0 {
+			return
+		}
+		for _, p := range parts {
+			walk(prefix+p, depth-1)
+		}
+	}
+	walk("", 5)
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(400) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		check(b.String())
+	}
 }

@@ -107,13 +107,17 @@ func updateReference(ref string) store.MoveFunc {
 		if st != wire.StatusAuthorized && st != wire.StatusClosed {
 			return "", edge.BadData("could not update payment: only authorized or closed payments can be updated")
 		}
-		if rec.Payment.Order == nil {
-			rec.Payment.Order = &wire.Order{}
-		}
-		if rec.Payment.Order.ReferenceID == ref {
+		if rec.Payment.Order != nil && rec.Payment.Order.ReferenceID == ref {
 			return "", nil
 		}
-		rec.Payment.Order.ReferenceID = ref
+		// A new order, not a change of the one found: a move never writes
+		// through a pointer of the record it loads (store.MoveFunc).
+		var order wire.Order
+		if rec.Payment.Order != nil {
+			order = *rec.Payment.Order
+		}
+		order.ReferenceID = ref
+		rec.Payment.Order = &order
 		return "updated", nil
 	}
 }

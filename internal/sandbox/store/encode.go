@@ -6,23 +6,43 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
-// encodeRecord answers a record's stored doc (the bytes json.Marshal(r)
-// answers) and its payment's view, marshalling the payment once.
-func encodeRecord(r *Record) (doc, view []byte, err error) {
-	view, err = marshalPayment(&r.Payment)
-	if err != nil {
-		return nil, nil, err
-	}
-	tail, err := json.Marshal(&r.Session)
-	if err != nil {
-		return nil, nil, err
-	}
-	const head = `{"payment":`
-	doc = make([]byte, 0, len(head)+len(view)+len(tail))
-	doc = append(append(append(doc, head...), view...), ',')
-	doc = append(doc, tail[1:]...) // tail is an object with at least its session_id
-	return doc, view, nil
+// encodeRecord answers the two parts a record is stored in: its
+// payment's view (json.Marshal of the payment) and its session (json.Marshal
+// of the Session, an object with at least its session_id), each marshalled
+// once. The record's doc, the bytes json.Marshal(r) answers, is the two
+// joined (joinDoc), as the state computes it when doc is read.
+func encodeRecord(r *Record) (view, session []byte, err error) {
+	view, session, _, err = encodeRecordAfter(r, nil)
+	return view, session, err
 }
+
+// encodeRecordAfter is encodeRecord after a move, with where the payment's
+// last view held its moves (nil when not known), and answers where this
+// one holds them (marshalPaymentAfter).
+func encodeRecordAfter(r *Record, prev *movesEncoding) (view, session []byte, moves *movesEncoding, err error) {
+	view, moves, err = marshalPaymentAfter(&r.Payment, prev)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	session, err = json.Marshal(&r.Session)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return view, session, moves, nil
+}
+
+// docHead is what a doc holds before its payment's view.
+const docHead = `{"payment":`
+
+// joinDoc answers the doc of a record stored as view and session.
+func joinDoc(view, session []byte) []byte {
+	doc := make([]byte, 0, docLen(view, session))
+	doc = append(append(append(doc, docHead...), view...), ',')
+	return append(doc, session[1:]...)
+}
+
+// docLen is the length of joinDoc(view, session).
+func docLen(view, session []byte) int { return len(docHead) + len(view) + len(session) }
 
 // storedPayment is a payment as a stored doc holds it: wire.Payment's
 // fields without its UnmarshalJSON, which validates and copies the

@@ -26,39 +26,107 @@ const movesHole = `,"captures":null,"refunds":null`
 
 // marshalPayment answers json.Marshal(p).
 func marshalPayment(p *wire.Payment) ([]byte, error) {
-	if len(p.Captures) == 0 && len(p.Refunds) == 0 {
-		return json.Marshal(p)
+	view, _, err := marshalPaymentAfter(p, nil)
+	return view, err
+}
+
+// movesEncoding is where a payment's view holds its captures and its
+// refunds, so that the payment's next encoding, a move later, need not
+// encode again the moves it had: a move appends captures and refunds and
+// never changes one it finds (the store's contract for a MoveFunc).
+// captures and refunds are the arrays as the view wrote them, without
+// their closing bracket, and point into the view, which is never written
+// to once made; the counts say how many moves they hold, and the ids of
+// the last of each tell a slice that was replaced rather than appended
+// to.
+type movesEncoding struct {
+	captures, refunds           []byte
+	nCaptures, nRefunds         int
+	lastCaptureID, lastRefundID string
+}
+
+// marshalPaymentAfter answers json.Marshal(p) and where it holds the
+// moves. With prev, the encoding of p's payment before the move that
+// appended to its moves, the moves prev holds are copied, not encoded.
+func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding) ([]byte, *movesEncoding, error) {
+	if p.Captures == nil || p.Refunds == nil {
+		view, err := json.Marshal(p)
+		return view, nil, err
 	}
 	rest := *p
 	rest.Captures, rest.Refunds = nil, nil
 	around, err := json.Marshal(&rest)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	at := bytes.Index(around, []byte(movesHole))
 	if at < 0 {
-		return json.Marshal(p)
+		view, err := json.Marshal(p)
+		return view, nil, err
 	}
-	out := make([]byte, 0, len(around)+160*(len(p.Captures)+len(p.Refunds)))
+	if prev != nil && !prev.holds(p) {
+		prev = nil
+	}
+	var keptCaptures, keptRefunds int
+	if prev != nil {
+		keptCaptures, keptRefunds = len(prev.captures), len(prev.refunds)
+	}
+	out := make([]byte, 0, len(around)+keptCaptures+keptRefunds+160*(len(p.Captures)+len(p.Refunds)))
 	out = append(out, around[:at]...)
 	out = append(out, `,"captures":`...)
-	if out, err = appendMoves(out, p.Captures, appendCapture); err != nil {
-		return nil, err
+	capturesAt := len(out)
+	if prev != nil {
+		out = append(out, prev.captures...)
+		out, err = appendMovesFrom(out, p.Captures, prev.nCaptures, appendCapture)
+	} else {
+		out, err = appendMovesFrom(append(out, '['), p.Captures, 0, appendCapture)
 	}
-	out = append(out, `,"refunds":`...)
-	if out, err = appendMoves(out, p.Refunds, appendRefund); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, nil, err
 	}
-	return append(out, around[at+len(movesHole):]...), nil
+	capturesEnd := len(out)
+	out = append(out, `],"refunds":`...)
+	refundsAt := len(out)
+	if prev != nil {
+		out = append(out, prev.refunds...)
+		out, err = appendMovesFrom(out, p.Refunds, prev.nRefunds, appendRefund)
+	} else {
+		out, err = appendMovesFrom(append(out, '['), p.Refunds, 0, appendRefund)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	refundsEnd := len(out)
+	out = append(out, ']')
+	out = append(out, around[at+len(movesHole):]...)
+	enc := &movesEncoding{
+		captures: out[capturesAt:capturesEnd:capturesEnd], refunds: out[refundsAt:refundsEnd:refundsEnd],
+		nCaptures: len(p.Captures), nRefunds: len(p.Refunds),
+	}
+	if n := len(p.Captures); n > 0 {
+		enc.lastCaptureID = p.Captures[n-1].ID
+	}
+	if n := len(p.Refunds); n > 0 {
+		enc.lastRefundID = p.Refunds[n-1].ID
+	}
+	if verifyRecordCache {
+		mustMarshalAlike(out, p)
+	}
+	return out, enc, nil
 }
 
-// appendMoves appends a JSON array of moves, null for a nil slice.
-func appendMoves[M any](out []byte, moves []M, one func([]byte, *M) ([]byte, error)) ([]byte, error) {
-	if moves == nil {
-		return append(out, "null"...), nil
-	}
-	out = append(out, '[')
-	for i := range moves {
+// holds tells whether p's moves begin with the ones e encoded: as many at
+// least, the last of them the same.
+func (e *movesEncoding) holds(p *wire.Payment) bool {
+	return len(p.Captures) >= e.nCaptures && len(p.Refunds) >= e.nRefunds &&
+		(e.nCaptures == 0 || p.Captures[e.nCaptures-1].ID == e.lastCaptureID) &&
+		(e.nRefunds == 0 || p.Refunds[e.nRefunds-1].ID == e.lastRefundID)
+}
+
+// appendMovesFrom appends the moves from the index from on to an array
+// whose opening bracket (and the moves before from) out holds already.
+func appendMovesFrom[M any](out []byte, moves []M, from int, one func([]byte, *M) ([]byte, error)) ([]byte, error) {
+	for i := from; i < len(moves); i++ {
 		if i > 0 {
 			out = append(out, ',')
 		}
@@ -67,7 +135,7 @@ func appendMoves[M any](out []byte, moves []M, one func([]byte, *M) ([]byte, err
 			return nil, err
 		}
 	}
-	return append(out, ']'), nil
+	return out, nil
 }
 
 // appendCapture appends a capture as json.Marshal writes it; one with

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
 	"reflect"
@@ -16,18 +15,20 @@ import (
 
 // The record cache. A move reads its payment's stored doc and decodes it;
 // decoding is the costliest step of a move (a payment's captures and
-// refunds are all in its doc). The writer goroutine keeps, per payment, the
-// doc a move last wrote and the record it wrote, copied as decoding that
-// doc would answer it (cacheCopy). The next move of the payment still
-// reads the stored doc, in its own transaction, and uses the copy only
-// when the bytes are the same: whatever else changed the payment (another
-// process, a move rolled back, a reset) leaves a doc the copy does not
-// match, and the move decodes. A move takes its entry in the writer
-// goroutine (groupcommit.go; the record is then the move's alone) and,
-// once its group has committed, puts back a copy of the one it wrote, made
-// in its own goroutine so that the writer does not wait for it. A put that
-// comes late (after the payment's next move) leaves a doc the stored one
-// does not match: a decode, never a stale record.
+// refunds are all in its doc). The state keeps, per payment, the revision
+// a move last wrote (the row's rev, which changes with every write of the
+// payment, whoever makes it: see migrationPaymentParts) and the record it
+// wrote, copied as decoding its doc would answer it (cacheCopy). The next
+// move of the payment reads the stored rev, in its own transaction, and
+// uses the copy only when it is the same: whatever else changed the
+// payment (another process, a move rolled back, a reset and a new payment
+// of the same id) leaves another rev, and the move reads the doc and
+// decodes it. A move takes its entry in the writer goroutine
+// (groupcommit.go; the record is then the move's alone) and, once its
+// group has committed, puts back a copy of the one it wrote, made in its
+// own goroutine so that the writer does not wait for it. A put that comes
+// late (after the payment's next move) leaves a rev the stored one does
+// not match: a decode, never a stale record.
 //
 // A copy is what decoding would answer: times without their monotonic
 // reading and in the location decoding would give them, empty slices and
@@ -38,11 +39,11 @@ import (
 // string that is not UTF-8, a number that is not a float64 in an any, a
 // type with its own encoding other than time and decimal) is not cached.
 // In race builds (the tests' CI) every use of a copy is checked against a
-// decode of its doc (reccache_verify_race.go).
+// decode of the stored doc (reccache_verify_race.go).
 
-// maxCachedRecords and maxCachedBytes (of docs; a decoded record takes a
-// few times its doc) bound the cache; a full cache forgets entries at
-// random. A doc over maxCachedDoc is not kept.
+// maxCachedRecords and maxCachedBytes (of the records' docs; a decoded
+// record takes a few times its doc) bound the cache; a full cache forgets
+// entries at random. A record whose doc is over maxCachedDoc is not kept.
 const (
 	maxCachedRecords = 4096
 	maxCachedBytes   = 32 << 20
@@ -50,8 +51,10 @@ const (
 )
 
 type cachedRecord struct {
-	doc []byte
-	rec *Record
+	rev   int64 // the stored rev the record was written with
+	size  int   // its doc's length
+	rec   *Record
+	moves *movesEncoding // where its view holds its moves
 }
 
 type recordCache struct {
@@ -60,37 +63,34 @@ type recordCache struct {
 	bytes int // of the docs kept
 }
 
-// take answers the cached record of id if it was made from doc, and
-// forgets it: the caller owns it.
-func (c *recordCache) take(id string, doc []byte) *Record {
+// take answers the cached record of id if it was written as rev, with
+// where its view holds its moves, and forgets it: the caller owns it.
+func (c *recordCache) take(id string, rev int64) (*Record, *movesEncoding) {
 	c.mu.Lock()
 	e, ok := c.m[id]
 	if ok {
 		c.forget(id)
 	}
 	c.mu.Unlock()
-	if !ok || !bytes.Equal(e.doc, doc) {
-		return nil
+	if !ok || e.rev != rev {
+		return nil, nil
 	}
-	if verifyRecordCache {
-		mustDecodeAlike(e.rec, doc, id)
-	}
-	return e.rec
+	return e.rec, e.moves
 }
 
 func (c *recordCache) forget(id string) {
 	if e, ok := c.m[id]; ok {
-		c.bytes -= len(e.doc)
+		c.bytes -= e.size
 		delete(c.m, id)
 	}
 }
 
-// put keeps a copy of rec, the record doc was encoded from. rec is only
-// read.
-func (c *recordCache) put(id string, doc []byte, rec *Record) {
+// put keeps a copy of rec, the record a move stored as w says. rec is
+// only read.
+func (c *recordCache) put(id string, w wroteRecord, rec *Record) {
 	cp, ok := (*Record)(nil), false
-	if len(doc) <= maxCachedDoc {
-		cp, ok = cacheCopy(rec)
+	if w.size <= maxCachedDoc {
+		cp, ok = cacheCopyAfter(rec, w.found)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -102,23 +102,52 @@ func (c *recordCache) put(id string, doc []byte, rec *Record) {
 		c.m = make(map[string]cachedRecord)
 	}
 	for k := range c.m {
-		if len(c.m) < maxCachedRecords && c.bytes+len(doc) <= maxCachedBytes {
+		if len(c.m) < maxCachedRecords && c.bytes+w.size <= maxCachedBytes {
 			break
 		}
 		c.forget(k)
 	}
-	c.m[id] = cachedRecord{doc: doc, rec: cp}
-	c.bytes += len(doc)
+	c.m[id] = cachedRecord{rev: w.rev, size: w.size, rec: cp, moves: w.moves}
+	c.bytes += w.size
 }
 
 // cacheCopy answers a deep copy of rec as DecodeRecord would answer it
 // from rec's encoding, or false when it cannot tell.
-func cacheCopy(rec *Record) (*Record, bool) {
-	v, ok := decodedCopy(reflect.ValueOf(rec).Elem())
+func cacheCopy(rec *Record) (*Record, bool) { return cacheCopyAfter(rec, nil) }
+
+// cacheCopyAfter is cacheCopy of a record a move made of found, a shallow
+// copy of the record it loaded (as decoding, or a copy, made it), or nil.
+// The copy's fields are its own, but what the move left as it found it
+// (a pointer, slice or map it did not replace, the captures and refunds
+// it found) is shared with rec, as it is: a move never writes through one
+// (MoveFunc), so neither side ever writes there, and copying them again
+// would make every move cost as much as the payment's whole history. Its
+// slices are cut to their length, so that appending to one never writes
+// where the other's could.
+func cacheCopyAfter(rec, found *Record) (*Record, bool) {
+	rest := *rec // the record but its moves
+	rest.Payment.Captures, rest.Payment.Refunds = nil, nil
+	var v reflect.Value
+	ok := false
+	keepCaptures, keepRefunds := 0, 0
+	if found == nil {
+		v, ok = decodedCopy(reflect.ValueOf(&rest).Elem())
+	} else {
+		was := *found
+		was.Payment.Captures, was.Payment.Refunds = nil, nil
+		v, ok = sharingCopy(reflect.ValueOf(&rest).Elem(), reflect.ValueOf(&was).Elem())
+		keepCaptures, keepRefunds = len(found.Payment.Captures), len(found.Payment.Refunds)
+	}
 	if !ok {
 		return nil, false
 	}
 	cp := v.Addr().Interface().(*Record)
+	if cp.Payment.Captures, ok = copyCaptures(rec.Payment.Captures, keepCaptures); !ok {
+		return nil, false
+	}
+	if cp.Payment.Refunds, ok = copyRefunds(rec.Payment.Refunds, keepRefunds); !ok {
+		return nil, false
+	}
 	if cp.Payment.Captures == nil {
 		cp.Payment.Captures = []wire.Capture{}
 	}
@@ -126,6 +155,65 @@ func cacheCopy(rec *Record) (*Record, bool) {
 		cp.Payment.Refunds = []wire.Refund{}
 	}
 	return cp, true
+}
+
+// sharingCopy is decodedCopy of a struct, v, whose fields that are the
+// same as in was (a pointer, slice or map to the same place, and for a
+// slice of the same length) are shared rather than copied: was was made
+// as decoding makes a value, and those fields were not replaced since. A
+// struct field (the payment and the session of a record) is copied so in
+// turn.
+func sharingCopy(v, was reflect.Value) (reflect.Value, bool) {
+	plan := structPlanOf(v.Type())
+	out := reflect.New(v.Type()).Elem()
+	if plan.refuse {
+		return out, false
+	}
+	for _, f := range plan.fields {
+		fv, wv := v.Field(f.index), was.Field(f.index)
+		switch fv.Kind() {
+		case reflect.Pointer, reflect.Map:
+			if fv.Pointer() == wv.Pointer() {
+				out.Field(f.index).Set(fv)
+				continue
+			}
+		case reflect.Slice:
+			if fv.Pointer() == wv.Pointer() && fv.Len() == wv.Len() {
+				if !fv.IsNil() {
+					fv = fv.Slice3(0, fv.Len(), fv.Len())
+				}
+				out.Field(f.index).Set(fv)
+				continue
+			}
+		case reflect.String:
+			if !utf8.ValidString(fv.String()) {
+				return out, false
+			}
+			out.Field(f.index).Set(fv)
+			continue
+		case reflect.Bool, reflect.Int, reflect.Int64:
+			out.Field(f.index).Set(fv)
+			continue
+		case reflect.Struct:
+			if t := fv.Type(); t != timeType && t != decimalType && (t == paymentType || !encodesItself(t)) {
+				c, ok := sharingCopy(fv, wv)
+				if !ok {
+					return out, false
+				}
+				out.Field(f.index).Set(c)
+				continue
+			}
+		}
+		c, ok := decodedCopy(fv)
+		if !ok {
+			return out, false
+		}
+		if f.omitEmpty && emptyCollection(c) {
+			continue // omitted, so decoded nil
+		}
+		out.Field(f.index).Set(c)
+	}
+	return out, true
 }
 
 var (
@@ -274,27 +362,57 @@ func jsonNative(t reflect.Type) bool {
 // structCopy copies a struct's exported fields that JSON encodes; the
 // others stay zero, as decoding leaves them.
 func structCopy(v reflect.Value) (reflect.Value, bool) {
-	t := v.Type()
-	out := reflect.New(t).Elem()
+	plan := structPlanOf(v.Type())
+	out := reflect.New(v.Type()).Elem()
+	if plan.refuse {
+		return out, false // JSON would encode an embedded unexported struct's fields
+	}
+	for _, f := range plan.fields {
+		fv, ok := decodedCopy(v.Field(f.index))
+		if !ok {
+			return out, false
+		}
+		if f.omitEmpty && emptyCollection(fv) {
+			continue // omitted, so decoded nil
+		}
+		out.Field(f.index).Set(fv)
+	}
+	return out, true
+}
+
+// structPlan is what structCopy needs of a struct type, read from its
+// fields and tags once per type: the fields JSON encodes, and whether it
+// has one the copy cannot tell.
+type structPlan struct {
+	fields []planField
+	refuse bool
+}
+
+type planField struct {
+	index     int
+	omitEmpty bool
+}
+
+var structPlans sync.Map // reflect.Type -> *structPlan
+
+func structPlanOf(t reflect.Type) *structPlan {
+	if p, ok := structPlans.Load(t); ok {
+		return p.(*structPlan)
+	}
+	plan := &structPlan{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
 		if f.Anonymous && !f.IsExported() && hasExported(f.Type) {
-			return out, false // JSON would encode its fields
+			plan.refuse = true
 		}
 		if !f.IsExported() || tag == "-" {
 			continue
 		}
-		fv, ok := decodedCopy(v.Field(i))
-		if !ok {
-			return out, false
-		}
-		if strings.Contains(tag, ",omitempty") && emptyCollection(fv) {
-			continue // omitted, so decoded nil
-		}
-		out.Field(i).Set(fv)
+		plan.fields = append(plan.fields, planField{index: i, omitEmpty: strings.Contains(tag, ",omitempty")})
 	}
-	return out, true
+	structPlans.Store(t, plan)
+	return plan
 }
 
 func emptyCollection(v reflect.Value) bool {
@@ -339,22 +457,27 @@ var (
 func fastCopy(v reflect.Value) (out reflect.Value, ok, handled bool) {
 	switch v.Type() {
 	case capturesType:
-		c, ok := copyCaptures(v.Interface().([]wire.Capture))
+		c, ok := copyCaptures(v.Interface().([]wire.Capture), 0)
 		return reflect.ValueOf(c), ok, true
 	case refundsType:
-		r, ok := copyRefunds(v.Interface().([]wire.Refund))
+		r, ok := copyRefunds(v.Interface().([]wire.Refund), 0)
 		return reflect.ValueOf(r), ok, true
 	}
 	return reflect.Value{}, false, false
 }
 
-func copyCaptures(in []wire.Capture) ([]wire.Capture, bool) {
+// copyCaptures copies captures as decoding would make them; the first
+// keep are copied as they are (cacheCopyAfter).
+func copyCaptures(in []wire.Capture, keep int) ([]wire.Capture, bool) {
 	if in == nil {
 		return nil, true
 	}
 	out := make([]wire.Capture, len(in))
-	times := make([]time.Time, 0, len(in))
-	for i, c := range in {
+	keep = min(keep, len(in))
+	copy(out, in[:keep])
+	times := make([]time.Time, 0, len(in)-keep)
+	for i, c := range in[keep:] {
+		i += keep
 		if !utf8.ValidString(c.ID) || !utf8.ValidString(c.ReferenceID) {
 			return nil, false
 		}
@@ -371,13 +494,18 @@ func copyCaptures(in []wire.Capture) ([]wire.Capture, bool) {
 	return out, true
 }
 
-func copyRefunds(in []wire.Refund) ([]wire.Refund, bool) {
+// copyRefunds copies refunds as decoding would make them; the first keep
+// are copied as they are (cacheCopyAfter).
+func copyRefunds(in []wire.Refund, keep int) ([]wire.Refund, bool) {
 	if in == nil {
 		return nil, true
 	}
 	out := make([]wire.Refund, len(in))
-	times := make([]time.Time, 0, len(in))
-	for i, r := range in {
+	keep = min(keep, len(in))
+	copy(out, in[:keep])
+	times := make([]time.Time, 0, len(in)-keep)
+	for i, r := range in[keep:] {
+		i += keep
 		if !utf8.ValidString(r.ID) || !utf8.ValidString(r.ReferenceID) || !utf8.ValidString(r.Reason) {
 			return nil, false
 		}

@@ -40,10 +40,11 @@ func richRecord() *Record {
 // A cached copy is what decoding the record's doc answers.
 func TestCacheCopyIsTheDecoding(t *testing.T) {
 	for name, rec := range map[string]*Record{"rich": richRecord(), "bare": {Payment: wire.Payment{ID: "p"}}} {
-		doc, _, err := encodeRecord(rec)
+		view, session, err := encodeRecord(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
+		doc := joinDoc(view, session)
 		want, err := DecodeRecord(doc, "id", rec.Payment.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -116,8 +117,8 @@ func TestRecordCacheFollowsTheStoredDoc(t *testing.T) {
 	}
 	capture("a")
 	capture("b") // from the cache
-	// Another writer rewrites the payment's doc.
-	if _, err := st.DB.Exec(`UPDATE payments SET doc = json_set(doc, '$.payment.captures[0].reference_id', 'z') WHERE id = ?`, id); err != nil {
+	// Another writer rewrites the payment's view.
+	if _, err := st.DB.Exec(`UPDATE payments SET view = json_set(view, '$.captures[0].reference_id', 'z') WHERE id = ?`, id); err != nil {
 		t.Fatal(err)
 	}
 	rec := capture("c")
@@ -232,28 +233,87 @@ func TestFastCopiesAreTheReflectedOnes(t *testing.T) {
 func TestRecordCacheBounds(t *testing.T) {
 	var c recordCache
 	rec := &Record{Payment: wire.Payment{ID: "p"}}
-	doc := make([]byte, maxCachedDoc)
 	for i := range 3 * maxCachedBytes / maxCachedDoc {
-		c.put(fmt.Sprint("p", i), doc, rec)
+		c.put(fmt.Sprint("p", i), wroteRecord{rev: int64(i), size: maxCachedDoc}, rec)
 		if c.bytes > maxCachedBytes || len(c.m) > maxCachedRecords {
 			t.Fatalf("after %d: %d bytes in %d entries", i+1, c.bytes, len(c.m))
 		}
 	}
-	c.put("big", make([]byte, maxCachedDoc+1), rec)
+	c.put("big", wroteRecord{rev: 1, size: maxCachedDoc + 1}, rec)
 	if _, kept := c.m["big"]; kept {
 		t.Error("a doc over maxCachedDoc was kept")
 	}
 	for i := range 2 * maxCachedRecords {
-		c.put(fmt.Sprint("q", i), []byte("{}"), rec)
+		c.put(fmt.Sprint("q", i), wroteRecord{rev: int64(i), size: 2}, rec)
 	}
 	if len(c.m) > maxCachedRecords {
 		t.Errorf("%d entries", len(c.m))
 	}
 	sum := 0
 	for _, e := range c.m {
-		sum += len(e.doc)
+		sum += e.size
 	}
 	if sum != c.bytes {
 		t.Errorf("counted %d bytes, holds %d", c.bytes, sum)
+	}
+}
+
+// After a move, the cache's copy shares what the move left as it found
+// it and copies what it replaced or added, and is still what decoding
+// the record's doc answers; appending to the copy's moves never writes
+// where the record's are.
+func TestCacheCopyAfterAMoveSharesWhatItFound(t *testing.T) {
+	view, session, err := encodeRecord(richRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := DecodeRecord(joinDoc(view, session), "id", "p-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := *loaded
+	// The move: a new order (not a change of the one found), a capture
+	// appended, a new status.
+	rec := loaded
+	order := *rec.Payment.Order
+	order.ReferenceID = "new-ref"
+	rec.Payment.Order = &order
+	at := time.Now() // with a monotonic reading, which decoding drops
+	rec.Payment.Captures = append(rec.Payment.Captures, wire.Capture{ID: "c3", Amount: decimal.RequireFromString("0.01"), CreatedAt: &at})
+	rec.Payment.Status = wire.StatusClosed
+
+	got, ok := cacheCopyAfter(rec, &found)
+	if !ok {
+		t.Fatal("not cached")
+	}
+	view, session, err = encodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := DecodeRecord(joinDoc(view, session), "id", "p-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path, ok := alike(reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem(), "record"); !ok {
+		t.Fatalf("the copy differs from the decoding at %s", path)
+	}
+	if got.Payment.Buyer != rec.Payment.Buyer || got.Payment.BuyerHistory != rec.Payment.BuyerHistory {
+		t.Error("what the move left as it found it was copied, not shared")
+	}
+	if got.Payment.Order == rec.Payment.Order || got.Payment.Captures[2].CreatedAt == rec.Payment.Captures[2].CreatedAt {
+		t.Error("what the move replaced or added is shared")
+	}
+	if got.Payment.Captures[0].CreatedAt != rec.Payment.Captures[0].CreatedAt {
+		t.Error("a capture the move found was copied again")
+	}
+	if cap(got.Payment.Captures) != len(got.Payment.Captures) {
+		t.Errorf("the copy's captures have room to grow into (cap %d, len %d)", cap(got.Payment.Captures), len(got.Payment.Captures))
+	}
+	before := append([]wire.Capture(nil), rec.Payment.Captures[:cap(rec.Payment.Captures)]...)
+	_ = append(got.Payment.Captures, wire.Capture{ID: "c4"})
+	for i := range before {
+		if rec.Payment.Captures[:cap(rec.Payment.Captures)][i].ID != before[i].ID {
+			t.Fatal("appending to the copy's captures wrote into the record's")
+		}
 	}
 }

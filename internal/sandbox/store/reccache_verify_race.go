@@ -3,12 +3,17 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
+
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // verifyRecordCache: in race builds (the tests in CI) every record the
-// cache answers is checked against a decode of its doc.
+// cache answers is checked against a decode of its doc, and every view
+// encoded after a move's against json.Marshal.
 const verifyRecordCache = true
 
 // mustDecodeAlike panics unless rec is what DecodeRecord answers of doc.
@@ -19,5 +24,13 @@ func mustDecodeAlike(rec *Record, doc []byte, id string) {
 	}
 	if path, ok := alike(reflect.ValueOf(rec).Elem(), reflect.ValueOf(want).Elem(), "record"); !ok {
 		panic(fmt.Sprintf("record cache: payment %s: the cached record differs from its doc's decoding at %s", id, path))
+	}
+}
+
+// mustMarshalAlike panics unless view is what json.Marshal answers of p.
+func mustMarshalAlike(view []byte, p *wire.Payment) {
+	want, err := json.Marshal(p)
+	if err != nil || !bytes.Equal(view, want) {
+		panic(fmt.Sprintf("payment %s: its view, encoded after a move, is not its encoding (%v):\n%s\nwant\n%s", p.ID, err, view, want))
 	}
 }

@@ -156,3 +156,39 @@ const migrationRequestLog = `
 		body       BLOB NOT NULL
 	);
 	CREATE INDEX request_log_bodies_by_chunk ON request_log_bodies (last_chunk);`
+
+// migrationPaymentParts stores a payment's record as two parts, each
+// once: view (the payment, as GET answers it) and session (the rest of
+// the record, a JSON object). Before it, a move wrote the payment twice,
+// whole in doc and again as view, and a busy payment is mostly its
+// captures and refunds. doc is now computed from the parts when read
+// ('{"payment":' + view + ',' + the session's fields), the bytes
+// encodeRecord always wrote, so every reader of doc reads what it did; a
+// row written before keeps its doc in doc_whole (session NULL) until its
+// next move. rev changes with every write of the parts (the writer sets a
+// new one, and a trigger any other writer's), so that a move can tell its
+// cached record is still the stored one by an integer instead of the
+// doc's bytes (reccache.go).
+const migrationPaymentParts = `
+	ALTER TABLE payments RENAME COLUMN doc TO doc_whole;
+	ALTER TABLE payments ADD COLUMN session BLOB;
+	ALTER TABLE payments ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE payments ADD COLUMN doc BLOB GENERATED ALWAYS AS (
+		CASE WHEN session IS NULL THEN doc_whole
+		ELSE CAST('{"payment":' || CAST(view AS TEXT) || ',' || CAST(substr(session, 2) AS TEXT) AS BLOB) END) VIRTUAL;
+	UPDATE payments SET rev = random();
+	CREATE TRIGGER payments_revised AFTER UPDATE OF doc_whole, view, session ON payments
+		WHEN NEW.rev IS OLD.rev
+		BEGIN UPDATE payments SET rev = random() WHERE seq = NEW.seq; END;`
+
+// migrationRequestLogTexts stores the request log's bodies in the order
+// they are written, each batch's distinct ones as texts numbered from its
+// chunk's texts_from: one append to one table per body. Keyed by hash
+// (request_log_bodies, which chunks written before still use), each body
+// went into two indexes as well, the hash's at a random place, and the
+// log was a large part of what a busy sandbox wrote. A body is stored
+// once per batch rather than once in all: a client polling a payment is
+// still stored once a batch.
+const migrationRequestLogTexts = `
+	CREATE TABLE request_log_texts (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
+	ALTER TABLE request_log ADD COLUMN texts_from INTEGER NOT NULL DEFAULT 0;`

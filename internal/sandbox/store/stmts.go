@@ -11,16 +11,17 @@ import (
 // capture's time). The state writes through one connection, so each is
 // prepared on it and every transaction runs it there.
 const (
-	moveLoadQuery = `SELECT doc, merchant_code, is_test, lock_owner, lock_until FROM payments WHERE id = ?`
+	moveLoadQuery = `SELECT rev, merchant_code, is_test, lock_owner, lock_until FROM payments WHERE id = ?`
+	moveDocQuery  = `SELECT doc FROM payments WHERE id = ?`
 	moveSaveQuery = `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
-		doc = ?, view = ? WHERE id = ?`
-	insertRecordQuery = `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+		view = ?, session = ?, doc_whole = X'', rev = ? WHERE id = ?`
+	insertRecordQuery = `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, view, session, doc_whole, rev)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, X'', ?)`
 )
 
 // preparedQueries are what prepareWrites prepares; other rooms add theirs
 // with PrepareOnOpen before a state opens.
-var preparedQueries = []string{moveLoadQuery, moveSaveQuery, insertRecordQuery, clockQuery}
+var preparedQueries = []string{moveLoadQuery, moveDocQuery, moveSaveQuery, insertRecordQuery, clockQuery}
 
 // PrepareOnOpen adds a write-path query to prepare whenever a state opens
 // (call it from an init function).

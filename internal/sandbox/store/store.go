@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,10 +53,14 @@ var migrations = []string{
 	migrationRequestLog,
 	// The outbox and the state's settings (outbox).
 	migrationOutbox,
+	// A payment's record stored once, in two parts, with a revision.
+	migrationPaymentParts,
+	// The request log's bodies in the order they come (reqlog).
+	migrationRequestLogTexts,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
-var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries", "delivery_attempts", "request_log", "request_log_bodies"}
+var resetTables = []string{"payments", "meta", "disputes", "dispute_attachments", "webhooks", "deliveries", "delivery_attempts", "request_log", "request_log_bodies", "request_log_texts"}
 
 // OpenStore opens the state. A file is opened in WAL mode with a busy
 // timeout so that several processes can share it; every write transaction
@@ -309,7 +314,7 @@ func (s *State) ResolvePaymentID(ctx context.Context, id string) (string, error)
 // transaction's observers write of it (a job of the group writer). Creation goes through here and
 // nowhere else, so observers hear of every payment.
 func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error {
-	doc, view, err := encodeRecord(r)
+	view, session, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
@@ -324,7 +329,7 @@ func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error 
 			return err
 		}
 		_, err = insert.ExecContext(ctx, r.Payment.ID, r.SessionID, r.MerchantCode, isTest, r.Payment.Status,
-			r.Payment.CreatedAt.UnixNano(), doc, view)
+			r.Payment.CreatedAt.UnixNano(), view, session, newRev())
 		if err != nil {
 			return err
 		}
@@ -344,7 +349,13 @@ const lockLease = 15 * time.Second
 
 // A moveFunc changes a payment. It answers the event name of the change, ""
 // when nothing changed (an idempotent repeat), or an error (an *apiError
-// for a refusal) and then must leave r as the stored state it found.
+// for a refusal) and then must leave r as the stored state it found. It
+// may append captures and refunds but never changes one it finds, and it
+// never writes through a pointer, slice or map of r it finds (it sets a
+// new one instead): the state encodes only the moves a move added, and
+// the record cache's copy shares with the record what the move did not
+// replace (the view's encoding and the cache keep the rest; race builds
+// check both against a full encoding and a decode).
 type MoveFunc func(r *Record, now time.Time) (event string, err error)
 
 // Move runs one state change of a payment as a job of the group writer
@@ -365,7 +376,7 @@ func (s *State) Move(ctx context.Context, paymentID string, vis *Visibility, fn 
 	var change *Change
 	var afters []func()
 	var moveErr error
-	var wrote []byte
+	var wrote wroteRecord
 	err := s.writer.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		rec, change, afters, moveErr, err = s.apply(ctx, tx, paymentID, vis, fn, &wrote)
@@ -374,7 +385,7 @@ func (s *State) Move(ctx context.Context, paymentID string, vis *Visibility, fn 
 	if err != nil {
 		return nil, err
 	}
-	if wrote != nil {
+	if wrote.size > 0 {
 		// Committed: the next move of the payment may start from a copy of
 		// what this one wrote. The copy is made here, in the request's
 		// goroutine, rather than by the writer, which every move waits for.
@@ -423,15 +434,17 @@ func (s *State) Release(paymentID, owner string) {
 // apply is Move's change, in tx (a job of the group writer, in a
 // savepoint of its own). It answers the move's outcome (moveErr: a
 // refusal, which still commits what the move kept beside the payment) or
-// err, which rolls the move back. The doc it wrote, if it wrote one, is
-// left in *wrote, and nothing when it wrote none.
-func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility, fn MoveFunc, wrote *[]byte) (rec *Record, change *Change, afters []func(), moveErr, err error) {
-	*wrote = nil // a run again after its transaction broke starts afresh
-	loaded, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
+// err, which rolls the move back. What it wrote, if it wrote the payment,
+// is left in *wrote, and nothing when it wrote nothing.
+func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility, fn MoveFunc, wrote *wroteRecord) (rec *Record, change *Change, afters []func(), moveErr, err error) {
+	*wrote = wroteRecord{} // a run again after its transaction broke starts afresh
+	loaded, moves, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
 	rec = loaded
+	found := *loaded // what the move found, field by field (cacheCopyAfter)
+	found.Tx = nil
 	loaded.Tx = tx
 	defer func() { loaded.Tx = nil }()
 	before := rec.Payment.Status
@@ -444,15 +457,16 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 		if event == "" {
 			event = "expired"
 		}
-		var doc []byte
-		if doc, rec.View, err = s.writeRecord(ctx, tx, paymentID, rec); err != nil {
+		var w wroteRecord
+		if w, err = s.writeRecord(ctx, tx, paymentID, rec, moves); err != nil {
 			return nil, nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
 		if afters, err = s.observeInTx(ctx, tx, change); err != nil {
 			return nil, nil, nil, nil, err
 		}
-		*wrote = doc
+		w.found = &found
+		*wrote = w
 	}
 	// Committed even when the payment is unchanged: a move may keep state
 	// beside it in the transaction (a dispute opened, evidence added).
@@ -461,63 +475,104 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 
 // loadForMove reads, in the move's transaction, the payment visible to vis
 // and the sandbox's time; a payment whose lock another holds is ErrLocked.
-// ctx is the request's (a fixture step pins its time there).
-func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility) (*Record, time.Time, error) {
-	var doc []byte
+// ctx is the request's (a fixture step pins its time there). A record
+// from the cache comes with where its view holds its moves.
+func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility) (*Record, *movesEncoding, time.Time, error) {
+	var rev int64
 	var merchant string
 	var isTest bool
 	var lockOwner string
 	var lockUntil int64
 	load, err := s.Stmt(txCtx, tx, moveLoadQuery)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, nil, time.Time{}, err
 	}
-	err = load.QueryRowContext(txCtx, paymentID).Scan(&doc, &merchant, &isTest, &lockOwner, &lockUntil)
+	err = load.QueryRowContext(txCtx, paymentID).Scan(&rev, &merchant, &isTest, &lockOwner, &lockUntil)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && vis != nil && (merchant != vis.MerchantCode || isTest != vis.IsTest) {
-		return nil, time.Time{}, edge.ErrNoSuchPayment
+		return nil, nil, time.Time{}, edge.ErrNoSuchPayment
 	}
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, nil, time.Time{}, err
 	}
 	if lockOwner != "" && lockUntil >= time.Now().UnixNano() {
-		return nil, time.Time{}, edge.ErrLocked
+		return nil, nil, time.Time{}, edge.ErrLocked
 	}
 	now, ok := pinnedNow(ctx)
 	if !ok {
 		clock, err := s.Stmt(txCtx, tx, clockQuery)
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, nil, time.Time{}, err
 		}
 		offset, err := offsetFromRow(clock.QueryRowContext(txCtx))
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, nil, time.Time{}, err
 		}
 		now = s.Clock.Now().Add(offset).UTC()
 	}
-	if rec := s.cache.take(paymentID, doc); rec != nil {
-		return rec, now, nil
+	cached, moves := s.cache.take(paymentID, rev)
+	if cached != nil && !verifyRecordCache {
+		return cached, moves, now, nil
+	}
+	var doc []byte
+	read, err := s.Stmt(txCtx, tx, moveDocQuery)
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	if err := read.QueryRowContext(txCtx, paymentID).Scan(&doc); err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	if cached != nil {
+		mustDecodeAlike(cached, doc, paymentID)
+		return cached, moves, now, nil
 	}
 	rec, err := DecodeRecord(doc, "id", paymentID)
-	return rec, now, err
+	return rec, nil, now, err
 }
 
-// writeRecord stores a moved record and its view, in tx; it answers both.
-func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record) (doc, view []byte, err error) {
-	doc, view, err = encodeRecord(rec)
+// wroteRecord is what a move stored of its payment: the rev it wrote,
+// the length of the doc and where its view holds the payment's moves, and
+// a shallow copy of the record the move found (as decoding, or the
+// cache's copy, made it).
+type wroteRecord struct {
+	rev   int64
+	size  int
+	moves *movesEncoding
+	found *Record
+}
+
+// newRev answers a rev for a payment's next write: random, so that a
+// revision never comes back, whichever process writes (two writes of one
+// payment get the same one once in 2^63).
+func newRev() int64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+}
+
+// writeRecord stores a moved record, in tx, and sets its View; moves is
+// where the view it was loaded with held its moves, if known.
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record, moves *movesEncoding) (wroteRecord, error) {
+	view, session, moves, err := encodeRecordAfter(rec, moves)
 	if err != nil {
-		return nil, nil, err
+		return wroteRecord{}, err
 	}
-	if err := checkRecordBounds(rec, doc); err != nil {
-		return nil, nil, err
+	size := docLen(view, session)
+	if err := checkRecordBounds(rec, size); err != nil {
+		return wroteRecord{}, err
 	}
 	save, err := s.Stmt(ctx, tx, moveSaveQuery)
 	if err != nil {
-		return nil, nil, err
+		return wroteRecord{}, err
 	}
+	rev := newRev()
 	refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
 	_, err = save.ExecContext(ctx, rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
-		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), doc, view, paymentID)
-	return doc, view, err
+		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), view, session, rev, paymentID)
+	if err != nil {
+		return wroteRecord{}, err
+	}
+	rec.View = view
+	return wroteRecord{rev: rev, size: size, moves: moves}, nil
 }
 
 func NewLockOwner() string {
