@@ -168,6 +168,18 @@ func (d *Deliverer) ServedBy(ctx context.Context) (string, bool) {
 	return ServedBy(ctx, d.s.DB, d.owner)
 }
 
+// A sandbox serving a state file runs on it for as long as it serves:
+// one older than the bnpl about to change the file's layout would fail
+// every write after it, so the upgrade waits for it to stop.
+func init() {
+	store.GuardUpgrade(func(ctx context.Context, q store.Querier) error {
+		if url, ok := ServedBy(ctx, q, ""); ok {
+			return &store.UpgradeRefused{By: url}
+		}
+		return nil
+	})
+}
+
 func ServedBy(ctx context.Context, q store.Querier, self string) (string, bool) {
 	var lease serverLease
 	ok, err := store.ReadSetting(ctx, q, settingServer, &lease)

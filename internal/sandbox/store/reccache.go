@@ -51,10 +51,8 @@ const (
 )
 
 type cachedRecord struct {
-	rev   int64 // the stored rev the record was written with
-	size  int   // its doc's length
-	rec   *Record
-	moves *movesEncoding // where its view holds its moves
+	recordState // what the state holds of it
+	rec         *Record
 }
 
 type recordCache struct {
@@ -63,9 +61,9 @@ type recordCache struct {
 	bytes int // of the docs kept
 }
 
-// take answers the cached record of id if it was written as rev, with
-// where its view holds its moves, and forgets it: the caller owns it.
-func (c *recordCache) take(id string, rev int64) (*Record, *movesEncoding) {
+// take answers the cached record of id if it is stored as rev, with what
+// is stored of it, and forgets it: the caller owns it.
+func (c *recordCache) take(id string, rev int64) (*Record, recordState) {
 	c.mu.Lock()
 	e, ok := c.m[id]
 	if ok {
@@ -73,9 +71,9 @@ func (c *recordCache) take(id string, rev int64) (*Record, *movesEncoding) {
 	}
 	c.mu.Unlock()
 	if !ok || e.rev != rev {
-		return nil, nil
+		return nil, recordState{}
 	}
-	return e.rec, e.moves
+	return e.rec, e.recordState
 }
 
 func (c *recordCache) forget(id string) {
@@ -85,8 +83,8 @@ func (c *recordCache) forget(id string) {
 	}
 }
 
-// put keeps a copy of rec, the record a move stored as w says. rec is
-// only read.
+// put keeps a copy of rec, the record stored as w says, which a move left
+// so. rec is only read.
 func (c *recordCache) put(id string, w wroteRecord, rec *Record) {
 	cp, ok := (*Record)(nil), false
 	if w.size <= maxCachedDoc {
@@ -107,7 +105,7 @@ func (c *recordCache) put(id string, w wroteRecord, rec *Record) {
 		}
 		c.forget(k)
 	}
-	c.m[id] = cachedRecord{rev: w.rev, size: w.size, rec: cp, moves: w.moves}
+	c.m[id] = cachedRecord{recordState: w.recordState, rec: cp}
 	c.bytes += w.size
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -234,17 +235,17 @@ func TestRecordCacheBounds(t *testing.T) {
 	var c recordCache
 	rec := &Record{Payment: wire.Payment{ID: "p"}}
 	for i := range 3 * maxCachedBytes / maxCachedDoc {
-		c.put(fmt.Sprint("p", i), wroteRecord{rev: int64(i), size: maxCachedDoc}, rec)
+		c.put(fmt.Sprint("p", i), wroteRecord{recordState: recordState{rev: int64(i), size: maxCachedDoc}}, rec)
 		if c.bytes > maxCachedBytes || len(c.m) > maxCachedRecords {
 			t.Fatalf("after %d: %d bytes in %d entries", i+1, c.bytes, len(c.m))
 		}
 	}
-	c.put("big", wroteRecord{rev: 1, size: maxCachedDoc + 1}, rec)
+	c.put("big", wroteRecord{recordState: recordState{rev: 1, size: maxCachedDoc + 1}}, rec)
 	if _, kept := c.m["big"]; kept {
 		t.Error("a doc over maxCachedDoc was kept")
 	}
 	for i := range 2 * maxCachedRecords {
-		c.put(fmt.Sprint("q", i), wroteRecord{rev: int64(i), size: 2}, rec)
+		c.put(fmt.Sprint("q", i), wroteRecord{recordState: recordState{rev: int64(i), size: 2}}, rec)
 	}
 	if len(c.m) > maxCachedRecords {
 		t.Errorf("%d entries", len(c.m))
@@ -314,6 +315,40 @@ func TestCacheCopyAfterAMoveSharesWhatItFound(t *testing.T) {
 	for i := range before {
 		if rec.Payment.Captures[:cap(rec.Payment.Captures)][i].ID != before[i].ID {
 			t.Fatal("appending to the copy's captures wrote into the record's")
+		}
+	}
+}
+
+// A move that changes nothing (an idempotent repeat, a refusal) leaves the
+// record in the cache as it found it, and answers the view stored.
+func TestAMoveThatChangesNothingKeepsTheCache(t *testing.T) {
+	st, id := openTestState(t)
+	ctx := context.Background()
+	added, err := st.Move(ctx, id, nil, func(r *Record, _ time.Time) (string, error) {
+		r.Payment.Captures = append(r.Payment.Captures, wire.Capture{ID: "c1", ReferenceID: "ref-1", Amount: decimal.RequireFromString("1.00")})
+		return "captured", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := st.cache.m[id].rev
+	for _, refuse := range []bool{false, true, false} {
+		rec, err := st.Move(ctx, id, nil, func(r *Record, _ time.Time) (string, error) {
+			if refuse {
+				return "", errors.New("refused")
+			}
+			return "", nil // the capture is there already
+		})
+		if refuse {
+			if err == nil {
+				t.Fatal("the refusal was not answered")
+			}
+		} else if err != nil || string(rec.View) != string(added.View) {
+			t.Fatalf("a repeat answers %s, %v; want the view stored, %s", rec.View, err, added.View)
+		}
+		e, ok := st.cache.m[id]
+		if !ok || e.rev != stored || len(e.rec.Payment.Captures) != 1 {
+			t.Fatalf("after a move that changed nothing the cache holds %+v (kept: %v)", e, ok)
 		}
 	}
 }

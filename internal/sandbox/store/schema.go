@@ -188,7 +188,10 @@ const migrationPaymentParts = `
 // went into two indexes as well, the hash's at a random place, and the
 // log was a large part of what a busy sandbox wrote. A body is stored
 // once per batch rather than once in all: a client polling a payment is
-// still stored once a batch.
+// still stored once a batch. Ids never come back (AUTOINCREMENT), not
+// even after a reset or a trim of every text, so a reader in another
+// process that read a chunk just before never finds another's body under
+// its numbers.
 const migrationRequestLogTexts = `
-	CREATE TABLE request_log_texts (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
+	CREATE TABLE request_log_texts (id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB NOT NULL);
 	ALTER TABLE request_log ADD COLUMN texts_from INTEGER NOT NULL DEFAULT 0;`

@@ -14,6 +14,7 @@ import (
 type StateError struct {
 	Path string // "" for the in-memory state
 	Err  error
+	hint string // what to do, when not the usual (Hint)
 }
 
 func (e *StateError) Error() string {
@@ -32,6 +33,9 @@ func (e *StateError) ExitCode() int { return 12 }
 // Hint says what to do: fix the file's permissions or space, or start
 // afresh with a new state, keeping the old one aside.
 func (e *StateError) Hint() string {
+	if e.hint != "" {
+		return e.hint
+	}
 	if e.Path == "" {
 		return "the in-memory state cannot be used; restart the sandbox"
 	}

@@ -103,9 +103,41 @@ func openStore(path, pragmas string) (*sql.DB, error) {
 	}
 	if err := migrate(db); err != nil {
 		db.Close()
+		var refused *UpgradeRefused
+		if errors.As(err, &refused) {
+			return nil, &StateError{Path: path, Err: err, hint: "stop the sandbox at " + refused.By +
+				" (or let it end), then run this again: the file is upgraded once, by the first newer bnpl that opens it; " +
+				"or give this one a state of its own (--state)"}
+		}
 		return nil, NewStateError(path, err)
 	}
 	return db, nil
+}
+
+// layoutBreaks is the schema version at which a file stops being one an
+// older bnpl still running on it can use: the step to it changes a
+// table's columns (migrationPaymentParts), not only adds to them.
+const layoutBreaks = 7
+
+// upgradeGuards are checks run before a file older than layoutBreaks is
+// migrated to it (GuardUpgrade).
+var upgradeGuards []func(ctx context.Context, q Querier) error
+
+// GuardUpgrade adds a check to run, in the migration's transaction,
+// before a state file written by an older bnpl is changed into a layout
+// that bnpl cannot use: a room that knows a process may still be using
+// the file (the outbox's serving process) answers an *UpgradeRefused.
+// Call it from an init function.
+func GuardUpgrade(check func(ctx context.Context, q Querier) error) {
+	upgradeGuards = append(upgradeGuards, check)
+}
+
+// UpgradeRefused is a state file an older bnpl still serves (at By), which
+// this one leaves as it is rather than change its layout under it.
+type UpgradeRefused struct{ By string }
+
+func (e *UpgradeRefused) Error() string {
+	return "served by an older bnpl sandbox at " + e.By + ", which could not use the file once this bnpl upgraded it"
 }
 
 func migrate(db *sql.DB) error {
@@ -121,6 +153,13 @@ func migrate(db *sql.DB) error {
 	}
 	if version > len(migrations) {
 		return fmt.Errorf("state file was written by a newer bnpl (schema %d, this one knows %d)", version, len(migrations))
+	}
+	if version > 0 && version < layoutBreaks && len(migrations) >= layoutBreaks {
+		for _, check := range upgradeGuards {
+			if err := check(ctx, tx); err != nil {
+				return err
+			}
+		}
 	}
 	for i := version; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
@@ -146,10 +185,10 @@ type Record struct {
 	// stored (docs written before carry "Tx":null, which decodes to nil).
 	Tx *sql.Tx `json:"-"`
 
-	// View is the payment's JSON as the move that answered the record
-	// stored it (json.Marshal of Payment), so that its answer need not
-	// encode the payment again; nil when the move wrote nothing. Not
-	// stored.
+	// View is the payment's JSON as stored (json.Marshal of Payment) when
+	// the move that answered the record wrote it, or found it in the
+	// record cache, so that its answer need not encode the payment again;
+	// nil otherwise. Not stored.
 	View []byte `json:"-"`
 }
 
@@ -434,11 +473,11 @@ func (s *State) Release(paymentID, owner string) {
 // apply is Move's change, in tx (a job of the group writer, in a
 // savepoint of its own). It answers the move's outcome (moveErr: a
 // refusal, which still commits what the move kept beside the payment) or
-// err, which rolls the move back. What it wrote, if it wrote the payment,
-// is left in *wrote, and nothing when it wrote nothing.
+// err, which rolls the move back. What the move left stored of the
+// payment (written, or found as it was) is left in *wrote.
 func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility, fn MoveFunc, wrote *wroteRecord) (rec *Record, change *Change, afters []func(), moveErr, err error) {
 	*wrote = wroteRecord{} // a run again after its transaction broke starts afresh
-	loaded, moves, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
+	loaded, was, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -457,27 +496,33 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 		if event == "" {
 			event = "expired"
 		}
-		var w wroteRecord
-		if w, err = s.writeRecord(ctx, tx, paymentID, rec, moves); err != nil {
+		var is recordState
+		if is, err = s.writeRecord(ctx, tx, paymentID, rec, was.moves); err != nil {
 			return nil, nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
 		if afters, err = s.observeInTx(ctx, tx, change); err != nil {
 			return nil, nil, nil, nil, err
 		}
-		w.found = &found
-		*wrote = w
+		*wrote = wroteRecord{recordState: is, found: &found}
+		return rec, change, afters, moveErr, nil
 	}
 	// Committed even when the payment is unchanged: a move may keep state
-	// beside it in the transaction (a dispute opened, evidence added).
+	// beside it in the transaction (a dispute opened, evidence added). The
+	// record is as stored (a move that changes nothing, an idempotent
+	// repeat or a refusal, leaves it as it found it): it goes back to the
+	// cache, and its answer is the view stored, when the cache kept it.
+	rec.View = was.view
+	*wrote = wroteRecord{recordState: was, found: &found}
 	return rec, change, afters, moveErr, nil
 }
 
 // loadForMove reads, in the move's transaction, the payment visible to vis
 // and the sandbox's time; a payment whose lock another holds is ErrLocked.
-// ctx is the request's (a fixture step pins its time there). A record
-// from the cache comes with where its view holds its moves.
-func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility) (*Record, *movesEncoding, time.Time, error) {
+// ctx is the request's (a fixture step pins its time there). It answers
+// what is stored of the record too: its rev and size, and when the record
+// came from the cache, its view and where that holds its moves.
+func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID string, vis *Visibility) (*Record, recordState, time.Time, error) {
 	var rev int64
 	var merchant string
 	var isTest bool
@@ -485,58 +530,64 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	var lockUntil int64
 	load, err := s.Stmt(txCtx, tx, moveLoadQuery)
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, recordState{}, time.Time{}, err
 	}
 	err = load.QueryRowContext(txCtx, paymentID).Scan(&rev, &merchant, &isTest, &lockOwner, &lockUntil)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && vis != nil && (merchant != vis.MerchantCode || isTest != vis.IsTest) {
-		return nil, nil, time.Time{}, edge.ErrNoSuchPayment
+		return nil, recordState{}, time.Time{}, edge.ErrNoSuchPayment
 	}
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, recordState{}, time.Time{}, err
 	}
 	if lockOwner != "" && lockUntil >= time.Now().UnixNano() {
-		return nil, nil, time.Time{}, edge.ErrLocked
+		return nil, recordState{}, time.Time{}, edge.ErrLocked
 	}
 	now, ok := pinnedNow(ctx)
 	if !ok {
 		clock, err := s.Stmt(txCtx, tx, clockQuery)
 		if err != nil {
-			return nil, nil, time.Time{}, err
+			return nil, recordState{}, time.Time{}, err
 		}
 		offset, err := offsetFromRow(clock.QueryRowContext(txCtx))
 		if err != nil {
-			return nil, nil, time.Time{}, err
+			return nil, recordState{}, time.Time{}, err
 		}
 		now = s.Clock.Now().Add(offset).UTC()
 	}
-	cached, moves := s.cache.take(paymentID, rev)
+	cached, stored := s.cache.take(paymentID, rev)
 	if cached != nil && !verifyRecordCache {
-		return cached, moves, now, nil
+		return cached, stored, now, nil
 	}
 	var doc []byte
 	read, err := s.Stmt(txCtx, tx, moveDocQuery)
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, recordState{}, time.Time{}, err
 	}
 	if err := read.QueryRowContext(txCtx, paymentID).Scan(&doc); err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, recordState{}, time.Time{}, err
 	}
 	if cached != nil {
 		mustDecodeAlike(cached, doc, paymentID)
-		return cached, moves, now, nil
+		return cached, stored, now, nil
 	}
 	rec, err := DecodeRecord(doc, "id", paymentID)
-	return rec, nil, now, err
+	return rec, recordState{rev: rev, size: len(doc)}, now, err
 }
 
-// wroteRecord is what a move stored of its payment: the rev it wrote,
-// the length of the doc and where its view holds the payment's moves, and
-// a shallow copy of the record the move found (as decoding, or the
-// cache's copy, made it).
-type wroteRecord struct {
+// recordState is what the state holds of a record: its rev, the length
+// of its doc, and when known, its view and where that holds its moves.
+type recordState struct {
 	rev   int64
 	size  int
+	view  []byte
 	moves *movesEncoding
+}
+
+// wroteRecord is what a move left stored of its payment, and a shallow
+// copy of the record the move found (as decoding, or the cache's copy,
+// made it).
+type wroteRecord struct {
+	recordState
 	found *Record
 }
 
@@ -551,28 +602,28 @@ func newRev() int64 {
 
 // writeRecord stores a moved record, in tx, and sets its View; moves is
 // where the view it was loaded with held its moves, if known.
-func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record, moves *movesEncoding) (wroteRecord, error) {
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record, moves *movesEncoding) (recordState, error) {
 	view, session, moves, err := encodeRecordAfter(rec, moves)
 	if err != nil {
-		return wroteRecord{}, err
+		return recordState{}, err
 	}
 	size := docLen(view, session)
 	if err := checkRecordBounds(rec, size); err != nil {
-		return wroteRecord{}, err
+		return recordState{}, err
 	}
 	save, err := s.Stmt(ctx, tx, moveSaveQuery)
 	if err != nil {
-		return wroteRecord{}, err
+		return recordState{}, err
 	}
 	rev := newRev()
 	refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
 	_, err = save.ExecContext(ctx, rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
 		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), view, session, rev, paymentID)
 	if err != nil {
-		return wroteRecord{}, err
+		return recordState{}, err
 	}
 	rec.View = view
-	return wroteRecord{rev: rev, size: size, moves: moves}, nil
+	return recordState{rev: rev, size: size, view: view, moves: moves}, nil
 }
 
 func NewLockOwner() string {
