@@ -67,32 +67,19 @@ func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding) ([]byte, *movesEn
 	if prev != nil && !prev.holds(p) {
 		prev = nil
 	}
-	var keptCaptures, keptRefunds int
+	var keptCaptures, keptRefunds []byte // nil: none kept
+	var nCaptures, nRefunds int
 	if prev != nil {
-		keptCaptures, keptRefunds = len(prev.captures), len(prev.refunds)
+		keptCaptures, keptRefunds, nCaptures, nRefunds = prev.captures, prev.refunds, prev.nCaptures, prev.nRefunds
 	}
-	out := make([]byte, 0, len(around)+keptCaptures+keptRefunds+160*(len(p.Captures)+len(p.Refunds)))
+	out := make([]byte, 0, len(around)+len(keptCaptures)+len(keptRefunds)+160*(len(p.Captures)+len(p.Refunds)))
 	out = append(out, around[:at]...)
-	out = append(out, `,"captures":`...)
-	capturesAt := len(out)
-	if prev != nil {
-		out = append(out, prev.captures...)
-		out, err = appendMovesFrom(out, p.Captures, prev.nCaptures, appendCapture)
-	} else {
-		out, err = appendMovesFrom(append(out, '['), p.Captures, 0, appendCapture)
-	}
+	out, capturesAt, err := appendMovesAfter(append(out, `,"captures":`...), keptCaptures, p.Captures, nCaptures, appendCapture)
 	if err != nil {
 		return nil, nil, err
 	}
 	capturesEnd := len(out)
-	out = append(out, `],"refunds":`...)
-	refundsAt := len(out)
-	if prev != nil {
-		out = append(out, prev.refunds...)
-		out, err = appendMovesFrom(out, p.Refunds, prev.nRefunds, appendRefund)
-	} else {
-		out, err = appendMovesFrom(append(out, '['), p.Refunds, 0, appendRefund)
-	}
+	out, refundsAt, err := appendMovesAfter(append(out, `],"refunds":`...), keptRefunds, p.Refunds, nRefunds, appendRefund)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,6 +108,21 @@ func (e *movesEncoding) holds(p *wire.Payment) bool {
 	return len(p.Captures) >= e.nCaptures && len(p.Refunds) >= e.nRefunds &&
 		(e.nCaptures == 0 || p.Captures[e.nCaptures-1].ID == e.lastCaptureID) &&
 		(e.nRefunds == 0 || p.Refunds[e.nRefunds-1].ID == e.lastRefundID)
+}
+
+// appendMovesAfter appends a JSON array of moves without its closing
+// bracket, and answers where it starts: kept (nil for none) is the array
+// as an earlier encoding wrote it, holding the first n of moves, which are
+// copied rather than encoded again.
+func appendMovesAfter[M any](out, kept []byte, moves []M, n int, one func([]byte, *M) ([]byte, error)) ([]byte, int, error) {
+	at := len(out)
+	if kept == nil {
+		out, n = append(out, '['), 0
+	} else {
+		out = append(out, kept...)
+	}
+	out, err := appendMovesFrom(out, moves, n, one)
+	return out, at, err
 }
 
 // appendMovesFrom appends the moves from the index from on to an array

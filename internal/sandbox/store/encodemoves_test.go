@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -145,3 +146,58 @@ func BenchmarkMarshalPayment(b *testing.B) {
 }
 
 func itoaBench(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// Encoded after the encoding of the payment before a move, a view is still
+// json.Marshal's, move after move: moves appended one or a few at a time
+// (of every shape), the head changing beside them, and a list replaced
+// rather than appended to, which the last id tells.
+func TestMarshalPaymentAfterIsMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	reused := 0
+	for i := range 500 {
+		p := randomPayment(r)
+		if p.Captures == nil {
+			p.Captures = []wire.Capture{}
+		}
+		if p.Refunds == nil {
+			p.Refunds = []wire.Refund{}
+		}
+		var prev *movesEncoding
+		for step := range 12 {
+			switch r.IntN(5) {
+			case 0:
+				p.Captures = append(p.Captures, wire.Capture{ID: fmt.Sprint("c", i, "-", step), Amount: randomDecimal(r), ReferenceID: pick(r),
+					CreatedAt: randomTime(r), TaxAmount: optionalDecimal(r), Items: randomItems(r)})
+			case 1:
+				p.Refunds = append(p.Refunds, wire.Refund{ID: fmt.Sprint("r", i, "-", step), Amount: randomDecimal(r), ReferenceID: pick(r),
+					CreatedAt: randomTime(r), Reason: pick(r)})
+			case 2:
+				p.Status, p.Description = pick(r), pick(r)
+			case 3:
+				if len(p.Captures) > 0 { // replaced: its last is another
+					p.Captures = append([]wire.Capture(nil), p.Captures[:len(p.Captures)-1]...)
+					p.Captures = append(p.Captures, wire.Capture{ID: fmt.Sprint("x", i, "-", step), Amount: randomDecimal(r)})
+				}
+			}
+			want, wantErr := json.Marshal(p)
+			got, enc, err := marshalPaymentAfter(p, prev)
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("payment %d, step %d: error %v, json.Marshal's %v", i, step, err, wantErr)
+			}
+			if err != nil {
+				prev = nil
+				continue
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("payment %d, step %d:\n got %s\nwant %s", i, step, got, want)
+			}
+			if prev != nil && prev.holds(p) {
+				reused++
+			}
+			prev = enc
+		}
+	}
+	if reused < 500 {
+		t.Fatalf("an earlier encoding was used %d times: the cases are not what this test means", reused)
+	}
+}

@@ -202,14 +202,9 @@ func sharingCopy(v, was reflect.Value) (reflect.Value, bool) {
 				continue
 			}
 		}
-		c, ok := decodedCopy(fv)
-		if !ok {
+		if !setDecodedCopy(out, f, fv) {
 			return out, false
 		}
-		if f.omitEmpty && emptyCollection(c) {
-			continue // omitted, so decoded nil
-		}
-		out.Field(f.index).Set(c)
 	}
 	return out, true
 }
@@ -366,16 +361,25 @@ func structCopy(v reflect.Value) (reflect.Value, bool) {
 		return out, false // JSON would encode an embedded unexported struct's fields
 	}
 	for _, f := range plan.fields {
-		fv, ok := decodedCopy(v.Field(f.index))
-		if !ok {
+		if !setDecodedCopy(out, f, v.Field(f.index)) {
 			return out, false
 		}
-		if f.omitEmpty && emptyCollection(fv) {
-			continue // omitted, so decoded nil
-		}
-		out.Field(f.index).Set(fv)
 	}
 	return out, true
+}
+
+// setDecodedCopy sets field f of out to decodedCopy(fv), or leaves it
+// zero when JSON omits it empty (decoding leaves it nil); false when
+// the copy cannot tell.
+func setDecodedCopy(out reflect.Value, f planField, fv reflect.Value) bool {
+	c, ok := decodedCopy(fv)
+	if !ok {
+		return false
+	}
+	if !f.omitEmpty || !emptyCollection(c) {
+		out.Field(f.index).Set(c)
+	}
+	return true
 }
 
 // structPlan is what structCopy needs of a struct type, read from its
