@@ -42,8 +42,9 @@ import (
 // decode of the stored doc (reccache_verify_race.go).
 
 // maxCachedRecords and maxCachedBytes (of the records' docs; a decoded
-// record takes a few times its doc) bound the cache; a full cache forgets
-// entries at random. A record whose doc is over maxCachedDoc is not kept.
+// record takes a few times its doc, and the view an entry keeps about as
+// much as the doc again) bound the cache; a full cache forgets entries at
+// random. A record whose doc is over maxCachedDoc is not kept.
 const (
 	maxCachedRecords = 4096
 	maxCachedBytes   = 32 << 20
