@@ -137,6 +137,7 @@ func serveRun(cmd *cobra.Command, f *cmdutil.Factory, opts *ServeOptions) (err e
 	// as on Ctrl-C, the state closed and the ready file removed.
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
 	defer stop()
+	defer sandbox.ServingGC(f.Getenv)()
 	err = sandbox.Serve(ctx, so, bannerOut(f.IO))
 	switch {
 	case !errors.Is(err, syscall.EADDRINUSE):

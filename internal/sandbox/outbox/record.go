@@ -38,21 +38,32 @@ func init() {
 // refusedURL is the error of an attempt the URL rules refused.
 func refusedURL(err error) string { return "the URL no longer passes the rules: " + err.Error() }
 
+// hooksOf names the webhooks of one kind of one merchant in one mode, for
+// store.Memo.
+type hooksOf struct {
+	kind, merchant string
+	isTest         bool
+}
+
 // recordInTx fans an event out to the matching webhooks, in tx: one
 // pending row per webhook, due now; a failed one with its attempt when
 // the rules refuse the URL (a state whose rules no longer admit loopback);
 // a parked one when judging the URL needs a lookup. It answers what to do
 // after the commit.
 func (d *Deliverer) recordInTx(ctx context.Context, tx *sql.Tx, ev *hookEvent) (func(), error) {
-	list, err := d.s.Stmt(ctx, tx, listHooksQuery)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := list.QueryContext(ctx, ev.kind, ev.merchantCode, ev.isTest)
-	if err != nil {
-		return nil, err
-	}
-	hooks, err := scanHooks(rows)
+	// The webhooks are read once for all the moves of a group: no move
+	// registers one, so the list holds for the whole transaction.
+	hooks, err := store.Memo(ctx, tx, hooksOf{ev.kind, ev.merchantCode, ev.isTest}, func() ([]*HookRow, error) {
+		list, err := d.s.Stmt(ctx, tx, listHooksQuery)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := list.QueryContext(ctx, ev.kind, ev.merchantCode, ev.isTest)
+		if err != nil {
+			return nil, err
+		}
+		return scanHooks(rows)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -179,15 +179,25 @@ func (s *State) CurrentTime(ctx context.Context) (time.Time, error) {
 // ClockOffset is the stored clock offset, read through the prepared
 // statement of the read pool (every request reads it for its Date).
 func (s *State) ClockOffset(ctx context.Context) (time.Duration, error) {
+	r := s.reads
+	mark, watched := r.watch.mark()
+	if watched {
+		if v, ok := r.cache.clockOffset(mark); ok {
+			return ClockOffsetFrom(v)
+		}
+	}
 	var v [1]any
-	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) error {
+	err := r.do(ctx, func(ctx context.Context, rd *reader) error {
 		return rd.row(ctx, clockStmt, v[:])
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		err = nil // no offset stored: v[0] is nil, an offset of 0
 	}
 	if err != nil {
 		return 0, err
+	}
+	if watched {
+		r.cache.putClockOffset(mark, v[0])
 	}
 	return ClockOffsetFrom(v[0])
 }

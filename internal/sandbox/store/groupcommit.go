@@ -240,20 +240,21 @@ func (w *groupWriter) tryGroup(group []*writeJob) (int, error) {
 		return -1, err
 	}
 	defer tx.Rollback()
+	scope := newTxScope(tx)
 	for i, j := range group {
 		if ctx.Err() != nil { // out of time: nothing of the group commits
 			return -1, ctx.Err()
 		}
-		if err := w.mark(ctx, tx, markJob); err != nil {
+		if err := w.mark(ctx, scope, markJob); err != nil {
 			return i, err
 		}
-		j.err = j.run(j.ctx, tx)
+		j.err = j.run(context.WithValue(j.ctx, txScopeKey{}, scope), tx)
 		if j.err != nil {
-			if err := w.mark(ctx, tx, undoJob); err != nil {
+			if err := w.mark(ctx, scope, undoJob); err != nil {
 				return i, errors.Join(j.err, err)
 			}
 		}
-		if err := w.mark(ctx, tx, releaseJob); err != nil {
+		if err := w.mark(ctx, scope, releaseJob); err != nil {
 			return i, errors.Join(j.err, err)
 		}
 	}
@@ -271,13 +272,13 @@ func (w *groupWriter) prepareMarks() {
 	}
 }
 
-// mark runs a savepoint statement in tx.
-func (w *groupWriter) mark(ctx context.Context, tx *sql.Tx, query string) error {
-	var err error
-	if st, ok := w.marks[query]; ok {
-		_, err = tx.StmtContext(ctx, st).ExecContext(ctx)
-	} else {
-		_, err = tx.ExecContext(ctx, query)
+// mark runs a savepoint statement in the scope's transaction.
+func (w *groupWriter) mark(ctx context.Context, scope *txScope, query string) error {
+	st, ok := w.marks[query]
+	if !ok {
+		_, err := scope.tx.ExecContext(ctx, query)
+		return err
 	}
+	_, err := scope.bind(ctx, query, st).ExecContext(ctx)
 	return err
 }

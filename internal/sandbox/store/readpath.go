@@ -34,6 +34,8 @@ func readPoolSize() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // reads are the state's prepared reads and the connections they run on.
 type reads struct {
+	watch  *walWatch     // a state file's marks (nil: none to watch; walmark.go)
+	cache  viewCache     // what the reads answered at the watch's mark
 	pool   *sql.DB       // a state file's read pool (nil in memory)
 	idle   chan *reader  // a state file's readers; nil: one to open
 	shared *reader       // in memory: the statements on the state's DB
@@ -165,6 +167,7 @@ func openReads(path string, db *sql.DB) (*reads, error) {
 	}
 	<-r.idle
 	r.idle <- rd
+	r.watch = watchWAL(ctx, path, pool)
 	return r, nil
 }
 
@@ -254,7 +257,7 @@ func (r *reads) close() error {
 			errs = append(errs, rd.close())
 		}
 	}
-	return errors.Join(append(errs, r.pool.Close())...)
+	return errors.Join(append(errs, r.pool.Close(), r.watch.close())...)
 }
 
 // Close closes the state: its readers, its read pool and its DB.

@@ -11,7 +11,11 @@ import (
 // capture's time). The state writes through one connection, so each is
 // prepared on it and every transaction runs it there.
 const (
-	moveLoadQuery = `SELECT rev, merchant_code, is_test, lock_owner, lock_until FROM payments WHERE id = ?`
+	// A move's payment and the sandbox's clock, in one statement: the
+	// writer runs every move, so each statement it saves is one less for
+	// all of them to wait on.
+	moveLoadQuery = `SELECT rev, merchant_code, is_test, lock_owner, lock_until,
+		(SELECT v FROM meta WHERE k = 'clock_offset') FROM payments WHERE id = ?`
 	moveDocQuery  = `SELECT doc FROM payments WHERE id = ?`
 	moveSaveQuery = `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
 		view = ?, session = ?, doc_whole = X'', rev = ? WHERE id = ?`
@@ -21,7 +25,7 @@ const (
 
 // preparedQueries are what prepareWrites prepares; other rooms add theirs
 // with PrepareOnOpen before a state opens.
-var preparedQueries = []string{moveLoadQuery, moveDocQuery, moveSaveQuery, insertRecordQuery, clockQuery}
+var preparedQueries = []string{moveLoadQuery, moveDocQuery, moveSaveQuery, insertRecordQuery}
 
 // PrepareOnOpen adds a write-path query to prepare whenever a state opens
 // (call it from an init function).
@@ -43,11 +47,15 @@ func (s *State) prepareWrites(ctx context.Context) error {
 // preparedQueries.
 var errNotPrepared = errors.New("sandbox state: statement not prepared on open")
 
-// Stmt answers a prepared write-path query bound to tx.
+// Stmt answers a prepared write-path query bound to tx: in a job of the
+// writer, bound once for its whole transaction.
 func (s *State) Stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
 	st, ok := s.prepared[query]
 	if !ok {
 		return nil, errNotPrepared
+	}
+	if sc := scopeOf(ctx, tx); sc != nil {
+		return sc.bind(ctx, query, st), nil
 	}
 	return tx.StmtContext(ctx, st), nil
 }

@@ -290,28 +290,16 @@ func (s *State) loadRecordBy(ctx context.Context, column, value string, vis *Vis
 // reads the clock offset in the same query, prepared, on the read pool:
 // this is the hot path. It answers the sandbox's time of that read too.
 func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]byte, time.Time, error) {
-	var row [4]any // status, created_at, view, the clock offset
-	err := s.reads.do(ctx, func(ctx context.Context, rd *reader) error {
-		return rd.row(ctx, viewStmt, row[:], id, vis.MerchantCode, vis.IsTest)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, time.Time{}, edge.ErrNoSuchPayment
-	}
+	got, err := s.viewRow(ctx, viewKey{id: id, merchant: vis.MerchantCode, isTest: vis.IsTest})
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	status, okStatus := row[0].(string)
-	createdAt, okCreated := row[1].(int64)
-	view, okView := row[2].([]byte)
-	if !okStatus || !okCreated || !okView {
-		return nil, time.Time{}, CorruptRow("payments", "id", id, fmt.Errorf("status %T, created_at %T, view %T", row[0], row[1], row[2]))
-	}
-	offset, err := ClockOffsetFrom(row[3])
+	offset, err := ClockOffsetFrom(got.offset)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	now := s.Clock.Now().Add(offset).UTC()
-	b, err := SettledView(status, createdAt, view, now)
+	b, err := SettledView(got.status, got.createdAt, got.view, now)
 	if err != nil {
 		return nil, time.Time{}, CorruptRow("payments", "id", id, err)
 	}
@@ -319,6 +307,39 @@ func (s *State) PaymentView(ctx context.Context, id string, vis *Visibility) ([]
 		now = at // what CurrentTime answers in a fixture's step
 	}
 	return b, now, nil
+}
+
+// viewRow reads the row of viewQuery for k, or answers the one read at the
+// state file's present mark.
+func (s *State) viewRow(ctx context.Context, k viewKey) (viewRow, error) {
+	r := s.reads
+	mark, watched := r.watch.mark()
+	if watched {
+		if got, ok := r.cache.row(mark, k); ok {
+			return got, nil
+		}
+	}
+	var row [4]any // status, created_at, view, the clock offset
+	err := r.do(ctx, func(ctx context.Context, rd *reader) error {
+		return rd.row(ctx, viewStmt, row[:], k.id, k.merchant, k.isTest)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return viewRow{}, edge.ErrNoSuchPayment
+	}
+	if err != nil {
+		return viewRow{}, err
+	}
+	status, okStatus := row[0].(string)
+	createdAt, okCreated := row[1].(int64)
+	view, okView := row[2].([]byte)
+	if !okStatus || !okCreated || !okView {
+		return viewRow{}, CorruptRow("payments", "id", k.id, fmt.Errorf("status %T, created_at %T, view %T", row[0], row[1], row[2]))
+	}
+	got := viewRow{status: status, createdAt: createdAt, view: view, offset: row[3]}
+	if watched {
+		r.cache.putRow(mark, k, got)
+	}
+	return got, nil
 }
 
 // SettledView applies record.settle to a stored view.
@@ -532,7 +553,8 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	if err != nil {
 		return nil, recordState{}, time.Time{}, err
 	}
-	err = load.QueryRowContext(txCtx, paymentID).Scan(&rev, &merchant, &isTest, &lockOwner, &lockUntil)
+	var storedOffset any
+	err = load.QueryRowContext(txCtx, paymentID).Scan(&rev, &merchant, &isTest, &lockOwner, &lockUntil, &storedOffset)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && vis != nil && (merchant != vis.MerchantCode || isTest != vis.IsTest) {
 		return nil, recordState{}, time.Time{}, edge.ErrNoSuchPayment
 	}
@@ -544,11 +566,7 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	}
 	now, ok := pinnedNow(ctx)
 	if !ok {
-		clock, err := s.Stmt(txCtx, tx, clockQuery)
-		if err != nil {
-			return nil, recordState{}, time.Time{}, err
-		}
-		offset, err := offsetFromRow(clock.QueryRowContext(txCtx))
+		offset, err := ClockOffsetFrom(storedOffset)
 		if err != nil {
 			return nil, recordState{}, time.Time{}, err
 		}
