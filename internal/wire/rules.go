@@ -1,20 +1,21 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/bnpl-cli/bnpl/internal/jsontree"
 	"github.com/bnpl-cli/bnpl/internal/money"
 )
 
@@ -148,18 +149,7 @@ func CheckMoveItems(body []byte, currency string) (findings []Finding, decoded b
 func DecodeTree(body []byte) (any, bool) { return decodeTree(body) }
 
 // decodeTree reads exactly one JSON value, numbers kept as written.
-func decodeTree(body []byte) (any, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var root any
-	if err := dec.Decode(&root); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, false
-	}
-	return root, true
-}
+func decodeTree(body []byte) (any, bool) { return jsontree.DecodeOne(body) }
 
 // need says what a string field must hold.
 type need int
@@ -184,6 +174,9 @@ const (
 type checkoutRules struct {
 	findings []Finding
 	known    []string
+	// lower remembers, by object, whether all its names are lowerName
+	// (lowerCase).
+	lower map[unsafe.Pointer]bool
 	// currency of the payment, for the places of every amount;
 	// currencyOK is false when it is missing or unknown, and places are
 	// then not checked (the currency's own problem says enough).
@@ -438,9 +431,11 @@ func (r *checkoutRules) field(m map[string]any, key, at string, required bool) (
 	// Go's decoder, the service's and the sandbox's, matches field names
 	// regardless of case, so "Quantity" would silently stand in for (or
 	// override) "quantity" with a value these rules never saw.
-	for k := range m {
-		if k != key && strings.EqualFold(k, key) {
-			r.add(at+"."+k, "field names are case-sensitive: write %q", key)
+	if !r.lowerCase(m) || !lowerName(key) {
+		for k := range m {
+			if k != key && strings.EqualFold(k, key) {
+				r.add(at+"."+k, "field names are case-sensitive: write %q", key)
+			}
 		}
 	}
 	v, present := m[key]
@@ -451,6 +446,41 @@ func (r *checkoutRules) field(m map[string]any, key, at string, required bool) (
 		return nil, false
 	}
 	return v, true
+}
+
+// lowerCase tells whether every name in m is lowerName: no name of such
+// an object can match another name but its own regardless of case (two
+// names of lower-case ASCII letters, digits and underscores match only
+// when they are equal; the letters that fold to ASCII ones, K and ſ, are
+// not ASCII). An object is judged once, not once a field.
+func (r *checkoutRules) lowerCase(m map[string]any) bool {
+	p := reflect.ValueOf(m).UnsafePointer()
+	if lower, ok := r.lower[p]; ok {
+		return lower
+	}
+	lower := true
+	for k := range m {
+		if !lowerName(k) {
+			lower = false
+			break
+		}
+	}
+	if r.lower == nil {
+		r.lower = make(map[unsafe.Pointer]bool)
+	}
+	r.lower[p] = lower
+	return lower
+}
+
+// lowerName tells whether name is lower-case ASCII letters, digits and
+// underscores only.
+func lowerName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // str reads a string as n says; ok is false when it is absent, null, not a

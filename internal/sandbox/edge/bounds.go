@@ -1,14 +1,14 @@
 package edge
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/bnpl-cli/bnpl/internal/jsontree"
 )
 
 // Bounds on what one request may make the sandbox store. The service
@@ -66,18 +66,16 @@ func ReadBodyTree(r *http.Request) (b []byte, tree any, decoded bool, err error)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if dec.Decode(&tree) != nil {
+	tree, end, err := jsontree.Decode(b)
+	if err != nil {
 		return b, nil, false, nil
 	}
 	if !shortBody(b) {
-		if err := walkBounds("$", "", tree); err != nil {
+		if err := walkBounds(nil, "", tree); err != nil {
 			return nil, nil, false, err
 		}
 	}
-	_, err = dec.Token()
-	return b, tree, errors.Is(err, io.EOF), nil
+	return b, tree, jsontree.OnlySpace(b[end:]), nil
 }
 
 // ReadSizedBody reads a request body of at most maxBodyBytes, for the
@@ -118,13 +116,11 @@ func checkBodyBounds(b []byte) error {
 	if shortBody(b) {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	v, _, err := jsontree.Decode(b)
+	if err != nil {
 		return nil
 	}
-	return walkBounds("$", "", v)
+	return walkBounds(nil, "", v)
 }
 
 // shortBody tells whether b is too short to break a bound: an array of n
@@ -132,28 +128,55 @@ func checkBodyBounds(b []byte) error {
 // its bound.
 func shortBody(b []byte) bool { return len(b) <= 2*MaxArrayLen && len(b) <= MaxReferenceIDLen }
 
-func walkBounds(path, key string, v any) error {
+// boundsPath is where walkBounds is in a body, made into a JSON path only
+// for the refusal that names it: one string per element walked was most
+// of what a walk cost.
+type boundsPath struct {
+	parent *boundsPath
+	key    string // a member's name, or "" for an element
+	index  int    // an element's index
+}
+
+func (p *boundsPath) String() string {
+	if p == nil {
+		return "$"
+	}
+	if p.key != "" || p.index < 0 {
+		return p.parent.String() + "." + p.key
+	}
+	return p.parent.String() + "[" + strconv.Itoa(p.index) + "]"
+}
+
+// walkBounds refuses the first array or string in v over its bound: at
+// is where v is, key the name of the member that holds it (or holds the
+// array that does).
+func walkBounds(at *boundsPath, key string, v any) error {
 	switch x := v.(type) {
 	case string:
+		if len(x) <= MaxReferenceIDLen {
+			return nil // not over either bound, in bytes or characters
+		}
 		n := utf8.RuneCountInString(x)
 		switch {
 		case key == "reference_id" && n > MaxReferenceIDLen:
-			return boundError(path, fmt.Sprintf("is longer than %d characters", MaxReferenceIDLen))
-		case n > MaxStringLen && path != "$.attachment.body":
-			return boundError(path, fmt.Sprintf("is longer than %d characters", MaxStringLen))
+			return boundError(at.String(), fmt.Sprintf("is longer than %d characters", MaxReferenceIDLen))
+		case n > MaxStringLen:
+			if path := at.String(); path != "$.attachment.body" {
+				return boundError(path, fmt.Sprintf("is longer than %d characters", MaxStringLen))
+			}
 		}
 	case []any:
 		if len(x) > MaxArrayLen {
-			return boundError(path, fmt.Sprintf("has more than %d elements", MaxArrayLen))
+			return boundError(at.String(), fmt.Sprintf("has more than %d elements", MaxArrayLen))
 		}
 		for i, e := range x {
-			if err := walkBounds(path+"["+strconv.Itoa(i)+"]", key, e); err != nil {
+			if err := walkBounds(&boundsPath{parent: at, index: i}, key, e); err != nil {
 				return err
 			}
 		}
 	case map[string]any:
 		for k, e := range x {
-			if err := walkBounds(path+"."+k, k, e); err != nil {
+			if err := walkBounds(&boundsPath{parent: at, key: k, index: -1}, k, e); err != nil {
 				return err
 			}
 		}

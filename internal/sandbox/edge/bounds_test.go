@@ -56,3 +56,28 @@ func TestReadBodyTreeAgreesWithReadBody(t *testing.T) {
 		})
 	}
 }
+
+// A refusal names where the bound broke, however deep: members by name,
+// elements by index; a checkout attachment's body alone may be longer.
+func TestABoundNamesWhereItBroke(t *testing.T) {
+	long := strings.Repeat("é", MaxStringLen+1)
+	ref := strings.Repeat("r", MaxReferenceIDLen+1)
+	for _, c := range []struct{ body, path string }{
+		{`{"payment": {"order": {"items": [{"reference_id": "a"}, {"name": "b", "reference_id": "` + ref + `"}]}}}`, "$.payment.order.items[1].reference_id"},
+		{`[[1], [2, ["` + long + `"]]]`, "$[1][1][0]"},
+		{`{"": {"x": "` + long + `"}}`, "$..x"},
+		{`{"attachment": {"body": "` + long + `"}}`, ""},
+		{`{"attachment": {"note": "` + long + `"}}`, "$.attachment.note"},
+	} {
+		_, _, _, err := ReadBodyTree(httptest.NewRequest("POST", "/", strings.NewReader(c.body)))
+		var got string
+		if r, ok := err.(*Refusal); ok && len(r.fields) == 1 {
+			got = r.fields[0].Field
+		} else if err != nil {
+			t.Fatalf("%.40s: %v", c.body, err)
+		}
+		if got != c.path {
+			t.Errorf("%.40s: refused at %q, want %q", c.body, got, c.path)
+		}
+	}
+}
