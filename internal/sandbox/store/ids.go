@@ -15,14 +15,15 @@ import (
 // deliveries. Seeded (Options.Seed, `sandbox serve --seed N`), the ids come
 // from a PRNG of their own, so two runs with the same seed and the same
 // requests on a fresh state give the same ids; unseeded they are random
-// version-4 UUIDs.
+// version-4 UUIDs in form whose first 48 bits are the time they were made
+// (timeOrdered).
 type IDSource struct {
 	mu  sync.Mutex
 	rng *rand.Rand // nil: crypto-random
 }
 
 // NewIDSource answers the ids of a state seeded by seed; 0 gives random
-// version-4 UUIDs.
+// version-4 UUIDs that begin with the time they were made.
 func NewIDSource(seed int64) *IDSource {
 	if seed == 0 {
 		return &IDSource{}
@@ -39,7 +40,7 @@ func NewRandomIDSource() *IDSource {
 // Next is the source's next id.
 func (g *IDSource) Next() string {
 	if g == nil || g.rng == nil {
-		return uuid.NewString()
+		return timeOrdered(time.Now())
 	}
 	var b uuid.UUID
 	g.mu.Lock()
@@ -48,6 +49,21 @@ func (g *IDSource) Next() string {
 	g.mu.Unlock()
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	return b.String()
+}
+
+// timeOrdered answers a random version-4 UUID whose first 48 bits are
+// the milliseconds of at since 1970 (the other 74 random, crypto/rand's),
+// as a UUIDv7 lays out its time, in the form the service's ids have. An
+// id made later sorts after one made before (within a millisecond, at
+// random): the state's indexes of payment and session ids then grow at
+// their end, where the inserts of one commit share pages, rather than at
+// a random page each, which a state of many payments writes and copies
+// back whole for every checkout (docs/benchmarks.md).
+func timeOrdered(at time.Time) string {
+	b := uuid.New() // version 4, RFC 4122 variant, 122 random bits
+	ms := uint64(at.UnixMilli())
+	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
 	return b.String()
 }
 
