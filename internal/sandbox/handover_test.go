@@ -41,7 +41,9 @@ func TestHelperServeProcess(t *testing.T) {
 func startServer(t *testing.T, path string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), serveHelperEnv+"="+path+"|"+freeAddr(t)+"|"+freeAddr(t))
+	// Ports of its own choosing: a port found free here could be taken
+	// before the server binds it.
+	cmd.Env = append(os.Environ(), serveHelperEnv+"="+path+"|127.0.0.1:0|127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,9 @@ package reqlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -192,5 +194,75 @@ func TestTrimKeepsTheTextsOfTheEntriesKept(t *testing.T) {
 	// repeated one is stored once per chunk.
 	if texts > entries*2/3+64 || texts < entries*2/3 {
 		t.Errorf("%d texts for %d entries kept (%d distinct)", texts, entries, distinct)
+	}
+}
+
+// A large body that packs is stored packed, one that does not (or a
+// small one) as it is, and each reads back as it was answered; a packed
+// text that does not unpack fails the read rather than show its bytes.
+func TestLargeBodiesAreStoredPacked(t *testing.T) {
+	st, l := startLog(t)
+	var captures []string
+	for i := range 40 {
+		captures = append(captures, fmt.Sprintf(`{"id":"c-%03d","amount":"1.00","reference_id":"r-%03d","created_at":"2026-11-29T08:00:%02dZ"}`, i, i, i%60))
+	}
+	payment := `{"id":"p-1","status":"AUTHORIZED","captures":[` + strings.Join(captures, ",") + `]}`
+	noise := make([]byte, 3*packFrom)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range noise { // base64's letters at random: nothing repeats
+		noise[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[rng.IntN(64)]
+	}
+	answers := map[string]string{
+		"/api/v2/payments/large": payment,
+		"/api/v2/payments/noise": `"` + string(noise) + `"`,
+		"/api/v2/payments/small": `{"id":"p-2"}`,
+	}
+	for path, body := range answers {
+		h := Middleware(l, "ae", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
+	}
+	l.Flush(context.Background())
+	got, err := l.RequestLog(context.Background(), LogFilter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range got {
+		if e.ResponseBody != answers[e.Path] {
+			t.Errorf("%s: read back %.60q, want %.60q", e.Path, e.ResponseBody, answers[e.Path])
+		}
+	}
+	type text struct {
+		size   int
+		packed bool
+	}
+	stored := map[string]text{} // by its first byte as stored, "" when packed
+	rows, err := st.DB.Query(`SELECT length(body), packed, CASE packed WHEN 0 THEN substr(CAST(body AS TEXT), 1, 1) ELSE '' END FROM request_log_texts`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var tx text
+		var first string
+		if err := rows.Scan(&tx.size, &tx.packed, &first); err != nil {
+			t.Fatal(err)
+		}
+		stored[first] = tx
+	}
+	rows.Close()
+	if tx := stored[""]; !tx.packed || tx.size >= len(payment)/2 {
+		t.Errorf("the payment of 40 captures is stored in %d bytes (packed %v), from %d", tx.size, tx.packed, len(payment))
+	}
+	if tx := stored[`"`]; tx.packed || tx.size != len(noise)+2 {
+		t.Errorf("a body that does not pack is stored in %d bytes (packed %v)", tx.size, tx.packed)
+	}
+	if tx, ok := stored[`{`]; !ok || tx.packed {
+		t.Errorf("the small body is stored as %+v (found %v)", tx, ok)
+	}
+
+	if _, err := st.DB.Exec(`UPDATE request_log_texts SET body = X'0badf00d' WHERE packed = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.RequestLog(context.Background(), LogFilter{Limit: 10}); !errors.Is(err, errDamagedText) {
+		t.Fatalf("a damaged packed text read as %v", err)
 	}
 }

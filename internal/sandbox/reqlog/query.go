@@ -151,9 +151,9 @@ func (l *Log) withBodies(ctx context.Context, out []storedEntry) ([]LogEntry, er
 		switch {
 		case text > 0:
 			id := e.textsFrom + int64(text) - 1
-			key, query, arg = "t"+strconv.FormatInt(id, 10), `SELECT body FROM request_log_texts WHERE id = ?`, id
+			key, query, arg = "t"+strconv.FormatInt(id, 10), `SELECT body, packed FROM request_log_texts WHERE id = ?`, id
 		case h != "":
-			key, query, arg = "h"+h, `SELECT body FROM request_log_bodies WHERE hash = ?`, h
+			key, query, arg = "h"+h, `SELECT body, 0 FROM request_log_bodies WHERE hash = ?`, h
 		default:
 			return "", nil
 		}
@@ -161,9 +161,13 @@ func (l *Log) withBodies(ctx context.Context, out []storedEntry) ([]LogEntry, er
 			return b, nil
 		}
 		var b []byte
-		err := l.s.DB.QueryRowContext(ctx, query, arg).Scan(&b)
+		var packed bool
+		err := l.s.DB.QueryRowContext(ctx, query, arg).Scan(&b, &packed)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = nil // trimmed meanwhile by another process
+		}
+		if err == nil {
+			b, err = unpackText(b, packed)
 		}
 		seen[key] = string(b)
 		return string(b), err

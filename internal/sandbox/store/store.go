@@ -57,6 +57,8 @@ var migrations = []string{
 	migrationPaymentParts,
 	// The request log's bodies in the order they come (reqlog).
 	migrationRequestLogTexts,
+	// Its large bodies kept compressed (reqlog).
+	migrationRequestLogPacked,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
@@ -115,9 +117,11 @@ func openStore(path, pragmas string) (*sql.DB, error) {
 }
 
 // layoutBreaks is the schema version at which a file stops being one an
-// older bnpl still running on it can use: the step to it changes a
-// table's columns (migrationPaymentParts), not only adds to them.
-const layoutBreaks = 7
+// older bnpl still running on it can use: the step to 7 changes a table's
+// columns (migrationPaymentParts), not only adds to them, and from 9 on
+// the request log's bodies may be compressed, which an older bnpl would
+// show as they are stored (migrationRequestLogPacked).
+const layoutBreaks = 9
 
 // upgradeGuards are checks run before a file older than layoutBreaks is
 // migrated to it (GuardUpgrade).

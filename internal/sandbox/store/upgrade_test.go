@@ -31,7 +31,11 @@ func olderStateFile(t *testing.T, version int) string {
 	doc := `{"payment":{"id":"p-old","amount":"10","currency":"AED","status":"AUTHORIZED","is_test":true,"captures":[],"refunds":[]},` +
 		`"session_id":"s-old","merchant_code":"ae-sandbox","region":"ae","lang":"en","token":null,"session_status":"approved","session_expires_at":"2026-01-01T00:00:00Z"}`
 	view := `{"id":"p-old","amount":"10","currency":"AED","status":"AUTHORIZED","is_test":true,"captures":[],"refunds":[]}`
-	if _, err := db.Exec(`INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, doc, view)
+	whole := "doc" // before the payment parts (7), the whole record's column
+	if version >= 7 {
+		whole = "doc_whole"
+	}
+	if _, err := db.Exec(`INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, `+whole+`, view)
 		VALUES ('p-old', 's-old', 'ae-sandbox', 1, 'AUTHORIZED', 1, ?, ?)`, doc, view); err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +50,13 @@ func olderStateFile(t *testing.T, version int) string {
 // on working) and the error says what to do; allowed, its rows read as
 // before, doc included.
 func TestUpgradeWaitsForTheGuards(t *testing.T) {
+	// Before the payment parts (6), and before the packed log texts.
+	for _, version := range []int{6, layoutBreaks - 1} {
+		t.Run(fmt.Sprint(version), func(t *testing.T) { upgradeWaitsForTheGuards(t, version) })
+	}
+}
+
+func upgradeWaitsForTheGuards(t *testing.T, version int) {
 	saved := upgradeGuards
 	t.Cleanup(func() { upgradeGuards = saved })
 	served := true
@@ -55,7 +66,7 @@ func TestUpgradeWaitsForTheGuards(t *testing.T) {
 		}
 		return nil
 	}}
-	path := olderStateFile(t, layoutBreaks-1)
+	path := olderStateFile(t, version)
 
 	_, err := OpenState(path, nil, 0, BuiltinMerchants(), 1)
 	var se *StateError
@@ -68,10 +79,10 @@ func TestUpgradeWaitsForTheGuards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var version int
 	var doc string
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != layoutBreaks-1 {
-		t.Fatalf("the refused file is at version %d (%v), want %d", version, err, layoutBreaks-1)
+	var at int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&at); err != nil || at != version {
+		t.Fatalf("the refused file is at version %d (%v), want %d", at, err, version)
 	}
 	if err := db.QueryRow(`SELECT doc FROM payments WHERE id = 'p-old'`).Scan(&doc); err != nil {
 		t.Fatalf("the older layout no longer reads: %v", err)
