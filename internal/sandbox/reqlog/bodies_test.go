@@ -2,7 +2,6 @@ package reqlog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -262,7 +261,39 @@ func TestLargeBodiesAreStoredPacked(t *testing.T) {
 	if _, err := st.DB.Exec(`UPDATE request_log_texts SET body = X'0badf00d' WHERE packed = 1`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.RequestLog(context.Background(), LogFilter{Limit: 10}); !errors.Is(err, errDamagedText) {
+	if _, err := l.RequestLog(context.Background(), LogFilter{Limit: 10}); err == nil || !strings.Contains(err.Error(), "request_log_texts row with id") ||
+		!strings.Contains(err.Error(), "does not unpack") {
 		t.Fatalf("a damaged packed text read as %v", err)
+	}
+}
+
+// A batch's chunk of entries is stored packed and reads back entry for
+// entry; one that does not unpack fails the read as a damaged row.
+func TestChunksAreStoredPacked(t *testing.T) {
+	st, l := startLog(t)
+	h := Middleware(l, "ae", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{}`)) }))
+	for i := range 50 {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", fmt.Sprintf("/api/v2/payments/p-%02d", i), nil))
+	}
+	l.Flush(context.Background())
+	var size int
+	var packed bool
+	if err := st.DB.QueryRow(`SELECT length(entries), packed FROM request_log`).Scan(&size, &packed); err != nil || !packed {
+		t.Fatalf("the chunk of 50 entries: %d bytes, packed %v (%v)", size, packed, err)
+	}
+	got, err := l.RequestLog(context.Background(), LogFilter{Limit: 100})
+	if err != nil || len(got) != 50 {
+		t.Fatalf("%d entries read back (%v), want 50", len(got), err)
+	}
+	for i, e := range got {
+		if want := fmt.Sprintf("/api/v2/payments/p-%02d", 49-i); e.Path != want || e.ResponseBody != `{}` {
+			t.Fatalf("entry %d: %s %q, want %s", i, e.Path, e.ResponseBody, want)
+		}
+	}
+	if _, err := st.DB.Exec(`UPDATE request_log SET entries = X'ff0badf00d'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.RequestLog(context.Background(), LogFilter{Limit: 10}); err == nil || !strings.Contains(err.Error(), "request_log row with seq 1 cannot be read (it does not unpack)") {
+		t.Fatalf("a damaged chunk read as %v", err)
 	}
 }

@@ -57,8 +57,13 @@ func (l *Log) query(ctx context.Context, f LogFilter, count bool) ([]LogEntry, i
 	for rows.Next() {
 		var chunk, textsFrom int64
 		var doc []byte
-		if err := rows.Scan(&chunk, &doc, &textsFrom); err != nil {
+		var packed bool
+		if err := rows.Scan(&chunk, &doc, &textsFrom, &packed); err != nil {
 			return nil, 0, err
+		}
+		doc, err := unpack(doc, packed, maxChunkBytes)
+		if err != nil {
+			return nil, 0, store.CorruptRow("request_log", "seq", strconv.FormatInt(chunk, 10), err)
 		}
 		var entries []storedEntry
 		if err := json.Unmarshal(doc, &entries); err != nil {
@@ -99,11 +104,11 @@ func (sc *logScan) chunkQuery() (string, []any) {
 	}
 	switch {
 	case sc.forward:
-		return `SELECT seq, entries, texts_from FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`, append(args, sc.f.After/ChunkSpan)
+		return `SELECT seq, entries, texts_from, packed FROM request_log WHERE last_at >= ? AND seq >= ? ORDER BY seq ASC`, append(args, sc.f.After/ChunkSpan)
 	case sc.f.Before > 0 && !sc.countByScan:
-		return `SELECT seq, entries, texts_from FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`, append(args, sc.f.Before/ChunkSpan)
+		return `SELECT seq, entries, texts_from, packed FROM request_log WHERE last_at >= ? AND seq <= ? ORDER BY seq DESC`, append(args, sc.f.Before/ChunkSpan)
 	}
-	return `SELECT seq, entries, texts_from FROM request_log WHERE last_at >= ? ORDER BY seq DESC`, args
+	return `SELECT seq, entries, texts_from, packed FROM request_log WHERE last_at >= ? ORDER BY seq DESC`, args
 }
 
 // take reads one chunk's entries in the query's order, and answers true
@@ -167,7 +172,9 @@ func (l *Log) withBodies(ctx context.Context, out []storedEntry) ([]LogEntry, er
 			err = nil // trimmed meanwhile by another process
 		}
 		if err == nil {
-			b, err = unpackText(b, packed)
+			if b, err = unpack(b, packed, MaxLoggedBody); err != nil {
+				err = store.CorruptRow("request_log_texts", "id", strconv.FormatInt(arg.(int64), 10), err)
+			}
 		}
 		seen[key] = string(b)
 		return string(b), err

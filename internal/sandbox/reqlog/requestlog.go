@@ -294,7 +294,7 @@ func txEntries(batch []*PendingEntry) int {
 
 // The writer's statements, prepared when a state opens.
 const (
-	insertChunkQuery = `INSERT INTO request_log (n, first_at, last_at, entries, texts_from) VALUES (?, ?, ?, ?, ?)`
+	insertChunkQuery = `INSERT INTO request_log (n, first_at, last_at, entries, texts_from, packed) VALUES (?, ?, ?, ?, ?, ?)`
 	insertTextQuery  = `INSERT INTO request_log_texts (body, packed) VALUES (?, ?)`
 )
 
@@ -324,7 +324,7 @@ func (l *Log) write(batch []*PendingEntry) {
 		}
 	}()
 	entries, texts := l.prepareBatch(batch)
-	doc := appendChunk(make([]byte, 0, 256*len(entries)), entries)
+	doc := pack(&l.packer, appendChunk(make([]byte, 0, 256*len(entries)), entries))
 	first, last := span(entries)
 	trimNow := l.written+len(batch) >= LogTrimEvery
 	err := l.s.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -352,7 +352,7 @@ func (l *Log) write(batch []*PendingEntry) {
 				return errTextsApart
 			}
 		}
-		if _, err := insertChunk.ExecContext(ctx, len(entries), first.UnixNano(), last.UnixNano(), doc, textsFrom); err != nil {
+		if _, err := insertChunk.ExecContext(ctx, len(entries), first.UnixNano(), last.UnixNano(), doc.body, textsFrom, doc.packed); err != nil {
 			return err
 		}
 		if trimNow {
@@ -387,7 +387,7 @@ func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, []storedText) 
 		if k, ok := seen[string(raw)]; ok {
 			return k
 		}
-		texts = append(texts, packText(&l.packer, l.maskBody(raw)))
+		texts = append(texts, pack(&l.packer, l.maskBody(raw)))
 		seen[unsafe.String(&raw[0], len(raw))] = len(texts)
 		return len(texts)
 	}
@@ -404,7 +404,7 @@ func (l *Log) prepareBatch(batch []*PendingEntry) ([]storedEntry, []storedText) 
 	return entries, texts
 }
 
-// A storedText is a body as request_log_texts keeps it: packed or as it
+// A storedText is a body or a chunk as the log keeps it: packed or as it
 // is.
 type storedText struct {
 	body   []byte
@@ -417,44 +417,48 @@ type storedText struct {
 // little.
 const packFrom = 1 << 10
 
-// packText answers body as it is stored: packed when that saves an
-// eighth of it or more, as its length (a uvarint) and an LZ4 block. LZ4
-// packs at over a gigabyte a second on one core, in the log's goroutine
-// (a payment of 45 captures, 6 KB, in about 5 µs, to a quarter); the
-// writer, which every move waits for, then writes, trims and copies back
-// a fraction of the bytes. c is the goroutine's own compressor.
-func packText(c *lz4.Compressor, body []byte) storedText {
-	if len(body) < packFrom {
-		return storedText{body: body}
+// maxChunkBytes bounds what a stored chunk unpacks to: ChunkSpan entries
+// of a few kilobytes each at most (a path, an error, their masks).
+const maxChunkBytes = 64 << 20
+
+// pack answers b as it is stored: packed when it is packFrom or more and
+// that saves an eighth of it or more, as its length (a uvarint) and an
+// LZ4 block. LZ4 packs at over a gigabyte a second on one core, in the
+// log's goroutine (a payment of 45 captures, 6 KB, in about 5 µs, to a
+// quarter; a chunk of thousands of entries to a tenth); the writer,
+// which every move waits for, then writes, trims and copies back a
+// fraction of the bytes. c is the goroutine's own compressor.
+func pack(c *lz4.Compressor, b []byte) storedText {
+	if len(b) < packFrom {
+		return storedText{body: b}
 	}
-	packed := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen32+lz4.CompressBlockBound(len(body))), uint64(len(body)))
-	n, err := c.CompressBlock(body, packed[len(packed):cap(packed)])
-	if err != nil || n == 0 || len(packed)+n > len(body)-len(body)/8 {
-		return storedText{body: body} // n == 0: the block would not pack
+	packed := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64+lz4.CompressBlockBound(len(b))), uint64(len(b)))
+	n, err := c.CompressBlock(b, packed[len(packed):cap(packed)])
+	if err != nil || n == 0 || len(packed)+n > len(b)-len(b)/8 {
+		return storedText{body: b} // n == 0: the block would not pack
 	}
 	return storedText{body: packed[:len(packed)+n], packed: true}
 }
 
-// unpackText answers the body that text, as stored, holds; a packed text
-// that does not unpack to the length it names, of at most MaxLoggedBody
-// bytes, is damaged.
-func unpackText(text []byte, packed bool) ([]byte, error) {
+// unpack answers what text, as stored, holds; a packed text that does not
+// unpack to the length it names, of at most max bytes, is damaged.
+func unpack(text []byte, packed bool, max int) ([]byte, error) {
 	if !packed {
 		return text, nil
 	}
 	size, k := binary.Uvarint(text)
-	if k <= 0 || size > MaxLoggedBody {
+	if k <= 0 || size > uint64(max) {
 		return nil, errDamagedText
 	}
-	body := make([]byte, size)
-	if n, err := lz4.UncompressBlock(text[k:], body); err != nil || n != len(body) {
+	b := make([]byte, size)
+	if n, err := lz4.UncompressBlock(text[k:], b); err != nil || n != len(b) {
 		return nil, errDamagedText
 	}
-	return body, nil
+	return b, nil
 }
 
-// errDamagedText is a packed text that does not unpack.
-var errDamagedText = errors.New("request log: a stored body does not unpack; the state file was damaged")
+// errDamagedText is a packed text or chunk that does not unpack.
+var errDamagedText = errors.New("it does not unpack")
 
 // span answers the earliest and the latest time of the entries.
 func span(entries []storedEntry) (first, last time.Time) {

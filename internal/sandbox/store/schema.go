@@ -196,11 +196,12 @@ const migrationRequestLogTexts = `
 	CREATE TABLE request_log_texts (id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB NOT NULL);
 	ALTER TABLE request_log ADD COLUMN texts_from INTEGER NOT NULL DEFAULT 0;`
 
-// migrationRequestLogPacked marks the request log's texts that are kept
-// compressed (packed = 1: the body's length and an LZ4 block). A move's
+// migrationRequestLogPacked marks the request log's texts and chunks that
+// are kept compressed (packed = 1: the length and an LZ4 block). A move's
 // answer is the whole payment, every capture and refund in it, so a busy
 // payment's answers were the largest part of what the log wrote, trimmed
-// and copied back from the WAL, and they pack to a fraction (reqlog's
-// packText).
+// and copied back from the WAL, and a chunk's entries repeat their names
+// and most of their values: both pack to a fraction (reqlog's pack).
 const migrationRequestLogPacked = `
-	ALTER TABLE request_log_texts ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;`
+	ALTER TABLE request_log_texts ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE request_log ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;`
