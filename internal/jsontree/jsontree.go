@@ -132,21 +132,30 @@ func (d *decoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v // the last of two members of one name, as encoding/json keeps
-		d.space()
-		if d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.after('}'); !more {
+			return m, ok
 		}
 	}
+}
+
+// after reads what follows a member or an element: a comma (more is
+// true, and the next one starts at d.i) or the closing byte (more is
+// false, ok true); anything else is not JSON.
+func (d *decoder) after(closing byte) (more, ok bool) {
+	d.space()
+	if d.i >= len(d.b) {
+		return false, false
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		d.space()
+		return true, true
+	case closing:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (d *decoder) array(depth int) (any, bool) {
@@ -166,19 +175,8 @@ func (d *decoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		d.space()
-		if d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := d.after(']'); !more {
+			return a, ok
 		}
 	}
 }

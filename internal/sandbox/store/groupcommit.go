@@ -79,6 +79,11 @@ type groupWriter struct {
 	// savepoint, prepared by loop once; a job costs SQLite three parses
 	// less. Only loop uses them.
 	marks map[string]*sql.Stmt
+	// watch reads the state file's mark as each transaction begins, with
+	// the write lock held, and once it has committed; carry hears of the
+	// two (viewCache.carryClock). nil: a state with no mark to read.
+	watch *walWatch
+	carry func(before, after walMark)
 }
 
 // The savepoint statements of a job (marks).
@@ -96,9 +101,12 @@ func newGroupWriter(db *sql.DB) *groupWriter {
 		}}
 }
 
-func startGroupWriter(db *sql.DB, ckpt *checkpointer) *groupWriter {
+func startGroupWriter(db *sql.DB, ckpt *checkpointer, watch *walWatch, carry func(before, after walMark)) *groupWriter {
 	w := newGroupWriter(db)
 	w.ckpt = ckpt
+	if watch != nil {
+		w.watch, w.carry = watch, carry
+	}
 	go w.loop()
 	return w
 }
@@ -240,6 +248,7 @@ func (w *groupWriter) tryGroup(group []*writeJob) (int, error) {
 		return -1, err
 	}
 	defer tx.Rollback()
+	before, watched := w.watch.mark() // no watch: not watched
 	scope := newTxScope(tx)
 	for i, j := range group {
 		if ctx.Err() != nil { // out of time: nothing of the group commits
@@ -258,7 +267,15 @@ func (w *groupWriter) tryGroup(group []*writeJob) (int, error) {
 			return i, errors.Join(j.err, err)
 		}
 	}
-	return -1, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return -1, err
+	}
+	if watched {
+		if after, ok := w.watch.mark(); ok {
+			w.carry(before, after)
+		}
+	}
+	return -1, nil
 }
 
 // prepareMarks prepares the savepoint statements; one that does not

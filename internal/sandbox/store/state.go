@@ -105,7 +105,7 @@ func OpenState(path string, clock Clock, authExpiry time.Duration, merchants []M
 			return nil, NewStateError(path, err)
 		}
 	}
-	st.writer = startGroupWriter(db, ckpt)
+	st.writer = startGroupWriter(db, ckpt, st.reads.watch, st.reads.cache.carryClock)
 	return st, nil
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -211,5 +212,78 @@ func TestTheViewCacheKeepsOneMarkWithinItsBounds(t *testing.T) {
 	c.putRow(m2, viewKey{id: "huge"}, viewRow{view: make([]byte, maxCachedViewBytes+1)})
 	if _, ok := c.row(m2, viewKey{id: "huge"}); ok || c.bytes > maxCachedViewBytes {
 		t.Fatal("a view over the cache's bound was kept")
+	}
+}
+
+// markAt answers a mark whose change counter is n.
+func markAt(n uint32) walMark {
+	var m walMark
+	binary.NativeEndian.PutUint32(m[8:12], n)
+	return m
+}
+
+// The clock kept at the mark a writer's transaction began at is kept for
+// the mark after its commit only when that commit was the one between
+// them; the views never are.
+func TestTheClockIsCarriedOverTheWritersOwnCommitOnly(t *testing.T) {
+	var c viewCache
+	c.putRow(markAt(5), viewKey{id: "p"}, viewRow{view: []byte("{}"), offset: int64(7)})
+	c.carryClock(markAt(5), markAt(7)) // another commit came between
+	if _, ok := c.clockOffset(markAt(7)); ok {
+		t.Fatal("carried over two commits")
+	}
+	c.carryClock(markAt(4), markAt(5)) // a transaction that began at another mark
+	if v, ok := c.clockOffset(markAt(5)); !ok || v != int64(7) {
+		t.Fatalf("a carry from another mark changed the cache: %v %v", v, ok)
+	}
+	c.carryClock(markAt(5), markAt(6))
+	if v, ok := c.clockOffset(markAt(6)); !ok || v != int64(7) {
+		t.Fatalf("the clock was not carried over one commit: %v %v", v, ok)
+	}
+	if _, ok := c.row(markAt(6), viewKey{id: "p"}); ok {
+		t.Fatal("a view was carried over a commit")
+	}
+	wrapped := markAt(^uint32(0))
+	c.putClockOffset(wrapped, int64(9))
+	c.carryClock(wrapped, markAt(0))
+	if v, ok := c.clockOffset(markAt(0)); !ok || v != int64(9) {
+		t.Fatalf("the counter's wrap: %v %v", v, ok)
+	}
+}
+
+// End to end: the writer's commits keep the clock read, and a clock
+// another process moved is read at once all the same.
+func TestTheWritersCommitsKeepTheClock(t *testing.T) {
+	st, _ := openTestState(t)
+	ctx := context.Background()
+	write := func() {
+		t.Helper()
+		if err := st.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('n', 1) ON CONFLICT (k) DO UPDATE SET v = v + 1`)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.ClockOffset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		write()
+		m, ok := st.reads.watch.mark()
+		if !ok {
+			t.Fatal("no mark")
+		}
+		if _, kept := st.reads.cache.clockOffset(m); !kept {
+			t.Fatal("the writer's commit dropped the clock read before it")
+		}
+	}
+	other := openOther(t, st)
+	if _, err := other.Exec(`INSERT INTO meta (k, v) VALUES ('clock_offset', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, int64(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	if got, err := st.ClockOffset(ctx); err != nil || got != time.Hour {
+		t.Fatalf("after another process moved the clock and the writer committed: %v (%v), want 1h", got, err)
 	}
 }
