@@ -4,16 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // Group commit. Every change of a payment (Move, InsertRecord) is a job
 // for the state's one writer goroutine. The writer takes the jobs that
-// are waiting, up to maxGroup, and runs them in one IMMEDIATE transaction,
-// each in a savepoint of its own: a job that fails is rolled back to its
-// savepoint and the others go on. Then it commits once and answers every
-// job of the group. A request is answered only after its group has
+// are waiting, up to maxGroup, and runs them in one IMMEDIATE transaction:
+// a job that fails is undone and the others go on (see commit). Then it
+// commits once and answers every job of the group. A request is answered only after its group has
 // committed, so what it acknowledged is in the state; concurrent writers
 // share one commit (one write of the WAL) instead of paying one each. A
 // lone writer finds nobody waiting and commits alone, as before.
@@ -29,21 +32,17 @@ import (
 // does not wait on too many others.
 const maxGroup = 64
 
-// lingerFor is how long the writer waits for latecomers when the group it
-// gathered holds half the jobs of the one before, or fewer. Under many concurrent
-// writers a request spends most of its time before it reaches the writer
-// (reading and checking its body, authenticating), so jobs arrive a few
-// at a time; a group taken as it stands would commit one or two of them,
-// and a commit's work (the WAL frames of the pages its jobs share, the
-// rightmost leaves of the tables above all) would be done again for every
-// one or two. Waiting a fraction of a millisecond for as many jobs as the
-// last group held doubles the jobs a commit carries when checkouts come
-// 32 at once. A group that is only a little smaller than the last (moves
-// come a dozen at a time) does not wait: the writer is busy enough. A
-// writer whose last group held one job never waits, so a lone client's
-// request is not delayed; a wait that times out makes the next group's
-// target smaller.
-const lingerFor = 300 * time.Microsecond
+// Before it commits, the writer lets the goroutines that are ready to
+// run have their turn (runtime.Gosched), and takes the jobs they bring.
+// Under many concurrent writers a request spends most of its time before
+// it reaches the writer (read, checked, authenticated, on a CPU shared
+// with the others), so jobs arrive a few at a time; a group taken as it
+// stands would commit two or three of them, and a commit's work (the WAL
+// frames of the pages its jobs share, the rightmost leaves of the tables
+// and indexes above all; the checkpoints that follow) would be done again
+// for every two or three. One turn for the others gathers about three
+// times as many. A lone client's request loses nothing by it: with
+// nothing else ready to run, the yield returns at once.
 
 // groupTimeout bounds one group's transaction: a change that has begun
 // ends (committed or rolled back) even when its request is gone.
@@ -66,12 +65,16 @@ type groupWriter struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
-	// last is how many jobs the last group held; only loop reads and
-	// writes it.
-	last int
-	// lingerTimer starts a wait of lingerFor for latecomers: the channel
-	// fires when it is over, the function stops it.
-	lingerTimer func() (<-chan time.Time, func() bool)
+	// yield gives the goroutines ready to run their turn before a group
+	// commits (runtime.Gosched; tests replace it).
+	yield func()
+	// guard finds a job that ends the group's transaction itself while
+	// the group runs without savepoints (commit).
+	guard txGuard
+	// sending counts the jobs on their way: do counts one before it sends
+	// it, the writer uncounts it as it takes it. A job counted is as good
+	// as sent, so gather waits for it.
+	sending atomic.Int32
 	// ckpt copies the WAL back beside the writer (checkpoint.go); nil
 	// in memory.
 	ckpt *checkpointer
@@ -95,10 +98,7 @@ const (
 
 func newGroupWriter(db *sql.DB) *groupWriter {
 	return &groupWriter{db: db, jobs: make(chan *writeJob), stop: make(chan struct{}), stopped: make(chan struct{}),
-		lingerTimer: func() (<-chan time.Time, func() bool) {
-			t := time.NewTimer(lingerFor)
-			return t.C, t.Stop
-		}}
+		yield: runtime.Gosched}
 }
 
 func startGroupWriter(db *sql.DB, ckpt *checkpointer, watch *walWatch, carry func(before, after walMark)) *groupWriter {
@@ -126,9 +126,11 @@ var jobPool = sync.Pool{New: func() any { return &writeJob{done: make(chan struc
 func (w *groupWriter) do(ctx context.Context, run func(ctx context.Context, tx *sql.Tx) error) error {
 	j := jobPool.Get().(*writeJob)
 	j.ctx, j.run, j.err = context.WithoutCancel(ctx), run, nil
+	w.sending.Add(1)
 	select {
 	case w.jobs <- j:
 	case <-w.stopped:
+		w.sending.Add(-1)
 		j.ctx, j.run = nil, nil
 		jobPool.Put(j)
 		return errClosed
@@ -166,23 +168,15 @@ func (w *groupWriter) loop() {
 	for {
 		select {
 		case j := <-w.jobs:
-			group = append(group[:0], j)
+			group = append(group[:0], w.took(j))
 		case <-w.stop:
 			return
 		}
-	gather:
-		for len(group) < maxGroup {
-			select {
-			case j := <-w.jobs:
-				group = append(group, j)
-			default:
-				break gather
-			}
+		group = w.gather(group)
+		if len(group) < maxGroup {
+			w.yield()
+			group = w.gather(group)
 		}
-		if w.lingers(len(group)) {
-			group = w.linger(group)
-		}
-		w.last = len(group)
 		if w.ckpt != nil && w.ckpt.catchUp.Swap(false) {
 			// The WAL's tail, so that this group writes it from its start.
 			_, _, _ = walCheckpoint(context.Background(), w.db)
@@ -193,22 +187,23 @@ func (w *groupWriter) loop() {
 	}
 }
 
-// lingers tells whether a group of n jobs waits for latecomers: n is half
-// the last group's or fewer.
-func (w *groupWriter) lingers(n int) bool { return n <= w.last/2 }
-
-// linger adds to group the jobs that come within lingerFor, until it
-// holds as many as the last group did. Closing the writer ends the wait;
-// the group is committed all the same.
-func (w *groupWriter) linger(group []*writeJob) []*writeJob {
-	fired, stop := w.lingerTimer()
-	defer stop()
-	for len(group) < w.last {
+// gather adds to group the jobs sent or on their way (sending), up to
+// maxGroup.
+func (w *groupWriter) gather(group []*writeJob) []*writeJob {
+	for len(group) < maxGroup {
 		select {
 		case j := <-w.jobs:
-			group = append(group, j)
-		case <-fired:
-			return group
+			group = append(group, w.took(j))
+			continue
+		default:
+		}
+		if w.sending.Load() == 0 {
+			break
+		}
+		// A sender counted its job and is about to send it.
+		select {
+		case j := <-w.jobs:
+			group = append(group, w.took(j))
 		case <-w.stop:
 			return group
 		}
@@ -216,10 +211,26 @@ func (w *groupWriter) linger(group []*writeJob) []*writeJob {
 	return group
 }
 
+// took answers j, no longer on its way.
+func (w *groupWriter) took(j *writeJob) *writeJob {
+	w.sending.Add(-1)
+	return j
+}
+
 // commit runs group in transactions until every job of it is answered.
+// The first transaction runs the jobs as they are; a job that fails in it
+// (its run answers an error, which may come after some of its writes)
+// answers that error, and the others run again, each in a savepoint of
+// its own. A savepoint costs SQLite a copy of every page a job changes
+// that the jobs before it changed too (the tables' last leaves, the
+// indexes' right edges: a group's jobs share most of their pages), so a
+// group none of whose jobs fails, the common case, is spared them all.
+// The job that failed ran after the same jobs, on the same state, as it
+// would have with savepoints, so its answer is the one it would have had.
 func (w *groupWriter) commit(group []*writeJob) {
+	marked := false
 	for len(group) > 0 {
-		failed, err := w.tryGroup(group)
+		failed, err := w.tryGroup(group, marked)
 		if failed < 0 {
 			for _, j := range group {
 				if err != nil {
@@ -229,30 +240,55 @@ func (w *groupWriter) commit(group []*writeJob) {
 			}
 			return
 		}
-		// The transaction broke in job failed: it alone answers the
-		// error; the others run again.
+		// Job failed answers err (its own, or the transaction's that
+		// broke in it); the others run again, in savepoints.
 		group[failed].err = err
 		group[failed].done <- struct{}{}
 		group = append(group[:failed:failed], group[failed+1:]...)
+		marked = true
 	}
 }
 
-// tryGroup runs group in one transaction. It answers -1 and the error of
-// the whole group (nil: committed; each job's own error is in it), or the
-// index of the job in which the transaction broke and why.
-func (w *groupWriter) tryGroup(group []*writeJob) (int, error) {
+// tryGroup runs group in one transaction, each job in a savepoint when
+// marked. It answers -1 and the error of the whole group (nil: committed;
+// each job's own error is in it), or the index of the job that failed and
+// why: unmarked, any job whose run answered an error or ended the
+// transaction; marked, the job in which the transaction broke.
+func (w *groupWriter) tryGroup(group []*writeJob, marked bool) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
-	tx, err := w.db.BeginTx(ctx, nil)
+	conn, err := w.db.Conn(ctx)
+	if err != nil {
+		return -1, err
+	}
+	defer conn.Close()
+	if !marked && !w.guard.watch(ctx, conn) {
+		marked = true // no guard on this connection: savepoints tell
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return -1, err
 	}
 	defer tx.Rollback()
 	before, watched := w.watch.mark() // no watch: not watched
 	scope := newTxScope(tx)
+	if !marked {
+		w.guard.arm()
+		defer w.guard.disarm()
+	}
 	for i, j := range group {
 		if ctx.Err() != nil { // out of time: nothing of the group commits
 			return -1, ctx.Err()
+		}
+		if !marked {
+			j.err = j.run(context.WithValue(j.ctx, txScopeKey{}, scope), tx)
+			if j.err == nil && w.guard.ended.Load() {
+				j.err = errTxEnded
+			}
+			if j.err != nil {
+				return i, j.err
+			}
+			continue
 		}
 		if err := w.mark(ctx, scope, markJob); err != nil {
 			return i, err
@@ -267,6 +303,7 @@ func (w *groupWriter) tryGroup(group []*writeJob) (int, error) {
 			return i, errors.Join(j.err, err)
 		}
 	}
+	w.guard.disarm()
 	if err := tx.Commit(); err != nil {
 		return -1, err
 	}
@@ -276,6 +313,61 @@ func (w *groupWriter) tryGroup(group []*writeJob) (int, error) {
 		}
 	}
 	return -1, nil
+}
+
+// errTxEnded is the error of a job that ended its group's transaction
+// itself (a ROLLBACK or COMMIT of its own, or an error SQLite answered
+// by rolling back, which the job did not pass on).
+var errTxEnded = errors.New("the job ended its transaction")
+
+// A txGuard watches the writer's connection while a group's jobs run
+// without savepoints: SQLite tells it of every transaction that ends
+// there (sqlite3_commit_hook, sqlite3_rollback_hook). While it is armed,
+// a commit is refused, which SQLite turns into a rollback, and a rollback
+// is noted: a job that ends the transaction is found as soon as it
+// returns, and nothing a later job writes can commit on its own outside
+// the group's transaction. Disarmed, it lets every commit through: the
+// connection also serves the state's other transactions.
+type txGuard struct {
+	armed atomic.Bool
+	ended atomic.Bool
+	// hooked is the driver connection the hooks were registered on; only
+	// the writer touches it.
+	hooked any
+}
+
+func (g *txGuard) arm()    { g.ended.Store(false); g.armed.Store(true) }
+func (g *txGuard) disarm() { g.armed.Store(false) }
+
+// watch registers the guard's hooks on conn's driver connection, once per
+// connection, and tells whether they are there.
+func (g *txGuard) watch(ctx context.Context, conn *sql.Conn) bool {
+	ok := false
+	_ = conn.Raw(func(dc any) error {
+		if dc == g.hooked {
+			ok = true
+			return nil
+		}
+		hr, can := dc.(sqlite.HookRegisterer)
+		if !can {
+			return nil
+		}
+		hr.RegisterCommitHook(func() int32 {
+			if g.armed.Load() {
+				g.ended.Store(true)
+				return 1 // not outside the group's own commit
+			}
+			return 0
+		})
+		hr.RegisterRollbackHook(func() {
+			if g.armed.Load() {
+				g.ended.Store(true)
+			}
+		})
+		g.hooked, ok = dc, true
+		return nil
+	})
+	return ok
 }
 
 // prepareMarks prepares the savepoint statements; one that does not

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -88,6 +89,54 @@ func TestGroupCommitRunsTheOthersAgainWhenAJobBreaksTheTransaction(t *testing.T)
 	}
 }
 
+// A job that commits the group's transaction itself, or writes after
+// rolling it back, commits nothing: SQLite refuses every commit but the
+// group's own while its jobs run, and the others of the group run again
+// and commit.
+func TestGroupCommitRefusesAJobsOwnCommit(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		break_ func(ctx context.Context, tx *sql.Tx) error
+	}{
+		{"commit", func(ctx context.Context, tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('x', 1)`); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `COMMIT`)
+			return err
+		}},
+		{"write after rollback, error dropped", func(ctx context.Context, tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK`); err != nil {
+				return err
+			}
+			_, _ = tx.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('x', 1)`)
+			return nil
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, _ := openTestState(t)
+			breaker := &writeJob{ctx: context.Background(), done: make(chan struct{}, 1), run: c.break_}
+			group := []*writeJob{insertJob("a", nil), breaker, insertJob("c", nil)}
+			st.writer.commit(append([]*writeJob(nil), group...))
+			answered(t, group...)
+			if group[0].err != nil || group[2].err != nil || group[1].err == nil {
+				t.Fatalf("errors: %v, %v, %v", group[0].err, group[1].err, group[2].err)
+			}
+			if got := metaKeys(t, st, "a", "x", "c"); !got["a"] || got["x"] || !got["c"] {
+				t.Fatalf("committed: %v, want a and c", got)
+			}
+			// The guard is down between groups: the state's other
+			// transactions commit on the same connection.
+			if _, err := st.DB.Exec(`INSERT INTO meta (k, v) VALUES ('after', 1)`); err != nil {
+				t.Fatal(err)
+			}
+			if got := metaKeys(t, st, "after"); !got["after"] {
+				t.Fatal("a write after the group did not commit")
+			}
+		})
+	}
+}
+
 // Concurrent moves of many payments, through the group writer, each
 // acknowledged only with its change committed: every acknowledged capture
 // is in the state, and no refusal leaves a trace.
@@ -161,22 +210,20 @@ func TestGroupWriterClosed(t *testing.T) {
 	}
 }
 
-// lingerWriter replaces st's writer with one whose last group held last
-// jobs and whose waits for latecomers are told on lingered and end when
-// fired does (nil: never).
-func lingerWriter(t *testing.T, st *State, last int, fired <-chan time.Time) (w *groupWriter, lingered chan struct{}) {
+// yieldWriter replaces st's writer with one whose yields before a commit
+// are told on yielded and end when the test sends on resume.
+func yieldWriter(t *testing.T, st *State) (w *groupWriter, yielded, resume chan struct{}) {
 	t.Helper()
 	st.writer.close()
-	lingered = make(chan struct{}, 4)
+	yielded, resume = make(chan struct{}), make(chan struct{})
 	w = newGroupWriter(st.DB)
-	w.last = last
-	w.lingerTimer = func() (<-chan time.Time, func() bool) {
-		lingered <- struct{}{}
-		return fired, func() bool { return true }
+	w.yield = func() {
+		yielded <- struct{}{}
+		<-resume
 	}
 	st.writer = w
 	go w.loop()
-	return w, lingered
+	return w, yielded, resume
 }
 
 // txOf sends a job to w in the background; its run tells on ran the
@@ -192,72 +239,69 @@ func txOf(w *groupWriter, ran chan<- *sql.Tx) <-chan error {
 	return errc
 }
 
-// waitLinger waits until the writer begins to wait for latecomers.
-func waitLinger(t *testing.T, lingered <-chan struct{}) {
-	t.Helper()
-	select {
-	case <-lingered:
-	case <-time.After(time.Minute):
-		t.Fatal("the writer did not wait for latecomers")
+// onTheirWay waits until n jobs are on their way to w: counted by their
+// senders, whether or not the writer has them yet.
+func onTheirWay(w *groupWriter, n int32) {
+	for w.sending.Load() < n {
+		runtime.Gosched()
 	}
 }
 
-// A group of half the last one's jobs or fewer waits for the jobs on
-// their way, and commits with them in one transaction; closing the writer
-// ends the wait. A writer whose last group held one job never waits, nor
-// does one whose group is only a little smaller than the last.
-func TestGroupWriterLingersForLatecomers(t *testing.T) {
-	t.Run("latecomers join", func(t *testing.T) {
+// Before a group commits, the writer lets the others run, and the jobs
+// they send meanwhile commit with it in one transaction; closing the
+// writer while it yields commits the group all the same.
+func TestGroupWriterYieldsBeforeCommit(t *testing.T) {
+	t.Run("jobs sent while it yields join the group", func(t *testing.T) {
 		st, _ := openTestState(t)
-		w, lingered := lingerWriter(t, st, 3, nil)
+		w, yielded, resume := yieldWriter(t, st)
 		ran := make(chan *sql.Tx, 3)
 		first := txOf(w, ran)
-		waitLinger(t, lingered) // the writer holds the first job and waits for two more
+		<-yielded // the writer holds the first job
 		second, third := txOf(w, ran), txOf(w, ran)
+		onTheirWay(w, 2)
+		resume <- struct{}{}
 		for _, errc := range []<-chan error{first, second, third} {
 			if err := <-errc; err != nil {
 				t.Fatal(err)
 			}
 		}
 		if a, b, c := <-ran, <-ran, <-ran; a != b || b != c {
-			t.Fatal("the jobs that came while the writer waited committed in a transaction of their own")
+			t.Fatal("the jobs sent while the writer yielded committed in a transaction of their own")
+		}
+	})
+	t.Run("a job on its way is waited for", func(t *testing.T) {
+		st, _ := openTestState(t)
+		w, yielded, resume := yieldWriter(t, st)
+		ran := make(chan *sql.Tx, 2)
+		first := txOf(w, ran)
+		<-yielded
+		// A sender that has counted its job but not sent it yet.
+		w.sending.Add(1)
+		resume <- struct{}{}
+		j := &writeJob{ctx: context.Background(), done: make(chan struct{}, 1), run: func(_ context.Context, tx *sql.Tx) error {
+			ran <- tx
+			return nil
+		}}
+		w.jobs <- j
+		<-j.done
+		if err := <-first; err != nil || j.err != nil {
+			t.Fatal(err, j.err)
+		}
+		if a, b := <-ran, <-ran; a != b {
+			t.Fatal("a job counted on its way committed apart from the group that waited for it")
 		}
 	})
 	t.Run("close ends the wait", func(t *testing.T) {
 		st, _ := openTestState(t)
-		w, lingered := lingerWriter(t, st, 3, nil)
+		w, yielded, resume := yieldWriter(t, st)
 		ran := make(chan *sql.Tx, 1)
 		first := txOf(w, ran)
-		waitLinger(t, lingered)
+		<-yielded
+		w.sending.Add(1) // a job that never comes
+		resume <- struct{}{}
 		w.close()
 		if err := <-first; err != nil {
 			t.Fatalf("the job the writer held when it closed: %v", err)
-		}
-	})
-	t.Run("a lone writer does not wait", func(t *testing.T) {
-		st, _ := openTestState(t)
-		over := make(chan time.Time)
-		close(over) // a wait, if one began, would end at once
-		w, lingered := lingerWriter(t, st, 1, over)
-		ran := make(chan *sql.Tx, 2)
-		for range 2 {
-			if err := <-txOf(w, ran); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if len(lingered) != 0 {
-			t.Fatal("the writer waited for latecomers after a group of one job")
-		}
-	})
-	t.Run("only a group of half the last or fewer waits", func(t *testing.T) {
-		for _, c := range []struct {
-			last, gathered int
-			wait           bool
-		}{{0, 1, false}, {1, 1, false}, {2, 1, true}, {3, 1, true}, {3, 2, false}, {13, 6, true}, {13, 7, false}, {13, 12, false}} {
-			w := &groupWriter{last: c.last}
-			if got := w.lingers(c.gathered); got != c.wait {
-				t.Errorf("last group %d, gathered %d: waits %v, want %v", c.last, c.gathered, got, c.wait)
-			}
 		}
 	})
 }
