@@ -27,13 +27,36 @@ var ErrSyntax = errors.New("jsontree: not a JSON value")
 // answers where it ended: what follows (b[end:]) is the caller's to judge,
 // as json.Decoder leaves it.
 func Decode(b []byte) (v any, end int, err error) {
+	doc, err := DecodeDoc(b)
+	return doc.Value, doc.End, err
+}
+
+// A Doc is the first JSON value of a document, decoded.
+type Doc struct {
+	Value any
+	// End is where the value ended: what follows (b[end:]) is the
+	// caller's to judge, as json.Decoder leaves it.
+	End int
+	// Repeats tells whether an object of the value names a member twice
+	// (names compared as decoded; the tree keeps the last, as
+	// encoding/json does).
+	Repeats bool
+	// LowerNames tells whether every member name of the value is
+	// lower-case ASCII letters, digits and underscores, so that no name
+	// matches another but itself regardless of case (as encoding/json
+	// matches a struct's fields).
+	LowerNames bool
+}
+
+// DecodeDoc is Decode, telling also whether the value repeats a name.
+func DecodeDoc(b []byte) (Doc, error) {
 	d := decoder{b: b}
 	d.space()
 	v, ok := d.value(0)
 	if !ok {
-		return nil, 0, ErrSyntax
+		return Doc{}, ErrSyntax
 	}
-	return v, d.i, nil
+	return Doc{Value: v, End: d.i, Repeats: d.repeats, LowerNames: !d.mixed}, nil
 }
 
 // DecodeOne decodes b when it holds exactly one JSON value and white
@@ -56,11 +79,26 @@ func OnlySpace(b []byte) bool {
 	return true
 }
 
+// LowerName tells whether name is lower-case ASCII letters, digits and
+// underscores only. Two such names match regardless of case only when
+// they are equal (the letters that fold to ASCII ones, K and ſ, are not
+// ASCII).
+func LowerName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 type decoder struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	repeats bool // an object named a member twice
+	mixed   bool // a member name is not LowerName
 }
 
 func (d *decoder) space() {
@@ -131,7 +169,15 @@ func (d *decoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k.(string)] = v // the last of two members of one name, as encoding/json keeps
+		name := k.(string)
+		if !d.mixed && !LowerName(name) {
+			d.mixed = true
+		}
+		n := len(m)
+		m[name] = v // the last of two members of one name, as encoding/json keeps
+		if len(m) == n {
+			d.repeats = true
+		}
 		if more, ok := d.after('}'); !more {
 			return m, ok
 		}

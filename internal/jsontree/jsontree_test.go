@@ -45,6 +45,62 @@ func check(t *testing.T, b []byte) {
 	if _, ok := DecodeOne(b); ok != wantOne {
 		t.Fatalf("%q: DecodeOne %v, encoding/json %v", b, ok, wantOne)
 	}
+	doc, _ := DecodeDoc(b)
+	repeats, lower := namesByTokens(b)
+	if doc.Repeats != repeats {
+		t.Fatalf("%q: repeats a name %v, by encoding/json's tokens %v", b, doc.Repeats, repeats)
+	}
+	if doc.LowerNames != lower {
+		t.Fatalf("%q: names all lower-case %v, by encoding/json's tokens %v", b, doc.LowerNames, lower)
+	}
+}
+
+// namesByTokens tells, by json.Decoder's tokens of b's first value,
+// whether an object of it names a member twice, and whether every name is
+// lower-case ASCII letters, digits and underscores.
+func namesByTokens(b []byte) (repeats, lower bool) {
+	lower = true
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var open []map[string]bool // per open object its names; nil for an array
+	expectName := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false, lower
+		}
+		switch tok {
+		case json.Delim('{'):
+			open = append(open, map[string]bool{})
+			expectName = true
+			continue
+		case json.Delim('['):
+			open = append(open, nil)
+			expectName = false
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			open = open[:len(open)-1]
+		default:
+			if name, ok := tok.(string); ok && expectName {
+				top := open[len(open)-1]
+				if top[name] {
+					repeats = true
+				}
+				top[name] = true
+				for _, c := range name {
+					if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+						lower = false
+					}
+				}
+				expectName = false
+				continue
+			}
+		}
+		if len(open) == 0 {
+			return repeats, lower
+		}
+		expectName = open[len(open)-1] != nil
+	}
 }
 
 var cases = []string{
@@ -56,6 +112,8 @@ var cases = []string{
 	`{"a" 1}`, `{"a":}`, `{,}`, `{"a":1,}`, `[1,]`, `[,1]`, `[1 2]`, `{1:2}`, `{"a":1}}`, `{"a":1} {}`,
 	`123abc`, `123 `, " \t\r\n{\"k\" : [ true , false ] }\n ", "\xef\xbb\xbf{}", `"`, `"abc`, `{"a`, `[`, `{`,
 	`[[[]]]`, `{"":""}`, `"\u0000"`, `1e400`, `-0.0e-0`,
+	`{"a":{"a":1},"b":{"a":1}}`, `[{"a":1},{"a":2}]`, `{"a":[{"b":1,"b":2}]}`, `{"\u0061":1,"a":2}`,
+	`{"a":1,"b":{"c":1},"a":2}`, "{\"\xff\":1,\"\xfe\":2}", `{"A":1}`, `[{"a_1":{"B":2}}]`, `{"k\u212a":1}`, `{"a b":1}`,
 }
 
 func TestDecodeIsEncodingJSON(t *testing.T) {

@@ -71,25 +71,27 @@ func CheckCheckout(body []byte) (findings []Finding, decoded bool) {
 // CheckCheckoutIn is CheckCheckout with the currencies the merchant may use
 // (its country's); nil allows any the service settles in.
 func CheckCheckoutIn(body []byte, knownCurrencies []string) ([]Finding, bool) {
-	root, ok := decodeTree(body)
-	if !ok {
+	doc, err := jsontree.DecodeDoc(body)
+	if err != nil || !jsontree.OnlySpace(body[doc.End:]) {
 		return nil, false
 	}
-	return CheckCheckoutTree(body, root, knownCurrencies), true
+	return CheckCheckoutTree(body, doc, knownCurrencies), true
 }
 
-// CheckCheckoutTree is CheckCheckoutIn for a body already decoded: root is
-// body's one JSON value, numbers as json.Number (the sandbox decodes a
-// body once for its bounds and its rules).
-func CheckCheckoutTree(body []byte, root any, knownCurrencies []string) []Finding {
-	r := &checkoutRules{known: knownCurrencies}
-	top, ok := root.(map[string]any)
+// CheckCheckoutTree is CheckCheckoutIn for a body already decoded into
+// doc, its one JSON value (the sandbox decodes a body once for its bounds
+// and its rules).
+func CheckCheckoutTree(body []byte, doc jsontree.Doc, knownCurrencies []string) []Finding {
+	r := &checkoutRules{known: knownCurrencies, lowerNames: doc.LowerNames}
+	top, ok := doc.Value.(map[string]any)
 	if !ok {
-		r.wrongType("$", "must be a JSON object, got %s", kindOf(root))
+		r.wrongType("$", "must be a JSON object, got %s", kindOf(doc.Value))
 		return r.findings
 	}
-	for _, path := range duplicateKeys(body) {
-		r.add(path, "appears twice in its object: keep one")
+	if doc.Repeats {
+		for _, path := range walkDuplicateKeys(body) {
+			r.add(path, "appears twice in its object: keep one")
+		}
 	}
 
 	if lang, ok := r.str(top, "lang", "$", nonBlank); ok && !oneOf(lang, CheckoutLangs) {
@@ -174,9 +176,14 @@ const (
 type checkoutRules struct {
 	findings []Finding
 	known    []string
-	// lower remembers, by object, whether all its names are lowerName
-	// (lowerCase).
-	lower map[unsafe.Pointer]bool
+	// lower remembers, for the objects judged last, whether all their
+	// names are lowerName (lowerCase): the rules read an object's fields
+	// one after another, at most a few objects deep.
+	lower     [4]lowerObject
+	lowerNext int
+	// lowerNames: every name of the document is jsontree.LowerName, so
+	// none matches another but itself regardless of case.
+	lowerNames bool
 	// currency of the payment, for the places of every amount;
 	// currencyOK is false when it is missing or unknown, and places are
 	// then not checked (the currency's own problem says enough).
@@ -239,7 +246,7 @@ func (r *checkoutRules) payment(p map[string]any) {
 	}
 	if hist, ok := r.arr(p, "order_history", at); ok {
 		for i, e := range hist {
-			r.historyEntry(e, fmt.Sprintf("%s.order_history[%d]", at, i))
+			r.historyEntry(e, at+".order_history["+strconv.Itoa(i)+"]")
 		}
 	}
 	r.obj(p, "meta", at, false)
@@ -322,7 +329,7 @@ func (r *checkoutRules) order(o map[string]any, at string) {
 	}
 	if items, ok := r.arr(o, "items", at); ok {
 		for i, it := range items {
-			r.item(it, fmt.Sprintf("%s.items[%d]", at, i), orderItem)
+			r.item(it, at+".items["+strconv.Itoa(i)+"]", orderItem)
 		}
 	}
 }
@@ -407,7 +414,7 @@ func (r *checkoutRules) historyEntry(v any, at string) {
 	}
 	if items, ok := r.arr(e, "items", at); ok {
 		for i, it := range items {
-			r.item(it, fmt.Sprintf("%s.items[%d]", at, i), looseItem)
+			r.item(it, at+".items["+strconv.Itoa(i)+"]", looseItem)
 		}
 	}
 }
@@ -431,7 +438,7 @@ func (r *checkoutRules) field(m map[string]any, key, at string, required bool) (
 	// Go's decoder, the service's and the sandbox's, matches field names
 	// regardless of case, so "Quantity" would silently stand in for (or
 	// override) "quantity" with a value these rules never saw.
-	if !r.lowerCase(m) || !lowerName(key) {
+	if !r.lowerNames && (!r.lowerCase(m) || !jsontree.LowerName(key)) {
 		for k := range m {
 			if k != key && strings.EqualFold(k, key) {
 				r.add(at+"."+k, "field names are case-sensitive: write %q", key)
@@ -448,45 +455,37 @@ func (r *checkoutRules) field(m map[string]any, key, at string, required bool) (
 	return v, true
 }
 
-// lowerCase tells whether every name in m is lowerName: no name of such
-// an object can match another name but its own regardless of case (two
-// names of lower-case ASCII letters, digits and underscores match only
-// when they are equal; the letters that fold to ASCII ones, K and ſ, are
-// not ASCII). An object is judged once, not once a field.
+// lowerCase tells whether every name in m is jsontree.LowerName: no name
+// of such an object can match another name but its own regardless of
+// case. An object is judged once, not once a field.
 func (r *checkoutRules) lowerCase(m map[string]any) bool {
 	p := reflect.ValueOf(m).UnsafePointer()
-	if lower, ok := r.lower[p]; ok {
-		return lower
+	for _, o := range r.lower {
+		if o.m == p {
+			return o.lower
+		}
 	}
 	lower := true
 	for k := range m {
-		if !lowerName(k) {
+		if !jsontree.LowerName(k) {
 			lower = false
 			break
 		}
 	}
-	if r.lower == nil {
-		r.lower = make(map[unsafe.Pointer]bool)
-	}
-	r.lower[p] = lower
+	r.lower[r.lowerNext] = lowerObject{m: p, lower: lower}
+	r.lowerNext = (r.lowerNext + 1) % len(r.lower)
 	return lower
 }
 
-// lowerName tells whether name is lower-case ASCII letters, digits and
-// underscores only.
-func lowerName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
+// A lowerObject is an object judged by lowerCase.
+type lowerObject struct {
+	m     unsafe.Pointer // nil: none yet
+	lower bool
 }
 
 // str reads a string as n says; ok is false when it is absent, null, not a
 // string, or refused.
 func (r *checkoutRules) str(m map[string]any, key, at string, n need) (string, bool) {
-	path := at + "." + key
 	if _, present := m[key]; n == mayBeNull && present {
 		n = optional // present: null and "" are both taken
 	}
@@ -496,11 +495,11 @@ func (r *checkoutRules) str(m map[string]any, key, at string, n need) (string, b
 	}
 	s, ok := v.(string)
 	if !ok {
-		r.wrongType(path, "must be a string, got %s", kindOf(v))
+		r.wrongType(at+"."+key, "must be a string, got %s", kindOf(v))
 		return "", false
 	}
 	if n == nonBlank && strings.TrimSpace(s) == "" {
-		r.required(path, "is required and must not be blank")
+		r.required(at+"."+key, "is required and must not be blank")
 		return "", false
 	}
 	return s, true
@@ -564,7 +563,6 @@ func (r *checkoutRules) integer(m map[string]any, key, at string, required bool)
 // internal/money with at most the currency's places. Its sign is the
 // caller's to judge.
 func (r *checkoutRules) amount(m map[string]any, key, at string, required bool) (decimal.Decimal, bool) {
-	path := at + "." + key
 	v, ok := r.field(m, key, at, required)
 	if !ok {
 		return decimal.Zero, false
@@ -573,8 +571,9 @@ func (r *checkoutRules) amount(m map[string]any, key, at string, required bool) 
 	if r.currencyOK {
 		cur = r.currency
 	}
-	d, f := CheckAmount(v, path, cur)
+	d, f := CheckAmount(v, "", cur)
 	if f != nil {
+		f.Path = at + "." + key // made for a finding only
 		r.addFinding(*f)
 		return decimal.Zero, false
 	}

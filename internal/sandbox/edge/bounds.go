@@ -55,27 +55,35 @@ func ReadBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
+// A BodyTree is a request body and the JSON tree decoded from it.
+type BodyTree struct {
+	Bytes []byte
+	// Doc is the body's first JSON value, numbers as json.Number.
+	jsontree.Doc
+	// Decoded tells whether the body is that one value and nothing after
+	// it.
+	Decoded bool
+}
+
 // ReadBodyTree is ReadBody for a handler that checks its body as a JSON
 // tree (the checkout's rules): the body is decoded once, for the bounds
-// and for the caller. tree is its first JSON value, numbers as
-// json.Number; decoded tells whether the body is that one value and
-// nothing after it. A body that does not decode is answered as it is,
-// with decoded false: its handler refuses it in its own words.
-func ReadBodyTree(r *http.Request) (b []byte, tree any, decoded bool, err error) {
-	b, err = ReadSizedBody(r)
+// and for the caller. A body that does not decode is answered as it is,
+// with Decoded false: its handler refuses it in its own words.
+func ReadBodyTree(r *http.Request) (BodyTree, error) {
+	b, err := ReadSizedBody(r)
 	if err != nil {
-		return nil, nil, false, err
+		return BodyTree{}, err
 	}
-	tree, end, err := jsontree.Decode(b)
+	doc, err := jsontree.DecodeDoc(b)
 	if err != nil {
-		return b, nil, false, nil
+		return BodyTree{Bytes: b}, nil
 	}
 	if !shortBody(b) {
-		if err := walkBounds(nil, "", tree); err != nil {
-			return nil, nil, false, err
+		if err := walkBounds(nil, "", doc.Value); err != nil {
+			return BodyTree{}, err
 		}
 	}
-	return b, tree, jsontree.OnlySpace(b[end:]), nil
+	return BodyTree{Bytes: b, Doc: doc, Decoded: jsontree.OnlySpace(b[doc.End:])}, nil
 }
 
 // ReadSizedBody reads a request body of at most maxBodyBytes, for the

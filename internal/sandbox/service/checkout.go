@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	fastjson "github.com/segmentio/encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -74,6 +75,13 @@ func (b *checkoutBody) request() wire.CheckoutRequest {
 		MerchantURLs: b.MerchantURLs, Token: b.Token}
 }
 
+// decodeCheckout decodes a checkout body as json.Unmarshal does, in half
+// the time: the same request from every body encoding/json decodes, and an
+// error for every body it refuses (FuzzDecodeCheckoutIsEncodingJSON).
+// Only the decoding is another package's; the answers are encoded by
+// encoding/json, whose bytes the clients see.
+func decodeCheckout(body []byte, b *checkoutBody) error { return fastjson.Unmarshal(body, b) }
+
 // checkoutHead is what a checkout says of its merchant.
 type checkoutHead struct {
 	MerchantCode string  `json:"merchant_code"`
@@ -81,7 +89,8 @@ type checkoutHead struct {
 }
 
 func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c caller) {
-	body, tree, decoded, err := edge.ReadBodyTree(r)
+	bt, err := edge.ReadBodyTree(r)
+	body := bt.Bytes
 	if err != nil {
 		edge.WriteError(w, edge.BodyRefusal(err, edge.BadData("could not decode request")))
 		return
@@ -92,11 +101,11 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	// wrong type), then the merchant and its token, then malformed fields,
 	// all together in the field-validation form, then the currency of the
 	// merchant, then values out of range in the simple form.
-	if !decoded {
+	if !bt.Decoded {
 		edge.WriteError(w, edge.BadData("could not decode request"))
 		return
 	}
-	findings := wire.CheckCheckoutTree(body, tree, nil)
+	findings := wire.CheckCheckoutTree(body, bt.Doc, nil)
 	var malformed []edge.FieldError
 	var outOfRange *wire.Finding
 	for i, f := range findings {
@@ -117,7 +126,7 @@ func (s *Service) handleCreateCheckout(w http.ResponseWriter, r *http.Request, c
 	// holds them to it), else on their own, so that a malformed body still
 	// answers for its merchant first.
 	var decodedReq checkoutBody
-	reqErr := json.Unmarshal(body, &decodedReq)
+	reqErr := decodeCheckout(body, &decodedReq)
 	req := decodedReq.request()
 	head := checkoutHead{MerchantCode: req.MerchantCode, Token: req.Token}
 	if reqErr != nil {
