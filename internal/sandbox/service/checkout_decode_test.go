@@ -46,3 +46,29 @@ func FuzzDecodeCheckoutIsEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// The README's example decoded into the request, as the handler decodes it
+// and as encoding/json does.
+func BenchmarkDecodeCheckout(b *testing.B) {
+	body, err := os.ReadFile("../../../testdata/checkout.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		decode func([]byte, *checkoutBody) error
+	}{
+		{"decodeCheckout", decodeCheckout},
+		{"encoding-json", func(b []byte, v *checkoutBody) error { return json.Unmarshal(b, v) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var v checkoutBody
+				if err := c.decode(body, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -281,11 +281,12 @@ func (w *groupWriter) tryGroup(group []*writeJob, marked bool) (int, error) {
 			return -1, ctx.Err()
 		}
 		if !marked {
-			j.err = j.run(context.WithValue(j.ctx, txScopeKey{}, scope), tx)
-			if j.err == nil && w.guard.ended.Load() {
-				j.err = errTxEnded
+			var clean bool
+			clean, j.err = unwrapUntouched(j.run(context.WithValue(j.ctx, txScopeKey{}, scope), tx))
+			if w.guard.ended.Load() {
+				j.err, clean = errors.Join(j.err, errTxEnded), false
 			}
-			if j.err != nil {
+			if j.err != nil && !clean {
 				return i, j.err
 			}
 			continue
@@ -293,7 +294,7 @@ func (w *groupWriter) tryGroup(group []*writeJob, marked bool) (int, error) {
 		if err := w.mark(ctx, scope, markJob); err != nil {
 			return i, err
 		}
-		j.err = j.run(context.WithValue(j.ctx, txScopeKey{}, scope), tx)
+		_, j.err = unwrapUntouched(j.run(context.WithValue(j.ctx, txScopeKey{}, scope), tx))
 		if j.err != nil {
 			if err := w.mark(ctx, scope, undoJob); err != nil {
 				return i, errors.Join(j.err, err)
@@ -313,6 +314,33 @@ func (w *groupWriter) tryGroup(group []*writeJob, marked bool) (int, error) {
 		}
 	}
 	return -1, nil
+}
+
+// An untouched error is a job's failure before it wrote anything (a move
+// of a payment not found, or locked by another): the group's transaction
+// is as the job found it, so a first run goes on without savepoints
+// rather than running the group again.
+type untouched struct{ err error }
+
+func (u untouched) Error() string { return u.err.Error() }
+func (u untouched) Unwrap() error { return u.err }
+
+// beforeWriting marks err, from a job that has written nothing yet, as
+// untouched.
+func beforeWriting(err error) error {
+	if err == nil {
+		return nil
+	}
+	return untouched{err}
+}
+
+// unwrapUntouched answers whether the job wrote nothing and the error its
+// caller sees.
+func unwrapUntouched(err error) (clean bool, _ error) {
+	if u, ok := err.(untouched); ok {
+		return true, u.err
+	}
+	return false, err
 }
 
 // errTxEnded is the error of a job that ended its group's transaction

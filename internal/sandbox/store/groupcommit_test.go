@@ -89,6 +89,40 @@ func TestGroupCommitRunsTheOthersAgainWhenAJobBreaksTheTransaction(t *testing.T)
 	}
 }
 
+// A job that fails before it writes anything (a move of a payment not
+// found, or locked) does not make the others run again: the group commits
+// in its first transaction, and the job answers its own error.
+func TestGroupCommitGoesOnAfterAFailureBeforeWriting(t *testing.T) {
+	st, _ := openTestState(t)
+	notFound := errors.New("not found")
+	var runs [3]int
+	var txs [3]*sql.Tx
+	job := func(i int, k string, fail error) *writeJob {
+		return &writeJob{ctx: context.Background(), done: make(chan struct{}, 1),
+			run: func(ctx context.Context, tx *sql.Tx) error {
+				runs[i]++
+				txs[i] = tx
+				if fail != nil {
+					return beforeWriting(fail)
+				}
+				_, err := tx.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES (?, 1)`, k)
+				return err
+			}}
+	}
+	group := []*writeJob{job(0, "a", nil), job(1, "", notFound), job(2, "c", nil)}
+	st.writer.commit(append([]*writeJob(nil), group...))
+	answered(t, group...)
+	if group[0].err != nil || group[2].err != nil || group[1].err != notFound {
+		t.Fatalf("errors: %v, %v, %v (want the job's own error, unwrapped)", group[0].err, group[1].err, group[2].err)
+	}
+	if runs != [3]int{1, 1, 1} || txs[0] != txs[1] || txs[1] != txs[2] {
+		t.Fatalf("runs %v: the group ran again", runs)
+	}
+	if got := metaKeys(t, st, "a", "c"); !got["a"] || !got["c"] {
+		t.Fatalf("committed: %v, want a and c", got)
+	}
+}
+
 // A job that commits the group's transaction itself, or writes after
 // rolling it back, commits nothing: SQLite refuses every commit but the
 // group's own while its jobs run, and the others of the group run again

@@ -504,7 +504,8 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 	*wrote = wroteRecord{} // a run again after its transaction broke starts afresh
 	loaded, was, now, err := s.loadForMove(ctx, ctx, tx, paymentID, vis)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		// Not found, locked, or not read: nothing written.
+		return nil, nil, nil, nil, beforeWriting(err)
 	}
 	rec = loaded
 	found := *loaded // what the move found, field by field (cacheCopyAfter)
