@@ -66,29 +66,6 @@ func TestGroupCommitRollsBackOnlyTheFailedJob(t *testing.T) {
 	}
 }
 
-// A job that breaks the transaction itself (here: ends it) fails alone:
-// the others of its group run again in a new transaction and commit.
-func TestGroupCommitRunsTheOthersAgainWhenAJobBreaksTheTransaction(t *testing.T) {
-	st, _ := openTestState(t)
-	breaker := &writeJob{ctx: context.Background(), done: make(chan struct{}, 1),
-		run: func(ctx context.Context, tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('x', 1)`); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `ROLLBACK`)
-			return err
-		}}
-	group := []*writeJob{insertJob("a", nil), breaker, insertJob("c", nil)}
-	st.writer.commit(append([]*writeJob(nil), group...))
-	answered(t, group...)
-	if group[0].err != nil || group[2].err != nil || group[1].err == nil {
-		t.Fatalf("errors: %v, %v, %v", group[0].err, group[1].err, group[2].err)
-	}
-	if got := metaKeys(t, st, "a", "x", "c"); !got["a"] || got["x"] || !got["c"] {
-		t.Fatalf("committed: %v, want a and c", got)
-	}
-}
-
 // A job that fails before it writes anything (a move of a payment not
 // found, or locked) does not make the others run again: the group commits
 // in its first transaction, and the job answers its own error.
@@ -123,15 +100,23 @@ func TestGroupCommitGoesOnAfterAFailureBeforeWriting(t *testing.T) {
 	}
 }
 
-// A job that commits the group's transaction itself, or writes after
-// rolling it back, commits nothing: SQLite refuses every commit but the
-// group's own while its jobs run, and the others of the group run again
-// and commit.
-func TestGroupCommitRefusesAJobsOwnCommit(t *testing.T) {
+// A job that ends the group's transaction itself fails alone and
+// commits nothing, however it ends it: the others of its group run again
+// in a new transaction and commit. SQLite refuses every commit but the
+// group's own while its jobs run, so not even a write after a rollback
+// of the job's own commits.
+func TestGroupCommitRunsTheOthersAgainWhenAJobEndsTheTransaction(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		break_ func(ctx context.Context, tx *sql.Tx) error
 	}{
+		{"rollback", func(ctx context.Context, tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('x', 1)`); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `ROLLBACK`)
+			return err
+		}},
 		{"commit", func(ctx context.Context, tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('x', 1)`); err != nil {
 				return err
@@ -281,16 +266,25 @@ func onTheirWay(w *groupWriter, n int32) {
 	}
 }
 
+// holdingOne starts a writer whose yields wait for the test, sends it one
+// job and waits until the writer holds it and yields: the job's answer
+// comes on first, the transaction of each job run on ran (of room n).
+func holdingOne(t *testing.T, n int) (w *groupWriter, resume chan struct{}, ran chan *sql.Tx, first <-chan error) {
+	t.Helper()
+	st, _ := openTestState(t)
+	w, yielded, resume := yieldWriter(t, st)
+	ran = make(chan *sql.Tx, n)
+	first = txOf(w, ran)
+	<-yielded
+	return w, resume, ran, first
+}
+
 // Before a group commits, the writer lets the others run, and the jobs
 // they send meanwhile commit with it in one transaction; closing the
 // writer while it yields commits the group all the same.
 func TestGroupWriterYieldsBeforeCommit(t *testing.T) {
 	t.Run("jobs sent while it yields join the group", func(t *testing.T) {
-		st, _ := openTestState(t)
-		w, yielded, resume := yieldWriter(t, st)
-		ran := make(chan *sql.Tx, 3)
-		first := txOf(w, ran)
-		<-yielded // the writer holds the first job
+		w, resume, ran, first := holdingOne(t, 3)
 		second, third := txOf(w, ran), txOf(w, ran)
 		onTheirWay(w, 2)
 		resume <- struct{}{}
@@ -304,11 +298,7 @@ func TestGroupWriterYieldsBeforeCommit(t *testing.T) {
 		}
 	})
 	t.Run("a job on its way is waited for", func(t *testing.T) {
-		st, _ := openTestState(t)
-		w, yielded, resume := yieldWriter(t, st)
-		ran := make(chan *sql.Tx, 2)
-		first := txOf(w, ran)
-		<-yielded
+		w, resume, ran, first := holdingOne(t, 2)
 		// A sender that has counted its job but not sent it yet.
 		w.sending.Add(1)
 		resume <- struct{}{}
@@ -326,11 +316,7 @@ func TestGroupWriterYieldsBeforeCommit(t *testing.T) {
 		}
 	})
 	t.Run("close ends the wait", func(t *testing.T) {
-		st, _ := openTestState(t)
-		w, yielded, resume := yieldWriter(t, st)
-		ran := make(chan *sql.Tx, 1)
-		first := txOf(w, ran)
-		<-yielded
+		w, resume, _, first := holdingOne(t, 1)
 		w.sending.Add(1) // a job that never comes
 		resume <- struct{}{}
 		w.close()
