@@ -274,6 +274,11 @@ func (o *CreateOptions) requestBody(target *config.Target) ([]byte, error) {
 			problems.Add("$", "%s must hold a JSON object", o.fileName())
 			return nil, &invalidRequest{problems}
 		}
+		// A name given twice is lost in the map: found in the file's own
+		// bytes, before anything is decoded away.
+		if v := api.ValidateNames(raw); v != nil {
+			problems.Problems = append(problems.Problems, v.Problems...)
+		}
 		root = m
 		if o.Example && target.MerchantCode != "" {
 			root["merchant_code"] = target.MerchantCode

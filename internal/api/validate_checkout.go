@@ -21,6 +21,13 @@ func ValidateCheckout(body []byte, knownCurrencies []string) *ValidationError {
 	return problemsOf(v, findings)
 }
 
+// ValidateNames finds the member names that appear twice in one object
+// of body: for a body decoded into a map before it is checked and sent,
+// where one of the two would be dropped without a word.
+func ValidateNames(body []byte) *ValidationError {
+	return problemsOf(&ValidationError{}, wire.CheckRepeatedNames(body))
+}
+
 // ValidateOrderItems checks a JSON array of order items, as a capture or a
 // refund sends them, with the places of currency ("" when not known yet).
 func ValidateOrderItems(body []byte, currency string) *ValidationError {

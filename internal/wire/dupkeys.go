@@ -20,6 +20,22 @@ func duplicateKeys(b []byte) []string {
 	return walkDuplicateKeys(b)
 }
 
+// RepeatedNameMessage is what a member name that appears twice in one
+// object is told, by the client and the sandbox alike.
+const RepeatedNameMessage = "appears twice in its object: keep one"
+
+// CheckRepeatedNames finds every member name that appears twice in one
+// object of the document b, for a caller that decodes b into a map before
+// it checks it (the map keeps one of the two, and the rules then never see
+// the other).
+func CheckRepeatedNames(b []byte) []Finding {
+	var findings []Finding
+	for _, path := range duplicateKeys(b) {
+		findings = append(findings, Finding{Path: path, Code: CodeInvalid, Message: RepeatedNameMessage, Service: RepeatedNameMessage})
+	}
+	return findings
+}
+
 // walkDuplicateKeys is duplicateKeys by a walk of the document's tokens.
 func walkDuplicateKeys(b []byte) []string {
 	dec := json.NewDecoder(bytes.NewReader(b))

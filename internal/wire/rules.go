@@ -90,7 +90,7 @@ func CheckCheckoutTree(body []byte, doc jsontree.Doc, knownCurrencies []string) 
 	}
 	if doc.Repeats {
 		for _, path := range walkDuplicateKeys(body) {
-			r.add(path, "appears twice in its object: keep one")
+			r.add(path, RepeatedNameMessage)
 		}
 	}
 
@@ -132,7 +132,7 @@ func CheckMoveItems(body []byte, currency string) (findings []Finding, decoded b
 	}
 	r := &checkoutRules{currency: strings.ToUpper(currency), currencyOK: money.Known(currency)}
 	for _, path := range duplicateKeys(body) {
-		r.add("$.items"+strings.TrimPrefix(path, "$"), "appears twice in its object: keep one")
+		r.add("$.items"+strings.TrimPrefix(path, "$"), RepeatedNameMessage)
 	}
 	list, ok := root.([]any)
 	if !ok {
