@@ -48,7 +48,8 @@ type Doc struct {
 	LowerNames bool
 }
 
-// DecodeDoc is Decode, telling also whether the value repeats a name.
+// DecodeDoc is Decode, telling also what the value's names are like
+// (Repeats, LowerNames).
 func DecodeDoc(b []byte) (Doc, error) {
 	d := decoder{b: b}
 	d.space()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	fastjson "github.com/segmentio/encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/bnpl-cli/bnpl/internal/sandbox/edge"
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
 	"github.com/bnpl-cli/bnpl/internal/wire"
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/shopspring/decimal"
 	"github.com/skip2/go-qrcode"
 )

@@ -262,7 +262,7 @@ func (w *groupWriter) tryGroup(group []*writeJob, marked bool) (int, error) {
 		return -1, err
 	}
 	defer conn.Close()
-	if !marked && !w.guard.watch(ctx, conn) {
+	if !marked && !w.guard.watch(conn) {
 		marked = true // no guard on this connection: savepoints tell
 	}
 	tx, err := conn.BeginTx(ctx, nil)
@@ -369,7 +369,7 @@ func (g *txGuard) disarm() { g.armed.Store(false) }
 
 // watch registers the guard's hooks on conn's driver connection, once per
 // connection, and tells whether they are there.
-func (g *txGuard) watch(ctx context.Context, conn *sql.Conn) bool {
+func (g *txGuard) watch(conn *sql.Conn) bool {
 	ok := false
 	_ = conn.Raw(func(dc any) error {
 		if dc == g.hooked {
