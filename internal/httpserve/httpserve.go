@@ -110,11 +110,12 @@ func (l Limits) Server(h http.Handler) *http.Server {
 }
 
 // Listener wraps ln so that at most MaxConns connections are open at
-// once, ClientShare of them of one client; ln itself when neither caps.
+// once, ClientShare of them of one client, and each answer goes out in
+// one write (answerConn).
 func (l Limits) Listener(ln net.Listener) net.Listener {
 	l.MaxConnsPerClient = l.ClientShare()
 	if l.MaxConns <= 0 && l.MaxConnsPerClient <= 0 {
-		return ln
+		return answerListener{ln}
 	}
 	cl := &capListener{Listener: ln, perClient: l.MaxConnsPerClient, clients: map[netip.Prefix]int{}}
 	if l.MaxConns > 0 {
@@ -198,7 +199,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 			go refuse(c)
 			continue
 		}
-		return &slotConn{Conn: c, release: func() { l.leave(client) }}, nil
+		return &slotConn{Conn: newAnswerConn(c), release: func() { l.leave(client) }}, nil
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 )
@@ -63,19 +65,44 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		WriteError(w, err)
 		return
 	}
-	w.Header()["Content-Type"] = jsonContentType
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-	_, _ = w.Write(newline)
+	writeBody(w, status, b)
 }
 
 // WriteRawJSON answers JSON already encoded.
-func WriteRawJSON(w http.ResponseWriter, b []byte) {
-	w.Header()["Content-Type"] = jsonContentType
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
-	_, _ = w.Write(newline)
+func WriteRawJSON(w http.ResponseWriter, b []byte) { writeBody(w, http.StatusOK, b) }
+
+// writeBody answers status and the JSON b, a line. Its length is said
+// up front: without it net/http sends a body of over 2 KiB (a payment
+// with its captures and refunds, a checkout) in chunks, which the client
+// has to take apart. A body that long is written with its line's end in
+// one write, which httpserve's connections send whole (answerConn):
+// written apart, the line's end would go out on its own.
+func writeBody(w http.ResponseWriter, status int, b []byte) {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(b) + len(newline))}
+	w.WriteHeader(status)
+	if len(b) < lineWhole {
+		_, _ = w.Write(b)
+		_, _ = w.Write(newline)
+		return
+	}
+	line := linePool.Get().(*[]byte)
+	*line = append(append((*line)[:0], b...), newline...)
+	_, _ = w.Write(*line)
+	if cap(*line) <= maxPooledLine {
+		linePool.Put(line)
+	}
 }
+
+// lineWhole is the body's length from which it is written with its
+// line's end: net/http buffers a shorter body's writes together (2 KiB).
+const lineWhole = 2 << 10
+
+// maxPooledLine bounds the lines kept for the next answer.
+const maxPooledLine = 64 << 10
+
+var linePool = sync.Pool{New: func() any { return new([]byte) }}
 
 // jsonContentType and newline are shared by every answer rather than
 // made for each: a header value and a write are only read.
@@ -107,10 +134,7 @@ func WriteError(w http.ResponseWriter, err error) {
 		body.Error = ae.Message
 	}
 	b, _ := json.Marshal(body)
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(ae.Status)
-	_, _ = w.Write(b)
-	_, _ = w.Write([]byte{'\n'})
+	writeBody(w, ae.Status, b)
 }
 
 // ValidUUID accepts only the canonical 36-character form, as ids appear in
