@@ -179,8 +179,76 @@ func (s *Service) createCheckout(w http.ResponseWriter, r *http.Request, c calle
 		edge.WriteError(w, err)
 		return
 	}
-	edge.WriteJSON(w, http.StatusOK, s.sessionView(rec, now, s.baseURL(r, c.merchant.Region), false))
+	b, err := createdAnswer(s.sessionView(rec, now, s.baseURL(r, c.merchant.Region), false), rec)
+	if err != nil {
+		edge.WriteError(w, err)
+		return
+	}
+	edge.WriteRawJSON(w, b)
 }
+
+// createdAnswer encodes sess, the answer to the checkout that created
+// rec, as json.Marshal does: with the payment's encoding taken from the
+// view the state stored (rec.View) where spliceCreated can, rather than
+// made again. The payment is a third of the answer's encoding, and the
+// view was encoded a moment before.
+func createdAnswer(sess *wire.CheckoutSession, rec *store.Record) ([]byte, error) {
+	if b, ok := spliceCreated(sess, rec); ok {
+		return b, nil
+	}
+	return json.Marshal(sess)
+}
+
+// spliceCreated encodes sess with rec's view for its payment: the
+// session's payment is the view less its expires_at, which a checkout's
+// answer leaves out (sessionView), while the payment is as created (no
+// moves, its status unchanged). false: the view is not that (none kept,
+// a payment since changed, the expiry not where it is written).
+func spliceCreated(sess *wire.CheckoutSession, rec *store.Record) ([]byte, bool) {
+	p, sub := &rec.Payment, &sess.Payment
+	if rec.View == nil || p.ExpiresAt == nil || p.CreatedAt == nil || sub.Status != p.Status ||
+		len(p.Captures) > 0 || len(p.Refunds) > 0 || p.Captures == nil || p.Refunds == nil {
+		return nil, false
+	}
+	created, err1 := json.Marshal(p.CreatedAt)
+	expires, err2 := json.Marshal(p.ExpiresAt)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	// The view's first member named expires_at is the payment's own: the
+	// members before it are typed, and none of their types has one. That
+	// it follows created_at's value is checked all the same.
+	cut := append(append([]byte(`,"expires_at":`), expires...), ',')
+	at := bytes.Index(rec.View, cut)
+	if at < 0 || !bytes.HasSuffix(rec.View[:at], append([]byte(`"created_at":`), created...)) {
+		return nil, false
+	}
+	envelope := *sess
+	envelope.Payment = wire.Payment{}
+	out, err := json.Marshal(&envelope)
+	if err != nil {
+		return nil, false
+	}
+	hole := bytes.Index(out, emptyPayment)
+	if hole < 0 {
+		return nil, false
+	}
+	answer := make([]byte, 0, len(out)-len(emptyPayment)+len(`"payment":`)+len(rec.View)-len(cut)+1)
+	answer = append(append(answer, out[:hole]...), `"payment":`...)
+	answer = append(append(answer, rec.View[:at]...), ',')
+	answer = append(answer, rec.View[at+len(cut):]...)
+	return append(answer, out[hole+len(emptyPayment):]...), true
+}
+
+// emptyPayment is a session's member payment as json.Marshal encodes a
+// zero payment: where createdAnswer puts the view.
+var emptyPayment = func() []byte {
+	b, err := json.Marshal(wire.Payment{})
+	if err != nil {
+		panic(err)
+	}
+	return append([]byte(`"payment":`), b...)
+}()
 
 func (s *Service) newRecord(ctx context.Context, req *wire.CheckoutRequest, c caller, now time.Time) *store.Record {
 	created := now.Truncate(time.Millisecond)

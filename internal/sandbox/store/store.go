@@ -190,9 +190,9 @@ type Record struct {
 	Tx *sql.Tx `json:"-"`
 
 	// View is the payment's JSON as stored (json.Marshal of Payment) when
-	// the move that answered the record wrote it, or found it in the
-	// record cache, so that its answer need not encode the payment again;
-	// nil otherwise. Not stored.
+	// InsertRecord stored it, or the move that answered the record wrote
+	// it or found it in the record cache, so that its answer need not
+	// encode the payment again; nil otherwise. Not stored.
 	View []byte `json:"-"`
 }
 
@@ -403,6 +403,7 @@ func (s *State) InsertRecord(ctx context.Context, r *Record, isTest bool) error 
 	if err != nil {
 		return err
 	}
+	r.View = view
 	s.committed(ctx, afters, change)
 	return nil
 }
