@@ -120,6 +120,19 @@ func TestEachAnswerGoesOutInOneWrite(t *testing.T) {
 	}
 }
 
+// dialGET opens a connection to addr and sends GET / on it.
+func dialGET(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	return conn
+}
+
 // An answer that ends a connection is sent whole before it closes, even
 // when it ends at a full buffer's end.
 func TestTheLastAnswerOfAConnectionIsSent(t *testing.T) {
@@ -157,13 +170,7 @@ func TestAFlushedFullBufferIsNotHeldForLong(t *testing.T) {
 		}
 		w.Write(bytes.Repeat([]byte{'b'}, connBuffer))
 	}))
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	conn := dialGET(t, addr)
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
@@ -193,13 +200,7 @@ func TestAHijackedConnectionSendsAllBeforeClosing(t *testing.T) {
 		conn.Write(bytes.Repeat([]byte{'h'}, connBuffer))
 		conn.Close()
 	}))
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	conn := dialGET(t, addr)
 	got, err := io.ReadAll(conn)
 	if err != nil || len(got) != connBuffer {
 		t.Fatalf("read %d bytes before the close, %v; want %d", len(got), err, connBuffer)
