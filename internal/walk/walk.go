@@ -291,11 +291,25 @@ func (r *run) nextPage(ctx context.Context) (Page, int, error) {
 		return Page{}, probe, ctx.Err()
 	}
 	delete(r.reads, probe)
-	if rd.err != nil {
-		return Page{}, probe, rd.err
+	if err := readErr(ctx, rd); err != nil {
+		return Page{}, probe, err
 	}
 	r.began, r.ended = rd.began, rd.ended
 	return rd.page, probe, nil
+}
+
+// readErr is what a finished read that failed answers the walk. A read
+// the walk's interruption cut says so in its own words (the request it
+// was, cut); the walk answers the interruption itself, as when it comes
+// between two reads, whichever of the two the walk heard first.
+func readErr(ctx context.Context, rd *read) error {
+	if rd.err == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return rd.err
 }
 
 // keepReading keeps conc reads in flight from probe on, within the list

@@ -361,3 +361,22 @@ func TestWalkTinyPages(t *testing.T) {
 		}
 	}
 }
+
+// A read cut by the walk's interruption answers the interruption itself,
+// not the read's own words for it, even when the walk hears of the read
+// first: Ctrl-C during a search reads the same whenever it comes.
+func TestAReadCutByTheInterruptionAnswersTheInterruption(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cut := &read{err: fmt.Errorf("GET /api/v2/payments: interrupted: %w", context.Canceled)}
+	if err := readErr(ctx, cut); err != context.Canceled {
+		t.Errorf("a cut read, the walk interrupted: %v, want the interruption itself", err)
+	}
+	boom := errors.New("boom")
+	if err := readErr(context.Background(), &read{err: boom}); err != boom {
+		t.Errorf("a failed read, the walk going on: %v, want the read's error", err)
+	}
+	if err := readErr(ctx, &read{}); err != nil {
+		t.Errorf("a read that succeeded: %v", err)
+	}
+}
