@@ -29,10 +29,8 @@ import (
 const connBuffer = 4 << 10
 
 // holdAtMost bounds how long a full buffer waits for the rest, in
-// nanoseconds (tests lengthen it).
-var holdAtMost atomic.Int64
-
-func init() { holdAtMost.Store(int64(time.Millisecond)) }
+// nanoseconds (tests lengthen it; read and written atomically).
+var holdAtMost = int64(time.Millisecond)
 
 // answerConn is a served connection that holds a full buffer for the
 // write after it.
@@ -143,5 +141,5 @@ func (l answerListener) Accept() (net.Conn, error) {
 }
 
 func newAnswerConn(c net.Conn) *answerConn {
-	return &answerConn{Conn: c, hold: time.Duration(holdAtMost.Load())}
+	return &answerConn{Conn: c, hold: time.Duration(atomic.LoadInt64(&holdAtMost))}
 }

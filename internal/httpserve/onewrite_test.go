@@ -17,8 +17,8 @@ import (
 // for an hour rather than holdAtMost: an answer that arrives then was
 // sent at its end, not by the timer.
 func holdLong(t *testing.T) {
-	was := holdAtMost.Swap(int64(time.Hour))
-	t.Cleanup(func() { holdAtMost.Store(was) })
+	was := atomic.SwapInt64(&holdAtMost, int64(time.Hour))
+	t.Cleanup(func() { atomic.StoreInt64(&holdAtMost, was) })
 }
 
 // writeCounter counts the writes made to the connections it accepted,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bnpl-cli/bnpl/internal/sandbox/store"
+	"github.com/bnpl-cli/bnpl/internal/wire"
 )
 
 // createdFor makes the record and the answer a checkout of body creates,
@@ -91,5 +92,17 @@ func TestCreatedAnswersAreSpliced(t *testing.T) {
 		if !spliced || !bytes.Equal(got, want) {
 			t.Errorf("%s: spliced %v\n%s\nwant\n%s", name, spliced, got, want)
 		}
+	}
+}
+
+// emptyPayment, written out, is what json.Marshal makes of a zero
+// payment (a field added to wire.Payment changes it).
+func TestEmptyPaymentIsAZeroPaymentEncoded(t *testing.T) {
+	b, err := json.Marshal(wire.Payment{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append([]byte(`"payment":`), b...); !bytes.Equal(emptyPayment, want) {
+		t.Errorf("emptyPayment is\n%s\nwant\n%s", emptyPayment, want)
 	}
 }
