@@ -3,8 +3,10 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 
@@ -26,7 +28,7 @@ const movesHole = `,"captures":null,"refunds":null`
 
 // marshalPayment answers json.Marshal(p).
 func marshalPayment(p *wire.Payment) ([]byte, error) {
-	view, _, err := marshalPaymentAfter(p, nil)
+	view, _, err := marshalPaymentAfter(p, nil, nil)
 	return view, err
 }
 
@@ -39,41 +41,66 @@ func marshalPayment(p *wire.Payment) ([]byte, error) {
 // to once made; the counts say how many moves they hold, and the ids of
 // the last of each tell a slice that was replaced rather than appended
 // to.
+//
+// head and tail are the rest of the view around its status, is_test and
+// moves: every member before the status, and every member after the
+// refunds with the closing brace. A capture or a refund changes the
+// payment's moves and at most its status, so a move that left every
+// other field as it found it (samePaymentBesideMoves) writes the new
+// view from them without encoding the payment again. session is the
+// record's session as it was stored with the view.
 type movesEncoding struct {
 	captures, refunds           []byte
 	nCaptures, nRefunds         int
 	lastCaptureID, lastRefundID string
+	head, tail                  []byte // nil: not known
+	session                     []byte // nil: not known
 }
 
 // marshalPaymentAfter answers json.Marshal(p) and where it holds the
 // moves. With prev, the encoding of p's payment before the move that
-// appended to its moves, the moves prev holds are copied, not encoded.
-func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding) ([]byte, *movesEncoding, error) {
+// appended to its moves, the moves prev holds are copied, not encoded;
+// with found too, the payment as prev encoded it (a shallow copy made
+// before the move), the rest of the payment is copied from prev when the
+// move left it as it was.
+func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding, found *wire.Payment) ([]byte, *movesEncoding, error) {
 	if p.Captures == nil || p.Refunds == nil {
-		view, err := json.Marshal(p)
-		return view, nil, err
-	}
-	rest := *p
-	rest.Captures, rest.Refunds = nil, nil
-	around, err := json.Marshal(&rest)
-	if err != nil {
-		return nil, nil, err
-	}
-	at := bytes.Index(around, []byte(movesHole))
-	if at < 0 {
 		view, err := json.Marshal(p)
 		return view, nil, err
 	}
 	if prev != nil && !prev.holds(p) {
 		prev = nil
 	}
+	var head, tail []byte
+	if prev != nil && prev.head != nil && found != nil && samePaymentBesideMoves(p, found) {
+		head, tail = prev.head, prev.tail
+	} else {
+		rest := *p
+		rest.Captures, rest.Refunds = nil, nil
+		around, err := json.Marshal(&rest)
+		if err != nil {
+			return nil, nil, err
+		}
+		at := bytes.Index(around, []byte(movesHole))
+		if at < 0 {
+			view, err := json.Marshal(p)
+			return view, nil, err
+		}
+		mid := appendStatus(nil, p)
+		if !bytes.HasSuffix(around[:at], mid) {
+			view, err := json.Marshal(p)
+			return view, nil, err
+		}
+		head, tail = around[:at-len(mid)], around[at+len(movesHole):]
+	}
 	var keptCaptures, keptRefunds []byte // nil: none kept
 	var nCaptures, nRefunds int
 	if prev != nil {
 		keptCaptures, keptRefunds, nCaptures, nRefunds = prev.captures, prev.refunds, prev.nCaptures, prev.nRefunds
 	}
-	out := make([]byte, 0, len(around)+len(keptCaptures)+len(keptRefunds)+160*(len(p.Captures)+len(p.Refunds)))
-	out = append(out, around[:at]...)
+	out := make([]byte, 0, len(head)+len(tail)+64+len(keptCaptures)+len(keptRefunds)+160*(len(p.Captures)-nCaptures+len(p.Refunds)-nRefunds))
+	out = appendStatus(append(out, head...), p)
+	headEnd := len(head)
 	out, capturesAt, err := appendMovesAfter(append(out, `,"captures":`...), keptCaptures, p.Captures, nCaptures, appendCapture)
 	if err != nil {
 		return nil, nil, err
@@ -85,10 +112,12 @@ func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding) ([]byte, *movesEn
 	}
 	refundsEnd := len(out)
 	out = append(out, ']')
-	out = append(out, around[at+len(movesHole):]...)
+	tailAt := len(out)
+	out = append(out, tail...)
 	enc := &movesEncoding{
 		captures: out[capturesAt:capturesEnd:capturesEnd], refunds: out[refundsAt:refundsEnd:refundsEnd],
 		nCaptures: len(p.Captures), nRefunds: len(p.Refunds),
+		head: out[:headEnd:headEnd], tail: out[tailAt:len(out):len(out)],
 	}
 	if n := len(p.Captures); n > 0 {
 		enc.lastCaptureID = p.Captures[n-1].ID
@@ -100,6 +129,48 @@ func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding) ([]byte, *movesEn
 		mustMarshalAlike(out, p)
 	}
 	return out, enc, nil
+}
+
+// appendStatus appends the payment's members between its head and its
+// moves as json.Marshal writes them: the status (omitted when empty) and
+// is_test.
+func appendStatus(out []byte, p *wire.Payment) []byte {
+	if p.Status != "" {
+		out = appendKeyString(out, `,"status":`, p.Status)
+	}
+	if p.IsTest {
+		return append(out, `,"is_test":true`...)
+	}
+	return append(out, `,"is_test":false`...)
+}
+
+// samePaymentBesideMoves tells whether p holds what was does in every
+// field but its status, is_test and moves: the same values, and the same
+// pointers, maps and slices (of the same length), which a move never
+// writes through (MoveFunc), so that what they point to is as it was
+// too. Every field of wire.Payment is named here or in
+// paymentFieldsBesideHead (TestSamePaymentBesideMovesNamesEveryField).
+func samePaymentBesideMoves(p, was *wire.Payment) bool {
+	return p.ID == was.ID && p.Amount == was.Amount && p.Currency == was.Currency && p.Description == was.Description &&
+		p.Buyer == was.Buyer && p.ShippingAddress == was.ShippingAddress && p.Order == was.Order &&
+		p.BuyerHistory == was.BuyerHistory && sameSlice(p.OrderHistory, was.OrderHistory) &&
+		p.CreatedAt == was.CreatedAt && p.ExpiresAt == was.ExpiresAt &&
+		sameMap(p.Meta, was.Meta) && p.Attachment == was.Attachment
+}
+
+// paymentFieldsBesideHead are the fields of wire.Payment that the head
+// and tail of its view do not hold.
+var paymentFieldsBesideHead = []string{"raw", "Status", "IsTest", "Captures", "Refunds"}
+
+// sameSlice tells whether a and b are one slice: nil alike, the same
+// array and length.
+func sameSlice[E any](a, b []E) bool {
+	return len(a) == len(b) && (a == nil) == (b == nil) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// sameMap tells whether a and b are one map (or both nil).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // holds tells whether p's moves begin with the ones e encoded: as many at

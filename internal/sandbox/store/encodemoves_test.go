@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -149,11 +151,12 @@ func itoaBench(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // Encoded after the encoding of the payment before a move, a view is still
 // json.Marshal's, move after move: moves appended one or a few at a time
-// (of every shape), the head changing beside them, and a list replaced
-// rather than appended to, which the last id tells.
+// (of every shape), the head changing beside them (its status, its
+// is_test, a field given a new value), and a list replaced rather than
+// appended to, which the last id tells.
 func TestMarshalPaymentAfterIsMarshal(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	reused := 0
+	reused, headReused := 0, 0
 	for i := range 500 {
 		p := randomPayment(r)
 		if p.Captures == nil {
@@ -164,7 +167,8 @@ func TestMarshalPaymentAfterIsMarshal(t *testing.T) {
 		}
 		var prev *movesEncoding
 		for step := range 12 {
-			switch r.IntN(5) {
+			found := *p // as the move finds it
+			switch r.IntN(8) {
 			case 0:
 				p.Captures = append(p.Captures, wire.Capture{ID: fmt.Sprint("c", i, "-", step), Amount: randomDecimal(r), ReferenceID: pick(r),
 					CreatedAt: randomTime(r), TaxAmount: optionalDecimal(r), Items: randomItems(r)})
@@ -178,9 +182,27 @@ func TestMarshalPaymentAfterIsMarshal(t *testing.T) {
 					p.Captures = append([]wire.Capture(nil), p.Captures[:len(p.Captures)-1]...)
 					p.Captures = append(p.Captures, wire.Capture{ID: fmt.Sprint("x", i, "-", step), Amount: randomDecimal(r)})
 				}
+			case 4: // a capture that closes the payment
+				p.Captures = append(p.Captures, wire.Capture{ID: fmt.Sprint("c", i, "-", step), Amount: randomDecimal(r), CreatedAt: randomTime(r)})
+				p.Status = pick(r)
+			case 5:
+				p.IsTest = !p.IsTest
+			case 6: // a field given a new value, beside a move
+				q := randomPayment(r)
+				switch r.IntN(4) {
+				case 0:
+					p.Order = q.Order
+				case 1:
+					p.Meta = q.Meta
+				case 2:
+					p.Amount = randomDecimal(r)
+				default:
+					p.OrderHistory = q.OrderHistory
+				}
+				p.Refunds = append(p.Refunds, wire.Refund{ID: fmt.Sprint("r", i, "-", step), Amount: randomDecimal(r)})
 			}
 			want, wantErr := json.Marshal(p)
-			got, enc, err := marshalPaymentAfter(p, prev)
+			got, enc, err := marshalPaymentAfter(p, prev, &found)
 			if (err != nil) != (wantErr != nil) {
 				t.Fatalf("payment %d, step %d: error %v, json.Marshal's %v", i, step, err, wantErr)
 			}
@@ -193,11 +215,81 @@ func TestMarshalPaymentAfterIsMarshal(t *testing.T) {
 			}
 			if prev != nil && prev.holds(p) {
 				reused++
+				if prev.head != nil && samePaymentBesideMoves(p, &found) {
+					headReused++
+				}
 			}
 			prev = enc
 		}
 	}
-	if reused < 500 {
-		t.Fatalf("an earlier encoding was used %d times: the cases are not what this test means", reused)
+	if reused < 500 || headReused < 500 {
+		t.Fatalf("an earlier encoding was used %d times, its head %d: the cases are not what this test means", reused, headReused)
+	}
+}
+
+// A field of the payment that samePaymentBesideMoves does not compare
+// would be copied from the view before a move that changed it: each is
+// compared, or held by the view between its head and its tail.
+func TestSamePaymentBesideMovesNamesEveryField(t *testing.T) {
+	base := randomPayment(rand.New(rand.NewPCG(5, 6)))
+	typ := reflect.TypeFor[wire.Payment]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if slices.Contains(paymentFieldsBesideHead, f.Name) {
+			continue
+		}
+		p := *base
+		v := reflect.ValueOf(&p).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(v.String() + "x")
+		case reflect.Pointer:
+			v.Set(reflect.New(f.Type.Elem()))
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(f.Type, 1, 1))
+		case reflect.Map:
+			v.Set(reflect.MakeMap(f.Type))
+		case reflect.Struct: // a decimal
+			v.Set(reflect.ValueOf(decimal.RequireFromString("7.25")))
+		default:
+			t.Fatalf("wire.Payment.%s (%s): the test does not know how to change it", f.Name, f.Type)
+		}
+		if samePaymentBesideMoves(&p, base) {
+			t.Errorf("wire.Payment.%s changed, and samePaymentBesideMoves did not see it", f.Name)
+		}
+	}
+	p := *base
+	if !samePaymentBesideMoves(&p, base) {
+		t.Error("a payment copied as it is is not the same")
+	}
+}
+
+// Likewise for the session kept beside the view.
+func TestSameSessionNamesEveryField(t *testing.T) {
+	now := time.Now()
+	base := Session{SessionID: "s", MerchantCode: "m", Region: "ae", Lang: "en", MerchantURLs: &wire.MerchantURLs{}, Token: new(string),
+		SessionStatus: "created", SessionExpiresAt: now, AuthorizedAt: &now, AuthExpiresAt: &now, ClosedAt: &now}
+	typ := reflect.TypeFor[Session]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		s := base
+		v := reflect.ValueOf(&s).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(v.String() + "x")
+		case reflect.Pointer:
+			v.Set(reflect.New(f.Type.Elem()))
+		case reflect.Struct: // a time
+			v.Set(reflect.ValueOf(now.Add(time.Second)))
+		default:
+			t.Fatalf("Session.%s (%s): the test does not know how to change it", f.Name, f.Type)
+		}
+		if sameSession(&s, &base) {
+			t.Errorf("Session.%s changed, and sameSession did not see it", f.Name)
+		}
+	}
+	s := base
+	if !sameSession(&s, &base) {
+		t.Error("a session copied as it is is not the same")
 	}
 }

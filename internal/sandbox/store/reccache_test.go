@@ -319,6 +319,62 @@ func TestCacheCopyAfterAMoveSharesWhatItFound(t *testing.T) {
 	}
 }
 
+// A capture changes only the payment's moves: the copy is the record as it
+// is, with its moves copied from the new one on, and still what decoding
+// the record's doc answers; so is the copy after a capture that closes the
+// payment, which sets its session's closed_at too and is copied whole.
+func TestCacheCopyAfterACaptureIsTheDecoding(t *testing.T) {
+	for _, closes := range []bool{false, true} {
+		view, session, err := encodeRecord(richRecord())
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := DecodeRecord(joinDoc(view, session), "id", "p-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := *loaded
+		rec := loaded
+		at := time.Now() // with a monotonic reading, which decoding drops
+		rec.Payment.Captures = append(rec.Payment.Captures, wire.Capture{ID: "c3", Amount: decimal.RequireFromString("0.01"), CreatedAt: &at})
+		if closes {
+			rec.Payment.Status = wire.StatusClosed
+			rec.ClosedAt = &at
+		}
+		rec.View = view
+		if !samePaymentBesideMoves(&rec.Payment, &found.Payment) {
+			t.Fatal("the capture is not what this test means")
+		}
+		got, ok := cacheCopyAfter(rec, &found)
+		if !ok {
+			t.Fatal("not cached")
+		}
+		view, session, err = encodeRecord(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := DecodeRecord(joinDoc(view, session), "id", "p-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path, ok := alike(reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem(), "record"); !ok {
+			t.Fatalf("closes %v: the copy differs from the decoding at %s", closes, path)
+		}
+		if got.View != nil || got.Tx != nil {
+			t.Error("the copy keeps the view or the transaction")
+		}
+		if got.Payment.Order != rec.Payment.Order || got.Payment.Captures[0].CreatedAt != rec.Payment.Captures[0].CreatedAt {
+			t.Error("what the move found was copied again")
+		}
+		if got.Payment.Captures[2].CreatedAt == rec.Payment.Captures[2].CreatedAt {
+			t.Error("the new capture's time is shared")
+		}
+		if cap(got.Payment.Captures) != len(got.Payment.Captures) {
+			t.Errorf("the copy's captures have room to grow into (cap %d, len %d)", cap(got.Payment.Captures), len(got.Payment.Captures))
+		}
+	}
+}
+
 // A move that changes nothing (an idempotent repeat, a refusal) leaves the
 // record in the cache as it found it, and answers the view stored.
 func TestAMoveThatChangesNothingKeepsTheCache(t *testing.T) {

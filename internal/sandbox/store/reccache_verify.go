@@ -10,3 +10,5 @@ const verifyRecordCache = false
 func mustDecodeAlike(*Record, []byte, string) {}
 
 func mustMarshalAlike([]byte, *wire.Payment) {}
+
+func mustMarshalSessionAlike([]byte, *Session) {}

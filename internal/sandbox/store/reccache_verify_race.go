@@ -34,3 +34,12 @@ func mustMarshalAlike(view []byte, p *wire.Payment) {
 		panic(fmt.Sprintf("payment %s: its view, encoded after a move, is not its encoding (%v):\n%s\nwant\n%s", p.ID, err, view, want))
 	}
 }
+
+// mustMarshalSessionAlike panics unless session is what json.Marshal
+// answers of s.
+func mustMarshalSessionAlike(session []byte, s *Session) {
+	want, err := json.Marshal(s)
+	if err != nil || !bytes.Equal(session, want) {
+		panic(fmt.Sprintf("session %s: kept from before a move, it is not its encoding (%v):\n%s\nwant\n%s", s.SessionID, err, session, want))
+	}
+}

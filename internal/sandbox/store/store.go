@@ -524,7 +524,7 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 			event = "expired"
 		}
 		var is recordState
-		if is, err = s.writeRecord(ctx, tx, paymentID, rec, was.moves); err != nil {
+		if is, err = s.writeRecord(ctx, tx, paymentID, rec, was.moves, &found); err != nil {
 			return nil, nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
@@ -625,9 +625,10 @@ func newRev() int64 {
 }
 
 // writeRecord stores a moved record, in tx, and sets its View; moves is
-// where the view it was loaded with held its moves, if known.
-func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record, moves *movesEncoding) (recordState, error) {
-	view, session, moves, err := encodeRecordAfter(rec, moves)
+// where the view it was loaded with held its moves, if known, and found
+// the record as loaded (a shallow copy made before the move).
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record, moves *movesEncoding, found *Record) (recordState, error) {
+	view, session, moves, err := encodeRecordAfter(rec, moves, found)
 	if err != nil {
 		return recordState{}, err
 	}
