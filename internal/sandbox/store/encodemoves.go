@@ -1,9 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -16,15 +16,10 @@ import (
 // A busy payment is mostly its captures and refunds (a payment captured
 // eighty times is eighty of them), and every move writes the payment
 // whole: by reflection, encoding them was the largest part of a move's
-// own work. marshalPayment writes them by hand and leaves the rest of the
-// payment to json.Marshal; the bytes are json.Marshal's own
+// own work. marshalPayment writes them by hand, and the rest of the
+// payment too (encodepayment.go); the bytes are json.Marshal's own
 // (TestMarshalPaymentIsMarshal, over payments of every shape and strings
 // that need escaping).
-
-// movesHole is where a payment marshalled without its captures and
-// refunds holds them: the first place the two keys stand together, as no
-// field before them (the buyer, the order, its history) has either key.
-const movesHole = `,"captures":null,"refunds":null`
 
 // marshalPayment answers json.Marshal(p).
 func marshalPayment(p *wire.Payment) ([]byte, error) {
@@ -71,36 +66,23 @@ func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding, found *wire.Payme
 	if prev != nil && !prev.holds(p) {
 		prev = nil
 	}
-	var head, tail []byte
-	if prev != nil && prev.head != nil && found != nil && samePaymentBesideMoves(p, found) {
-		head, tail = prev.head, prev.tail
-	} else {
-		rest := *p
-		rest.Captures, rest.Refunds = nil, nil
-		around, err := json.Marshal(&rest)
-		if err != nil {
-			return nil, nil, err
-		}
-		at := bytes.Index(around, []byte(movesHole))
-		if at < 0 {
-			view, err := json.Marshal(p)
-			return view, nil, err
-		}
-		mid := appendStatus(nil, p)
-		if !bytes.HasSuffix(around[:at], mid) {
-			view, err := json.Marshal(p)
-			return view, nil, err
-		}
-		head, tail = around[:at-len(mid)], around[at+len(movesHole):]
-	}
+	reuse := prev != nil && prev.head != nil && found != nil && samePaymentBesideMoves(p, found)
 	var keptCaptures, keptRefunds []byte // nil: none kept
 	var nCaptures, nRefunds int
 	if prev != nil {
 		keptCaptures, keptRefunds, nCaptures, nRefunds = prev.captures, prev.refunds, prev.nCaptures, prev.nRefunds
 	}
-	out := make([]byte, 0, len(head)+len(tail)+64+len(keptCaptures)+len(keptRefunds)+160*(len(p.Captures)-nCaptures+len(p.Refunds)-nRefunds))
-	out = appendStatus(append(out, head...), p)
-	headEnd := len(head)
+	scratch := encodeBuffers.Get().(*[]byte)
+	defer putEncodeBuffer(scratch)
+	out := (*scratch)[:0]
+	var err error
+	if reuse {
+		out = append(out, prev.head...)
+	} else if out, err = appendPaymentHead(out, p); err != nil {
+		return nil, nil, err
+	}
+	headEnd := len(out)
+	out = appendStatus(out, p)
 	out, capturesAt, err := appendMovesAfter(append(out, `,"captures":`...), keptCaptures, p.Captures, nCaptures, appendCapture)
 	if err != nil {
 		return nil, nil, err
@@ -113,11 +95,18 @@ func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding, found *wire.Payme
 	refundsEnd := len(out)
 	out = append(out, ']')
 	tailAt := len(out)
-	out = append(out, tail...)
+	if reuse {
+		out = append(out, prev.tail...)
+	} else if out, err = appendPaymentTail(out, p); err != nil {
+		return nil, nil, err
+	}
+	*scratch = out
+	view := make([]byte, len(out)) // the view is kept: exactly its size
+	copy(view, out)
 	enc := &movesEncoding{
-		captures: out[capturesAt:capturesEnd:capturesEnd], refunds: out[refundsAt:refundsEnd:refundsEnd],
+		captures: view[capturesAt:capturesEnd:capturesEnd], refunds: view[refundsAt:refundsEnd:refundsEnd],
 		nCaptures: len(p.Captures), nRefunds: len(p.Refunds),
-		head: out[:headEnd:headEnd], tail: out[tailAt:len(out):len(out)],
+		head: view[:headEnd:headEnd], tail: view[tailAt:len(view):len(view)],
 	}
 	if n := len(p.Captures); n > 0 {
 		enc.lastCaptureID = p.Captures[n-1].ID
@@ -126,9 +115,22 @@ func marshalPaymentAfter(p *wire.Payment, prev *movesEncoding, found *wire.Payme
 		enc.lastRefundID = p.Refunds[n-1].ID
 	}
 	if verifyRecordCache {
-		mustMarshalAlike(out, p)
+		mustMarshalAlike(view, p)
 	}
-	return out, enc, nil
+	return view, enc, nil
+}
+
+// encodeBuffers are where views are written before they are copied out at
+// their size: a view grows by a move at a time, and a buffer that grew
+// with it would be copied at each doubling and kept with room to spare.
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+// putEncodeBuffer gives a buffer back, unless a payment of a rare size
+// grew it past what is worth keeping.
+func putEncodeBuffer(b *[]byte) {
+	if cap(*b) <= 256<<10 {
+		encodeBuffers.Put(b)
+	}
 }
 
 // appendStatus appends the payment's members between its head and its
@@ -211,12 +213,8 @@ func appendMovesFrom[M any](out []byte, moves []M, from int, one func([]byte, *M
 	return out, nil
 }
 
-// appendCapture appends a capture as json.Marshal writes it; one with
-// items is left to json.Marshal.
+// appendCapture appends a capture as json.Marshal writes it.
 func appendCapture(out []byte, c *wire.Capture) ([]byte, error) {
-	if len(c.Items) > 0 {
-		return appendMarshalled(out, c)
-	}
 	out = appendKeyString(append(out, '{'), `"id":`, c.ID)
 	out = appendDecimal(append(out, `,"amount":`...), c.Amount)
 	out = appendKeyString(out, `,"reference_id":`, c.ReferenceID)
@@ -227,15 +225,14 @@ func appendCapture(out []byte, c *wire.Capture) ([]byte, error) {
 	out = appendOptionalDecimal(out, `,"tax_amount":`, c.TaxAmount)
 	out = appendOptionalDecimal(out, `,"shipping_amount":`, c.ShippingAmount)
 	out = appendOptionalDecimal(out, `,"discount_amount":`, c.DiscountAmount)
+	if out, err = appendItems(out, `,"items":`, c.Items); err != nil {
+		return nil, err
+	}
 	return append(out, '}'), nil
 }
 
-// appendRefund appends a refund as json.Marshal writes it; one with items
-// is left to json.Marshal.
+// appendRefund appends a refund as json.Marshal writes it.
 func appendRefund(out []byte, r *wire.Refund) ([]byte, error) {
-	if len(r.Items) > 0 {
-		return appendMarshalled(out, r)
-	}
 	out = appendKeyString(append(out, '{'), `"id":`, r.ID)
 	out = appendDecimal(append(out, `,"amount":`...), r.Amount)
 	out = appendKeyString(out, `,"reference_id":`, r.ReferenceID)
@@ -245,6 +242,9 @@ func appendRefund(out []byte, r *wire.Refund) ([]byte, error) {
 	}
 	if r.Reason != "" {
 		out = appendKeyString(out, `,"reason":`, r.Reason)
+	}
+	if out, err = appendItems(out, `,"items":`, r.Items); err != nil {
+		return nil, err
 	}
 	return append(out, '}'), nil
 }
