@@ -524,7 +524,7 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 			event = "expired"
 		}
 		var is recordState
-		if is, err = s.writeRecord(ctx, tx, paymentID, rec, was.moves, &found); err != nil {
+		if is, err = s.writeRecord(ctx, tx, paymentID, rec, was, &found); err != nil {
 			return nil, nil, nil, nil, err // rolled back: the payment stays as it was
 		}
 		change = rec.change(event, before, now)
@@ -560,7 +560,9 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 		return nil, recordState{}, time.Time{}, err
 	}
 	var storedOffset any
-	err = load.QueryRowContext(txCtx, paymentID).Scan(&rev, &merchant, &isTest, &lockOwner, &lockUntil, &storedOffset)
+	var listed listing
+	err = load.QueryRowContext(txCtx, paymentID).Scan(&rev, &merchant, &isTest, &lockOwner, &lockUntil, &storedOffset,
+		&listed.status, &listed.captures, &listed.refunds, &listed.fullyRefunded)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && vis != nil && (merchant != vis.MerchantCode || isTest != vis.IsTest) {
 		return nil, recordState{}, time.Time{}, edge.ErrNoSuchPayment
 	}
@@ -579,6 +581,7 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 		now = s.Clock.Now().Add(offset).UTC()
 	}
 	cached, stored := s.cache.take(paymentID, rev)
+	stored.listed = listed
 	if cached != nil && !verifyRecordCache {
 		return cached, stored, now, nil
 	}
@@ -595,16 +598,38 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 		return cached, stored, now, nil
 	}
 	rec, err := DecodeRecord(doc, "id", paymentID)
-	return rec, recordState{rev: rev, size: len(doc)}, now, err
+	return rec, recordState{rev: rev, size: len(doc), listed: listed}, now, err
 }
 
 // recordState is what the state holds of a record: its rev, the length
-// of its doc, and when known, its view and where that holds its moves.
+// of its doc, its listing columns (as read by the move that loaded it, or
+// written by the one that stored it), and when known, its view and where
+// that holds its moves.
 type recordState struct {
-	rev   int64
-	size  int
-	view  []byte
-	moves *movesEncoding
+	rev    int64
+	size   int
+	listed listing
+	view   []byte
+	moves  *movesEncoding
+}
+
+// listing is what the payments table keeps of a payment's record in
+// columns of its own for payments_listing to index, beside its merchant,
+// mode and creation, which never change.
+type listing struct {
+	status                           string
+	captures, refunds, fullyRefunded bool
+}
+
+// listingOf answers the listing columns of p.
+func listingOf(p *wire.Payment) listing {
+	refunded, captured := p.Refunded(), p.Captured()
+	return listing{
+		status:        p.Status,
+		captures:      len(p.Captures) > 0,
+		refunds:       len(p.Refunds) > 0,
+		fullyRefunded: captured.IsPositive() && refunded.GreaterThanOrEqual(captured),
+	}
 }
 
 // wroteRecord is what a move left stored of its payment, and a shallow
@@ -624,11 +649,12 @@ func newRev() int64 {
 	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
 }
 
-// writeRecord stores a moved record, in tx, and sets its View; moves is
-// where the view it was loaded with held its moves, if known, and found
-// the record as loaded (a shallow copy made before the move).
-func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record, moves *movesEncoding, found *Record) (recordState, error) {
-	view, session, moves, err := encodeRecordAfter(rec, moves, found)
+// writeRecord stores a moved record, in tx, and sets its View; was is
+// what the move found stored (its listing columns, and where its view
+// held its moves, if known), and found the record as loaded (a shallow
+// copy made before the move).
+func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, rec *Record, was recordState, found *Record) (recordState, error) {
+	view, session, moves, err := encodeRecordAfter(rec, was.moves, found)
 	if err != nil {
 		return recordState{}, err
 	}
@@ -636,19 +662,29 @@ func (s *State) writeRecord(ctx context.Context, tx *sql.Tx, paymentID string, r
 	if err := checkRecordBounds(rec, size); err != nil {
 		return recordState{}, err
 	}
-	save, err := s.Stmt(ctx, tx, moveSaveQuery)
-	if err != nil {
-		return recordState{}, err
-	}
 	rev := newRev()
-	refunded, captured := rec.Payment.Refunded(), rec.Payment.Captured()
-	_, err = save.ExecContext(ctx, rec.Payment.Status, len(rec.Payment.Captures) > 0, len(rec.Payment.Refunds) > 0,
-		captured.IsPositive() && refunded.GreaterThanOrEqual(captured), view, session, rev, paymentID)
+	listed := listingOf(&rec.Payment)
+	if listed == was.listed {
+		err = s.exec(ctx, tx, moveSavePartsQuery, view, session, rev, paymentID)
+	} else {
+		err = s.exec(ctx, tx, moveSaveQuery, listed.status, listed.captures, listed.refunds, listed.fullyRefunded,
+			view, session, rev, paymentID)
+	}
 	if err != nil {
 		return recordState{}, err
 	}
 	rec.View = view
-	return recordState{rev: rev, size: size, view: view, moves: moves}, nil
+	return recordState{rev: rev, size: size, listed: listed, view: view, moves: moves}, nil
+}
+
+// exec runs a prepared write-path statement in tx.
+func (s *State) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	st, err := s.Stmt(ctx, tx, query)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return err
 }
 
 func NewLockOwner() string {
