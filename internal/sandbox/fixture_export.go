@@ -32,7 +32,7 @@ func (s *Sandbox) ExportFixture(ctx context.Context) (*fixture.Fixture, error) {
 		return nil, err
 	}
 	fx := &fixture.Fixture{Payments: []fixture.FixturePayment{}}
-	rows, err := s.DB.QueryContext(ctx, `SELECT id, doc FROM payments ORDER BY seq`)
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, `+store.PaymentDoc+` FROM payments ORDER BY seq`)
 	if err != nil {
 		return nil, err
 	}

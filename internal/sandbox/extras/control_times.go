@@ -37,7 +37,7 @@ func (s *Local) handlePaymentTimes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var doc []byte
-	err := s.DB.QueryRowContext(r.Context(), `SELECT doc FROM payments WHERE id = ? OR session_id = ?`, id, id).Scan(&doc)
+	err := s.DB.QueryRowContext(r.Context(), `SELECT `+store.PaymentDoc+` FROM payments WHERE id = ? OR session_id = ?`, id, id).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		edge.WriteError(w, edge.ErrNoSuchPayment)
 		return

@@ -445,7 +445,11 @@ func newestDocs(ctx context.Context, s *Local, table string, q *dashQuery, limit
 	if err := s.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE merchant_code `+in, args...).Scan(&total); err != nil {
 		return 0, err
 	}
-	rows, err := s.DB.QueryContext(ctx, `SELECT id, doc FROM `+table+` WHERE merchant_code `+in+`
+	doc := "doc"
+	if table == "payments" {
+		doc = store.PaymentDoc
+	}
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, `+doc+` FROM `+table+` WHERE merchant_code `+in+`
 		ORDER BY created_at DESC, seq DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return 0, err

@@ -30,7 +30,7 @@ func TestListingColumnsFollowEveryMove(t *testing.T) {
 		}
 		var got listing
 		var doc []byte
-		if err := st.DB.QueryRow(`SELECT status, has_captures, has_refunds, fully_refunded, doc FROM payments WHERE id = ?`, id).
+		if err := st.DB.QueryRow(`SELECT status, has_captures, has_refunds, fully_refunded, `+PaymentDoc+` FROM payments WHERE id = ?`, id).
 			Scan(&got.status, &got.captures, &got.refunds, &got.fullyRefunded, &doc); err != nil {
 			t.Fatal(err)
 		}

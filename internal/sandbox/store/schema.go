@@ -181,6 +181,24 @@ const migrationPaymentParts = `
 		WHEN NEW.rev IS OLD.rev
 		BEGIN UPDATE payments SET rev = random() WHERE seq = NEW.seq; END;`
 
+// PaymentDoc is the SQL expression of a payment's record as stored, one
+// JSON object: the doc column's, before migrationPaymentDocRead. A reader
+// selects it from payments, `SELECT `+PaymentDoc+` FROM payments`.
+const PaymentDoc = `(CASE WHEN session IS NULL THEN doc_whole
+	ELSE CAST('{"payment":' || CAST(view AS TEXT) || ',' || CAST(substr(session, 2) AS TEXT) AS BLOB) END)`
+
+// migrationPaymentDocRead drops the doc column: its readers compute the
+// same bytes (PaymentDoc). A generated column whose expression calls a
+// function makes SQLite keep a statement journal for every write of its
+// table inside a transaction of several statements (each group of the
+// writer is one), whatever the write's conflict clause: a copy of each
+// page the statement changes, 16 KiB each, before it changes it. A
+// checkout's INSERT touches five (the table's last leaf, the leaves of
+// its three indexes, list_gen's), and the copies were an eighth of its
+// CPU. Without the column, a write that cannot abort half-way (OR FAIL:
+// moveSaveQuery, insertRecordQuery) keeps none.
+const migrationPaymentDocRead = `ALTER TABLE payments DROP COLUMN doc;`
+
 // migrationRequestLogTexts stores the request log's bodies in the order
 // they are written, each batch's distinct ones as texts numbered from its
 // chunk's texts_from: one append to one table per body. Keyed by hash

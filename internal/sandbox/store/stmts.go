@@ -17,8 +17,14 @@ const (
 	moveLoadQuery = `SELECT rev, merchant_code, is_test, lock_owner, lock_until,
 		(SELECT v FROM meta WHERE k = 'clock_offset'),
 		status, has_captures, has_refunds, fully_refunded FROM payments WHERE id = ?`
-	moveDocQuery  = `SELECT doc FROM payments WHERE id = ?`
-	moveSaveQuery = `UPDATE payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
+	moveDocQuery = `SELECT ` + PaymentDoc + ` FROM payments WHERE id = ?`
+	// A payment's writes are OR FAIL: one that breaks a constraint (a
+	// NOT NULL, a unique id) stops where it is instead of undoing itself,
+	// so SQLite keeps no statement journal for it (a copy of each page it
+	// changes, made before it changes it). What it left is never
+	// committed: its error fails its job, whose group's transaction is
+	// then rolled back whole, or to the job's savepoint (groupcommit.go).
+	moveSaveQuery = `UPDATE OR FAIL payments SET status = ?, has_captures = ?, has_refunds = ?, fully_refunded = ?,
 		view = ?, session = ?, doc_whole = X'', rev = ? WHERE id = ?`
 	// A move that leaves the payment where the lists find it (most
 	// captures and refunds: the same status, and moves of each kind as
@@ -26,8 +32,8 @@ const (
 	// in SET makes SQLite delete and insert the payment's index entry,
 	// and run payments_relisted's check, even when every value is the
 	// one stored: an eighth of a capture's CPU.
-	moveSavePartsQuery = `UPDATE payments SET view = ?, session = ?, doc_whole = X'', rev = ? WHERE id = ?`
-	insertRecordQuery  = `INSERT INTO payments (id, session_id, merchant_code, is_test, status, created_at, view, session, doc_whole, rev)
+	moveSavePartsQuery = `UPDATE OR FAIL payments SET view = ?, session = ?, doc_whole = X'', rev = ? WHERE id = ?`
+	insertRecordQuery  = `INSERT OR FAIL INTO payments (id, session_id, merchant_code, is_test, status, created_at, view, session, doc_whole, rev)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, X'', ?)`
 )
 

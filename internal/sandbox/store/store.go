@@ -59,6 +59,8 @@ var migrations = []string{
 	migrationRequestLogTexts,
 	// Its large bodies kept compressed (reqlog).
 	migrationRequestLogPacked,
+	// A payment's doc read as PaymentDoc, no longer a column.
+	migrationPaymentDocRead,
 }
 
 // resetTables are emptied by Reset; later areas append their tables.
@@ -118,10 +120,11 @@ func openStore(path, pragmas string) (*sql.DB, error) {
 
 // layoutBreaks is the schema version at which a file stops being one an
 // older bnpl still running on it can use: the step to 7 changes a table's
-// columns (migrationPaymentParts), not only adds to them, and from 9 on
-// the request log's bodies may be compressed, which an older bnpl would
-// show as they are stored (migrationRequestLogPacked).
-const layoutBreaks = 9
+// columns (migrationPaymentParts), not only adds to them; from 9 on the
+// request log's bodies may be compressed, which an older bnpl would show
+// as they are stored (migrationRequestLogPacked); and 10 drops the column
+// every older bnpl reads a payment's record from (migrationPaymentDocRead).
+const layoutBreaks = 10
 
 // upgradeGuards are checks run before a file older than layoutBreaks is
 // migrated to it (GuardUpgrade).
@@ -275,9 +278,9 @@ func (s *State) loadRecordBy(ctx context.Context, column, value string, vis *Vis
 	var doc []byte
 	var err error
 	if vis == nil {
-		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE `+column+` = ?`, value).Scan(&doc)
+		err = s.DB.QueryRowContext(ctx, `SELECT `+PaymentDoc+` FROM payments WHERE `+column+` = ?`, value).Scan(&doc)
 	} else {
-		err = s.DB.QueryRowContext(ctx, `SELECT doc FROM payments WHERE `+column+` = ? AND merchant_code = ? AND is_test = ?`,
+		err = s.DB.QueryRowContext(ctx, `SELECT `+PaymentDoc+` FROM payments WHERE `+column+` = ? AND merchant_code = ? AND is_test = ?`,
 			value, vis.MerchantCode, vis.IsTest).Scan(&doc)
 	}
 	if errors.Is(err, sql.ErrNoRows) {

@@ -50,8 +50,9 @@ func olderStateFile(t *testing.T, version int) string {
 // on working) and the error says what to do; allowed, its rows read as
 // before, doc included.
 func TestUpgradeWaitsForTheGuards(t *testing.T) {
-	// Before the payment parts (6), and before the packed log texts.
-	for _, version := range []int{6, layoutBreaks - 1} {
+	// Before the payment parts (6), before the packed log texts (8), and
+	// with the doc column still there (9).
+	for _, version := range []int{6, 8, layoutBreaks - 1} {
 		t.Run(fmt.Sprint(version), func(t *testing.T) { upgradeWaitsForTheGuards(t, version) })
 	}
 }
@@ -98,7 +99,7 @@ func upgradeWaitsForTheGuards(t *testing.T, version int) {
 	if err != nil || rec.SessionID != "s-old" || rec.Payment.Amount.String() != "10" {
 		t.Fatalf("the upgraded row reads as %+v, %v", rec, err)
 	}
-	if err := st.DB.QueryRow(`SELECT doc FROM payments WHERE id = 'p-old'`).Scan(&doc); err != nil || !strings.HasPrefix(doc, `{"payment":`) {
+	if err := st.DB.QueryRow(`SELECT `+PaymentDoc+` FROM payments WHERE id = 'p-old'`).Scan(&doc); err != nil || !strings.HasPrefix(doc, `{"payment":`) {
 		t.Fatalf("doc of a row written before: %q, %v", doc, err)
 	}
 }
