@@ -181,6 +181,25 @@ func BenchmarkCaptureParallel(b *testing.B) {
 	})
 }
 
+// BenchmarkRefundParallel refunds 0.01 of many captured payments at
+// once, 32 requests in flight, with the state in a file and the request
+// log on, as `bench/ratios.sh` loads a served sandbox.
+func BenchmarkRefundParallel(b *testing.B) {
+	e := benchEnv(b, true)
+	h := e.sb.Handler("ae")
+	ids := make([]string, max(64, b.N/90+1)) // a payment keeps 100 refunds
+	for i := range ids {
+		ids[i] = e.authorized("5000.00")
+		benchRequest(b, h, "POST", "/api/v2/payments/"+ids[i]+"/captures", `{"amount": "5000.00"}`, 200)
+	}
+	var next atomic.Int64
+	writeAt32(b, e, func() {
+		n := next.Add(1)
+		body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "p%d"}`, n)
+		benchRequest(b, h, "POST", "/api/v2/payments/"+ids[n%int64(len(ids))]+"/refunds", body, 200, 409)
+	})
+}
+
 // BenchmarkCheckoutParallel creates checkouts, 32 requests in flight, with
 // the state in a file and the request log on, as `bench/ratios.sh` does.
 func BenchmarkCheckoutParallel(b *testing.B) {

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,30 +17,32 @@ import (
 // The moves of a dispute: the customer opens it, support resolves it,
 // and a refund it makes goes through the payment's own refund.
 
-// openDisputesQuery counts a payment's open disputes.
-const openDisputesQuery = `SELECT count(*) FROM disputes WHERE payment_id = ?
+// openDisputes counts the open disputes of a payment, whose id is
+// payments.id.
+const openDisputes = `SELECT count(*) FROM disputes WHERE payment_id = payments.id
 	AND status NOT IN ('declined', 'cancelled', 'refunded')`
 
-// Every refund asks it: prepared once, not parsed again on each.
-func init() { store.PrepareOnOpen(openDisputesQuery) }
+// openDisputesAsked is where a move's record holds its payment's count of
+// open disputes: every move's load reads it beside the payment
+// (store.AskOnMove), rather than a refund running a query of its own.
+var openDisputesAsked = store.AskOnMove(openDisputes)
 
 // disputeRefundGuard refuses refunds of a payment with an open dispute. It
-// runs inside the refund's transaction.
+// runs inside the refund's transaction, where the move's load counted
+// them; a record read outside a move counts them again.
 func (s *Service) disputeRefundGuard(rec *store.Record) error {
-	ctx := context.Background()
-	var row *sql.Row
-	if rec.Tx != nil {
-		st, err := s.Stmt(ctx, rec.Tx, openDisputesQuery)
-		if err != nil {
+	var n int64
+	if rec.Asked != nil {
+		n = rec.Asked[openDisputesAsked]
+	} else {
+		var q store.Querier = s.DB
+		if rec.Tx != nil {
+			q = rec.Tx // in memory, the only connection
+		}
+		if err := q.QueryRowContext(context.Background(), `SELECT (`+openDisputes+`) FROM payments WHERE id = ?`,
+			rec.Payment.ID).Scan(&n); err != nil {
 			return err
 		}
-		row = st.QueryRowContext(ctx, rec.Payment.ID)
-	} else {
-		row = s.DB.QueryRowContext(ctx, openDisputesQuery, rec.Payment.ID)
-	}
-	var n int
-	if err := row.Scan(&n); err != nil {
-		return err
 	}
 	if n > 0 {
 		return errPaymentDisputed

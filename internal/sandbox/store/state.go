@@ -30,6 +30,7 @@ type State struct {
 	ids             *IDSource            // every id the sandbox generates (ids.go)
 	reads           *reads               // the hot reads, prepared (readpath.go)
 	prepared        map[string]*sql.Stmt // the write path's statements (stmts.go)
+	moveLoad        string               // the move's load statement, with what rooms asked (stmts.go)
 	writer          *groupWriter         // runs every change of a payment (groupcommit.go)
 	cache           recordCache          // copies of what moves wrote (reccache.go)
 

@@ -11,12 +11,13 @@ import (
 // capture's time). The state writes through one connection, so each is
 // prepared on it and every transaction runs it there.
 const (
-	// A move's payment and the sandbox's clock, in one statement: the
-	// writer runs every move, so each statement it saves is one less for
-	// all of them to wait on.
-	moveLoadQuery = `SELECT rev, merchant_code, is_test, lock_owner, lock_until,
+	// A move's payment and the sandbox's clock, in one statement, with
+	// what rooms ask beside it (AskOnMove; moveLoadQuery): the writer runs
+	// every move, so each statement it saves is one less for all of them
+	// to wait on.
+	moveLoadColumns = `rev, merchant_code, is_test, lock_owner, lock_until,
 		(SELECT v FROM meta WHERE k = 'clock_offset'),
-		status, has_captures, has_refunds, fully_refunded FROM payments WHERE id = ?`
+		status, has_captures, has_refunds, fully_refunded`
 	moveDocQuery = `SELECT ` + PaymentDoc + ` FROM payments WHERE id = ?`
 	// A payment's writes are OR FAIL: one that breaks a constraint (a
 	// NOT NULL, a unique id) stops where it is instead of undoing itself,
@@ -37,17 +38,44 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, X'', ?)`
 )
 
-// preparedQueries are what prepareWrites prepares; other rooms add theirs
-// with PrepareOnOpen before a state opens.
-var preparedQueries = []string{moveLoadQuery, moveDocQuery, moveSaveQuery, moveSavePartsQuery, insertRecordQuery}
+// askedOnMove are the expressions rooms ask a move's load to answer
+// beside the payment (AskOnMove).
+var askedOnMove []string
+
+// AskOnMove adds expr to what every move's load statement reads beside
+// the payment, and answers its place in Record.Asked: an SQL expression
+// of an integer, of the payment's row (payments.id is its id), such as a
+// count of the rows of another table that stop a move. A room whose
+// guard would otherwise run a query of its own in each move (the
+// disputes' guard of a refund) asks it here, in the statement the move
+// runs anyway. Call it from an init function, or a package variable's
+// initializer, before a state opens.
+func AskOnMove(expr string) int {
+	askedOnMove = append(askedOnMove, expr)
+	return len(askedOnMove) - 1
+}
+
+// moveLoadQuery is the move's load statement, with what rooms asked.
+func moveLoadQuery() string {
+	q := `SELECT ` + moveLoadColumns
+	for _, expr := range askedOnMove {
+		q += ",\n\t\t(" + expr + ")"
+	}
+	return q + ` FROM payments WHERE id = ?`
+}
+
+// preparedQueries are what prepareWrites prepares beside the move's load;
+// other rooms add theirs with PrepareOnOpen before a state opens.
+var preparedQueries = []string{moveDocQuery, moveSaveQuery, moveSavePartsQuery, insertRecordQuery}
 
 // PrepareOnOpen adds a write-path query to prepare whenever a state opens
 // (call it from an init function).
 func PrepareOnOpen(query string) { preparedQueries = append(preparedQueries, query) }
 
 func (s *State) prepareWrites(ctx context.Context) error {
-	s.prepared = make(map[string]*sql.Stmt, len(preparedQueries))
-	for _, q := range preparedQueries {
+	s.moveLoad = moveLoadQuery()
+	s.prepared = make(map[string]*sql.Stmt, len(preparedQueries)+1)
+	for _, q := range append([]string{s.moveLoad}, preparedQueries...) {
 		st, err := s.DB.PrepareContext(ctx, q)
 		if err != nil {
 			return err

@@ -197,6 +197,12 @@ type Record struct {
 	// it or found it in the record cache, so that its answer need not
 	// encode the payment again; nil otherwise. Not stored.
 	View []byte `json:"-"`
+
+	// Asked holds, during a move, the answers to what rooms ask of the
+	// payment's row beside it (AskOnMove), read by the move's load in the
+	// same statement; Asked[at] answers the expression AskOnMove numbered
+	// at. nil outside a move. Not stored.
+	Asked []int64 `json:"-"`
 }
 
 // Session is a record's checkout session and the timers behind its
@@ -513,9 +519,9 @@ func (s *State) apply(ctx context.Context, tx *sql.Tx, paymentID string, vis *Vi
 	}
 	rec = loaded
 	found := *loaded // what the move found, field by field (cacheCopyAfter)
-	found.Tx = nil
+	found.Tx, found.Asked = nil, nil
 	loaded.Tx = tx
-	defer func() { loaded.Tx = nil }()
+	defer func() { loaded.Tx, loaded.Asked = nil, nil }()
 	before := rec.Payment.Status
 	settled := rec.Settle(now)
 	event, moveErr := fn(rec, now)
@@ -558,14 +564,19 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	var isTest bool
 	var lockOwner string
 	var lockUntil int64
-	load, err := s.Stmt(txCtx, tx, moveLoadQuery)
+	load, err := s.Stmt(txCtx, tx, s.moveLoad)
 	if err != nil {
 		return nil, recordState{}, time.Time{}, err
 	}
 	var storedOffset any
 	var listed listing
-	err = load.QueryRowContext(txCtx, paymentID).Scan(&rev, &merchant, &isTest, &lockOwner, &lockUntil, &storedOffset,
-		&listed.status, &listed.captures, &listed.refunds, &listed.fullyRefunded)
+	asked := make([]int64, len(askedOnMove))
+	into := []any{&rev, &merchant, &isTest, &lockOwner, &lockUntil, &storedOffset,
+		&listed.status, &listed.captures, &listed.refunds, &listed.fullyRefunded}
+	for i := range asked {
+		into = append(into, &asked[i])
+	}
+	err = load.QueryRowContext(txCtx, paymentID).Scan(into...)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && vis != nil && (merchant != vis.MerchantCode || isTest != vis.IsTest) {
 		return nil, recordState{}, time.Time{}, edge.ErrNoSuchPayment
 	}
@@ -586,6 +597,7 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	cached, stored := s.cache.take(paymentID, rev)
 	stored.listed = listed
 	if cached != nil && !verifyRecordCache {
+		cached.Asked = asked
 		return cached, stored, now, nil
 	}
 	var doc []byte
@@ -598,9 +610,13 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	}
 	if cached != nil {
 		mustDecodeAlike(cached, doc, paymentID)
+		cached.Asked = asked
 		return cached, stored, now, nil
 	}
 	rec, err := DecodeRecord(doc, "id", paymentID)
+	if err == nil {
+		rec.Asked = asked
+	}
 	return rec, recordState{rev: rev, size: len(doc), listed: listed}, now, err
 }
 

@@ -76,11 +76,11 @@ func TestMemoOutsideTheWriterReadsEachTime(t *testing.T) {
 	if reads != 2 {
 		t.Fatalf("%d reads outside the writer, want 2", reads)
 	}
-	a, err := st.Stmt(ctx, tx, moveLoadQuery)
+	a, err := st.Stmt(ctx, tx, st.moveLoad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := st.Stmt(ctx, tx, moveLoadQuery)
+	b, _ := st.Stmt(ctx, tx, st.moveLoad)
 	if a == b {
 		t.Fatal("outside the writer, Stmt answered one binding twice")
 	}
@@ -93,7 +93,7 @@ func TestStmtBindsOncePerTransaction(t *testing.T) {
 	job := func() *writeJob {
 		return &writeJob{ctx: context.Background(), done: make(chan struct{}, 1),
 			run: func(ctx context.Context, tx *sql.Tx) error {
-				s, err := st.Stmt(ctx, tx, moveLoadQuery)
+				s, err := st.Stmt(ctx, tx, st.moveLoad)
 				bound = append(bound, s)
 				return err
 			}}

@@ -99,7 +99,7 @@ func upgradeWaitsForTheGuards(t *testing.T, version int) {
 	if err != nil || rec.SessionID != "s-old" || rec.Payment.Amount.String() != "10" {
 		t.Fatalf("the upgraded row reads as %+v, %v", rec, err)
 	}
-	if err := st.DB.QueryRow(`SELECT `+PaymentDoc+` FROM payments WHERE id = 'p-old'`).Scan(&doc); err != nil || !strings.HasPrefix(doc, `{"payment":`) {
+	if err := st.DB.QueryRow(`SELECT ` + PaymentDoc + ` FROM payments WHERE id = 'p-old'`).Scan(&doc); err != nil || !strings.HasPrefix(doc, `{"payment":`) {
 		t.Fatalf("doc of a row written before: %q, %v", doc, err)
 	}
 }
