@@ -32,7 +32,7 @@ const (
 	// before) writes its parts alone. Naming a column of payments_listing
 	// in SET makes SQLite delete and insert the payment's index entry,
 	// and run payments_relisted's check, even when every value is the
-	// one stored: an eighth of a capture's CPU.
+	// one stored: a tenth of a capture's CPU (BenchmarkCaptureParallel).
 	moveSavePartsQuery = `UPDATE OR FAIL payments SET view = ?, session = ?, doc_whole = X'', rev = ? WHERE id = ?`
 	insertRecordQuery  = `INSERT OR FAIL INTO payments (id, session_id, merchant_code, is_test, status, created_at, view, session, doc_whole, rev)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, X'', ?)`
