@@ -138,6 +138,7 @@ func serveRun(cmd *cobra.Command, f *cmdutil.Factory, opts *ServeOptions) (err e
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
 	defer stop()
 	defer sandbox.ServingGC(f.Getenv)()
+	defer sandbox.ServingProcs(f.Getenv)()
 	err = sandbox.Serve(ctx, so, bannerOut(f.IO))
 	switch {
 	case !errors.Is(err, syscall.EADDRINUSE):

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -35,5 +36,28 @@ func TestServingGCPutsItsSettingsBack(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != limit {
 		t.Errorf("restored: memory limit %d, want %d", got, limit)
+	}
+}
+
+func TestServingProcsLeavesTheUsersChoice(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	restore := ServingProcs(func(k string) string { return map[string]string{"GOMAXPROCS": "1"}[k] })
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("with GOMAXPROCS set, serving runs %d Ps, want %d", got, before)
+	}
+	restore()
+}
+
+func TestServingProcsPutsTheDefaultBack(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.SetDefaultGOMAXPROCS()
+	def := runtime.GOMAXPROCS(0)
+	restore := ServingProcs(func(string) string { return "" })
+	if got := runtime.GOMAXPROCS(0); got != def+extraServingProcs {
+		t.Errorf("serving: %d Ps, want %d", got, def+extraServingProcs)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != def {
+		t.Errorf("restored: %d Ps, want %d", got, def)
 	}
 }
