@@ -166,37 +166,30 @@ func BenchmarkServeGetPayment(b *testing.B) {
 // requests in flight, with the state in a file and the request log on, as
 // `bench/ratios.sh` loads a served sandbox; each request moves a payment
 // no other request in flight holds.
-func BenchmarkCaptureParallel(b *testing.B) {
-	e := benchEnv(b, true)
-	h := e.sb.Handler("ae")
-	ids := make([]string, max(64, b.N/90+1)) // a payment keeps 100 captures
-	for i := range ids {
-		ids[i] = e.authorized("5000.00")
-	}
-	var next atomic.Int64
-	writeAt32(b, e, func() {
-		n := next.Add(1)
-		body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "p%d"}`, n)
-		benchRequest(b, h, "POST", "/api/v2/payments/"+ids[n%int64(len(ids))]+"/captures", body, 200, 409)
-	})
-}
+func BenchmarkCaptureParallel(b *testing.B) { moveAt32(b, "captures", false) }
 
 // BenchmarkRefundParallel refunds 0.01 of many captured payments at
-// once, 32 requests in flight, with the state in a file and the request
-// log on, as `bench/ratios.sh` loads a served sandbox.
-func BenchmarkRefundParallel(b *testing.B) {
+// once, as BenchmarkCaptureParallel captures.
+func BenchmarkRefundParallel(b *testing.B) { moveAt32(b, "refunds", true) }
+
+// moveAt32 moves 0.01 (a capture or a refund: move is the path's last
+// element) of many payments of 5000.00 at once, 32 requests in flight,
+// each payment captured whole first when captured is true.
+func moveAt32(b *testing.B, move string, captured bool) {
 	e := benchEnv(b, true)
 	h := e.sb.Handler("ae")
-	ids := make([]string, max(64, b.N/90+1)) // a payment keeps 100 refunds
+	ids := make([]string, max(64, b.N/90+1)) // a payment keeps 100 of each
 	for i := range ids {
 		ids[i] = e.authorized("5000.00")
-		benchRequest(b, h, "POST", "/api/v2/payments/"+ids[i]+"/captures", `{"amount": "5000.00"}`, 200)
+		if captured {
+			benchRequest(b, h, "POST", "/api/v2/payments/"+ids[i]+"/captures", `{"amount": "5000.00"}`, 200)
+		}
 	}
 	var next atomic.Int64
 	writeAt32(b, e, func() {
 		n := next.Add(1)
 		body := fmt.Sprintf(`{"amount": "0.01", "reference_id": "p%d"}`, n)
-		benchRequest(b, h, "POST", "/api/v2/payments/"+ids[n%int64(len(ids))]+"/refunds", body, 200, 409)
+		benchRequest(b, h, "POST", "/api/v2/payments/"+ids[n%int64(len(ids))]+"/"+move, body, 200, 409)
 	})
 }
 
