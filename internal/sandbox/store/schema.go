@@ -195,8 +195,9 @@ const PaymentDoc = `(CASE WHEN session IS NULL THEN doc_whole
 // page the statement changes, 16 KiB each, before it changes it. A
 // checkout's INSERT touches five (the table's last leaf, the leaves of
 // its three indexes, list_gen's); copying them and freeing the copies was
-// 8.5% of the CPU of BenchmarkCheckoutParallel. Without the column, a write that cannot abort half-way (OR FAIL:
-// moveSaveQuery, insertRecordQuery) keeps none.
+// 8.5% of the CPU of BenchmarkCheckoutParallel. Without the column, a
+// write that cannot abort half-way (OR FAIL: moveSaveQuery,
+// insertRecordQuery) keeps none.
 const migrationPaymentDocRead = `ALTER TABLE payments DROP COLUMN doc;`
 
 // migrationRequestLogTexts stores the request log's bodies in the order

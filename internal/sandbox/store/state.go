@@ -31,6 +31,7 @@ type State struct {
 	reads           *reads               // the hot reads, prepared (readpath.go)
 	prepared        map[string]*sql.Stmt // the write path's statements (stmts.go)
 	moveLoad        string               // the move's load statement, with what rooms asked (stmts.go)
+	moveAsked       int                  // how many expressions rooms asked of it
 	writer          *groupWriter         // runs every change of a payment (groupcommit.go)
 	cache           recordCache          // copies of what moves wrote (reccache.go)
 

@@ -73,7 +73,7 @@ var preparedQueries = []string{moveDocQuery, moveSaveQuery, moveSavePartsQuery, 
 func PrepareOnOpen(query string) { preparedQueries = append(preparedQueries, query) }
 
 func (s *State) prepareWrites(ctx context.Context) error {
-	s.moveLoad = moveLoadQuery()
+	s.moveLoad, s.moveAsked = moveLoadQuery(), len(askedOnMove)
 	s.prepared = make(map[string]*sql.Stmt, len(preparedQueries)+1)
 	for _, q := range append([]string{s.moveLoad}, preparedQueries...) {
 		st, err := s.DB.PrepareContext(ctx, q)

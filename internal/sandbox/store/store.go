@@ -570,7 +570,7 @@ func (s *State) loadForMove(txCtx, ctx context.Context, tx *sql.Tx, paymentID st
 	}
 	var storedOffset any
 	var listed listing
-	asked := make([]int64, len(askedOnMove))
+	asked := make([]int64, s.moveAsked) // as many as the statement was prepared with
 	into := []any{&rev, &merchant, &isTest, &lockOwner, &lockUntil, &storedOffset,
 		&listed.status, &listed.captures, &listed.refunds, &listed.fullyRefunded}
 	for i := range asked {
